@@ -1,0 +1,34 @@
+# Hivecrawl's build. `make help` lists the targets.
+GO       ?= go
+PKGS     ?= ./...
+BIN      ?= bin/hivecrawl
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+export CGO_ENABLED ?= 0
+
+.PHONY: help run test bench lint build fuzz clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## Build bin/hivecrawl
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hivecrawl
+
+run: build ## Run Hivecrawl's main job (see README)
+	./scripts/run.sh $(BIN)
+
+test: ## Vet, check formatting, run every test with the race detector
+	./scripts/test.sh
+
+lint: ## go vet and gofmt only
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+bench: ## Run the benchmarks the issues name and print ratios
+	./scripts/bench.sh
+
+fuzz: ## Run each fuzz target briefly (FUZZTIME=10s)
+	./scripts/fuzz.sh
+
+clean: ## Remove build output
+	rm -rf bin

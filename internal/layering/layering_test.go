@@ -1,0 +1,144 @@
+package layering
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/hivecrawl/hivecrawl"
+
+// rule forbids packages under from from depending on any package banned
+// lists: transitively, or only by direct import when direct is set (pure
+// cores may use fmt, which itself imports os, but must not open files).
+type rule struct {
+	from   string
+	banned []string
+	direct bool
+}
+
+var rules = []rule{
+	{"task", []string{mod + "/"}, false},
+	{"crawler", []string{mod + "/p2p", mod + "/ui", mod + "/app", mod + "/manager", mod + "/sim"}, false},
+	{"p2p", []string{mod + "/crawler", mod + "/ui", mod + "/app", mod + "/manager", mod + "/sim"}, false},
+	{"ui", []string{mod + "/app", mod + "/manager", mod + "/sim"}, false},
+	{"manager", []string{mod + "/app", mod + "/sim"}, false},
+	{"sim", []string{mod + "/app", mod + "/ui", "github.com/libp2p/", "go.etcd.io/bbolt"}, false},
+	// Pure cores: no network, no disk, no libp2p.
+	{"p2p/can", pure, true},
+	{"p2p/coord", pure, true},
+	{"manager/recrawl", pure, true},
+	{"sim", []string{"net", "net/http"}, true},
+}
+
+// pure lists what a pure core may not import: network, disk, libp2p. (Time
+// and randomness are passed in; that is checked by review, not here.)
+var pure = []string{"net", "net/http", "os", "github.com/libp2p/", "go.etcd.io/bbolt"}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps=false", "-json=ImportPath,Imports,Deps", mod+"/...")
+	cmd.Dir = "../.."
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return pkgs
+}
+
+func under(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, strings.TrimSuffix(prefix, "/")+"/")
+}
+
+func TestDependencyDirection(t *testing.T) {
+	pkgs := listPackages(t)
+	if len(pkgs) < 3 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		for _, r := range rules {
+			if !under(rel, r.from) {
+				continue
+			}
+			deps := p.Deps
+			if r.direct {
+				deps = p.Imports
+			}
+			for _, d := range deps {
+				for _, b := range r.banned {
+					if banned(d, b) {
+						t.Errorf("%s depends on %s (banned for %s/...)", p.ImportPath, d, r.from)
+					}
+				}
+			}
+		}
+		if !under(rel, "app") && !under(rel, "cmd") {
+			for _, d := range p.Deps {
+				if under(d, mod+"/app") {
+					t.Errorf("%s imports %s: nothing but cmd imports the client's wiring point", p.ImportPath, d)
+				}
+			}
+		}
+	}
+}
+
+func TestRuleMatching(t *testing.T) {
+	// The matcher must catch a banned dependency, or the test above proves nothing.
+	cases := []struct {
+		dep, banned string
+		want        bool
+	}{
+		{mod + "/p2p/can", mod + "/p2p", true},
+		{mod + "/p2pfoo", mod + "/p2p", false},
+		{"net", "net", true},
+		{"net/http", "net", false},
+		{"github.com/libp2p/go-libp2p", "github.com/libp2p/", true},
+		{"go.etcd.io/bbolt/internal", "go.etcd.io/bbolt", true},
+	}
+	for _, c := range cases {
+		if got := banned(c.dep, c.banned); got != c.want {
+			t.Errorf("banned(%q, %q) = %v, want %v", c.dep, c.banned, got, c.want)
+		}
+	}
+}
+
+// banned reports whether dep matches the banned entry b: a prefix ending in
+// "/" matches everything below it; a module-style path (with a dot) matches
+// itself and its sub-packages; a standard-library path matches only itself,
+// so banning "net" leaves "net/url" allowed.
+func banned(dep, b string) bool {
+	switch {
+	case strings.HasSuffix(b, "/"):
+		return strings.HasPrefix(dep, b)
+	case strings.Contains(strings.SplitN(b, "/", 2)[0], "."):
+		return under(dep, b)
+	default:
+		return dep == b
+	}
+}

@@ -1,0 +1,24 @@
+# Shared helpers for the scripts: sourced, not run.
+
+need_go() {
+	if ! command -v go >/dev/null 2>&1; then
+		echo "Go is not installed: see https://go.dev/doc/install" >&2
+		exit 1
+	fi
+	go mod download
+}
+
+# need_pkg CMD PACKAGE...: install Debian packages when CMD is missing.
+need_pkg() {
+	local cmd=$1; shift
+	command -v "$cmd" >/dev/null 2>&1 && return 0
+	if ! command -v apt-get >/dev/null 2>&1; then
+		echo "$cmd is missing and apt-get is not available: install $* by hand" >&2
+		return 1
+	fi
+	local sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo=sudo
+	echo "Installing $* (for $cmd)"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite: what `make test` and CI run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+need_go
+echo "== go vet"
+go vet ./...
+echo "== gofmt"
+out=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$out" ]; then echo "gofmt needed:"; echo "$out"; exit 1; fi
+echo "== go test -race"
+# CGO is needed by the race detector.
+CGO_ENABLED=1 go test -race -timeout 20m ./... 2>&1 | tee /tmp/hivecrawl-test.log

@@ -1,0 +1,72 @@
+package task
+
+import "time"
+
+// Page is the result of fetching one page of a task. Unchanged pages carry
+// no text: their content digest was known or the server answered 304.
+type Page struct {
+	URL          string    `json:"url"`
+	FinalURL     string    `json:"final_url,omitempty"`
+	Status       int       `json:"status"`
+	FetchedAt    time.Time `json:"fetched_at"`
+	Depth        int       `json:"depth"`
+	Digest       Digest    `json:"digest,omitempty"`
+	ETag         string    `json:"etag,omitempty"`
+	LastModified string    `json:"last_modified,omitempty"`
+	Title        string    `json:"title,omitempty"`
+	// Text is the extracted main text, compressed as named by Compression.
+	Text []byte `json:"text,omitempty"`
+	// Compression names Text's encoding: "zstd", or "" for none.
+	Compression string `json:"compression,omitempty"`
+	// TextBytes is the length of the uncompressed text.
+	TextBytes int  `json:"text_bytes,omitempty"`
+	OutLinks  int  `json:"out_links"`
+	Unchanged bool `json:"unchanged,omitempty"`
+	// NoIndex is set when the page asked not to be indexed; such a page
+	// carries no text.
+	NoIndex bool `json:"noindex,omitempty"`
+	// Error names the kind of failure for a page that could not be fetched.
+	Error string `json:"error,omitempty"`
+}
+
+// Stats are a task's totals.
+type Stats struct {
+	PagesFetched   int            `json:"pages_fetched"`
+	PagesUnchanged int            `json:"pages_unchanged"`
+	PagesNew       int            `json:"pages_new"`
+	PagesChanged   int            `json:"pages_changed"`
+	BytesDown      int64          `json:"bytes_down"`
+	Errors         map[string]int `json:"errors,omitempty"`
+	Started        time.Time      `json:"started"`
+	Duration       Duration       `json:"duration"`
+	// RTT, Transfer and Wait split the time spent per page into request
+	// round trip, body transfer and politeness wait (DESIGN §3).
+	RTT      Duration `json:"rtt"`
+	Transfer Duration `json:"transfer"`
+	Wait     Duration `json:"wait"`
+	// Dirs counts fetched pages per first-level directory ("/news/"), which
+	// the manager uses to split large hosts into pieces.
+	Dirs map[string]int `json:"dirs,omitempty"`
+}
+
+// AddError counts one error of the given kind.
+func (s *Stats) AddError(kind string) {
+	if s.Errors == nil {
+		s.Errors = make(map[string]int)
+	}
+	s.Errors[kind]++
+}
+
+// Result is what a task produced, apart from the pages, which stream to a
+// spool file as they are done.
+type Result struct {
+	TaskID  string `json:"task_id"`
+	Channel string `json:"channel"`
+	Stats   Stats  `json:"stats"`
+	// InterSite are newly found URLs on other hosts (firewall mode: they are
+	// reported, not followed).
+	InterSite []string `json:"inter_site,omitempty"`
+	// Stopped says why the crawl ended early, if it did ("max pages",
+	// "too many consecutive failures", "robots.txt unavailable", ...).
+	Stopped string `json:"stopped,omitempty"`
+}
