@@ -1,0 +1,358 @@
+package queue
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// DefaultMaxLen is the default maximum number of waiting tasks (paper 000's
+// experiments use 5).
+const DefaultMaxLen = 5
+
+var (
+	tasksBucket = []byte("tasks") // task ID → Record (JSON)
+	fifoBucket  = []byte("fifo")  // Seq (8 bytes, big endian) → task ID, queued tasks only
+)
+
+// Options configure a Queue. Zero values take the defaults noted.
+type Options struct {
+	// MaxLen is the maximum number of queued (waiting) tasks; running and
+	// finished tasks do not count. Default DefaultMaxLen.
+	MaxLen int
+	// LockTimeout bounds the wait for another process's lock on the file.
+	// Default 1s.
+	LockTimeout time.Duration
+}
+
+// Queue is the task queue in one bbolt file.
+type Queue struct {
+	db     *bolt.DB
+	path   string
+	maxLen int
+}
+
+// Open opens or creates the queue file at path and returns tasks that were
+// running when the last process stopped to the queue.
+func Open(path string, opts Options) (*Queue, error) {
+	if opts.MaxLen <= 0 {
+		opts.MaxLen = DefaultMaxLen
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = time.Second
+	}
+	db, err := openDB(path, opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	q := &Queue{db: db, path: path, maxLen: opts.MaxLen}
+	if err := q.recover(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return q, nil
+}
+
+// openDB opens the bbolt file, turning bbolt's panics on some damaged files
+// into errors.
+func openDB(path string, timeout time.Duration) (db *bolt.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			db, err = nil, fmt.Errorf("open task queue %s: %w: %v; move the file aside to start with an empty queue", path, ErrCorrupt, p)
+		}
+	}()
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	switch {
+	case errors.Is(err, bolt.ErrTimeout):
+		return nil, fmt.Errorf("open task queue %s: locked by another process (is another client running with the same data directory?): %w", path, err)
+	case err != nil:
+		return nil, fmt.Errorf("open task queue %s: %w: %v; move the file aside to start with an empty queue", path, ErrCorrupt, err)
+	}
+	return db, nil
+}
+
+// recover creates the buckets, checks every record decodes, and returns
+// running tasks to the queue.
+func (q *Queue) recover() error {
+	err := q.db.Update(func(tx *bolt.Tx) error {
+		tasks, err := tx.CreateBucketIfNotExists(tasksBucket)
+		if err != nil {
+			return err
+		}
+		fifo, err := tx.CreateBucketIfNotExists(fifoBucket)
+		if err != nil {
+			return err
+		}
+		var requeue []*Record
+		err = tasks.ForEach(func(k, v []byte) error {
+			r, err := decodeRecord(k, v)
+			if err != nil {
+				return err
+			}
+			if r.State == Running {
+				requeue = append(requeue, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, r := range requeue {
+			r.State, r.Started = Queued, time.Time{}
+			if err := put(tasks, r); err != nil {
+				return err
+			}
+			if err := fifo.Put(seqKey(r.Seq), []byte(r.ID)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("open task queue %s: %w", q.path, err)
+	}
+	return nil
+}
+
+// Close closes the file. It waits for transactions in progress, which are
+// short.
+func (q *Queue) Close() error {
+	if err := q.db.Close(); err != nil {
+		return fmt.Errorf("close task queue %s: %w", q.path, err)
+	}
+	return nil
+}
+
+// MaxLen returns the maximum number of waiting tasks.
+func (q *Queue) MaxLen() int { return q.maxLen }
+
+// Enqueue appends a task at the tail of the queue. raw is stored as given;
+// t is its decoded form and must be valid. It returns ErrFull when MaxLen
+// tasks are waiting and ErrDuplicate when t.ID is already known.
+func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
+	if err := t.Validate(); err != nil {
+		return fmt.Errorf("enqueue task: %w", err)
+	}
+	err := q.db.Update(func(tx *bolt.Tx) error {
+		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		if tasks.Get([]byte(t.ID)) != nil {
+			return ErrDuplicate
+		}
+		if count(fifo) >= q.maxLen {
+			return ErrFull
+		}
+		seq, err := fifo.NextSequence()
+		if err != nil {
+			return err
+		}
+		r := &Record{ID: t.ID, Raw: raw, Task: t, Seq: seq, State: Queued, Enqueued: now}
+		if err := put(tasks, r); err != nil {
+			return err
+		}
+		return fifo.Put(seqKey(seq), []byte(t.ID))
+	})
+	if err != nil {
+		return fmt.Errorf("enqueue task %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// Next takes the task at the head of the queue and marks it running. Tasks
+// ahead of it that waited longer than their recrawl interval are cancelled
+// with ReasonExpired and returned as expired. next is nil when no task waits.
+func (q *Queue) Next(now time.Time) (next *Record, expired []*Record, err error) {
+	err = q.db.Update(func(tx *bolt.Tx) error {
+		next, expired = nil, nil
+		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		c := fifo.Cursor()
+		for k, id := c.First(); k != nil; k, id = c.First() {
+			r, err := get(tasks, id)
+			if err != nil {
+				return err
+			}
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			if r.expired(now) {
+				r.State, r.Reason, r.Finished = Cancelled, ReasonExpired, now
+				if err := put(tasks, r); err != nil {
+					return err
+				}
+				expired = append(expired, r)
+				continue
+			}
+			r.State, r.Started = Running, now
+			r.Attempts++
+			next = r
+			return put(tasks, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("take next task: %w", err)
+	}
+	return next, expired, nil
+}
+
+// Finish records a running task's result. The spool file at spool must
+// already be complete and synced; its upload becomes pending.
+func (q *Queue) Finish(id string, res *task.Result, spool string, now time.Time) error {
+	return q.change(id, "finish", func(r *Record) error {
+		if r.State != Running {
+			return ErrState
+		}
+		r.State, r.Finished, r.Result, r.Spool, r.Upload = Done, now, res, spool, UploadPending
+		return nil
+	})
+}
+
+// Cancel ends a queued or running task with reason (a failed crawl, an
+// expired wait).
+func (q *Queue) Cancel(id, reason string, now time.Time) error {
+	return q.db.Update(func(tx *bolt.Tx) error {
+		err := modify(tx, id, func(r *Record) error {
+			if r.State != Running && r.State != Queued {
+				return ErrState
+			}
+			if r.State == Queued {
+				if err := tx.Bucket(fifoBucket).Delete(seqKey(r.Seq)); err != nil {
+					return err
+				}
+			}
+			r.State, r.Reason, r.Finished = Cancelled, reason, now
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("cancel task %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// Delivered records the receipt of a done task's uploaded result.
+func (q *Queue) Delivered(id string, receipt []byte) error {
+	return q.change(id, "record delivery of", func(r *Record) error {
+		if r.State != Done || r.Upload != UploadPending {
+			return ErrState
+		}
+		r.Upload, r.Receipt = UploadDelivered, receipt
+		return nil
+	})
+}
+
+// Recorded marks a delivered task's receipt as kept by the ledger and its
+// spool as deleted; nothing is left to do for the task.
+func (q *Queue) Recorded(id string) error {
+	return q.change(id, "record receipt of", func(r *Record) error {
+		if r.State != Done || r.Upload != UploadDelivered {
+			return ErrState
+		}
+		r.Upload, r.Spool = UploadRecorded, ""
+		return nil
+	})
+}
+
+// Handover marks every queued and running task as handed over and returns
+// them in queue order, running ones first, for a graceful leave: the
+// overlay passes their raw bytes to the peer taking over the zone.
+func (q *Queue) Handover(now time.Time) ([]*Record, error) {
+	var out []*Record
+	err := q.db.Update(func(tx *bolt.Tx) error {
+		out = nil
+		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		var queued []*Record
+		c := fifo.Cursor()
+		for k, id := c.First(); k != nil; k, id = c.First() {
+			r, err := get(tasks, id)
+			if err != nil {
+				return err
+			}
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			queued = append(queued, r)
+		}
+		err := tasks.ForEach(func(k, v []byte) error {
+			r, err := decodeRecord(k, v)
+			if err != nil {
+				return err
+			}
+			if r.State == Running {
+				out = append(out, r)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		out = append(out, queued...)
+		for _, r := range out {
+			r.State, r.Reason, r.Finished = HandedOver, "", now
+			if err := put(tasks, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hand over tasks: %w", err)
+	}
+	return out, nil
+}
+
+// change applies fn to task id in one transaction.
+func (q *Queue) change(id, what string, fn func(*Record) error) error {
+	err := q.db.Update(func(tx *bolt.Tx) error { return modify(tx, id, fn) })
+	if err != nil {
+		return fmt.Errorf("%s task %s: %w", what, id, err)
+	}
+	return nil
+}
+
+func modify(tx *bolt.Tx, id string, fn func(*Record) error) error {
+	tasks := tx.Bucket(tasksBucket)
+	r, err := get(tasks, []byte(id))
+	if err != nil {
+		return err
+	}
+	if err := fn(r); err != nil {
+		return err
+	}
+	return put(tasks, r)
+}
+
+func get(tasks *bolt.Bucket, id []byte) (*Record, error) {
+	v := tasks.Get(id)
+	if v == nil {
+		return nil, ErrNotFound
+	}
+	return decodeRecord(id, v)
+}
+
+func put(tasks *bolt.Bucket, r *Record) error {
+	b, err := encodeRecord(r)
+	if err != nil {
+		return err
+	}
+	return tasks.Put([]byte(r.ID), b)
+}
+
+func seqKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(nil, seq)
+}
+
+// count counts a bucket's keys with a cursor, which, unlike Stats, also sees
+// changes made earlier in the same write transaction.
+func count(b *bolt.Bucket) int {
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,409 @@
+package queue
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func newTask(id string, interval time.Duration) *task.Task {
+	return &task.Task{ID: id, Channel: id + ".example", Seeds: []string{"http://" + id + ".example/"}, Interval: task.Duration(interval)}
+}
+
+func openTemp(t *testing.T, opts Options) (*Queue, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "queue.db")
+	q, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	return q, path
+}
+
+func enqueue(t *testing.T, q *Queue, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		tk := newTask(id, 0)
+		raw, _ := tk.Encode()
+		if err := q.Enqueue(raw, tk, t0); err != nil {
+			t.Fatalf("enqueue %s: %v", id, err)
+		}
+	}
+}
+
+func next(t *testing.T, q *Queue, now time.Time) *Record {
+	t.Helper()
+	r, _, err := q.Next(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func ids(rs []*Record) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, r.ID)
+	}
+	return strings.Join(s, ",")
+}
+
+func TestEnqueue(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		maxLen  int
+		prior   []string // enqueued first
+		take    int      // tasks taken (running) before the enqueue
+		id      string
+		wantErr error
+	}{
+		{name: "empty queue", maxLen: 2, id: "a"},
+		{name: "full", maxLen: 2, prior: []string{"a", "b"}, id: "c", wantErr: ErrFull},
+		{name: "running tasks do not count", maxLen: 2, prior: []string{"a", "b"}, take: 1, id: "c"},
+		{name: "duplicate queued", maxLen: 5, prior: []string{"a"}, id: "a", wantErr: ErrDuplicate},
+		{name: "duplicate running", maxLen: 5, prior: []string{"a"}, take: 1, id: "a", wantErr: ErrDuplicate},
+		{name: "duplicate wins over full", maxLen: 1, prior: []string{"a"}, id: "a", wantErr: ErrDuplicate},
+		{name: "default length 5", prior: []string{"a", "b", "c", "d", "e"}, id: "f", wantErr: ErrFull},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, _ := openTemp(t, Options{MaxLen: tc.maxLen})
+			enqueue(t, q, tc.prior...)
+			for range tc.take {
+				next(t, q, t0)
+			}
+			tk := newTask(tc.id, 0)
+			raw, _ := tk.Encode()
+			err := q.Enqueue(raw, tk, t0)
+			if !errors.Is(err, tc.wantErr) || (err != nil) != (tc.wantErr != nil) {
+				t.Fatalf("Enqueue = %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestEnqueueRejectsInvalidTask(t *testing.T) {
+	q, _ := openTemp(t, Options{})
+	if err := q.Enqueue(nil, &task.Task{ID: "x"}, t0); !errors.Is(err, task.ErrInvalid) {
+		t.Fatalf("Enqueue(no seeds) = %v, want task.ErrInvalid", err)
+	}
+}
+
+func TestFIFO(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "c", "a", "b")
+	enqueue(t, q, "z")
+	var got []string
+	for r := next(t, q, t0); r != nil; r = next(t, q, t0) {
+		if r.State != Running || r.Attempts != 1 {
+			t.Fatalf("taken task %s: state %s attempts %d", r.ID, r.State, r.Attempts)
+		}
+		got = append(got, r.ID)
+	}
+	if s := strings.Join(got, ","); s != "c,a,b,z" {
+		t.Fatalf("order %s, want c,a,b,z", s)
+	}
+}
+
+func TestRawBytesKept(t *testing.T) {
+	q, _ := openTemp(t, Options{})
+	raw := []byte("signed-envelope\x00\xff")
+	if err := q.Enqueue(raw, newTask("a", 0), t0); err != nil {
+		t.Fatal(err)
+	}
+	r := next(t, q, t0)
+	if string(r.Raw) != string(raw) || r.Task.Channel != "a.example" {
+		t.Fatalf("record %q / %+v, want raw bytes and decoded task back", r.Raw, r.Task)
+	}
+}
+
+func TestIntervalCancel(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		interval    time.Duration
+		wait        time.Duration
+		wantExpired bool
+	}{
+		{name: "within interval", interval: time.Hour, wait: 59 * time.Minute},
+		{name: "exactly the interval", interval: time.Hour, wait: time.Hour},
+		{name: "past interval", interval: time.Hour, wait: time.Hour + time.Second, wantExpired: true},
+		{name: "no interval never expires", interval: 0, wait: 1000 * time.Hour},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, _ := openTemp(t, Options{})
+			tk := newTask("a", tc.interval)
+			if err := q.Enqueue(nil, tk, t0); err != nil {
+				t.Fatal(err)
+			}
+			enqueue(t, q, "b")
+			r, expired, err := q.Next(t0.Add(tc.wait))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantExpired {
+				if len(expired) != 1 || expired[0].ID != "a" || expired[0].Reason != ReasonExpired || r.ID != "b" {
+					t.Fatalf("Next = %v, expired %v; want b after cancelling a", r, expired)
+				}
+				got, _ := q.Get("a")
+				if got.State != Cancelled || got.Reason != ReasonExpired {
+					t.Fatalf("stored a: %s %q", got.State, got.Reason)
+				}
+				return
+			}
+			if len(expired) != 0 || r.ID != "a" {
+				t.Fatalf("Next = %s, expired %v; want a", r.ID, ids(expired))
+			}
+		})
+	}
+}
+
+func TestCrashRecovery(t *testing.T) {
+	q, path := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "a", "b", "c", "d")
+	a := next(t, q, t0)
+	b := next(t, q, t0)
+	if err := q.Finish(a.ID, &task.Result{TaskID: a.ID}, "/spool/a", t0); err != nil {
+		t.Fatal(err)
+	}
+	// b is running when the process "dies": close without finishing it.
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	q2, err := Open(path, Options{MaxLen: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	w, err := q2.Waiting()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(w); got != "b,c,d" {
+		t.Fatalf("queue after restart %s, want b,c,d (b back in its place)", got)
+	}
+	r := next(t, q2, t0)
+	if r.ID != b.ID || r.Attempts != 2 {
+		t.Fatalf("re-executed %s attempts %d, want b attempts 2", r.ID, r.Attempts)
+	}
+	up, err := q2.Uploads()
+	if err != nil || ids(up) != "a" || up[0].Spool != "/spool/a" {
+		t.Fatalf("uploads after restart %v %v, want a with its spool", ids(up), err)
+	}
+}
+
+func TestUploadStates(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		steps   func(q *Queue) error
+		wantErr error
+	}{
+		{name: "finish, deliver, record", steps: func(q *Queue) error {
+			if err := q.Finish("a", &task.Result{}, "s", t0); err != nil {
+				return err
+			}
+			if err := q.Delivered("a", []byte("rcpt")); err != nil {
+				return err
+			}
+			return q.Recorded("a")
+		}},
+		{name: "record before delivery", wantErr: ErrState, steps: func(q *Queue) error {
+			if err := q.Finish("a", &task.Result{}, "s", t0); err != nil {
+				return err
+			}
+			return q.Recorded("a")
+		}},
+		{name: "deliver twice", wantErr: ErrState, steps: func(q *Queue) error {
+			if err := q.Finish("a", &task.Result{}, "s", t0); err != nil {
+				return err
+			}
+			if err := q.Delivered("a", []byte("r")); err != nil {
+				return err
+			}
+			return q.Delivered("a", []byte("r"))
+		}},
+		{name: "finish after handover", wantErr: ErrState, steps: func(q *Queue) error {
+			if _, err := q.Handover(t0); err != nil {
+				return err
+			}
+			return q.Finish("a", &task.Result{}, "s", t0)
+		}},
+		{name: "finish cancelled", wantErr: ErrState, steps: func(q *Queue) error {
+			if err := q.Cancel("a", "crawl failed", t0); err != nil {
+				return err
+			}
+			return q.Finish("a", &task.Result{}, "s", t0)
+		}},
+		{name: "unknown task", wantErr: ErrNotFound, steps: func(q *Queue) error {
+			return q.Finish("nope", &task.Result{}, "s", t0)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, _ := openTemp(t, Options{})
+			enqueue(t, q, "a")
+			next(t, q, t0)
+			err := tc.steps(q)
+			if !errors.Is(err, tc.wantErr) || (err != nil) != (tc.wantErr != nil) {
+				t.Fatalf("got %v, want %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestRecordedReceiptKept(t *testing.T) {
+	q, _ := openTemp(t, Options{})
+	enqueue(t, q, "a")
+	next(t, q, t0)
+	if err := q.Finish("a", &task.Result{TaskID: "a", Stats: task.Stats{PagesFetched: 7}}, "s", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Delivered("a", []byte("rcpt")); err != nil {
+		t.Fatal(err)
+	}
+	if up, _ := q.Uploads(); ids(up) != "a" {
+		t.Fatalf("delivered but unrecorded task not in Uploads: %q", ids(up))
+	}
+	if err := q.Recorded("a"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := q.Get("a")
+	if err != nil || string(r.Receipt) != "rcpt" || r.Upload != UploadRecorded || r.Spool != "" || r.Result.Stats.PagesFetched != 7 {
+		t.Fatalf("record %+v %v", r, err)
+	}
+	if up, _ := q.Uploads(); len(up) != 0 {
+		t.Fatalf("uploads left: %s", ids(up))
+	}
+}
+
+func TestHandover(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "a", "b", "c", "d")
+	next(t, q, t0) // a running
+	next(t, q, t0) // b running
+	if err := q.Finish("a", &task.Result{}, "s", t0); err != nil {
+		t.Fatal(err)
+	}
+	got, err := q.Handover(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids(got) != "b,c,d" {
+		t.Fatalf("handed over %s, want b,c,d (running first, then queue order)", ids(got))
+	}
+	for _, id := range []string{"b", "c", "d"} {
+		if r, _ := q.Get(id); r.State != HandedOver {
+			t.Fatalf("%s is %s after handover", id, r.State)
+		}
+	}
+	if n, _ := q.Len(); n != 0 {
+		t.Fatalf("queue length %d after handover", n)
+	}
+	if r := next(t, q, t0); r != nil {
+		t.Fatalf("Next after handover returned %s", r.ID)
+	}
+	if a, _ := q.Get("a"); a.State != Done {
+		t.Fatalf("done task changed by handover: %s", a.State)
+	}
+}
+
+func TestPrune(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "done", "cancelled", "pending", "queued")
+	next(t, q, t0)
+	next(t, q, t0)
+	next(t, q, t0)
+	q.Finish("done", &task.Result{}, "s", t0)
+	q.Delivered("done", nil)
+	q.Recorded("done")
+	q.Cancel("cancelled", "x", t0)
+	q.Finish("pending", &task.Result{}, "s", t0)
+	n, err := q.Prune(t0.Add(time.Second))
+	if err != nil || n != 2 {
+		t.Fatalf("Prune = %d, %v; want 2", n, err)
+	}
+	left, _ := q.Select(func(*Record) bool { return true })
+	if ids(left) != "pending,queued" {
+		t.Fatalf("left %s", ids(left))
+	}
+	enqueue(t, q, "done") // its ID is free again
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T, path string)
+		want    string
+	}{
+		{name: "garbage file", want: "damaged", prepare: func(t *testing.T, path string) {
+			os.WriteFile(path, []byte(strings.Repeat("not a bbolt file ", 1000)), 0o600)
+		}},
+		{name: "truncated file", want: "damaged", prepare: func(t *testing.T, path string) {
+			os.WriteFile(path, []byte{0, 1, 2}, 0o600)
+		}},
+		{name: "damaged record", want: "damaged", prepare: func(t *testing.T, path string) {
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Update(func(tx *bolt.Tx) error {
+				b, _ := tx.CreateBucketIfNotExists(tasksBucket)
+				return b.Put([]byte("a"), []byte("{not json"))
+			})
+			db.Close()
+		}},
+		{name: "locked by another process", want: "locked", prepare: func(t *testing.T, path string) {
+			q, err := Open(path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { q.Close() })
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "queue.db")
+			tc.prepare(t, path)
+			q, err := Open(path, Options{LockTimeout: 50 * time.Millisecond})
+			if err == nil {
+				q.Close()
+				t.Fatal("Open succeeded")
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Open error %q should say %q and name the file", err, tc.want)
+			}
+			if tc.want == "damaged" && !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Open error %v is not ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	good, _ := encodeRecord(&Record{ID: "a", Task: newTask("a", time.Hour), State: Queued, Raw: []byte{1, 2}})
+	f.Add([]byte("a"), good)
+	f.Add([]byte("a"), []byte(`{"id":"a","task":{},"state":"bogus"}`))
+	f.Add([]byte("b"), []byte(`{"id":"a"}`))
+	f.Fuzz(func(t *testing.T, key, b []byte) {
+		r, err := decodeRecord(key, b)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		if r.Task == nil || r.ID != string(key) {
+			t.Fatalf("accepted record %+v for key %q", r, key)
+		}
+		r.expired(t0) // must not panic
+		if _, err := encodeRecord(r); err != nil {
+			t.Fatalf("accepted record does not encode: %v", err)
+		}
+	})
+}
