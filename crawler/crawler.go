@@ -2,23 +2,45 @@
 // connection to the host, one request at a time with a politeness wait,
 // streaming each page's extracted text to a sink.
 //
-// PLACEHOLDER API: signatures are fixed; the implementation is being written.
+// A task thread (paper 000 §2.2) is built from a downloader (fetch.go), a
+// robots filter (robots.go), the URLtodo FIFO that spills to a temporary file
+// past 1000 entries (frontier.go), the URLseen set of URL hashes (seen.go)
+// and Pageseen, the task's known content digests (crawl.go).
+//
+// Content digests are task.DigestOf over the page's raw (decompressed) body,
+// not its extracted text: that is what lets an unchanged page skip text
+// extraction entirely. The manager must compare digests that the crawler
+// produced; they are not comparable with digests of extracted text.
+//
+// Caveats: a page that answers 304 Not Modified has no body, so its links are
+// not followed in that crawl; seeds and pages whose content digest is known
+// are still parsed for links. The crawler never dials a non-public address
+// (checked at dial time, after DNS, on every redirect); Config.AllowLoopback
+// exists only for test fixtures.
 package crawler
 
 import (
 	"context"
-	"errors"
 	"log/slog"
+	"os"
+	"sync"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Limiter meters bytes read from the network. The client's governor supplies
-// a shared token bucket; nil means unlimited.
+// a shared token bucket; nil means unlimited. The crawler calls WaitN after
+// each read with n at most ReadChunk.
 type Limiter interface {
 	WaitN(ctx context.Context, n int) error
 }
+
+// ReadChunk is the largest n the crawler passes to Limiter.WaitN, so a token
+// bucket with at least this burst never refuses a wait.
+const ReadChunk = 16 << 10
 
 // Gate is consulted before every request; it blocks while the client is
 // paused or throttled (CPU cap, schedule, snooze) and returns an error when
@@ -32,6 +54,19 @@ type Gate interface {
 type Sink interface {
 	Page(p *task.Page) error
 }
+
+// Defaults for zero Config fields.
+const (
+	DefaultUserAgent    = "hivecrawl"
+	DefaultDelay        = time.Second
+	DefaultMaxPages     = 10000
+	DefaultPageTimeout  = 30 * time.Second
+	DefaultMaxBodyBytes = 10 << 20
+	DefaultMaxRedirects = 5
+	DefaultMaxFailures  = 10
+	// MaxCrawlDelay caps robots.txt Crawl-delay and Retry-After waits.
+	MaxCrawlDelay = 30 * time.Second
+)
 
 // Config is the crawler's configuration. Zero values take the defaults noted.
 type Config struct {
@@ -48,20 +83,64 @@ type Config struct {
 	Gate          Gate
 	TempDir       string // URLtodo spill files; default os.TempDir()
 	Logger        *slog.Logger
+	// NoDelay makes a zero Delay mean no politeness wait instead of the
+	// default (benchmarks and tests only; robots Crawl-delay still applies).
+	NoDelay bool
+}
+
+// withDefaults returns cfg with zero fields set to their defaults.
+func (cfg Config) withDefaults() Config {
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	if cfg.Delay <= 0 && !cfg.NoDelay {
+		cfg.Delay = DefaultDelay
+	}
+	if cfg.Delay < 0 {
+		cfg.Delay = 0
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = DefaultMaxPages
+	}
+	if cfg.PageTimeout <= 0 {
+		cfg.PageTimeout = DefaultPageTimeout
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.MaxRedirects <= 0 {
+		cfg.MaxRedirects = DefaultMaxRedirects
+	}
+	if cfg.MaxFailures <= 0 {
+		cfg.MaxFailures = DefaultMaxFailures
+	}
+	if cfg.TempDir == "" {
+		cfg.TempDir = os.TempDir()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
 }
 
 // Crawler runs tasks. It is safe for concurrent use; each Run uses its own
 // connection.
 type Crawler struct {
 	cfg Config
+	// encoder compresses extracted text; EncodeAll is safe for concurrent
+	// use, so all runs share it.
+	encoder func() *zstd.Encoder
 }
 
 // New returns a Crawler with cfg's defaults filled in.
-func New(cfg Config) *Crawler { return &Crawler{cfg: cfg} }
-
-// Run crawls t, sending every page to sink, and returns the task's totals.
-// It returns an error only when the task could not run at all (ctx ended,
-// bad seeds, sink failure); per-page failures are counted in the result.
-func (c *Crawler) Run(ctx context.Context, t *task.Task, sink Sink) (*task.Result, error) {
-	return nil, errors.New("crawler: not implemented yet")
+func New(cfg Config) *Crawler {
+	return &Crawler{
+		cfg: cfg.withDefaults(),
+		encoder: sync.OnceValue(func() *zstd.Encoder {
+			// Options are constants, so NewWriter cannot fail here.
+			enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
+				zstd.WithEncoderLevel(zstd.SpeedDefault))
+			return enc
+		}),
+	}
 }

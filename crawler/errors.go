@@ -1,0 +1,99 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Sentinel errors for per-page failures. Callers branch on them with
+// errors.Is; Kind turns any of them into the short name counted in
+// task.Stats.Errors.
+var (
+	// ErrBodyTooLarge: the decompressed body exceeded Config.MaxBodyBytes.
+	ErrBodyTooLarge = errors.New("body exceeds size limit")
+	// ErrTimeout: the request, including its whole body, exceeded
+	// Config.PageTimeout.
+	ErrTimeout = errors.New("page timed out")
+	// ErrForbiddenAddress: the host resolved to a loopback, private,
+	// link-local, multicast or unspecified address, which is never dialed.
+	ErrForbiddenAddress = errors.New("forbidden address")
+	// ErrRedirectLoop: a redirect chain came back to a URL it had visited.
+	ErrRedirectLoop = errors.New("redirect loop")
+	// ErrTooManyRedirects: a redirect chain was longer than
+	// Config.MaxRedirects.
+	ErrTooManyRedirects = errors.New("too many redirects")
+	// ErrContentType: the response was not text (HTML, XHTML, plain text);
+	// its body was not read.
+	ErrContentType = errors.New("content type not crawled")
+	// ErrContentEncoding: the response used a Content-Encoding the crawler
+	// did not ask for and cannot decode.
+	ErrContentEncoding = errors.New("unsupported content encoding")
+	// ErrBadRedirect: a redirect had no usable Location.
+	ErrBadRedirect = errors.New("bad redirect location")
+	// ErrRobotsDenied: robots.txt disallows the URL.
+	ErrRobotsDenied = errors.New("disallowed by robots.txt")
+	// ErrHTTPStatus: the server answered with an error status; the status
+	// code is in the wrapping StatusError.
+	ErrHTTPStatus = errors.New("error status")
+)
+
+// StatusError is a response with a status the crawler treats as a failure.
+type StatusError struct {
+	Code int
+}
+
+// Error implements error.
+func (e *StatusError) Error() string { return "http status " + strconv.Itoa(e.Code) }
+
+// Unwrap makes errors.Is(err, ErrHTTPStatus) true.
+func (e *StatusError) Unwrap() error { return ErrHTTPStatus }
+
+// Kind names the kind of a per-page error for task.Stats.Errors and
+// task.Page.Error: "timeout", "body_too_large", "http_503", "dns", ...
+func Kind(err error) string {
+	var se *StatusError
+	var dnsErr *net.DNSError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &se):
+		return "http_" + strconv.Itoa(se.Code)
+	case errors.Is(err, ErrForbiddenAddress):
+		return "forbidden_address"
+	case errors.Is(err, ErrTimeout), errors.Is(err, os.ErrDeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, ErrBodyTooLarge):
+		return "body_too_large"
+	case errors.Is(err, ErrRedirectLoop):
+		return "redirect_loop"
+	case errors.Is(err, ErrTooManyRedirects):
+		return "too_many_redirects"
+	case errors.Is(err, ErrBadRedirect):
+		return "bad_redirect"
+	case errors.Is(err, ErrContentType):
+		return "content_type"
+	case errors.Is(err, ErrContentEncoding):
+		return "content_encoding"
+	case errors.Is(err, ErrRobotsDenied):
+		return "robots"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.As(err, &dnsErr):
+		return "dns"
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "connection refused"):
+		return "connection_refused"
+	case strings.Contains(msg, "connection reset"), strings.Contains(msg, "broken pipe"),
+		strings.Contains(msg, "EOF"):
+		return "connection_reset"
+	case strings.Contains(msg, "gzip"), strings.Contains(msg, "flate"), strings.Contains(msg, "zlib"):
+		return "bad_encoding"
+	}
+	return "network"
+}

@@ -1,0 +1,200 @@
+package crawler
+
+import (
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jimsmart/grobotstxt"
+)
+
+// maxRobotsBytes is how much of a robots.txt is parsed (RFC 9309 §2.5: at
+// least 500 KiB).
+const maxRobotsBytes = 500 << 10
+
+// robotsMode is what a robots.txt fetch decided for the run.
+type robotsMode int
+
+const (
+	robotsRules       robotsMode = iota // 2xx: the parsed rules apply
+	robotsAllowAll                      // 4xx other than 429, or no usable file
+	robotsDisallowAll                   // 5xx, 429 or unreachable: nothing is crawled this run
+)
+
+// robots is the robots.txt policy of one host for one run.
+type robots struct {
+	mode  robotsMode
+	agent string // product token the rules were selected for
+	// rules is a reduced robots.txt holding only the group that applies to
+	// agent, so matching a URL does not re-parse the whole file.
+	rules string
+	// crawlDelay is the Crawl-delay of the applying group, capped at
+	// MaxCrawlDelay; 0 when none.
+	crawlDelay time.Duration
+}
+
+// robotsForStatus returns the policy for a robots.txt answer (RFC 9309
+// §2.3.1): 2xx parsed; 4xx other than 429 allow all; 429 and 5xx disallow
+// all. Status 0 means the file was unreachable (disallow all).
+func robotsForStatus(status int, body []byte, agent string) *robots {
+	switch {
+	case status >= 200 && status <= 299:
+		return parseRobots(body, agent)
+	case status == 429, status >= 500, status == 0:
+		return &robots{mode: robotsDisallowAll, agent: agent}
+	default:
+		return &robots{mode: robotsAllowAll, agent: agent}
+	}
+}
+
+// parseRobots parses a robots.txt body for the product token agent with
+// grobotstxt's tokenizer and grouping, keeping the applying group's rules
+// and Crawl-delay.
+func parseRobots(body []byte, agent string) (r *robots) {
+	if len(body) > maxRobotsBytes {
+		body = body[:maxRobotsBytes]
+	}
+	r = &robots{mode: robotsRules, agent: agent}
+	defer func() {
+		// grobotstxt panics on a few malformed inputs; a robots.txt that
+		// cannot be parsed is treated as absent, the lenient RFC reading.
+		if recover() != nil {
+			r = &robots{mode: robotsAllowAll, agent: agent}
+		}
+	}()
+	h := &groupCollector{agent: agent}
+	grobotstxt.Parse(string(body), h)
+	head, rules, delay := "user-agent: *\n", h.global, h.globalDelay
+	if h.everSpecific {
+		head, rules, delay = "user-agent: "+agent+"\n", h.specific, h.specificDelay
+	}
+	r.rules = head + rules.String()
+	r.crawlDelay = delay
+	return r
+}
+
+// allowed reports whether robots.txt lets the agent fetch u.
+func (r *robots) allowed(u *url.URL) (ok bool) {
+	switch r.mode {
+	case robotsAllowAll:
+		return true
+	case robotsDisallowAll:
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return grobotstxt.AgentAllowed(r.rules, r.agent, u.String())
+}
+
+// productToken returns the part of a User-Agent robots.txt groups match
+// against: "hivecrawl/1.0 (+https://x)" → "hivecrawl".
+func productToken(ua string) string {
+	i := 0
+	for i < len(ua) {
+		c := ua[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') {
+			break
+		}
+		i++
+	}
+	if i == 0 {
+		return DefaultUserAgent
+	}
+	return ua[:i]
+}
+
+// groupCollector is a grobotstxt.ParseHandler that mirrors
+// grobotstxt.RobotsMatcher's grouping (a user-agent line after an
+// allow/disallow line starts a new group; a specific group hides the global
+// one) and records the applying rules and Crawl-delay.
+type groupCollector struct {
+	agent string
+
+	seenGlobal, seenSpecific, seenSeparator, everSpecific bool
+
+	specific, global           strings.Builder
+	specificDelay, globalDelay time.Duration
+}
+
+func (h *groupCollector) HandleRobotsStart()                   {}
+func (h *groupCollector) HandleRobotsEnd()                     {}
+func (h *groupCollector) HandleSitemap(lineNum int, val string) {}
+
+func (h *groupCollector) HandleUserAgent(lineNum int, ua string) {
+	if h.seenSeparator {
+		h.seenSpecific, h.seenGlobal, h.seenSeparator = false, false, false
+	}
+	if len(ua) >= 1 && ua[0] == '*' && (len(ua) == 1 || ua[1] == ' ' || ua[1] == '\t') {
+		h.seenGlobal = true
+		return
+	}
+	if strings.EqualFold(uaToken(ua), h.agent) {
+		h.seenSpecific, h.everSpecific = true, true
+	}
+}
+
+// uaToken is grobotstxt's extraction of a user-agent line's product token
+// (RFC 7231 token characters).
+func uaToken(ua string) string {
+	i := 0
+	for ; i < len(ua); i++ {
+		c := ua[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("~#$%'*+-.^_`|", c) >= 0) {
+			break
+		}
+	}
+	return ua[:i]
+}
+
+func (h *groupCollector) HandleAllow(lineNum int, val string)    { h.rule("allow", val) }
+func (h *groupCollector) HandleDisallow(lineNum int, val string) { h.rule("disallow", val) }
+
+func (h *groupCollector) rule(key, val string) {
+	if !h.seenGlobal && !h.seenSpecific {
+		return
+	}
+	h.seenSeparator = true
+	b := &h.global
+	if h.seenSpecific {
+		b = &h.specific
+	}
+	b.WriteString(key)
+	b.WriteString(": ")
+	b.WriteString(val)
+	b.WriteByte('\n')
+}
+
+func (h *groupCollector) HandleUnknownAction(lineNum int, action, val string) {
+	if !strings.EqualFold(strings.TrimSpace(action), "crawl-delay") {
+		return
+	}
+	d, ok := parseCrawlDelay(val)
+	if !ok {
+		return
+	}
+	switch {
+	case h.seenSpecific:
+		h.specificDelay = max(h.specificDelay, d)
+	case h.seenGlobal:
+		h.globalDelay = max(h.globalDelay, d)
+	}
+}
+
+// parseCrawlDelay reads a Crawl-delay value in seconds ("10", "0.5"),
+// capped at MaxCrawlDelay. Negative and non-numeric values are ignored.
+func parseCrawlDelay(v string) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(f) || f < 0 {
+		return 0, false
+	}
+	if f >= MaxCrawlDelay.Seconds() {
+		return MaxCrawlDelay, true
+	}
+	return time.Duration(f * float64(time.Second)), true
+}
