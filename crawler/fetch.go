@@ -43,15 +43,15 @@ func newFetcher(cfg *Config) *fetcher {
 		Control:   dialControl(cfg.AllowLoopback),
 	}
 	tr := &http.Transport{
-		Proxy:                 nil, // a proxy would bypass the address check
-		DialContext:           dialer.DialContext,
-		MaxConnsPerHost:       1,
-		MaxIdleConnsPerHost:   1,
-		MaxIdleConns:          4,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   cfg.PageTimeout,
-		ResponseHeaderTimeout: cfg.PageTimeout,
-		DisableCompression:    true, // decoded by hand so the size cap counts decompressed bytes
+		Proxy:                  nil, // a proxy would bypass the address check
+		DialContext:            dialer.DialContext,
+		MaxConnsPerHost:        1,
+		MaxIdleConnsPerHost:    1,
+		MaxIdleConns:           4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    cfg.PageTimeout,
+		ResponseHeaderTimeout:  cfg.PageTimeout,
+		DisableCompression:     true, // decoded by hand so the size cap counts decompressed bytes
 		MaxResponseHeaderBytes: 64 << 10,
 	}
 	return &fetcher{

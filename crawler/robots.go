@@ -121,8 +121,8 @@ type groupCollector struct {
 	specificDelay, globalDelay time.Duration
 }
 
-func (h *groupCollector) HandleRobotsStart()                   {}
-func (h *groupCollector) HandleRobotsEnd()                     {}
+func (h *groupCollector) HandleRobotsStart()                    {}
+func (h *groupCollector) HandleRobotsEnd()                      {}
 func (h *groupCollector) HandleSitemap(lineNum int, val string) {}
 
 func (h *groupCollector) HandleUserAgent(lineNum int, ua string) {
