@@ -1,0 +1,135 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/libp2p/go-libp2p"
+	dht "github.com/libp2p/go-libp2p-kad-dht"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	lphost "github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/metrics"
+	"github.com/libp2p/go-libp2p/core/peer"
+	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
+	"github.com/libp2p/go-libp2p/p2p/security/noise"
+	libp2ptls "github.com/libp2p/go-libp2p/p2p/security/tls"
+	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
+	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
+)
+
+// UserAgent is announced to other peers through identify.
+const UserAgent = "hivecrawl/0.1"
+
+// Host is a running libp2p host with its DHT and the counters the client
+// reads. It embeds the libp2p host, so ID, Addrs, Connect, NewStream,
+// SetStreamHandler and the rest are available directly.
+type Host struct {
+	lphost.Host
+
+	// Bandwidth counts the bytes sent and received by every connection, per
+	// peer and per protocol; the resource governor and the UI read it.
+	Bandwidth *metrics.BandwidthCounter
+	// Limits are the resource limits in force.
+	Limits Limits
+
+	dht       *dht.IpfsDHT
+	disc      *drouting.RoutingDiscovery
+	bootstrap []peer.AddrInfo
+	log       *slog.Logger
+}
+
+// New builds and starts a host from cfg. The caller owns it and must Close
+// it. New does not contact the bootstrap peers; call Bootstrap for that.
+func New(ctx context.Context, cfg Config) (*Host, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("new host: %w", err)
+	}
+	var (
+		key crypto.PrivKey
+		err error
+	)
+	if cfg.KeyFile != "" {
+		key, err = LoadOrCreateKey(cfg.KeyFile)
+	} else {
+		key, _, err = crypto.GenerateEd25519Key(nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("new host: %w", err)
+	}
+	bootstrap, err := ParseBootstrap(cfg.Bootstrap)
+	if err != nil {
+		return nil, fmt.Errorf("new host: %w", err)
+	}
+	limits := DeriveLimits(cfg.MaxConns)
+	rm, err := newResourceManager(limits)
+	if err != nil {
+		return nil, fmt.Errorf("new host: %w", err)
+	}
+	cm, err := newConnManager(limits)
+	if err != nil {
+		rm.Close()
+		return nil, fmt.Errorf("new host: %w", err)
+	}
+	bw := metrics.NewBandwidthCounter()
+	opts := []libp2p.Option{
+		libp2p.Identity(key),
+		libp2p.ListenAddrStrings(cfg.listenAddrs()...),
+		libp2p.Transport(tcp.NewTCPTransport),
+		libp2p.Transport(quic.NewTransport),
+		libp2p.Security(noise.ID, noise.New),
+		libp2p.Security(libp2ptls.ID, libp2ptls.New),
+		libp2p.ResourceManager(rm),
+		libp2p.ConnectionManager(cm),
+		libp2p.BandwidthReporter(bw),
+		libp2p.UserAgent(UserAgent),
+		libp2p.DisableMetrics(),
+	}
+	opts = append(opts, natOptions(cfg, bootstrap)...)
+	lh, err := libp2p.New(opts...)
+	if err != nil {
+		// libp2p closes what it was given only when it got far enough.
+		return nil, errors.Join(fmt.Errorf("new host: %w", err), cm.Close())
+	}
+	d, err := newDHT(lh, cfg.Public, bootstrap)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("new host: %w", err), lh.Close())
+	}
+	h := &Host{
+		Host:      lh,
+		Bandwidth: bw,
+		Limits:    limits,
+		dht:       d,
+		disc:      drouting.NewRoutingDiscovery(d),
+		bootstrap: bootstrap,
+		log:       cfg.logger().With("peer", lh.ID().String()),
+	}
+	h.log.Info("Host started", "addrs", fmt.Sprint(lh.Addrs()), "max_conns", limits.MaxConns, "public", cfg.Public)
+	return h, nil
+}
+
+// AddrInfo returns the peer's ID and listen addresses.
+func (h *Host) AddrInfo() peer.AddrInfo {
+	return peer.AddrInfo{ID: h.ID(), Addrs: h.Addrs()}
+}
+
+// P2PAddrs returns the listen addresses with /p2p/<id> appended, the form
+// Config.Bootstrap expects.
+func (h *Host) P2PAddrs() []string {
+	mas, err := peer.AddrInfoToP2pAddrs(&peer.AddrInfo{ID: h.ID(), Addrs: h.Addrs()})
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(mas))
+	for i, m := range mas {
+		out[i] = m.String()
+	}
+	return out
+}
+
+// Close stops the DHT and the host, closing every connection. It is bounded
+// by libp2p's own shutdown timeouts.
+func (h *Host) Close() error {
+	return errors.Join(h.dht.Close(), h.Host.Close())
+}

@@ -1,0 +1,76 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+)
+
+// maxKeyFileSize bounds a key file; an Ed25519 key file is under 100 bytes.
+const maxKeyFileSize = 16 << 10
+
+// LoadOrCreateKey reads the private key stored at path, or generates an
+// Ed25519 key and stores it there (file mode 0600, directory 0700) when the
+// file does not exist. The write is atomic: a crash never leaves a truncated
+// key behind.
+func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if len(b) > maxKeyFileSize {
+			return nil, fmt.Errorf("read key %s: %d bytes is too large for a key", path, len(b))
+		}
+		k, err := crypto.UnmarshalPrivateKey(b)
+		if err != nil {
+			return nil, fmt.Errorf("read key %s: %w (delete the file to make a new identity)", path, err)
+		}
+		return k, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("read key %s: %w", path, err)
+	}
+	k, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		return nil, fmt.Errorf("generate key: %w", err)
+	}
+	raw, err := crypto.MarshalPrivateKey(k)
+	if err != nil {
+		return nil, fmt.Errorf("encode key: %w", err)
+	}
+	if err := writeFileAtomic(path, raw, 0o600); err != nil {
+		return nil, fmt.Errorf("save key %s: %w", path, err)
+	}
+	return k, nil
+}
+
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".key-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
