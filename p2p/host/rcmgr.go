@@ -10,11 +10,11 @@ import (
 
 // Per-connection allowances from which the resource limits derive.
 const (
-	memoryPerConn   = 2 << 20  // bytes of libp2p buffers allowed per connection
-	minMemory       = 64 << 20 // floor, so a tiny cap still leaves room for the DHT
-	streamsPerConn  = 8        // overlay protocols use a few short streams each
-	minTransient    = 4        // transient (not yet upgraded) connections
-	lowWaterPercent = 50       // connection manager trims down to this share
+	memoryPerConn    = 2 << 20  // bytes of libp2p buffers allowed per connection
+	minMemory        = 64 << 20 // floor, so a tiny cap still leaves room for the DHT
+	streamsPerConn   = 8        // overlay protocols use a few short streams each
+	minTransient     = 4        // transient (not yet upgraded) connections
+	lowWaterPercent  = 50       // connection manager trims down to this share
 	highWaterPercent = 75       // ... once this share of the cap is open
 )
 
