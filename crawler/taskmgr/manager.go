@@ -1,0 +1,279 @@
+package taskmgr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultThreads    = 3
+	DefaultGrace      = 5 * time.Second
+	DefaultMinBackoff = time.Second
+	DefaultMaxBackoff = 5 * time.Minute
+	DefaultPoll       = 5 * time.Second
+)
+
+// Options configure a Manager. Queue, Runner, Uploader and SpoolDir are
+// required; zero values of the rest take the defaults noted.
+type Options struct {
+	Queue    *queue.Queue
+	Runner   Runner
+	Uploader Uploader
+	// Receipts keeps receipts once uploads are acknowledged; nil keeps them
+	// only in the queue.
+	Receipts ReceiptSink
+	// Stopper must be the Gate of Runner's crawler; nil means running crawls
+	// are only cancelled after Grace at shutdown.
+	Stopper *Stopper
+	// SpoolDir holds spool files; created if missing.
+	SpoolDir string
+	// Threads is CL, the maximum number of running tasks. Default 3.
+	Threads int
+	// Overload is OT, the contributor's overloading threshold; when it is
+	// below Threads it is the limit. 0 = no threshold.
+	Overload int
+	// Grace bounds how long running pages may take to finish at shutdown.
+	// Default 5s.
+	Grace time.Duration
+	// MinBackoff and MaxBackoff bound the exponential wait between upload
+	// attempts. Defaults 1s and 5m.
+	MinBackoff, MaxBackoff time.Duration
+	// Poll is how often the queue is checked without a wake-up. Default 5s.
+	Poll   time.Duration
+	Now    func() time.Time // default time.Now
+	Logger *slog.Logger     // default slog.Default()
+}
+
+// Manager runs tasks from a queue. Create it with New and run it with Serve.
+type Manager struct {
+	opts Options
+	q    *queue.Queue
+	log  *slog.Logger
+	wake chan struct{}
+
+	mu sync.Mutex // guards the fields below
+	// running holds the task threads by task ID.
+	running  map[string]*thread
+	threads  int
+	overload int
+	// uploading counts upload goroutines.
+	uploading int
+	serving   bool
+}
+
+// thread is one running task, with counters for the status.
+type thread struct {
+	id, channel string
+	started     time.Time
+	pages       atomic.Int64
+	depth       atomic.Int64
+}
+
+// New checks opts and returns a Manager.
+func New(opts Options) (*Manager, error) {
+	switch {
+	case opts.Queue == nil || opts.Runner == nil || opts.Uploader == nil:
+		return nil, errors.New("task manager: queue, runner and uploader are required")
+	case opts.SpoolDir == "":
+		return nil, errors.New("task manager: no spool directory")
+	}
+	if err := os.MkdirAll(opts.SpoolDir, 0o700); err != nil {
+		return nil, fmt.Errorf("task manager: create spool directory: %w", err)
+	}
+	if opts.Threads <= 0 {
+		opts.Threads = DefaultThreads
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = DefaultMinBackoff
+	}
+	if opts.MaxBackoff < opts.MinBackoff {
+		opts.MaxBackoff = max(DefaultMaxBackoff, opts.MinBackoff)
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Manager{
+		opts: opts, q: opts.Queue, log: opts.Logger,
+		wake:    make(chan struct{}, 1),
+		running: make(map[string]*thread),
+		threads: opts.Threads, overload: max(opts.Overload, 0),
+	}, nil
+}
+
+// EffectiveThreads is the number of task threads allowed with connection
+// limit cl and overloading threshold ot (0 = none): OT ≥ CL, otherwise CL
+// drops to OT (paper 002 §4.2). At least one thread always runs.
+func EffectiveThreads(cl, ot int) int {
+	n := cl
+	if ot > 0 && ot < n {
+		n = ot
+	}
+	return max(n, 1)
+}
+
+// SetLimits changes CL and OT while running (0 keeps the current value of
+// threads; overload 0 means no threshold).
+func (m *Manager) SetLimits(threads, overload int) {
+	m.mu.Lock()
+	if threads > 0 {
+		m.threads = threads
+	}
+	m.overload = max(overload, 0)
+	m.mu.Unlock()
+	m.Wake()
+}
+
+// Submit queues a task: raw is what arrived, t its decoded form. It returns
+// queue.ErrFull and queue.ErrDuplicate as the queue does.
+func (m *Manager) Submit(raw []byte, t *task.Task) error {
+	if err := m.q.Enqueue(raw, t, m.opts.Now()); err != nil {
+		return err
+	}
+	m.Wake()
+	return nil
+}
+
+// Wake makes the manager look at the queue now.
+func (m *Manager) Wake() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Serve runs tasks until ctx ends, then shuts down as the package doc
+// describes. It resumes pending uploads first. It returns nil after an
+// orderly shutdown.
+func (m *Manager) Serve(ctx context.Context) error {
+	m.mu.Lock()
+	if m.serving {
+		m.mu.Unlock()
+		return errors.New("task manager: already serving")
+	}
+	m.serving = true
+	m.mu.Unlock()
+	defer func() { m.mu.Lock(); m.serving = false; m.mu.Unlock() }()
+
+	// Crawls outlive ctx by up to Grace; uploads stop with ctx and resume at
+	// the next start.
+	crawlCtx, cancelCrawls := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelCrawls()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+
+	pending, err := m.q.Uploads()
+	if err != nil {
+		return fmt.Errorf("task manager: resume uploads: %w", err)
+	}
+	for _, r := range pending {
+		m.startUpload(ctx, &wg, r)
+	}
+	if len(pending) > 0 {
+		m.log.Info("Resuming uploads", "count", len(pending))
+	}
+
+	done := make(chan string)
+	tick := time.NewTicker(m.opts.Poll)
+	defer tick.Stop()
+	for {
+		if err := m.fill(ctx, crawlCtx, &wg, done); err != nil {
+			m.log.Error("Cannot take tasks from the queue", "err", err)
+		}
+		select {
+		case id := <-done:
+			m.finished(id)
+		case <-m.wake:
+		case <-tick.C:
+		case <-ctx.Done():
+			m.drain(done, cancelCrawls)
+			return nil
+		}
+	}
+}
+
+// fill starts tasks while fewer than the limit run.
+func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done chan<- string) error {
+	for {
+		m.mu.Lock()
+		free := EffectiveThreads(m.threads, m.overload) - len(m.running)
+		m.mu.Unlock()
+		if free <= 0 || ctx.Err() != nil {
+			return nil
+		}
+		r, expired, err := m.q.Next(m.opts.Now())
+		if err != nil {
+			return err
+		}
+		for _, e := range expired {
+			m.log.Info("Task cancelled", "task", e.ID, "channel", e.Task.Channel, "reason", e.Reason)
+		}
+		if r == nil {
+			return nil
+		}
+		th := &thread{id: r.ID, channel: r.Task.Channel, started: m.opts.Now()}
+		m.mu.Lock()
+		m.running[r.ID] = th
+		m.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m.runTask(ctx, crawlCtx, wg, r, th)
+			done <- r.ID
+		}()
+	}
+}
+
+func (m *Manager) finished(id string) {
+	m.mu.Lock()
+	delete(m.running, id)
+	m.mu.Unlock()
+}
+
+// drain stops the running crawls: first by the Stopper, after Grace by
+// cancelling them.
+func (m *Manager) drain(done <-chan string, cancelCrawls context.CancelFunc) {
+	if m.opts.Stopper != nil {
+		m.opts.Stopper.Stop()
+	}
+	grace := time.NewTimer(m.opts.Grace)
+	defer grace.Stop()
+	for {
+		m.mu.Lock()
+		n := len(m.running)
+		m.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case id := <-done:
+			m.finished(id)
+		case <-grace.C:
+			m.log.Warn("Cancelling running tasks after the shutdown grace period", "count", n, "grace", m.opts.Grace)
+			cancelCrawls()
+		}
+	}
+}
+
+// stopping reports whether shutdown began.
+func (m *Manager) stopping(ctx context.Context) bool {
+	return ctx.Err() != nil || (m.opts.Stopper != nil && m.opts.Stopper.Stopped())
+}

@@ -1,0 +1,80 @@
+package taskmgr
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+)
+
+// Status is what the task manager is doing.
+type Status struct {
+	// Threads is the current limit on running tasks (CL, or OT if lower).
+	Threads int       `json:"threads"`
+	Running []Running `json:"running"`
+	Queued  []Queued  `json:"queued"`
+	// MaxQueued is the queue's maximum length.
+	MaxQueued int `json:"max_queued"`
+	// Uploading counts results waiting for or in delivery.
+	Uploading int `json:"uploading"`
+}
+
+// Running is one running task.
+type Running struct {
+	ID      string        `json:"id"`
+	Channel string        `json:"channel"`
+	Pages   int           `json:"pages"`
+	Depth   int           `json:"depth"`
+	Started time.Time     `json:"started"`
+	Elapsed time.Duration `json:"elapsed"`
+}
+
+// Queued is one waiting task.
+type Queued struct {
+	ID       string        `json:"id"`
+	Channel  string        `json:"channel"`
+	Enqueued time.Time     `json:"enqueued"`
+	Waited   time.Duration `json:"waited"`
+}
+
+// Status returns a snapshot, running tasks longest-running first.
+func (m *Manager) Status() (Status, error) {
+	now := m.opts.Now()
+	m.mu.Lock()
+	st := Status{Threads: EffectiveThreads(m.threads, m.overload), Uploading: m.uploading, MaxQueued: m.q.MaxLen()}
+	for _, th := range m.running {
+		st.Running = append(st.Running, Running{
+			ID: th.id, Channel: th.channel, Pages: int(th.pages.Load()), Depth: int(th.depth.Load()),
+			Started: th.started, Elapsed: now.Sub(th.started),
+		})
+	}
+	m.mu.Unlock()
+	sort.Slice(st.Running, func(i, j int) bool {
+		a, b := st.Running[i], st.Running[j]
+		return a.Started.Before(b.Started) || (a.Started.Equal(b.Started) && a.ID < b.ID)
+	})
+	waiting, err := m.q.Waiting()
+	if err != nil {
+		return st, fmt.Errorf("task manager status: %w", err)
+	}
+	for _, r := range waiting {
+		st.Queued = append(st.Queued, Queued{ID: r.ID, Channel: r.Task.Channel, Enqueued: r.Enqueued, Waited: r.Waited(now)})
+	}
+	return st, nil
+}
+
+// Handover marks every queued and running task as handed over and returns
+// them, running ones first, for the peer taking over this peer's zone. Call
+// it after Serve has returned: a task still running when it is handed over
+// has its result dropped.
+func (m *Manager) Handover() ([]*queue.Record, error) {
+	rs, err := m.q.Handover(m.opts.Now())
+	if err != nil {
+		return nil, fmt.Errorf("task manager: %w", err)
+	}
+	for _, r := range rs {
+		m.log.Info("Task handed over", "task", r.ID, "channel", r.Task.Channel)
+	}
+	return rs, nil
+}

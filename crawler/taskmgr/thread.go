@@ -1,0 +1,85 @@
+package taskmgr
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// counting passes pages to the spool and counts them for the status.
+type counting struct {
+	next crawler.Sink
+	th   *thread
+}
+
+func (c counting) Page(p *task.Page) error {
+	c.th.pages.Add(1)
+	for d := int64(p.Depth); ; {
+		cur := c.th.depth.Load()
+		if d <= cur || c.th.depth.CompareAndSwap(cur, d) {
+			break
+		}
+	}
+	return c.next.Page(p)
+}
+
+// runTask is one task thread: crawl into a spool, then mark the task done
+// and start its upload. A task interrupted by shutdown stays running in the
+// queue for handover or re-execution.
+func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *queue.Record, th *thread) {
+	log := m.log.With("task", r.ID, "channel", r.Task.Channel)
+	path := spoolPath(m.opts.SpoolDir, r.ID)
+	sp, err := createSpool(path)
+	if err != nil {
+		m.cancel(log, r.ID, "cannot write its spool: "+err.Error())
+		return
+	}
+	log.Info("Task started", "attempt", r.Attempts)
+	res, err := m.opts.Runner.Run(crawlCtx, r.Task, counting{next: sp, th: th})
+	if err != nil {
+		sp.Discard()
+		if m.stopping(ctx) {
+			log.Info("Task interrupted by shutdown", "pages", th.pages.Load())
+			return
+		}
+		m.cancel(log, r.ID, "crawl failed: "+err.Error())
+		return
+	}
+	if err := sp.Commit(); err != nil {
+		os.Remove(path)
+		m.cancel(log, r.ID, err.Error())
+		return
+	}
+	if res == nil {
+		res = &task.Result{TaskID: r.ID, Channel: r.Task.Channel}
+	}
+	if err := m.q.Finish(r.ID, res, path, m.opts.Now()); err != nil {
+		// Handed over meanwhile, or the queue failed: the result is not ours
+		// to deliver.
+		os.Remove(path)
+		log.Warn("Task result dropped", "err", err)
+		return
+	}
+	log.Info("Task done", "pages", th.pages.Load(), "elapsed", m.opts.Now().Sub(th.started).Round(time.Millisecond))
+	done, err := m.q.Get(r.ID)
+	if err != nil {
+		log.Error("Cannot read finished task back", "err", err)
+		return
+	}
+	m.startUpload(ctx, wg, done)
+}
+
+func (m *Manager) cancel(log *slog.Logger, id, reason string) {
+	if err := m.q.Cancel(id, reason, m.opts.Now()); err != nil && !errors.Is(err, queue.ErrState) {
+		log.Error("Cannot record a failed task", "reason", reason, "err", err)
+		return
+	}
+	log.Warn("Task cancelled", "reason", reason)
+}

@@ -1,0 +1,41 @@
+package taskmgr
+
+import (
+	"context"
+
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Runner crawls one task, sending its pages to sink. *crawler.Crawler is a
+// Runner (app passes one).
+type Runner interface {
+	Run(ctx context.Context, t *task.Task, sink crawler.Sink) (*task.Result, error)
+}
+
+// Delivery is a finished task's result on its way to the storage module.
+type Delivery struct {
+	TaskID  string `json:"task_id"`
+	Channel string `json:"channel"`
+	// Raw is the task as it arrived (later a signed envelope), so the storage
+	// module can check what was asked for.
+	Raw    []byte       `json:"raw"`
+	Result *task.Result `json:"result"`
+	// Spool is the path of the file holding the task's pages, one JSON
+	// task.Page per line. It stays until the delivery is acknowledged.
+	Spool string `json:"spool"`
+}
+
+// Uploader delivers a finished task's result and returns the receipt the
+// storage module signed. It is called again for the same task after
+// errors and after crashes, so it must treat a repeated task ID as one
+// delivery.
+type Uploader interface {
+	Upload(ctx context.Context, d Delivery) (receipt []byte, err error)
+}
+
+// ReceiptSink keeps receipts (the credits ledger). Like Uploader, it may see
+// a task's receipt twice after a crash and must count it once.
+type ReceiptSink interface {
+	Receipt(ctx context.Context, d Delivery, receipt []byte) error
+}
