@@ -89,7 +89,7 @@ func (u *fakeUploader) Upload(ctx context.Context, d Delivery) ([]byte, error) {
 		return nil, errors.New("storage unavailable")
 	}
 	n := 0
-	if err := ReadSpool(d.Spool, func(*task.Page) error { n++; return nil }); err != nil {
+	if err := crawler.ReadSpool(d.Spool, func(*task.Page) error { n++; return nil }); err != nil {
 		return nil, err
 	}
 	if u.delivered == nil {

@@ -36,7 +36,7 @@ func (c counting) Page(p *task.Page) error {
 func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *queue.Record, th *thread) {
 	log := m.log.With("task", r.ID, "channel", r.Task.Channel)
 	path := spoolPath(m.opts.SpoolDir, r.ID)
-	sp, err := createSpool(path)
+	sp, err := crawler.OpenSpool(path)
 	if err != nil {
 		m.cancel(log, r.ID, "cannot write its spool: "+err.Error())
 		return
@@ -44,7 +44,7 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 	log.Info("Task started", "attempt", r.Attempts)
 	res, err := m.opts.Runner.Run(crawlCtx, r.Task, counting{next: sp, th: th})
 	if err != nil {
-		sp.Discard()
+		discardSpool(sp, path)
 		if m.stopping(ctx) {
 			log.Info("Task interrupted by shutdown", "pages", th.pages.Load())
 			return
@@ -52,7 +52,7 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 		m.cancel(log, r.ID, "crawl failed: "+err.Error())
 		return
 	}
-	if err := sp.Commit(); err != nil {
+	if err := commitSpool(sp, path); err != nil {
 		os.Remove(path)
 		m.cancel(log, r.ID, err.Error())
 		return

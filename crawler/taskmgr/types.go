@@ -21,8 +21,9 @@ type Delivery struct {
 	// module can check what was asked for.
 	Raw    []byte       `json:"raw"`
 	Result *task.Result `json:"result"`
-	// Spool is the path of the file holding the task's pages, one JSON
-	// task.Page per line. It stays until the delivery is acknowledged.
+	// Spool is the path of the crawler.Spool file holding the task's pages
+	// (read it with crawler.ReadSpool). It stays until the delivery is
+	// acknowledged.
 	Spool string `json:"spool"`
 }
 
