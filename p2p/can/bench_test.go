@@ -1,0 +1,44 @@
+package can
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+func benchOverlay(b *testing.B, n int) (*Overlay, *rand.Rand) {
+	b.Helper()
+	r := rand.New(rand.NewPCG(1, 2))
+	o := NewOverlay(3)
+	for i := range n {
+		if _, err := o.Join(PeerID(fmt.Sprintf("p%05d", i)), randPoint(r, 3)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return o, r
+}
+
+func BenchmarkRoute1400(b *testing.B) {
+	o, r := benchOverlay(b, 1400)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := o.Route(o.Peers()[r.IntN(o.Len())], randPoint(r, 3)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkChurn1400(b *testing.B) {
+	o, r := benchOverlay(b, 1400)
+	next := 1400
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := o.Crash(o.Peers()[r.IntN(o.Len())]); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := o.Join(PeerID(fmt.Sprintf("p%05d", next)), randPoint(r, 3)); err != nil {
+			b.Fatal(err)
+		}
+		next++
+	}
+}
