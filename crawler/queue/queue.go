@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -28,6 +29,9 @@ type Options struct {
 	// LockTimeout bounds the wait for another process's lock on the file.
 	// Default 1s.
 	LockTimeout time.Duration
+	// ReadOnly opens the file for inspection (tools, tests): running tasks
+	// stay as they are and every change fails.
+	ReadOnly bool
 }
 
 // Queue is the task queue in one bbolt file.
@@ -46,12 +50,16 @@ func Open(path string, opts Options) (*Queue, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = time.Second
 	}
-	db, err := openDB(path, opts.LockTimeout)
+	db, err := openDB(path, opts.LockTimeout, opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	q := &Queue{db: db, path: path, maxLen: opts.MaxLen}
-	if err := q.recover(); err != nil {
+	check := q.recover
+	if opts.ReadOnly {
+		check = q.check
+	}
+	if err := check(); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -60,14 +68,16 @@ func Open(path string, opts Options) (*Queue, error) {
 
 // openDB opens the bbolt file, turning bbolt's panics on some damaged files
 // into errors.
-func openDB(path string, timeout time.Duration) (db *bolt.DB, err error) {
+func openDB(path string, timeout time.Duration, readOnly bool) (db *bolt.DB, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			db, err = nil, fmt.Errorf("open task queue %s: %w: %v; move the file aside to start with an empty queue", path, ErrCorrupt, p)
 		}
 	}()
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: readOnly})
 	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("open task queue %s: %w", path, err)
 	case errors.Is(err, bolt.ErrTimeout):
 		return nil, fmt.Errorf("open task queue %s: locked by another process (is another client running with the same data directory?): %w", path, err)
 	case err != nil:
@@ -112,6 +122,25 @@ func (q *Queue) recover() error {
 			}
 		}
 		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("open task queue %s: %w", q.path, err)
+	}
+	return nil
+}
+
+// check verifies a read-only file: both buckets exist and every record
+// decodes.
+func (q *Queue) check() error {
+	err := q.db.View(func(tx *bolt.Tx) error {
+		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		if tasks == nil || fifo == nil {
+			return fmt.Errorf("%w: not a task queue (buckets missing)", ErrCorrupt)
+		}
+		return tasks.ForEach(func(k, v []byte) error {
+			_, err := decodeRecord(k, v)
+			return err
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("open task queue %s: %w", q.path, err)

@@ -200,6 +200,28 @@ func TestCrashRecovery(t *testing.T) {
 	}
 }
 
+func TestReadOnly(t *testing.T) {
+	q, path := openTemp(t, Options{})
+	enqueue(t, q, "a", "b")
+	next(t, q, t0)
+	q.Close()
+	ro, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if a, _ := ro.Get("a"); a.State != Running {
+		t.Fatalf("read-only open changed a running task to %s", a.State)
+	}
+	if err := ro.Cancel("b", "x", t0); err == nil {
+		t.Fatal("change succeeded on a read-only queue")
+	}
+	missing := filepath.Join(t.TempDir(), "none.db")
+	if _, err := Open(missing, Options{ReadOnly: true}); !errors.Is(err, os.ErrNotExist) || errors.Is(err, ErrCorrupt) {
+		t.Fatalf("read-only open of a missing file: %v, want not-exist, not damaged", err)
+	}
+}
+
 func TestUploadStates(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
