@@ -1,0 +1,143 @@
+package rtt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"code.dny.dev/ssrf"
+)
+
+// Defaults used when Config fields are zero.
+const (
+	DefaultSamples = 3
+	DefaultTimeout = 5 * time.Second
+)
+
+// ErrForbiddenAddress is wrapped when the host resolves to an address this
+// peer must not dial (loopback, private, link-local, multicast ...).
+var ErrForbiddenAddress = errors.New("address is not public")
+
+// Config configures a Measurer.
+type Config struct {
+	// Samples is the number of TCP connects per measurement; 0 means
+	// DefaultSamples.
+	Samples int `json:"samples,omitempty"`
+	// Timeout bounds a whole measurement; 0 means DefaultTimeout.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// AllowLoopback admits loopback addresses. Test-only.
+	AllowLoopback bool `json:"-"`
+	// Extra, when set, returns a delay added to every measurement of host
+	// (latency emulation, p2p/emulate). Test-only.
+	Extra func(host string) time.Duration `json:"-"`
+}
+
+// Result is one measurement.
+type Result struct {
+	// Median is the median of the successful samples (plus Extra).
+	Median time.Duration
+	// Samples are the connect times measured, in order.
+	Samples []time.Duration
+}
+
+// Measurer measures connect times. It is safe for concurrent use.
+type Measurer struct {
+	cfg    Config
+	dialer *net.Dialer
+}
+
+// New returns a Measurer for cfg.
+func New(cfg Config) *Measurer {
+	if cfg.Samples <= 0 {
+		cfg.Samples = DefaultSamples
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	return &Measurer{cfg: cfg, dialer: &net.Dialer{Control: dialControl(cfg.AllowLoopback)}}
+}
+
+// dialControl refuses non-public addresses on any port; allowLoopback
+// admits 127.0.0.0/8 and ::1 only.
+func dialControl(allowLoopback bool) func(network, address string, c syscall.RawConn) error {
+	opts := []ssrf.Option{ssrf.WithAnyPort()}
+	if allowLoopback {
+		opts = append(opts,
+			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8")),
+			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
+	}
+	g := ssrf.New(opts...)
+	return func(network, address string, c syscall.RawConn) error {
+		if err := g.Safe(network, address, c); err != nil {
+			return fmt.Errorf("%w: %w", ErrForbiddenAddress, err)
+		}
+		return nil
+	}
+}
+
+// Measure connects to hostPort samples times (0 = the configured number),
+// closing each connection at once, and returns the median connect time. It
+// fails only when no sample succeeded; a forbidden address fails at once.
+func (m *Measurer) Measure(ctx context.Context, hostPort string, samples int) (Result, error) {
+	if samples <= 0 {
+		samples = m.cfg.Samples
+	}
+	host, _, err := net.SplitHostPort(hostPort)
+	if err != nil {
+		return Result{}, fmt.Errorf("measure %s: %w", hostPort, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	var (
+		res     Result
+		lastErr error
+	)
+	for range samples {
+		start := time.Now()
+		c, err := m.dialer.DialContext(ctx, "tcp", hostPort)
+		d := time.Since(start)
+		if err != nil {
+			lastErr = err
+			if errors.Is(err, ErrForbiddenAddress) || ctx.Err() != nil {
+				break
+			}
+			continue
+		}
+		c.Close()
+		res.Samples = append(res.Samples, d)
+	}
+	if len(res.Samples) == 0 {
+		return Result{}, fmt.Errorf("measure %s: %w", hostPort, lastErr)
+	}
+	res.Median = Median(res.Samples)
+	if m.cfg.Extra != nil {
+		res.Median += m.cfg.Extra(host)
+	}
+	return res, nil
+}
+
+// Median returns the median of ds (the mean of the middle two for an even
+// count), 0 for none. ds is not modified.
+func Median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// HostPort joins a host and port for Measure.
+func HostPort(host string, port uint16) string {
+	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}

@@ -1,0 +1,173 @@
+package rtt
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+)
+
+func TestMedian(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name string
+		in   []time.Duration
+		want time.Duration
+	}{
+		{"none", nil, 0},
+		{"one", []time.Duration{5 * ms}, 5 * ms},
+		{"odd unsorted", []time.Duration{9 * ms, 1 * ms, 5 * ms}, 5 * ms},
+		{"even", []time.Duration{4 * ms, 1 * ms, 2 * ms, 8 * ms}, 3 * ms},
+		{"outlier ignored", []time.Duration{1 * ms, 2 * ms, 900 * ms}, 2 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := append([]time.Duration(nil), tt.in...)
+			if got := Median(tt.in); got != tt.want {
+				t.Fatalf("Median(%v) = %v, want %v", tt.in, got, tt.want)
+			}
+			for i := range in {
+				if in[i] != tt.in[i] {
+					t.Fatal("Median modified its input")
+				}
+			}
+		})
+	}
+}
+
+// listen returns a loopback TCP listener that counts accepted connections.
+func listen(t *testing.T) (addr string, accepted <-chan struct{}) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ch := make(chan struct{}, 100)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			ch <- struct{}{}
+		}
+	}()
+	return l.Addr().String(), ch
+}
+
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestMeasure(t *testing.T) {
+	open, accepted := listen(t)
+	tests := []struct {
+		name        string
+		cfg         Config
+		target      string
+		samples     int
+		wantErr     error
+		wantSamples int
+		wantAtLeast time.Duration
+	}{
+		{"loopback allowed", Config{AllowLoopback: true}, open, 0, nil, DefaultSamples, 0},
+		{"five samples", Config{AllowLoopback: true}, open, 5, nil, 5, 0},
+		{"emulated latency added", Config{AllowLoopback: true, Extra: func(h string) time.Duration {
+			if h == "127.0.0.1" {
+				return 80 * time.Millisecond
+			}
+			return 0
+		}}, open, 1, nil, 1, 80 * time.Millisecond},
+		{"loopback refused", Config{}, open, 0, ErrForbiddenAddress, 0, 0},
+		{"private refused", Config{AllowLoopback: true}, "10.1.2.3:80", 0, ErrForbiddenAddress, 0, 0},
+		{"link-local refused", Config{AllowLoopback: true}, "[fe80::1]:80", 0, ErrForbiddenAddress, 0, 0},
+		{"closed port", Config{AllowLoopback: true}, closedPort(t), 0, syscallRefused, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := New(tt.cfg).Measure(context.Background(), tt.target, tt.samples)
+			if tt.wantErr != nil {
+				if tt.wantErr == syscallRefused {
+					if err == nil {
+						t.Fatal("measured a closed port")
+					}
+					return
+				}
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("Measure = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Samples) != tt.wantSamples {
+				t.Fatalf("%d samples, want %d", len(res.Samples), tt.wantSamples)
+			}
+			if res.Median <= 0 || res.Median < tt.wantAtLeast {
+				t.Fatalf("median %v, want > 0 and >= %v", res.Median, tt.wantAtLeast)
+			}
+			for range tt.wantSamples {
+				select {
+				case <-accepted:
+				case <-time.After(5 * time.Second):
+					t.Fatal("listener saw fewer connections than samples")
+				}
+			}
+		})
+	}
+}
+
+// syscallRefused marks a case that must fail for a reason the OS decides.
+var syscallRefused = errors.New("connection refused")
+
+func TestAskOverTheOverlay(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	quiet := slog.New(slog.DiscardHandler)
+	cfg := host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, Logger: quiet}
+	a, err := host.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := host.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	coord := &wire.Coordinate{Vec: []float64{0.01, 0.02, 0.03}}
+	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{AllowLoopback: true}), func() *wire.Coordinate { return coord }, quiet))
+	if err := b.Connect(ctx, a.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	open, _ := listen(t)
+	resp, err := Ask(ctx, b, a.ID(), open, 3)
+	if err != nil {
+		t.Fatalf("Ask: %v", err)
+	}
+	if resp.Samples != 3 || resp.MedianMicros == 0 || resp.Coord == nil || resp.Coord.Vec[2] != 0.03 {
+		t.Fatalf("response = %v", resp)
+	}
+	// A peer refuses to probe its own network for others.
+	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{}), nil, quiet))
+	_, err = Ask(ctx, b, a.ID(), open, 3)
+	if err == nil || !strings.Contains(err.Error(), "not public") {
+		t.Fatalf("Ask(loopback, no allow) = %v, want a refusal", err)
+	}
+}
