@@ -1,0 +1,174 @@
+package config
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults for the fields where zero would not be the obvious choice.
+const (
+	DefaultCPU            Percent = 50
+	DefaultBusyThreshold  Percent = 25
+	DefaultBusyHysteresis Percent = 10
+	DefaultThreads                = 3
+	DefaultQueueLength            = 5
+	DefaultQuotaResetDay          = 1
+	DefaultDelay                  = Duration(time.Second)
+	DefaultUserAgent              = "hivecrawl"
+	// MaxThreads bounds Threads and Overload: a contributor's PC, not a
+	// crawl farm.
+	MaxThreads = 64
+)
+
+// Config is everything the contributor can set. The zero value of a field
+// means what its comment says; Default fills in the rest.
+type Config struct {
+	// Download and Upload cap the client's traffic in bytes per second,
+	// shared by every crawl connection and upload. 0 = unlimited.
+	Download Bytes `json:"download"`
+	Upload   Bytes `json:"upload"`
+	// CPU caps the client's own process, in percent of the whole machine
+	// (all cores). 0 = no cap. Default 50 %.
+	CPU Percent `json:"cpu"`
+	// BusyThreshold pauses crawling while other programs keep the machine's
+	// CPU above this share for a few seconds. 0 = never pause for that.
+	// Default 25 % (as BOINC does).
+	BusyThreshold Percent `json:"busy_threshold"`
+	// BusyHysteresis: crawling resumes only when the other programs' load
+	// falls this many points below BusyThreshold. Default 10.
+	BusyHysteresis Percent `json:"busy_hysteresis"`
+	// Memory caps the client's resident memory (RSS) in bytes; crawling
+	// pauses above it. 0 = no cap.
+	Memory Bytes `json:"memory"`
+	// Connections caps open crawl connections (the overlay's resource
+	// manager reads it too). 0 = no cap.
+	Connections int `json:"connections"`
+	// Threads is CL, the number of tasks crawled at once. Default 3.
+	Threads int `json:"threads"`
+	// QueueLength is the longest the task queue may grow. Default 5.
+	QueueLength int `json:"queue_length"`
+	// Overload is OT, the queued-plus-running task count above which new
+	// tasks are forwarded to a neighbour (paper 002 §4.2). 0 = Threads +
+	// QueueLength. It must not be below Threads.
+	Overload int `json:"overload"`
+	// DailyQuota and MonthlyQuota cap the bytes transferred (down plus up)
+	// per local calendar day and per month. 0 = no quota.
+	DailyQuota   Bytes `json:"daily_quota"`
+	MonthlyQuota Bytes `json:"monthly_quota"`
+	// QuotaResetDay is the day of the month (1–28) the monthly quota starts
+	// again. Default 1.
+	QuotaResetDay int `json:"quota_reset_day"`
+	// Schedule limits crawling to weekly time windows. Empty = always.
+	Schedule Schedule `json:"schedule"`
+	// SnoozeUntil pauses crawling until this time. Zero = not snoozed.
+	SnoozeUntil time.Time `json:"snooze_until,omitzero"`
+	// Paused is the contributor's explicit pause; it survives restarts.
+	Paused bool `json:"paused"`
+	// UserAgent is the product token sent to web sites. Default "hivecrawl".
+	UserAgent string `json:"user_agent"`
+	// Delay is the politeness wait between requests to one host; robots.txt
+	// Crawl-delay can only raise it. Default 1s.
+	Delay Duration `json:"delay"`
+	// Notifications says which desktop notifications are shown.
+	Notifications Notifications `json:"notifications"`
+	// StartAtLogin starts the client when the user logs in.
+	StartAtLogin bool `json:"start_at_login"`
+	// Nickname is shown to the operator beside this peer's credits.
+	Nickname string `json:"nickname,omitempty"`
+	// APIPort is the local API's port on 127.0.0.1. 0 = a random free port
+	// (written to api.json for the CLI and tray).
+	APIPort int `json:"api_port"`
+}
+
+// Notifications switches each kind of desktop notification.
+type Notifications struct {
+	FirstContribution bool `json:"first_contribution"`
+	DailySummary      bool `json:"daily_summary"` // opt-in
+	Milestones        bool `json:"milestones"`
+	Problems          bool `json:"problems"`
+}
+
+// Default returns the configuration a new contributor starts with: no
+// bandwidth cap, half the machine's CPU at most, pause when others are busy.
+func Default() Config {
+	return Config{
+		CPU:            DefaultCPU,
+		BusyThreshold:  DefaultBusyThreshold,
+		BusyHysteresis: DefaultBusyHysteresis,
+		Threads:        DefaultThreads,
+		QueueLength:    DefaultQueueLength,
+		QuotaResetDay:  DefaultQuotaResetDay,
+		UserAgent:      DefaultUserAgent,
+		Delay:          DefaultDelay,
+		Notifications: Notifications{
+			FirstContribution: true,
+			Milestones:        true,
+			Problems:          true,
+		},
+	}
+}
+
+// OverloadThreshold returns OT with its default applied and raised to at
+// least Threads (OT ≥ CL).
+func (c Config) OverloadThreshold() int {
+	if c.Overload == 0 {
+		return c.Threads + c.QueueLength
+	}
+	return max(c.Overload, c.Threads)
+}
+
+// Validate reports the first setting that is out of range, in words a
+// contributor can act on. Every error wraps ErrInvalid.
+func (c Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
+	}
+	switch {
+	case c.Download < 0:
+		return bad("download cap must not be negative")
+	case c.Upload < 0:
+		return bad("upload cap must not be negative")
+	case c.CPU < 0 || c.CPU > 100:
+		return bad("cpu must be between 0 and 100 %%, got %v", float64(c.CPU))
+	case c.BusyThreshold < 0 || c.BusyThreshold > 100:
+		return bad("busy_threshold must be between 0 and 100 %%, got %v", float64(c.BusyThreshold))
+	case c.BusyHysteresis < 0 || c.BusyHysteresis > 100:
+		return bad("busy_hysteresis must be between 0 and 100 points, got %v", float64(c.BusyHysteresis))
+	case c.Memory < 0:
+		return bad("memory cap must not be negative")
+	case c.Memory > 0 && c.Memory < 32<<20:
+		return bad("memory cap %v is too small to crawl (at least 32 MiB, or 0 for no cap)", c.Memory)
+	case c.Connections < 0:
+		return bad("connections must not be negative (0 = no cap)")
+	case c.Threads < 1 || c.Threads > MaxThreads:
+		return bad("threads must be between 1 and %d, got %d", MaxThreads, c.Threads)
+	case c.QueueLength < 0 || c.QueueLength > 1000:
+		return bad("queue_length must be between 0 and 1000, got %d", c.QueueLength)
+	case c.Overload < 0 || c.Overload > MaxThreads+1000:
+		return bad("overload must be between 0 and %d, got %d", MaxThreads+1000, c.Overload)
+	case c.Overload != 0 && c.Overload < c.Threads:
+		return bad("overload (%d) must be at least threads (%d), or 0 for threads + queue_length", c.Overload, c.Threads)
+	case c.DailyQuota < 0 || c.MonthlyQuota < 0:
+		return bad("transfer quotas must not be negative (0 = no quota)")
+	case c.QuotaResetDay < 1 || c.QuotaResetDay > 28:
+		return bad("quota_reset_day must be between 1 and 28, got %d", c.QuotaResetDay)
+	case c.Delay < 0 || time.Duration(c.Delay) > time.Minute:
+		return bad("delay must be between 0 and 1m, got %v", time.Duration(c.Delay))
+	case c.UserAgent == "" || len(c.UserAgent) > 64 || !isToken(c.UserAgent):
+		return bad("user_agent must be a product token of 1–64 letters, digits or -._, got %q", c.UserAgent)
+	case len(c.Nickname) > 64:
+		return bad("nickname is longer than 64 bytes")
+	case c.APIPort < 0 || c.APIPort > 65535:
+		return bad("api_port must be between 0 and 65535, got %d", c.APIPort)
+	}
+	return c.Schedule.validate()
+}
+
+func isToken(s string) bool {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
+			return false
+		}
+	}
+	return true
+}

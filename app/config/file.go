@@ -1,0 +1,188 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MaxFileSize bounds the configuration file Load reads.
+const MaxFileSize = 1 << 20
+
+// Load reads the file at path over the defaults. A missing file gives the
+// defaults and no error. A broken file gives the defaults and an error that
+// names the file and, for JSON mistakes, the line and column; the file is not
+// touched.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Default(), fmt.Errorf("read config %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return Default(), fmt.Errorf("config %s: file is larger than %d bytes", path, MaxFileSize)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes a configuration file's contents over the defaults and
+// validates the result. Unknown keys are refused, so a misspelt limit does
+// not silently do nothing.
+func Parse(data []byte) (Config, error) {
+	c := Default()
+	if len(bytes.TrimSpace(data)) == 0 {
+		return c, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Default(), describe(data, dec, err)
+	}
+	if dec.More() {
+		return Default(), fmt.Errorf("%s: %w: unexpected data after the closing brace", position(data, dec.InputOffset()), ErrInvalid)
+	}
+	if err := c.Validate(); err != nil {
+		return Default(), err
+	}
+	return c, nil
+}
+
+// describe turns a decoding error into one with a line and column.
+func describe(data []byte, dec *json.Decoder, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("%s: %w: %v", position(data, syn.Offset), ErrInvalid, syn)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Errorf("%s: %w: the file ends too early (missing '}' or '\"'?)", position(data, int64(len(data))), ErrInvalid)
+	}
+	// A value was wrong: find the top-level key that fails on its own, so
+	// the message can point at its line.
+	if key, off, kerr := failingKey(data); kerr != nil {
+		if errors.As(kerr, &typ) {
+			return fmt.Errorf("%s: %w: %q must be %s, not %s", position(data, off), ErrInvalid, key, typ.Type, typ.Value)
+		}
+		if strings.HasPrefix(kerr.Error(), "json: unknown field") {
+			return fmt.Errorf("%s: %w: unknown key %q (see 'hivecrawl set --help' for the keys)", position(data, off), ErrInvalid, key)
+		}
+		if errors.Is(kerr, ErrInvalid) {
+			return fmt.Errorf("%s: %q: %w", position(data, off), key, kerr)
+		}
+		return fmt.Errorf("%s: %w: %q: %v", position(data, off), ErrInvalid, key, kerr)
+	}
+	if t, terr := json.NewDecoder(bytes.NewReader(data)).Token(); terr == nil && t != json.Delim('{') {
+		return fmt.Errorf("line 1: %w: the file must be one JSON object, {\"key\": value, ...}", ErrInvalid)
+	}
+	if errors.Is(err, ErrInvalid) {
+		return fmt.Errorf("%s: %w", position(data, dec.InputOffset()), err)
+	}
+	return fmt.Errorf("%s: %w: %v", position(data, dec.InputOffset()), ErrInvalid, err)
+}
+
+// failingKey decodes each top-level key of data alone and returns the first
+// one (in file order) that fails, with the offset of its name.
+func failingKey(data []byte) (key string, off int64, err error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, terr := dec.Token(); terr != nil || t != json.Delim('{') {
+		return "", 0, nil
+	}
+	for dec.More() {
+		start := dec.InputOffset()
+		t, terr := dec.Token()
+		if terr != nil {
+			return "", 0, nil
+		}
+		name, _ := t.(string)
+		var raw json.RawMessage
+		if derr := dec.Decode(&raw); derr != nil {
+			return "", 0, nil
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{name: raw})
+		c := Default()
+		d := json.NewDecoder(bytes.NewReader(one))
+		d.DisallowUnknownFields()
+		if derr := d.Decode(&c); derr != nil {
+			// start is just before the separator and whitespace.
+			rest := data[start:]
+			skip := bytes.IndexByte(rest, '"')
+			return name, start + int64(max(skip, 0)), derr
+		}
+	}
+	return "", 0, nil
+}
+
+// position formats a byte offset as "line L, column C" (1-based).
+func position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// Save writes c to path atomically: a temporary file in the same directory,
+// fsynced, renamed over the old file, and the directory fsynced. The file is
+// readable only by its owner.
+func Save(path string, c Config) error {
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("save config %s: %w", path, err)
+	}
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode config: %w", err)
+	}
+	return WriteFileAtomic(path, append(data, '\n'), 0o600)
+}
+
+// WriteFileAtomic replaces path with data so that a crash leaves either the
+// old or the new contents, never a mix.
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		// Make the rename durable; some platforms cannot sync a directory,
+		// and the data is already safe in the renamed file.
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// key is one setting reachable by name from the command line and the local
+// API.
+type key struct {
+	help string
+	set  func(c *Config, v string) error
+}
+
+// keys maps each setting's name (its JSON name) to its parser. Aliases map
+// to the same entry.
+var keys = map[string]key{
+	"download":        {"download cap, bytes/s with units (200KB/s; 0 = unlimited)", bytesKey(func(c *Config) *Bytes { return &c.Download })},
+	"upload":          {"upload cap, bytes/s with units (50KB/s; 0 = unlimited)", bytesKey(func(c *Config) *Bytes { return &c.Upload })},
+	"cpu":             {"CPU cap for Hivecrawl, percent of the machine (0 = no cap)", percentKey(func(c *Config) *Percent { return &c.CPU })},
+	"busy_threshold":  {"pause while other programs use more CPU than this (0 = never)", percentKey(func(c *Config) *Percent { return &c.BusyThreshold })},
+	"busy_hysteresis": {"resume only this many points below busy_threshold", percentKey(func(c *Config) *Percent { return &c.BusyHysteresis })},
+	"memory":          {"memory (RSS) cap with units (512MB; 0 = no cap)", bytesKey(func(c *Config) *Bytes { return &c.Memory })},
+	"connections":     {"open crawl connections at most (0 = no cap)", intKey(func(c *Config) *int { return &c.Connections })},
+	"threads":         {"tasks crawled at once (CL)", intKey(func(c *Config) *int { return &c.Threads })},
+	"queue_length":    {"tasks waiting at most", intKey(func(c *Config) *int { return &c.QueueLength })},
+	"overload":        {"overloading threshold OT (0 = threads + queue_length)", intKey(func(c *Config) *int { return &c.Overload })},
+	"daily_quota":     {"transfer per day with units (500MB; 0 = no quota)", bytesKey(func(c *Config) *Bytes { return &c.DailyQuota })},
+	"monthly_quota":   {"transfer per month with units (10GB; 0 = no quota)", bytesKey(func(c *Config) *Bytes { return &c.MonthlyQuota })},
+	"quota_reset_day": {"day of the month the monthly quota restarts (1–28)", intKey(func(c *Config) *int { return &c.QuotaResetDay })},
+	"schedule":        {`weekly windows as JSON ({"windows":[{"days":["mon"],"start":"18:00","end":"23:00"}]}; "" = always)`, setSchedule},
+	"snooze_until":    {"pause until this RFC 3339 time (\"\" = not snoozed)", setSnooze},
+	"paused":          {"explicit pause (true/false)", boolKey(func(c *Config) *bool { return &c.Paused })},
+	"user_agent":      {"product token sent to web sites", func(c *Config, v string) error { c.UserAgent = v; return nil }},
+	"delay":           {"politeness wait between requests (1s)", setDelay},
+	"start_at_login":  {"start when you log in (true/false)", boolKey(func(c *Config) *bool { return &c.StartAtLogin })},
+	"nickname":        {"name shown beside your credits", func(c *Config, v string) error { c.Nickname = v; return nil }},
+	"api_port":        {"local API port on 127.0.0.1 (0 = random; applies at next start)", intKey(func(c *Config) *int { return &c.APIPort })},
+
+	"notifications.first_contribution": {"notify on the first accepted contribution", boolKey(func(c *Config) *bool { return &c.Notifications.FirstContribution })},
+	"notifications.daily_summary":      {"notify a daily summary", boolKey(func(c *Config) *bool { return &c.Notifications.DailySummary })},
+	"notifications.milestones":         {"notify credit milestones", boolKey(func(c *Config) *bool { return &c.Notifications.Milestones })},
+	"notifications.problems":           {"notify problems that need you", boolKey(func(c *Config) *bool { return &c.Notifications.Problems })},
+}
+
+// aliases are short names accepted for convenience.
+var aliases = map[string]string{
+	"busy":          "busy_threshold",
+	"queue":         "queue_length",
+	"ot":            "overload",
+	"cl":            "threads",
+	"quota.daily":   "daily_quota",
+	"quota.monthly": "monthly_quota",
+	"quota.reset":   "quota_reset_day",
+	"mem":           "memory",
+	"down":          "download",
+	"up":            "upload",
+}
+
+// Keys lists every setting name with a one-line description, sorted.
+func Keys() [][2]string {
+	out := make([][2]string, 0, len(keys))
+	for k, v := range keys {
+		out = append(out, [2]string{k, v.help})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// Change is one KEY=VALUE setting.
+type Change struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// ParseChange splits "KEY=VALUE".
+func ParseChange(s string) (Change, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return Change{}, fmt.Errorf("%w: %q is not KEY=VALUE", ErrInvalid, s)
+	}
+	return Change{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)}, nil
+}
+
+// Apply sets the named settings on c in order and validates the result; c
+// is left unchanged on error. Keys are case-insensitive; "-" may stand for
+// "_".
+func (c *Config) Apply(changes ...Change) error {
+	next := *c
+	next.Schedule.Windows = append([]Window(nil), c.Schedule.Windows...)
+	for _, ch := range changes {
+		name := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(ch.Key)), "-", "_")
+		if a, ok := aliases[name]; ok {
+			name = a
+		}
+		k, ok := keys[name]
+		if !ok {
+			return fmt.Errorf("%w %q (known: %s)", ErrUnknownKey, ch.Key, strings.Join(keyNames(), ", "))
+		}
+		if err := k.set(&next, strings.TrimSpace(ch.Value)); err != nil {
+			return fmt.Errorf("set %s: %w", name, err)
+		}
+	}
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	*c = next
+	return nil
+}
+
+func keyNames() []string {
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func bytesKey(field func(*Config) *Bytes) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := ParseBytes(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = b
+		return nil
+	}
+}
+
+func percentKey(field func(*Config) *Percent) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		p, err := ParsePercent(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = p
+		return nil
+	}
+}
+
+func intKey(field func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%w: %q is not a whole number", ErrInvalid, v)
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+func boolKey(field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "true", "on", "yes", "1":
+			*field(c) = true
+		case "false", "off", "no", "0":
+			*field(c) = false
+		default:
+			return fmt.Errorf("%w: %q is not true or false", ErrInvalid, v)
+		}
+		return nil
+	}
+}
+
+func setSchedule(c *Config, v string) error {
+	if v == "" {
+		c.Schedule = Schedule{}
+		return nil
+	}
+	var s Schedule
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return fmt.Errorf("%w: schedule: %v", ErrInvalid, err)
+	}
+	c.Schedule = s
+	return nil
+}
+
+func setSnooze(c *Config, v string) error {
+	if v == "" {
+		c.SnoozeUntil = time.Time{}
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return fmt.Errorf("%w: %q is not an RFC 3339 time", ErrInvalid, v)
+	}
+	c.SnoozeUntil = t
+	return nil
+}
+
+func setDelay(c *Config, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%w: %q is not a duration (1s, 500ms)", ErrInvalid, v)
+	}
+	c.Delay = Duration(d)
+	return nil
+}
+
+// SnoozeUntil turns "1h", "30m" or "tomorrow" into the time crawling
+// resumes, relative to now: "tomorrow" is the next local midnight.
+func SnoozeUntil(now time.Time, s string) (time.Time, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "1h":
+		return now.Add(time.Hour), nil
+	case "tomorrow":
+		y, m, d := now.Date()
+		return time.Date(y, m, d+1, 0, 0, 0, 0, now.Location()), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > 7*24*time.Hour {
+		return time.Time{}, fmt.Errorf("%w: snooze %q: use a duration up to a week (1h, 30m) or \"tomorrow\"", ErrInvalid, s)
+	}
+	return now.Add(d), nil
+}

@@ -1,0 +1,145 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Schedule is the weekly plan of when crawling may run. No windows means
+// always.
+type Schedule struct {
+	Windows []Window `json:"windows,omitempty"`
+}
+
+// Window is a daily time span on some weekdays where crawling runs,
+// optionally with its own bandwidth caps. End at or before Start means the
+// window runs past midnight into the next day; Start equal to End is the
+// whole day. Times are the machine's local time.
+type Window struct {
+	Days  []Day `json:"days,omitempty"` // empty = every day
+	Start Clock `json:"start"`
+	End   Clock `json:"end"`
+	// Download and Upload replace the normal caps inside the window;
+	// 0 keeps the normal cap.
+	Download Bytes `json:"download,omitempty"`
+	Upload   Bytes `json:"upload,omitempty"`
+}
+
+// Active returns the first window that contains t, or ok false when t is
+// outside every window. An empty schedule is always active with a zero
+// Window.
+func (s Schedule) Active(t time.Time) (w Window, ok bool) {
+	if len(s.Windows) == 0 {
+		return Window{}, true
+	}
+	m := Clock(t.Hour()*60 + t.Minute())
+	d := Day(t.Weekday())
+	prev := Day((int(d) + 6) % 7)
+	for _, w := range s.Windows {
+		if w.Start < w.End {
+			if w.on(d) && m >= w.Start && m < w.End {
+				return w, true
+			}
+			continue
+		}
+		if (w.on(d) && m >= w.Start) || (w.on(prev) && m < w.End) {
+			return w, true
+		}
+	}
+	return Window{}, false
+}
+
+func (w Window) on(d Day) bool {
+	if len(w.Days) == 0 {
+		return true
+	}
+	for _, x := range w.Days {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+func (s Schedule) validate() error {
+	for i, w := range s.Windows {
+		if w.Start < 0 || w.Start >= 24*60 || w.End < 0 || w.End > 24*60 {
+			return fmt.Errorf("%w: schedule window %d: times must be within 00:00–24:00", ErrInvalid, i+1)
+		}
+		if w.Download < 0 || w.Upload < 0 {
+			return fmt.Errorf("%w: schedule window %d: negative cap", ErrInvalid, i+1)
+		}
+	}
+	return nil
+}
+
+// Day is a weekday, written "mon" … "sun" in JSON.
+type Day time.Weekday
+
+var dayNames = [7]string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
+
+// String returns the three-letter lower-case name.
+func (d Day) String() string {
+	if d < 0 || d > 6 {
+		return fmt.Sprintf("day(%d)", int(d))
+	}
+	return dayNames[d]
+}
+
+// MarshalJSON writes the three-letter name.
+func (d Day) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON accepts "mon", "Monday", "MON" and so on.
+func (d *Day) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("%w: weekday must be a string such as \"mon\"", ErrInvalid)
+	}
+	ls := strings.ToLower(strings.TrimSpace(s))
+	for i, n := range dayNames {
+		if ls == n || len(ls) >= 3 && strings.HasPrefix(strings.ToLower(time.Weekday(i).String()), ls) {
+			*d = Day(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %q is not a weekday (mon, tue, wed, thu, fri, sat, sun)", ErrInvalid, s)
+}
+
+// Clock is a time of day in minutes since midnight, written "HH:MM" in JSON;
+// "24:00" is allowed as an end.
+type Clock int
+
+// ParseClock parses "HH:MM" (or "H:MM").
+func ParseClock(s string) (Clock, error) {
+	hs, ms, ok := strings.Cut(strings.TrimSpace(s), ":")
+	h, errH := strconv.Atoi(hs)
+	m, errM := strconv.Atoi(ms)
+	if !ok || errH != nil || errM != nil || len(ms) != 2 || len(hs) > 2 ||
+		h < 0 || h > 24 || m < 0 || m > 59 || (h == 24 && m != 0) {
+		return 0, fmt.Errorf("%w: %q is not a time of day (HH:MM, 00:00–24:00)", ErrInvalid, s)
+	}
+	return Clock(h*60 + m), nil
+}
+
+// String formats the clock as "HH:MM".
+func (c Clock) String() string { return fmt.Sprintf("%02d:%02d", int(c)/60, int(c)%60) }
+
+// MarshalJSON writes "HH:MM".
+func (c Clock) MarshalJSON() ([]byte, error) { return json.Marshal(c.String()) }
+
+// UnmarshalJSON reads "HH:MM".
+func (c *Clock) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("%w: time of day must be a string \"HH:MM\"", ErrInvalid)
+	}
+	v, err := ParseClock(s)
+	if err != nil {
+		return err
+	}
+	*c = v
+	return nil
+}

@@ -1,0 +1,109 @@
+package config
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Store holds the live configuration of one client and its file.
+type Store struct {
+	path string
+
+	mu      sync.Mutex // guards the fields below
+	cfg     Config
+	problem error // why the file was not loaded; changes are then not saved
+	subs    map[int]chan Config
+	nextID  int
+}
+
+// Open loads the file at path into a new Store. It never fails: when the file
+// is broken the store holds the defaults and Problem returns the reason,
+// which the caller should show to the contributor.
+func Open(path string) *Store {
+	c, err := Load(path)
+	return &Store{path: path, cfg: c, problem: err, subs: make(map[int]chan Config)}
+}
+
+// Path returns the configuration file's path.
+func (s *Store) Path() string { return s.path }
+
+// Problem returns why the configuration file could not be used, or nil.
+// While it is non-nil, changes apply but are not written to the file.
+func (s *Store) Problem() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.problem
+}
+
+// Get returns a copy of the current configuration.
+func (s *Store) Get() Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cfg.clone()
+}
+
+// Update calls fn on a copy of the configuration; if fn succeeds and the
+// result is valid, the copy is saved (unless the file is broken) and becomes
+// current, and subscribers get it. Errors from fn and validation are
+// returned unchanged (validation errors wrap ErrInvalid).
+func (s *Store) Update(fn func(*Config) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.cfg.clone()
+	if err := fn(&next); err != nil {
+		return err
+	}
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	if s.problem == nil {
+		if err := Save(s.path, next); err != nil {
+			return fmt.Errorf("keep setting: %w", err)
+		}
+	}
+	s.cfg = next
+	for _, ch := range s.subs {
+		// Latest value wins: drop an unread older one.
+		select {
+		case <-ch:
+		default:
+		}
+		ch <- next.clone()
+	}
+	return nil
+}
+
+// Apply sets KEY=VALUE changes together (all or none) through Update.
+func (s *Store) Apply(changes ...Change) error {
+	return s.Update(func(c *Config) error { return c.Apply(changes...) })
+}
+
+// Subscribe returns a channel that receives the configuration after every
+// change (only the latest if the reader is slow) and a function that ends
+// the subscription. The channel is not closed.
+func (s *Store) Subscribe() (<-chan Config, func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.nextID
+	s.nextID++
+	ch := make(chan Config, 1)
+	s.subs[id] = ch
+	return ch, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.subs, id)
+	}
+}
+
+// clone copies c deeply enough that the copy shares no slices with c.
+func (c Config) clone() Config {
+	if c.Schedule.Windows != nil {
+		ws := make([]Window, len(c.Schedule.Windows))
+		for i, w := range c.Schedule.Windows {
+			w.Days = append([]Day(nil), w.Days...)
+			ws[i] = w
+		}
+		c.Schedule.Windows = ws
+	}
+	return c
+}
