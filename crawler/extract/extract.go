@@ -1,25 +1,40 @@
-// Package extract turns a fetched page into what the crawler keeps: its
-// title, outgoing links, robots directives and main text.
-//
-// PLACEHOLDER API: signatures are fixed; the implementation is being written.
 package extract
 
 import (
-	"errors"
+	"bytes"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
 	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/transform"
 )
 
 // Link is one outgoing link, canonicalised and absolute.
 type Link struct {
 	URL      string
-	NoFollow bool // rel="nofollow"
+	NoFollow bool // rel="nofollow" on every occurrence of the link
 }
+
+// DefaultUserAgent is the product token matched by <meta name="..."> robots
+// directives when Options.UserAgent is empty.
+const DefaultUserAgent = "hivecrawl"
 
 // Options select the work Parse does.
 type Options struct {
 	// Text extracts the main text (go-trafilatura, falling back to all
 	// visible text). Without it Parse finds title, links and directives only.
 	Text bool
+	// UserAgent is the crawler's product token: <meta name="TOKEN"> robots
+	// directives apply as well as <meta name="robots">. Default "hivecrawl".
+	UserAgent string
+	// MaxLinks caps the links returned (the first ones in document order);
+	// 0 = unlimited.
+	MaxLinks int
 }
 
 // Page is a parsed page.
@@ -34,7 +49,68 @@ type Page struct {
 // Parse decodes body (charset from contentType, meta tags or sniffing),
 // parses it once and extracts what opts asks for. pageURL resolves relative
 // links (a <base href> takes precedence). Plain-text bodies yield their text
-// and no links.
+// and no links. An empty contentType is sniffed. Errors wrap ErrContentType
+// for bodies that are neither HTML nor text.
 func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Page, error) {
-	return nil, errors.New("extract: not implemented yet")
+	kind, err := kindOf(body, contentType)
+	if err != nil {
+		return nil, err
+	}
+	enc, _, _ := charset.DetermineEncoding(body, contentType)
+	r := transform.NewReader(bytes.NewReader(body), enc.NewDecoder())
+	if kind == plainText {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("decode text body: %w", err)
+		}
+		p := &Page{}
+		if opts.Text {
+			p.Text = normalizeText(string(b))
+		}
+		return p, nil
+	}
+	doc, err := html.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("parse html: %w", err)
+	}
+	ua := opts.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	s := scan(doc, pageURL, ua, opts.MaxLinks)
+	p := &Page{
+		Title:    s.title,
+		Links:    s.links,
+		NoIndex:  s.noIndex,
+		NoFollow: s.noFollow,
+	}
+	if opts.Text {
+		p.Text = mainText(doc, pageURL, s.elements)
+	}
+	return p, nil
+}
+
+type bodyKind int
+
+const (
+	htmlText bodyKind = iota
+	plainText
+)
+
+// kindOf classifies the body by its media type, sniffing when the header is
+// missing or unparsable.
+func kindOf(body []byte, contentType string) (bodyKind, error) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if contentType == "" || err != nil {
+		mt, _, _ = mime.ParseMediaType(http.DetectContentType(body))
+	}
+	switch {
+	case mt == "text/html", mt == "application/xhtml+xml":
+		return htmlText, nil
+	case mt == "text/css", mt == "text/javascript":
+		return 0, fmt.Errorf("media type %q: %w", mt, ErrContentType)
+	case strings.HasPrefix(mt, "text/"):
+		return plainText, nil
+	}
+	return 0, fmt.Errorf("media type %q: %w", mt, ErrContentType)
 }

@@ -1,0 +1,159 @@
+package extract
+
+import (
+	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// MaxTrafilaturaElements bounds the trees handed to trafilatura, which
+// copies the tree three times and walks it many times over; larger pages
+// (rare for real articles, common for hostile ones) get the visible text.
+const MaxTrafilaturaElements = 50000
+
+// minMainText is trafilatura's own minimum for a main text
+// (Config.MinExtractedSize); shorter results come from its baseline.
+var minMainText = trafilatura.DefaultConfig().MinExtractedSize
+
+// trafilaturaOptions are the extraction settings for a crawler; see the
+// package comment for why.
+func trafilaturaOptions(pageURL *url.URL) trafilatura.Options {
+	return trafilatura.Options{
+		OriginalURL:     pageURL,
+		Focus:           trafilatura.Balanced,
+		ExcludeComments: true,
+		EnableFallback:  false,
+		HtmlDateMode:    trafilatura.Disabled,
+	}
+}
+
+// mainText is the page's main text from trafilatura, or all visible text
+// when trafilatura fails, finds nothing, panics or the tree is too large.
+func mainText(doc *html.Node, pageURL *url.URL, elements int) string {
+	if elements <= MaxTrafilaturaElements {
+		if t := trafilaturaText(doc, pageURL); t != "" {
+			return t
+		}
+	}
+	return visibleText(doc)
+}
+
+func trafilaturaText(doc *html.Node, pageURL *url.URL) (text string) {
+	defer func() {
+		// A bug in the extractor on odd input must cost one page's main
+		// text, not the crawl: the caller falls back to visible text.
+		if recover() != nil {
+			text = ""
+		}
+	}()
+	res, err := trafilatura.ExtractDocument(doc, trafilaturaOptions(pageURL))
+	if err != nil || res == nil || res.ContentNode == nil {
+		return ""
+	}
+	if utf8.RuneCountInString(res.ContentText) < minMainText {
+		// Below this trafilatura has given up on finding the main text
+		// and returns its baseline: text run together, with <noscript>
+		// and <template> content. The visible text is the same
+		// material, rendered properly.
+		return ""
+	}
+	return visibleText(res.ContentNode)
+}
+
+// skipped elements hold no visible text.
+var skipped = map[atom.Atom]bool{
+	atom.Head: true, atom.Script: true, atom.Style: true, atom.Noscript: true,
+	atom.Template: true, atom.Iframe: true, atom.Object: true, atom.Svg: true,
+	atom.Math: true, atom.Select: true, atom.Textarea: true, atom.Button: true,
+}
+
+// blocks are elements that start a new line of text.
+var blocks = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true,
+	atom.Br: true, atom.Caption: true, atom.Dd: true, atom.Details: true, atom.Div: true,
+	atom.Dl: true, atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true,
+	atom.Figure: true, atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true,
+	atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true,
+	atom.Hr: true, atom.Li: true, atom.Main: true, atom.Nav: true, atom.Ol: true,
+	atom.P: true, atom.Pre: true, atom.Section: true, atom.Summary: true,
+	atom.Table: true, atom.Td: true, atom.Th: true, atom.Tr: true, atom.Ul: true,
+	atom.Body: true, atom.Html: true,
+}
+
+// visibleText renders the text under n: block elements on their own lines,
+// whitespace collapsed, invisible elements skipped.
+func visibleText(n *html.Node) string {
+	var sb strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			sb.WriteString(n.Data)
+			return
+		case html.ElementNode:
+			if skipped[n.DataAtom] {
+				return
+			}
+			if blocks[n.DataAtom] {
+				sb.WriteByte('\n')
+				defer sb.WriteByte('\n')
+			}
+		case html.CommentNode, html.DoctypeNode:
+			return
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return normalizeText(sb.String())
+}
+
+// normalizeText makes s valid UTF-8, collapses whitespace within lines and
+// drops empty lines, so paragraphs end up one per line.
+func normalizeText(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for line := range strings.SplitSeq(s, "\n") {
+		line = collapse(line)
+		if line == "" {
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(line)
+	}
+	return sb.String()
+}
+
+// collapse trims s and turns each run of whitespace (including line breaks)
+// into one space. Control characters other than whitespace are dropped.
+func collapse(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsControl(r), r == '\uFEFF':
+			continue
+		}
+		if space && sb.Len() > 0 {
+			sb.WriteByte(' ')
+		}
+		space = false
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
