@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"io/fs"
 	"time"
 
@@ -38,7 +39,7 @@ type Options struct {
 type Queue struct {
 	db     *bolt.DB
 	path   string
-	maxLen int
+	maxLen atomic.Int64
 }
 
 // Open opens or creates the queue file at path and returns tasks that were
@@ -54,7 +55,8 @@ func Open(path string, opts Options) (*Queue, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{db: db, path: path, maxLen: opts.MaxLen}
+	q := &Queue{db: db, path: path}
+	q.maxLen.Store(int64(opts.MaxLen))
 	check := q.recover
 	if opts.ReadOnly {
 		check = q.check
@@ -158,7 +160,16 @@ func (q *Queue) Close() error {
 }
 
 // MaxLen returns the maximum number of waiting tasks.
-func (q *Queue) MaxLen() int { return q.maxLen }
+func (q *Queue) MaxLen() int { return int(q.maxLen.Load()) }
+
+// SetMaxLen changes the maximum number of waiting tasks (n ≤ 0: the
+// default). Tasks already queued beyond a lowered maximum stay.
+func (q *Queue) SetMaxLen(n int) {
+	if n <= 0 {
+		n = DefaultMaxLen
+	}
+	q.maxLen.Store(int64(n))
+}
 
 // Enqueue appends a task at the tail of the queue. raw is stored as given;
 // t is its decoded form and must be valid. It returns ErrFull when MaxLen
@@ -172,7 +183,7 @@ func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
 		if tasks.Get([]byte(t.ID)) != nil {
 			return ErrDuplicate
 		}
-		if count(fifo) >= q.maxLen {
+		if count(fifo) >= q.MaxLen() {
 			return ErrFull
 		}
 		seq, err := fifo.NextSequence()

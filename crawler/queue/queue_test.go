@@ -91,6 +91,20 @@ func TestEnqueue(t *testing.T) {
 	}
 }
 
+func TestSetMaxLen(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 1})
+	enqueue(t, q, "a")
+	q.SetMaxLen(2)
+	enqueue(t, q, "b")
+	q.SetMaxLen(1)
+	if err := q.Enqueue(nil, newTask("c", 0), t0); !errors.Is(err, ErrFull) {
+		t.Fatalf("Enqueue after lowering the maximum = %v, want ErrFull", err)
+	}
+	if n, _ := q.Len(); n != 2 {
+		t.Fatalf("queue length %d, want the 2 already queued", n)
+	}
+}
+
 func TestEnqueueRejectsInvalidTask(t *testing.T) {
 	q, _ := openTemp(t, Options{})
 	if err := q.Enqueue(nil, &task.Task{ID: "x"}, t0); !errors.Is(err, task.ErrInvalid) {
