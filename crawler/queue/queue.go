@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"io/fs"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
