@@ -1,0 +1,312 @@
+package crawler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler/urls"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// maxSegmentRepeats rejects URLs whose path repeats a segment more often
+// (paper 003 §4 traps: /a/b/a/b/a/b/a/b).
+const maxSegmentRepeats = 3
+
+// maxInterSite bounds the inter-site URLs one task reports.
+const maxInterSite = 100000
+
+// errStop ends a run early; the reason is in Result.Stopped.
+var errStop = errors.New("stop crawl")
+
+// run is the state of one task thread. It is owned by the goroutine that
+// called Run.
+type run struct {
+	c    *Crawler
+	cfg  *Config
+	t    *task.Task
+	sink Sink
+	log  *slog.Logger
+	f    *fetcher
+	res  *task.Result
+
+	todo       *frontier
+	seen       seenSet // URLseen
+	interSeen  seenSet
+	seeds      map[string]bool
+	hosts      map[string]bool // hosts of the channel (seed hosts, and where seeds redirect)
+	robots     map[string]*robots
+	filter     urls.Filter
+	known      task.DigestSet // Pageseen
+	knownInter task.DigestSet
+	validators map[string]task.Validator
+
+	maxPages int
+	requests int // page URLs requested (max pages counts these)
+	delay    time.Duration
+	nextWait time.Duration // extra wait before the next request (Retry-After, backoff)
+	lastReq  time.Time
+	failures int // consecutive
+}
+
+// Run crawls t, sending every page to sink, and returns the task's totals.
+// It returns an error only when the task could not run at all (ctx ended,
+// bad seeds, sink failure); per-page failures are counted in the result.
+// When ctx ends mid-crawl the partial result is returned with the error.
+func (c *Crawler) Run(ctx context.Context, t *task.Task, sink Sink) (*task.Result, error) {
+	if t == nil || sink == nil {
+		return nil, errors.New("crawler: run needs a task and a sink")
+	}
+	r, err := c.newRun(t, sink)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	start := time.Now()
+	r.res.Stats.Started = start
+	err = r.crawl(ctx)
+	r.res.Stats.Duration = task.Duration(time.Since(start))
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	if err != nil {
+		return r.res, fmt.Errorf("crawl task %s: %w", t.ID, err)
+	}
+	r.log.Debug("Task done", "task", t.ID, "pages", r.res.Stats.PagesFetched, "stopped", r.res.Stopped)
+	return r.res, nil
+}
+
+func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
+	cfg := &c.cfg
+	filter, err := urls.Regexes(t.Filters)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	r := &run{
+		c: c, cfg: cfg, t: t, sink: sink,
+		log:        cfg.Logger.With("task", t.ID),
+		res:        &task.Result{TaskID: t.ID, Channel: t.Channel},
+		todo:       newFrontier(cfg.TempDir, memEntries),
+		seen:       newSeenSet(t.ExpectedPages),
+		interSeen:  newSeenSet(0),
+		seeds:      make(map[string]bool),
+		hosts:      make(map[string]bool),
+		robots:     make(map[string]*robots),
+		filter:     filter,
+		known:      task.NewDigestSet(t.KnownPages),
+		knownInter: task.NewDigestSet(t.KnownInterSite),
+		validators: make(map[string]task.Validator, len(t.Validators)),
+		maxPages:   cfg.MaxPages,
+		delay:      cfg.Delay,
+	}
+	if t.MaxPages > 0 {
+		r.maxPages = t.MaxPages
+	}
+	if t.Delay > 0 {
+		r.delay = time.Duration(t.Delay)
+	}
+	for _, v := range t.Validators {
+		if u, err := urls.Canonical(v.URL, nil); err == nil {
+			r.validators[u.String()] = v
+		}
+	}
+	var bad []string
+	for _, s := range t.Seeds {
+		u, err := urls.Canonical(s, nil)
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		key := u.String()
+		r.hosts[u.Host] = true
+		if !r.seen.Add(key) {
+			continue
+		}
+		r.seeds[key] = true
+		if err := r.todo.Push(entry{URL: key}); err != nil {
+			r.close()
+			return nil, err
+		}
+	}
+	if len(r.seeds) == 0 {
+		r.close()
+		return nil, fmt.Errorf("task %s: no usable seed URL: %s", t.ID, strings.Join(bad, "; "))
+	}
+	r.f = newFetcher(cfg)
+	return r, nil
+}
+
+func (r *run) close() {
+	if r.f != nil {
+		r.f.close()
+	}
+	if err := r.todo.Close(); err != nil {
+		r.log.Warn("Could not remove URLtodo spill file", "err", err)
+	}
+}
+
+// crawl is the task thread's loop: pop a URL, fetch it, process it.
+func (r *run) crawl(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if r.requests >= r.maxPages {
+			if r.todo.Len() > 0 {
+				r.res.Stopped = "max pages"
+			}
+			return nil
+		}
+		e, ok, err := r.todo.Pop()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		u, err := url.Parse(e.URL)
+		if err != nil {
+			continue // canonical URLs always parse; nothing to fetch otherwise
+		}
+		if err := r.visit(ctx, u, e.Depth); err != nil {
+			return err
+		}
+		if r.failures >= r.cfg.MaxFailures {
+			r.res.Stopped = fmt.Sprintf("too many consecutive failures (%d)", r.failures)
+			return nil
+		}
+	}
+}
+
+// robotsFor returns the robots.txt policy for u's host, fetching it first
+// when the host is new (RFC 9309: redirects followed, up to five).
+func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
+	key := u.Scheme + "://" + u.Host
+	if rb, ok := r.robots[key]; ok {
+		return rb, nil
+	}
+	agent := productToken(r.cfg.UserAgent)
+	cur := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
+	status := 0
+	var body []byte
+	for hop := 0; hop <= 5; hop++ {
+		resp, err := r.request(ctx, request{URL: cur, AnyType: true, MaxBody: maxRobotsBytes})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil && !errors.Is(err, ErrBodyTooLarge) {
+			r.log.Debug("Robots.txt unreachable", "url", cur.String(), "err", err)
+			status = 0
+			break
+		}
+		status, body = resp.Status, resp.Body
+		loc := resp.Header.Get("Location")
+		if !isRedirect(status) || loc == "" {
+			break
+		}
+		next, err := urls.Canonical(loc, cur)
+		if err != nil {
+			status = http.StatusNotFound // an unusable redirect: no robots.txt
+			break
+		}
+		cur = next
+		status = http.StatusNotFound // more than five redirects: unavailable
+	}
+	rb := robotsForStatus(status, body, agent)
+	r.robots[key] = rb
+	if rb.crawlDelay > r.delay {
+		r.log.Debug("Crawl-delay raises the politeness wait", "host", u.Host, "delay", rb.crawlDelay)
+		r.delay = rb.crawlDelay
+	}
+	return rb, nil
+}
+
+// request waits for the gate and the politeness delay, then fetches.
+func (r *run) request(ctx context.Context, req request) (*response, error) {
+	if r.cfg.Gate != nil {
+		if err := r.cfg.Gate.Wait(ctx); err != nil {
+			return nil, fmt.Errorf("wait for gate: %w", err)
+		}
+	}
+	if !r.lastReq.IsZero() {
+		wait := max(r.delay, r.nextWait) - time.Since(r.lastReq)
+		r.nextWait = 0
+		if wait > 0 {
+			if err := sleep(ctx, wait); err != nil {
+				return nil, err
+			}
+			r.res.Stats.Wait += task.Duration(wait)
+		}
+	}
+	resp, err := r.f.fetch(ctx, req)
+	r.lastReq = time.Now()
+	if resp != nil {
+		r.res.Stats.BytesDown += resp.WireBytes
+		r.res.Stats.RTT += task.Duration(resp.RTT)
+		r.res.Stats.Transfer += task.Duration(resp.Transfer)
+	}
+	return resp, err
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func isRedirect(code int) bool {
+	switch code {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// sameSite reports whether u is on one of the channel's hosts.
+func (r *run) sameSite(u *url.URL) bool { return r.hosts[u.Host] }
+
+// addInterSite records a URL on another host unless the task already knows
+// it (firewall mode: reported, not followed).
+func (r *run) addInterSite(u *url.URL) {
+	s := u.String()
+	if r.knownInter.Has(task.DigestString(s)) || len(r.res.InterSite) >= maxInterSite {
+		return
+	}
+	if r.interSeen.Add(s) {
+		r.res.InterSite = append(r.res.InterSite, s)
+	}
+}
+
+// discover queues a link found at the given depth if the task may crawl it.
+func (r *run) discover(u *url.URL, depth int) error {
+	if !r.sameSite(u) {
+		r.addInterSite(u)
+		return nil
+	}
+	if depth > r.t.MaxDepth || urls.RepeatsSegment(u, maxSegmentRepeats) || !r.filter.Match(u) {
+		return nil
+	}
+	s := u.String()
+	if len(s) > urls.MaxLength {
+		return nil
+	}
+	if rb, ok := r.robots[u.Scheme+"://"+u.Host]; ok && !rb.allowed(u) {
+		return nil
+	}
+	if !r.seen.Add(s) {
+		return nil
+	}
+	return r.todo.Push(entry{URL: s, Depth: depth})
+}

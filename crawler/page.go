@@ -1,0 +1,238 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler/extract"
+	"github.com/hivecrawl/hivecrawl/crawler/urls"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// errTrap marks a redirect into a URL with a repeating path segment.
+var errTrap = fmt.Errorf("url trap: a path segment repeats more than %d times", maxSegmentRepeats)
+
+// visit fetches one URL (following redirects, retrying on 429/503), turns
+// the answer into a task.Page and hands it to the sink. It returns an error
+// only when the run must end.
+func (r *run) visit(ctx context.Context, u *url.URL, depth int) error {
+	rb, err := r.robotsFor(ctx, u)
+	if err != nil {
+		return err
+	}
+	if rb.mode == robotsDisallowAll && r.sameSite(u) && r.res.Stats.PagesFetched == 0 && r.requests == 0 {
+		r.res.Stopped = "robots.txt unavailable"
+		return errStop
+	}
+	if !rb.allowed(u) {
+		r.log.Debug("Disallowed by robots.txt", "url", u.String())
+		return nil
+	}
+	r.requests++
+	page := &task.Page{URL: u.String(), Depth: depth}
+	var (
+		final *url.URL
+		resp  *response
+	)
+	for attempt := 1; ; attempt++ {
+		page.FetchedAt = time.Now().UTC()
+		final, resp, err = r.follow(ctx, u)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil || !isRetryStatus(resp.Status) {
+			break
+		}
+		wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if !ok {
+			wait = backoff(r.delay, attempt)
+		}
+		r.nextWait = wait
+		if wait > MaxRetryAfter {
+			r.res.Stopped = fmt.Sprintf("server asked to retry after %v", wait)
+			page.Status = resp.Status
+			r.fail(page, &StatusError{Code: resp.Status}, resp.Status)
+			if err := r.emit(page); err != nil {
+				return err
+			}
+			return errStop
+		}
+		if attempt >= maxAttempts {
+			break // counted as a failure below
+		}
+		r.failures++
+		if r.failures >= r.cfg.MaxFailures {
+			break
+		}
+		r.log.Debug("Server asked to slow down", "url", u.String(), "status", resp.Status, "wait", wait)
+	}
+	if final != nil && final.String() != page.URL {
+		page.FinalURL = final.String()
+	}
+	if resp != nil {
+		page.Status = resp.Status
+	}
+	switch {
+	case err != nil:
+		r.fail(page, err, page.Status)
+	case resp.Status == 304:
+		r.failures = 0
+		v := r.validators[page.URL]
+		page.ETag, page.LastModified, page.Unchanged = v.ETag, v.LastModified, true
+		r.res.Stats.PagesFetched++
+		r.res.Stats.PagesUnchanged++
+		r.countDir(final)
+	case resp.Status >= 300 && resp.Status <= 399:
+		r.failures = 0 // a redirect off the channel or out of the filters; nothing more to fetch
+	case resp.Status >= 200 && resp.Status <= 299:
+		r.failures = 0
+		if err := r.process(ctx, page, final, resp, depth); err != nil {
+			return err
+		}
+	default:
+		r.fail(page, &StatusError{Code: resp.Status}, resp.Status)
+	}
+	return r.emit(page)
+}
+
+func (r *run) emit(p *task.Page) error {
+	if err := r.sink.Page(p); err != nil {
+		return fmt.Errorf("sink page %s: %w", p.URL, err)
+	}
+	return nil
+}
+
+// fail records a page that could not be fetched.
+func (r *run) fail(p *task.Page, err error, status int) {
+	kind := Kind(err)
+	p.Error = kind
+	r.res.Stats.AddError(kind)
+	if isFailure(kind, status) {
+		r.failures++
+	} else if !isRetryStatus(status) {
+		r.failures = 0
+	}
+	r.log.Debug("Page failed", "url", p.URL, "kind", kind, "err", err)
+}
+
+func (r *run) countDir(u *url.URL) {
+	if r.res.Stats.Dirs == nil {
+		r.res.Stats.Dirs = make(map[string]int)
+	}
+	r.res.Stats.Dirs[urls.Dir(u)]++
+}
+
+// follow fetches u and follows its redirects, filtering every hop as a
+// link: a loop or too long a chain is an error; a hop to another host ends
+// the chain as an inter-site URL (except from a seed, where the channel
+// adopts the host, as for http → https or a www. prefix); a hop out of the
+// filters or to a URL already seen ends the chain quietly.
+func (r *run) follow(ctx context.Context, u *url.URL) (*url.URL, *response, error) {
+	cur := u
+	seed := r.seeds[u.String()]
+	visited := map[string]bool{u.String(): true}
+	for hop := 0; ; hop++ {
+		v := r.validators[cur.String()]
+		resp, err := r.request(ctx, request{URL: cur, ETag: v.ETag, LastModified: v.LastModified})
+		if err != nil || !isRedirect(resp.Status) {
+			return cur, resp, err
+		}
+		loc := resp.Header.Get("Location")
+		next, err := urls.Canonical(loc, cur)
+		if loc == "" || err != nil {
+			return cur, resp, fmt.Errorf("redirect from %s to %q: %w", cur, loc, ErrBadRedirect)
+		}
+		key := next.String()
+		switch {
+		case visited[key]:
+			return cur, resp, fmt.Errorf("redirect from %s to %s: %w", cur, key, ErrRedirectLoop)
+		case hop+1 > r.cfg.MaxRedirects:
+			return cur, resp, fmt.Errorf("redirect from %s: %w (%d)", u, ErrTooManyRedirects, r.cfg.MaxRedirects)
+		case urls.RepeatsSegment(next, maxSegmentRepeats):
+			return cur, resp, fmt.Errorf("redirect to %s: %w", key, errTrap)
+		}
+		visited[key] = true
+		if !r.sameSite(next) {
+			if !seed {
+				r.addInterSite(next)
+				return next, resp, nil
+			}
+			r.hosts[next.Host] = true
+		}
+		if !seed && !r.filter.Match(next) {
+			return next, resp, nil
+		}
+		if !r.seen.Add(key) && !seed {
+			return next, resp, nil // fetched, or queued, under its own URL
+		}
+		rb, err := r.robotsFor(ctx, next)
+		if err != nil {
+			return cur, resp, err
+		}
+		if !rb.allowed(next) {
+			return next, resp, fmt.Errorf("redirect to %s: %w", key, ErrRobotsDenied)
+		}
+		cur = next
+	}
+}
+
+// process turns a 2xx text response into the page's digest, title, text
+// and links. A page whose raw body digest is in Pageseen is parsed for
+// links only: its text is neither extracted nor uploaded.
+func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp *response, depth int) error {
+	st := &r.res.Stats
+	st.PagesFetched++
+	r.countDir(final)
+	page.ETag = resp.Header.Get("ETag")
+	page.LastModified = resp.Header.Get("Last-Modified")
+	page.Digest = task.DigestOf(resp.Body)
+	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), productToken(r.cfg.UserAgent))
+	unchanged := r.known.Has(page.Digest)
+	wantText := !r.cfg.SkipText && !unchanged && !noindex
+	parsed, err := extract.Parse(resp.Body, resp.RawType, final, extract.Options{Text: wantText, UserAgent: productToken(r.cfg.UserAgent)})
+	if err != nil {
+		kind := "parse"
+		page.Error = kind
+		st.AddError(kind)
+		r.log.Debug("Page did not parse", "url", page.URL, "err", err)
+		return nil
+	}
+	noindex = noindex || parsed.NoIndex
+	nofollow = nofollow || parsed.NoFollow
+	page.Title = parsed.Title
+	page.OutLinks = len(parsed.Links)
+	switch {
+	case unchanged:
+		page.Unchanged = true
+		st.PagesUnchanged++
+	case r.validators[page.URL].URL != "" || (page.FinalURL != "" && r.validators[page.FinalURL].URL != ""):
+		st.PagesChanged++
+	default:
+		st.PagesNew++
+	}
+	if noindex {
+		page.NoIndex = true
+	} else if wantText && parsed.Text != "" {
+		page.Text = r.c.encoder().EncodeAll([]byte(parsed.Text), nil)
+		page.Compression = "zstd"
+		page.TextBytes = len(parsed.Text)
+	}
+	if nofollow {
+		return nil
+	}
+	for _, l := range parsed.Links {
+		if l.NoFollow {
+			continue
+		}
+		lu, err := url.Parse(l.URL)
+		if err != nil {
+			continue
+		}
+		if err := r.discover(lu, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package crawler
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxRetryAfter is the longest Retry-After the crawler waits for; a server
+// asking for more ends the task, which the manager resubmits later.
+const MaxRetryAfter = 2 * time.Minute
+
+// maxAttempts is how often one URL is tried when the server answers 429 or
+// 503.
+const maxAttempts = 3
+
+// retryAfter parses a Retry-After header, delay-seconds or an HTTP date,
+// relative to now. A date in the past means no wait.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			return 24 * time.Hour, true
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(now), 0), true
+}
+
+// backoff is the wait after the n-th consecutive 429 or 503 that gave no
+// Retry-After: twice the politeness delay (at least 1 s) per attempt,
+// capped at MaxRetryAfter.
+func backoff(delay time.Duration, n int) time.Duration {
+	d := max(delay, time.Second)
+	for i := 0; i < n && d < MaxRetryAfter; i++ {
+		d *= 2
+	}
+	return min(d, MaxRetryAfter)
+}
+
+// isRetryStatus reports whether a status asks the crawler to slow down.
+func isRetryStatus(code int) bool {
+	return code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable
+}
+
+// isFailure reports whether a failed fetch says the host is in trouble
+// (unreachable, timing out, erroring), as opposed to one bad page. Runs of
+// these end the task after Config.MaxFailures.
+func isFailure(kind string, status int) bool {
+	if status >= 500 || status == http.StatusTooManyRequests {
+		return true
+	}
+	switch kind {
+	case "timeout", "network", "connection_refused", "connection_reset", "dns":
+		return true
+	}
+	return false
+}
