@@ -1,0 +1,304 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/export"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+func init() {
+	register(command{name: "crawl", summary: "crawl one site here and write its text as JSON lines or WARC", run: runCrawl})
+}
+
+const crawlUsage = `usage: hivecrawl crawl URL [flags]
+
+Crawls URL's host (links to other hosts are listed, not followed), politely:
+robots.txt first, one connection, a wait between requests. Writes one JSON
+line per page with its extracted text and a summary line, or a WARC file
+with one text/plain conversion record per page.
+
+flags:`
+
+func runCrawl(ctx context.Context, args []string) int {
+	fi, err := os.Stderr.Stat()
+	progress := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return crawlMain(ctx, args, os.Stdout, os.Stderr, progress)
+}
+
+// crawlOptions are the parsed flags of `hivecrawl crawl`.
+type crawlOptions struct {
+	seed          *url.URL
+	task          *task.Task
+	depth         int
+	maxPages      int
+	delay         time.Duration
+	delaySet      bool
+	userAgent     string
+	filters       []string
+	out           string
+	format        string
+	allowLoopback bool
+	verbose       bool
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// crawlMain runs the command with its output streams passed in, so tests
+// can run it in-process. progress draws a status line on stderr.
+func crawlMain(ctx context.Context, args []string, stdout, stderr io.Writer, progress bool) int {
+	o, err := parseCrawlFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "hivecrawl crawl: %s (see 'hivecrawl crawl -h')\n", oneLine(ue.msg))
+		return 2
+	}
+	if err := crawl(ctx, o, stdout, stderr, progress); err != nil {
+		fmt.Fprintln(stderr, "hivecrawl crawl:", oneLine(err.Error()))
+		return 1
+	}
+	return 0
+}
+
+// filterList is a repeatable --filter flag.
+type filterList []string
+
+func (f *filterList) String() string { return strings.Join(*f, " ") }
+
+func (f *filterList) Set(s string) error {
+	if _, err := regexp.Compile(s); err != nil {
+		return fmt.Errorf("bad regular expression: %v", err)
+	}
+	*f = append(*f, s)
+	return nil
+}
+
+// parseCrawlFlags accepts flags before and after the URL.
+func parseCrawlFlags(args []string, stderr io.Writer) (*crawlOptions, error) {
+	o := &crawlOptions{}
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.IntVar(&o.depth, "depth", 3, "follow links up to `N` hops from URL")
+	fs.IntVar(&o.maxPages, "max-pages", 1000, "fetch at most `N` pages")
+	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "politeness wait `D` between requests (robots.txt Crawl-delay may raise it)")
+	fs.StringVar(&o.userAgent, "user-agent", crawler.DefaultUserAgent, "user agent product token `S` (robots.txt rules are matched against it)")
+	fs.Var((*filterList)(&o.filters), "filter", "crawl only URLs matching `REGEX` (repeatable: any match)")
+	fs.StringVar(&o.out, "out", "-", "write to `PATH` (- for stdout; a .gz WARC is compressed)")
+	fs.StringVar(&o.format, "format", "jsonl", "output `format`: jsonl or warc")
+	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
+	fs.BoolVar(&o.verbose, "v", false, "log each page to stderr")
+
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintln(stderr, crawlUsage)
+				fs.SetOutput(stderr)
+				fs.PrintDefaults()
+				return nil, err
+			}
+			return nil, &usageError{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	fs.Visit(func(f *flag.Flag) { o.delaySet = o.delaySet || f.Name == "delay" })
+
+	switch {
+	case len(rest) == 0:
+		return nil, &usageError{"missing URL to crawl"}
+	case len(rest) > 1:
+		return nil, &usageError{fmt.Sprintf("one URL only, got %d arguments", len(rest))}
+	case o.format != "jsonl" && o.format != "warc":
+		return nil, &usageError{fmt.Sprintf("unknown format %q: use jsonl or warc", o.format)}
+	case o.depth < 0 || o.depth > task.MaxDepthLimit:
+		return nil, &usageError{fmt.Sprintf("--depth %d outside 0..%d", o.depth, task.MaxDepthLimit)}
+	case o.maxPages <= 0:
+		return nil, &usageError{"--max-pages must be at least 1"}
+	case o.delay < 0:
+		return nil, &usageError{"--delay must not be negative"}
+	case o.userAgent == "" || strings.ContainsAny(o.userAgent, " \t\r\n/"):
+		return nil, &usageError{"--user-agent must be one product token, such as hivecrawl"}
+	}
+	u, err := url.Parse(rest[0])
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &usageError{fmt.Sprintf("%q is not an http or https URL", rest[0])}
+	}
+	o.seed = u
+	o.task = &task.Task{
+		ID:       "crawl-" + u.Host,
+		Channel:  u.Host,
+		Seeds:    []string{u.String()},
+		Filters:  o.filters,
+		MaxDepth: o.depth,
+		MaxPages: o.maxPages,
+		Delay:    task.Duration(o.delay),
+		Issued:   time.Now(),
+	}
+	if err := o.task.Validate(); err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	return o, nil
+}
+
+// crawl runs the task and writes its output.
+func crawl(ctx context.Context, o *crawlOptions, stdout, stderr io.Writer, progress bool) (err error) {
+	var w io.Writer = stdout
+	if o.out != "-" {
+		f, err := os.Create(o.out)
+		if err != nil {
+			return fmt.Errorf("create output: %w", err)
+		}
+		defer func() {
+			if cerr := f.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("close output: %w", cerr)
+			}
+		}()
+		w = f
+	}
+
+	out, err := newCrawlOutput(o, w)
+	if err != nil {
+		return err
+	}
+	sink := &progressSink{next: out, w: stderr, on: progress}
+
+	level := slog.LevelWarn
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	c := crawler.New(crawler.Config{
+		UserAgent:     o.userAgent,
+		Delay:         o.delay,
+		NoDelay:       o.delaySet && o.delay == 0,
+		MaxPages:      o.maxPages,
+		AllowLoopback: o.allowLoopback,
+		Logger:        slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+	})
+	res, runErr := c.Run(ctx, o.task, sink)
+	sink.done()
+	if res != nil {
+		if err := out.summary(res); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if err := out.close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if res == nil {
+		return errors.New("crawler returned no result")
+	}
+	if res.Stats.PagesFetched == 0 {
+		why := res.Stopped
+		if why == "" {
+			why = "the start page could not be fetched"
+		}
+		if ip := net.ParseIP(o.seed.Hostname()); !o.allowLoopback && (o.seed.Hostname() == "localhost" ||
+			ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())) {
+			why += fmt.Sprintf(" (%s is not a public address; --allow-loopback allows loopback, for tests only)", o.seed.Hostname())
+		}
+		return fmt.Errorf("no pages fetched: %s", why)
+	}
+	if progress {
+		fmt.Fprintf(stderr, "%d pages (%d unchanged), %d errors, %.1f MB in %s; output: %s\n",
+			res.Stats.PagesFetched, res.Stats.PagesUnchanged, sink.errors, float64(res.Stats.BytesDown)/1e6,
+			time.Duration(res.Stats.Duration).Round(time.Millisecond), o.out)
+	}
+	return nil
+}
+
+// crawlOutput is the chosen output format.
+type crawlOutput struct {
+	crawler.Sink
+	summary func(*task.Result) error
+	close   func() error
+}
+
+func newCrawlOutput(o *crawlOptions, w io.Writer) (*crawlOutput, error) {
+	if o.format == "jsonl" {
+		j := export.NewJSONL(w)
+		return &crawlOutput{Sink: j, summary: j.Summary, close: j.Close}, nil
+	}
+	name := ""
+	if o.out != "-" {
+		name = filepath.Base(o.out)
+	}
+	ww, err := export.NewWARCWriter(w, export.WARCOptions{
+		Compress: strings.HasSuffix(o.out, ".gz"),
+		Filename: name,
+		Info: [][2]string{
+			{"description", "hivecrawl crawl of " + o.seed.String()},
+			{"http-header-user-agent", o.userAgent},
+			{"robots", "obey"},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &crawlOutput{Sink: ww, summary: func(*task.Result) error { return nil }, close: ww.Close}, nil
+}
+
+// progressSink passes pages on and, when on, redraws a status line on
+// stderr at most every 100 ms.
+type progressSink struct {
+	next   crawler.Sink
+	w      io.Writer
+	on     bool
+	pages  int
+	errors int
+	last   time.Time
+}
+
+var _ crawler.Sink = (*progressSink)(nil)
+
+func (s *progressSink) Page(p *task.Page) error {
+	s.pages++
+	if p.Error != "" {
+		s.errors++
+	}
+	if s.on && time.Since(s.last) > 100*time.Millisecond {
+		s.last = time.Now()
+		u := p.URL
+		if len(u) > 60 {
+			u = u[:57] + "..."
+		}
+		fmt.Fprintf(s.w, "\r\033[K%d pages, %d errors  %s", s.pages, s.errors, u)
+	}
+	return s.next.Page(p)
+}
+
+func (s *progressSink) done() {
+	if s.on {
+		fmt.Fprint(s.w, "\r\033[K")
+	}
+}
+
+// oneLine keeps an error message to one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
