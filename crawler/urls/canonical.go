@@ -54,6 +54,10 @@ func Canonical(ref string, base *url.URL) (*url.URL, error) {
 // resolves absolute references only. It is safe for concurrent use.
 type Resolver struct {
 	base *whatwg.Url
+	// For fastResolve, from the canonical base: "scheme://host[:port]",
+	// its parts, its path and the path up to its last '/'. fastPrefix is
+	// empty when the base is not simple enough for the fast path.
+	fastPrefix, scheme, host, basePath, baseDir string
 }
 
 // NewResolver parses base for Resolve. base must be an absolute http(s) URL.
@@ -72,12 +76,26 @@ func NewResolver(base *url.URL) (*Resolver, error) {
 	if sch := b.Scheme(); sch != "http" && sch != "https" {
 		return nil, fmt.Errorf("base url scheme %q: %w", sch, ErrScheme)
 	}
-	return &Resolver{base: b}, nil
+	r := &Resolver{base: b}
+	if cu, err := (*Resolver)(nil).Resolve(s); err == nil && allSimple(cu.Host) && allSimple(cu.EscapedPath()) {
+		r.scheme, r.host, r.basePath = cu.Scheme, cu.Host, cu.Path
+		r.baseDir = cu.Path[:strings.LastIndexByte(cu.Path, '/')+1]
+		r.fastPrefix = cu.Scheme + "://" + cu.Host
+	}
+	return r, nil
 }
 
 // Resolve returns the canonical form of ref resolved against the base.
 // Errors wrap ErrInvalid, ErrScheme or ErrTooLong.
 func (r *Resolver) Resolve(ref string) (*url.URL, error) {
+	if u, ok := r.fastResolve(ref); ok {
+		return u, nil
+	}
+	return r.resolve(ref)
+}
+
+// resolve is Resolve without the fast path.
+func (r *Resolver) resolve(ref string) (*url.URL, error) {
 	if len(ref) > maxInput {
 		return nil, fmt.Errorf("url of %d bytes: %w", len(ref), ErrTooLong)
 	}
