@@ -19,7 +19,8 @@ import (
 // as Hivecrawl is: asynchronous, one request at a time per host (a
 // LimitRule per host), no delay, robots.txt honoured, links followed to the
 // same depth, a 10 MiB body limit, HTML only, one keep-alive connection per
-// host. With text, each page's main text is extracted with go-trafilatura.
+// host. With text, each page's main text is extracted with go-trafilatura
+// using the settings of Hivecrawl's crawler/extract.
 func crawlColly(ctx context.Context, seeds []string, o options, text bool) (int64, error) {
 	c := colly.NewCollector(
 		colly.Async(true),
@@ -64,7 +65,13 @@ func crawlColly(ctx context.Context, seeds []string, o options, text bool) (int6
 		seen[r.Request.URL.String()] = true
 		mu.Unlock()
 		if text {
-			res, err := trafilatura.Extract(bytes.NewReader(r.Body), trafilatura.Options{OriginalURL: r.Request.URL})
+			res, err := trafilatura.Extract(bytes.NewReader(r.Body), trafilatura.Options{
+				// The settings of Hivecrawl's crawler/extract.
+				OriginalURL:     r.Request.URL,
+				Focus:           trafilatura.Balanced,
+				ExcludeComments: true,
+				HtmlDateMode:    trafilatura.Disabled,
+			})
 			if err != nil || res == nil || res.ContentText == "" {
 				errs.Add(1)
 			}
