@@ -197,6 +197,16 @@ func project(items []item, budget float64) {
 	for k := range items {
 		items[k].benefit = at(items[k], theta)
 	}
+	// Bisection and rounding can leave the spend an ulp over the budget.
+	if used := spend(0); used > budget {
+		scale := 0.0
+		if used > 0 {
+			scale = budget / used
+		}
+		for k := range items {
+			items[k].benefit *= scale
+		}
+	}
 }
 
 // frankWolfe runs conditional-gradient steps: towards the vertex that
