@@ -1,0 +1,242 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultSeedInterval = time.Hour
+	DefaultSeedDepth    = 3
+	DefaultSeedPages    = 200
+	// keepFinished is how long finished tasks stay in the queue file.
+	keepFinished = 7 * 24 * time.Hour
+	pruneEvery   = time.Hour
+)
+
+// Options configure a Client. Zero values take the defaults noted.
+type Options struct {
+	// Home isolates an instance: config in Home/config, data in Home/data.
+	// Empty = the per-user directories (see app/paths).
+	Home string
+	// Seeds is a seeds file; empty = no tasks until the overlay exists.
+	Seeds string
+	// SeedTasks shapes the tasks made from Seeds. Defaults: depth 3, 200
+	// pages, resubmitted every hour, the crawler's politeness wait.
+	SeedTasks SeedTasks
+	// AllowLoopback lets the crawler fetch from loopback addresses (tests
+	// and local fixtures only).
+	AllowLoopback bool
+	// Threads, when set, overrides the configured number of task threads
+	// (CL) until the configuration changes.
+	Threads int
+	// Grace bounds the shutdown wait for pages in flight. Default 5s.
+	Grace  time.Duration
+	Logger *slog.Logger     // default slog.Default()
+	Now    func() time.Time // default time.Now
+}
+
+// Client is the volunteer client: create it with New, run it with Serve.
+type Client struct {
+	opts    Options
+	dirs    paths.Dirs
+	log     *slog.Logger
+	cfg     *config.Store
+	q       *queue.Queue
+	mgr     *taskmgr.Manager
+	feeder  *feeder // nil without a seeds file
+	started time.Time
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New resolves the directories, opens the task queue and assembles the
+// client. Call Serve, or Close if Serve will not run.
+func New(opts Options) (*Client, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	st := &opts.SeedTasks
+	if st.Interval <= 0 {
+		st.Interval = DefaultSeedInterval
+	}
+	if st.MaxDepth == 0 {
+		st.MaxDepth = DefaultSeedDepth
+	}
+	if st.MaxPages == 0 {
+		st.MaxPages = DefaultSeedPages
+	}
+	dirs, err := paths.Resolve(opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	if err := dirs.Ensure(); err != nil {
+		return nil, err
+	}
+	c := &Client{opts: opts, dirs: dirs, log: opts.Logger, started: opts.Now()}
+	c.cfg = config.Open(dirs.ConfigFile())
+	if err := c.cfg.Problem(); err != nil {
+		c.log.Warn("Configuration file not used; running with safe defaults until it is fixed", "err", err)
+	}
+	cfg := c.cfg.Get()
+	threads := cfg.Threads
+	if opts.Threads > 0 {
+		threads = opts.Threads
+	}
+
+	var seeds []Seed
+	if opts.Seeds != "" {
+		b, err := os.ReadFile(opts.Seeds)
+		if err != nil {
+			return nil, fmt.Errorf("read seeds file: %w", err)
+		}
+		if seeds, err = ParseSeeds(b); err != nil {
+			return nil, fmt.Errorf("seeds file %s: %w", opts.Seeds, err)
+		}
+	}
+
+	c.q, err = queue.Open(dirs.QueueFile(), queue.Options{MaxLen: cfg.QueueLength})
+	if err != nil {
+		return nil, err
+	}
+	stopper := taskmgr.NewStopper(nil)
+	cr := crawler.New(crawler.Config{
+		UserAgent:     cfg.UserAgent,
+		Delay:         time.Duration(cfg.Delay),
+		AllowLoopback: opts.AllowLoopback,
+		Gate:          stopper,
+		TempDir:       filepath.Join(dirs.Data, "tmp"),
+		Logger:        opts.Logger.With("part", "crawler"),
+	})
+	if err := os.MkdirAll(filepath.Join(dirs.Data, "tmp"), 0o700); err != nil {
+		c.q.Close()
+		return nil, fmt.Errorf("create crawler temp directory: %w", err)
+	}
+	c.mgr, err = taskmgr.New(taskmgr.Options{
+		Queue:    c.q,
+		Runner:   cr,
+		Uploader: &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now},
+		Stopper:  stopper,
+		SpoolDir: filepath.Join(dirs.Data, "spool"),
+		Threads:  threads,
+		Overload: cfg.OverloadThreshold(),
+		Grace:    opts.Grace,
+		Now:      opts.Now,
+		Logger:   opts.Logger.With("part", "tasks"),
+	})
+	if err != nil {
+		c.q.Close()
+		return nil, err
+	}
+	if len(seeds) > 0 {
+		c.feeder = &feeder{
+			seeds: seeds, params: opts.SeedTasks, roundFile: filepath.Join(dirs.Data, "seeds-round.json"),
+			q: c.q, m: c.mgr, now: opts.Now, log: opts.Logger.With("part", "seeds"),
+		}
+	}
+	return c, nil
+}
+
+// Config returns the live configuration.
+func (c *Client) Config() *config.Store { return c.cfg }
+
+// Dirs returns the client's directories.
+func (c *Client) Dirs() paths.Dirs { return c.dirs }
+
+// Serve runs the client until ctx ends, then shuts down in order: the
+// seeds feeder stops, running pages finish (bounded by Options.Grace), the
+// task state is committed and the files are closed. Tasks interrupted stay
+// in the queue and run again at the next start.
+func (c *Client) Serve(ctx context.Context) error {
+	defer c.Close()
+	c.log.Info("Client started", "config", c.dirs.Config, "data", c.dirs.Data)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	errc := make(chan error, 2)
+	run := func(name string, serve func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := serve(ctx); err != nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+				cancel()
+			}
+		}()
+	}
+	run("task manager", c.mgr.Serve)
+	if c.feeder != nil {
+		run("seeds", c.feeder.Serve)
+	}
+	run("maintenance", c.maintain)
+	run("configuration", c.follow)
+	wg.Wait()
+	close(errc)
+	var errs []error
+	for err := range errc {
+		errs = append(errs, err)
+	}
+	if err := c.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	c.log.Info("Client stopped")
+	return errors.Join(errs...)
+}
+
+// maintain prunes long-finished tasks from the queue file.
+func (c *Client) maintain(ctx context.Context) error {
+	t := time.NewTicker(pruneEvery)
+	defer t.Stop()
+	for {
+		if n, err := c.q.Prune(c.opts.Now().Add(-keepFinished)); err != nil {
+			c.log.Warn("Cannot prune finished tasks", "err", err)
+		} else if n > 0 {
+			c.log.Debug("Pruned finished tasks", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// follow applies configuration changes to the running parts.
+func (c *Client) follow(ctx context.Context) error {
+	ch, stop := c.cfg.Subscribe()
+	defer stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case cfg := <-ch:
+			c.mgr.SetLimits(cfg.Threads, cfg.OverloadThreshold())
+			c.q.SetMaxLen(cfg.QueueLength)
+			c.log.Info("Configuration changed", "threads", cfg.Threads, "queue_length", cfg.QueueLength)
+		}
+	}
+}
+
+// Close closes the files. Serve calls it; it is safe to call again.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.q.Close() })
+	return c.closeErr
+}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app"
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+const (
+	crashSites    = 100
+	pagesPerSite  = 4 // index + 3 pages
+	crashKills    = 20
+	crashKillMin  = 100 * time.Millisecond
+	crashKillSpan = 500 * time.Millisecond
+)
+
+// testSite serves crashSites small sites under /s/N/, each an index
+// linking to three pages.
+func testSite(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			return
+		}
+		var site int
+		var page string
+		if _, err := fmt.Sscanf(r.URL.Path, "/s/%d/%s", &site, &page); err != nil && r.URL.Path != fmt.Sprintf("/s/%d/", site) {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><html><head><title>Site %d %s</title></head><body><article><h1>Site %d page %q</h1>", site, page, site, page)
+		for i := range 3 {
+			fmt.Fprintf(w, "<p>Paragraph %d of page %q on site %d. The volunteers crawl this text politely, one request at a time, and keep only the words.</p>", i, page, site)
+		}
+		if page == "" {
+			for i := 1; i < pagesPerSite; i++ {
+				fmt.Fprintf(w, `<a href="/s/%d/p%d.html">page %d</a> `, site, i, i)
+			}
+		}
+		fmt.Fprint(w, "</article></body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hivecrawl")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestCrashSafety kills the client with SIGKILL at random moments while it
+// crawls 100 tasks, restarts it, 20 times, then lets it finish, and checks
+// that no task was lost, duplicated or left half-done.
+func TestCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the client 21 times")
+	}
+	bin := buildBinary(t)
+	srv := testSite(t)
+	home := t.TempDir()
+	var seeds strings.Builder
+	for i := range crashSites {
+		fmt.Fprintf(&seeds, "%s/s/%d/\n", srv.URL, i)
+	}
+	seedsFile := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seedsFile, []byte(seeds.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := paths.Resolve(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--headless", "--seeds", seedsFile, "--allow-loopback", "--home", home,
+		"--delay", "5ms", "--seed-interval", "24h", "--seed-depth", "1"}
+	start := func(n int) (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(bin, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start %d: %v", n, err)
+		}
+		return cmd, &stderr
+	}
+
+	rng := rand.New(rand.NewPCG(20261122, 3))
+	for i := range crashKills {
+		cmd, stderr := start(i)
+		time.Sleep(crashKillMin + time.Duration(rng.Int64N(int64(crashKillSpan))))
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if s := stderr.String(); strings.Contains(s, "panic") || strings.Contains(s, "damaged") {
+			t.Fatalf("run %d failed:\n%s", i, s)
+		}
+		checkCrashState(t, dirs, i)
+	}
+
+	// Let it finish, then stop it gracefully.
+	cmd, stderr := start(crashKills)
+	deadline := time.Now().Add(40 * time.Second)
+	for countResults(t, dirs) < crashSites && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Results are kept before the queue records their receipts; give the
+	// last ones a moment, then stop.
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("graceful stop: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr.String(), "Client stopped") {
+		t.Fatalf("no orderly stop logged:\n%s", stderr)
+	}
+	checkFinal(t, dirs)
+}
+
+// checkCrashState opens the queue as the dead process left it and checks
+// that every finished result is somewhere: in a complete spool awaiting
+// upload, or kept by the uploader with the same receipt.
+func checkCrashState(t *testing.T, dirs paths.Dirs, run int) {
+	t.Helper()
+	q, err := queue.Open(dirs.QueueFile(), queue.Options{ReadOnly: true})
+	if errors.Is(err, fs.ErrNotExist) {
+		return // killed before the queue was created
+	}
+	if err != nil {
+		t.Fatalf("after kill %d the queue does not open: %v", run, err)
+	}
+	defer q.Close()
+	all, err := q.Select(func(*queue.Record) bool { return true })
+	if err != nil {
+		t.Fatalf("after kill %d: %v", run, err)
+	}
+	for _, r := range all {
+		if r.State != queue.Done {
+			continue
+		}
+		switch r.Upload {
+		case queue.UploadPending:
+			if n := spoolPages(t, r.Spool); n != pagesPerSite {
+				t.Fatalf("after kill %d: done task %s has a spool of %d pages, want %d", run, r.ID, n, pagesPerSite)
+			}
+		case queue.UploadDelivered, queue.UploadRecorded:
+			res := readResult(t, dirs, r.ID)
+			if res == nil {
+				t.Fatalf("after kill %d: delivered task %s has no kept result", run, r.ID)
+			}
+			var rc app.LocalReceipt
+			if err := json.Unmarshal(r.Receipt, &rc); err != nil || rc != res.Receipt {
+				t.Fatalf("after kill %d: task %s receipt %s differs from the kept one %+v", run, r.ID, r.Receipt, res.Receipt)
+			}
+		}
+	}
+}
+
+func checkFinal(t *testing.T, dirs paths.Dirs) {
+	t.Helper()
+	q, err := queue.Open(dirs.QueueFile(), queue.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("queue does not open cleanly: %v", err)
+	}
+	defer q.Close()
+	all, err := q.Select(func(*queue.Record) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != crashSites {
+		t.Fatalf("queue holds %d tasks, want %d (one per seed, none duplicated)", len(all), crashSites)
+	}
+	channels := map[string]bool{}
+	reruns := 0
+	for _, r := range all {
+		if r.State != queue.Done || r.Upload != queue.UploadRecorded {
+			t.Errorf("task %s (%s) ended %s, upload %q; want done and recorded", r.ID, r.Task.Channel, r.State, r.Upload)
+			continue
+		}
+		channels[r.Task.Channel] = true
+		reruns += r.Attempts - 1
+		res := readResult(t, dirs, r.ID)
+		if res == nil {
+			t.Errorf("task %s: result lost", r.ID)
+			continue
+		}
+		if n := spoolPages(t, filepath.Join(dirs.Data, "results", res.Spool)); n != pagesPerSite {
+			t.Errorf("task %s: kept result has %d pages, want %d exactly once each", r.ID, n, pagesPerSite)
+		}
+	}
+	if len(channels) != crashSites {
+		t.Errorf("%d distinct channels crawled, want %d", len(channels), crashSites)
+	}
+	if n := countResults(t, dirs); n != crashSites {
+		t.Errorf("%d results kept, want %d", n, crashSites)
+	}
+	if left, _ := os.ReadDir(filepath.Join(dirs.Data, "spool")); len(left) != 0 {
+		t.Errorf("%d spool files left after every upload", len(left))
+	}
+	t.Logf("%d tasks done after %d kills; %d runs were re-executions", len(all), crashKills, reruns)
+}
+
+// spoolPages reads a spool to its end and returns its page count, failing
+// on a truncated or corrupt file or a page seen twice.
+func spoolPages(t *testing.T, path string) int {
+	t.Helper()
+	seen := map[string]bool{}
+	err := crawler.ReadSpool(path, func(p *task.Page) error {
+		if seen[p.URL] {
+			return fmt.Errorf("page %s twice", p.URL)
+		}
+		seen[p.URL] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("spool %s: %v", path, err)
+	}
+	return len(seen)
+}
+
+func readResult(t *testing.T, dirs paths.Dirs, id string) *app.LocalResult {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(dirs.Data, "results", "*.json"))
+	for _, m := range matches {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r app.LocalResult
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatalf("kept result %s: %v", m, err)
+		}
+		if r.TaskID == id {
+			return &r
+		}
+	}
+	return nil
+}
+
+func countResults(t *testing.T, dirs paths.Dirs) int {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(dirs.Data, "results", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(matches)
+}
