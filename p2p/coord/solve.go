@@ -1,0 +1,143 @@
+package coord
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Probe is one measurement for the host solver: a peer's coordinate and the
+// RTT in milliseconds it measured to the host (the median of a few samples).
+type Probe struct {
+	Peer Coord
+	RTT  float64
+}
+
+// SolveConfig tunes Solve. The zero value means the defaults.
+type SolveConfig struct {
+	// Restarts is how many extra Nelder–Mead runs start from random points
+	// around the probes (default 3; negative means none).
+	Restarts int
+	// MaxEvals bounds the objective evaluations per run (default 600).
+	MaxEvals int
+}
+
+// Solution is a solved host coordinate.
+type Solution struct {
+	Coord Coord
+	// Residual is the root mean square relative error of the fitted RTTs,
+	// sqrt(Σ((est_j − rtt_j)/rtt_j)² / k): 0.1 means the fit misses the
+	// measurements by about 10 %.
+	Residual float64
+}
+
+// Plausibility limits for probes: serf rejects RTTs over 10 s, and a
+// coordinate component beyond 10⁶ ms (17 minutes) is nonsense.
+const (
+	maxProbeRTT   = 10_000
+	maxCoordValue = 1e6
+)
+
+// ErrTooFewProbes is returned by Solve with fewer than d+1 usable probes.
+var ErrTooFewProbes = errors.New("coord: need at least d+1 probes")
+
+// Solve finds a web host's coordinate from probes (see the package doc for
+// the objective and how heights are treated). Probes with an RTT outside
+// (0, 10 s] or an invalid or implausible coordinate (a component beyond
+// 10⁶ ms) are skipped; at least
+// d+1 must remain. The first run starts at the nearest peer (smallest RTT),
+// each restart at a random probe's peer moved by up to its RTT in each
+// dimension (drawn from r); the best fit wins. The result is deterministic
+// for a given r state.
+func Solve(probes []Probe, cfg SolveConfig, r *rand.Rand) (Solution, error) {
+	if len(probes) == 0 {
+		return Solution{}, fmt.Errorf("solve host coordinate: %w", ErrTooFewProbes)
+	}
+	d := len(probes[0].Peer.Vec)
+	ps := make([]Probe, 0, len(probes))
+	for _, p := range probes {
+		if p.RTT > 0 && p.RTT <= maxProbeRTT && plausible(p.Peer, d) {
+			ps = append(ps, p)
+		}
+	}
+	if d == 0 || len(ps) < d+1 {
+		return Solution{}, fmt.Errorf("solve host coordinate from %d usable probes in %d dimensions: %w", len(ps), d, ErrTooFewProbes)
+	}
+	if cfg.Restarts == 0 {
+		cfg.Restarts = 3
+	}
+	if cfg.MaxEvals <= 0 {
+		cfg.MaxEvals = 600
+	}
+	nearest := slices.MinFunc(ps, func(a, b Probe) int {
+		if a.RTT != b.RTT {
+			if a.RTT < b.RTT {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	f := func(x []float64) float64 {
+		s := 0.0
+		for _, p := range ps {
+			est := euclid(x, p.Peer.Vec) + p.Peer.Height
+			if adj := est + p.Peer.Adjustment; adj > 0 {
+				est = adj
+			}
+			e := (est - p.RTT) / p.RTT
+			s += e * e
+		}
+		return s
+	}
+	starts := [][]float64{slices.Clone(nearest.Peer.Vec)}
+	for range max(cfg.Restarts, 0) {
+		p := ps[r.IntN(len(ps))]
+		x := slices.Clone(p.Peer.Vec)
+		for i := range x {
+			x[i] += (2*r.Float64() - 1) * p.RTT
+		}
+		starts = append(starts, x)
+	}
+	best := Solution{Residual: math.Inf(1)}
+	bestF := math.Inf(1)
+	for _, x0 := range starts {
+		res, err := optimize.Minimize(
+			optimize.Problem{Func: f},
+			x0,
+			&optimize.Settings{
+				FuncEvaluations: cfg.MaxEvals,
+				Converger:       &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-9, Iterations: 50},
+			},
+			&optimize.NelderMead{SimplexSize: math.Max(nearest.RTT/2, 1)},
+		)
+		if err != nil && res == nil {
+			return Solution{}, fmt.Errorf("solve host coordinate: %w", err)
+		}
+		if res.F < bestF {
+			bestF = res.F
+			best = Solution{Coord: Coord{Vec: slices.Clone(res.X)}}
+		}
+	}
+	if math.IsInf(bestF, 1) || math.IsNaN(bestF) {
+		return Solution{}, fmt.Errorf("solve host coordinate: no finite fit")
+	}
+	best.Residual = math.Sqrt(bestF / float64(len(ps)))
+	return best, nil
+}
+
+func plausible(c Coord, d int) bool {
+	if c.Validate(d) != nil || c.Height > maxCoordValue || math.Abs(c.Adjustment) > maxCoordValue {
+		return false
+	}
+	for _, v := range c.Vec {
+		if math.Abs(v) > maxCoordValue {
+			return false
+		}
+	}
+	return true
+}
