@@ -67,7 +67,8 @@ func sites(o options) []fixture.Site {
 
 // serveWeb runs in the child: it serves the web, prints the hosts' base
 // URLs as one JSON line, then answers each "stats" line on stdin with the
-// web's total counters, until stdin closes.
+// web's total counters and restarts the counters of connections open at
+// once, until stdin closes.
 func serveWeb(o options) error {
 	web, err := fixture.New(sites(o), fixture.Options{})
 	if err != nil {
@@ -90,6 +91,7 @@ func serveWeb(o options) error {
 		if err := out.Encode(web.Total()); err != nil {
 			return err
 		}
+		web.ResetMax()
 	}
 	return in.Err()
 }
@@ -190,10 +192,10 @@ func bench(ctx context.Context, o options) error {
 				return fmt.Errorf("%s: %w", r.name, err)
 			}
 			fmt.Printf("  round %d %-15s %6d pages in %7.2fs = %7.0f pages/s, %6.0f allocs/page, %6.1f KiB/page;"+
-				" server: %d requests, %d pages, %d disallowed, %d conns\n",
+				" server: %d requests, %d pages, %d disallowed, %d conns, max %d open to one host\n",
 				round+1, r.name, res.pages, res.elapsed.Seconds(), res.pagesPerSec(),
 				float64(res.mallocs)/float64(max(res.pages, 1)), float64(res.allocBytes)/1024/float64(max(res.pages, 1)),
-				res.web.Requests, res.web.Pages, res.web.Disallowed, res.web.Conns)
+				res.web.Requests, res.web.Pages, res.web.Disallowed, res.web.Conns, res.web.MaxOpenConns)
 			if want := int64(o.hosts * o.pages); res.pages != want {
 				fmt.Printf("  WARNING: %s fetched %d pages, expected %d\n", r.name, res.pages, want)
 			}
@@ -236,6 +238,8 @@ func measure(ctx context.Context, srv *server, r run) (result, error) {
 			Pages:      after.Pages - before.Pages,
 			Disallowed: after.Disallowed - before.Disallowed,
 			Conns:      after.Conns - before.Conns,
+			// Reset by the first stats call, so this run's alone.
+			MaxOpenConns: after.MaxOpenConns,
 		},
 	}, nil
 }
