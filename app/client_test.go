@@ -1,0 +1,182 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// smallSites serves /s/N/ indexes linking to two pages each.
+func smallSites(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>%s</title></head><body><p>Some words about %s for the index.</p>", r.URL.Path, r.URL.Path)
+		if strings.HasSuffix(r.URL.Path, "/") {
+			fmt.Fprint(w, `<a href="a.html">a</a> <a href="b.html">b</a>`)
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func writeSeeds(t *testing.T, srv *httptest.Server, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%s/s/%d/\n", srv.URL, i)
+	}
+	path := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestClientEndToEnd(t *testing.T) {
+	srv := smallSites(t)
+	home := t.TempDir()
+	opts := Options{
+		Home: home, Seeds: writeSeeds(t, srv, 7), AllowLoopback: true,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet,
+	}
+	c, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(ctx) }()
+
+	eventually(t, "seven confirmed results", func() bool {
+		st, err := c.Status()
+		return err == nil && st.Credits.Confirmed == 7
+	})
+	st, err := c.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PagesTotal != 21 || st.PagesToday != 21 || st.Credits.Pending != 0 || st.Tasks.Threads != config.DefaultThreads {
+		t.Fatalf("status %+v, want 21 pages (7 sites × 3), 3 threads", st)
+	}
+	// A configuration change reaches the task manager and queue live.
+	if err := c.Config().Update(func(cfg *config.Config) error { cfg.Threads, cfg.QueueLength = 1, 2; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "threads setting applied", func() bool {
+		st, err := c.Status()
+		return err == nil && st.Tasks.Threads == 1 && st.Tasks.MaxQueued == 2
+	})
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+
+	// The results are kept with local receipts, one per task.
+	matches, _ := filepath.Glob(filepath.Join(home, "data", "results", "*.json"))
+	if len(matches) != 7 {
+		t.Fatalf("%d results kept, want 7", len(matches))
+	}
+	b, _ := os.ReadFile(matches[0])
+	var res LocalResult
+	if err := json.Unmarshal(b, &res); err != nil || res.Receipt.Kind != LocalReceiptKind || res.Receipt.Pages != 3 {
+		t.Fatalf("kept result %s: %v", b, err)
+	}
+
+	// A restart submits nothing again in the same round.
+	c2, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	go func() { served <- c2.Serve(ctx2) }()
+	time.Sleep(3 * feedEvery)
+	cancel2()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	q, err := queue.Open(filepath.Join(home, "data", "queue.db"), queue.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	all, _ := q.Select(func(*queue.Record) bool { return true })
+	if len(all) != 7 {
+		t.Fatalf("%d tasks after a restart, want the same 7", len(all))
+	}
+}
+
+func TestNewReportsBadSeeds(t *testing.T) {
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	os.WriteFile(seeds, []byte("http://ok.example/\nnot a url\n"), 0o600)
+	_, err := New(Options{Home: t.TempDir(), Seeds: seeds, Logger: quiet})
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), seeds) {
+		t.Fatalf("New = %v, want an error naming the file and line 2", err)
+	}
+}
+
+func TestLocalUploaderIsIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	spool := filepath.Join(dir, "a.spool")
+	sp, err := crawler.OpenSpool(spool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Page(&task.Page{URL: "http://x.example/", Status: 200})
+	sp.Close()
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	u := &LocalUploader{Dir: filepath.Join(dir, "results"), Now: func() time.Time { return now }}
+	d := taskmgr.Delivery{TaskID: "a/b", Channel: "x.example/", Spool: spool, Result: &task.Result{Stats: task.Stats{PagesFetched: 1}}}
+	r1, err := u.Upload(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Hour)
+	os.Remove(spool) // a repeat after a crash may find the spool gone
+	r2, err := u.Upload(context.Background(), d)
+	if err != nil || string(r1) != string(r2) {
+		t.Fatalf("repeated delivery: receipt %s then %s (%v); want the first again", r1, r2, err)
+	}
+	var rc LocalReceipt
+	if err := json.Unmarshal(r1, &rc); err != nil || rc.Kind != LocalReceiptKind || rc.TaskID != "a/b" || rc.Pages != 1 {
+		t.Fatalf("receipt %s", r1)
+	}
+	n := 0
+	if err := crawler.ReadSpool(filepath.Join(dir, "results", resultName("a/b")+".spool"), func(*task.Page) error { n++; return nil }); err != nil || n != 1 {
+		t.Fatalf("kept spool: %d pages, %v", n, err)
+	}
+	if _, err := u.Upload(context.Background(), taskmgr.Delivery{TaskID: "missing", Spool: filepath.Join(dir, "none")}); err == nil {
+		t.Fatal("upload of a missing spool succeeded")
+	}
+}
