@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -32,7 +33,7 @@ import (
 
 type options struct {
 	hosts, pages, pageBytes, depth, rounds int
-	only                                   string
+	only, cpuProfile                       string
 }
 
 func main() {
@@ -44,6 +45,7 @@ func main() {
 	flag.IntVar(&o.depth, "depth", 10, "maximum link depth followed from each host's index page")
 	flag.IntVar(&o.rounds, "rounds", 1, "measure each crawler this many times, alternating, and keep the best")
 	flag.StringVar(&o.only, "only", "", "comma-separated subset of runs: hivecrawl,hivecrawl-text,colly,colly-text")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured runs to `FILE`")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -179,6 +181,17 @@ func bench(ctx context.Context, o options) error {
 		{"hivecrawl-text", func(ctx context.Context, s []string) (int64, error) { return crawlHivecrawl(ctx, s, o, true) }},
 		{"colly-text", func(ctx context.Context, s []string) (int64, error) { return crawlColly(ctx, s, o, true) }},
 	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	best := map[string]result{}
 	fmt.Printf("crawlbench: %d hosts × %d pages of ~%d bytes, depth %d, GOMAXPROCS %d, %d round(s)\n",
 		o.hosts, o.pages, o.pageBytes, o.depth, runtime.GOMAXPROCS(0), o.rounds)
@@ -192,10 +205,10 @@ func bench(ctx context.Context, o options) error {
 				return fmt.Errorf("%s: %w", r.name, err)
 			}
 			fmt.Printf("  round %d %-15s %6d pages in %7.2fs = %7.0f pages/s, %6.0f allocs/page, %6.1f KiB/page;"+
-				" server: %d requests, %d pages, %d disallowed, %d conns, max %d open to one host\n",
+				" server: %d requests, %d pages, %d disallowed, %d conns, at most %d open and %d requests at once per host\n",
 				round+1, r.name, res.pages, res.elapsed.Seconds(), res.pagesPerSec(),
 				float64(res.mallocs)/float64(max(res.pages, 1)), float64(res.allocBytes)/1024/float64(max(res.pages, 1)),
-				res.web.Requests, res.web.Pages, res.web.Disallowed, res.web.Conns, res.web.MaxOpenConns)
+				res.web.Requests, res.web.Pages, res.web.Disallowed, res.web.Conns, res.web.MaxOpenConns, res.web.MaxInFlight)
 			if want := int64(o.hosts * o.pages); res.pages != want {
 				fmt.Printf("  WARNING: %s fetched %d pages, expected %d\n", r.name, res.pages, want)
 			}
@@ -240,6 +253,7 @@ func measure(ctx context.Context, srv *server, r run) (result, error) {
 			Conns:      after.Conns - before.Conns,
 			// Reset by the first stats call, so this run's alone.
 			MaxOpenConns: after.MaxOpenConns,
+			MaxInFlight:  after.MaxInFlight,
 		},
 	}, nil
 }
