@@ -72,10 +72,12 @@ type Config struct {
 	TriggerShare   float64 `json:"trigger_share"`
 	TriggerUpdates int     `json:"trigger_updates"`
 	// MaxPeriod also makes a reassignment due when this long has passed
-	// since the last one, so a strategy can react even when the fastest
-	// group completes too few updates. 0 = never for IIR and ICR (as in the
-	// paper); the Controller uses (TriggerUpdates+1) × its fastest
-	// interval.
+	// since the last one. 0 = never for IIR and ICR (as in the paper); the
+	// Controller uses (TriggerUpdates+1) × its fastest interval. Set it in
+	// live use: when the swarm is overloaded, the fastest group's tasks,
+	// which have the shortest deadlines, can all expire in the queues, and
+	// then the paper's trigger never fires and nothing adapts (shown by
+	// TestClosedLoop).
 	MaxPeriod time.Duration `json:"max_period"`
 	// ShortenBelow and LengthenAbove are the Controller's thresholds on
 	// load-dependent failures ÷ submissions. 0 = 0.10 and 0.25.
