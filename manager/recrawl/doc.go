@@ -1,7 +1,9 @@
 // Package recrawl decides how often each channel is recrawled: the strategies
 // of paper 000 §3 (FIXED, IIR, ICR), the simple load controller of DESIGN §9,
 // change-frequency estimation from crawl feedback, ranking of channels into
-// priority groups, and the per-page adaptive frequency of paper 003 §3.2–3.3.
+// priority groups, the update-quality measure of DESIGN §9, and the per-page
+// adaptive frequency of paper 003 §3.2–3.3. Subpackage fountain holds the
+// WebFountain cycle planner (paper 001).
 //
 // The package is pure: no network, no disk, no wall clock and no global
 // random source. Every event carries the time it happened, so the manager
