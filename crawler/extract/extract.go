@@ -44,6 +44,9 @@ type Page struct {
 	NoIndex  bool // meta robots noindex
 	NoFollow bool // meta robots nofollow
 	Text     string
+	// Language is the main text's language as an ISO 639-1 code ("en"),
+	// detected by trafilatura; empty when unknown or without Options.Text.
+	Language string
 }
 
 // Parse decodes body (charset from contentType, meta tags or sniffing),
@@ -85,7 +88,7 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		NoFollow: s.noFollow,
 	}
 	if opts.Text {
-		p.Text = mainText(doc, pageURL, s.elements)
+		p.Text, p.Language = mainText(doc, pageURL, s)
 	}
 	return p, nil
 }

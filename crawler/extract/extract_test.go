@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"golang.org/x/net/html"
 	"golang.org/x/text/encoding/japanese"
 )
 
@@ -244,6 +245,9 @@ func TestArticleMainText(t *testing.T) {
 			t.Errorf("main text contains boilerplate %q", w)
 		}
 	}
+	if p.Language != "en" {
+		t.Errorf("language = %q, want en", p.Language)
+	}
 	if n := strings.Count(p.Text, "\n"); n < 10 {
 		t.Errorf("paragraphs not separated: %d newlines", n)
 	}
@@ -317,6 +321,41 @@ func TestVisibleTextWhenTreeTooLarge(t *testing.T) {
 	p := parse(t, sb.String(), "text/html", Options{Text: true})
 	if !strings.HasPrefix(p.Text, "marker paragraph\n") {
 		t.Errorf("text starts %q, want the visible text", p.Text[:min(40, len(p.Text))])
+	}
+}
+
+func TestTrafilaturaFits(t *testing.T) {
+	tests := []struct {
+		name            string
+		elements, bytes int
+		want            bool
+	}{
+		{name: "article", elements: 300, bytes: 10000, want: true},
+		{name: "long article", elements: 3000, bytes: 100000, want: true},
+		{name: "too many elements", elements: MaxTrafilaturaElements + 1, bytes: 10, want: false},
+		{name: "too much text", elements: 10, bytes: MaxTrafilaturaText + 1, want: false},
+		{name: "product too large", elements: 5000, bytes: 200000, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := trafilaturaFits(tc.elements, tc.bytes); got != tc.want {
+				t.Errorf("trafilaturaFits(%d, %d) = %v, want %v", tc.elements, tc.bytes, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestScanCountsForGuard(t *testing.T) {
+	doc, err := html.Parse(strings.NewReader(`<p>hello</p><script>var x = "not counted";</script><style>p{}</style>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := scan(doc, mustURL(t, pageAddr), DefaultUserAgent, 0)
+	if s.textBytes != len("hello") {
+		t.Errorf("textBytes = %d, want %d", s.textBytes, len("hello"))
+	}
+	if s.elements != 6 { // html, head, body, p, script, style
+		t.Errorf("elements = %d, want 6", s.elements)
 	}
 }
 

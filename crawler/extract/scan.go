@@ -12,11 +12,12 @@ import (
 
 // scanned is what one walk of the tree finds.
 type scanned struct {
-	title    string
-	links    []Link
-	noIndex  bool
-	noFollow bool
-	elements int // element nodes in the tree, for the trafilatura size guard
+	title     string
+	links     []Link
+	noIndex   bool
+	noFollow  bool
+	elements  int // element nodes in the tree, for the trafilatura guard
+	textBytes int // bytes of text outside <script> and <style>, likewise
 }
 
 // rawLink is a link as written, resolved once the base is known.
@@ -38,6 +39,12 @@ func scan(doc *html.Node, pageURL *url.URL, userAgent string, maxLinks int) scan
 	)
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			if p := n.Parent; p == nil || (p.DataAtom != atom.Script && p.DataAtom != atom.Style) {
+				s.textBytes += len(n.Data)
+			}
+			return
+		}
 		if n.Type == html.ElementNode {
 			s.elements++
 			if n.Namespace == "" {

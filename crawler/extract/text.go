@@ -11,10 +11,24 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// MaxTrafilaturaElements bounds the trees handed to trafilatura, which
-// copies the tree three times and walks it many times over; larger pages
-// (rare for real articles, common for hostile ones) get the visible text.
-const MaxTrafilaturaElements = 50000
+// Limits on the trees handed to trafilatura; larger pages (rare for real
+// articles, common for hostile ones) get the visible text instead.
+// Trafilatura copies the tree four times and walks it many times over, and
+// its content scorer concatenates paragraph text in a loop, so its cost
+// grows with elements × text: MaxTrafilaturaWork bounds that product (a
+// 10 KB article is about 2·10⁶; the bound keeps the worst case near a
+// tenth of a second).
+const (
+	MaxTrafilaturaElements = 50000
+	MaxTrafilaturaText     = 512 << 10
+	MaxTrafilaturaWork     = 4e8
+)
+
+// trafilaturaFits reports whether a tree of this size goes to trafilatura.
+func trafilaturaFits(elements, textBytes int) bool {
+	return elements <= MaxTrafilaturaElements && textBytes <= MaxTrafilaturaText &&
+		float64(elements)*float64(textBytes) <= MaxTrafilaturaWork
+}
 
 // minMainText is trafilatura's own minimum for a main text
 // (Config.MinExtractedSize); shorter results come from its baseline.
@@ -34,35 +48,37 @@ func trafilaturaOptions(pageURL *url.URL) trafilatura.Options {
 
 // mainText is the page's main text from trafilatura, or all visible text
 // when trafilatura fails, finds nothing, panics or the tree is too large.
-func mainText(doc *html.Node, pageURL *url.URL, elements int) string {
-	if elements <= MaxTrafilaturaElements {
-		if t := trafilaturaText(doc, pageURL); t != "" {
-			return t
+// The language comes with trafilatura's result (ISO 639-1, empty when
+// unknown or when the visible text was used).
+func mainText(doc *html.Node, pageURL *url.URL, sc scanned) (text, lang string) {
+	if trafilaturaFits(sc.elements, sc.textBytes) {
+		if t, l := trafilaturaText(doc, pageURL); t != "" {
+			return t, l
 		}
 	}
-	return visibleText(doc)
+	return visibleText(doc), ""
 }
 
-func trafilaturaText(doc *html.Node, pageURL *url.URL) (text string) {
+func trafilaturaText(doc *html.Node, pageURL *url.URL) (text, lang string) {
 	defer func() {
 		// A bug in the extractor on odd input must cost one page's main
 		// text, not the crawl: the caller falls back to visible text.
 		if recover() != nil {
-			text = ""
+			text, lang = "", ""
 		}
 	}()
 	res, err := trafilatura.ExtractDocument(doc, trafilaturaOptions(pageURL))
 	if err != nil || res == nil || res.ContentNode == nil {
-		return ""
+		return "", ""
 	}
 	if utf8.RuneCountInString(res.ContentText) < minMainText {
 		// Below this trafilatura has given up on finding the main text
 		// and returns its baseline: text run together, with <noscript>
 		// and <template> content. The visible text is the same
 		// material, rendered properly.
-		return ""
+		return "", ""
 	}
-	return visibleText(res.ContentNode)
+	return visibleText(res.ContentNode), res.Metadata.Language
 }
 
 // skipped elements hold no visible text.
