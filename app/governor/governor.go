@@ -1,0 +1,355 @@
+package governor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+)
+
+// DefaultInterval is how often the governor samples and decides.
+const DefaultInterval = time.Second
+
+// usageSaveEvery bounds how often the transfer counters are written.
+const usageSaveEvery = 30 * time.Second
+
+// Options configure a Governor. Zero fields take the defaults noted.
+type Options struct {
+	// Sampler reads CPU and memory; default a SystemSampler (gopsutil).
+	Sampler Sampler
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+	// Interval between samples; default 1s. It is also the duty cycle's
+	// period.
+	Interval time.Duration
+	// UsageFile keeps the transfer counters across restarts, so quotas
+	// hold; "" = not kept.
+	UsageFile string
+	Logger    *slog.Logger
+}
+
+// State summarises what the governor lets the client do.
+type State string
+
+// The states Status reports.
+const (
+	Running   State = "running"   // crawling freely
+	Throttled State = "throttled" // crawling, held back by the CPU cap
+	Paused    State = "paused"    // not starting requests; see Reasons
+)
+
+// Governor enforces the limits. Create it with New, run Serve, and hand
+// Down() to the crawler as its Limiter and the Governor itself as its Gate.
+type Governor struct {
+	opts  Options
+	down  *Bucket
+	up    *Bucket
+	conns *Conns
+
+	mu       sync.Mutex // guards the fields below
+	cfg      config.Config
+	pol      policy
+	usage    Usage
+	reasons  []string
+	counted  int64    // down+up totals already added to usage
+	prev     [2]int64 // down and up totals at the last tick
+	last     time.Time
+	downRate int64 // measured over the last interval
+	upRate   int64
+	saved    time.Time
+	dirty    bool
+	wake     chan struct{} // closed and replaced when reasons may have cleared
+}
+
+// New returns a governor for cfg. It reads the saved transfer counters;
+// a damaged counters file is reported and counting starts again.
+func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Sampler == nil {
+		s, err := NewSystemSampler(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("start governor: %w", err)
+		}
+		opts.Sampler = s
+	}
+	g := &Governor{
+		opts:  opts,
+		down:  NewBucket(0),
+		up:    NewBucket(0),
+		conns: NewConns(0),
+		wake:  make(chan struct{}),
+	}
+	if opts.UsageFile != "" {
+		u, err := loadUsage(opts.UsageFile)
+		if err != nil {
+			opts.Logger.Warn("Transfer counters unreadable; starting from zero", "err", err)
+		}
+		g.usage = u
+	}
+	g.last = opts.Now()
+	g.Apply(cfg)
+	return g, nil
+}
+
+// Down is the download bucket: the crawler's Limiter.
+func (g *Governor) Down() *Bucket { return g.down }
+
+// Up is the upload bucket.
+func (g *Governor) Up() *Bucket { return g.up }
+
+// Conns is the connection cap.
+func (g *Governor) Conns() *Conns { return g.conns }
+
+// Apply makes cfg the live configuration: caps change at once and pauses
+// are re-decided without waiting for the next sample.
+func (g *Governor) Apply(cfg config.Config) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.cfg = cfg
+	g.decideLocked(g.opts.Now())
+}
+
+// decideLocked recomputes caps and reasons; g.mu must be held.
+func (g *Governor) decideLocked(now time.Time) {
+	g.usage.roll(now, g.cfg.QuotaResetDay)
+	down, up := g.cfg.Download, g.cfg.Upload
+	if w, ok := g.cfg.Schedule.Active(now); ok {
+		if w.Download > 0 {
+			down = w.Download
+		}
+		if w.Upload > 0 {
+			up = w.Upload
+		}
+	}
+	g.down.SetRate(int64(down))
+	g.up.SetRate(int64(up))
+	g.conns.SetCap(g.cfg.Connections)
+	reasons := g.pol.reasons(g.cfg, now, g.usage)
+	if !slices.Equal(reasons, g.reasons) {
+		g.opts.Logger.Info("Crawling state changed", "reasons", reasons)
+	}
+	g.reasons = reasons
+	// Wake waiters to re-check; those still held back wait again.
+	close(g.wake)
+	g.wake = make(chan struct{})
+}
+
+// Tick takes one sample and decides. Serve calls it every Interval; tests
+// call it directly with a scripted Sampler and clock.
+func (g *Governor) Tick(ctx context.Context) error {
+	r, err := g.opts.Sampler.Sample(ctx)
+	now := g.opts.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err == nil {
+		wasMem := g.pol.memPaused
+		g.pol.observe(g.cfg, r)
+		if g.pol.memPaused && !wasMem {
+			// Give freed heap back before deciding it is still too much.
+			debug.FreeOSMemory()
+		}
+	}
+	g.countLocked(now)
+	g.decideLocked(now)
+	if err != nil {
+		return fmt.Errorf("sample load: %w", err)
+	}
+	return nil
+}
+
+// countLocked adds the bytes metered since the last tick to the usage and
+// measures the rates; g.mu must be held.
+func (g *Governor) countLocked(now time.Time) {
+	down, up := g.down.Total(), g.up.Total()
+	delta := down + up - g.counted
+	g.usage.roll(now, g.cfg.QuotaResetDay)
+	if delta > 0 {
+		g.usage.add(delta)
+		g.dirty = true
+	}
+	if dt := now.Sub(g.last).Seconds(); dt > 0 {
+		g.downRate = int64(float64(down-g.prev[0]) / dt)
+		g.upRate = int64(float64(up-g.prev[1]) / dt)
+	}
+	g.counted = down + up
+	g.prev = [2]int64{down, up}
+	g.last = now
+}
+
+// Serve samples every Interval and applies each configuration received on
+// updates (nil = none) until ctx ends; then it saves the counters.
+func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) error {
+	t := time.NewTicker(g.opts.Interval)
+	defer t.Stop()
+	defer g.saveUsage(true)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case cfg := <-updates:
+			g.Apply(cfg)
+		case <-t.C:
+			if err := g.Tick(ctx); err != nil && ctx.Err() == nil {
+				g.opts.Logger.Warn("Cannot read the machine's load", "err", err)
+			}
+			g.saveUsage(false)
+		}
+	}
+}
+
+// Wait blocks while crawling is paused and, under the CPU cap, during the
+// held-back part of each period. It returns ctx's error when ctx ends.
+// Wait makes Governor a crawler.Gate.
+func (g *Governor) Wait(ctx context.Context) error {
+	for {
+		g.mu.Lock()
+		paused := len(g.reasons) > 0
+		wake := g.wake
+		off := offFor(g.opts.Now(), g.pol.throttle, g.opts.Interval)
+		g.mu.Unlock()
+		if !paused && off == 0 {
+			return nil
+		}
+		if paused {
+			select {
+			case <-wake:
+				continue
+			case <-ctx.Done():
+				return fmt.Errorf("wait to crawl: %w", ctx.Err())
+			}
+		}
+		t := time.NewTimer(off)
+		select {
+		case <-wake:
+			t.Stop()
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("wait to crawl: %w", ctx.Err())
+		}
+	}
+}
+
+// Paused reports whether crawling is paused and why.
+func (g *Governor) Paused() (bool, []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.reasons) > 0, slices.Clone(g.reasons)
+}
+
+// Status is a snapshot of the limits and the readings against them.
+type Status struct {
+	State   State    `json:"state"`
+	Reasons []string `json:"reasons,omitempty"`
+	// Throttle is the share of each period held back by the CPU cap.
+	Throttle float64 `json:"throttle"`
+	// Rates measured over the last interval, and the caps (0 = unlimited).
+	DownRate int64 `json:"down_rate"`
+	DownCap  int64 `json:"down_cap"`
+	UpRate   int64 `json:"up_rate"`
+	UpCap    int64 `json:"up_cap"`
+	// CPU shares of the whole machine, in percent.
+	OwnCPU        float64 `json:"own_cpu"`
+	OtherCPU      float64 `json:"other_cpu"`
+	CPUCap        float64 `json:"cpu_cap"`
+	BusyThreshold float64 `json:"busy_threshold"`
+	RSS           int64   `json:"rss"`
+	MemoryCap     int64   `json:"memory_cap"`
+	Conns         int     `json:"conns"`
+	ConnsCap      int     `json:"conns_cap"`
+	Usage         Usage   `json:"usage"`
+	DailyQuota    int64   `json:"daily_quota"`
+	MonthlyQuota  int64   `json:"monthly_quota"`
+}
+
+// Status returns the current snapshot.
+func (g *Governor) Status() Status {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := Status{
+		State:         Running,
+		Reasons:       slices.Clone(g.reasons),
+		Throttle:      g.pol.throttle,
+		DownRate:      g.downRate,
+		DownCap:       g.down.Rate(),
+		UpRate:        g.upRate,
+		UpCap:         g.up.Rate(),
+		OwnCPU:        g.pol.lastOwnCPU,
+		OtherCPU:      g.pol.lastOther,
+		CPUCap:        float64(g.cfg.CPU),
+		BusyThreshold: float64(g.cfg.BusyThreshold),
+		RSS:           g.pol.lastRSS,
+		MemoryCap:     int64(g.cfg.Memory),
+		Conns:         g.conns.Open(),
+		ConnsCap:      g.conns.Cap(),
+		Usage:         g.usage,
+		DailyQuota:    int64(g.cfg.DailyQuota),
+		MonthlyQuota:  int64(g.cfg.MonthlyQuota),
+	}
+	switch {
+	case len(g.reasons) > 0:
+		s.State = Paused
+	case g.pol.throttle > 0:
+		s.State = Throttled
+		s.Reasons = []string{fmt.Sprintf("Throttled: Hivecrawl is held to %.0f %% CPU", float64(g.cfg.CPU))}
+	}
+	return s
+}
+
+// saveUsage writes the counters when they changed and the last write is
+// old enough, or always when final.
+func (g *Governor) saveUsage(final bool) {
+	if g.opts.UsageFile == "" {
+		return
+	}
+	g.mu.Lock()
+	now := g.opts.Now()
+	if !g.dirty || (!final && now.Sub(g.saved) < usageSaveEvery) {
+		g.mu.Unlock()
+		return
+	}
+	u := g.usage
+	g.dirty = false
+	g.saved = now
+	g.mu.Unlock()
+	data, _ := json.Marshal(u)
+	if err := config.WriteFileAtomic(g.opts.UsageFile, data, 0o600); err != nil {
+		g.opts.Logger.Warn("Cannot save transfer counters", "err", err)
+	}
+}
+
+func loadUsage(path string) (Usage, error) {
+	var u Usage
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return u, nil
+	}
+	if err != nil {
+		return u, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(data, &u); err != nil {
+		return Usage{}, fmt.Errorf("decode %s: %w", path, err)
+	}
+	if u.DayBytes < 0 || u.MonthBytes < 0 || u.TotalBytes < 0 {
+		return Usage{}, fmt.Errorf("decode %s: negative counters", path)
+	}
+	return u, nil
+}

@@ -1,0 +1,420 @@
+package governor
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+)
+
+// script is a Sampler that returns its readings in order, then repeats the
+// last one; push replaces what is left.
+type script struct {
+	mu       sync.Mutex // guards readings
+	readings []Reading
+}
+
+func (s *script) Sample(context.Context) (Reading, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.readings[0]
+	if len(s.readings) > 1 {
+		s.readings = s.readings[1:]
+	}
+	return r, nil
+}
+
+func (s *script) push(rs ...Reading) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.readings = rs
+}
+
+// clock is a settable clock.
+type clock struct {
+	mu sync.Mutex // guards t
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// monday is 2026-11-23 10:00:00.5 local time, a Monday.
+var monday = time.Date(2026, 11, 23, 10, 0, 0, 5e8, time.Local)
+
+func newTest(t *testing.T, cfg config.Config, rs ...Reading) (*Governor, *script, *clock) {
+	t.Helper()
+	if len(rs) == 0 {
+		rs = []Reading{{TotalCPU: 5, ProcessCPU: 1, RSS: 50 << 20}}
+	}
+	s := &script{readings: rs}
+	c := &clock{t: monday}
+	g, err := New(context.Background(), cfg, Options{Sampler: s, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, s, c
+}
+
+func ticks(t *testing.T, g *Governor, c *clock, n int) {
+	t.Helper()
+	for range n {
+		c.Add(time.Second)
+		if err := g.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPauseReasons(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     func(*config.Config)
+		reading Reading
+		ticks   int
+		down    int64 // bytes through the download bucket before ticking
+		want    string
+	}{
+		{"running", nil, Reading{TotalCPU: 10, ProcessCPU: 2}, 3, 0, ""},
+		{"explicit pause", func(c *config.Config) { c.Paused = true }, Reading{}, 1, 0, "Paused by you"},
+		{"snooze", func(c *config.Config) { c.SnoozeUntil = monday.Add(125 * time.Minute) }, Reading{}, 1, 0, "Snoozed until 12:05"},
+		{"snooze to another day", func(c *config.Config) { c.SnoozeUntil = time.Date(2026, 11, 24, 0, 0, 0, 0, time.Local) }, Reading{}, 1, 0, "Snoozed until Tue 00:00"},
+		{"outside schedule", func(c *config.Config) {
+			c.Schedule.Windows = []config.Window{{Start: 18 * 60, End: 23 * 60}}
+		}, Reading{}, 1, 0, "Paused: outside the crawl schedule"},
+		{"other programs busy", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter, 0, "Paused: other programs are using 63 % CPU"},
+		{"busy but not long enough", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter - 1, 0, ""},
+		{"busy check off", func(c *config.Config) { c.BusyThreshold = 0 }, Reading{TotalCPU: 99}, 10, 0, ""},
+		{"memory cap", func(c *config.Config) { c.Memory = 512e6 }, Reading{RSS: 612e6}, 1, 0, "Paused: Hivecrawl is using 612 MB of memory, over its cap of 512 MB"},
+		{"daily quota", func(c *config.Config) { c.DailyQuota = 500e6 }, Reading{}, 1, 500e6, "Paused: daily transfer quota of 500 MB reached"},
+		{"under daily quota", func(c *config.Config) { c.DailyQuota = 500e6 }, Reading{}, 1, 499e6, ""},
+		{"monthly quota", func(c *config.Config) { c.MonthlyQuota = 10e9; c.QuotaResetDay = 15 }, Reading{}, 1, 10e9, "Paused: monthly transfer quota of 10.0 GB reached (resets 15 Dec)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config.Default()
+			if tt.cfg != nil {
+				tt.cfg(&cfg)
+			}
+			g, _, c := newTest(t, cfg, tt.reading)
+			if err := g.Down().WaitN(context.Background(), int(tt.down)); err != nil {
+				t.Fatal(err)
+			}
+			ticks(t, g, c, tt.ticks)
+			st := g.Status()
+			got := strings.Join(st.Reasons, "; ")
+			if tt.want == "" {
+				if st.State == Paused {
+					t.Fatalf("paused: %q", got)
+				}
+				return
+			}
+			if st.State != Paused || got != tt.want {
+				t.Fatalf("state %s, reasons %q; want paused, %q", st.State, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBusyHysteresis(t *testing.T) {
+	cfg := config.Default() // threshold 25, hysteresis 10
+	g, s, c := newTest(t, cfg, Reading{TotalCPU: 40, ProcessCPU: 5})
+	ticks(t, g, c, BusyAfter)
+	if p, _ := g.Paused(); !p {
+		t.Fatal("not paused after sustained load")
+	}
+	// 20 % is under the threshold but inside the hysteresis band: stay paused.
+	s.push(Reading{TotalCPU: 20})
+	ticks(t, g, c, CalmAfter+2)
+	if p, _ := g.Paused(); !p {
+		t.Fatal("resumed inside the hysteresis band")
+	}
+	s.push(Reading{TotalCPU: 10})
+	ticks(t, g, c, CalmAfter-1)
+	if p, _ := g.Paused(); !p {
+		t.Fatal("resumed before enough calm readings")
+	}
+	ticks(t, g, c, 1)
+	if p, r := g.Paused(); p {
+		t.Fatalf("still paused after calm: %v", r)
+	}
+}
+
+func TestMemoryResumesBelowCap(t *testing.T) {
+	cfg := config.Default()
+	cfg.Memory = 100 << 20
+	g, s, c := newTest(t, cfg, Reading{RSS: 120 << 20})
+	ticks(t, g, c, 1)
+	s.push(Reading{RSS: 95 << 20}) // under the cap, above 90 % of it
+	ticks(t, g, c, 2)
+	if p, _ := g.Paused(); !p {
+		t.Fatal("resumed just under the cap")
+	}
+	s.push(Reading{RSS: 80 << 20})
+	ticks(t, g, c, 1)
+	if p, _ := g.Paused(); p {
+		t.Fatal("still paused well under the cap")
+	}
+}
+
+func TestCPUCapThrottles(t *testing.T) {
+	cfg := config.Default()
+	cfg.CPU = 20
+	g, s, c := newTest(t, cfg, Reading{TotalCPU: 40, ProcessCPU: 25})
+	var prev float64
+	for i := range 3 {
+		ticks(t, g, c, 1)
+		st := g.Status()
+		if st.Throttle <= prev {
+			t.Fatalf("tick %d: throttle %v did not rise from %v", i, st.Throttle, prev)
+		}
+		prev = st.Throttle
+	}
+	if st := g.Status(); st.State != Throttled || !strings.Contains(st.Reasons[0], "20 % CPU") || st.Throttle > MaxThrottle {
+		t.Fatalf("status %+v", st)
+	}
+	s.push(Reading{TotalCPU: 5, ProcessCPU: 2})
+	ticks(t, g, c, 20)
+	if st := g.Status(); st.Throttle != 0 || st.State != Running {
+		t.Fatalf("throttle did not relax: %+v", st)
+	}
+}
+
+func TestOffFor(t *testing.T) {
+	base := time.Unix(1_800_000_000, 0)
+	tests := []struct {
+		name  string
+		at    time.Duration
+		share float64
+		want  time.Duration
+	}{
+		{"no throttle", 0, 0, 0},
+		{"start of period", 0, 0.3, 300 * time.Millisecond},
+		{"inside off part", 100 * time.Millisecond, 0.3, 200 * time.Millisecond},
+		{"in on part", 300 * time.Millisecond, 0.3, 0},
+		{"end of period", 999 * time.Millisecond, 0.95, 0},
+	}
+	for _, tt := range tests {
+		if got := offFor(base.Add(tt.at), tt.share, time.Second); got != tt.want {
+			t.Errorf("%s: offFor = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestWaitBlocksWhilePaused(t *testing.T) {
+	cfg := config.Default()
+	cfg.Paused = true
+	g, _, _ := newTest(t, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	released := make(chan error, 1)
+	go func() { released <- g.Wait(ctx) }()
+	select {
+	case err := <-released:
+		t.Fatalf("Wait returned while paused: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	cfg.Paused = false
+	g.Apply(cfg)
+	if err := <-released; err != nil {
+		t.Fatal(err)
+	}
+	cfg.Paused = true
+	g.Apply(cfg)
+	go func() { released <- g.Wait(ctx) }()
+	cancel()
+	if err := <-released; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait after cancel = %v", err)
+	}
+}
+
+func TestScheduleAlternateCaps(t *testing.T) {
+	cfg := config.Default()
+	cfg.Download = 1e6
+	cfg.Upload = 2e5
+	cfg.Schedule.Windows = []config.Window{
+		{Start: 9 * 60, End: 17 * 60, Download: 1e5},
+		{Start: 17 * 60, End: 9 * 60},
+	}
+	g, _, c := newTest(t, cfg)
+	if g.Down().Rate() != 1e5 || g.Up().Rate() != 2e5 {
+		t.Fatalf("inside the day window: down %d up %d", g.Down().Rate(), g.Up().Rate())
+	}
+	c.Add(8 * time.Hour) // 18:00
+	ticks(t, g, c, 1)
+	if g.Down().Rate() != 1e6 {
+		t.Fatalf("evening window: down %d", g.Down().Rate())
+	}
+	if p, r := g.Paused(); p {
+		t.Fatalf("paused inside a window: %v", r)
+	}
+}
+
+func TestUsageRollsAndPersists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.json")
+	cfg := config.Default()
+	c := &clock{t: time.Date(2026, 11, 30, 23, 59, 0, 0, time.Local)}
+	s := &script{readings: []Reading{{}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	g, err := New(ctx, cfg, Options{Sampler: s, Now: c.Now, UsageFile: path, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Up().WaitN(ctx, 1000)
+	g.Down().WaitN(ctx, 500)
+	ticks(t, g, c, 1) // 23:59:01 on 30 Nov
+	if u := g.Status().Usage; u.DayBytes != 1500 || u.MonthBytes != 1500 || u.Day != "2026-11-30" {
+		t.Fatalf("usage %+v", u)
+	}
+	c.Add(time.Minute) // 1 Dec: new day and new month (reset day 1)
+	g.Down().WaitN(ctx, 7)
+	ticks(t, g, c, 1)
+	u := g.Status().Usage
+	if u.DayBytes != 7 || u.MonthBytes != 7 || u.TotalBytes != 1507 || u.Month != "2026-12-01" {
+		t.Fatalf("after midnight: %+v", u)
+	}
+	done := make(chan error, 1)
+	go func() { done <- g.Serve(ctx, nil) }()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	g2, err := New(context.Background(), cfg, Options{Sampler: s, Now: c.Now, UsageFile: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u2 := g2.Status().Usage; u2 != u {
+		t.Fatalf("restored %+v, want %+v", u2, u)
+	}
+}
+
+func TestServeAppliesUpdates(t *testing.T) {
+	g, _, _ := newTest(t, config.Default())
+	updates := make(chan config.Config)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Serve(ctx, updates) }()
+	cfg := config.Default()
+	cfg.Download = 123456
+	cfg.Connections = 4
+	updates <- cfg
+	updates <- cfg // the second send returns only after the first was applied
+	cancel()
+	<-done
+	if g.Down().Rate() != 123456 || g.Conns().Cap() != 4 {
+		t.Fatalf("down %d conns %d", g.Down().Rate(), g.Conns().Cap())
+	}
+}
+
+func TestConns(t *testing.T) {
+	c := NewConns(2)
+	ctx := context.Background()
+	if !c.TryAcquire() || c.Acquire(ctx) != nil {
+		t.Fatal("could not take two slots")
+	}
+	if c.TryAcquire() {
+		t.Fatal("took a third slot under a cap of 2")
+	}
+	got := make(chan error, 1)
+	go func() { got <- c.Acquire(ctx) }()
+	select {
+	case <-got:
+		t.Fatal("Acquire did not wait")
+	case <-time.After(20 * time.Millisecond):
+	}
+	c.Release()
+	if err := <-got; err != nil || c.Open() != 2 {
+		t.Fatalf("Acquire after Release: %v, open %d", err, c.Open())
+	}
+	c.SetCap(0)
+	if !c.TryAcquire() || c.Open() != 3 {
+		t.Fatal("no cap still refused")
+	}
+}
+
+func TestConnsDial(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+		}
+	}()
+	c := NewConns(1)
+	var d net.Dialer
+	dial := c.Dial(d.DialContext)
+	conn, err := dial(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := dial(ctx, "tcp", ln.Addr().String()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second dial under cap 1: %v", err)
+	}
+	conn.Close()
+	conn.Close() // a second Close must not free a second slot
+	if c.Open() != 0 {
+		t.Fatalf("open = %d after close", c.Open())
+	}
+	if _, err := dial(context.Background(), "tcp", "127.0.0.1:1"); err == nil {
+		t.Skip("something listens on port 1")
+	}
+	if c.Open() != 0 {
+		t.Fatalf("failed dial kept a slot: %d", c.Open())
+	}
+}
+
+func TestRealSampler(t *testing.T) {
+	ctx := context.Background()
+	s, err := NewSystemSampler(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Burn a little CPU so the process reading has something to see.
+	deadline := time.Now().Add(300 * time.Millisecond)
+	x := 0
+	for time.Now().Before(deadline) {
+		x++
+	}
+	r, err := s.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("real reading: %+v (spins %d)", r, x)
+	if r.RSS <= 0 || r.TotalCPU < 0 || r.TotalCPU > 100 || r.ProcessCPU < 0 || r.ProcessCPU > 100 {
+		t.Fatalf("implausible reading %+v", r)
+	}
+	if r.ProcessCPU == 0 {
+		t.Error("process CPU reads 0 after a busy loop")
+	}
+	g, err := New(ctx, config.Default(), Options{Sampler: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := g.Status(); st.RSS <= 0 {
+		t.Fatalf("status from real readings: %+v", st)
+	}
+	_ = os.Getpid()
+}
