@@ -199,6 +199,11 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if errors.Is(err, ErrForbiddenAddress) {
+			rb := &robots{mode: robotsDisallowAll, agent: agent, err: err}
+			r.robots[key] = rb
+			return rb, nil
+		}
 		if err != nil && !errors.Is(err, ErrBodyTooLarge) {
 			r.log.Debug("Robots.txt unreachable", "url", cur.String(), "err", err)
 			status = 0

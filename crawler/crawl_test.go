@@ -370,7 +370,7 @@ func TestRobotsDirectives(t *testing.T) {
 }
 
 func TestLimiterSeesBytes(t *testing.T) {
-	m := map[string]string{"/": html(links("/a", "/b")), "/a": html(strings.Repeat("<p>lorem ipsum</p>", 5000)), "/b": html("b")}
+	m := map[string]string{"/": html(links("/a", "/b")), "/a": html(strings.Repeat("<p>lorem ipsum</p>", 2000)), "/b": html("b")}
 	s := newSite(t, pages(m))
 	cfg := testConfig(t)
 	lim := &countingLimiter{}

@@ -36,6 +36,9 @@ var (
 	ErrBadRedirect = errors.New("bad redirect location")
 	// ErrRobotsDenied: robots.txt disallows the URL.
 	ErrRobotsDenied = errors.New("disallowed by robots.txt")
+	// ErrTrap: the URL looks like a crawler trap (a path segment repeated
+	// more than three times).
+	ErrTrap = errors.New("url trap")
 	// ErrHTTPStatus: the server answered with an error status; the status
 	// code is in the wrapping StatusError.
 	ErrHTTPStatus = errors.New("error status")
@@ -78,6 +81,8 @@ func Kind(err error) string {
 		return "content_type"
 	case errors.Is(err, ErrContentEncoding):
 		return "content_encoding"
+	case errors.Is(err, ErrTrap):
+		return "url_trap"
 	case errors.Is(err, ErrRobotsDenied):
 		return "robots"
 	case errors.Is(err, context.Canceled):

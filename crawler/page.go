@@ -11,9 +11,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// errTrap marks a redirect into a URL with a repeating path segment.
-var errTrap = fmt.Errorf("url trap: a path segment repeats more than %d times", maxSegmentRepeats)
-
 // visit fetches one URL (following redirects, retrying on 429/503), turns
 // the answer into a task.Page and hands it to the sink. It returns an error
 // only when the run must end.
@@ -22,7 +19,20 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int) error {
 	if err != nil {
 		return err
 	}
-	if rb.mode == robotsDisallowAll && r.sameSite(u) && r.res.Stats.PagesFetched == 0 && r.requests == 0 {
+	first := r.res.Stats.PagesFetched == 0 && r.requests == 0
+	if rb.err != nil {
+		page := &task.Page{URL: u.String(), Depth: depth, FetchedAt: time.Now().UTC()}
+		r.fail(page, rb.err, 0)
+		if err := r.emit(page); err != nil {
+			return err
+		}
+		if first {
+			r.res.Stopped = "forbidden address"
+			return errStop
+		}
+		return nil
+	}
+	if rb.mode == robotsDisallowAll && r.sameSite(u) && first {
 		r.res.Stopped = "robots.txt unavailable"
 		return errStop
 	}
@@ -151,7 +161,7 @@ func (r *run) follow(ctx context.Context, u *url.URL) (*url.URL, *response, erro
 		case hop+1 > r.cfg.MaxRedirects:
 			return cur, resp, fmt.Errorf("redirect from %s: %w (%d)", u, ErrTooManyRedirects, r.cfg.MaxRedirects)
 		case urls.RepeatsSegment(next, maxSegmentRepeats):
-			return cur, resp, fmt.Errorf("redirect to %s: %w", key, errTrap)
+			return cur, resp, fmt.Errorf("redirect to %s: %w: a path segment repeats more than %d times", key, ErrTrap, maxSegmentRepeats)
 		}
 		visited[key] = true
 		if !r.sameSite(next) {
@@ -170,6 +180,9 @@ func (r *run) follow(ctx context.Context, u *url.URL) (*url.URL, *response, erro
 		rb, err := r.robotsFor(ctx, next)
 		if err != nil {
 			return cur, resp, err
+		}
+		if rb.err != nil {
+			return next, resp, rb.err
 		}
 		if !rb.allowed(next) {
 			return next, resp, fmt.Errorf("redirect to %s: %w", key, ErrRobotsDenied)

@@ -33,6 +33,9 @@ type robots struct {
 	// crawlDelay is the Crawl-delay of the applying group, capped at
 	// MaxCrawlDelay; 0 when none.
 	crawlDelay time.Duration
+	// err is set when the host may not be contacted at all (a forbidden
+	// address); every URL on it fails with this error.
+	err error
 }
 
 // robotsForStatus returns the policy for a robots.txt answer (RFC 9309
