@@ -72,13 +72,19 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		}
 		return p, nil
 	}
-	doc, err := html.Parse(r)
-	if err != nil {
-		return nil, fmt.Errorf("parse html: %w", err)
-	}
 	ua := opts.UserAgent
 	if ua == "" {
 		ua = DefaultUserAgent
+	}
+	doc, err := html.Parse(r)
+	if err != nil {
+		// Too deeply nested for a tree: read it as tokens instead.
+		r := transform.NewReader(bytes.NewReader(body), enc.NewDecoder())
+		s, text, err := scanTokens(r, pageURL, ua, opts.MaxLinks, opts.Text)
+		if err != nil {
+			return nil, fmt.Errorf("parse html: %w", err)
+		}
+		return &Page{Title: s.title, Links: s.links, NoIndex: s.noIndex, NoFollow: s.noFollow, Text: text}, nil
 	}
 	s := scan(doc, pageURL, ua, opts.MaxLinks)
 	p := &Page{

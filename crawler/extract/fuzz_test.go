@@ -17,6 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<table><a href=/t><td><p>cell</table><svg><a href=/s></svg><template><a href=/tt></template>`), "application/xhtml+xml", true)
 	f.Add([]byte("\xef\xbb\xbf<p>bom</p>\x00\xff"), "text/html; charset=latin1", true)
 	f.Add([]byte(strings.Repeat("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 30)), "text/html", true)
+	f.Add([]byte(strings.Repeat("<b><i><div>", 200)+`<a href="/deep">d</a><title>t</title>`), "text/html", true)
 	base, _ := url.Parse("http://example.com/dir/page.html")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string, text bool) {
 		p, err := Parse(body, contentType, base, Options{Text: text})

@@ -1,0 +1,68 @@
+package extract
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+func TestDeepDocumentFallsBackToTokens(t *testing.T) {
+	body := `<html><head><title>Deep page</title><meta name="robots" content="nofollow"><base href="/base/"></head><body>` +
+		`<p>Before the pit.</p>` + strings.Repeat("<div><font>", 400) + `Deep inside <a href="x.html">x</a>` +
+		`<script>var hidden = 1;</script><svg><a href="/svg">s</a></svg><template><a href="/t">t</a></template>` +
+		strings.Repeat("</font></div>", 400) + `<p>After <a href="/y" rel="nofollow">y</a></p></body></html>`
+	if _, err := html.Parse(strings.NewReader(body)); err == nil {
+		t.Fatal("fixture is not too deep for the tree builder any more; deepen it")
+	}
+	p := parse(t, body, "text/html", Options{Text: true})
+	if p.Title != "Deep page" || !p.NoFollow || p.NoIndex {
+		t.Errorf("title %q nofollow %v noindex %v", p.Title, p.NoFollow, p.NoIndex)
+	}
+	want := []Link{{URL: "http://example.com/base/x.html"}, {URL: "http://example.com/y", NoFollow: true}}
+	if !reflect.DeepEqual(p.Links, want) {
+		t.Errorf("links = %+v, want %+v", p.Links, want)
+	}
+	for _, w := range []string{"Before the pit.", "Deep inside x", "After y"} {
+		if !strings.Contains(p.Text, w) {
+			t.Errorf("text %q lacks %q", p.Text, w)
+		}
+	}
+	for _, w := range []string{"hidden", "Deep page"} {
+		if strings.Contains(p.Text, w) {
+			t.Errorf("text %q contains %q", p.Text, w)
+		}
+	}
+}
+
+// TestTokensAgreeWithTree checks the fallback against the tree walk on
+// well-formed documents, where both must find the same things.
+func TestTokensAgreeWithTree(t *testing.T) {
+	docs := map[string]string{
+		"article": string(readFixture(t, "article.html")),
+		"robots":  `<html><head><meta name="hivecrawl" content="noindex"><meta property="og:title" content="OG"></head><body><a href="/a" rel="nofollow">a</a><a href="/a">a</a><area href="b"></body></html>`,
+		"base":    `<html><head><base href="http://other.example/d/"></head><body><a href="x">x</a><a href="mailto:m@x">m</a></body></html>`,
+		"foreign": `<html><body><svg><a href="/s">s</a><title>svg</title></svg><template><a href="/t">t</a></template><a href="/ok">ok</a></body></html>`,
+	}
+	for name, body := range docs {
+		t.Run(name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tree := scan(doc, mustURL(t, pageAddr), DefaultUserAgent, 0)
+			toks, _, err := scanTokens(bytes.NewReader([]byte(body)), mustURL(t, pageAddr), DefaultUserAgent, 0, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree.title != toks.title || tree.noIndex != toks.noIndex || tree.noFollow != toks.noFollow {
+				t.Errorf("tree %q %v %v, tokens %q %v %v", tree.title, tree.noIndex, tree.noFollow, toks.title, toks.noIndex, toks.noFollow)
+			}
+			if !reflect.DeepEqual(tree.links, toks.links) {
+				t.Errorf("links differ:\ntree   %+v\ntokens %+v", tree.links, toks.links)
+			}
+		})
+	}
+}
