@@ -9,8 +9,10 @@ import (
 // and for inter-site URLs: small enough that a task carries thousands.
 type Digest uint32
 
-// DigestOf returns the digest of content (a page's extracted text, or a
-// URL's canonical form).
+// DigestOf returns the digest of content: a page's body as the crawler
+// downloaded it (after Content-Encoding is undone, before any extraction,
+// so an unchanged page is recognised without extracting its text), or a
+// URL's canonical form.
 func DigestOf(content []byte) Digest {
 	sum := sha1.Sum(content)
 	return Digest(binary.BigEndian.Uint32(sum[:4]))
