@@ -41,6 +41,9 @@ type Config struct {
 	// Bootstrap lists the network's own bootstrap peers as multiaddrs ending
 	// in /p2p/<peer ID>. Private peers also use them as static relays.
 	Bootstrap []string `json:"bootstrap,omitempty"`
+	// NoDHT leaves the DHT out, for tests and tools that need no discovery
+	// (Bootstrap then only connects, Advertise and FindPeers fail).
+	NoDHT bool `json:"-"`
 	// PortMap enables UPnP/NAT-PMP port mapping on the local router.
 	PortMap bool `json:"port_map,omitempty"`
 	// Logger receives the host's log records; nil means slog.Default().

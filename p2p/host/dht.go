@@ -55,11 +55,15 @@ func (h *Host) Bootstrap(ctx context.Context) error {
 	if ok == 0 && firstErr != nil {
 		return firstErr
 	}
+	if h.dht == nil {
+		return nil
+	}
 	if err := h.dht.Bootstrap(ctx); err != nil {
 		return fmt.Errorf("bootstrap dht: %w", err)
 	}
 	return nil
 }
 
-// DHT returns the peer's Kademlia DHT, for peer routing.
+// DHT returns the peer's Kademlia DHT, for peer routing; nil with
+// Config.NoDHT.
 func (h *Host) DHT() *dht.IpfsDHT { return h.dht }

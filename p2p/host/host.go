@@ -92,18 +92,19 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		// libp2p closes what it was given only when it got far enough.
 		return nil, errors.Join(fmt.Errorf("new host: %w", err), cm.Close())
 	}
-	d, err := newDHT(lh, cfg.Public, bootstrap)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("new host: %w", err), lh.Close())
-	}
 	h := &Host{
 		Host:      lh,
 		Bandwidth: bw,
 		Limits:    limits,
-		dht:       d,
-		disc:      drouting.NewRoutingDiscovery(d),
 		bootstrap: bootstrap,
 		log:       cfg.logger().With("peer", lh.ID().String()),
+	}
+	if !cfg.NoDHT {
+		d, err := newDHT(lh, cfg.Public, bootstrap)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("new host: %w", err), lh.Close())
+		}
+		h.dht, h.disc = d, drouting.NewRoutingDiscovery(d)
 	}
 	h.log.Info("Host started", "addrs", fmt.Sprint(lh.Addrs()), "max_conns", limits.MaxConns, "public", cfg.Public)
 	return h, nil
@@ -131,5 +132,9 @@ func (h *Host) P2PAddrs() []string {
 // Close stops the DHT and the host, closing every connection. It is bounded
 // by libp2p's own shutdown timeouts.
 func (h *Host) Close() error {
-	return errors.Join(h.dht.Close(), h.Host.Close())
+	var err error
+	if h.dht != nil {
+		err = h.dht.Close()
+	}
+	return errors.Join(err, h.Host.Close())
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,12 +14,18 @@ import (
 // inserts into the overlay (entry points) advertise themselves.
 const OverlayRendezvous = "hivecrawl/overlay/1"
 
+// ErrNoDHT is returned by discovery on a host built with Config.NoDHT.
+var ErrNoDHT = errors.New("host runs without a DHT")
+
 // retryAdvertise is the wait after a failed advertisement.
 const retryAdvertise = 30 * time.Second
 
 // Advertise announces this peer under ns on the DHT once and returns how long
 // the announcement lasts.
 func (h *Host) Advertise(ctx context.Context, ns string) (time.Duration, error) {
+	if h.disc == nil {
+		return 0, fmt.Errorf("advertise %s: %w", ns, ErrNoDHT)
+	}
 	ttl, err := h.disc.Advertise(ctx, ns)
 	if err != nil {
 		return 0, fmt.Errorf("advertise %s: %w", ns, err)
@@ -50,6 +57,9 @@ func (h *Host) ServeAdvertise(ctx context.Context, ns string) error {
 // FindPeers returns up to limit peers (0 = no limit) advertised under ns,
 // other than this one, with their addresses added to the peerstore.
 func (h *Host) FindPeers(ctx context.Context, ns string, limit int) ([]peer.AddrInfo, error) {
+	if h.disc == nil {
+		return nil, fmt.Errorf("find peers under %s: %w", ns, ErrNoDHT)
+	}
 	var opts []discovery.Option
 	if limit > 0 {
 		opts = append(opts, discovery.Limit(limit+1))
