@@ -1,0 +1,125 @@
+package localapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+)
+
+// Client talks to a running client's local API. The CLI uses it and so will
+// the tray.
+type Client struct {
+	info Info
+	hc   *http.Client
+}
+
+// NewClient returns a client for the API described by info.
+func NewClient(info Info) *Client {
+	return &Client{info: info, hc: &http.Client{
+		Timeout:   15 * time.Second,
+		Transport: &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: 3 * time.Second}).DialContext},
+	}}
+}
+
+// Dial reads the info file at path and returns a client for it; a missing
+// file is ErrNotRunning.
+func Dial(path string) (*Client, error) {
+	info, err := ReadInfo(path)
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(info), nil
+}
+
+// URL is the server's base address.
+func (c *Client) URL() string { return c.info.URL }
+
+// Status returns the client's status.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.do(ctx, http.MethodGet, "/api/status", nil, "", &st)
+	return st, err
+}
+
+// Config returns the configuration as JSON.
+func (c *Client) Config(ctx context.Context) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodGet, "/api/config", nil, "", &raw)
+	return raw, err
+}
+
+// SetConfig applies changes (all or none) and returns the new configuration.
+func (c *Client) SetConfig(ctx context.Context, changes ...Change) (json.RawMessage, error) {
+	vals := url.Values{}
+	for _, ch := range changes {
+		vals.Add(ch.Key, ch.Value)
+	}
+	var raw json.RawMessage
+	err := c.do(ctx, http.MethodPost, "/api/config", []byte(vals.Encode()), "application/x-www-form-urlencoded", &raw)
+	return raw, err
+}
+
+// Pause pauses crawling and returns the new status.
+func (c *Client) Pause(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.do(ctx, http.MethodPost, "/api/pause", nil, "", &st)
+	return st, err
+}
+
+// Resume ends the explicit pause and any snooze and returns the new status.
+func (c *Client) Resume(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.do(ctx, http.MethodPost, "/api/resume", nil, "", &st)
+	return st, err
+}
+
+// Snooze pauses for d ("1h", "tomorrow") and returns when crawling resumes.
+func (c *Client) Snooze(ctx context.Context, d string) (time.Time, error) {
+	var res SnoozeResult
+	err := c.do(ctx, http.MethodPost, "/api/snooze?d="+url.QueryEscape(d), nil, "", &res)
+	return res.Until, err
+}
+
+func (c *Client) do(ctx context.Context, method, path string, body []byte, ctype string, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, c.info.URL+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("local API request: %w", err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if method != http.MethodGet {
+		req.Header.Set(TokenHeader, c.info.Token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return ErrNotRunning
+		}
+		return fmt.Errorf("reach hivecrawl at %s: %w", c.info.URL, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return fmt.Errorf("read local API answer: %w", err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var eb errorBody
+		if json.Unmarshal(data, &eb) != nil || eb.Error == "" {
+			eb.Error = http.StatusText(resp.StatusCode)
+		}
+		return &APIError{Code: resp.StatusCode, Message: eb.Error}
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("decode local API answer: %w", err)
+	}
+	return nil
+}

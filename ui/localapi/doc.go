@@ -1,0 +1,19 @@
+// Package localapi is the volunteer client's local HTTP API: the JSON status
+// the CLI, the tray and the web page read, and the few state changes they
+// make (settings, pause, resume, snooze).
+//
+// The server listens on 127.0.0.1 only. It refuses any request whose Host
+// header is not localhost, 127.0.0.1 or [::1] (with the server's port), so a
+// web page cannot reach it through DNS rebinding, and every state change
+// needs the API token in an X-Hivecrawl-Token or "Authorization: Bearer"
+// header, compared in constant time; no CORS headers are ever sent, so
+// another site's script cannot send that header. Responses carry
+// X-Frame-Options DENY, nosniff and a strict Content-Security-Policy.
+//
+// The running client writes its address and token to api.json in its config
+// directory (mode 0600); Dial reads it, so only the same user can change
+// settings.
+//
+// The server knows the client only through the Backend interface, and this
+// package must not import app (a layering test keeps it so).
+package localapi

@@ -1,0 +1,35 @@
+package localapi
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrNotRunning means no client answers: api.json is missing or its address
+// refuses connections.
+var ErrNotRunning = errors.New("hivecrawl is not running: start it with 'hivecrawl run'")
+
+// ErrInvalid marks a Backend error caused by the request (a bad setting);
+// the server answers 400 with the error's text. Wrap with Invalid.
+var ErrInvalid = errors.New("invalid request")
+
+// Invalid marks err as the caller's mistake, keeping its message.
+func Invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return invalidError{err}
+}
+
+type invalidError struct{ err error }
+
+func (e invalidError) Error() string   { return e.err.Error() }
+func (e invalidError) Unwrap() []error { return []error{ErrInvalid, e.err} }
+
+// APIError is an error answer from the server.
+type APIError struct {
+	Code    int
+	Message string
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Message, e.Code) }

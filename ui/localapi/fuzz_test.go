@@ -1,0 +1,48 @@
+package localapi
+
+import (
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func FuzzParseChanges(f *testing.F) {
+	f.Add("application/json", `{"download":"200KB/s","threads":4,"schedule":{"windows":[]}}`)
+	f.Add("application/x-www-form-urlencoded", "download=1MB%2Fs&threads=2")
+	f.Add("text/plain", "threads=5\n\ndownload=0\n")
+	f.Add("", "a=b=c")
+	f.Fuzz(func(t *testing.T, ctype, body string) {
+		req, _ := http.NewRequest("POST", "http://127.0.0.1/api/config", strings.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		changes, err := parseChanges(req)
+		if err != nil {
+			return
+		}
+		for _, c := range changes {
+			if ctype == "text/plain" && strings.TrimSpace(c.Key) == "" {
+				t.Fatalf("empty key from %q", body)
+			}
+		}
+	})
+}
+
+func FuzzHostAllowed(f *testing.F) {
+	for _, h := range []string{"127.0.0.1:8080", "localhost", "[::1]:8080", "evil.example:8080", "127.0.0.1.evil:8080", "[::1]", "LOCALHOST:8080"} {
+		f.Add(h)
+	}
+	s := &Server{port: "8080"}
+	f.Fuzz(func(t *testing.T, host string) {
+		if !s.hostAllowed(host) {
+			return
+		}
+		name := host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			name = h
+		}
+		name = strings.ToLower(strings.Trim(name, "[]"))
+		if name != "localhost" && name != "127.0.0.1" && name != "::1" {
+			t.Fatalf("accepted foreign host %q", host)
+		}
+	})
+}

@@ -1,0 +1,365 @@
+package localapi
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TokenHeader carries the API token; "Authorization: Bearer TOKEN" works too.
+const TokenHeader = "X-Hivecrawl-Token"
+
+// maxBody bounds request bodies.
+const maxBody = 64 << 10
+
+// shutdownTimeout bounds Serve's shutdown.
+const shutdownTimeout = 3 * time.Second
+
+// Backend is what the server needs from the client.
+type Backend interface {
+	Status(ctx context.Context) (Status, error)
+	// Config returns the current configuration as JSON.
+	Config(ctx context.Context) (json.RawMessage, error)
+	// SetConfig applies all changes or none; errors the caller caused are
+	// wrapped with Invalid.
+	SetConfig(ctx context.Context, changes []Change) error
+	Pause(ctx context.Context) error
+	Resume(ctx context.Context) error
+	// Snooze pauses until the time d names ("1h", "30m", "tomorrow").
+	Snooze(ctx context.Context, d string) (time.Time, error)
+}
+
+// Change is one KEY=VALUE setting.
+type Change struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Options configure a Server.
+type Options struct {
+	// Port on 127.0.0.1; 0 = a free port.
+	Port int
+	// Token required for state changes; "" = a fresh random one.
+	Token string
+	// InfoFile is where the address and token are written for the CLI and
+	// tray (mode 0600) while the server runs; "" = not written.
+	InfoFile string
+	Logger   *slog.Logger
+}
+
+// Server is the local API server.
+type Server struct {
+	backend Backend
+	opts    Options
+	ln      net.Listener
+	port    string
+	mux     *http.ServeMux
+}
+
+// Listen binds 127.0.0.1:opts.Port and returns the server, ready to Serve.
+func Listen(b Backend, opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Token == "" {
+		buf := make([]byte, 24)
+		rand.Read(buf)
+		opts.Token = hex.EncodeToString(buf)
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
+	if err != nil {
+		return nil, fmt.Errorf("listen for the local API on 127.0.0.1:%d: %w", opts.Port, err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	s := &Server{backend: b, opts: opts, ln: ln, port: port, mux: http.NewServeMux()}
+	s.routes()
+	return s, nil
+}
+
+// URL is the server's base address, "http://127.0.0.1:PORT".
+func (s *Server) URL() string { return "http://127.0.0.1:" + s.port }
+
+// Token is the API token.
+func (s *Server) Token() string { return s.opts.Token }
+
+// Handle adds a route (the web page, for one) behind the same Host check
+// and security headers. Call it before Serve. Handlers that change state
+// must check the token themselves with Authorized.
+func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// Handler is the whole API with its checks, for tests and embedding.
+func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
+
+// Serve answers requests until ctx ends, with the info file written while
+// it runs. Shutdown waits at most a few seconds for requests in flight.
+func (s *Server) Serve(ctx context.Context) error {
+	if s.opts.InfoFile != "" {
+		if err := WriteInfo(s.opts.InfoFile, Info{URL: s.URL(), Token: s.opts.Token}); err != nil {
+			s.ln.Close()
+			return err
+		}
+		defer removeInfo(s.opts.InfoFile, s.URL())
+	}
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve local API: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	<-errc
+	return nil
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /api/status", s.getStatus)
+	s.mux.HandleFunc("GET /api/config", s.getConfig)
+	s.mux.Handle("POST /api/config", s.needToken(http.HandlerFunc(s.postConfig)))
+	s.mux.Handle("POST /api/pause", s.needToken(http.HandlerFunc(s.postPause)))
+	s.mux.Handle("POST /api/resume", s.needToken(http.HandlerFunc(s.postResume)))
+	s.mux.Handle("POST /api/snooze", s.needToken(http.HandlerFunc(s.postSnooze)))
+}
+
+// guard refuses foreign Host headers and sets the security headers.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		if !s.hostAllowed(r.Host) {
+			s.opts.Logger.Warn("Refused a local API request with a foreign Host header", "host", r.Host, "path", r.URL.Path)
+			writeError(w, http.StatusForbidden, "host not allowed: use http://127.0.0.1:"+s.port)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed accepts localhost, 127.0.0.1 and [::1], with no port or the
+// server's own.
+func (s *Server) hostAllowed(host string) bool {
+	name, port := host, ""
+	if h, p, err := net.SplitHostPort(host); err == nil {
+		name, port = h, p
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		name = host[1 : len(host)-1]
+	}
+	if port != "" && port != s.port {
+		return false
+	}
+	switch strings.ToLower(name) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// Authorized reports whether r carries the API token.
+func (s *Server) Authorized(r *http.Request) bool {
+	got := r.Header.Get(TokenHeader)
+	if got == "" {
+		if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
+			got = strings.TrimSpace(a[7:])
+		}
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) == 1
+}
+
+func (s *Server) needToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.Authorized(r) {
+			writeError(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+")")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
+	st, err := s.backend.Status(r.Context())
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
+	c, err := s.backend.Config(r.Context())
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
+	changes, err := parseChanges(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if len(changes) == 0 {
+		writeError(w, http.StatusBadRequest, "no settings given (send KEY=VALUE pairs or a JSON object)")
+		return
+	}
+	if err := s.backend.SetConfig(r.Context(), changes); err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.getConfig(w, r)
+}
+
+func (s *Server) postPause(w http.ResponseWriter, r *http.Request) {
+	if err := s.backend.Pause(r.Context()); err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.getStatus(w, r)
+}
+
+func (s *Server) postResume(w http.ResponseWriter, r *http.Request) {
+	if err := s.backend.Resume(r.Context()); err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.getStatus(w, r)
+}
+
+// SnoozeResult is the answer to POST /api/snooze.
+type SnoozeResult struct {
+	Until time.Time `json:"until"`
+}
+
+func (s *Server) postSnooze(w http.ResponseWriter, r *http.Request) {
+	until, err := s.backend.Snooze(r.Context(), r.URL.Query().Get("d"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, SnoozeResult{Until: until})
+}
+
+// parseChanges reads a JSON object ({"download": "200KB/s", "threads": 4}),
+// a form (download=200KB/s&threads=4) or text lines (KEY=VALUE). JSON
+// numbers and booleans become their text; objects and arrays their JSON.
+func parseChanges(r *http.Request) ([]Change, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read request: %w", err)
+	}
+	switch ct {
+	case "application/json":
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(body, &obj); err != nil {
+			return nil, fmt.Errorf("body is not a JSON object of settings: %w", err)
+		}
+		out := make([]Change, 0, len(obj))
+		for k, raw := range obj {
+			var s string
+			switch {
+			case json.Unmarshal(raw, &s) == nil:
+			case string(raw) == "null":
+			default:
+				s = string(raw)
+			}
+			out = append(out, Change{Key: k, Value: s})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+		return out, nil
+	case "application/x-www-form-urlencoded":
+		vals, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, fmt.Errorf("body is not a form: %w", err)
+		}
+		var out []Change
+		keys := make([]string, 0, len(vals))
+		for k := range vals {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			for _, v := range vals[k] {
+				out = append(out, Change{Key: k, Value: v})
+			}
+		}
+		return out, nil
+	case "", "text/plain":
+		return ParseChanges(strings.Split(string(body), "\n"))
+	}
+	return nil, fmt.Errorf("unsupported content type %q (use application/json, a form or text/plain KEY=VALUE lines)", ct)
+}
+
+// ParseChanges reads KEY=VALUE items, skipping blank ones.
+func ParseChanges(items []string) ([]Change, error) {
+	var out []Change
+	for _, it := range items {
+		it = strings.TrimSpace(it)
+		if it == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(it, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("%q is not KEY=VALUE", it)
+		}
+		out = append(out, Change{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	return out, nil
+}
+
+// fail answers a Backend error: 400 for the caller's mistakes, else 500.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrInvalid) {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	s.opts.Logger.Error("Local API request failed", "err", err)
+	writeError(w, http.StatusInternalServerError, err.Error())
+}
+
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, errorBody{Error: msg})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v) // the client went away; nothing to do
+}

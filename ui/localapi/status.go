@@ -1,0 +1,94 @@
+package localapi
+
+import "time"
+
+// Status is the client's state as the CLI, tray and web page show it.
+// Byte rates are bytes per second; every cap of 0 means no cap.
+type Status struct {
+	Version string `json:"version"`
+	// UIURL is the local web page's address.
+	UIURL   string    `json:"ui_url,omitempty"`
+	Started time.Time `json:"started"`
+	// State is "running", "throttled" or "paused"; Reasons says why, in
+	// words ("Paused: other programs are using 63 % CPU").
+	State   string   `json:"state"`
+	Reasons []string `json:"reasons,omitempty"`
+	// ConfigProblem says why the configuration file was not used (the
+	// client then runs with defaults and does not overwrite it).
+	ConfigProblem string `json:"config_problem,omitempty"`
+
+	Download    Rate        `json:"download"`
+	Upload      Rate        `json:"upload"`
+	CPU         CPU         `json:"cpu"`
+	Memory      Memory      `json:"memory"`
+	Connections Connections `json:"connections"`
+	Transfer    Transfer    `json:"transfer"`
+	Tasks       Tasks       `json:"tasks"`
+	Pages       Pages       `json:"pages"`
+	Credits     Credits     `json:"credits"`
+}
+
+// Rate is a measured byte rate and its cap.
+type Rate struct {
+	Current int64 `json:"current"`
+	Cap     int64 `json:"cap"`
+}
+
+// CPU readings in percent of the whole machine.
+type CPU struct {
+	Own           float64 `json:"own"`
+	Other         float64 `json:"other"`
+	Cap           float64 `json:"cap"`
+	BusyThreshold float64 `json:"busy_threshold"`
+}
+
+// Memory is the client's resident memory and its cap, in bytes.
+type Memory struct {
+	RSS int64 `json:"rss"`
+	Cap int64 `json:"cap"`
+}
+
+// Connections are the open crawl connections and their cap.
+type Connections struct {
+	Open int `json:"open"`
+	Cap  int `json:"cap"`
+}
+
+// Transfer counts bytes (down plus up) against the quotas.
+type Transfer struct {
+	Today        int64 `json:"today"`
+	Month        int64 `json:"month"`
+	Total        int64 `json:"total"`
+	DailyQuota   int64 `json:"daily_quota"`
+	MonthlyQuota int64 `json:"monthly_quota"`
+}
+
+// Tasks are the task manager's running and queued tasks.
+type Tasks struct {
+	Running []RunningTask `json:"running"`
+	Queued  int           `json:"queued"`
+	Threads int           `json:"threads"`
+}
+
+// RunningTask is one task thread's progress.
+type RunningTask struct {
+	ID      string    `json:"id"`
+	Channel string    `json:"channel"`
+	Pages   int       `json:"pages"`
+	Depth   int       `json:"depth"`
+	Started time.Time `json:"started"`
+}
+
+// Pages counts pages crawled.
+type Pages struct {
+	Today int64 `json:"today"`
+	Total int64 `json:"total"`
+}
+
+// Credits are the ledger's totals; RecentAverage is credits per day with a
+// 7-day half-life (as BOINC's RAC).
+type Credits struct {
+	Confirmed     float64 `json:"confirmed"`
+	Pending       float64 `json:"pending"`
+	RecentAverage float64 `json:"recent_average"`
+}
