@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-
-	"gonum.org/v1/gonum/optimize"
 )
 
 // Probe is one measurement for the host solver: a peer's coordinate and the
@@ -105,22 +103,12 @@ func Solve(probes []Probe, cfg SolveConfig, r *rand.Rand) (Solution, error) {
 	}
 	best := Solution{Residual: math.Inf(1)}
 	bestF := math.Inf(1)
+	step := math.Max(nearest.RTT/2, 1)
 	for _, x0 := range starts {
-		res, err := optimize.Minimize(
-			optimize.Problem{Func: f},
-			x0,
-			&optimize.Settings{
-				FuncEvaluations: cfg.MaxEvals,
-				Converger:       &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-9, Iterations: 50},
-			},
-			&optimize.NelderMead{SimplexSize: math.Max(nearest.RTT/2, 1)},
-		)
-		if err != nil && res == nil {
-			return Solution{}, fmt.Errorf("solve host coordinate: %w", err)
-		}
-		if res.F < bestF {
-			bestF = res.F
-			best = Solution{Coord: Coord{Vec: slices.Clone(res.X)}}
+		x, fx := nelderMead(f, x0, step, cfg.MaxEvals, 1e-9, 1e-3)
+		if fx < bestF {
+			bestF = fx
+			best = Solution{Coord: Coord{Vec: x}}
 		}
 	}
 	if math.IsInf(bestF, 1) || math.IsNaN(bestF) {
