@@ -76,6 +76,9 @@ func checkInvariants(t *testing.T, o *Overlay, r *rand.Rand) {
 		if got := p.zoneList(); len(got) != len(p.zones) {
 			t.Fatalf("peer %s zone cache stale", id)
 		}
+		if m := Merge(p.zoneList()); len(m) != len(p.zones) {
+			t.Fatalf("peer %s holds sibling zones that were not merged: %v", id, p.zoneList())
+		}
 	}
 	if held != len(leaves) {
 		t.Fatalf("peers hold %d zones, tree has %d leaves", held, len(leaves))
@@ -196,6 +199,13 @@ func TestOverlayRandomChurn(t *testing.T) {
 					id := o.Peers()[r.IntN(o.Len())]
 					vol := o.Volume(id)
 					heir := expectedHeir(o, id, op == 1)
+					if zs := o.Zones(id); heir != "" {
+						// A networked peer deciding locally agrees.
+						local, ok := Heir(zs[0], o.NeighbourInfos(id, nil), op == 1)
+						if !ok || local != heir {
+							t.Fatalf("local Heir for %s = %q, %v; overlay rule %q", id, local, ok, heir)
+						}
+					}
 					var hs []Handover
 					var err error
 					if op == 1 {
