@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,7 +30,11 @@ const (
 	pagesPerSite  = 4 // index + 3 pages
 	crashKills    = 20
 	crashKillMin  = 100 * time.Millisecond
-	crashKillSpan = 500 * time.Millisecond
+	crashKillSpan = 300 * time.Millisecond
+	// pageLatency and crashDelay slow the crawl so that 100 tasks span the
+	// kills: most kills then interrupt running tasks.
+	pageLatency = 5 * time.Millisecond
+	crashDelay  = "40ms"
 )
 
 // testSite serves crashSites small sites under /s/N/, each an index
@@ -41,6 +46,7 @@ func testSite(t *testing.T) *httptest.Server {
 			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
 			return
 		}
+		time.Sleep(pageLatency)
 		var site int
 		var page string
 		if _, err := fmt.Sscanf(r.URL.Path, "/s/%d/%s", &site, &page); err != nil && r.URL.Path != fmt.Sprintf("/s/%d/", site) {
@@ -61,6 +67,32 @@ func testSite(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// syncBuffer collects a child's stderr and closes started when the client
+// logs that it started.
+type syncBuffer struct {
+	mu      sync.Mutex // guards buf and closed
+	buf     bytes.Buffer
+	closed  bool
+	started chan struct{}
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Write(p)
+	if !b.closed && strings.Contains(b.buf.String(), "Client started") {
+		b.closed = true
+		close(b.started)
+	}
+	return len(p), nil
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func buildBinary(t *testing.T) string {
@@ -97,18 +129,29 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"run", "--headless", "--seeds", seedsFile, "--allow-loopback", "--home", home,
-		"--delay", "5ms", "--seed-interval", "24h", "--seed-depth", "1"}
-	start := func(n int) (*exec.Cmd, *bytes.Buffer) {
+		"--delay", crashDelay, "--seed-interval", "24h", "--seed-depth", "1"}
+	// start runs the client and waits until it has opened its files, so
+	// the kill lands while it works (its start-up time varies a lot).
+	start := func(n int) (*exec.Cmd, *syncBuffer) {
 		cmd := exec.Command(bin, args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
+		stderr := &syncBuffer{started: make(chan struct{})}
+		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start %d: %v", n, err)
 		}
-		return cmd, &stderr
+		select {
+		case <-stderr.started:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("run %d did not start:\n%s", n, stderr)
+		}
+		return cmd, stderr
 	}
 
 	rng := rand.New(rand.NewPCG(20261122, 3))
+	interrupted := 0 // kills that hit running tasks
+	began := time.Now()
 	for i := range crashKills {
 		cmd, stderr := start(i)
 		time.Sleep(crashKillMin + time.Duration(rng.Int64N(int64(crashKillSpan))))
@@ -117,10 +160,18 @@ func TestCrashSafety(t *testing.T) {
 		if s := stderr.String(); strings.Contains(s, "panic") || strings.Contains(s, "damaged") {
 			t.Fatalf("run %d failed:\n%s", i, s)
 		}
-		checkCrashState(t, dirs, i)
+		if checkCrashState(t, dirs, i) > 0 {
+			interrupted++
+		}
+	}
+	// The test proves something only if kills hit running tasks.
+	if interrupted < crashKills/2 {
+		t.Fatalf("only %d of %d kills interrupted running tasks; slow the crawl down", interrupted, crashKills)
 	}
 
 	// Let it finish, then stop it gracefully.
+	t.Logf("%d kills took %v; %d interrupted running tasks", crashKills, time.Since(began).Round(time.Millisecond), interrupted)
+	began = time.Now()
 	cmd, stderr := start(crashKills)
 	deadline := time.Now().Add(40 * time.Second)
 	for countResults(t, dirs) < crashSites && time.Now().Before(deadline) {
@@ -136,17 +187,19 @@ func TestCrashSafety(t *testing.T) {
 	if !strings.Contains(stderr.String(), "Client stopped") {
 		t.Fatalf("no orderly stop logged:\n%s", stderr)
 	}
+	t.Logf("the last run took %v", time.Since(began).Round(time.Millisecond))
 	checkFinal(t, dirs)
 }
 
 // checkCrashState opens the queue as the dead process left it and checks
 // that every finished result is somewhere: in a complete spool awaiting
-// upload, or kept by the uploader with the same receipt.
-func checkCrashState(t *testing.T, dirs paths.Dirs, run int) {
+// upload, or kept by the uploader with the same receipt. It returns the
+// number of tasks the kill interrupted.
+func checkCrashState(t *testing.T, dirs paths.Dirs, run int) (running int) {
 	t.Helper()
 	q, err := queue.Open(dirs.QueueFile(), queue.Options{ReadOnly: true})
 	if errors.Is(err, fs.ErrNotExist) {
-		return // killed before the queue was created
+		return 0 // killed before the queue was created
 	}
 	if err != nil {
 		t.Fatalf("after kill %d the queue does not open: %v", run, err)
@@ -157,6 +210,9 @@ func checkCrashState(t *testing.T, dirs paths.Dirs, run int) {
 		t.Fatalf("after kill %d: %v", run, err)
 	}
 	for _, r := range all {
+		if r.State == queue.Running {
+			running++
+		}
 		if r.State != queue.Done {
 			continue
 		}
@@ -176,6 +232,7 @@ func checkCrashState(t *testing.T, dirs paths.Dirs, run int) {
 			}
 		}
 	}
+	return running
 }
 
 func checkFinal(t *testing.T, dirs paths.Dirs) {
@@ -220,6 +277,9 @@ func checkFinal(t *testing.T, dirs paths.Dirs) {
 		t.Errorf("%d spool files left after every upload", len(left))
 	}
 	t.Logf("%d tasks done after %d kills; %d runs were re-executions", len(all), crashKills, reruns)
+	if reruns == 0 {
+		t.Error("no task was re-executed although kills interrupted running tasks")
+	}
 }
 
 // spoolPages reads a spool to its end and returns its page count, failing
