@@ -1,0 +1,280 @@
+package ledger
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// ErrNotFound is returned by Confirm for a task with no receipt.
+var ErrNotFound = errors.New("no receipt for this task")
+
+var (
+	bucketReceipts = []byte("receipts") // task ID → Entry
+	bucketDays     = []byte("days")     // "2006-01-02" → Day
+	bucketMeta     = []byte("meta")
+	keyTotals      = []byte("totals") // Totals (without RecentAverage)
+	keyAverage     = []byte("average")
+)
+
+// Entry is one stored receipt.
+type Entry struct {
+	Receipt task.Receipt `json:"receipt"`
+	// Raw is the receipt exactly as the storage module signed it.
+	Raw       []byte    `json:"raw"`
+	Confirmed bool      `json:"confirmed"`
+	Added     time.Time `json:"added"`
+}
+
+// Day is one local calendar day's totals (by receipt issue time).
+type Day struct {
+	Date          string  `json:"date"` // "2006-01-02"
+	Receipts      int     `json:"receipts"`
+	Confirmed     float64 `json:"confirmed"`
+	Pending       float64 `json:"pending"`
+	PagesAccepted int64   `json:"pages_accepted"`
+	PagesNew      int64   `json:"pages_new"`
+	PagesChanged  int64   `json:"pages_changed"`
+	Bytes         int64   `json:"bytes"`
+}
+
+// Totals are the whole ledger's sums.
+type Totals struct {
+	Receipts      int     `json:"receipts"`
+	Confirmed     float64 `json:"confirmed"`
+	Pending       float64 `json:"pending"`
+	PagesAccepted int64   `json:"pages_accepted"`
+	Bytes         int64   `json:"bytes"`
+	// RecentAverage is confirmed credit per day, 7-day half-life.
+	RecentAverage float64 `json:"recent_average"`
+}
+
+// Ledger is the credits ledger. Safe for concurrent use.
+type Ledger struct {
+	db  *bolt.DB
+	loc *time.Location
+}
+
+// Open opens (creating if needed) the ledger at path. It fails after a
+// second if another process holds the file.
+func Open(path string) (*Ledger, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open ledger %s: %w (is another hivecrawl running with the same data directory?)", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketReceipts, bucketDays, bucketMeta} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open ledger %s: %w", path, err)
+	}
+	return &Ledger{db: db, loc: time.Local}, nil
+}
+
+// Close closes the file.
+func (l *Ledger) Close() error { return l.db.Close() }
+
+// Add stores a receipt, as pending or confirmed. A receipt for a task
+// already in the ledger is not counted again: Add returns false (and
+// confirms the stored one if this copy is confirmed).
+func (l *Ledger) Add(raw []byte, r task.Receipt, confirmed bool, now time.Time) (added bool, err error) {
+	if r.TaskID == "" {
+		return false, errors.New("add receipt: no task ID")
+	}
+	if r.Credits < 0 || r.PagesAccepted < 0 || r.Bytes < 0 {
+		return false, fmt.Errorf("add receipt for task %s: negative figures", r.TaskID)
+	}
+	err = l.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		if old := b.Get([]byte(r.TaskID)); old != nil {
+			if confirmed {
+				return confirmTx(tx, l.loc, r.TaskID)
+			}
+			return nil
+		}
+		added = true
+		e := Entry{Receipt: r, Raw: raw, Confirmed: confirmed, Added: now}
+		if err := putJSON(b, []byte(r.TaskID), e); err != nil {
+			return err
+		}
+		return count(tx, l.loc, r, confirmed, true)
+	})
+	if err != nil {
+		return false, fmt.Errorf("add receipt for task %s: %w", r.TaskID, err)
+	}
+	return added, nil
+}
+
+// Confirm marks a pending receipt confirmed; confirming twice is harmless.
+func (l *Ledger) Confirm(taskID string) error {
+	err := l.db.Update(func(tx *bolt.Tx) error { return confirmTx(tx, l.loc, taskID) })
+	if err != nil {
+		return fmt.Errorf("confirm receipt for task %s: %w", taskID, err)
+	}
+	return nil
+}
+
+func confirmTx(tx *bolt.Tx, loc *time.Location, taskID string) error {
+	b := tx.Bucket(bucketReceipts)
+	var e Entry
+	found, err := getJSON(b, []byte(taskID), &e)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return ErrNotFound
+	}
+	if e.Confirmed {
+		return nil
+	}
+	e.Confirmed = true
+	if err := putJSON(b, []byte(taskID), e); err != nil {
+		return err
+	}
+	return count(tx, loc, e.Receipt, true, false)
+}
+
+// count adds r to its day, the totals and (when confirmed) the average. A
+// new receipt adds its pages and bytes; a confirmation only moves credit
+// from pending to confirmed.
+func count(tx *bolt.Tx, loc *time.Location, r task.Receipt, confirmed, isNew bool) error {
+	days, meta := tx.Bucket(bucketDays), tx.Bucket(bucketMeta)
+	date := r.IssuedAt.In(loc).Format(time.DateOnly)
+	var d Day
+	if _, err := getJSON(days, []byte(date), &d); err != nil {
+		return err
+	}
+	var t Totals
+	if _, err := getJSON(meta, keyTotals, &t); err != nil {
+		return err
+	}
+	d.Date = date
+	if isNew {
+		d.Receipts++
+		d.PagesAccepted += int64(r.PagesAccepted)
+		d.PagesNew += int64(r.PagesNew)
+		d.PagesChanged += int64(r.PagesChanged)
+		d.Bytes += r.Bytes
+		t.Receipts++
+		t.PagesAccepted += int64(r.PagesAccepted)
+		t.Bytes += r.Bytes
+	} else {
+		d.Pending -= r.Credits
+		t.Pending -= r.Credits
+	}
+	if confirmed {
+		d.Confirmed += r.Credits
+		t.Confirmed += r.Credits
+		var a Average
+		if _, err := getJSON(meta, keyAverage, &a); err != nil {
+			return err
+		}
+		a.Add(r.IssuedAt, r.Credits)
+		if err := putJSON(meta, keyAverage, a); err != nil {
+			return err
+		}
+	} else {
+		d.Pending += r.Credits
+		t.Pending += r.Credits
+	}
+	if err := putJSON(days, []byte(date), d); err != nil {
+		return err
+	}
+	return putJSON(meta, keyTotals, t)
+}
+
+// Totals returns the sums and the recent average at now.
+func (l *Ledger) Totals(now time.Time) (Totals, error) {
+	var t Totals
+	var a Average
+	err := l.db.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if _, err := getJSON(meta, keyTotals, &t); err != nil {
+			return err
+		}
+		_, err := getJSON(meta, keyAverage, &a)
+		return err
+	})
+	if err != nil {
+		return Totals{}, fmt.Errorf("read ledger totals: %w", err)
+	}
+	t.RecentAverage = a.PerDay(now)
+	return t, nil
+}
+
+// Days returns the totals of the days from first to last (local dates,
+// inclusive) that have receipts, oldest first.
+func (l *Ledger) Days(first, last time.Time) ([]Day, error) {
+	lo := []byte(first.In(l.loc).Format(time.DateOnly))
+	hi := last.In(l.loc).Format(time.DateOnly)
+	var out []Day
+	err := l.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketDays).Cursor()
+		for k, v := c.Seek(lo); k != nil && string(k) <= hi; k, v = c.Next() {
+			var d Day
+			if err := json.Unmarshal(v, &d); err != nil {
+				return fmt.Errorf("day %s: %w", k, err)
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read ledger days: %w", err)
+	}
+	return out, nil
+}
+
+// Entries returns up to limit receipts (0 = all), newest issued first.
+func (l *Ledger) Entries(limit int) ([]Entry, error) {
+	var out []Entry
+	err := l.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketReceipts).ForEach(func(k, v []byte) error {
+			var e Entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("receipt %s: %w", k, err)
+			}
+			out = append(out, e)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read ledger receipts: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Receipt.IssuedAt.After(out[j].Receipt.IssuedAt) })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func getJSON(b *bolt.Bucket, key []byte, v any) (bool, error) {
+	data := b.Get(key)
+	if data == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return true, fmt.Errorf("decode %s: %w", key, err)
+	}
+	return true, nil
+}
+
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", key, err)
+	}
+	return b.Put(key, data)
+}

@@ -1,0 +1,134 @@
+package ledger
+
+import (
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+var noon = time.Date(2026, 11, 22, 12, 0, 0, 0, time.Local)
+
+func receipt(id string, credits float64, at time.Time) task.Receipt {
+	return task.Receipt{TaskID: id, Channel: "example.com", Peer: "12D3KooW", PagesAccepted: 10, PagesNew: 2, PagesChanged: 3, Bytes: 5000, Credits: credits, IssuedAt: at}
+}
+
+func open(t *testing.T) (*Ledger, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, path
+}
+
+func TestAddConfirmTotals(t *testing.T) {
+	l, _ := open(t)
+	adds := []struct {
+		name      string
+		r         task.Receipt
+		confirmed bool
+		wantAdded bool
+	}{
+		{"first confirmed", receipt("t1", 10, noon), true, true},
+		{"pending", receipt("t2", 5, noon.Add(time.Hour)), false, true},
+		{"next day", receipt("t3", 2, noon.Add(24*time.Hour)), true, true},
+		{"duplicate after crash", receipt("t1", 10, noon), true, false},
+		{"duplicate pending of confirmed", receipt("t3", 2, noon.Add(24*time.Hour)), false, false},
+	}
+	for _, a := range adds {
+		added, err := l.Add([]byte("signed:"+a.r.TaskID), a.r, a.confirmed, noon)
+		if err != nil || added != a.wantAdded {
+			t.Fatalf("%s: added %v, %v; want %v", a.name, added, err, a.wantAdded)
+		}
+	}
+	tot, err := l.Totals(noon.Add(48 * time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Receipts != 3 || tot.Confirmed != 12 || tot.Pending != 5 || tot.PagesAccepted != 30 || tot.Bytes != 15000 {
+		t.Fatalf("totals %+v", tot)
+	}
+	if err := l.Confirm("t2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Confirm("t2"); err != nil {
+		t.Fatal(err)
+	}
+	// A confirmed copy arriving for a pending receipt confirms it once.
+	l.Add(nil, receipt("t4", 1, noon), false, noon)
+	l.Add(nil, receipt("t4", 1, noon), true, noon)
+	l.Add(nil, receipt("t4", 1, noon), true, noon)
+	if err := l.Confirm("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Confirm unknown: %v", err)
+	}
+	tot, _ = l.Totals(noon.Add(48 * time.Hour))
+	if tot.Confirmed != 18 || tot.Pending != 0 || tot.Receipts != 4 {
+		t.Fatalf("after confirm: %+v", tot)
+	}
+	if tot.RecentAverage <= 0 {
+		t.Fatalf("no recent average: %+v", tot)
+	}
+	days, err := l.Days(noon.Add(-24*time.Hour), noon.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 2 || days[0].Date != "2026-11-22" || days[0].Confirmed != 16 || days[0].Receipts != 3 ||
+		days[1].Confirmed != 2 || days[0].PagesNew != 6 {
+		t.Fatalf("days %+v", days)
+	}
+	es, err := l.Entries(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) != 2 || es[0].Receipt.TaskID != "t3" || string(es[0].Raw) != "signed:t3" || !es[0].Confirmed {
+		t.Fatalf("entries %+v", es)
+	}
+}
+
+func TestRecentAverageMatchesPureAverage(t *testing.T) {
+	l, _ := open(t)
+	var a Average
+	for i := range 30 {
+		at := noon.Add(time.Duration(i) * 7 * time.Hour)
+		c := float64(i%5 + 1)
+		l.Add(nil, receipt(string(rune('a'+i)), c, at), i%3 != 0, noon)
+		if i%3 != 0 {
+			a.Add(at, c)
+		}
+	}
+	now := noon.Add(15 * 24 * time.Hour)
+	tot, _ := l.Totals(now)
+	if want := a.PerDay(now); math.Abs(tot.RecentAverage-want) > 1e-9 {
+		t.Fatalf("ledger RAC %v, want %v (confirmed only)", tot.RecentAverage, want)
+	}
+}
+
+func TestPersistsAndRefusesBadReceipts(t *testing.T) {
+	l, path := open(t)
+	if _, err := l.Add(nil, task.Receipt{Credits: 1}, true, noon); err == nil {
+		t.Fatal("receipt without task ID accepted")
+	}
+	if _, err := l.Add(nil, receipt("neg", -1, noon), true, noon); err == nil {
+		t.Fatal("negative credit accepted")
+	}
+	l.Add([]byte("raw"), receipt("t1", 3, noon), true, noon)
+	l.Close()
+	l2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	tot, _ := l2.Totals(noon)
+	if tot.Confirmed != 3 || tot.Receipts != 1 {
+		t.Fatalf("after reopen: %+v", tot)
+	}
+	if added, _ := l2.Add(nil, receipt("t1", 3, noon), true, noon); added {
+		t.Fatal("duplicate counted after reopen")
+	}
+}
