@@ -192,3 +192,45 @@ func TestClientObserve(t *testing.T) {
 		t.Error("observing an 11 s RTT succeeded")
 	}
 }
+
+// fixedRTTs is a tiny latency matrix for Converge tests.
+type fixedRTTs [][]float64
+
+func (f fixedRTTs) Len() int { return len(f) }
+func (f fixedRTTs) RTT(i, j int) (float64, bool) {
+	return f[i][j], f[i][j] > 0 || i == j
+}
+
+func TestConvergeDeterministic(t *testing.T) {
+	m := fixedRTTs{
+		{0, 20, 50, 70},
+		{20, 0, 40, 60},
+		{50, 40, 0, 0}, // 2↔3 unknown in one direction
+		{70, 60, 30, 0},
+	}
+	run := func() []Coord {
+		cl, err := Converge(m, []int{0, 1, 2, 3}, 2, 100, rand.New(rand.NewPCG(8, 8)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]Coord, len(cl))
+		for i, c := range cl {
+			out[i] = c.Coord()
+		}
+		return out
+	}
+	a, b := run(), run()
+	for i := range a {
+		for j := range a[i].Vec {
+			if a[i].Vec[j] != b[i].Vec[j] {
+				t.Fatalf("same seed, different coordinates: %v vs %v", a[i], b[i])
+			}
+		}
+	}
+	if d := a[0].DistanceTo(a[1]); math.Abs(d-20) > 8 {
+		t.Errorf("nodes 20 ms apart estimated at %.1f ms", d)
+	}
+	if _, err := Converge(m, []int{0}, 2, 10, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("converging a single node succeeded")
+	}
+}
