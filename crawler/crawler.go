@@ -138,8 +138,7 @@ func New(cfg Config) *Crawler {
 		cfg: cfg.withDefaults(),
 		encoder: sync.OnceValue(func() *zstd.Encoder {
 			// Options are constants, so NewWriter cannot fail here.
-			enc, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1),
-				zstd.WithEncoderLevel(zstd.SpeedDefault))
+			enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
 			return enc
 		}),
 	}

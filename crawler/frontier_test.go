@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"hash/fnv"
 	"os"
 	"testing"
 )
@@ -59,6 +60,14 @@ func TestFrontierFIFOAndSpill(t *testing.T) {
 				t.Fatalf("spill file left behind: %v", left)
 			}
 		})
+	}
+}
+
+func TestFNV64a(t *testing.T) {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("http://example.com/a"))
+	if got := fnv64a("http://example.com/a"); got != h.Sum64() {
+		t.Fatalf("fnv64a = %x, hash/fnv says %x", got, h.Sum64())
 	}
 }
 

@@ -133,3 +133,31 @@ func TestReadBodyEncodings(t *testing.T) {
 		t.Fatalf("over the cap: %v", err)
 	}
 }
+
+func TestConcurrentRuns(t *testing.T) {
+	c := New(testConfig(t))
+	var sites [3]*site
+	for i := range sites {
+		sites[i] = newSite(t, pages(map[string]string{"/": html(links("/a", "/b")), "/a": html("<p>a</p>"), "/b": html("<p>b</p>")}))
+	}
+	errs := make(chan error, len(sites))
+	for _, s := range sites {
+		go func() {
+			res, err := c.Run(context.Background(), &task.Task{ID: "t", Seeds: []string{s.URL + "/"}, MaxDepth: 1}, &memSink{})
+			if err == nil && res.Stats.PagesFetched != 3 {
+				err = fmt.Errorf("fetched %d pages", res.Stats.PagesFetched)
+			}
+			errs <- err
+		}()
+	}
+	for range sites {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range sites {
+		if s.conns.Load() != 1 {
+			t.Fatalf("a site saw %d connections", s.conns.Load())
+		}
+	}
+}

@@ -1,7 +1,5 @@
 package crawler
 
-import "hash/fnv"
-
 // seenSet is URLseen: 64-bit FNV-1a hashes of the canonical URLs already
 // discovered. At a million URLs the chance of any collision is about 3e-8,
 // and a collision only skips one URL.
@@ -14,12 +12,24 @@ func newSeenSet(expected int) seenSet {
 
 // Add records u and reports whether it was new.
 func (s seenSet) Add(u string) bool {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(u))
-	k := h.Sum64()
+	k := fnv64a(u)
 	if _, ok := s[k]; ok {
 		return false
 	}
 	s[k] = struct{}{}
 	return true
+}
+
+// fnv64a is FNV-1a over a string without allocating.
+func fnv64a(s string) uint64 {
+	const (
+		offset = 14695981039346656037
+		prime  = 1099511628211
+	)
+	h := uint64(offset)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime
+	}
+	return h
 }
