@@ -14,11 +14,15 @@
 //
 // Web hosts run no code. Solve places a host from k ≥ d+1 RTTs measured by
 // peers with known coordinates, minimising Σ((‖x−c_j‖ + h_j + a_j − rtt_j) /
-// rtt_j)² with Nelder–Mead: the peers' own heights and adjustments are
+// rtt_j)² with Nelder–Mead (a small in-package implementation, checked
+// against gonum's; see neldermead.go for why): the peers' own heights and adjustments are
 // subtracted from what they measured, and the host gets height 0 (web
 // servers sit on well-connected networks; with k = d+1 measurements a
 // height would be one unknown too many). Only the Euclidean part enters the
 // CAN transform, so a host and the peer closest to it land close in the box.
+//
+// Converge runs Vivaldi offline over a latency matrix for the simulator and
+// tests.
 //
 // Bounds maps the Euclidean part into [0,1]^d: per dimension, bounds trained
 // from a sample with λ % trimmed off each side; points outside are clamped.
