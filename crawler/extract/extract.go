@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
@@ -39,11 +40,17 @@ type Options struct {
 
 // Page is a parsed page.
 type Page struct {
-	Title    string
+	// Title is the first <title>, else og:title, whitespace collapsed.
+	Title string
+	// Links are the page's <a href> and <area href> links, canonical,
+	// absolute http(s), de-duplicated, in document order; listed even when
+	// NoFollow is set.
 	Links    []Link
-	NoIndex  bool // meta robots noindex
-	NoFollow bool // meta robots nofollow
-	Text     string
+	NoIndex  bool // meta robots (or meta UserAgent) noindex or none
+	NoFollow bool // meta robots (or meta UserAgent) nofollow or none
+	// Text is the main text (Options.Text): one paragraph per line,
+	// whitespace collapsed, valid UTF-8.
+	Text string
 	// Language is the main text's language as an ISO 639-1 code ("en"),
 	// detected by trafilatura; empty when unknown or without Options.Text.
 	Language string
@@ -59,8 +66,14 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	enc, _, _ := charset.DetermineEncoding(body, contentType)
-	r := transform.NewReader(bytes.NewReader(body), enc.NewDecoder())
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	decoded := func() io.Reader {
+		if name == "utf-8" && utf8.Valid(body) {
+			return bytes.NewReader(body) // the common case needs no decoder
+		}
+		return transform.NewReader(bytes.NewReader(body), enc.NewDecoder())
+	}
+	r := decoded()
 	if kind == plainText {
 		b, err := io.ReadAll(r)
 		if err != nil {
@@ -79,8 +92,7 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 	doc, err := html.Parse(r)
 	if err != nil {
 		// Too deeply nested for a tree: read it as tokens instead.
-		r := transform.NewReader(bytes.NewReader(body), enc.NewDecoder())
-		s, text, err := scanTokens(r, pageURL, ua, opts.MaxLinks, opts.Text)
+		s, text, err := scanTokens(decoded(), pageURL, ua, opts.MaxLinks, opts.Text)
 		if err != nil {
 			return nil, fmt.Errorf("parse html: %w", err)
 		}
