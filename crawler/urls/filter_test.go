@@ -123,3 +123,20 @@ func TestDir(t *testing.T) {
 		})
 	}
 }
+
+func FuzzRegexes(f *testing.F) {
+	for _, s := range []string{`^https?://example\.com/`, `a(b`, `(a{100}){100}`, `[[:alpha:]]+\.html$`, `\pL`} {
+		f.Add(s)
+	}
+	u := mustParse(f, "http://example.com/news/2024/a.html?x=1")
+	f.Fuzz(func(t *testing.T, pattern string) {
+		flt, err := Regexes([]string{pattern})
+		if err != nil {
+			return
+		}
+		if len(pattern) > MaxPatternLength {
+			t.Fatalf("pattern of %d bytes accepted", len(pattern))
+		}
+		flt.Match(u)
+	})
+}

@@ -1,0 +1,52 @@
+package extract
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// TestTrafilaturaLeavesTreeAlone backs the package's claim that links can be
+// read from the tree before or after main-text extraction.
+func TestTrafilaturaLeavesTreeAlone(t *testing.T) {
+	doc, err := html.Parse(bytes.NewReader(readFixture(t, "article.html")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func() string {
+		var sb strings.Builder
+		if err := html.Render(&sb, doc); err != nil {
+			t.Fatal(err)
+		}
+		return sb.String()
+	}
+	before := render()
+	text, lang := trafilaturaText(doc, mustURL(t, "http://example.com/news/2024/river.html"))
+	if text == "" || lang == "" {
+		t.Fatalf("trafilatura found no text (%q, %q)", text, lang)
+	}
+	if after := render(); after != before {
+		t.Errorf("trafilatura changed the tree: %d bytes before, %d after", len(before), len(after))
+	}
+}
+
+func TestNormalizeText(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "collapse", in: "  a \t b\u00a0 c  ", want: "a b c"},
+		{name: "paragraph lines", in: "one\n\n\n  two  \n\t\nthree", want: "one\ntwo\nthree"},
+		{name: "control characters dropped", in: "a\x00b\x07c\ufeffd", want: "abcd"},
+		{name: "invalid utf-8 replaced", in: "a\xffb", want: "a\ufffdb"},
+		{name: "empty", in: " \n \n", want: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := normalizeText(tc.in); got != tc.want {
+				t.Errorf("normalizeText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
