@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"bufio"
+	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
@@ -45,8 +46,9 @@ func drain(r io.Reader, contentLength int64) {
 
 // readBody decodes a response body by its Content-Encoding and reads at most
 // limit decompressed bytes. A longer body yields the first limit bytes and
-// ErrBodyTooLarge, so a compression bomb stops at the cap.
-func readBody(r io.Reader, encoding string, limit int64) ([]byte, error) {
+// ErrBodyTooLarge, so a compression bomb stops at the cap. sizeHint (the
+// Content-Length, or -1) presizes the buffer.
+func readBody(r io.Reader, encoding string, limit, sizeHint int64) ([]byte, error) {
 	dec, err := decoder(r, encoding)
 	if err != nil {
 		return nil, err
@@ -54,10 +56,15 @@ func readBody(r io.Reader, encoding string, limit int64) ([]byte, error) {
 	if c, ok := dec.(io.Closer); ok {
 		defer c.Close()
 	}
-	data, err := io.ReadAll(io.LimitReader(dec, limit+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if sizeHint > 0 {
+		// MinRead spare bytes so the read that sees EOF does not grow it.
+		buf.Grow(int(min(sizeHint, limit) + bytes.MinRead))
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(dec, limit+1)); err != nil {
 		return nil, fmt.Errorf("read body: %w", err)
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return data[:limit], fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, limit)
 	}

@@ -178,7 +178,7 @@ func (f *fetcher) do(ctx context.Context, r request) (*response, error) {
 	if r.MaxBody > 0 {
 		limit = r.MaxBody
 	}
-	data, err := readBody(body, hr.Header.Get("Content-Encoding"), limit)
+	data, err := readBody(body, hr.Header.Get("Content-Encoding"), limit, hr.ContentLength)
 	out.Body = data
 	if err != nil {
 		if ctx.Err() != nil {

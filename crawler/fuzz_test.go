@@ -25,7 +25,7 @@ func FuzzReadBody(f *testing.F) {
 	f.Add([]byte("x"), "br")
 	f.Fuzz(func(t *testing.T, body []byte, encoding string) {
 		const limit = 1000
-		out, err := readBody(bytes.NewReader(body), encoding, limit)
+		out, err := readBody(bytes.NewReader(body), encoding, limit, int64(len(body)))
 		if len(out) > limit {
 			t.Fatalf("read %d bytes past the %d cap", len(out), limit)
 		}

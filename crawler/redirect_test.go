@@ -120,7 +120,7 @@ func TestReadBodyEncodings(t *testing.T) {
 		{"brotli refused", "br", text, ErrContentEncoding},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := readBody(bytes.NewReader(tc.body), tc.encoding, 1<<20)
+			got, err := readBody(bytes.NewReader(tc.body), tc.encoding, 1<<20, -1)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("readBody = %v, want %v", err, tc.want)
 			}
@@ -129,7 +129,7 @@ func TestReadBodyEncodings(t *testing.T) {
 			}
 		})
 	}
-	if _, err := readBody(io.LimitReader(bytes.NewReader(text), 1<<20), "", 10); !errors.Is(err, ErrBodyTooLarge) {
+	if _, err := readBody(io.LimitReader(bytes.NewReader(text), 1<<20), "", 10, int64(len(text))); !errors.Is(err, ErrBodyTooLarge) {
 		t.Fatalf("over the cap: %v", err)
 	}
 }
