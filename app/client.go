@@ -8,13 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // Defaults for zero Options fields.
@@ -44,9 +47,13 @@ type Options struct {
 	// (CL) until the configuration changes.
 	Threads int
 	// Grace bounds the shutdown wait for pages in flight. Default 5s.
-	Grace  time.Duration
-	Logger *slog.Logger     // default slog.Default()
-	Now    func() time.Time // default time.Now
+	Grace time.Duration
+	// Sampler reads CPU and memory for the governor; default gopsutil.
+	Sampler governor.Sampler
+	// Version is reported in the status.
+	Version string
+	Logger  *slog.Logger     // default slog.Default()
+	Now     func() time.Time // default time.Now
 }
 
 // Client is the volunteer client: create it with New, run it with Serve.
@@ -55,6 +62,8 @@ type Client struct {
 	dirs    paths.Dirs
 	log     *slog.Logger
 	cfg     *config.Store
+	gov     *governor.Governor
+	api     atomic.Pointer[localapi.Server] // set by Serve
 	q       *queue.Queue
 	mgr     *taskmgr.Manager
 	feeder  *feeder // nil without a seeds file
@@ -66,7 +75,7 @@ type Client struct {
 
 // New resolves the directories, opens the task queue and assembles the
 // client. Call Serve, or Close if Serve will not run.
-func New(opts Options) (*Client, error) {
+func New(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -96,9 +105,18 @@ func New(opts Options) (*Client, error) {
 		c.log.Warn("Configuration file not used; running with safe defaults until it is fixed", "err", err)
 	}
 	cfg := c.cfg.Get()
-	threads := cfg.Threads
 	if opts.Threads > 0 {
-		threads = opts.Threads
+		cfg.Threads = opts.Threads
+	}
+	if err := governor.LowerPriority(); err != nil {
+		c.log.Warn("Cannot lower the process priority", "err", err)
+	}
+	c.gov, err = governor.New(ctx, cfg, governor.Options{
+		Sampler: opts.Sampler, Now: opts.Now, UsageFile: dirs.UsageFile(),
+		Logger: opts.Logger.With("part", "governor"),
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	var seeds []Seed
@@ -116,12 +134,13 @@ func New(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	stopper := taskmgr.NewStopper(nil)
+	stopper := taskmgr.NewStopper(c.gov)
 	cr := crawler.New(crawler.Config{
 		UserAgent:     cfg.UserAgent,
 		Delay:         time.Duration(cfg.Delay),
 		AllowLoopback: opts.AllowLoopback,
 		Gate:          stopper,
+		Limiter:       c.gov.Down(),
 		TempDir:       filepath.Join(dirs.Data, "tmp"),
 		Logger:        opts.Logger.With("part", "crawler"),
 	})
@@ -135,7 +154,7 @@ func New(opts Options) (*Client, error) {
 		Uploader: &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now},
 		Stopper:  stopper,
 		SpoolDir: filepath.Join(dirs.Data, "spool"),
-		Threads:  threads,
+		Threads:  threadLimit(cfg),
 		Overload: cfg.OverloadThreshold(),
 		Grace:    opts.Grace,
 		Now:      opts.Now,
@@ -154,8 +173,8 @@ func New(opts Options) (*Client, error) {
 	return c, nil
 }
 
-// Config returns the live configuration.
-func (c *Client) Config() *config.Store { return c.cfg }
+// Settings returns the live configuration store.
+func (c *Client) Settings() *config.Store { return c.cfg }
 
 // Dirs returns the client's directories.
 func (c *Client) Dirs() paths.Dirs { return c.dirs }
@@ -166,12 +185,19 @@ func (c *Client) Dirs() paths.Dirs { return c.dirs }
 // in the queue and run again at the next start.
 func (c *Client) Serve(ctx context.Context) error {
 	defer c.Close()
-	c.log.Info("Client started", "config", c.dirs.Config, "data", c.dirs.Data)
+	api, err := localapi.Listen(c, localapi.Options{
+		Port: c.cfg.Get().APIPort, InfoFile: c.dirs.APIFile(), Logger: c.log.With("part", "api"),
+	})
+	if err != nil {
+		return err
+	}
+	c.api.Store(api)
+	c.log.Info("Client started", "config", c.dirs.Config, "data", c.dirs.Data, "api", api.URL())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	var wg sync.WaitGroup
-	errc := make(chan error, 2)
+	errc := make(chan error, 8)
 	run := func(name string, serve func(context.Context) error) {
 		wg.Add(1)
 		go func() {
@@ -188,6 +214,10 @@ func (c *Client) Serve(ctx context.Context) error {
 	}
 	run("maintenance", c.maintain)
 	run("configuration", c.follow)
+	run("local API", api.Serve)
+	updates, unsubscribe := c.cfg.Subscribe()
+	defer unsubscribe()
+	run("governor", func(ctx context.Context) error { return c.gov.Serve(ctx, updates) })
 	wg.Wait()
 	close(errc)
 	var errs []error
@@ -228,11 +258,20 @@ func (c *Client) follow(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case cfg := <-ch:
-			c.mgr.SetLimits(cfg.Threads, cfg.OverloadThreshold())
+			c.mgr.SetLimits(threadLimit(cfg), cfg.OverloadThreshold())
 			c.q.SetMaxLen(cfg.QueueLength)
 			c.log.Info("Configuration changed", "threads", cfg.Threads, "queue_length", cfg.QueueLength)
 		}
 	}
+}
+
+// threadLimit is CL: the configured task threads, and no more than the
+// connection cap, since each task thread holds one connection (paper 002).
+func threadLimit(cfg config.Config) int {
+	if cfg.Connections > 0 && cfg.Connections < cfg.Threads {
+		return cfg.Connections
+	}
+	return cfg.Threads
 }
 
 // Close closes the files. Serve calls it; it is safe to call again.

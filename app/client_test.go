@@ -19,6 +19,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -64,40 +65,82 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// quietConfig writes a configuration that never pauses for other
+// programs' load or caps the client's CPU: the test machine is shared.
+func quietConfig(t *testing.T, home string, extra string) {
+	t.Helper()
+	dir := filepath.Join(home, "config")
+	os.MkdirAll(dir, 0o700)
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"busy_threshold": 0, "cpu": 0`+extra+`}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestClientEndToEnd(t *testing.T) {
 	srv := smallSites(t)
 	home := t.TempDir()
+	quietConfig(t, home, "")
 	opts := Options{
 		Home: home, Seeds: writeSeeds(t, srv, 7), AllowLoopback: true,
-		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
 	}
-	c, err := New(opts)
+	ctx := context.Background()
+	c, err := New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	sctx, cancel := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- c.Serve(ctx) }()
+	go func() { served <- c.Serve(sctx) }()
 
+	// Everything below goes through the local API, as the CLI and tray do.
+	var api *localapi.Client
+	eventually(t, "the local API", func() bool {
+		api, err = localapi.Dial(filepath.Join(home, "config", "api.json"))
+		return err == nil
+	})
 	eventually(t, "seven confirmed results", func() bool {
-		st, err := c.Status()
+		st, err := api.Status(ctx)
 		return err == nil && st.Credits.Confirmed == 7
 	})
-	st, err := c.Status()
+	st, err := api.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.PagesTotal != 21 || st.PagesToday != 21 || st.Credits.Pending != 0 || st.Tasks.Threads != config.DefaultThreads {
-		t.Fatalf("status %+v, want 21 pages (7 sites × 3), 3 threads", st)
+	if st.Pages.Total != 21 || st.Pages.Today != 21 || st.Credits.Pending != 0 || st.Tasks.Threads != config.DefaultThreads ||
+		st.Version != "test" || st.State != "running" {
+		t.Fatalf("status %+v, want 21 pages (7 sites × 3), 3 threads, running", st)
 	}
-	// A configuration change reaches the task manager and queue live.
-	if err := c.Config().Update(func(cfg *config.Config) error { cfg.Threads, cfg.QueueLength = 1, 2; return nil }); err != nil {
+	// Pause and resume reach the governor, with a reason in words.
+	if _, err := api.Pause(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := api.Status(ctx); st.State != "paused" || len(st.Reasons) == 0 || !strings.Contains(st.Reasons[0], "Paused by you") {
+		t.Fatalf("after pause: %s %q", st.State, st.Reasons)
+	}
+	if _, err := api.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := api.Status(ctx); st.State != "running" {
+		t.Fatalf("after resume: %s %q", st.State, st.Reasons)
+	}
+	// A setting changes the task manager and queue live, and is saved.
+	if _, err := api.SetConfig(ctx, localapi.Change{Key: "threads", Value: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Settings().Update(func(cfg *config.Config) error { cfg.QueueLength = 2; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "threads setting applied", func() bool {
-		st, err := c.Status()
-		return err == nil && st.Tasks.Threads == 1 && st.Tasks.MaxQueued == 2
+		st, err := api.Status(ctx)
+		return err == nil && st.Tasks.Threads == 1 && c.q.MaxLen() == 2
 	})
+	if _, err := api.SetConfig(ctx, localapi.Change{Key: "threads", Value: "-4"}); err == nil {
+		t.Fatal("invalid setting accepted")
+	}
+	if saved, err := config.Load(filepath.Join(home, "config", "config.json")); err != nil || saved.Threads != 1 {
+		t.Fatalf("saved threads %d, %v", saved.Threads, err)
+	}
 	cancel()
 	if err := <-served; err != nil {
 		t.Fatalf("Serve: %v", err)
@@ -115,7 +158,7 @@ func TestClientEndToEnd(t *testing.T) {
 	}
 
 	// A restart submits nothing again in the same round.
-	c2, err := New(opts)
+	c2, err := New(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +183,7 @@ func TestClientEndToEnd(t *testing.T) {
 func TestNewReportsBadSeeds(t *testing.T) {
 	seeds := filepath.Join(t.TempDir(), "seeds.txt")
 	os.WriteFile(seeds, []byte("http://ok.example/\nnot a url\n"), 0o600)
-	_, err := New(Options{Home: t.TempDir(), Seeds: seeds, Logger: quiet})
+	_, err := New(context.Background(), Options{Home: t.TempDir(), Seeds: seeds, Logger: quiet})
 	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), seeds) {
 		t.Fatalf("New = %v, want an error naming the file and line 2", err)
 	}

@@ -1,56 +1,67 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
-	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-// Status is the snapshot the local API, the web page and the tray show.
-type Status struct {
-	// State is "crawling" (tasks running), "idle" (nothing to do) or
-	// "paused"; Reasons say in words why it is paused.
-	State   string    `json:"state"`
-	Reasons []string  `json:"reasons,omitempty"`
-	Started time.Time `json:"started"`
-	// Tasks are the running and queued tasks.
-	Tasks taskmgr.Status `json:"tasks"`
-	// PagesToday counts pages of tasks finished since local midnight.
-	PagesToday int `json:"pages_today"`
-	PagesTotal int `json:"pages_total"`
-	// Credits counts results: Confirmed have a receipt, Pending wait for
-	// their upload.
-	Credits Credits `json:"credits"`
-}
-
-// Credits counts results by receipt.
-type Credits struct {
-	Confirmed int `json:"confirmed"`
-	Pending   int `json:"pending"`
-}
-
-// Status returns the client's status now.
-func (c *Client) Status() (Status, error) {
+// Status returns the snapshot the local API, the web page and the tray
+// show: the governor's state and readings, the task manager's tasks, and
+// page and result counts from the queue. Until the credits ledger is wired
+// in, Credits counts results: confirmed ones have a receipt (local receipts
+// earn no real credit), pending ones wait for their upload.
+func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	now := c.opts.Now()
-	st := Status{Started: c.started}
-	var err error
-	if st.Tasks, err = c.mgr.Status(); err != nil {
+	g := c.gov.Status()
+	st := localapi.Status{
+		Version:  c.opts.Version,
+		Started:  c.started,
+		State:    string(g.State),
+		Reasons:  g.Reasons,
+		Download: localapi.Rate{Current: g.DownRate, Cap: g.DownCap},
+		Upload:   localapi.Rate{Current: g.UpRate, Cap: g.UpCap},
+		CPU:      localapi.CPU{Own: g.OwnCPU, Other: g.OtherCPU, Cap: g.CPUCap, BusyThreshold: g.BusyThreshold},
+		Memory:   localapi.Memory{RSS: g.RSS, Cap: g.MemoryCap},
+		Transfer: localapi.Transfer{
+			Today: g.Usage.DayBytes, Month: g.Usage.MonthBytes, Total: g.Usage.TotalBytes,
+			DailyQuota: g.DailyQuota, MonthlyQuota: g.MonthlyQuota,
+		},
+	}
+	if err := c.cfg.Problem(); err != nil {
+		st.ConfigProblem = err.Error()
+	}
+	if api := c.api.Load(); api != nil {
+		st.UIURL = api.URL()
+	}
+	ts, err := c.mgr.Status()
+	if err != nil {
 		return st, err
 	}
+	st.Tasks = localapi.Tasks{Queued: len(ts.Queued), Threads: ts.Threads}
+	for _, r := range ts.Running {
+		st.Tasks.Running = append(st.Tasks.Running, localapi.RunningTask{
+			ID: r.ID, Channel: r.Channel, Pages: r.Pages, Depth: r.Depth, Started: r.Started,
+		})
+	}
+	// Each running task holds one crawl connection.
+	st.Connections = localapi.Connections{Open: len(ts.Running), Cap: g.ConnsCap}
+
 	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	_, err = c.q.Select(func(r *queue.Record) bool {
 		if r.State != queue.Done {
 			return false
 		}
-		pages := 0
+		var pages int64
 		if r.Result != nil {
-			pages = r.Result.Stats.PagesFetched
+			pages = int64(r.Result.Stats.PagesFetched)
 		}
-		st.PagesTotal += pages
+		st.Pages.Total += pages
 		if !r.Finished.Before(midnight) {
-			st.PagesToday += pages
+			st.Pages.Today += pages
 		}
 		if r.Upload == queue.UploadRecorded || r.Upload == queue.UploadDelivered {
 			st.Credits.Confirmed++
@@ -61,10 +72,6 @@ func (c *Client) Status() (Status, error) {
 	})
 	if err != nil {
 		return st, fmt.Errorf("client status: %w", err)
-	}
-	st.State = "idle"
-	if len(st.Tasks.Running) > 0 {
-		st.State = "crawling"
 	}
 	return st, nil
 }

@@ -48,13 +48,14 @@ func runClient(ctx context.Context, args []string) int {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	c, err := app.New(app.Options{
+	c, err := app.New(ctx, app.Options{
 		Home:          *home,
 		Seeds:         *seeds,
 		SeedTasks:     app.SeedTasks{Delay: *delay, MaxDepth: *seedDepth, MaxPages: *seedPages, Interval: *seedEvery},
 		AllowLoopback: *allowLoopback,
 		Threads:       *threads,
 		Grace:         5 * time.Second,
+		Version:       version,
 		Logger:        log,
 	})
 	if err != nil {

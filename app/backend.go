@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+var _ localapi.Backend = (*Client)(nil)
+
+// Config returns the live configuration as JSON.
+func (c *Client) Config(ctx context.Context) (json.RawMessage, error) {
+	b, err := json.Marshal(c.cfg.Get())
+	if err != nil {
+		return nil, fmt.Errorf("encode configuration: %w", err)
+	}
+	return b, nil
+}
+
+// SetConfig applies KEY=VALUE changes, all or none; they take effect at
+// once and are saved.
+func (c *Client) SetConfig(ctx context.Context, changes []localapi.Change) error {
+	cs := make([]config.Change, len(changes))
+	for i, ch := range changes {
+		cs[i] = config.Change{Key: ch.Key, Value: ch.Value}
+	}
+	return callerError(c.cfg.Apply(cs...))
+}
+
+// Pause pauses crawling until Resume; it survives restarts.
+func (c *Client) Pause(ctx context.Context) error {
+	return c.cfg.Update(func(cfg *config.Config) error { cfg.Paused = true; return nil })
+}
+
+// Resume ends a pause and a snooze.
+func (c *Client) Resume(ctx context.Context) error {
+	return c.cfg.Update(func(cfg *config.Config) error {
+		cfg.Paused, cfg.SnoozeUntil = false, time.Time{}
+		return nil
+	})
+}
+
+// Snooze pauses crawling until the time d names ("1h", "tomorrow").
+func (c *Client) Snooze(ctx context.Context, d string) (time.Time, error) {
+	until, err := config.SnoozeUntil(c.opts.Now(), d)
+	if err != nil {
+		return time.Time{}, callerError(err)
+	}
+	err = c.cfg.Update(func(cfg *config.Config) error { cfg.SnoozeUntil = until; return nil })
+	return until, callerError(err)
+}
+
+// callerError marks configuration errors the request caused.
+func callerError(err error) error {
+	if errors.Is(err, config.ErrInvalid) {
+		return localapi.Invalid(err)
+	}
+	return err
+}
