@@ -445,3 +445,35 @@ func TestSpoolSink(t *testing.T) {
 		t.Fatalf("spool holds %v", urls)
 	}
 }
+
+func TestConditionalGetOnlyAtMaxDepth(t *testing.T) {
+	const index = "<p>index</p>"
+	var conditional []string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("If-None-Match") != "" {
+			conditional = append(conditional, r.URL.Path)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		pages(map[string]string{"/": html(index + links("/mid")), "/mid": html(links("/leaf")), "/leaf": html("leaf")}).ServeHTTP(w, r)
+	})
+	s := newSite(t, h)
+	var vs []task.Validator
+	for _, p := range []string{"/", "/mid", "/leaf"} {
+		vs = append(vs, task.Validator{URL: s.URL + p, ETag: `"v"`})
+	}
+	res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 2, Validators: vs,
+		KnownPages: []task.Digest{task.DigestString(html(index + links("/mid")))}})
+	if fmt.Sprint(conditional) != "[/leaf]" {
+		t.Fatalf("conditional GETs for %v, want only the page at max depth", conditional)
+	}
+	if p := sink.byURL(s.URL + "/"); !p.Unchanged || p.Text != nil {
+		t.Fatalf("known index page = %+v, want unchanged by digest", p)
+	}
+	if p := sink.byURL(s.URL + "/leaf"); p == nil || p.Status != 304 || !p.Unchanged {
+		t.Fatalf("leaf = %+v", p)
+	}
+	if res.Stats.PagesUnchanged != 2 || res.Stats.PagesChanged != 1 {
+		t.Fatalf("stats = %+v", res.Stats)
+	}
+}

@@ -12,11 +12,16 @@
 // extraction entirely. The manager must compare digests that the crawler
 // produced; they are not comparable with digests of extracted text.
 //
-// Caveats: a page that answers 304 Not Modified has no body, so its links are
-// not followed in that crawl; seeds and pages whose content digest is known
-// are still parsed for links. The crawler never dials a non-public address
-// (checked at dial time, after DNS, on every redirect); Config.AllowLoopback
-// exists only for test fixtures.
+// Conditional GETs (the task's ETag / Last-Modified validators) are sent
+// only for pages at the task's maximum depth, whose links would not be
+// followed anyway: a 304 has no body, and a crawl that stopped at every
+// unchanged page would never find the new pages behind it. Other known pages
+// are fetched in full, parsed for links only, and recognised as unchanged by
+// their digest (Pageseen) without text extraction or upload.
+//
+// The crawler never dials a non-public address (checked at dial time, after
+// DNS, on every redirect); Config.AllowLoopback exists only for test
+// fixtures.
 package crawler
 
 import (

@@ -48,7 +48,7 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int) error {
 	)
 	for attempt := 1; ; attempt++ {
 		page.FetchedAt = time.Now().UTC()
-		final, resp, err = r.follow(ctx, u)
+		final, resp, err = r.follow(ctx, u, depth >= r.t.MaxDepth)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -139,13 +139,21 @@ func (r *run) countDir(u *url.URL) {
 // the chain as an inter-site URL (except from a seed, where the channel
 // adopts the host, as for http → https or a www. prefix); a hop out of the
 // filters or to a URL already seen ends the chain quietly.
-func (r *run) follow(ctx context.Context, u *url.URL) (*url.URL, *response, error) {
+//
+// The GET is conditional only when conditional is set: a 304 has no body,
+// so a page whose links are still to be followed is fetched in full and
+// Pageseen decides whether it changed.
+func (r *run) follow(ctx context.Context, u *url.URL, conditional bool) (*url.URL, *response, error) {
 	cur := u
 	seed := r.seeds[u.String()]
 	visited := map[string]bool{u.String(): true}
 	for hop := 0; ; hop++ {
-		v := r.validators[cur.String()]
-		resp, err := r.request(ctx, request{URL: cur, ETag: v.ETag, LastModified: v.LastModified})
+		req := request{URL: cur}
+		if conditional {
+			v := r.validators[cur.String()]
+			req.ETag, req.LastModified = v.ETag, v.LastModified
+		}
+		resp, err := r.request(ctx, req)
 		if err != nil || !isRedirect(resp.Status) {
 			return cur, resp, err
 		}
