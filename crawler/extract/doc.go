@@ -4,8 +4,12 @@
 // Parse decodes the body once (charset from the Content-Type header, a byte
 // order mark, <meta> tags, else UTF-8 when valid and windows-1252 otherwise,
 // as browsers do) and parses it once with golang.org/x/net/html. One walk of
-// that tree yields the title, <base href>, meta robots directives and the
-// links of <a href> and <area href>, each canonicalised with urls.Canonical.
+// that tree yields the title, <base href>, meta robots directives, the
+// canonical link and the links of <a href>, <area href>, <frame src> and
+// <meta http-equiv=refresh>, each canonicalised with urls.Canonical.
+// Documents nested too deeply for the tree builder (over 512 open elements)
+// are read with the tokenizer instead: same links and directives, visible
+// text only.
 //
 // When asked, the main text comes from go-trafilatura run on the same tree
 // (it works on its own copy, so the links taken before are unaffected).
@@ -13,10 +17,12 @@
 // configured for a crawler: comments excluded (reader chatter, and an extra
 // pass), publication-date search disabled (the crawler keeps no dates and it
 // is the costliest part), no readability/distiller fallback (it doubles the
-// cost for about one point of F-score). When trafilatura finds nothing, or
-// the tree is too large for it, the text is all visible text of the page.
-// Text is normalised: whitespace collapsed within paragraphs, paragraphs on
-// their own lines, valid UTF-8.
+// cost for about one point of F-score). About half of what remains is
+// trafilatura's language detection, which cannot be switched off; its answer
+// is kept as Page.Language. When trafilatura finds nothing, or the tree is
+// too large for it (see MaxTrafilaturaWork), the text is all visible text of
+// the page. Text is normalised: whitespace collapsed within paragraphs,
+// paragraphs on their own lines, valid UTF-8.
 //
 // Caveats: a <meta charset> after the first 1024 bytes is not seen (browsers
 // re-parse; this package does not). Links are listed even when the page says

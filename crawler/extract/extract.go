@@ -42,15 +42,18 @@ type Options struct {
 type Page struct {
 	// Title is the first <title>, else og:title, whitespace collapsed.
 	Title string
-	// Links are the page's <a href> and <area href> links, canonical,
-	// absolute http(s), de-duplicated, in document order; listed even when
-	// NoFollow is set.
+	// Links are the page's <a href>, <area href>, <frame src> and
+	// <meta http-equiv=refresh> targets, canonical, absolute http(s),
+	// de-duplicated, in document order; listed even when NoFollow is set.
 	Links    []Link
 	NoIndex  bool // meta robots (or meta UserAgent) noindex or none
 	NoFollow bool // meta robots (or meta UserAgent) nofollow or none
 	// Text is the main text (Options.Text): one paragraph per line,
 	// whitespace collapsed, valid UTF-8.
 	Text string
+	// Canonical is the page's <link rel="canonical">, canonicalised;
+	// empty when absent or unusable.
+	Canonical string
 	// Language is the main text's language as an ISO 639-1 code ("en"),
 	// detected by trafilatura; empty when unknown or without Options.Text.
 	Language string
@@ -96,19 +99,26 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		if err != nil {
 			return nil, fmt.Errorf("parse html: %w", err)
 		}
-		return &Page{Title: s.title, Links: s.links, NoIndex: s.noIndex, NoFollow: s.noFollow, Text: text}, nil
+		p := s.page()
+		p.Text = text
+		return p, nil
 	}
 	s := scan(doc, pageURL, ua, opts.MaxLinks)
-	p := &Page{
-		Title:    s.title,
-		Links:    s.links,
-		NoIndex:  s.noIndex,
-		NoFollow: s.noFollow,
-	}
+	p := s.page()
 	if opts.Text {
 		p.Text, p.Language = mainText(doc, pageURL, s)
 	}
 	return p, nil
+}
+
+func (s scanned) page() *Page {
+	return &Page{
+		Title:     s.title,
+		Links:     s.links,
+		Canonical: s.canonical,
+		NoIndex:   s.noIndex,
+		NoFollow:  s.noFollow,
+	}
 }
 
 type bodyKind int

@@ -100,6 +100,11 @@ func TestLinks(t *testing.T) {
 			want: []Link{{URL: "http://example.com/q?a=1&b=2"}},
 		},
 		{
+			name: "meta refresh and frames",
+			body: `<meta http-equiv="Refresh" content="5; URL='/moved'"><meta http-equiv="refresh" content="30"><frameset><frame src="top.html"><frame src="/main.html"></frameset>`,
+			want: []Link{{URL: "http://example.com/moved"}, {URL: "http://example.com/dir/top.html"}, {URL: "http://example.com/main.html"}},
+		},
+		{
 			name: "svg anchors are not html links",
 			body: `<svg><a href="/svg">s</a></svg>`,
 			want: nil,
@@ -113,6 +118,49 @@ func TestLinks(t *testing.T) {
 			}
 			if !reflect.DeepEqual(p.Links, tc.want) {
 				t.Errorf("links = %+v, want %+v", p.Links, tc.want)
+			}
+		})
+	}
+}
+
+func TestRefreshURL(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+		ok                  bool
+	}{
+		{name: "url", content: "0; url=http://example.com/next", want: "http://example.com/next", ok: true},
+		{name: "upper case and spaces", content: " 5 ;  URL = /next ", want: "/next", ok: true},
+		{name: "quoted", content: `3;url='/a b'`, want: "/a b", ok: true},
+		{name: "double quoted unterminated", content: `3;url="/a`, want: "/a", ok: true},
+		{name: "comma", content: "1.5, /x", want: "/x", ok: true},
+		{name: "no url keyword", content: "0;/bare", want: "/bare", ok: true},
+		{name: "reload only", content: "30", ok: false},
+		{name: "empty after separator", content: "0; ", ok: false},
+		{name: "junk", content: "soon", ok: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := refreshURL(tc.content)
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("refreshURL(%q) = %q, %v; want %q, %v", tc.content, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestCanonicalLink(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{name: "relative", body: `<link rel="canonical" href="/story?id=1#x">`, want: "http://example.com/story?id=1"},
+		{name: "first wins", body: `<link rel="Canonical" href="http://a.example/"><link rel="canonical" href="http://b.example/">`, want: "http://a.example/"},
+		{name: "unusable", body: `<link rel="canonical" href="ftp://x/">`, want: ""},
+		{name: "other rel", body: `<link rel="alternate" href="/alt">`, want: ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := parse(t, tc.body, "text/html", Options{}).Canonical; got != tc.want {
+				t.Errorf("canonical = %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -14,90 +14,54 @@ import (
 type scanned struct {
 	title     string
 	links     []Link
+	canonical string
 	noIndex   bool
 	noFollow  bool
 	elements  int // element nodes in the tree, for the trafilatura guard
 	textBytes int // bytes of text outside <script> and <style>, likewise
 }
 
-// rawLink is a link as written, resolved once the base is known.
-type rawLink struct {
-	href     string
-	noFollow bool
-}
-
 // scan walks doc once and collects title, robots meta, base and links.
 // Links are resolved after the walk because <base href> may come after
 // links in malformed documents; the first <base href> wins, as in browsers.
 func scan(doc *html.Node, pageURL *url.URL, userAgent string, maxLinks int) scanned {
-	var (
-		s        scanned
-		raw      []rawLink
-		baseHref string
-		haveBase bool
-		ogTitle  string
-	)
+	c := newCollector(userAgent)
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
-		if n.Type == html.TextNode {
+		switch n.Type {
+		case html.TextNode:
 			if p := n.Parent; p == nil || (p.DataAtom != atom.Script && p.DataAtom != atom.Style) {
-				s.textBytes += len(n.Data)
+				c.s.textBytes += len(n.Data)
 			}
 			return
-		}
-		if n.Type == html.ElementNode {
-			s.elements++
-			if n.Namespace == "" {
-				switch n.DataAtom {
-				case atom.Template:
-					// Inert content: not rendered, links not live.
-					return
-				case atom.Title:
-					if s.title == "" {
-						s.title = collapse(textOf(n))
-					}
-					return
-				case atom.Base:
-					if href, ok := attr(n, "href"); ok && !haveBase {
-						baseHref, haveBase = href, true
-					}
-				case atom.Meta:
-					name, _ := attr(n, "name")
-					content, _ := attr(n, "content")
-					if name = strings.ToLower(strings.TrimSpace(name)); name == "robots" || name == strings.ToLower(userAgent) {
-						ni, nf := directives(content)
-						s.noIndex = s.noIndex || ni
-						s.noFollow = s.noFollow || nf
-					}
-					if prop, _ := attr(n, "property"); ogTitle == "" && strings.EqualFold(prop, "og:title") {
-						ogTitle = collapse(content)
-					}
-				case atom.A, atom.Area:
-					if href, ok := attr(n, "href"); ok {
-						rel, _ := attr(n, "rel")
-						raw = append(raw, rawLink{href: href, noFollow: hasToken(rel, "nofollow")})
-					}
-				}
+		case html.ElementNode:
+			c.s.elements++
+			if n.Namespace != "" {
+				// <svg> and <math> content: their <a> and <title>
+				// are not the page's.
+				break
 			}
+			switch n.DataAtom {
+			case atom.Template:
+				return // inert content: not rendered, links not live
+			case atom.Title:
+				c.title(textOf(n))
+				return
+			}
+			c.element(n.DataAtom, n.Attr)
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
+		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
+			walk(ch)
 		}
 	}
 	walk(doc)
-	if s.title == "" {
-		s.title = ogTitle
-	}
-	s.links = resolveLinks(raw, pageURL, baseHref, haveBase, maxLinks)
-	return s
+	return c.finish(pageURL, maxLinks)
 }
 
-// resolveLinks canonicalises links against the document base, drops the
-// ones Canonical refuses (other schemes, invalid, too long) and merges
-// duplicates, keeping document order. A link is nofollow only when every
-// occurrence is.
-func resolveLinks(raw []rawLink, pageURL *url.URL, baseHref string, haveBase bool, maxLinks int) []Link {
-	if pageURL == nil || len(raw) == 0 {
+// baseResolver resolves against the document's <base href> when it is a
+// usable http(s) URL, else against the page URL; nil without either.
+func baseResolver(pageURL *url.URL, baseHref string, haveBase bool) *urls.Resolver {
+	if pageURL == nil {
 		return nil
 	}
 	res, err := urls.NewResolver(pageURL)
@@ -110,6 +74,16 @@ func resolveLinks(raw []rawLink, pageURL *url.URL, baseHref string, haveBase boo
 				res = br
 			}
 		}
+	}
+	return res
+}
+
+// resolveLinks canonicalises links, drops the ones Canonical refuses (other
+// schemes, invalid, too long) and merges duplicates, keeping document
+// order. A link is nofollow only when every occurrence is.
+func resolveLinks(res *urls.Resolver, raw []rawLink, maxLinks int) []Link {
+	if len(raw) == 0 {
+		return nil
 	}
 	links := make([]Link, 0, len(raw))
 	index := make(map[string]int, len(raw))
@@ -130,26 +104,6 @@ func resolveLinks(raw []rawLink, pageURL *url.URL, baseHref string, haveBase boo
 		links = append(links, Link{URL: s, NoFollow: r.noFollow})
 	}
 	return links
-}
-
-func attr(n *html.Node, key string) (string, bool) {
-	for _, a := range n.Attr {
-		if a.Namespace == "" && a.Key == key {
-			return a.Val, true
-		}
-	}
-	return "", false
-}
-
-// hasToken reports whether the space-separated list s contains tok,
-// ignoring case (rel="Nofollow noopener").
-func hasToken(s, tok string) bool {
-	for f := range strings.FieldsSeq(s) {
-		if strings.EqualFold(f, tok) {
-			return true
-		}
-	}
-	return false
 }
 
 // textOf concatenates the text nodes under n.

@@ -18,17 +18,14 @@ import (
 // the visible text. Without a tree, main-text extraction is not possible.
 func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, text bool) (scanned, string, error) {
 	var (
-		s        scanned
-		raw      []rawLink
-		baseHref string
-		haveBase bool
-		ogTitle  string
-		sb       strings.Builder
-		hidden   int // depth inside elements whose text is not visible
-		foreign  int // depth inside <svg> and <math>
-		inert    int // depth inside <template>
-		inTitle  bool
-		title    strings.Builder
+		c       = newCollector(userAgent)
+		sb      strings.Builder
+		hidden  int // depth inside elements whose text is not visible
+		foreign int // depth inside <svg> and <math>
+		inert   int // depth inside <template>
+		inTitle bool
+		title   strings.Builder
+		attrs   []html.Attribute
 	)
 	z := html.NewTokenizer(r)
 	for {
@@ -36,12 +33,12 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 		switch tt {
 		case html.ErrorToken:
 			if err := z.Err(); !errors.Is(err, io.EOF) {
-				return s, "", fmt.Errorf("tokenize html: %w", err)
+				return scanned{}, "", fmt.Errorf("tokenize html: %w", err)
 			}
-			if s.title == "" {
-				s.title = ogTitle
+			if inTitle {
+				c.title(title.String())
 			}
-			s.links = resolveLinks(raw, pageURL, baseHref, haveBase, maxLinks)
+			s := c.finish(pageURL, maxLinks)
 			if !text {
 				return s, "", nil
 			}
@@ -53,97 +50,66 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 			case hidden == 0 && foreign == 0 && inert == 0 && text:
 				sb.Write(z.Text())
 			}
-		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
-			name, hasAttr := z.TagName()
+		case html.EndTagToken:
+			name, _ := z.TagName()
 			a := atom.Lookup(name)
-			if tt == html.EndTagToken {
-				switch {
-				case a == atom.Title && inTitle:
-					inTitle = false
-					if s.title == "" {
-						s.title = collapse(title.String())
-					}
-				case a == atom.Template && inert > 0:
-					inert--
-				case (a == atom.Svg || a == atom.Math) && foreign > 0:
-					foreign--
-				case skipped[a] && hidden > 0:
-					hidden--
-				}
-				if blocks[a] {
-					sb.WriteByte('\n')
-				}
-				continue
+			switch {
+			case a == atom.Title && inTitle:
+				inTitle = false
+				c.title(title.String())
+			case a == atom.Template && inert > 0:
+				inert--
+			case (a == atom.Svg || a == atom.Math) && foreign > 0:
+				foreign--
+			case skipped[a] && hidden > 0:
+				hidden--
 			}
-			s.elements++
-			attrs := readAttrs(z, hasAttr)
 			if blocks[a] {
 				sb.WriteByte('\n')
 			}
-			selfClosing := tt == html.SelfClosingTagToken || isVoid(a)
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			a := atom.Lookup(name)
+			c.s.elements++
+			attrs = readAttrs(z, hasAttr, attrs[:0])
+			if blocks[a] {
+				sb.WriteByte('\n')
+			}
+			open := tt == html.StartTagToken && !isVoid(a)
 			switch {
 			case a == atom.Template:
-				if !selfClosing {
+				if open {
 					inert++
 				}
-				continue
 			case a == atom.Svg || a == atom.Math:
-				if !selfClosing {
+				if open {
 					foreign++
 				}
-				continue
 			case skipped[a] && a != atom.Head:
 				// <head> is not counted: its end tag is often missing,
 				// which would hide the whole page.
-				if !selfClosing {
+				if open {
 					hidden++
 				}
-				continue
-			}
-			if inert > 0 || foreign > 0 {
-				continue
-			}
-			switch a {
-			case atom.Title:
-				inTitle = !selfClosing
-			case atom.Base:
-				if href, ok := attrs["href"]; ok && !haveBase {
-					baseHref, haveBase = href, true
-				}
-			case atom.Meta:
-				name := strings.ToLower(strings.TrimSpace(attrs["name"]))
-				if name == "robots" || name == strings.ToLower(userAgent) {
-					ni, nf := directives(attrs["content"])
-					s.noIndex = s.noIndex || ni
-					s.noFollow = s.noFollow || nf
-				}
-				if ogTitle == "" && strings.EqualFold(attrs["property"], "og:title") {
-					ogTitle = collapse(attrs["content"])
-				}
-			case atom.A, atom.Area:
-				if href, ok := attrs["href"]; ok {
-					raw = append(raw, rawLink{href: href, noFollow: hasToken(attrs["rel"], "nofollow")})
-				}
+			case inert > 0 || foreign > 0:
+			case a == atom.Title:
+				inTitle = open
+				title.Reset()
+			default:
+				c.element(a, attrs)
 			}
 		}
 	}
 }
 
-// readAttrs collects a tag's attributes; the first of a repeated name wins,
-// as in the tree builder.
-func readAttrs(z *html.Tokenizer, more bool) map[string]string {
-	if !more {
-		return nil
-	}
-	m := make(map[string]string, 4)
+// readAttrs appends a tag's attributes to buf.
+func readAttrs(z *html.Tokenizer, more bool, buf []html.Attribute) []html.Attribute {
 	for more {
 		var k, v []byte
 		k, v, more = z.TagAttr()
-		if _, dup := m[string(k)]; !dup {
-			m[string(k)] = string(v)
-		}
+		buf = append(buf, html.Attribute{Key: string(k), Val: string(v)})
 	}
-	return m
+	return buf
 }
 
 // isVoid reports whether a is a void element, which has no end tag.

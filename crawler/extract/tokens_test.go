@@ -44,6 +44,7 @@ func TestTokensAgreeWithTree(t *testing.T) {
 		"article": string(readFixture(t, "article.html")),
 		"robots":  `<html><head><meta name="hivecrawl" content="noindex"><meta property="og:title" content="OG"></head><body><a href="/a" rel="nofollow">a</a><a href="/a">a</a><area href="b"></body></html>`,
 		"base":    `<html><head><base href="http://other.example/d/"></head><body><a href="x">x</a><a href="mailto:m@x">m</a></body></html>`,
+		"refresh": `<html><head><meta http-equiv="refresh" content="0;url=/r"><link rel="canonical" href="/c"></head><frameset><frame src="f.html"></frameset></html>`,
 		"foreign": `<html><body><svg><a href="/s">s</a><title>svg</title></svg><template><a href="/t">t</a></template><a href="/ok">ok</a></body></html>`,
 	}
 	for name, body := range docs {
@@ -57,8 +58,9 @@ func TestTokensAgreeWithTree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tree.title != toks.title || tree.noIndex != toks.noIndex || tree.noFollow != toks.noFollow {
-				t.Errorf("tree %q %v %v, tokens %q %v %v", tree.title, tree.noIndex, tree.noFollow, toks.title, toks.noIndex, toks.noFollow)
+			if tree.title != toks.title || tree.noIndex != toks.noIndex || tree.noFollow != toks.noFollow || tree.canonical != toks.canonical {
+				t.Errorf("tree %q %v %v %q, tokens %q %v %v %q", tree.title, tree.noIndex, tree.noFollow, tree.canonical,
+					toks.title, toks.noIndex, toks.noFollow, toks.canonical)
 			}
 			if !reflect.DeepEqual(tree.links, toks.links) {
 				t.Errorf("links differ:\ntree   %+v\ntokens %+v", tree.links, toks.links)
