@@ -200,9 +200,13 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, ErrForbiddenAddress) {
-			rb := &robots{mode: robotsDisallowAll, agent: agent, err: err}
-			r.robots[key] = rb
-			return rb, nil
+			if hop == 0 { // the host itself may not be contacted
+				rb := &robots{mode: robotsDisallowAll, agent: agent, err: err}
+				r.robots[key] = rb
+				return rb, nil
+			}
+			status = http.StatusNotFound // redirected somewhere forbidden: no usable robots.txt
+			break
 		}
 		if err != nil && !errors.Is(err, ErrBodyTooLarge) {
 			r.log.Debug("Robots.txt unreachable", "url", cur.String(), "err", err)

@@ -161,3 +161,16 @@ func TestConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestRobotsRedirectToForbiddenAddress(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://192.168.0.1/robots.txt", http.StatusFound)
+	})
+	mux.Handle("/", pages(map[string]string{"/": html("home")}))
+	s := newSite(t, mux)
+	res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}})
+	if res.Stats.PagesFetched != 1 || sink.pages[0].Error != "" || res.Stopped != "" {
+		t.Fatalf("stopped %q, pages %+v: a robots.txt redirected to a forbidden address means no robots.txt", res.Stopped, sink.pages)
+	}
+}
