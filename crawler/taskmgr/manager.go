@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,6 +61,10 @@ type Manager struct {
 	q    *queue.Queue
 	log  *slog.Logger
 	wake chan struct{}
+	// refused and expired count load-dependent failures since New: tasks
+	// refused by a full queue and tasks cancelled for waiting too long
+	// (DESIGN §9: the manager's reassignment must count only these).
+	refused, expired atomic.Int64
 
 	mu sync.Mutex // guards the fields below
 	// running holds the task threads by task ID.
@@ -146,6 +151,9 @@ func (m *Manager) SetLimits(threads, overload int) {
 // queue.ErrFull and queue.ErrDuplicate as the queue does.
 func (m *Manager) Submit(raw []byte, t *task.Task) error {
 	if err := m.q.Enqueue(raw, t, m.opts.Now()); err != nil {
+		if errors.Is(err, queue.ErrFull) {
+			m.refused.Add(1)
+		}
 		return err
 	}
 	m.Wake()
@@ -184,6 +192,7 @@ func (m *Manager) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("task manager: resume uploads: %w", err)
 	}
+	m.removeOrphans(pending)
 	for _, r := range pending {
 		m.startUpload(ctx, &wg, r)
 	}
@@ -223,6 +232,7 @@ func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done c
 		if err != nil {
 			return err
 		}
+		m.expired.Add(int64(len(expired)))
 		for _, e := range expired {
 			m.log.Info("Task cancelled", "task", e.ID, "channel", e.Task.Channel, "reason", e.Reason)
 		}
@@ -276,4 +286,26 @@ func (m *Manager) drain(done <-chan string, cancelCrawls context.CancelFunc) {
 // stopping reports whether shutdown began.
 func (m *Manager) stopping(ctx context.Context) bool {
 	return ctx.Err() != nil || (m.opts.Stopper != nil && m.opts.Stopper.Stopped())
+}
+
+// removeOrphans deletes spool files no pending upload needs: partial spools
+// of tasks interrupted by a crash or handed over. Nothing runs yet, so no
+// other spool is being written.
+func (m *Manager) removeOrphans(pending []*queue.Record) {
+	keep := make(map[string]bool, len(pending))
+	for _, r := range pending {
+		keep[filepath.Base(r.Spool)] = true
+	}
+	entries, err := os.ReadDir(m.opts.SpoolDir)
+	if err != nil {
+		m.log.Warn("Cannot list spool files", "err", err)
+		return
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() && !keep[e.Name()] {
+			if err := os.Remove(filepath.Join(m.opts.SpoolDir, e.Name())); err != nil {
+				m.log.Warn("Cannot delete a partial spool", "err", err)
+			}
+		}
+	}
 }

@@ -343,6 +343,39 @@ func TestLiveThreadChange(t *testing.T) {
 	}
 }
 
+func TestLoadDependentFailuresCounted(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 2)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	r := &fakeRunner{pages: 1, hold: make(chan struct{})}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Threads: 1, Now: clock})
+	submit(t, h.m, "running")
+	eventually(t, "running", func() bool { return r.running() == 1 })
+	short := &task.Task{ID: "short", Seeds: []string{"http://s/"}, Interval: task.Duration(time.Minute)}
+	if err := h.m.Submit(nil, short); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, h.m, "long")
+	if err := h.m.Submit(nil, &task.Task{ID: "refused", Seeds: []string{"http://r/"}}); !errors.Is(err, queue.ErrFull) {
+		t.Fatalf("Submit to a full queue = %v", err)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	r.hold <- struct{}{}
+	eventually(t, "long running", func() bool { return states(t, q)["long"].State == queue.Running })
+	r.hold <- struct{}{}
+	st, err := h.m.Status()
+	if err != nil || st.Refused != 1 || st.Expired != 1 {
+		t.Fatalf("status refused %d expired %d (%v), want 1 and 1", st.Refused, st.Expired, err)
+	}
+	if s := states(t, q)["short"]; s.State != queue.Cancelled || s.Reason != queue.ReasonExpired {
+		t.Fatalf("short task %s %q", s.State, s.Reason)
+	}
+}
+
 func TestFailedCrawlIsCancelled(t *testing.T) {
 	dir := t.TempDir()
 	q := openQueue(t, dir, 10)
@@ -434,12 +467,19 @@ func TestUploadsResumeAfterRestart(t *testing.T) {
 	if up, _ := q2.Uploads(); len(up) != 2 {
 		t.Fatalf("%d pending uploads after restart, want 2", len(up))
 	}
+	orphan := filepath.Join(dir, "spool", "interrupted.spool")
+	if err := os.WriteFile(orphan, []byte("partial"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	up := &fakeUploader{}
 	run := &fakeRunner{pages: 2}
 	start(t, q2, dir, Options{Runner: run, Uploader: up})
 	eventually(t, "uploads resumed", allRecorded(t, q2, 2))
 	if up.delivered["a"] != 1 || up.pages["a"] != 2 || len(run.calls) != 0 {
 		t.Fatalf("resumed delivery %v pages %v, runs %v", up.delivered, up.pages, run.calls)
+	}
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Fatalf("partial spool of an interrupted task kept: %v", err)
 	}
 }
 

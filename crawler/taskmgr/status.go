@@ -18,6 +18,11 @@ type Status struct {
 	MaxQueued int `json:"max_queued"`
 	// Uploading counts results waiting for or in delivery.
 	Uploading int `json:"uploading"`
+	// Refused counts tasks refused because the queue was full and Expired
+	// tasks cancelled for waiting longer than their recrawl interval, since
+	// the manager was created: the load-dependent failures.
+	Refused int64 `json:"refused"`
+	Expired int64 `json:"expired"`
 }
 
 // Running is one running task.
@@ -42,7 +47,10 @@ type Queued struct {
 func (m *Manager) Status() (Status, error) {
 	now := m.opts.Now()
 	m.mu.Lock()
-	st := Status{Threads: EffectiveThreads(m.threads, m.overload), Uploading: m.uploading, MaxQueued: m.q.MaxLen()}
+	st := Status{
+		Threads: EffectiveThreads(m.threads, m.overload), Uploading: m.uploading, MaxQueued: m.q.MaxLen(),
+		Refused: m.refused.Load(), Expired: m.expired.Load(),
+	}
 	for _, th := range m.running {
 		st.Running = append(st.Running, Running{
 			ID: th.id, Channel: th.channel, Pages: int(th.pages.Load()), Depth: int(th.depth.Load()),
