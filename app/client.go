@@ -92,6 +92,17 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if st.MaxPages == 0 {
 		st.MaxPages = DefaultSeedPages
 	}
+	var seeds []Seed
+	if opts.Seeds != "" {
+		b, err := os.ReadFile(opts.Seeds)
+		if err != nil {
+			return nil, fmt.Errorf("read seeds file: %w", err)
+		}
+		if seeds, err = ParseSeeds(b); err != nil {
+			return nil, fmt.Errorf("seeds file %s: %w", opts.Seeds, err)
+		}
+	}
+
 	dirs, err := paths.Resolve(opts.Home)
 	if err != nil {
 		return nil, err
@@ -117,17 +128,6 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	})
 	if err != nil {
 		return nil, err
-	}
-
-	var seeds []Seed
-	if opts.Seeds != "" {
-		b, err := os.ReadFile(opts.Seeds)
-		if err != nil {
-			return nil, fmt.Errorf("read seeds file: %w", err)
-		}
-		if seeds, err = ParseSeeds(b); err != nil {
-			return nil, fmt.Errorf("seeds file %s: %w", opts.Seeds, err)
-		}
 	}
 
 	c.q, err = queue.Open(dirs.QueueFile(), queue.Options{MaxLen: cfg.QueueLength})
