@@ -1,10 +1,14 @@
 package config
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
-// ErrUnknownKey is returned by Apply for a key that Keys does not list.
-var ErrUnknownKey = errors.New("unknown setting")
-
-// ErrInvalid wraps every validation failure, so callers (the local API) can
-// answer 400 rather than 500.
+// ErrInvalid wraps every validation failure (ErrUnknownKey too), so callers
+// (the local API) can answer 400 rather than 500.
 var ErrInvalid = errors.New("invalid setting")
+
+// ErrUnknownKey is returned by Apply for a key that Keys does not list. It
+// wraps ErrInvalid.
+var ErrUnknownKey = fmt.Errorf("%w: unknown key", ErrInvalid)

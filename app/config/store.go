@@ -9,10 +9,15 @@ import (
 type Store struct {
 	path string
 
+	// notify serialises Update from start to the end of its watchers'
+	// calls, so watchers see changes in order.
+	notify sync.Mutex
+
 	mu      sync.Mutex // guards the fields below
 	cfg     Config
 	problem error // why the file was not loaded; changes are then not saved
 	subs    map[int]chan Config
+	watch   map[int]func(Config)
 	nextID  int
 }
 
@@ -21,7 +26,7 @@ type Store struct {
 // which the caller should show to the contributor.
 func Open(path string) *Store {
 	c, err := Load(path)
-	return &Store{path: path, cfg: c, problem: err, subs: make(map[int]chan Config)}
+	return &Store{path: path, cfg: c, problem: err, subs: make(map[int]chan Config), watch: make(map[int]func(Config))}
 }
 
 // Path returns the configuration file's path.
@@ -44,20 +49,25 @@ func (s *Store) Get() Config {
 
 // Update calls fn on a copy of the configuration; if fn succeeds and the
 // result is valid, the copy is saved (unless the file is broken) and becomes
-// current, and subscribers get it. Errors from fn and validation are
-// returned unchanged (validation errors wrap ErrInvalid).
+// current, watchers are called with it before Update returns, and
+// subscribers get it. Errors from fn and validation are returned unchanged
+// (validation errors wrap ErrInvalid).
 func (s *Store) Update(fn func(*Config) error) error {
+	s.notify.Lock()
+	defer s.notify.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	next := s.cfg.clone()
 	if err := fn(&next); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	if err := next.Validate(); err != nil {
+		s.mu.Unlock()
 		return err
 	}
 	if s.problem == nil {
 		if err := Save(s.path, next); err != nil {
+			s.mu.Unlock()
 			return fmt.Errorf("keep setting: %w", err)
 		}
 	}
@@ -70,7 +80,32 @@ func (s *Store) Update(fn func(*Config) error) error {
 		}
 		ch <- next.clone()
 	}
+	watchers := make([]func(Config), 0, len(s.watch))
+	for _, w := range s.watch {
+		watchers = append(watchers, w)
+	}
+	s.mu.Unlock()
+	for _, w := range watchers {
+		w(next.clone())
+	}
 	return nil
+}
+
+// Watch calls fn with the new configuration after every change, before
+// Update returns, so a caller that changes a setting and then reads the
+// state sees the effect (the governor's Apply is such a fn). fn may call Get
+// but not Update. The returned function ends the watch.
+func (s *Store) Watch(fn func(Config)) (cancel func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.nextID
+	s.nextID++
+	s.watch[id] = fn
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.watch, id)
+	}
 }
 
 // Apply sets KEY=VALUE changes together (all or none) through Update.

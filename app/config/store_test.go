@@ -33,6 +33,25 @@ func TestStoreApplyPersistsAndPushes(t *testing.T) {
 	}
 }
 
+func TestStoreWatchIsSynchronous(t *testing.T) {
+	s := Open(filepath.Join(t.TempDir(), "config.json"))
+	var seen []Bytes
+	cancel := s.Watch(func(c Config) {
+		if s.Get().Download != c.Download {
+			t.Error("watcher called before the change is current")
+		}
+		seen = append(seen, c.Download)
+	})
+	s.Apply(Change{"download", "1KB/s"})
+	s.Apply(Change{"download", "bad"})
+	s.Apply(Change{"download", "2KB/s"})
+	cancel()
+	s.Apply(Change{"download", "3KB/s"})
+	if len(seen) != 2 || seen[0] != 1000 || seen[1] != 2000 {
+		t.Fatalf("watcher saw %v, want [1000 2000]", seen)
+	}
+}
+
 func TestStoreApplyAllOrNothing(t *testing.T) {
 	tests := []struct {
 		name    string
