@@ -77,12 +77,17 @@ func crawlColly(ctx context.Context, seeds []string, o options, text bool) (int6
 			}
 		}
 	})
+	var seedErrs []string
 	for _, s := range seeds {
+		// Visit fetches robots.txt first; a failure costs that host.
 		if err := c.Visit(s); err != nil {
-			return 0, err
+			seedErrs = append(seedErrs, err.Error())
 		}
 	}
 	c.Wait()
+	if len(seedErrs) > 0 {
+		fmt.Printf("  colly: %d hosts not crawled, first error: %s\n", len(seedErrs), seedErrs[0])
+	}
 	if n := errs.Load(); n > 0 {
 		return 0, fmt.Errorf("no text extracted from %d pages", n)
 	}

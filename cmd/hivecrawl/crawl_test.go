@@ -225,3 +225,21 @@ func TestCrawlHelp(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 }
+
+func TestCrawlProgressOnTerminal(t *testing.T) {
+	site := fixture.Site{Name: "progress.test", Pages: 5, PageBytes: 2 << 10}
+	web := crawlSite(t, site)
+	var out, errb bytes.Buffer
+	code := crawlMain(context.Background(), []string{"--allow-loopback", "--delay", "0", web.URL(site.Name)}, &out, &errb, true)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	errs := errb.String()
+	if !strings.Contains(errs, "\r\033[K1 pages, 0 errors") || !strings.Contains(errs, "\r\033[K5 pages (0 unchanged), 0 errors, ") ||
+		!strings.HasSuffix(errs, "; output: -\n") {
+		t.Errorf("stderr %q, want a status line and a final summary", errs)
+	}
+	if strings.Contains(out.String(), "\r") {
+		t.Error("progress leaked into the output")
+	}
+}
