@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// stateLine is the one-line summary: "Hivecrawl is paused: Paused by you".
+func stateLine(st localapi.Status) string {
+	if len(st.Reasons) == 0 {
+		return "Hivecrawl is " + st.State
+	}
+	return "Hivecrawl is " + st.State + ": " + strings.Join(st.Reasons, "; ")
+}
+
+// writeStatus prints the status for people.
+func writeStatus(w io.Writer, st localapi.Status) {
+	fmt.Fprintln(w, stateLine(st))
+	if st.ConfigProblem != "" {
+		fmt.Fprintf(w, "Config problem: %s (running with defaults)\n", st.ConfigProblem)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Download\t%s\n", rateOf(st.Download))
+	fmt.Fprintf(tw, "Upload\t%s\n", rateOf(st.Upload))
+	cpu := fmt.Sprintf("%.0f %%", st.CPU.Own)
+	if st.CPU.Cap > 0 {
+		cpu += fmt.Sprintf(" of %.0f %%", st.CPU.Cap)
+	}
+	fmt.Fprintf(tw, "CPU\t%s (other programs %.0f %%)\n", cpu, st.CPU.Other)
+	fmt.Fprintf(tw, "Memory\t%s\n", ofCap(config.Bytes(st.Memory.RSS).String(), st.Memory.Cap > 0, config.Bytes(st.Memory.Cap).String()))
+	fmt.Fprintf(tw, "Connections\t%s\n", ofCap(fmt.Sprint(st.Connections.Open), st.Connections.Cap > 0, fmt.Sprint(st.Connections.Cap)))
+	fmt.Fprintf(tw, "Transfer\ttoday %s, this month %s\n",
+		ofCap(config.Bytes(st.Transfer.Today).String(), st.Transfer.DailyQuota > 0, config.Bytes(st.Transfer.DailyQuota).String()),
+		ofCap(config.Bytes(st.Transfer.Month).String(), st.Transfer.MonthlyQuota > 0, config.Bytes(st.Transfer.MonthlyQuota).String()))
+	fmt.Fprintf(tw, "Tasks\t%d running, %d queued\n", len(st.Tasks.Running), st.Tasks.Queued)
+	for _, t := range st.Tasks.Running {
+		el := ""
+		if !t.Started.IsZero() {
+			el = ", " + time.Since(t.Started).Round(time.Second).String()
+		}
+		fmt.Fprintf(tw, "\t  %s: %d pages, depth %d%s\n", t.Channel, t.Pages, t.Depth, el)
+	}
+	fmt.Fprintf(tw, "Pages\ttoday %d, total %d\n", st.Pages.Today, st.Pages.Total)
+	fmt.Fprintf(tw, "Credits\t%.1f confirmed, %.1f pending, %.1f a day recently\n", st.Credits.Confirmed, st.Credits.Pending, st.Credits.RecentAverage)
+	if st.UIURL != "" {
+		fmt.Fprintf(tw, "Dashboard\t%s\n", st.UIURL)
+	}
+	tw.Flush()
+}
+
+func rateOf(r localapi.Rate) string {
+	cur := config.Bytes(r.Current).String() + "/s"
+	if r.Cap <= 0 {
+		return cur + " (no cap)"
+	}
+	return cur + " of " + config.Bytes(r.Cap).String() + "/s"
+}
+
+func ofCap(v string, capped bool, limit string) string {
+	if !capped {
+		return v
+	}
+	return v + " of " + limit
+}
