@@ -13,6 +13,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
+	"github.com/hivecrawl/hivecrawl/app/ledger"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
@@ -63,6 +64,7 @@ type Client struct {
 	log     *slog.Logger
 	cfg     *config.Store
 	gov     *governor.Governor
+	ledger  *ledger.Ledger
 	api     atomic.Pointer[localapi.Server] // set by Serve
 	q       *queue.Queue
 	mgr     *taskmgr.Manager
@@ -130,8 +132,13 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 
+	c.ledger, err = ledger.Open(dirs.LedgerFile())
+	if err != nil {
+		return nil, err
+	}
 	c.q, err = queue.Open(dirs.QueueFile(), queue.Options{MaxLen: cfg.QueueLength})
 	if err != nil {
+		c.ledger.Close()
 		return nil, err
 	}
 	stopper := taskmgr.NewStopper(c.gov)
@@ -145,13 +152,14 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Logger:        opts.Logger.With("part", "crawler"),
 	})
 	if err := os.MkdirAll(filepath.Join(dirs.Data, "tmp"), 0o700); err != nil {
-		c.q.Close()
+		c.Close()
 		return nil, fmt.Errorf("create crawler temp directory: %w", err)
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
 		Runner:   cr,
 		Uploader: &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now},
+		Receipts: &ledgerSink{l: c.ledger, now: opts.Now},
 		Stopper:  stopper,
 		SpoolDir: filepath.Join(dirs.Data, "spool"),
 		Threads:  threadLimit(cfg),
@@ -161,7 +169,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Logger:   opts.Logger.With("part", "tasks"),
 	})
 	if err != nil {
-		c.q.Close()
+		c.Close()
 		return nil, err
 	}
 	if len(seeds) > 0 {
@@ -276,6 +284,8 @@ func threadLimit(cfg config.Config) int {
 
 // Close closes the files. Serve calls it; it is safe to call again.
 func (c *Client) Close() error {
-	c.closeOnce.Do(func() { c.closeErr = c.q.Close() })
+	c.closeOnce.Do(func() {
+		c.closeErr = errors.Join(c.q.Close(), c.ledger.Close())
+	})
 	return c.closeErr
 }

@@ -99,15 +99,16 @@ func TestClientEndToEnd(t *testing.T) {
 		api, err = localapi.Dial(filepath.Join(home, "config", "api.json"))
 		return err == nil
 	})
-	eventually(t, "seven confirmed results", func() bool {
+	// Local receipts credit one (pending, never confirmed) unit per page.
+	eventually(t, "seven results in the ledger", func() bool {
 		st, err := api.Status(ctx)
-		return err == nil && st.Credits.Confirmed == 7
+		return err == nil && st.Credits.Pending == 21
 	})
 	st, err := api.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Pages.Total != 21 || st.Pages.Today != 21 || st.Credits.Pending != 0 || st.Tasks.Threads != config.DefaultThreads ||
+	if st.Pages.Total != 21 || st.Pages.Today != 21 || st.Credits.Confirmed != 0 || st.Tasks.Threads != config.DefaultThreads ||
 		st.Version != "test" || st.State != "running" {
 		t.Fatalf("status %+v, want 21 pages (7 sites × 3), 3 threads, running", st)
 	}

@@ -11,9 +11,7 @@ import (
 
 // Status returns the snapshot the local API, the web page and the tray
 // show: the governor's state and readings, the task manager's tasks, and
-// page and result counts from the queue. Until the credits ledger is wired
-// in, Credits counts results: confirmed ones have a receipt (local receipts
-// earn no real credit), pending ones wait for their upload.
+// pages from the queue's finished tasks, credits from the ledger.
 func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	now := c.opts.Now()
 	g := c.gov.Status()
@@ -63,15 +61,15 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 		if !r.Finished.Before(midnight) {
 			st.Pages.Today += pages
 		}
-		if r.Upload == queue.UploadRecorded || r.Upload == queue.UploadDelivered {
-			st.Credits.Confirmed++
-		} else {
-			st.Credits.Pending++
-		}
 		return false
 	})
 	if err != nil {
 		return st, fmt.Errorf("client status: %w", err)
 	}
+	tot, err := c.ledger.Totals(now)
+	if err != nil {
+		return st, fmt.Errorf("client status: %w", err)
+	}
+	st.Credits = localapi.Credits{Confirmed: tot.Confirmed, Pending: tot.Pending, RecentAverage: tot.RecentAverage}
 	return st, nil
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app"
+	"github.com/hivecrawl/hivecrawl/app/ledger"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
@@ -282,6 +283,18 @@ func checkFinal(t *testing.T, dirs paths.Dirs) {
 	}
 	if left, _ := os.ReadDir(filepath.Join(dirs.Data, "spool")); len(left) != 0 {
 		t.Errorf("%d spool files left after every upload", len(left))
+	}
+	l, err := ledger.Open(dirs.LedgerFile())
+	if err != nil {
+		t.Fatalf("ledger does not open: %v", err)
+	}
+	defer l.Close()
+	tot, err := l.Totals(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Receipts != crashSites || tot.PagesAccepted != crashSites*pagesPerSite {
+		t.Errorf("ledger holds %d receipts for %d pages, want %d for %d: each task counted once", tot.Receipts, tot.PagesAccepted, crashSites, crashSites*pagesPerSite)
 	}
 	t.Logf("%d tasks done after %d kills; %d runs were re-executions", len(all), crashKills, reruns)
 	if reruns == 0 {
