@@ -52,6 +52,29 @@ func (s Schedule) Active(t time.Time) (w Window, ok bool) {
 	return Window{}, false
 }
 
+// NextStart returns the first time after now at which a window starts, or
+// the zero time when the schedule has no windows.
+func (s Schedule) NextStart(now time.Time) time.Time {
+	var best time.Time
+	y, m, d := now.Date()
+	for off := 0; off <= 7; off++ {
+		day := time.Date(y, m, d+off, 0, 0, 0, 0, now.Location())
+		for _, w := range s.Windows {
+			if !w.on(Day(day.Weekday())) {
+				continue
+			}
+			start := day.Add(time.Duration(w.Start) * time.Minute)
+			if start.After(now) && (best.IsZero() || start.Before(best)) {
+				best = start
+			}
+		}
+		if !best.IsZero() {
+			return best
+		}
+	}
+	return best
+}
+
 func (w Window) on(d Day) bool {
 	if len(w.Days) == 0 {
 		return true

@@ -46,6 +46,32 @@ func TestScheduleActive(t *testing.T) {
 	}
 }
 
+func TestScheduleNextStart(t *testing.T) {
+	s := Schedule{Windows: []Window{
+		{Days: []Day{1, 3}, Start: 18 * 60, End: 23 * 60},
+		{Days: []Day{6}, Start: 9 * 60, End: 12 * 60},
+	}}
+	at := func(day, h, m int) time.Time { return time.Date(2026, 11, 23+day, h, m, 0, 0, time.Local) }
+	tests := []struct {
+		name string
+		now  time.Time
+		want time.Time
+	}{
+		{"later today", at(0, 9, 0), at(0, 18, 0)},
+		{"after today's window", at(0, 23, 30), at(2, 18, 0)},
+		{"saturday morning", at(3, 12, 0), at(5, 9, 0)},
+		{"wraps the week", at(5, 13, 0), at(7, 18, 0)},
+	}
+	for _, tt := range tests {
+		if got := s.NextStart(tt.now); !got.Equal(tt.want) {
+			t.Errorf("%s: NextStart = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if !(Schedule{}).NextStart(at(0, 0, 0)).IsZero() {
+		t.Error("empty schedule has a next start")
+	}
+}
+
 func TestParseClock(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -67,6 +68,7 @@ type Governor struct {
 	upRate   int64
 	saved    time.Time
 	dirty    bool
+	memLimit config.Bytes  // the memory cap the Go runtime's soft limit was set for
 	wake     chan struct{} // closed and replaced when reasons may have cleared
 }
 
@@ -138,6 +140,16 @@ func (g *Governor) decideLocked(now time.Time) {
 			up = w.Upload
 		}
 	}
+	if g.cfg.Memory != g.memLimit {
+		// Make the garbage collector work harder before the cap is reached:
+		// a soft limit at 80 % of it (none without a cap).
+		g.memLimit = g.cfg.Memory
+		limit := int64(math.MaxInt64)
+		if g.cfg.Memory > 0 {
+			limit = int64(float64(g.cfg.Memory) * 0.8)
+		}
+		debug.SetMemoryLimit(limit)
+	}
 	g.down.SetRate(int64(down))
 	g.up.SetRate(int64(up))
 	g.conns.SetCap(g.cfg.Connections)
@@ -157,17 +169,19 @@ func (g *Governor) Tick(ctx context.Context) error {
 	r, err := g.opts.Sampler.Sample(ctx)
 	now := g.opts.Now()
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	wasMem := g.pol.memPaused
 	if err == nil {
-		wasMem := g.pol.memPaused
 		g.pol.observe(g.cfg, r)
-		if g.pol.memPaused && !wasMem {
-			// Give freed heap back before deciding it is still too much.
-			debug.FreeOSMemory()
-		}
 	}
+	overMemory := g.pol.memPaused && !wasMem
 	g.countLocked(now)
 	g.decideLocked(now)
+	g.mu.Unlock()
+	if overMemory {
+		// Return freed heap to the OS, so the next reading shows what is
+		// really still in use.
+		debug.FreeOSMemory()
+	}
 	if err != nil {
 		return fmt.Errorf("sample load: %w", err)
 	}

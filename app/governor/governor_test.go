@@ -92,7 +92,7 @@ func TestPauseReasons(t *testing.T) {
 		{"snooze to another day", func(c *config.Config) { c.SnoozeUntil = time.Date(2026, 11, 24, 0, 0, 0, 0, time.Local) }, Reading{}, 1, 0, "Snoozed until Tue 00:00"},
 		{"outside schedule", func(c *config.Config) {
 			c.Schedule.Windows = []config.Window{{Start: 18 * 60, End: 23 * 60}}
-		}, Reading{}, 1, 0, "Paused: outside the crawl schedule"},
+		}, Reading{}, 1, 0, "Paused: outside the crawl schedule until 18:00"},
 		{"other programs busy", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter, 0, "Paused: other programs are using 63 % CPU"},
 		{"busy but not long enough", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter - 1, 0, ""},
 		{"busy check off", func(c *config.Config) { c.BusyThreshold = 0 }, Reading{TotalCPU: 99}, 10, 0, ""},

@@ -137,7 +137,7 @@ func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) []string {
 		out = append(out, "Snoozed until "+formatUntil(now, cfg.SnoozeUntil))
 	}
 	if _, ok := cfg.Schedule.Active(now); !ok {
-		out = append(out, "Paused: outside the crawl schedule")
+		out = append(out, "Paused: outside the crawl schedule until "+formatUntil(now, cfg.Schedule.NextStart(now)))
 	}
 	if cfg.DailyQuota > 0 && u.DayBytes >= int64(cfg.DailyQuota) {
 		out = append(out, fmt.Sprintf("Paused: daily transfer quota of %v reached", cfg.DailyQuota))
