@@ -25,6 +25,9 @@ type fakeRunner struct {
 	pages   int
 	hold    chan struct{} // when set, each run waits for a value after its first page
 	failIDs map[string]bool
+	// swallowGate makes a refused request end the run without an error,
+	// as a crawler that counts it as a failed fetch does.
+	swallowGate bool
 
 	mu    sync.Mutex // guards the fields below
 	cur   int
@@ -49,6 +52,9 @@ func (f *fakeRunner) Run(ctx context.Context, t *task.Task, sink crawler.Sink) (
 	for i := range f.pages {
 		if f.gate != nil {
 			if err := f.gate.Wait(ctx); err != nil {
+				if f.swallowGate {
+					return res, nil
+				}
 				return nil, err
 			}
 		}
@@ -393,10 +399,16 @@ func TestFailedCrawlIsCancelled(t *testing.T) {
 }
 
 func TestShutdownAndHandover(t *testing.T) {
+	for _, swallow := range []bool{false, true} {
+		t.Run(fmt.Sprintf("gate error swallowed %v", swallow), func(t *testing.T) { testShutdownAndHandover(t, swallow) })
+	}
+}
+
+func testShutdownAndHandover(t *testing.T, swallow bool) {
 	dir := t.TempDir()
 	q := openQueue(t, dir, 10)
 	stop := NewStopper(nil)
-	r := &fakeRunner{pages: 5, hold: make(chan struct{}), gate: stop}
+	r := &fakeRunner{pages: 5, hold: make(chan struct{}), gate: stop, swallowGate: swallow}
 	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Stopper: stop, Threads: 2, Grace: time.Minute})
 	submit(t, h.m, "a", "b", "c", "d")
 	eventually(t, "two running", func() bool { return r.running() == 2 })

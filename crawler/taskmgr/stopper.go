@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 )
@@ -29,12 +30,28 @@ func NewStopper(inner crawler.Gate) *Stopper {
 	return &Stopper{inner: inner, stopped: make(chan struct{})}
 }
 
+// refusedKey marks a task thread's context with the flag Wait sets when it
+// refuses that thread a request: the crawl was cut short, whatever Run
+// returns (a crawler may count a refused request as a failed page).
+type refusedKey struct{}
+
+func withRefusal(ctx context.Context, flag *atomic.Bool) context.Context {
+	return context.WithValue(ctx, refusedKey{}, flag)
+}
+
+func refuse(ctx context.Context) error {
+	if f, ok := ctx.Value(refusedKey{}).(*atomic.Bool); ok {
+		f.Store(true)
+	}
+	return ErrStopping
+}
+
 // Wait blocks while the inner gate blocks and returns ErrStopping after
 // Stop.
 func (s *Stopper) Wait(ctx context.Context) error {
 	select {
 	case <-s.stopped:
-		return ErrStopping
+		return refuse(ctx)
 	default:
 	}
 	if s.inner == nil {
@@ -52,7 +69,7 @@ func (s *Stopper) Wait(ctx context.Context) error {
 	err := s.inner.Wait(ctx)
 	select {
 	case <-s.stopped:
-		return ErrStopping
+		return refuse(ctx)
 	default:
 		return err
 	}

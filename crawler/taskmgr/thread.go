@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
@@ -42,10 +43,11 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 		return
 	}
 	log.Info("Task started", "attempt", r.Attempts)
-	res, err := m.opts.Runner.Run(crawlCtx, r.Task, counting{next: sp, th: th})
-	if err != nil {
+	var refused atomic.Bool
+	res, err := m.opts.Runner.Run(withRefusal(crawlCtx, &refused), r.Task, counting{next: sp, th: th})
+	if err != nil || refused.Load() {
 		discardSpool(sp, path)
-		if m.stopping(ctx) {
+		if m.stopping(ctx) || refused.Load() {
 			log.Info("Task interrupted by shutdown", "pages", th.pages.Load())
 			return
 		}
