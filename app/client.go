@@ -53,8 +53,14 @@ type Options struct {
 	Sampler governor.Sampler
 	// Version is reported in the status.
 	Version string
-	Logger  *slog.Logger     // default slog.Default()
-	Now     func() time.Time // default time.Now
+	// Handover, when set, receives the queued and running tasks at a
+	// graceful shutdown (the overlay sends them to the peer taking over
+	// this peer's zone); they are marked handed over first, so a failed
+	// handover loses them here and the manager's resubmission re-executes
+	// them, as after a crash. When nil they stay queued for the next start.
+	Handover func(ctx context.Context, tasks []*queue.Record) error
+	Logger   *slog.Logger     // default slog.Default()
+	Now      func() time.Time // default time.Now
 }
 
 // Client is the volunteer client: create it with New, run it with Serve.
@@ -151,6 +157,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		TempDir:       filepath.Join(dirs.Data, "tmp"),
 		Logger:        opts.Logger.With("part", "crawler"),
 	})
+	// Spill files a crash left behind are of no use: their crawls re-run.
+	if err := os.RemoveAll(filepath.Join(dirs.Data, "tmp")); err != nil {
+		c.log.Warn("Cannot delete old crawl spill files", "err", err)
+	}
 	if err := os.MkdirAll(filepath.Join(dirs.Data, "tmp"), 0o700); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("create crawler temp directory: %w", err)
@@ -232,11 +242,32 @@ func (c *Client) Serve(ctx context.Context) error {
 	for err := range errc {
 		errs = append(errs, err)
 	}
+	if c.opts.Handover != nil {
+		if err := c.handover(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := c.Close(); err != nil {
 		errs = append(errs, err)
 	}
 	c.log.Info("Client stopped")
 	return errors.Join(errs...)
+}
+
+// handover passes unfinished tasks to Options.Handover once the task
+// manager has stopped, bounded by Grace.
+func (c *Client) handover() error {
+	rs, err := c.mgr.Handover()
+	if err != nil || len(rs) == 0 {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), max(c.opts.Grace, taskmgr.DefaultGrace))
+	defer cancel()
+	if err := c.opts.Handover(ctx, rs); err != nil {
+		return fmt.Errorf("hand over %d tasks: %w", len(rs), err)
+	}
+	c.log.Info("Tasks handed over", "count", len(rs))
+	return nil
 }
 
 // maintain prunes long-finished tasks from the queue file.

@@ -224,3 +224,48 @@ func TestLocalUploaderIsIdempotent(t *testing.T) {
 		t.Fatal("upload of a missing spool succeeded")
 	}
 }
+
+func TestGracefulShutdownHandsOver(t *testing.T) {
+	srv := smallSites(t)
+	home := t.TempDir()
+	// Paused: running tasks wait at the governor's gate and the queue fills.
+	quietConfig(t, home, `, "paused": true`)
+	var got []*queue.Record
+	opts := Options{
+		Home: home, Seeds: writeSeeds(t, srv, 12), AllowLoopback: true, Logger: quiet,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1},
+		Handover:  func(ctx context.Context, rs []*queue.Record) error { got = rs; return nil },
+	}
+	c, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(ctx) }()
+	eventually(t, "3 running and 5 queued", func() bool {
+		st, err := c.Status(ctx)
+		return err == nil && len(st.Tasks.Running) == 3 && st.Tasks.Queued == 5 && st.State == "paused"
+	})
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 8 {
+		t.Fatalf("handed over %d tasks, want 3 running and 5 queued", len(got))
+	}
+	for _, r := range got {
+		if _, err := task.Decode(r.Raw); err != nil {
+			t.Fatalf("handed-over task %s: raw bytes do not decode: %v", r.ID, err)
+		}
+	}
+	q, err := queue.Open(filepath.Join(home, "data", "queue.db"), queue.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	left, _ := q.Select(func(r *queue.Record) bool { return r.State != queue.HandedOver })
+	if len(left) != 0 {
+		t.Fatalf("%d tasks not marked handed over", len(left))
+	}
+}
