@@ -32,4 +32,5 @@ type APIError struct {
 	Message string
 }
 
+// Error formats the server's message with the HTTP status code.
 func (e *APIError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Message, e.Code) }
