@@ -3,15 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // Status returns the snapshot the local API, the web page and the tray
 // show: the governor's state and readings, the task manager's tasks, and
-// pages from the queue's finished tasks, credits from the ledger.
+// pages and credits from the ledger (pages count once their result is
+// delivered). It reads no task records, so it is cheap to poll.
 func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	now := c.opts.Now()
 	g := c.gov.Status()
@@ -48,28 +46,18 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	// Each running task holds one crawl connection.
 	st.Connections = localapi.Connections{Open: len(ts.Running), Cap: g.ConnsCap}
 
-	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
-	_, err = c.q.Select(func(r *queue.Record) bool {
-		if r.State != queue.Done {
-			return false
-		}
-		var pages int64
-		if r.Result != nil {
-			pages = int64(r.Result.Stats.PagesFetched)
-		}
-		st.Pages.Total += pages
-		if !r.Finished.Before(midnight) {
-			st.Pages.Today += pages
-		}
-		return false
-	})
-	if err != nil {
-		return st, fmt.Errorf("client status: %w", err)
-	}
 	tot, err := c.ledger.Totals(now)
 	if err != nil {
 		return st, fmt.Errorf("client status: %w", err)
 	}
 	st.Credits = localapi.Credits{Confirmed: tot.Confirmed, Pending: tot.Pending, RecentAverage: tot.RecentAverage}
+	st.Pages.Total = tot.PagesAccepted
+	today, err := c.ledger.Days(now, now)
+	if err != nil {
+		return st, fmt.Errorf("client status: %w", err)
+	}
+	for _, d := range today {
+		st.Pages.Today += d.PagesAccepted
+	}
 	return st, nil
 }
