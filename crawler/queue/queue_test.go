@@ -296,7 +296,12 @@ func TestUploadStates(t *testing.T) {
 
 func TestRecordedReceiptKept(t *testing.T) {
 	q, _ := openTemp(t, Options{})
-	enqueue(t, q, "a")
+	tk := newTask("a", 0)
+	tk.KnownPages = []task.Digest{1, 2, 3}
+	raw, _ := tk.Encode()
+	if err := q.Enqueue(raw, tk, t0); err != nil {
+		t.Fatal(err)
+	}
 	next(t, q, t0)
 	if err := q.Finish("a", &task.Result{TaskID: "a", Stats: task.Stats{PagesFetched: 7}}, "s", t0); err != nil {
 		t.Fatal(err)
@@ -313,6 +318,9 @@ func TestRecordedReceiptKept(t *testing.T) {
 	r, err := q.Get("a")
 	if err != nil || string(r.Receipt) != "rcpt" || r.Upload != UploadRecorded || r.Spool != "" || r.Result.Stats.PagesFetched != 7 {
 		t.Fatalf("record %+v %v", r, err)
+	}
+	if r.Raw != nil || r.Task.KnownPages != nil || r.Task.ID != "a" {
+		t.Fatalf("recorded task keeps %d raw bytes and %d digests", len(r.Raw), len(r.Task.KnownPages))
 	}
 	if up, _ := q.Uploads(); len(up) != 0 {
 		t.Fatalf("uploads left: %s", ids(up))
