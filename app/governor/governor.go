@@ -20,6 +20,10 @@ import (
 // DefaultInterval is how often the governor samples and decides.
 const DefaultInterval = time.Second
 
+// atCap is the share of a bandwidth cap above which Status calls the client
+// throttled by it.
+const atCap = 0.9
+
 // usageSaveEvery bounds how often the transfer counters are written.
 const usageSaveEvery = 30 * time.Second
 
@@ -324,6 +328,18 @@ func (g *Governor) Status() Status {
 	case g.pol.throttle > 0:
 		s.State = Throttled
 		s.Reasons = []string{fmt.Sprintf("Throttled: Hivecrawl is held to %.0f %% CPU", float64(g.cfg.CPU))}
+	}
+	if s.State != Paused {
+		// A bucket running at its cap is a limit at work too.
+		for _, b := range []struct {
+			name      string
+			rate, cap int64
+		}{{"download", s.DownRate, s.DownCap}, {"upload", s.UpRate, s.UpCap}} {
+			if b.cap > 0 && float64(b.rate) >= atCap*float64(b.cap) {
+				s.State = Throttled
+				s.Reasons = append(s.Reasons, fmt.Sprintf("Throttled: %s at its cap of %v/s", b.name, config.Bytes(b.cap)))
+			}
+		}
 	}
 	return s
 }

@@ -191,6 +191,24 @@ func TestCPUCapThrottles(t *testing.T) {
 	}
 }
 
+func TestThrottledAtBandwidthCap(t *testing.T) {
+	cfg := config.Default()
+	cfg.Download = 100_000
+	g, _, c := newTest(t, cfg)
+	g.Down().SetRate(0) // count without waiting; the cap shown is cfg's
+	g.Down().WaitN(context.Background(), 95_000)
+	ticks(t, g, c, 1) // 95 000 bytes in one second: 95 % of the cap
+	g.Apply(cfg)
+	st := g.Status()
+	if st.State != Throttled || len(st.Reasons) != 1 || st.Reasons[0] != "Throttled: download at its cap of 100 KB/s" {
+		t.Fatalf("status %+v", st)
+	}
+	ticks(t, g, c, 1) // nothing in the next second
+	if st := g.Status(); st.State != Running || st.DownRate != 0 {
+		t.Fatalf("status after an idle second %+v", st)
+	}
+}
+
 func TestOffFor(t *testing.T) {
 	base := time.Unix(1_800_000_000, 0)
 	tests := []struct {
