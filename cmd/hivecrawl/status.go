@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/paths"
@@ -146,7 +147,11 @@ func snoozeMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "snooze", err)
 	}
-	fmt.Fprintf(stdout, "Snoozed until %s\n", until.Local().Format("Mon 15:04"))
+	layout := "Mon 2 Jan 15:04"
+	if until.Local().Format(time.DateOnly) == time.Now().Format(time.DateOnly) {
+		layout = "15:04"
+	}
+	fmt.Fprintf(stdout, "Snoozed until %s\n", until.Local().Format(layout))
 	return 0
 }
 
