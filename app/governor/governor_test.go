@@ -209,6 +209,35 @@ func TestThrottledAtBandwidthCap(t *testing.T) {
 	}
 }
 
+func TestWaitDutyCycle(t *testing.T) {
+	cfg := config.Default()
+	cfg.CPU = 20
+	s := &script{readings: []Reading{{TotalCPU: 40, ProcessCPU: 40}}}
+	c := &clock{t: time.Unix(1_800_000_000, 0)} // the start of a period
+	g, err := New(context.Background(), cfg, Options{Sampler: s, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if share := g.Status().Throttle; share != 0.5 {
+		t.Fatalf("throttle %v, want 0.5", share)
+	}
+	// A cancelled context shows whether Wait would block: it returns nil
+	// at once only when the gate is open.
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	c.Add(100 * time.Millisecond)
+	if err := g.Wait(cancelled); err == nil {
+		t.Fatal("gate open in the held-back half of the period")
+	}
+	c.Add(500 * time.Millisecond)
+	if err := g.Wait(cancelled); err != nil {
+		t.Fatalf("gate closed in the open half of the period: %v", err)
+	}
+}
+
 func TestOffFor(t *testing.T) {
 	base := time.Unix(1_800_000_000, 0)
 	tests := []struct {
