@@ -37,7 +37,7 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Tasks = localapi.Tasks{Queued: len(ts.Queued), Threads: ts.Threads}
+	st.Tasks = localapi.Tasks{Running: []localapi.RunningTask{}, Queued: len(ts.Queued), Threads: ts.Threads}
 	for _, r := range ts.Running {
 		st.Tasks.Running = append(st.Tasks.Running, localapi.RunningTask{
 			ID: r.ID, Channel: r.Channel, Pages: r.Pages, Depth: r.Depth, Started: r.Started,
