@@ -412,4 +412,3 @@ func TestStopper(t *testing.T) {
 		})
 	}
 }
-
