@@ -1,0 +1,320 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// memQueue is an in-memory Queue.
+type memQueue struct {
+	mu    sync.Mutex
+	tasks []*task.Task
+	envs  [][]byte
+}
+
+var _ Queue = (*memQueue)(nil)
+
+func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.tasks = append(q.tasks, t)
+	q.envs = append(q.envs, env)
+	return nil
+}
+
+func (q *memQueue) Load() (int, int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	pages := int64(0)
+	for _, t := range q.tasks {
+		pages += int64(max(1, t.ExpectedPages))
+	}
+	return len(q.tasks), pages
+}
+
+func (q *memQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	envs := q.envs
+	q.tasks, q.envs = nil, nil
+	return envs, nil, nil
+}
+
+func (q *memQueue) ids() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := make([]string, len(q.tasks))
+	for i, t := range q.tasks {
+		out[i] = t.ID
+	}
+	return out
+}
+
+// member is one peer of a test cluster.
+type member struct {
+	h      *host.Host
+	n      *Node
+	q      *memQueue
+	cancel context.CancelFunc
+	done   chan struct{}
+	alive  bool
+}
+
+type cluster struct {
+	t       *testing.T
+	manager crypto.PrivKey
+	cfg     Config
+	members []*member
+	rng     *rand.Rand
+}
+
+func newCluster(t *testing.T, cfg Config) *cluster {
+	k, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Manager = k.GetPublic()
+	cfg.Logger = quiet
+	return &cluster{t: t, manager: k, cfg: cfg, rng: rand.New(rand.NewPCG(1, 2))}
+}
+
+func (c *cluster) randomPoint() can.Point {
+	p := make(can.Point, can.DefaultDim)
+	for i := range p {
+		p[i] = c.rng.Float64()
+	}
+	return p
+}
+
+// add starts a peer and joins it through a random live member (or makes
+// it the first peer).
+func (c *cluster) add(ctx context.Context) *member {
+	t := c.t
+	h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	cfg := c.cfg
+	cfg.Point = c.randomPoint()
+	q := &memQueue{}
+	n, err := New(h, q, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &member{h: h, n: n, q: q, done: make(chan struct{}), alive: true}
+	if live := c.live(); len(live) == 0 {
+		n.Start()
+	} else {
+		entry := live[c.rng.IntN(len(live))]
+		if err := n.Join(ctx, entry.h.AddrInfo()); err != nil {
+			t.Fatalf("join %d: %v", len(c.members), err)
+		}
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	go func() {
+		defer close(m.done)
+		n.Serve(sctx)
+	}()
+	t.Cleanup(m.stop)
+	c.members = append(c.members, m)
+	return m
+}
+
+func (m *member) stop() {
+	m.cancel()
+	<-m.done
+}
+
+func (c *cluster) live() []*member {
+	var out []*member
+	for _, m := range c.members {
+		if m.alive {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// tiling reports why the live peers' zones do not tile [0,1]^d, or "".
+func (c *cluster) tiling() string {
+	var zones []can.Zone
+	var owners []peer.ID
+	for _, m := range c.live() {
+		for _, z := range m.n.Zones() {
+			zones = append(zones, z)
+			owners = append(owners, m.h.ID())
+		}
+	}
+	vol := 0.0
+	for i, z := range zones {
+		vol += z.Volume()
+		for j := i + 1; j < len(zones); j++ {
+			if can.Overlaps(z, zones[j]) {
+				return fmt.Sprintf("zones %v (%s) and %v (%s) overlap", z, owners[i].ShortString(), zones[j], owners[j].ShortString())
+			}
+		}
+	}
+	if math.Abs(vol-1) > 1e-9 {
+		return fmt.Sprintf("zones cover volume %v, want 1", vol)
+	}
+	return ""
+}
+
+// owner returns the live member whose zones contain p.
+func (c *cluster) owner(p can.Point) *member {
+	for _, m := range c.live() {
+		for _, z := range m.n.Zones() {
+			if z.Contains(p) {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+func (c *cluster) envelope(id string) []byte {
+	t := &task.Task{ID: id, Channel: id + ".example", Seeds: []string{"https://" + id + ".example/"}, Issued: time.Unix(0, 0).UTC()}
+	b, err := envelope.Seal(t, c.manager)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return b
+}
+
+// insertAll inserts n tasks from random live members with workers in
+// parallel and returns the average hops; it fails the test for an insert
+// that did not land on the live owner of its target.
+func (c *cluster) insertAll(ctx context.Context, prefix string, n int) float64 {
+	t := c.t
+	live := c.live()
+	type job struct {
+		id     string
+		env    []byte
+		target can.Point
+		from   *member
+	}
+	jobs := make(chan job)
+	var (
+		mu        sync.Mutex
+		totalHops int
+		failures  []string
+	)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				owner, hops, err := j.from.n.Insert(ctx, j.env, j.target)
+				mu.Lock()
+				totalHops += hops
+				if err != nil {
+					failures = append(failures, fmt.Sprintf("%s: %v", j.id, err))
+				} else if o := c.owner(j.target); o == nil || o.h.ID() != owner {
+					failures = append(failures, fmt.Sprintf("%s landed on %s, not the owner of %v", j.id, owner.ShortString(), j.target))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range n {
+		id := fmt.Sprintf("%s-%d", prefix, i)
+		jobs <- job{id, c.envelope(id), c.randomPoint(), live[c.rng.IntN(len(live))]}
+	}
+	close(jobs)
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d of %d inserts failed, first: %s", len(failures), n, failures[0])
+	}
+	return float64(totalHops) / float64(n)
+}
+
+// countTasks returns how many live queues hold each task ID.
+func (c *cluster) countTasks() map[string]int {
+	seen := map[string]int{}
+	for _, m := range c.live() {
+		for _, id := range m.q.ids() {
+			seen[id]++
+		}
+	}
+	return seen
+}
+
+// waitTiled polls until the zones tile the space; it returns how long that
+// took or fails the test after limit.
+func (c *cluster) waitTiled(limit time.Duration) time.Duration {
+	start := time.Now()
+	var why string
+	for time.Since(start) < limit {
+		if why = c.tiling(); why == "" {
+			return time.Since(start)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, m := range c.live() {
+		c.t.Logf("%s: zones %v neighbours %d dead %d", m.h.ID().ShortString(), m.n.Zones(), len(m.n.Neighbours()), m.n.deadCount())
+	}
+	for range 2000 {
+		if p := c.randomPoint(); c.owner(p) == nil {
+			c.t.Logf("point %v has no owner", p)
+			break
+		}
+	}
+	c.t.Fatalf("zones do not tile after %v: %s", limit, why)
+	return 0
+}
+
+// neighboursComplete reports a pair of live peers whose zones abut but that
+// do not list each other, or a peer listing one that is gone, or "".
+func (c *cluster) neighboursComplete() string {
+	live := c.live()
+	for _, a := range live {
+		nbrs := map[peer.ID]bool{}
+		for _, id := range a.n.Neighbours() {
+			nbrs[id] = true
+		}
+		for _, b := range live {
+			if a != b && abutsAny(a.n.Zones(), b.n.Zones()) && !nbrs[b.h.ID()] {
+				return fmt.Sprintf("%s does not list its neighbour %s", a.h.ID().ShortString(), b.h.ID().ShortString())
+			}
+			delete(nbrs, b.h.ID())
+		}
+		for id := range nbrs {
+			return fmt.Sprintf("%s lists %s, which is gone", a.h.ID().ShortString(), id.ShortString())
+		}
+	}
+	return ""
+}
+
+// waitStable polls until the zones tile and neighbour sets are complete.
+func (c *cluster) waitStable(limit time.Duration) time.Duration {
+	start := time.Now()
+	var why string
+	for time.Since(start) < limit {
+		if why = c.tiling(); why == "" {
+			if why = c.neighboursComplete(); why == "" {
+				return time.Since(start)
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("overlay not stable after %v: %s", limit, why)
+	return 0
+}

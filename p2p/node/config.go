@@ -1,0 +1,71 @@
+package node
+
+import (
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/libp2p/go-libp2p/core/crypto"
+)
+
+// Defaults used when Config fields are zero.
+const (
+	DefaultHeartbeat   = 2 * time.Second
+	DefaultDeadAfter   = 3
+	DefaultMaxJoinHops = 128
+)
+
+// Config configures a Node.
+type Config struct {
+	// Dim is the CAN space's dimension; 0 means can.DefaultDim.
+	Dim int `json:"dim,omitempty"`
+	// Point is where this peer joins, in [0,1]^Dim.
+	Point can.Point `json:"point"`
+	// Manager is the key every task must be signed with.
+	Manager crypto.PubKey `json:"-"`
+	// Heartbeat is the interval between heartbeats; 0 means
+	// DefaultHeartbeat.
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+	// DeadAfter is the number of missed heartbeats after which a neighbour
+	// is dead; 0 means DefaultDeadAfter.
+	DeadAfter int `json:"dead_after,omitempty"`
+	// Capacity scales the load figures (DESIGN §5).
+	Capacity can.Capacity `json:"capacity"`
+	// MaxPieces is the contributor's N_pieces^max, from which the
+	// overloading threshold derives; 0 disables load balancing on insert.
+	MaxPieces int `json:"max_pieces,omitempty"`
+	// TTL is the load-balancing TTL given to new inserts; 0 means
+	// can.DefaultTTL, negative means 0.
+	TTL int `json:"ttl,omitempty"`
+	// Logger receives the node's log records; nil means slog.Default().
+	Logger *slog.Logger `json:"-"`
+}
+
+func (c *Config) fill() {
+	if c.Dim <= 0 {
+		c.Dim = can.DefaultDim
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = DefaultHeartbeat
+	}
+	if c.DeadAfter <= 0 {
+		c.DeadAfter = DefaultDeadAfter
+	}
+	if c.TTL == 0 {
+		c.TTL = can.DefaultTTL
+	} else if c.TTL < 0 {
+		c.TTL = 0
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+}
+
+// threshold returns OT, +Inf when load balancing is off.
+func (c *Config) threshold() float64 {
+	if c.MaxPieces <= 0 {
+		return math.Inf(1)
+	}
+	return can.Threshold(c.MaxPieces, c.Capacity)
+}

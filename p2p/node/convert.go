@@ -1,0 +1,166 @@
+package node
+
+import (
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+)
+
+func toWireZones(zs []can.Zone) []*wire.Zone {
+	out := make([]*wire.Zone, len(zs))
+	for i, z := range zs {
+		out[i] = &wire.Zone{Lo: append([]float64(nil), z.Lo...), Hi: append([]float64(nil), z.Hi...)}
+	}
+	return out
+}
+
+// fromWireZones converts zones already checked by wire and checks them
+// against the CAN's rules (dimension d, made by halving).
+func fromWireZones(zs []*wire.Zone, d int) ([]can.Zone, bool) {
+	out := make([]can.Zone, 0, len(zs))
+	for _, w := range zs {
+		z := can.Zone{Lo: append(can.Point(nil), w.Lo...), Hi: append(can.Point(nil), w.Hi...)}
+		if z.Validate(d) != nil {
+			return nil, false
+		}
+		out = append(out, z)
+	}
+	return out, true
+}
+
+func addrBytes(as []ma.Multiaddr) [][]byte {
+	out := make([][]byte, 0, len(as))
+	for _, a := range as {
+		if len(out) == wire.MaxAddrs {
+			break
+		}
+		out = append(out, a.Bytes())
+	}
+	return out
+}
+
+// peerAddrs decodes a wire peer's ID and addresses (already validated).
+func peerAddrs(p *wire.Peer) (peer.ID, []ma.Multiaddr) {
+	id, _ := peer.IDFromBytes(p.Id)
+	out := make([]ma.Multiaddr, 0, len(p.Addrs))
+	for _, b := range p.Addrs {
+		if m, err := ma.NewMultiaddrBytes(b); err == nil {
+			out = append(out, m)
+		}
+	}
+	return id, out
+}
+
+func volume(zs []can.Zone) float64 {
+	v := 0.0
+	for _, z := range zs {
+		v += z.Volume()
+	}
+	return v
+}
+
+// abutsAny reports whether some zone of a abuts some zone of b.
+func abutsAny(a, b []can.Zone) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if can.Abuts(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// related reports whether b's zones abut a's or overlap them. Overlapping
+// peers are kept in the neighbour table so that their heartbeats settle the
+// conflict (see onHeartbeat).
+func related(a, b []can.Zone) bool { return abutsAny(a, b) || overlapsAny(a, b) }
+
+func overlapsAny(a, b []can.Zone) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if can.Overlaps(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// merge replaces sibling pairs by their parent until none is left.
+func merge(zs []can.Zone) []can.Zone {
+	out := append([]can.Zone(nil), zs...)
+	for changed := true; changed; {
+		changed = false
+	outer:
+		for i := range out {
+			sib, ok := out[i].Sibling()
+			if !ok {
+				continue
+			}
+			for j := range out {
+				if j != i && out[j].Equal(sib) {
+					parent, _ := out[i].Parent()
+					rest := make([]can.Zone, 0, len(out)-1)
+					for k := range out {
+						if k != i && k != j {
+							rest = append(rest, out[k])
+						}
+					}
+					out = append(rest, parent)
+					changed = true
+					break outer
+				}
+			}
+		}
+	}
+	return out
+}
+
+// contains reports whether box a contains box b.
+func contains(a, b can.Zone) bool {
+	for i := range a.Lo {
+		if b.Lo[i] < a.Lo[i] || b.Hi[i] > a.Hi[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// subtract removes from zs every area that others cover. Zones made by
+// halving are nested or disjoint, so a zone inside one of zs is cut out by
+// halving down to it, and a zone of zs inside another is dropped.
+func subtract(zs, others []can.Zone) []can.Zone {
+	out := append([]can.Zone(nil), zs...)
+	for _, o := range others {
+		var next []can.Zone
+		for _, m := range out {
+			switch {
+			case !can.Overlaps(m, o):
+				next = append(next, m)
+			case contains(o, m):
+				// dropped whole
+			default:
+				next = append(next, carve(m, o)...)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// carve returns m without o, for o inside m, as the halves split off on
+// the way down from m to o.
+func carve(m, o can.Zone) []can.Zone {
+	var out []can.Zone
+	for !m.Equal(o) && m.Depth() < o.Depth() {
+		lo, hi := m.Split()
+		if contains(lo, o) {
+			out, m = append(out, hi), lo
+		} else {
+			out, m = append(out, lo), hi
+		}
+	}
+	return out
+}

@@ -1,0 +1,29 @@
+// Package node is the live overlay peer: it holds CAN zones on a libp2p host
+// (p2p/host) and speaks the overlay's wire protocols (p2p/wire), calling the
+// pure CAN core (p2p/can) for every decision.
+//
+//   - Join: a new peer asks an entry peer to place it at its point; peers
+//     that do not own the point redirect the joiner one greedy hop closer,
+//     and the owner splits its zone (or gives away one of several) and hands
+//     over the half holding the point with the neighbours that abut it.
+//   - Heartbeats every Config.Heartbeat (2 s by default) to every neighbour,
+//     request and response alike carrying zones, load and neighbour list. A
+//     neighbour that misses Config.DeadAfter (3) in a row is dead.
+//   - Takeover: the dead peer's neighbours rank themselves by zone volume as
+//     the dead peer last announced them (ties to the smaller ID); the first
+//     takes the zones at once, the next waits one heartbeat more, and so on,
+//     so a zone is never orphaned when its first heir died too. Zones that
+//     form their parent box merge.
+//   - Insert: greedy routing to the owner of the target point, then load
+//     balancing on insert (can.DecideInsert) with a TTL; the peer that
+//     accepts verifies the manager's signature (p2p/envelope) and hands the
+//     task to its Queue. Forged and altered tasks are refused and counted.
+//   - Leave: a graceful peer hands its zones and its queued and running
+//     tasks to the neighbour that would take them over, then says goodbye
+//     with an empty heartbeat.
+//
+// Caveats: a peer's point is given in Config (the coordinate pipeline, p2p/coord,
+// feeds it); drift-and-rejoin and Vivaldi updates from heartbeat RTTs are not
+// wired yet. Conflicting claims after a partition are settled only when two
+// peers announce the very same zone (the smaller peer ID keeps it).
+package node

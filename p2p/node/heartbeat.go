@@ -1,0 +1,175 @@
+package node
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// heartbeatLocked builds this node's heartbeat; n.mu must be held.
+func (n *Node) heartbeatLocked() *wire.Heartbeat {
+	n.seq++
+	return &wire.Heartbeat{Self: n.selfLocked(), Neighbours: n.neighbourRecordsLocked(true), Seq: n.seq}
+}
+
+// heartbeatRound exchanges heartbeats with every neighbour concurrently.
+func (n *Node) heartbeatRound(ctx context.Context) {
+	n.mu.Lock()
+	if n.leaving || len(n.zones) == 0 {
+		n.mu.Unlock()
+		return
+	}
+	hb := n.heartbeatLocked()
+	ids := make([]peer.ID, 0, len(n.nbrs))
+	for id := range n.nbrs {
+		ids = append(ids, id)
+	}
+	n.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := n.sendHeartbeat(ctx, id, hb)
+			if err != nil {
+				n.log.Debug("Heartbeat missed", "neighbour", id.String(), "err", err)
+				n.missed(id)
+				return
+			}
+			n.onHeartbeat(resp, id)
+		}()
+	}
+	wg.Wait()
+}
+
+func (n *Node) sendHeartbeat(ctx context.Context, id peer.ID, hb *wire.Heartbeat) (*wire.Heartbeat, error) {
+	// Two intervals: a busy peer is slow, not dead; rounds never overlap.
+	ctx, cancel := context.WithTimeout(ctx, 2*n.cfg.Heartbeat)
+	defer cancel()
+	s, err := n.h.NewStream(network.WithAllowLimitedConn(ctx, "heartbeat"), id, wire.HeartbeatProtocol)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var resp wire.Heartbeat
+	if err := wire.NewConn(s, wire.MaxHeartbeatSize).Exchange(ctx, hb, wire.MaxHeartbeatSize, &resp); err != nil {
+		s.Reset()
+		return nil, err
+	}
+	return &resp, nil
+}
+
+func (n *Node) handleHeartbeat(s network.Stream) {
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
+	defer cancel()
+	c := wire.NewConn(s, wire.MaxHeartbeatSize)
+	var hb wire.Heartbeat
+	if err := c.Read(ctx, &hb); err != nil {
+		n.log.Debug("Heartbeat refused", "from", s.Conn().RemotePeer(), "err", err)
+		s.Reset()
+		return
+	}
+	n.onHeartbeat(&hb, s.Conn().RemotePeer())
+	n.mu.Lock()
+	reply := n.heartbeatLocked()
+	n.mu.Unlock()
+	if err := c.Write(ctx, reply, wire.MaxHeartbeatSize); err != nil {
+		n.log.Debug("Heartbeat reply not sent", "to", s.Conn().RemotePeer(), "err", err)
+	}
+}
+
+// onHeartbeat applies a heartbeat heard from peer from.
+func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
+	id, addrs := peerAddrs(hb.Self)
+	if id != from {
+		return // a peer speaks only for itself
+	}
+	zones, ok := fromWireZones(hb.Self.Zones, n.cfg.Dim)
+	if !ok {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(zones) == 0 {
+		n.farewellLocked(from, hb)
+		return
+	}
+	delete(n.dead, from)
+	delete(n.gone, from)
+	// Two peers claiming the same area (a takeover of a peer that was only
+	// slow, or two heirs at once): the smaller peer ID keeps it.
+	if from < n.h.ID() && overlapsAny(n.zones, zones) {
+		kept := subtract(n.zones, zones)
+		n.log.Info("Gave up an area also claimed by a smaller peer ID", "peer", from.String(), "zones_before", len(n.zones), "zones_after", len(kept))
+		n.zones = kept
+	}
+	if related(n.zones, zones) {
+		var l can.Load
+		if hb.Self.Load != nil {
+			l = can.Load{RTL: hb.Self.Load.Rtl, RPL: hb.Self.Load.Rpl}
+		}
+		nb := n.upsertLocked(from, addrs, zones, l, true)
+		nb.nbrs = hb.Neighbours
+	} else {
+		n.removeLocked(from)
+	}
+	// Learn from the list even when the sender stopped being a neighbour:
+	// after a split, its list names the joiner that now abuts us, and there
+	// may be no other peer to tell us.
+	for _, p := range hb.Neighbours {
+		n.learnLocked(p, false)
+	}
+	n.pruneLocked()
+}
+
+// missed counts a missed heartbeat; at DeadAfter the neighbour is dead and
+// its zones await an heir.
+func (n *Node) missed(id peer.ID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	nb, ok := n.nbrs[id]
+	if !ok {
+		return
+	}
+	nb.misses++
+	if nb.misses < n.cfg.DeadAfter {
+		return
+	}
+	n.removeLocked(id)
+	n.gone[id] = time.Now()
+	// Also a neighbour known only from another's list: when all its direct
+	// neighbours died with it, we are the only ones left to notice.
+	// checkDead takes nothing a live peer we know already holds.
+	n.dead[id] = &deadPeer{zones: nb.zones, nbrs: nb.nbrs, since: time.Now()}
+	n.log.Debug("Neighbour dead", "neighbour", id.String(), "zones", len(nb.zones), "direct", nb.direct)
+}
+
+// farewellLocked handles the empty heartbeat of a peer that left: it is
+// dropped, and its heir, named first in the list, is known to hold its
+// zones now even before the heir says so itself.
+func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
+	var left []can.Zone
+	if nb, ok := n.nbrs[from]; ok {
+		left = nb.zones
+	}
+	n.removeLocked(from)
+	delete(n.dead, from)
+	n.gone[from] = time.Now()
+	if len(hb.Neighbours) == 0 {
+		return
+	}
+	heir, _ := peerAddrs(hb.Neighbours[0])
+	if nb, ok := n.nbrs[heir]; ok {
+		if !overlapsAny(nb.zones, left) {
+			nb.zones = merge(append(append([]can.Zone(nil), nb.zones...), left...))
+		}
+		return
+	}
+	n.learnLocked(hb.Neighbours[0], false)
+}

@@ -1,0 +1,176 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// routeRetries is how many times routing waits for a lagging neighbour table
+// or routes around an unreachable next hop.
+const routeRetries = 3
+
+// loopCheckHops is the hop count at whose multiples routing pauses for a
+// heartbeat round.
+const loopCheckHops = 16
+
+// Insert routes a signed task to the owner of target (with load balancing
+// on insert) and returns the peer that queued it and the overlay hops taken.
+func (n *Node) Insert(ctx context.Context, env []byte, target can.Point) (owner peer.ID, hops int, err error) {
+	ins := &wire.Insert{Envelope: env, Target: can.Clamp(target), Ttl: uint32(n.cfg.TTL)}
+	resp := n.route(ctx, ins)
+	if resp.Error != "" {
+		return "", int(resp.Hops), fmt.Errorf("insert: %s", resp.Error)
+	}
+	owner, err = wire.ValidatePeerID(resp.Owner)
+	if err != nil {
+		return "", 0, fmt.Errorf("insert: owner: %w", err)
+	}
+	return owner, int(resp.Hops), nil
+}
+
+func (n *Node) handleInsert(s network.Stream) {
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
+	defer cancel()
+	c := wire.NewConn(s, wire.MaxInsertSize)
+	var ins wire.Insert
+	if err := c.Read(ctx, &ins); err != nil {
+		n.log.Debug("Insert refused", "from", s.Conn().RemotePeer(), "err", err)
+		s.Reset()
+		return
+	}
+	resp := n.route(ctx, &ins)
+	if err := c.Write(ctx, resp, wire.MaxInsertResponseSize); err != nil {
+		n.log.Debug("Insert response not sent", "to", s.Conn().RemotePeer(), "err", err)
+	}
+}
+
+func refuse(ins *wire.Insert, format string, args ...any) *wire.InsertResponse {
+	msg := fmt.Sprintf(format, args...)
+	if len(msg) > wire.MaxErrorLen {
+		msg = msg[:wire.MaxErrorLen]
+	}
+	return &wire.InsertResponse{Error: msg, Hops: ins.Hops}
+}
+
+// route handles one insert here: forward it greedily, balance it, or accept.
+func (n *Node) route(ctx context.Context, ins *wire.Insert) *wire.InsertResponse {
+	if len(ins.Target) != n.cfg.Dim {
+		return refuse(ins, "target has %d dimensions, overlay uses %d", len(ins.Target), n.cfg.Dim)
+	}
+	if ins.Hops >= wire.MaxHops {
+		return refuse(ins, "insert dropped after %d hops", ins.Hops)
+	}
+	failed := map[can.PeerID]bool{} // next hops that could not be reached
+	for attempt := 0; ; attempt++ {
+		n.mu.Lock()
+		if n.leaving || len(n.zones) == 0 {
+			n.mu.Unlock()
+			return refuse(ins, "%v", ErrLeaving)
+		}
+		infos := n.infosLocked()
+		infos = slices.DeleteFunc(infos, func(i can.NeighbourInfo) bool { return failed[i.ID] })
+		next, local, ok := can.NextHop(n.zones, infos, can.Point(ins.Target))
+		var dec can.Decision
+		if local || ins.Lbi {
+			dec = can.DecideInsert(n.load(), n.cfg.threshold(), infos, int(ins.Ttl))
+		}
+		n.mu.Unlock()
+
+		switch {
+		case local || ins.Lbi:
+			if !dec.Accept {
+				fwd := &wire.Insert{Envelope: ins.Envelope, Target: ins.Target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true}
+				resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
+				if err == nil && resp.Accepted {
+					return resp
+				}
+				// The lighter neighbour is gone or refused: keep the task.
+			}
+			return n.accept(ctx, ins)
+		case ok:
+			if ins.Hops > 0 && ins.Hops%loopCheckHops == 0 {
+				// Far more hops than greedy routing takes: tables are
+				// stale and may send the insert in circles. Let a
+				// heartbeat round correct them before going on.
+				select {
+				case <-ctx.Done():
+					return refuse(ins, "%v", ctx.Err())
+				case <-time.After(n.cfg.Heartbeat):
+				}
+			}
+			fwd := &wire.Insert{Envelope: ins.Envelope, Target: ins.Target, Ttl: ins.Ttl, Hops: ins.Hops + 1}
+			resp, err := n.forward(ctx, peer.ID(next), fwd)
+			if err == nil {
+				return resp
+			}
+			if attempt == routeRetries {
+				return refuse(ins, "forward to %s: %v", peer.ID(next), err)
+			}
+			// Unreachable next hop: count the miss and route around it.
+			n.missed(peer.ID(next))
+			failed[next] = true
+		case attempt == routeRetries:
+			return refuse(ins, "%v", can.ErrNoRoute)
+		default:
+			// A neighbour table can lag a join or takeover by a heartbeat;
+			// when no neighbour is closer, wait for the next round.
+			select {
+			case <-ctx.Done():
+				return refuse(ins, "%v", ctx.Err())
+			case <-time.After(n.cfg.Heartbeat):
+			}
+		}
+	}
+}
+
+func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire.InsertResponse, error) {
+	n.mu.Lock()
+	n.stats.Forwarded++
+	n.mu.Unlock()
+	s, err := n.h.NewStream(ctx, to, wire.InsertProtocol)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var resp wire.InsertResponse
+	if err := wire.NewConn(s, wire.MaxInsertResponseSize).Exchange(ctx, ins, wire.MaxInsertSize, &resp); err != nil {
+		s.Reset()
+		return nil, err
+	}
+	return &resp, nil
+}
+
+// accept verifies the task's signature and queues it.
+func (n *Node) accept(ctx context.Context, ins *wire.Insert) *wire.InsertResponse {
+	t, err := envelope.Open(ins.Envelope, n.cfg.Manager)
+	if err != nil {
+		n.mu.Lock()
+		n.stats.Refused++
+		n.mu.Unlock()
+		kind := "invalid"
+		for _, e := range []error{envelope.ErrUnsigned, envelope.ErrForged, envelope.ErrAltered} {
+			if errors.Is(err, e) {
+				kind = e.Error()
+			}
+		}
+		n.log.Info("Refused a task that failed verification", "reason", kind)
+		return refuse(ins, "task refused: %v", err)
+	}
+	if err := n.queue.Enqueue(ctx, t, ins.Envelope); err != nil {
+		return refuse(ins, "queue task %s: %v", t.ID, err)
+	}
+	n.mu.Lock()
+	n.stats.Accepted++
+	n.mu.Unlock()
+	return &wire.InsertResponse{Accepted: true, Owner: []byte(n.h.ID()), Hops: ins.Hops}
+}

@@ -1,0 +1,209 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+)
+
+// joinRetries is how often a join starts over after a peer could not route.
+const joinRetries = 5
+
+func protocolID(s string) protocol.ID { return protocol.ID(s) }
+
+// Join places the node at its point: it asks entry, follows redirects
+// towards the point's owner and takes the zone the owner hands over.
+func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
+	n.mu.Lock()
+	req := &wire.JoinRequest{Point: append([]float64(nil), n.cfg.Point...), Joiner: n.selfLocked()}
+	n.mu.Unlock()
+	next := entry
+	retries := 0
+	visited := map[peer.ID]bool{}
+	for hop := 0; hop < DefaultMaxJoinHops; hop++ {
+		visited[next.ID] = true
+		resp, err := n.askJoin(ctx, next, req)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrJoinFailed, err)
+		}
+		loop := resp.Redirect != nil && visited[peer.ID(resp.Redirect.Id)]
+		if (loop || resp.Error == can.ErrNoRoute.Error()) && retries < joinRetries {
+			// A neighbour table lags a recent change (no route, or stale
+			// zones sending us in a circle): wait for a heartbeat round and
+			// start over from the entry.
+			retries++
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%w: %w", ErrJoinFailed, ctx.Err())
+			case <-time.After(n.cfg.Heartbeat):
+			}
+			next = entry
+			clear(visited)
+			continue
+		}
+		if resp.Error != "" {
+			return fmt.Errorf("%w: %s refused: %s", ErrJoinFailed, next.ID, resp.Error)
+		}
+		if resp.Redirect != nil {
+			next.ID, next.Addrs = peerAddrs(resp.Redirect)
+			continue
+		}
+		zones, ok := fromWireZones(resp.Zones, n.cfg.Dim)
+		if !ok {
+			return fmt.Errorf("%w: %s handed over a malformed zone", ErrJoinFailed, next.ID)
+		}
+		n.mu.Lock()
+		n.zones = zones
+		for _, p := range resp.Neighbours {
+			n.learnLocked(p, p.GetId() != nil && peer.ID(p.Id) == next.ID)
+		}
+		n.pruneLocked()
+		n.mu.Unlock()
+		n.log.Debug("Joined the overlay", "zones", fmt.Sprint(zones), "hops", hop, "neighbours", len(resp.Neighbours))
+		n.poke()
+		return nil
+	}
+	return fmt.Errorf("%w: no owner within %d redirects", ErrJoinFailed, DefaultMaxJoinHops)
+}
+
+func (n *Node) askJoin(ctx context.Context, to peer.AddrInfo, req *wire.JoinRequest) (*wire.JoinResponse, error) {
+	if len(to.Addrs) > 0 {
+		n.h.Peerstore().AddAddrs(to.ID, to.Addrs, 0)
+	}
+	if err := n.h.Connect(ctx, to); err != nil {
+		return nil, fmt.Errorf("connect %s: %w", to.ID, err)
+	}
+	s, err := n.h.NewStream(ctx, to.ID, wire.JoinProtocol)
+	if err != nil {
+		return nil, fmt.Errorf("join via %s: %w", to.ID, err)
+	}
+	defer s.Close()
+	var resp wire.JoinResponse
+	if err := wire.NewConn(s, wire.MaxJoinResponseSize).Exchange(ctx, req, wire.MaxJoinRequestSize, &resp); err != nil {
+		s.Reset()
+		return nil, fmt.Errorf("join via %s: %w", to.ID, err)
+	}
+	return &resp, nil
+}
+
+// learnLocked adds the peer p describes as a neighbour when its zones abut
+// ours; direct marks a peer we heard from ourselves.
+func (n *Node) learnLocked(p *wire.Peer, direct bool) {
+	id, addrs := peerAddrs(p)
+	if id == "" || id == n.h.ID() {
+		return
+	}
+	if at, gone := n.gone[id]; gone && !direct {
+		if time.Since(at) < n.goneFor() {
+			return
+		}
+		delete(n.gone, id)
+	}
+	zones, ok := fromWireZones(p.Zones, n.cfg.Dim)
+	// Hearsay may be stale; an overlapping zone is believed only from the
+	// peer itself (onHeartbeat).
+	if !ok || len(zones) == 0 || !abutsAny(n.zones, zones) {
+		return
+	}
+	if nb, known := n.nbrs[id]; known && !direct {
+		if nb.direct {
+			return // what it told us itself beats hearsay
+		}
+	}
+	var l can.Load
+	if p.Load != nil {
+		l = can.Load{RTL: p.Load.Rtl, RPL: p.Load.Rpl}
+	}
+	n.upsertLocked(id, addrs, zones, l, direct)
+}
+
+func (n *Node) handleJoin(s network.Stream) {
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
+	defer cancel()
+	c := wire.NewConn(s, wire.MaxJoinRequestSize)
+	var req wire.JoinRequest
+	if err := c.Read(ctx, &req); err != nil {
+		n.log.Debug("Join request refused", "from", s.Conn().RemotePeer(), "err", err)
+		s.Reset()
+		return
+	}
+	resp := n.join(&req, s.Conn().RemotePeer())
+	if err := c.Write(ctx, resp, wire.MaxJoinResponseSize); err != nil {
+		n.log.Debug("Join response not sent", "to", s.Conn().RemotePeer(), "err", err)
+	}
+}
+
+// join answers a join request: redirect, refuse or hand over a zone.
+func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
+	joiner, addrs := peerAddrs(req.Joiner)
+	if joiner != from {
+		return &wire.JoinResponse{Error: "joiner record names another peer"}
+	}
+	if len(req.Point) != n.cfg.Dim {
+		return &wire.JoinResponse{Error: fmt.Sprintf("point has %d dimensions, overlay uses %d", len(req.Point), n.cfg.Dim)}
+	}
+	point := can.Point(req.Point)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case n.leaving:
+		return &wire.JoinResponse{Error: ErrLeaving.Error()}
+	case len(n.zones) == 0:
+		return &wire.JoinResponse{Error: ErrNotJoined.Error()}
+	}
+	next, local, ok := can.NextHop(n.zones, n.infosLocked(), point)
+	if !local {
+		if !ok {
+			return &wire.JoinResponse{Error: can.ErrNoRoute.Error()}
+		}
+		return &wire.JoinResponse{Redirect: n.recordLocked(n.nbrs[peer.ID(next)])}
+	}
+	if _, known := n.nbrs[joiner]; known || joiner == n.h.ID() {
+		return &wire.JoinResponse{Error: "peer is already in the overlay"}
+	}
+	idx := -1
+	for i, z := range n.zones {
+		if z.Contains(point) {
+			idx = i
+		}
+	}
+	var give can.Zone
+	if len(n.zones) > 1 {
+		// Holding several zones (after a takeover): give one away whole.
+		give = n.zones[idx]
+		n.zones = append(n.zones[:idx:idx], n.zones[idx+1:]...)
+	} else {
+		lo, hi := n.zones[idx].Split()
+		give, n.zones[idx] = lo, hi
+		if !lo.Contains(point) {
+			give, n.zones[idx] = hi, lo
+		}
+	}
+	given := []can.Zone{give}
+	resp := &wire.JoinResponse{Zones: toWireZones(given)}
+	for _, nb := range n.nbrs {
+		if abutsAny(given, nb.zones) && len(resp.Neighbours) < wire.MaxNeighbours-1 {
+			resp.Neighbours = append(resp.Neighbours, n.recordLocked(nb))
+		}
+	}
+	resp.Neighbours = append(resp.Neighbours, n.selfLocked())
+	delete(n.gone, joiner)
+	n.upsertLocked(joiner, addrs, given, can.Load{}, true)
+	n.pruneLocked()
+	n.log.Debug("Handed a zone to a joiner", "joiner", joiner.String(), "zone", give.String())
+	n.poke() // never blocks, so safe under n.mu
+	return resp
+}
+
+// goneFor is how long a peer that left or died is not re-learned from
+// others' lists, which may lag its departure by a few heartbeats.
+func (n *Node) goneFor() time.Duration {
+	return time.Duration(4*n.cfg.DeadAfter) * n.cfg.Heartbeat
+}

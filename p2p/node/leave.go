@@ -1,0 +1,268 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// handoverBatchBytes bounds the task bytes of one handover batch, well
+// under wire.MaxHandoverSize.
+const handoverBatchBytes = 8 << 20
+
+// heirsLocked orders the neighbours that could take this node's zones: one
+// holding a sibling zone first (the zones merge), then by volume, then ID.
+func (n *Node) heirsLocked() []peer.ID {
+	type c struct {
+		id      peer.ID
+		sibling bool
+		vol     float64
+	}
+	var cs []c
+	for id, nb := range n.nbrs {
+		if !nb.direct {
+			continue
+		}
+		sib := false
+		for _, z := range n.zones {
+			if s, ok := z.Sibling(); ok {
+				for _, o := range nb.zones {
+					sib = sib || o.Equal(s)
+				}
+			}
+		}
+		cs = append(cs, c{id, sib, volume(nb.zones)})
+	}
+	slices.SortFunc(cs, func(a, b c) int {
+		switch {
+		case a.sibling != b.sibling:
+			if a.sibling {
+				return -1
+			}
+			return 1
+		case a.vol != b.vol:
+			if a.vol < b.vol {
+				return -1
+			}
+			return 1
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	out := make([]peer.ID, len(cs))
+	for i, x := range cs {
+		out[i] = x.id
+	}
+	return out
+}
+
+// Leave hands this node's zones and tasks to a neighbour and says goodbye
+// to the others. After Leave the node holds nothing; Serve may be stopped.
+// A node without neighbours (the last peer) keeps its tasks in its queue.
+func (n *Node) Leave(ctx context.Context) error {
+	n.mu.Lock()
+	if len(n.zones) == 0 {
+		n.mu.Unlock()
+		return ErrNotJoined
+	}
+	n.leaving = true
+	heirs := n.heirsLocked()
+	first := &wire.Handover{Zones: toWireZones(n.zones), Neighbours: n.neighbourRecordsLocked(false)}
+	others := make([]peer.ID, 0, len(n.nbrs))
+	for id := range n.nbrs {
+		others = append(others, id)
+	}
+	myZones := append([]can.Zone(nil), n.zones...)
+	n.mu.Unlock()
+	if len(heirs) == 0 {
+		return nil
+	}
+	queued, running, err := n.queue.Drain(ctx)
+	if err != nil {
+		return fmt.Errorf("leave: drain queue: %w", err)
+	}
+	batches := batch(first, queued, running)
+	var errs []error
+	var heir peer.ID
+	for _, h := range heirs {
+		if err := n.handOver(ctx, h, batches); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		heir = h
+		break
+	}
+	if heir == "" {
+		return fmt.Errorf("leave: no neighbour took the zones: %w", errors.Join(errs...))
+	}
+	// The farewell names the heir with the zones it now holds, so a
+	// neighbour that loses the heir before hearing from it still knows
+	// which zones to take over.
+	n.mu.Lock()
+	n.zones = nil
+	heirRec := &wire.Peer{Id: []byte(heir), Addrs: addrBytes(n.h.Peerstore().Addrs(heir)), Zones: toWireZones(myZones)}
+	if nb, ok := n.nbrs[heir]; ok { // it may have been pruned meanwhile
+		heirRec.Zones = toWireZones(merge(append(append([]can.Zone(nil), nb.zones...), myZones...)))
+	}
+	farewell := &wire.Heartbeat{Self: &wire.Peer{Id: []byte(n.h.ID()), Addrs: addrBytes(n.h.Addrs())}, Neighbours: []*wire.Peer{heirRec}}
+	n.mu.Unlock()
+	// Goodbye to everyone else, so they do not wait for missed heartbeats.
+	var wg sync.WaitGroup
+	for _, id := range others {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n.sendHeartbeat(ctx, id, farewell)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+// batch splits the tasks into handover messages; the first carries the
+// zones and neighbours, all but the last set More.
+func batch(first *wire.Handover, queued, running [][]byte) []*wire.Handover {
+	out := []*wire.Handover{first}
+	cur, size := first, 0
+	add := func(e []byte, run bool) {
+		if len(cur.Queued)+len(cur.Running) == wire.MaxHandoverTasks || size+len(e) > handoverBatchBytes {
+			cur = &wire.Handover{}
+			out = append(out, cur)
+			size = 0
+		}
+		if run {
+			cur.Running = append(cur.Running, e)
+		} else {
+			cur.Queued = append(cur.Queued, e)
+		}
+		size += len(e)
+	}
+	for _, e := range queued {
+		add(e, false)
+	}
+	for _, e := range running {
+		add(e, true)
+	}
+	for _, b := range out[:len(out)-1] {
+		b.More = true
+	}
+	return out
+}
+
+func (n *Node) handOver(ctx context.Context, to peer.ID, batches []*wire.Handover) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*wire.DefaultTimeout)
+	defer cancel()
+	s, err := n.h.NewStream(ctx, to, wire.HandoverProtocol)
+	if err != nil {
+		return fmt.Errorf("hand over to %s: %w", to, err)
+	}
+	defer s.Close()
+	c := wire.NewConn(s, wire.MaxHandoverResponseSize)
+	for _, b := range batches[:len(batches)-1] {
+		if err := c.Write(ctx, b, wire.MaxHandoverSize); err != nil {
+			s.Reset()
+			return fmt.Errorf("hand over to %s: %w", to, err)
+		}
+	}
+	var resp wire.HandoverResponse
+	if err := c.Exchange(ctx, batches[len(batches)-1], wire.MaxHandoverSize, &resp); err != nil {
+		s.Reset()
+		return fmt.Errorf("hand over to %s: %w", to, err)
+	}
+	if !resp.Accepted {
+		return fmt.Errorf("hand over to %s: refused: %s", to, resp.Error)
+	}
+	return nil
+}
+
+func (n *Node) handleHandover(s network.Stream) {
+	defer s.Close()
+	from := s.Conn().RemotePeer()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*wire.DefaultTimeout)
+	defer cancel()
+	c := wire.NewConn(s, wire.MaxHandoverSize)
+	tasks := uint32(0)
+	for first := true; ; first = false {
+		var m wire.Handover
+		if err := c.Read(ctx, &m); err != nil {
+			n.log.Debug("Handover refused", "from", from, "err", err)
+			s.Reset()
+			return
+		}
+		if first {
+			if err := n.takeHandedZones(from, &m); err != nil {
+				c.Write(ctx, &wire.HandoverResponse{Error: err.Error()}, wire.MaxHandoverResponseSize)
+				return
+			}
+		}
+		for _, set := range [][][]byte{m.Queued, m.Running} {
+			for _, e := range set {
+				t, err := envelope.Open(e, n.cfg.Manager)
+				if err != nil {
+					n.mu.Lock()
+					n.stats.Refused++
+					n.mu.Unlock()
+					continue
+				}
+				if err := n.queue.Enqueue(ctx, t, e); err != nil {
+					n.log.Warn("Handed-over task not queued", "task", t.ID, "err", err)
+					continue
+				}
+				tasks++
+			}
+		}
+		if !m.More {
+			break
+		}
+	}
+	n.mu.Lock()
+	n.stats.HandedIn += int64(tasks)
+	n.mu.Unlock()
+	c.Write(ctx, &wire.HandoverResponse{Accepted: true, Tasks: tasks}, wire.MaxHandoverResponseSize)
+}
+
+// takeHandedZones adds a leaving neighbour's zones to ours.
+func (n *Node) takeHandedZones(from peer.ID, m *wire.Handover) error {
+	zones, ok := fromWireZones(m.Zones, n.cfg.Dim)
+	if !ok {
+		return fmt.Errorf("malformed zone")
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.leaving || len(n.zones) == 0 {
+		return ErrLeaving
+	}
+	// Our view of the sender may lag a split, so each handed zone need only
+	// overlap one it announced.
+	nb, ok := n.nbrs[from]
+	if !ok {
+		return fmt.Errorf("handing peer is not a neighbour")
+	}
+	for _, z := range zones {
+		if !overlapsAny([]can.Zone{z}, nb.zones) {
+			return fmt.Errorf("handed zone %v is not the sender's", z)
+		}
+	}
+	n.zones = merge(append(n.zones, zones...))
+	n.removeLocked(from)
+	n.gone[from] = time.Now()
+	delete(n.dead, from)
+	for _, p := range m.Neighbours {
+		n.learnLocked(p, false)
+	}
+	n.pruneLocked()
+	n.poke()
+	return nil
+}

@@ -1,0 +1,273 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
+	ma "github.com/multiformats/go-multiaddr"
+)
+
+// Queue is where accepted tasks go: the client's bbolt task queue
+// implements it.
+type Queue interface {
+	// Enqueue stores a verified task with the envelope it came in, so the
+	// task can be handed over again with its signature.
+	Enqueue(ctx context.Context, t *task.Task, envelope []byte) error
+	// Load returns the pieces (tasks queued and running) and the sum of
+	// their expected pages, for RTL and RPL.
+	Load() (pieces int, pages int64)
+	// Drain removes and returns every queued and running task's envelope,
+	// for a graceful leave.
+	Drain(ctx context.Context) (queued, running [][]byte, err error)
+}
+
+// Stats are the node's counters.
+type Stats struct {
+	Accepted  int64 // tasks queued here
+	Forwarded int64 // inserts routed or balanced onward
+	Refused   int64 // inserts refused: forged, altered or invalid tasks
+	Takeovers int64 // zones taken over from dead neighbours
+	HandedIn  int64 // tasks received in handovers
+}
+
+// neighbour is what the node knows of one neighbour.
+type neighbour struct {
+	id     peer.ID
+	zones  []can.Zone
+	load   can.Load
+	nbrs   []*wire.Peer // its last announced neighbour list, for takeover
+	misses int
+	direct bool // heard from directly, not only through another's list
+}
+
+// deadPeer is a neighbour found dead whose zones wait for an heir.
+type deadPeer struct {
+	zones []can.Zone
+	nbrs  []*wire.Peer
+	since time.Time
+}
+
+// Node is one live overlay peer. Create it with New, then Start (first peer)
+// or Join, run Serve, and end with Leave or Close.
+type Node struct {
+	h     *host.Host
+	cfg   Config
+	queue Queue
+	log   *slog.Logger
+
+	mu      sync.Mutex // guards the fields below
+	zones   []can.Zone
+	nbrs    map[peer.ID]*neighbour
+	dead    map[peer.ID]*deadPeer
+	gone    map[peer.ID]time.Time // left or dead: not re-learned from lists
+	leaving bool
+	seq     uint64
+	stats   Stats
+
+	kick chan struct{} // asks Serve for a heartbeat round now
+}
+
+// New returns a node on h that queues accepted tasks in q. It registers the
+// overlay's stream handlers on h.
+func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
+	cfg.fill()
+	if cfg.Manager == nil {
+		return nil, fmt.Errorf("new node: no manager key to verify tasks with")
+	}
+	if len(cfg.Point) != cfg.Dim {
+		return nil, fmt.Errorf("new node: point %v has %d dimensions, want %d", cfg.Point, len(cfg.Point), cfg.Dim)
+	}
+	n := &Node{
+		h:     h,
+		cfg:   cfg,
+		queue: q,
+		log:   cfg.Logger.With("peer", h.ID().String()),
+		nbrs:  map[peer.ID]*neighbour{},
+		dead:  map[peer.ID]*deadPeer{},
+		gone:  map[peer.ID]time.Time{},
+		kick:  make(chan struct{}, 1),
+	}
+	h.SetStreamHandler(wire.JoinProtocol, n.handleJoin)
+	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)
+	h.SetStreamHandler(wire.InsertProtocol, n.handleInsert)
+	h.SetStreamHandler(wire.HandoverProtocol, n.handleHandover)
+	return n, nil
+}
+
+// ID returns the node's peer ID.
+func (n *Node) ID() peer.ID { return n.h.ID() }
+
+// Start makes this node the first peer, owning the whole space.
+func (n *Node) Start() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.zones = []can.Zone{can.Unit(n.cfg.Dim)}
+}
+
+// Zones returns a copy of the zones the node holds.
+func (n *Node) Zones() []can.Zone {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]can.Zone(nil), n.zones...)
+}
+
+// Neighbours returns the IDs of the current neighbours.
+func (n *Node) Neighbours() []peer.ID {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]peer.ID, 0, len(n.nbrs))
+	for id := range n.nbrs {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Stats returns the node's counters.
+func (n *Node) Stats() Stats {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.stats
+}
+
+// Serve runs the heartbeat loop until ctx ends.
+func (n *Node) Serve(ctx context.Context) error {
+	t := time.NewTicker(n.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		case <-n.kick:
+		}
+		n.heartbeatRound(ctx)
+		n.checkDead(time.Now())
+	}
+}
+
+// poke asks Serve for a heartbeat round soon.
+func (n *Node) poke() {
+	select {
+	case n.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Close unregisters the handlers. The host is the caller's to close.
+func (n *Node) Close() error {
+	for _, p := range []string{wire.JoinProtocol, wire.HeartbeatProtocol, wire.InsertProtocol, wire.HandoverProtocol} {
+		n.h.RemoveStreamHandler(protocolID(p))
+	}
+	return nil
+}
+
+// self returns this peer's wire record; n.mu must be held.
+func (n *Node) selfLocked() *wire.Peer {
+	return &wire.Peer{
+		Id:    []byte(n.h.ID()),
+		Addrs: addrBytes(n.h.Addrs()),
+		Zones: toWireZones(n.zones),
+		Load:  n.loadWire(),
+	}
+}
+
+func (n *Node) load() can.Load {
+	if n.queue == nil {
+		return can.Load{}
+	}
+	pieces, pages := n.queue.Load()
+	return can.NewLoad(pieces, pages, n.cfg.Capacity)
+}
+
+func (n *Node) loadWire() *wire.Load {
+	l := n.load()
+	return &wire.Load{Rtl: l.RTL, Rpl: l.RPL}
+}
+
+// neighbourRecordsLocked returns the neighbour list as wire records; with
+// direct set, only neighbours heard from first-hand, so that stale hearsay
+// never spreads from peer to peer.
+func (n *Node) neighbourRecordsLocked(direct bool) []*wire.Peer {
+	out := make([]*wire.Peer, 0, len(n.nbrs))
+	for _, nb := range n.nbrs {
+		if len(out) == wire.MaxNeighbours {
+			break
+		}
+		if direct && !nb.direct {
+			continue
+		}
+		out = append(out, n.recordLocked(nb))
+	}
+	return out
+}
+
+func (n *Node) recordLocked(nb *neighbour) *wire.Peer {
+	return &wire.Peer{
+		Id:    []byte(nb.id),
+		Addrs: addrBytes(n.h.Peerstore().Addrs(nb.id)),
+		Zones: toWireZones(nb.zones),
+		Load:  &wire.Load{Rtl: nb.load.RTL, Rpl: nb.load.RPL},
+	}
+}
+
+// upsertLocked records or refreshes neighbour id; n.mu must be held.
+func (n *Node) upsertLocked(id peer.ID, addrs []ma.Multiaddr, zones []can.Zone, load can.Load, direct bool) *neighbour {
+	if len(addrs) > 0 {
+		n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
+	}
+	nb, ok := n.nbrs[id]
+	if !ok {
+		nb = &neighbour{id: id}
+		n.nbrs[id] = nb
+		n.h.ProtectNeighbour(id)
+	}
+	nb.zones = zones
+	nb.load = load
+	if direct {
+		nb.direct = true
+		nb.misses = 0
+	}
+	return nb
+}
+
+func (n *Node) removeLocked(id peer.ID) {
+	if _, ok := n.nbrs[id]; ok {
+		delete(n.nbrs, id)
+		n.h.UnprotectNeighbour(id)
+	}
+}
+
+// pruneLocked drops neighbours that no longer abut (or overlap) this node's
+// zones.
+func (n *Node) pruneLocked() {
+	for id, nb := range n.nbrs {
+		if !abutsAny(n.zones, nb.zones) && !(nb.direct && overlapsAny(n.zones, nb.zones)) {
+			n.removeLocked(id)
+		}
+	}
+}
+
+// infosLocked returns the neighbour table in can's form.
+func (n *Node) infosLocked() []can.NeighbourInfo {
+	out := make([]can.NeighbourInfo, 0, len(n.nbrs))
+	for _, nb := range n.nbrs {
+		out = append(out, can.NeighbourInfo{ID: can.PeerID(nb.id), Zones: nb.zones, Load: nb.load})
+	}
+	return out
+}
+
+// deadCount returns how many dead neighbours await an heir (for tests).
+func (n *Node) deadCount() int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.dead)
+}

@@ -1,0 +1,107 @@
+package node
+
+import (
+	"slices"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// claimWait is how many heartbeat intervals each heir rank waits for the
+// ranks before it to claim a dead peer's zones.
+const claimWait = 2
+
+type candidate struct {
+	id  peer.ID
+	vol float64
+}
+
+// checkDead settles the zones of dead neighbours: claimed ones are
+// forgotten; otherwise this node takes them over when its turn has come.
+func (n *Node) checkDead(now time.Time) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	took := false
+	for id, d := range n.dead {
+		if n.claimedLocked(id, d.zones) {
+			delete(n.dead, id)
+			continue
+		}
+		rank := n.rankLocked(id, d)
+		if now.Sub(d.since) < time.Duration(rank*claimWait)*n.cfg.Heartbeat {
+			continue
+		}
+		n.zones = merge(append(n.zones, d.zones...))
+		n.stats.Takeovers++
+		delete(n.dead, id)
+		for _, p := range d.nbrs {
+			n.learnLocked(p, false)
+		}
+		n.pruneLocked()
+		took = true
+		n.log.Debug("Took over a dead neighbour's zones", "dead", id.String(), "rank", rank, "zones", len(n.zones))
+	}
+	if took {
+		n.poke()
+	}
+}
+
+// claimedLocked reports whether a live peer we know, or we, hold zones
+// overlapping the dead peer's.
+func (n *Node) claimedLocked(dead peer.ID, zones []can.Zone) bool {
+	if overlapsAny(n.zones, zones) {
+		return true
+	}
+	for id, nb := range n.nbrs {
+		if id != dead && overlapsAny(nb.zones, zones) {
+			return true
+		}
+	}
+	return false
+}
+
+// rankLocked returns this node's place among the dead peer's heirs: its
+// neighbours as it last announced them, smallest volume first (ties to the
+// smaller ID), skipping peers we know are gone.
+func (n *Node) rankLocked(dead peer.ID, d *deadPeer) int {
+	me := n.h.ID()
+	cands := []candidate{}
+	seenMe := false
+	for _, p := range d.nbrs {
+		id, _ := peerAddrs(p)
+		zones, ok := fromWireZones(p.Zones, n.cfg.Dim)
+		if !ok || id == dead || !abutsAny(zones, d.zones) {
+			continue
+		}
+		if _, gone := n.gone[id]; gone {
+			continue
+		}
+		if id == me {
+			seenMe = true
+		}
+		cands = append(cands, candidate{id, volume(zones)})
+	}
+	if !seenMe {
+		cands = append(cands, candidate{me, volume(n.zones)})
+	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		switch {
+		case a.vol < b.vol:
+			return -1
+		case a.vol > b.vol:
+			return 1
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	for i, c := range cands {
+		if c.id == me {
+			return i
+		}
+	}
+	return len(cands)
+}
