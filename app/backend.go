@@ -29,20 +29,20 @@ func (c *Client) SetConfig(ctx context.Context, changes []localapi.Change) error
 	for i, ch := range changes {
 		cs[i] = config.Change{Key: ch.Key, Value: ch.Value}
 	}
-	return callerError(c.cfg.Apply(cs...))
+	return c.changed(c.cfg.Apply(cs...))
 }
 
 // Pause pauses crawling until Resume; it survives restarts.
 func (c *Client) Pause(ctx context.Context) error {
-	return c.cfg.Update(func(cfg *config.Config) error { cfg.Paused = true; return nil })
+	return c.changed(c.cfg.Update(func(cfg *config.Config) error { cfg.Paused = true; return nil }))
 }
 
 // Resume ends a pause and a snooze.
 func (c *Client) Resume(ctx context.Context) error {
-	return c.cfg.Update(func(cfg *config.Config) error {
+	return c.changed(c.cfg.Update(func(cfg *config.Config) error {
 		cfg.Paused, cfg.SnoozeUntil = false, time.Time{}
 		return nil
-	})
+	}))
 }
 
 // Snooze pauses crawling until the time d names ("1h", "tomorrow").
@@ -52,7 +52,17 @@ func (c *Client) Snooze(ctx context.Context, d string) (time.Time, error) {
 		return time.Time{}, callerError(err)
 	}
 	err = c.cfg.Update(func(cfg *config.Config) error { cfg.SnoozeUntil = until; return nil })
-	return until, callerError(err)
+	return until, c.changed(err)
+}
+
+// changed applies a successful change at once, so the API's answer shows
+// it, and marks configuration errors as the caller's.
+func (c *Client) changed(err error) error {
+	if err != nil {
+		return callerError(err)
+	}
+	c.apply(c.cfg.Get())
+	return nil
 }
 
 // callerError marks configuration errors the request caused.

@@ -233,9 +233,7 @@ func (c *Client) Serve(ctx context.Context) error {
 	run("maintenance", c.maintain)
 	run("configuration", c.follow)
 	run("local API", api.Serve)
-	updates, unsubscribe := c.cfg.Subscribe()
-	defer unsubscribe()
-	run("governor", func(ctx context.Context) error { return c.gov.Serve(ctx, updates) })
+	run("governor", func(ctx context.Context) error { return c.gov.Serve(ctx, nil) })
 	wg.Wait()
 	close(errc)
 	var errs []error
@@ -297,11 +295,19 @@ func (c *Client) follow(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case cfg := <-ch:
-			c.mgr.SetLimits(threadLimit(cfg), cfg.OverloadThreshold())
-			c.q.SetMaxLen(cfg.QueueLength)
+			c.apply(cfg)
 			c.log.Info("Configuration changed", "threads", cfg.Threads, "queue_length", cfg.QueueLength)
 		}
 	}
+}
+
+// apply pushes cfg to the governor, the task manager and the queue. Changes
+// made through the local API call it at once, so the answer already shows
+// them; follow calls it for every change, which is harmless twice.
+func (c *Client) apply(cfg config.Config) {
+	c.gov.Apply(cfg)
+	c.mgr.SetLimits(threadLimit(cfg), cfg.OverloadThreshold())
+	c.q.SetMaxLen(cfg.QueueLength)
 }
 
 // threadLimit is CL: the configured task threads, and no more than the
