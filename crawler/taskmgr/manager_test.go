@@ -389,21 +389,26 @@ func TestUploadsResumeAfterRestart(t *testing.T) {
 func TestStopper(t *testing.T) {
 	blocked := gateFunc(func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() })
 	for _, tc := range []struct {
-		name  string
-		inner crawler.Gate
-		stop  bool
-		want  error
+		name      string
+		inner     crawler.Gate
+		stopFirst bool // Stop before Wait
+		stopLater bool // Stop while Wait blocks
+		want      error
 	}{
 		{name: "open", inner: nil},
 		{name: "inner passes", inner: gateFunc(func(context.Context) error { return nil })},
-		{name: "stopped", inner: nil, stop: true, want: ErrStopping},
-		{name: "stop releases a paused wait", inner: blocked, stop: true, want: ErrStopping},
+		{name: "stopped", inner: nil, stopFirst: true, want: ErrStopping},
+		{name: "stopped with an open inner gate", inner: gateFunc(func(context.Context) error { return nil }), stopFirst: true, want: ErrStopping},
+		{name: "stop releases a paused wait", inner: blocked, stopLater: true, want: ErrStopping},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := NewStopper(tc.inner)
+			if tc.stopFirst {
+				s.Stop()
+			}
 			errc := make(chan error, 1)
 			go func() { errc <- s.Wait(context.Background()) }()
-			if tc.stop {
+			if tc.stopLater {
 				s.Stop()
 			}
 			if err := <-errc; !errors.Is(err, tc.want) || (err != nil) != (tc.want != nil) {
