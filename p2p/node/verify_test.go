@@ -1,0 +1,118 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/libp2p/go-libp2p/core/crypto"
+)
+
+// TestInsertRefusesUnverifiedTasks sends forged, altered and unsigned tasks
+// into a small overlay: none may be queued, and the owner counts each.
+func TestInsertRefusesUnverifiedTasks(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: 500 * time.Millisecond})
+	for range 4 {
+		c.add(ctx)
+	}
+	c.waitStable(30 * time.Second)
+
+	other, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := &task.Task{ID: "x", Seeds: []string{"https://x.example/"}}
+	forged, err := envelope.Seal(tk, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := c.envelope("good")
+	altered := []byte(strings.Replace(string(good), "good", "evil", 1))
+	bare, _ := tk.Encode()
+	target := can.Point{0.9, 0.9, 0.9}
+	owner := c.owner(target)
+	tests := []struct {
+		name string
+		env  []byte
+		want string
+	}{
+		{"signed by another key", forged, "unexpected key"},
+		{"altered after signing", altered, "does not match"},
+		{"unsigned", bare, "not a signed envelope"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from := c.members[(i+1)%len(c.members)]
+			_, _, err := from.n.Insert(ctx, tt.env, target)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Insert = %v, want a refusal mentioning %q", err, tt.want)
+			}
+		})
+	}
+	if st := owner.n.Stats(); st.Refused != int64(len(tests)) || st.Accepted != 0 {
+		t.Fatalf("owner stats %+v, want %d refused and none accepted", st, len(tests))
+	}
+	if got, _, err := c.members[0].n.Insert(ctx, good, target); err != nil || got != owner.h.ID() {
+		t.Fatalf("genuine task: owner %v, err %v; want %v", got, err, owner.h.ID())
+	}
+}
+
+// TestLBISpreadsLoad inserts tasks for a few hot spots with a small
+// overloading threshold, with and without load balancing on insert, and
+// compares the coefficient of variation of queue lengths.
+func TestLBISpreadsLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	run := func(maxPieces int) float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		c := newCluster(t, Config{Heartbeat: 500 * time.Millisecond, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+		for range 10 {
+			c.add(ctx)
+		}
+		c.waitStable(30 * time.Second)
+		hot := []can.Point{{0.1, 0.1, 0.1}, {0.8, 0.3, 0.6}}
+		for i := range 60 {
+			from := c.members[i%len(c.members)]
+			if _, _, err := from.n.Insert(ctx, c.envelope(fmt.Sprintf("hot-%d", i)), hot[i%len(hot)]); err != nil {
+				t.Fatal(err)
+			}
+			if i%10 == 9 {
+				time.Sleep(600 * time.Millisecond) // let heartbeats carry the new loads
+			}
+		}
+		var lens []float64
+		for _, m := range c.members {
+			n, _ := m.q.Load()
+			lens = append(lens, float64(n))
+		}
+		return cv(lens)
+	}
+	without, with := run(0), run(2)
+	t.Logf("queue-length CV over 10 peers, 60 tasks at 2 hot spots: %.2f without LBI, %.2f with LBI (OT = 2, TTL 3)", without, with)
+	if !(with < without) {
+		t.Fatalf("LBI did not lower the CV: %.2f with, %.2f without", with, without)
+	}
+}
+
+func cv(xs []float64) float64 {
+	mean := 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	v := 0.0
+	for _, x := range xs {
+		v += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(v/float64(len(xs))) / mean
+}
