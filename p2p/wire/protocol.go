@@ -37,8 +37,9 @@ const (
 	MaxHostPortLen = 260
 	// MaxSamples bounds the connect times taken for one measurement.
 	MaxSamples = 10
-	// MaxCoordinate bounds a coordinate component or height, in seconds.
-	MaxCoordinate = 1e3
+	// MaxCoordinate bounds a coordinate component, height, error or
+	// adjustment, in milliseconds (17 minutes: anything larger is nonsense).
+	MaxCoordinate = 1e6
 	// MaxLoad bounds a load figure; an idle peer announces 0.
 	MaxLoad = 1e12
 	// MaxHops bounds the hops an insert may take before it is refused as

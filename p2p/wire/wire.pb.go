@@ -79,8 +79,8 @@ func (x *Zone) GetHi() []float64 {
 	return nil
 }
 
-// Coordinate is a Vivaldi network coordinate (serf/coordinate's fields,
-// distances in seconds).
+// Coordinate is a Vivaldi network coordinate (p2p/coord.Coord: serf's
+// fields, distances in milliseconds).
 type Coordinate struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Vec           []float64              `protobuf:"fixed64,1,rep,packed,name=vec,proto3" json:"vec,omitempty"`
