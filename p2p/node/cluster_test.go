@@ -104,6 +104,11 @@ func (c *cluster) randomPoint() can.Point {
 // add starts a peer and joins it through a random live member (or makes
 // it the first peer).
 func (c *cluster) add(ctx context.Context) *member {
+	return c.addAt(ctx, c.randomPoint())
+}
+
+// addAt starts a peer that joins at point p.
+func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	t := c.t
 	h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
 	if err != nil {
@@ -111,7 +116,7 @@ func (c *cluster) add(ctx context.Context) *member {
 	}
 	t.Cleanup(func() { h.Close() })
 	cfg := c.cfg
-	cfg.Point = c.randomPoint()
+	cfg.Point = p
 	q := &memQueue{}
 	n, err := New(h, q, cfg)
 	if err != nil {

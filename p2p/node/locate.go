@@ -1,0 +1,88 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/p2p/rtt"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Locator computes a web host's point in the CAN space, the bootstrap
+// peer's step 3 of a task's life (DESIGN §2, §4): peers whose coordinates
+// are known measure the HTTP RTT to the host (wire.MeasureProtocol), the host
+// coordinate is solved from their answers (coord.Solve) and mapped into the
+// CAN space with the trained bounds.
+type Locator struct {
+	// Host opens the measure streams.
+	Host rtt.StreamOpener
+	// Bounds map coordinates into the CAN space.
+	Bounds coord.Bounds
+	// Samples is the connect times per measurement; 0 means the measuring
+	// peer's default.
+	Samples int
+
+	mu   sync.Mutex // guards rand
+	rand *rand.Rand
+}
+
+// NewLocator returns a Locator; r seeds the solver's restarts.
+func NewLocator(h rtt.StreamOpener, b coord.Bounds, r *rand.Rand) *Locator {
+	return &Locator{Host: h, Bounds: b, rand: r}
+}
+
+// Locate asks probers (at least d+1 of them should answer; their addresses
+// must be in the host's peerstore) to measure hostPort and returns the
+// host's CAN point and the solver's fit.
+func (l *Locator) Locate(ctx context.Context, hostPort string, probers []peer.ID) (can.Point, coord.Solution, error) {
+	type answer struct {
+		resp *wire.MeasureResponse
+		err  error
+	}
+	answers := make([]answer, len(probers))
+	var wg sync.WaitGroup
+	for i, p := range probers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := rtt.Ask(ctx, l.Host, p, hostPort, l.Samples)
+			answers[i] = answer{resp, err}
+		}()
+	}
+	wg.Wait()
+	var (
+		probes  []coord.Probe
+		lastErr error
+	)
+	for _, a := range answers {
+		if a.err != nil {
+			lastErr = a.err
+			continue
+		}
+		if a.resp.Coord == nil {
+			continue
+		}
+		c := coord.Coord{Vec: a.resp.Coord.Vec, Height: a.resp.Coord.Height, Adjustment: a.resp.Coord.Adjustment, Error: a.resp.Coord.Error}
+		probes = append(probes, coord.Probe{Peer: c, RTT: float64(a.resp.MedianMicros) / 1000})
+	}
+	l.mu.Lock()
+	sol, err := coord.Solve(probes, coord.SolveConfig{}, l.rand)
+	l.mu.Unlock()
+	if err != nil {
+		if lastErr != nil {
+			return nil, coord.Solution{}, fmt.Errorf("locate %s: %w (last measurement error: %v)", hostPort, err, lastErr)
+		}
+		return nil, coord.Solution{}, fmt.Errorf("locate %s: %w", hostPort, err)
+	}
+	return l.Bounds.Map(sol.Coord), sol, nil
+}
+
+// WireCoordinate converts a coordinate for the wire.
+func WireCoordinate(c coord.Coord) *wire.Coordinate {
+	return &wire.Coordinate{Vec: append([]float64(nil), c.Vec...), Height: c.Height, Adjustment: c.Adjustment, Error: c.Error}
+}
