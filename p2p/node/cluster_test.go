@@ -81,6 +81,8 @@ type cluster struct {
 	cfg     Config
 	members []*member
 	rng     *rand.Rand
+	// extraFor, when set, gives each new peer its Config.PeerExtra.
+	extraFor func(self peer.ID) func(peer.ID) time.Duration
 }
 
 func newCluster(t *testing.T, cfg Config) *cluster {
@@ -117,6 +119,9 @@ func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	t.Cleanup(func() { h.Close() })
 	cfg := c.cfg
 	cfg.Point = p
+	if c.extraFor != nil {
+		cfg.PeerExtra = c.extraFor(h.ID())
+	}
 	q := &memQueue{}
 	n, err := New(h, q, cfg)
 	if err != nil {

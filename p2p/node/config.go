@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // Defaults used when Config fields are zero.
@@ -38,6 +40,14 @@ type Config struct {
 	// TTL is the load-balancing TTL given to new inserts; 0 means
 	// can.DefaultTTL, negative means 0.
 	TTL int `json:"ttl,omitempty"`
+	// Bounds, when set, map the node's Vivaldi coordinate into the CAN
+	// space: a node whose mapped point drifts further than its zone's
+	// diagonal from the zone's centre leaves and rejoins there (DESIGN §4).
+	// Nil keeps the node at Point.
+	Bounds *coord.Bounds `json:"-"`
+	// PeerExtra, when set, returns a delay added to every heartbeat RTT
+	// measured to a peer (latency emulation, p2p/emulate). Test-only.
+	PeerExtra func(peer.ID) time.Duration `json:"-"`
 	// Logger receives the node's log records; nil means slog.Default().
 	Logger *slog.Logger `json:"-"`
 }

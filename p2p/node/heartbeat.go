@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -35,12 +36,14 @@ func (n *Node) heartbeatRound(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			start := time.Now()
 			resp, err := n.sendHeartbeat(ctx, id, hb)
 			if err != nil {
 				n.log.Debug("Heartbeat missed", "neighbour", id.String(), "err", err)
 				n.missed(id)
 				return
 			}
+			n.observe(id, resp.Self.Coord, time.Since(start))
 			n.onHeartbeat(resp, id)
 		}()
 	}
@@ -172,4 +175,21 @@ func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
 		return
 	}
 	n.learnLocked(hb.Neighbours[0], false)
+}
+
+// observe feeds one heartbeat round trip to Vivaldi. The round trip
+// includes opening the stream, which on an open connection costs one more
+// network round trip at most; Vivaldi's latency filter and error weighting
+// absorb it.
+func (n *Node) observe(id peer.ID, c *wire.Coordinate, rtt time.Duration) {
+	if c == nil || len(c.Vec) != n.cfg.Dim {
+		return
+	}
+	if n.cfg.PeerExtra != nil {
+		rtt += n.cfg.PeerExtra(id)
+	}
+	other := coord.Coord{Vec: c.Vec, Height: c.Height, Adjustment: c.Adjustment, Error: c.Error}
+	if _, err := n.viv.Observe(id.String(), other, rtt); err != nil {
+		n.log.Debug("Coordinate update refused", "neighbour", id.String(), "err", err)
+	}
 }

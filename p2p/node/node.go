@@ -3,11 +3,14 @@ package node
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -74,6 +77,7 @@ type Node struct {
 	stats   Stats
 
 	kick chan struct{} // asks Serve for a heartbeat round now
+	viv  *coord.Client // safe for concurrent use
 }
 
 // New returns a node on h that queues accepted tasks in q. It registers the
@@ -86,7 +90,12 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 	if len(cfg.Point) != cfg.Dim {
 		return nil, fmt.Errorf("new node: point %v has %d dimensions, want %d", cfg.Point, len(cfg.Point), cfg.Dim)
 	}
+	viv, err := coord.NewClient(cfg.Dim, rand.New(rand.NewPCG(seed(h.ID()), 0)))
+	if err != nil {
+		return nil, fmt.Errorf("new node: %w", err)
+	}
 	n := &Node{
+		viv:   viv,
 		h:     h,
 		cfg:   cfg,
 		queue: q,
@@ -151,6 +160,9 @@ func (n *Node) Serve(ctx context.Context) error {
 		}
 		n.heartbeatRound(ctx)
 		n.checkDead(time.Now())
+		if err := n.checkDrift(ctx); err != nil {
+			n.log.Warn("Rejoin after coordinate drift failed", "err", err)
+		}
 	}
 }
 
@@ -177,7 +189,19 @@ func (n *Node) selfLocked() *wire.Peer {
 		Addrs: addrBytes(n.h.Addrs()),
 		Zones: toWireZones(n.zones),
 		Load:  n.loadWire(),
+		Coord: WireCoordinate(n.viv.Coord()),
 	}
+}
+
+// Coordinate returns the node's current Vivaldi coordinate.
+func (n *Node) Coordinate() coord.Coord { return n.viv.Coord() }
+
+// seed derives a random seed from a peer ID, so each node's Vivaldi start
+// differs but stays reproducible.
+func seed(id peer.ID) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
 }
 
 func (n *Node) load() can.Load {

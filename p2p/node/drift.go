@@ -1,0 +1,66 @@
+package node
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// Drifted reports whether the node's mapped coordinate lies further than
+// its zone's diagonal from the zone's centre (with several zones, from each
+// of them), and the point it would rejoin at. Without Config.Bounds it never
+// drifts.
+func (n *Node) Drifted() (bool, []float64) {
+	if n.cfg.Bounds == nil {
+		return false, nil
+	}
+	p := n.cfg.Bounds.Map(n.viv.Coord())
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.zones) == 0 || n.leaving {
+		return false, nil
+	}
+	for _, z := range n.zones {
+		if !z.Drifted(p) {
+			return false, nil
+		}
+	}
+	return true, p
+}
+
+// checkDrift leaves and rejoins at the new point when the node drifted.
+func (n *Node) checkDrift(ctx context.Context) error {
+	drifted, p := n.Drifted()
+	if !drifted {
+		return nil
+	}
+	n.mu.Lock()
+	var entry peer.AddrInfo
+	for id, nb := range n.nbrs {
+		if nb.direct {
+			entry = peer.AddrInfo{ID: id, Addrs: n.h.Peerstore().Addrs(id)}
+			break
+		}
+	}
+	n.mu.Unlock()
+	if entry.ID == "" {
+		return nil // alone: nowhere to rejoin through, and nothing to gain
+	}
+	n.log.Info("Coordinate drifted from the zone; rejoining", "point", fmt.Sprint(p))
+	if err := n.Leave(ctx); err != nil {
+		return fmt.Errorf("rejoin: %w", err)
+	}
+	n.mu.Lock()
+	n.leaving = false
+	n.zones = nil
+	for id := range n.nbrs {
+		n.removeLocked(id)
+	}
+	n.cfg.Point = p
+	n.mu.Unlock()
+	if err := n.Join(ctx, entry); err != nil {
+		return fmt.Errorf("rejoin: %w", err)
+	}
+	return nil
+}
