@@ -81,8 +81,8 @@ type cluster struct {
 	cfg     Config
 	members []*member
 	rng     *rand.Rand
-	// extraFor, when set, gives each new peer its Config.PeerExtra.
-	extraFor func(self peer.ID) func(peer.ID) time.Duration
+	// tweak, when set, adjusts each new peer's Config.
+	tweak func(self peer.ID, cfg *Config)
 }
 
 func newCluster(t *testing.T, cfg Config) *cluster {
@@ -119,8 +119,8 @@ func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	t.Cleanup(func() { h.Close() })
 	cfg := c.cfg
 	cfg.Point = p
-	if c.extraFor != nil {
-		cfg.PeerExtra = c.extraFor(h.ID())
+	if c.tweak != nil {
+		c.tweak(h.ID(), &cfg)
 	}
 	q := &memQueue{}
 	n, err := New(h, q, cfg)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/latency"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -25,12 +27,12 @@ func TestHeartbeatsFeedVivaldi(t *testing.T) {
 	nodes := []int{0, 40, 80, 120, 160, 200}
 	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
 	next := 0
-	c.extraFor = func(self peer.ID) func(peer.ID) time.Duration {
+	c.tweak = func(self peer.ID, cfg *Config) {
 		if err := e.AssignPeer(self, nodes[next]); err != nil {
 			t.Fatal(err)
 		}
 		next++
-		return e.For(self).Peer
+		cfg.PeerExtra = e.For(self).Peer
 	}
 	var members []*member
 	for range nodes {
@@ -68,4 +70,35 @@ func TestHeartbeatsFeedVivaldi(t *testing.T) {
 	if got >= 0.5 {
 		t.Fatalf("median relative error %.2f, want < 0.5", got)
 	}
+}
+
+// TestDriftRejoins gives one peer bounds that map its coordinate onto the
+// far corner of the space: it must leave its zone near the origin and rejoin
+// at the corner, with the zones still tiling the space.
+func TestDriftRejoins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: 200 * time.Millisecond})
+	for range 3 {
+		c.add(ctx)
+	}
+	c.waitStable(30 * time.Second)
+	far := &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}}
+	c.tweak = func(_ peer.ID, cfg *Config) { cfg.Bounds = far }
+	corner := can.Point{1, 1, 1}
+	mover := c.addAt(ctx, can.Point{0.05, 0.05, 0.05})
+	if z := mover.n.Zones(); len(z) == 0 || !z[0].Contains(can.Point{0.05, 0.05, 0.05}) {
+		t.Fatalf("mover joined with zones %v", z)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if o := c.owner(corner); o == mover && c.tiling() == "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("mover holds %v, tiling: %q; want it at the corner %v", mover.n.Zones(), c.tiling(), corner)
 }
