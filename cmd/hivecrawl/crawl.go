@@ -29,7 +29,8 @@ const crawlUsage = `usage: hivecrawl crawl URL [flags]
 Crawls URL's host (links to other hosts are listed, not followed), politely:
 robots.txt first, one connection, a wait between requests. Writes one JSON
 line per page with its extracted text and a summary line, or a WARC file
-with one text/plain conversion record per page.
+with one text/plain conversion record per page and a JSON metadata record
+with the summary.
 
 flags:`
 
@@ -260,7 +261,7 @@ func newCrawlOutput(o *crawlOptions, w io.Writer) (*crawlOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &crawlOutput{Sink: ww, summary: func(*task.Result) error { return nil }, close: ww.Close}, nil
+	return &crawlOutput{Sink: ww, summary: ww.Summary, close: ww.Close}, nil
 }
 
 // progressSink passes pages on and, when on, redraws a status line on

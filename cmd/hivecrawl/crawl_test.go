@@ -132,6 +132,7 @@ func TestCrawlWARCFile(t *testing.T) {
 			}
 			defer rd.Close()
 			var uris []string
+			var summary bool
 			for n := 0; ; n++ {
 				rec, _, v, err := rd.Next()
 				if err == io.EOF {
@@ -149,14 +150,21 @@ func TestCrawlWARCFile(t *testing.T) {
 					}
 					continue
 				}
-				if rec.Type() != gowarc.Conversion {
-					t.Fatalf("record %d is %v", n, rec.Type())
+				if rec.Type() == gowarc.Metadata && !summary {
+					summary = true
+					continue
+				}
+				if rec.Type() != gowarc.Conversion || summary {
+					t.Fatalf("record %d is %v (after the summary: %v)", n, rec.Type(), summary)
 				}
 				uris = append(uris, rec.WarcHeader().Get(gowarc.WarcTargetURI))
 			}
 			var want []string
 			for i := range site.Pages {
 				want = append(want, web.PageURL(site.Name, i))
+			}
+			if !summary {
+				t.Error("no summary record")
 			}
 			sort.Strings(uris)
 			sort.Strings(want)

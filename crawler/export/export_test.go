@@ -189,11 +189,14 @@ func TestWARCWriter(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			if err := w.Summary(&task.Result{TaskID: "t9", Stats: task.Stats{PagesFetched: 5}}); err != nil {
+				t.Fatal(err)
+			}
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if w.Records() != 4 || w.Size() != int64(buf.Len()) {
-				t.Fatalf("Records %d Size %d, want 4 and %d", w.Records(), w.Size(), buf.Len())
+			if w.Records() != 5 || w.Size() != int64(buf.Len()) {
+				t.Fatalf("Records %d Size %d, want 5 and %d", w.Records(), w.Size(), buf.Len())
 			}
 			if err := w.Page(samplePages(t)[0]); !errors.Is(err, ErrClosed) {
 				t.Fatalf("Page after Close: %v", err)
@@ -203,8 +206,12 @@ func TestWARCWriter(t *testing.T) {
 			}
 
 			recs := readWARC(t, &buf)
-			if len(recs) != 4 {
-				t.Fatalf("%d records, want 4 (warcinfo + 3 pages with text)", len(recs))
+			if len(recs) != 5 {
+				t.Fatalf("%d records, want 5 (warcinfo + 3 pages with text + summary)", len(recs))
+			}
+			if sum := recs[4]; sum.Type() != gowarc.Metadata || sum.WarcHeader().Get(gowarc.ContentType) != "application/json" ||
+				!strings.Contains(blockText(t, sum), `"task_id":"t9"`) {
+				t.Errorf("summary record %v: %q", sum, blockText(t, sum))
 			}
 			if recs[0].Type() != gowarc.Warcinfo || recs[0].WarcHeader().Get(gowarc.WarcFilename) != "x.warc" {
 				t.Fatalf("first record %v", recs[0])

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,12 +36,14 @@ type WARCOptions struct {
 	Filename string
 	// Info are extra "name: value" fields for the warcinfo record, in order.
 	Info [][2]string
-	// Now gives the warcinfo record's date; default time.Now.
+	// Now gives the date of the warcinfo and summary records; default
+	// time.Now.
 	Now func() time.Time
 }
 
 // WARCWriter writes WARC 1.1 to an io.Writer: a warcinfo record first, then
-// one `conversion` record (Content-Type text/plain) per page with text.
+// one `conversion` record (Content-Type text/plain) per page with text, and
+// optionally a `metadata` record with the task's summary.
 //
 // Size tells how many bytes went out, so a caller can rotate files: Close
 // the writer, close the file, open the next one and start a new WARCWriter
@@ -50,6 +53,7 @@ type WARCWriter struct {
 	bw      *bufio.Writer
 	gz      *gzip.Writer // reused for each record when compressing
 	marshal gowarc.Marshaler
+	now     func() time.Time
 	records int
 	closed  bool
 }
@@ -71,6 +75,7 @@ func NewWARCWriter(w io.Writer, opts WARCOptions) (*WARCWriter, error) {
 		out:     out,
 		bw:      bufio.NewWriterSize(out, 64<<10),
 		marshal: gowarc.NewMarshaler(),
+		now:     opts.Now,
 	}
 	if opts.Compress {
 		ww.gz, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // level is valid
@@ -137,6 +142,29 @@ func (w *WARCWriter) Page(p *task.Page) error {
 	}
 	if err := w.write(rb); err != nil {
 		return fmt.Errorf("write record for %s: %w", target, err)
+	}
+	return nil
+}
+
+// Summary writes r as a `metadata` record (Content-Type application/json)
+// about the crawl of r.Channel: the task's statistics, which WARC has no
+// other place for. Call it once, after the last page.
+func (w *WARCWriter) Summary(r *task.Result) error {
+	if w.closed {
+		return ErrClosed
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode summary: %w", err)
+	}
+	rb := gowarc.NewRecordBuilder(gowarc.Metadata)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, w.now())
+	rb.AddWarcHeader(gowarc.ContentType, "application/json")
+	if _, err := rb.Write(b); err != nil {
+		return fmt.Errorf("build summary record: %w", err)
+	}
+	if err := w.write(rb); err != nil {
+		return fmt.Errorf("write summary record: %w", err)
 	}
 	return nil
 }
