@@ -26,7 +26,8 @@ type Queue interface {
 	// task can be handed over again with its signature.
 	Enqueue(ctx context.Context, t *task.Task, envelope []byte) error
 	// Load returns the pieces (tasks queued and running) and the sum of
-	// their expected pages, for RTL and RPL.
+	// their expected pages, for RTL and RPL. It is called with the node's
+	// lock held and must not call back into the node.
 	Load() (pieces int, pages int64)
 	// Drain removes and returns every queued and running task's envelope,
 	// for a graceful leave.
