@@ -75,9 +75,8 @@ func runChurn(t *testing.T, peers, inserts int) {
 	if len(seen) != inserts {
 		t.Fatalf("after graceful leaves %d distinct tasks on live peers, want %d", len(seen), inserts)
 	}
-	if why := c.tiling(); why != "" {
-		t.Fatalf("after graceful leaves: %s", why)
-	}
+	settled := c.waitTiled(30 * time.Second)
+	t.Logf("%d graceful leaves: zones tile %v after the last one", len(leavers), settled.Round(100*time.Millisecond))
 	// A third crash: hosts closed abruptly, tasks lost, zones taken over.
 	for _, m := range crashers {
 		m.alive = false

@@ -12,6 +12,10 @@ import (
 // ranks before it to claim a dead peer's zones.
 const claimWait = 2
 
+// keepDead is how many heartbeat intervals a fully claimed dead peer's
+// record is kept, in case the claim turns out stale.
+const keepDead = 10
+
 type candidate struct {
 	id  peer.ID
 	vol float64
@@ -24,15 +28,20 @@ func (n *Node) checkDead(now time.Time) {
 	defer n.mu.Unlock()
 	took := false
 	for id, d := range n.dead {
-		if n.claimedLocked(id, d.zones) {
-			delete(n.dead, id)
+		rest := n.unclaimedLocked(id, d.zones)
+		if len(rest) == 0 {
+			// Keep the record a while: a claim seen through a neighbour's
+			// entry that lags a split may not last.
+			if now.Sub(d.since) > time.Duration(keepDead)*n.cfg.Heartbeat {
+				delete(n.dead, id)
+			}
 			continue
 		}
 		rank := n.rankLocked(id, d)
 		if now.Sub(d.since) < time.Duration(rank*claimWait)*n.cfg.Heartbeat {
 			continue
 		}
-		n.zones = merge(append(n.zones, d.zones...))
+		n.zones = merge(append(n.zones, rest...))
 		n.stats.Takeovers++
 		delete(n.dead, id)
 		for _, p := range d.nbrs {
@@ -47,18 +56,20 @@ func (n *Node) checkDead(now time.Time) {
 	}
 }
 
-// claimedLocked reports whether a live peer we know, or we, hold zones
-// overlapping the dead peer's.
-func (n *Node) claimedLocked(dead peer.ID, zones []can.Zone) bool {
-	if overlapsAny(n.zones, zones) {
-		return true
-	}
+// unclaimedLocked returns the parts of a dead peer's zones that neither we
+// nor a live neighbour hold. A partial claim (an heir that took one of
+// several zones, or a zone since split) leaves the rest to be taken over.
+func (n *Node) unclaimedLocked(dead peer.ID, zones []can.Zone) []can.Zone {
+	rest := subtract(zones, n.zones)
 	for id, nb := range n.nbrs {
-		if id != dead && overlapsAny(nb.zones, zones) {
-			return true
+		if len(rest) == 0 {
+			break
+		}
+		if id != dead {
+			rest = subtract(rest, nb.zones)
 		}
 	}
-	return false
+	return rest
 }
 
 // rankLocked returns this node's place among the dead peer's heirs: its
