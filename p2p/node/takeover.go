@@ -12,10 +12,6 @@ import (
 // ranks before it to claim a dead peer's zones.
 const claimWait = 2
 
-// keepDead is how many heartbeat intervals a fully claimed dead peer's
-// record is kept, in case the claim turns out stale.
-const keepDead = 10
-
 type candidate struct {
 	id  peer.ID
 	vol float64
@@ -30,11 +26,7 @@ func (n *Node) checkDead(now time.Time) {
 	for id, d := range n.dead {
 		rest := n.unclaimedLocked(id, d.zones)
 		if len(rest) == 0 {
-			// Keep the record a while: a claim seen through a neighbour's
-			// entry that lags a split may not last.
-			if now.Sub(d.since) > time.Duration(keepDead)*n.cfg.Heartbeat {
-				delete(n.dead, id)
-			}
+			delete(n.dead, id)
 			continue
 		}
 		rank := n.rankLocked(id, d)
