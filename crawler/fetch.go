@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"mime"
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"net/netip"
 	"net/url"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
-
-	"code.dny.dev/ssrf"
 )
 
 // drainLimit is how much of an unwanted body (redirect, error page, image)
@@ -40,7 +37,7 @@ func newFetcher(cfg *Config) *fetcher {
 	dialer := &net.Dialer{
 		Timeout:   cfg.PageTimeout,
 		KeepAlive: 30 * time.Second,
-		Control:   dialControl(cfg.AllowLoopback),
+		Control:   netguard.Control(cfg.AllowLoopback, ErrForbiddenAddress),
 	}
 	tr := &http.Transport{
 		Proxy:                  nil, // a proxy would bypass the address check
@@ -68,25 +65,6 @@ func newFetcher(cfg *Config) *fetcher {
 
 // close drops the task's idle connection.
 func (f *fetcher) close() { f.transport.CloseIdleConnections() }
-
-// dialControl returns a net.Dialer Control that refuses loopback, private,
-// link-local, multicast and unspecified addresses (the IANA special-purpose
-// registries), on any port. allowLoopback admits 127.0.0.0/8 and ::1 only.
-func dialControl(allowLoopback bool) func(network, address string, c syscall.RawConn) error {
-	opts := []ssrf.Option{ssrf.WithAnyPort()}
-	if allowLoopback {
-		opts = append(opts,
-			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8")),
-			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
-	}
-	g := ssrf.New(opts...)
-	return func(network, address string, c syscall.RawConn) error {
-		if err := g.Safe(network, address, c); err != nil {
-			return fmt.Errorf("%w: %w", ErrForbiddenAddress, err)
-		}
-		return nil
-	}
-}
 
 // request is one GET.
 type request struct {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"net"
 	"net/http"
 	"net/netip"
@@ -191,7 +192,7 @@ func TestDialControl(t *testing.T) {
 				network = "tcp6"
 			}
 			for _, allow := range []bool{false, true} {
-				err := dialControl(allow)(network, tc.addr, nil)
+				err := netguard.Control(allow, ErrForbiddenAddress)(network, tc.addr, nil)
 				want := tc.strict
 				if allow {
 					want = tc.loose

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"net"
-	"net/netip"
 	"slices"
 	"strconv"
-	"syscall"
 	"time"
-
-	"code.dny.dev/ssrf"
 )
 
 // Defaults used when Config fields are zero.
@@ -60,25 +57,7 @@ func New(cfg Config) *Measurer {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Measurer{cfg: cfg, dialer: &net.Dialer{Control: dialControl(cfg.AllowLoopback)}}
-}
-
-// dialControl refuses non-public addresses on any port; allowLoopback
-// admits 127.0.0.0/8 and ::1 only.
-func dialControl(allowLoopback bool) func(network, address string, c syscall.RawConn) error {
-	opts := []ssrf.Option{ssrf.WithAnyPort()}
-	if allowLoopback {
-		opts = append(opts,
-			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8")),
-			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
-	}
-	g := ssrf.New(opts...)
-	return func(network, address string, c syscall.RawConn) error {
-		if err := g.Safe(network, address, c); err != nil {
-			return fmt.Errorf("%w: %w", ErrForbiddenAddress, err)
-		}
-		return nil
-	}
+	return &Measurer{cfg: cfg, dialer: &net.Dialer{Control: netguard.Control(cfg.AllowLoopback, ErrForbiddenAddress)}}
 }
 
 // Measure connects to hostPort samples times (0 = the configured number),
