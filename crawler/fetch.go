@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"mime"
 	"net"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 )
 
 // drainLimit is how much of an unwanted body (redirect, error page, image)

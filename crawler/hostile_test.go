@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"net"
 	"net/http"
 	"net/netip"
@@ -15,6 +14,7 @@ import (
 
 	"code.dny.dev/ssrf"
 
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"net"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 )
 
 // Defaults used when Config fields are zero.
