@@ -1,0 +1,139 @@
+package channels
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager/pieces"
+	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Source says how a channel came to be.
+const (
+	SourceSeed      = "seed"       // the operator's seed file or API
+	SourceInterSite = "inter-site" // found by a crawl of another channel
+)
+
+// Channel is one web host the manager recrawls.
+type Channel struct {
+	// ID is the host with its port when not the default ("example.com").
+	ID string `json:"id"`
+	// Index numbers channels densely in the order they were added; it is
+	// the channel's index in the recrawl strategy.
+	Index  int       `json:"index"`
+	Source string    `json:"source"`
+	Added  time.Time `json:"added"`
+	// Seeds are the index pages and inter-site URLs the crawl starts from.
+	Seeds []string `json:"seeds"`
+	// Filters restrict the crawl (regular expressions, any must match);
+	// empty crawls the whole host. Pieces add their own.
+	Filters  []string `json:"filters,omitempty"`
+	MaxDepth int      `json:"max_depth"`
+	MaxPages int      `json:"max_pages,omitempty"`
+	// ExpectedPages is the page count of the last crawl (sizes URLseen).
+	ExpectedPages int `json:"expected_pages,omitempty"`
+	// Pages are the pages known from the last crawls, by URL.
+	Pages map[string]Page `json:"pages,omitempty"`
+	// InterSite are the digests of inter-site URLs already reported.
+	InterSite []task.Digest `json:"inter_site,omitempty"`
+	// Dirs are the last crawl's pages per first-level directory.
+	Dirs map[string]int `json:"dirs,omitempty"`
+	// Pieces is the current split of a large host; empty crawls it whole.
+	Pieces []pieces.Piece `json:"pieces,omitempty"`
+	// Estimate accumulates change observations; ChangeInterval is its
+	// result, or the prior until a change was seen.
+	Estimate       recrawl.ChangeEstimate `json:"estimate"`
+	ChangeInterval time.Duration          `json:"change_interval"`
+	// Group is the channel's priority group, 0 = fastest-changing.
+	Group int `json:"group"`
+	// Round counts the rounds submitted; Pending the current round's tasks
+	// without a result yet; RoundOK whether one of them brought a result.
+	Round   int  `json:"round"`
+	Pending int  `json:"pending"`
+	RoundOK bool `json:"round_ok,omitempty"`
+	// LastSubmit and LastUpdate are the times of the last round submitted
+	// and the last result stored.
+	LastSubmit time.Time `json:"last_submit"`
+	LastUpdate time.Time `json:"last_update"`
+	// Counters over the channel's life.
+	Submitted int `json:"submitted"`
+	Updates   int `json:"updates"`
+	Failures  int `json:"failures"`
+}
+
+// Page is what the manager knows about one page of a channel.
+type Page struct {
+	Digest       task.Digest `json:"d"`
+	ETag         string      `json:"e,omitempty"`
+	LastModified string      `json:"m,omitempty"`
+	// Crawled is when the page was last fetched.
+	Crawled time.Time `json:"t"`
+}
+
+// Tasks builds the tasks of the channel's next round: one for the whole
+// host, or one per piece, each with the host's main page among the seeds
+// and the piece's directories as filters. IDs are "<channel>/<round>/<i>".
+// The caller sets Interval and Issued.
+func (c *Channel) Tasks(round int) []*task.Task {
+	known := make([]task.Digest, 0, len(c.Pages))
+	vals := make([]task.Validator, 0, len(c.Pages))
+	for u, p := range c.Pages {
+		known = append(known, p.Digest)
+		if p.ETag != "" || p.LastModified != "" {
+			vals = append(vals, task.Validator{URL: u, ETag: p.ETag, LastModified: p.LastModified})
+		}
+	}
+	base := task.Task{
+		Channel:        c.ID,
+		Seeds:          append([]string(nil), c.Seeds...),
+		Filters:        append([]string(nil), c.Filters...),
+		ExpectedPages:  c.ExpectedPages,
+		MaxDepth:       c.MaxDepth,
+		MaxPages:       c.MaxPages,
+		KnownPages:     known,
+		KnownInterSite: append([]task.Digest(nil), c.InterSite...),
+		Validators:     vals,
+	}
+	if len(base.Seeds) > task.MaxSeeds {
+		base.Seeds = base.Seeds[:task.MaxSeeds]
+	}
+	if len(c.Pieces) < 2 {
+		t := base
+		t.ID = taskID(c.ID, round, 0)
+		return []*task.Task{&t}
+	}
+	out := make([]*task.Task, 0, len(c.Pieces))
+	for i, p := range c.Pieces {
+		t := base
+		t.ID = taskID(c.ID, round, i)
+		t.Filters = append(append([]string(nil), c.Filters...), pieces.Filters(c.ID, p)...)
+		t.ExpectedPages = p.Pages
+		t.Seeds = []string{c.mainPage()}
+		out = append(out, &t)
+	}
+	return out
+}
+
+// mainPage returns the host's main page, from the first seed's scheme.
+func (c *Channel) mainPage() string {
+	scheme := "http"
+	if len(c.Seeds) > 0 && len(c.Seeds[0]) > 5 && c.Seeds[0][:5] == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + c.ID + "/"
+}
+
+// maxTaskID is task.Task's limit on IDs.
+const maxTaskID = 128
+
+// taskID names task i of a channel's round.
+func taskID(channel string, round, i int) string {
+	id := fmt.Sprintf("%s/%d/%d", channel, round, i)
+	if len(id) <= maxTaskID {
+		return id
+	}
+	sum := sha256.Sum256([]byte(channel))
+	return fmt.Sprintf("%x/%d/%d", sum[:16], round, i)
+}

@@ -1,0 +1,276 @@
+package channels
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager/pieces"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func openDB(t *testing.T, path string, opts Options) *DB {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "channels.db")
+	}
+	d, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestParseSeed(t *testing.T) {
+	tests := []struct {
+		name, in, seed, channel string
+		bad                     bool
+	}{
+		{name: "plain", in: "http://Example.COM", seed: "http://example.com/", channel: "example.com"},
+		{name: "port kept", in: "http://127.0.0.1:8080/a?b=c#frag", seed: "http://127.0.0.1:8080/a?b=c", channel: "127.0.0.1:8080"},
+		{name: "default port dropped", in: "https://ex.com:443/x", seed: "https://ex.com/x", channel: "ex.com"},
+		{name: "ipv6", in: "http://[::1]:80/", seed: "http://[::1]/", channel: "[::1]"},
+		{name: "spaces trimmed", in: "  https://ex.com/  ", seed: "https://ex.com/", channel: "ex.com"},
+		{name: "ftp", in: "ftp://ex.com/", bad: true},
+		{name: "relative", in: "/a/b", bad: true},
+		{name: "no host", in: "http:///a", bad: true},
+		{name: "user info", in: "http://u:p@ex.com/", bad: true},
+		{name: "empty", in: "", bad: true},
+		{name: "too long", in: "http://ex.com/" + strings.Repeat("a", task.MaxURLLength), bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seed, ch, err := ParseSeed(tt.in)
+			if tt.bad {
+				if !errors.Is(err, ErrBadSeed) {
+					t.Fatalf("ParseSeed(%q) = %q, %q, %v; want ErrBadSeed", tt.in, seed, ch, err)
+				}
+				return
+			}
+			if err != nil || seed != tt.seed || ch != tt.channel {
+				t.Fatalf("ParseSeed(%q) = %q, %q, %v; want %q, %q", tt.in, seed, ch, err, tt.seed, tt.channel)
+			}
+		})
+	}
+}
+
+func TestReadSeeds(t *testing.T) {
+	in := "# seeds\nhttp://a.example/\n\n  https://b.example/x  \nnot a url\nftp://c/\n"
+	seeds, bad, err := ReadSeeds(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seeds) != 2 || seeds[1] != "https://b.example/x" {
+		t.Fatalf("seeds = %q", seeds)
+	}
+	if len(bad) != 2 || !strings.Contains(bad[0].Error(), "line 5") {
+		t.Fatalf("bad = %v", bad)
+	}
+}
+
+func TestAddSeedsPersists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.db")
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := d.AddSeeds([]string{"http://a.example/", "http://a.example/news/", "http://b.example/", "http://a.example/"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != 2 || created[0].ID != "a.example" || created[1].Index != 1 {
+		t.Fatalf("created = %+v", created)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d = openDB(t, path, Options{})
+	all, err := d.All(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 2 || len(all[0].Seeds) != 2 || all[0].ChangeInterval != DefaultPrior || all[0].Group != 2 {
+		t.Fatalf("after reopen: %+v", all)
+	}
+	if rest, _ := d.All(1); len(rest) != 1 || rest[0].ID != "b.example" {
+		t.Fatalf("All(1) = %+v", rest)
+	}
+	if _, err := d.Get("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get(nope) = %v", err)
+	}
+}
+
+func issue(t *testing.T, d *DB, id string, round int, now time.Time) []Task {
+	t.Helper()
+	c, err := d.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Task
+	for _, tk := range c.Tasks(round) {
+		recs = append(recs, Task{ID: tk.ID, Channel: id, Round: round, Issued: now, Deadline: now.Add(time.Hour)})
+	}
+	if err := d.Issue(id, round, recs, now); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestCompleteFirstResultWins(t *testing.T) {
+	d := openDB(t, "", Options{MaxPerFeedback: 2, MaxChannels: 3})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	recs := issue(t, d, "a.example", 1, t0)
+	fb := Feedback{
+		Pages: []PageResult{{URL: "http://a.example/", Digest: 7, ETag: `"x"`}, {URL: "http://a.example/p", Digest: 8}},
+		Stats: task.Stats{PagesFetched: 2, Dirs: map[string]int{"/": 2}},
+		// Three new hosts, limit 2 per feedback; a repeat and junk are skipped.
+		InterSite: []string{"http://b.example/", "javascript:x", "http://b.example/2", "http://c.example/", "http://d.example/"},
+	}
+	tests := []struct {
+		name      string
+		id, peer  string
+		wantErr   error
+		wantFirst bool
+		wantPeer  string
+	}{
+		{"never issued", "a.example/9/0", "p1", ErrNotFound, false, ""},
+		{"first", recs[0].ID, "p1", nil, true, "p1"},
+		{"same peer again", recs[0].ID, "p1", nil, false, "p1"},
+		{"other peer later", recs[0].ID, "p2", nil, false, "p1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := d.Complete(tt.id, tt.peer, fb, t0.Add(time.Minute))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Complete = %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if out.First != tt.wantFirst || out.Task.Peer != tt.wantPeer {
+				t.Fatalf("outcome %+v", out)
+			}
+			if tt.wantFirst && (!out.RoundDone || len(out.Created) != 2 || out.Channel.ExpectedPages != 2) {
+				t.Fatalf("first outcome %+v", out)
+			}
+		})
+	}
+	c, _ := d.Get("a.example")
+	if c.Updates != 1 || c.Pages["http://a.example/"].ETag != `"x"` || len(c.InterSite) != 5 {
+		t.Fatalf("channel after results: updates %d pages %+v inter-site %d", c.Updates, c.Pages, len(c.InterSite))
+	}
+	// The limit of 3 channels stops the next feedback after one more.
+	recs = issue(t, d, "a.example", 2, t0.Add(2*time.Hour))
+	out, err := d.Complete(recs[0].ID, "p1", Feedback{InterSite: []string{"http://e.example/", "http://f.example/"}}, t0.Add(3*time.Hour))
+	if err != nil || len(out.Created) != 0 {
+		t.Fatalf("over the channel limit: created %d, %v", len(out.Created), err)
+	}
+	if n, _ := d.Count(); n != 3 {
+		t.Fatalf("%d channels, want 3", n)
+	}
+}
+
+func TestChangeEstimateFromFeedback(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	pages := func(changed int) []PageResult {
+		var ps []PageResult
+		for i := range 10 {
+			ps = append(ps, PageResult{URL: "http://a.example/" + string(rune('a'+i)), Digest: task.Digest(i), Known: true, Changed: i < changed})
+		}
+		return ps
+	}
+	now := t0
+	for round := 1; round <= 4; round++ {
+		recs := issue(t, d, "a.example", round, now)
+		now = now.Add(time.Hour)
+		if _, err := d.Complete(recs[0].ID, "p", Feedback{Pages: pages(5)}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := d.Get("a.example")
+	// 30 observations (the first crawl has no gap), 15 changes, 1 h apart:
+	// λ = −ln(15.5/30.5) per hour ≈ 0.677/h, interval ≈ 88.6 min.
+	if c.ChangeInterval < 85*time.Minute || c.ChangeInterval > 92*time.Minute {
+		t.Fatalf("change interval %v, want ≈ 88.6 min", c.ChangeInterval)
+	}
+}
+
+func TestExpire(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	recs := issue(t, d, "a.example", 1, t0)
+	if lost, err := d.Expire(t0.Add(30 * time.Minute)); err != nil || len(lost) != 0 {
+		t.Fatalf("early Expire = %v, %v", lost, err)
+	}
+	lost, err := d.Expire(t0.Add(2 * time.Hour))
+	if err != nil || len(lost) != 1 || !lost[0].RoundDone || lost[0].RoundOK {
+		t.Fatalf("Expire = %+v, %v", lost, err)
+	}
+	out, err := d.Complete(recs[0].ID, "late", Feedback{}, t0.Add(3*time.Hour))
+	if err != nil || out.First {
+		t.Fatalf("a result after expiry was recorded: %+v, %v", out, err)
+	}
+	counts, _ := d.TaskCounts()
+	if counts[TaskFailed] != 1 {
+		t.Fatalf("counts %v", counts)
+	}
+}
+
+func TestTasksOfPieces(t *testing.T) {
+	c := Channel{ID: "ex.com", Seeds: []string{"https://ex.com/start"}, MaxDepth: 3,
+		Pages:  map[string]Page{"https://ex.com/a": {Digest: 1, ETag: "e"}},
+		Pieces: []pieces.Piece{{Dirs: []string{"/news/"}, Pages: 10}, {Dirs: []string{"/", "/misc/"}, Pages: 5}}}
+	ts := c.Tasks(4)
+	if len(ts) != 2 {
+		t.Fatalf("%d tasks", len(ts))
+	}
+	for i, tk := range ts {
+		tk.Issued = t0
+		if err := tk.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if tk.Seeds[0] != "https://ex.com/" || len(tk.KnownPages) != 1 || len(tk.Validators) != 1 {
+			t.Fatalf("task %d: %+v", i, tk)
+		}
+	}
+	if ts[0].ID != "ex.com/4/0" || len(ts[1].Filters) != 2 || ts[0].ExpectedPages != 10 {
+		t.Fatalf("tasks %+v %+v", ts[0], ts[1])
+	}
+	c.Pieces = nil
+	if ts := c.Tasks(5); len(ts) != 1 || ts[0].Seeds[0] != "https://ex.com/start" || len(ts[0].Filters) != 0 {
+		t.Fatalf("whole-host task %+v", ts)
+	}
+	long := Channel{ID: strings.Repeat("a", 200) + ".com", Seeds: []string{"http://x/"}}
+	if id := long.Tasks(1)[0].ID; len(id) > 128 {
+		t.Fatalf("task ID of %d bytes", len(id))
+	}
+}
+
+func FuzzReadSeeds(f *testing.F) {
+	f.Add("http://a.example/\n# c\nhttps://b:8080/x?y#z\n")
+	f.Add("http://[::1]:80/\nftp://x/\n\x00\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		seeds, _, err := ReadSeeds(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, s := range seeds {
+			again, ch, err := ParseSeed(s)
+			if err != nil || again != s || ch == "" {
+				t.Fatalf("seed %q does not re-parse to itself: %q, %q, %v", s, again, ch, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,340 @@
+package channels
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultPrior          = 4 * time.Hour
+	DefaultMaxDepth       = 5
+	DefaultMaxChannels    = 10000
+	DefaultMaxPerFeedback = 10
+	DefaultGroups         = 5
+	// maxSeedsPerChannel bounds the inter-site URLs kept as seeds.
+	maxSeedsPerChannel = 100
+	// maxInterSiteDigests bounds a channel's known inter-site digests.
+	maxInterSiteDigests = 20000
+)
+
+// Options configure a DB. Zero fields take the defaults.
+type Options struct {
+	// Prior is a new channel's change interval until one is estimated.
+	// Default 4h, the middle group of paper 000's tables.
+	Prior time.Duration `json:"prior"`
+	// MaxDepth of new channels. Default 5.
+	MaxDepth int `json:"max_depth"`
+	// MaxChannels bounds the channels inter-site URLs may create (seeds
+	// the operator adds are always taken). Default 10000.
+	MaxChannels int `json:"max_channels"`
+	// MaxPerFeedback bounds the channels one crawl's inter-site URLs may
+	// create. Default 10; negative = none.
+	MaxPerFeedback int `json:"max_per_feedback"`
+	// Groups is K; new channels start in the middle group. Default 5.
+	Groups int `json:"groups"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.Prior <= 0 {
+		o.Prior = DefaultPrior
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxChannels <= 0 {
+		o.MaxChannels = DefaultMaxChannels
+	}
+	if o.MaxPerFeedback == 0 {
+		o.MaxPerFeedback = DefaultMaxPerFeedback
+	}
+	if o.Groups <= 0 {
+		o.Groups = DefaultGroups
+	}
+	return o
+}
+
+var (
+	bucketChannels = []byte("channels") // ID → Channel
+	bucketIndex    = []byte("index")    // uint64 index → ID
+	bucketTasks    = []byte("tasks")    // task ID → Task
+	bucketMeta     = []byte("meta")     // name → JSON
+)
+
+// DB is the channel database. Safe for concurrent use.
+type DB struct {
+	db   *bolt.DB
+	opts Options
+}
+
+// Open opens (creating if needed) the database at path.
+func Open(path string, opts Options) (*DB, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open channel database %s: %w (is another manager running with the same data directory?)", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open channel database %s: %w", path, err)
+	}
+	return &DB{db: db, opts: opts.withDefaults()}, nil
+}
+
+// Close closes the file.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Options returns the options in force, defaults filled in.
+func (d *DB) Options() Options { return d.opts }
+
+// AddSeeds adds seed URLs (already parsed by ParseSeed or not): a URL on a
+// new host creates a channel, one on a known host joins its seeds. It
+// returns the channels created.
+func (d *DB) AddSeeds(seeds []string, now time.Time) (created []Channel, err error) {
+	err = d.db.Update(func(tx *bolt.Tx) error {
+		for _, s := range seeds {
+			c, isNew, err := d.addSeedTx(tx, s, SourceSeed, now, false)
+			if err != nil {
+				return err
+			}
+			if isNew {
+				created = append(created, *c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("add seeds: %w", err)
+	}
+	return created, nil
+}
+
+// addSeedTx adds one seed; limited applies the inter-site limits.
+func (d *DB) addSeedTx(tx *bolt.Tx, raw, source string, now time.Time, limited bool) (*Channel, bool, error) {
+	seed, id, err := ParseSeed(raw)
+	if err != nil {
+		return nil, false, err
+	}
+	b := tx.Bucket(bucketChannels)
+	var c Channel
+	found, err := getJSON(b, []byte(id), &c)
+	if err != nil {
+		return nil, false, err
+	}
+	if found {
+		for _, s := range c.Seeds {
+			if s == seed {
+				return &c, false, nil
+			}
+		}
+		if limited && len(c.Seeds) >= maxSeedsPerChannel {
+			return &c, false, nil
+		}
+		c.Seeds = append(c.Seeds, seed)
+		return &c, false, putJSON(b, []byte(id), &c)
+	}
+	idx := tx.Bucket(bucketIndex)
+	n := countIndex(idx)
+	if limited && n >= d.opts.MaxChannels {
+		return nil, false, ErrLimit
+	}
+	c = Channel{
+		ID: id, Index: n, Source: source, Added: now, Seeds: []string{seed},
+		MaxDepth: d.opts.MaxDepth, ChangeInterval: d.opts.Prior, Group: d.opts.Groups / 2,
+	}
+	if err := idx.Put(indexKey(n), []byte(id)); err != nil {
+		return nil, false, err
+	}
+	return &c, true, putJSON(b, []byte(id), &c)
+}
+
+// Get returns the channel id.
+func (d *DB) Get(id string) (Channel, error) {
+	var c Channel
+	err := d.db.View(func(tx *bolt.Tx) error {
+		found, err := getJSON(tx.Bucket(bucketChannels), []byte(id), &c)
+		if err == nil && !found {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return Channel{}, fmt.Errorf("get channel %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// Count returns the number of channels.
+func (d *DB) Count() (int, error) {
+	n := 0
+	err := d.db.View(func(tx *bolt.Tx) error {
+		n = countIndex(tx.Bucket(bucketIndex))
+		return nil
+	})
+	return n, err
+}
+
+// All returns every channel with Index ≥ from, in index order.
+func (d *DB) All(from int) ([]Channel, error) {
+	var out []Channel
+	err := d.db.View(func(tx *bolt.Tx) error {
+		chs := tx.Bucket(bucketChannels)
+		cur := tx.Bucket(bucketIndex).Cursor()
+		for k, id := cur.Seek(indexKey(from)); k != nil; k, id = cur.Next() {
+			var c Channel
+			found, err := getJSON(chs, id, &c)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return fmt.Errorf("index %d names missing channel %s", binary.BigEndian.Uint64(k), id)
+			}
+			out = append(out, c)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list channels: %w", err)
+	}
+	return out, nil
+}
+
+// Update applies fn to channel id and stores the result, in one
+// transaction; fn must not change ID or Index.
+func (d *DB) Update(id string, fn func(*Channel) error) error {
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketChannels)
+		var c Channel
+		found, err := getJSON(b, []byte(id), &c)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ErrNotFound
+		}
+		oldID, oldIndex := c.ID, c.Index
+		if err := fn(&c); err != nil {
+			return err
+		}
+		if c.ID != oldID || c.Index != oldIndex {
+			return fmt.Errorf("channel ID and index cannot change")
+		}
+		return putJSON(b, []byte(id), &c)
+	})
+	if err != nil {
+		return fmt.Errorf("update channel %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetGroups stores each channel's priority group and change interval, by
+// index (as recrawl.Rank returns them).
+func (d *DB) SetGroups(groups []int) error {
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		chs := tx.Bucket(bucketChannels)
+		idx := tx.Bucket(bucketIndex)
+		for i, g := range groups {
+			id := idx.Get(indexKey(i))
+			if id == nil {
+				return fmt.Errorf("no channel %d", i)
+			}
+			var c Channel
+			if _, err := getJSON(chs, id, &c); err != nil {
+				return err
+			}
+			if c.Group == g {
+				continue
+			}
+			c.Group = g
+			if err := putJSON(chs, id, &c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set priority groups: %w", err)
+	}
+	return nil
+}
+
+// PutMeta stores v as JSON under name.
+func (d *DB) PutMeta(name string, v any) error {
+	err := d.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketMeta), []byte(name), v) })
+	if err != nil {
+		return fmt.Errorf("store %s: %w", name, err)
+	}
+	return nil
+}
+
+// GetMeta reads name into v and reports whether it was there.
+func (d *DB) GetMeta(name string, v any) (bool, error) {
+	var found bool
+	err := d.db.View(func(tx *bolt.Tx) error {
+		var err error
+		found, err = getJSON(tx.Bucket(bucketMeta), []byte(name), v)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", name, err)
+	}
+	return found, nil
+}
+
+// countIndex returns the number of channels: the last index plus one.
+func countIndex(b *bolt.Bucket) int {
+	k, _ := b.Cursor().Last()
+	if k == nil {
+		return 0
+	}
+	return int(binary.BigEndian.Uint64(k)) + 1
+}
+
+func indexKey(i int) []byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], uint64(i))
+	return k[:]
+}
+
+func putJSON(b *bolt.Bucket, k []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return b.Put(k, data)
+}
+
+func getJSON(b *bolt.Bucket, k []byte, v any) (bool, error) {
+	data := b.Get(k)
+	if data == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return true, fmt.Errorf("decode %s: %w", k, err)
+	}
+	return true, nil
+}
+
+// sortedDigests returns the digests of set, sorted, for stable records.
+func sortedDigests(set task.DigestSet) []task.Digest {
+	out := make([]task.Digest, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

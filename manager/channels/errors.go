@@ -1,0 +1,13 @@
+package channels
+
+import "errors"
+
+// Sentinel errors callers branch on.
+var (
+	// ErrNotFound: no channel or task with that ID.
+	ErrNotFound = errors.New("not found")
+	// ErrBadSeed: a seed URL is not an absolute http(s) URL with a host.
+	ErrBadSeed = errors.New("bad seed URL")
+	// ErrLimit: the operator's limit on channels is reached.
+	ErrLimit = errors.New("channel limit reached")
+)

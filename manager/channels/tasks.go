@@ -1,0 +1,325 @@
+package channels
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Task states.
+const (
+	TaskOpen   = "open"   // issued, no result yet
+	TaskDone   = "done"   // a result was stored
+	TaskFailed = "failed" // no result before its deadline
+)
+
+// Task is the manager's record of one issued task.
+type Task struct {
+	ID      string    `json:"id"`
+	Channel string    `json:"channel"`
+	Round   int       `json:"round"`
+	Issued  time.Time `json:"issued"`
+	// Deadline is when an open task counts as lost.
+	Deadline time.Time `json:"deadline"`
+	State    string    `json:"state"`
+	// Peer is the peer whose result was stored (done tasks).
+	Peer     string    `json:"peer,omitempty"`
+	Finished time.Time `json:"finished,omitempty"`
+	// Envelope is the signed task, kept for resubmission.
+	Envelope []byte `json:"envelope,omitempty"`
+}
+
+// PageResult is one stored page of a result, as the storage module
+// classified it against what it held.
+type PageResult struct {
+	URL          string      `json:"url"`
+	Digest       task.Digest `json:"digest"`
+	ETag         string      `json:"etag,omitempty"`
+	LastModified string      `json:"last_modified,omitempty"`
+	// Known is set when the page was known before (so it counts as an
+	// observation for the change estimate); Changed when its content
+	// differs from what was known.
+	Known   bool `json:"known"`
+	Changed bool `json:"changed"`
+}
+
+// Feedback is what one stored result tells the channel database.
+type Feedback struct {
+	Pages     []PageResult
+	Stats     task.Stats
+	InterSite []string
+}
+
+// Outcome is what Complete did.
+type Outcome struct {
+	Task Task
+	// First is set when this result is the task's first: it was recorded.
+	First bool
+	// Channel is the channel after the feedback.
+	Channel Channel
+	// RoundDone is set when this result ended the channel's round; RoundOK
+	// when the round brought at least one result.
+	RoundDone, RoundOK bool
+	// Created are the channels made from inter-site URLs.
+	Created []Channel
+}
+
+// Issue stores the tasks of a channel's new round and marks the round
+// submitted, in one transaction. Each task's Deadline must be set.
+func (d *DB) Issue(channel string, round int, tasks []Task, now time.Time) error {
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		var c Channel
+		found, err := getJSON(chs, []byte(channel), &c)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ErrNotFound
+		}
+		for _, t := range tasks {
+			t.State = TaskOpen
+			if err := putJSON(tb, []byte(t.ID), &t); err != nil {
+				return err
+			}
+		}
+		c.Round, c.Pending, c.RoundOK = round, len(tasks), false
+		c.LastSubmit = now
+		c.Submitted++
+		return putJSON(chs, []byte(channel), &c)
+	})
+	if err != nil {
+		return fmt.Errorf("issue round %d of %s: %w", round, channel, err)
+	}
+	return nil
+}
+
+// Task returns the record of task id.
+func (d *DB) Task(id string) (Task, error) {
+	var t Task
+	err := d.db.View(func(tx *bolt.Tx) error {
+		found, err := getJSON(tx.Bucket(bucketTasks), []byte(id), &t)
+		if err == nil && !found {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("get task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// Open returns the open tasks.
+func (d *DB) Open() ([]Task, error) {
+	var out []Task
+	err := d.db.View(func(tx *bolt.Tx) error {
+		return forEachTask(tx, func(t Task) error {
+			if t.State == TaskOpen {
+				out = append(out, t)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list open tasks: %w", err)
+	}
+	return out, nil
+}
+
+// Complete records peer's result for task id and applies fb to its
+// channel, in one transaction. A task never issued is ErrNotFound; a task
+// already done, or failed, is not changed (Outcome.First is false and
+// Outcome.Task names the peer whose result was kept). A result that comes
+// after the deadline but before Expire ran still counts.
+func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, error) {
+	var out Outcome
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		found, err := getJSON(tb, []byte(id), &out.Task)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ErrNotFound
+		}
+		if out.Task.State != TaskOpen {
+			return nil
+		}
+		var c Channel
+		if _, err := getJSON(chs, []byte(out.Task.Channel), &c); err != nil {
+			return err
+		}
+		out.First = true
+		out.Task.State, out.Task.Peer, out.Task.Finished = TaskDone, peer, now
+		out.Task.Envelope = nil
+		if err := putJSON(tb, []byte(id), &out.Task); err != nil {
+			return err
+		}
+		c.apply(fb, now, out.Task.Round)
+		if out.Task.Round == c.Round && c.Pending > 0 {
+			c.Pending--
+			c.RoundOK = true
+			out.RoundDone, out.RoundOK = c.Pending == 0, true
+		}
+		if err := putJSON(chs, []byte(c.ID), &c); err != nil {
+			return err
+		}
+		created, err := d.addInterSiteTx(tx, fb.InterSite, now)
+		if err != nil {
+			return err
+		}
+		out.Created = created
+		if _, err := getJSON(chs, []byte(out.Task.Channel), &out.Channel); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("complete task %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// apply folds one result into the channel.
+func (c *Channel) apply(fb Feedback, now time.Time, round int) {
+	if c.Pages == nil {
+		c.Pages = make(map[string]Page)
+	}
+	known, changed := 0, 0
+	for _, p := range fb.Pages {
+		if p.Known {
+			known++
+			if p.Changed {
+				changed++
+			}
+		}
+		c.Pages[p.URL] = Page{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Crawled: now}
+	}
+	if !c.LastUpdate.IsZero() && now.After(c.LastUpdate) {
+		c.Estimate.Observe(known, changed, now.Sub(c.LastUpdate))
+		if v, ok := c.Estimate.Interval(); ok {
+			c.ChangeInterval = v
+		}
+	}
+	if c.Dirs == nil {
+		c.Dirs = make(map[string]int)
+	}
+	for dir, n := range fb.Stats.Dirs {
+		c.Dirs[dir] = n
+	}
+	c.ExpectedPages = len(c.Pages)
+	if len(fb.InterSite) > 0 {
+		set := task.NewDigestSet(c.InterSite)
+		for _, u := range fb.InterSite {
+			if len(set) >= maxInterSiteDigests {
+				break
+			}
+			set[task.DigestString(u)] = struct{}{}
+		}
+		c.InterSite = sortedDigests(set)
+	}
+	c.LastUpdate = now
+	c.Updates++
+}
+
+// addInterSiteTx turns inter-site URLs into channels (or seeds of known
+// channels) within the operator's limits; URLs that do not parse are
+// skipped, as they come from outside.
+func (d *DB) addInterSiteTx(tx *bolt.Tx, urls []string, now time.Time) ([]Channel, error) {
+	var created []Channel
+	for _, u := range urls {
+		if d.opts.MaxPerFeedback < 0 || len(created) >= d.opts.MaxPerFeedback {
+			break
+		}
+		c, isNew, err := d.addSeedTx(tx, u, SourceInterSite, now, true)
+		switch {
+		case errors.Is(err, ErrLimit):
+			return created, nil
+		case err != nil:
+			continue
+		case isNew:
+			created = append(created, *c)
+		}
+	}
+	return created, nil
+}
+
+// Lost is one task Expire marked failed.
+type Lost struct {
+	Task Task
+	// RoundDone is set when the task was the last open one of its
+	// channel's current round; RoundOK when that round brought a result.
+	RoundDone, RoundOK bool
+	ChannelIndex       int
+}
+
+// Expire marks the open tasks whose deadline passed before now as failed
+// and returns them.
+func (d *DB) Expire(now time.Time) ([]Lost, error) {
+	var out []Lost
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		var due []Task
+		if err := forEachTask(tx, func(t Task) error {
+			if t.State == TaskOpen && !t.Deadline.IsZero() && now.After(t.Deadline) {
+				due = append(due, t)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, t := range due {
+			t.State, t.Finished, t.Envelope = TaskFailed, now, nil
+			if err := putJSON(tb, []byte(t.ID), &t); err != nil {
+				return err
+			}
+			var c Channel
+			if _, err := getJSON(chs, []byte(t.Channel), &c); err != nil {
+				return err
+			}
+			l := Lost{Task: t, ChannelIndex: c.Index}
+			c.Failures++
+			if t.Round == c.Round && c.Pending > 0 {
+				c.Pending--
+				l.RoundDone, l.RoundOK = c.Pending == 0, c.RoundOK
+			}
+			if err := putJSON(chs, []byte(c.ID), &c); err != nil {
+				return err
+			}
+			out = append(out, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("expire tasks: %w", err)
+	}
+	return out, nil
+}
+
+// TaskCounts returns the number of tasks per state.
+func (d *DB) TaskCounts() (map[string]int, error) {
+	out := map[string]int{}
+	err := d.db.View(func(tx *bolt.Tx) error {
+		return forEachTask(tx, func(t Task) error { out[t.State]++; return nil })
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count tasks: %w", err)
+	}
+	return out, nil
+}
+
+func forEachTask(tx *bolt.Tx, fn func(Task) error) error {
+	return tx.Bucket(bucketTasks).ForEach(func(k, v []byte) error {
+		var t Task
+		if err := json.Unmarshal(v, &t); err != nil {
+			return fmt.Errorf("decode task %s: %w", k, err)
+		}
+		return fn(t)
+	})
+}
