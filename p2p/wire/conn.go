@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/libp2p/go-msgio/pbio"
@@ -100,10 +101,17 @@ func (c *Conn) Exchange(ctx context.Context, req Message, maxReq int, resp Messa
 	return c.Read(ctx, resp)
 }
 
-// ctxErr prefers the context's error to the deadline error it caused.
+// ctxErr prefers the context's error to the deadline error it caused. The
+// stream's deadline is ctx's own, and its timer may fire a moment before
+// ctx's, so a timeout once ctx's deadline has passed is ctx's deadline too.
 func ctxErr(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	var timeout interface{ Timeout() bool }
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) &&
+		(errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &timeout) && timeout.Timeout()) {
+		return fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
 	}
 	return err
 }
