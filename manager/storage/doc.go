@@ -1,0 +1,50 @@
+// Package storage is the manager's storage module (DESIGN §2 step 6–7, §8):
+// crawlers upload a finished task's result over UploadProtocol, the module
+// checks it, stores the extracted text as WARC 1.1 `conversion` records
+// (WET-style, one gzip member per record) in rotating files under the
+// manager's data directory `warc/`, keeps a bbolt index of URL → latest
+// digest, validators and WARC location, feeds the result back to the
+// channel database (through Tasks), and answers with a credit receipt
+// signed with the manager's key, which anyone holding the network profile
+// can verify (VerifyReceipt).
+//
+// # Protocol
+//
+// One stream per upload. The crawler sends a Header (the manager-signed
+// task envelope as it received it, the task's Result, the page count and
+// an optional nickname), then that many task.Page messages, and closes its
+// side; the module answers with one Response. Every message is an
+// unsigned-varint length and JSON, with the Max* limits checked before
+// decoding. The uploader's identity is the stream's authenticated remote
+// peer, never a field of the message.
+//
+// # Rules
+//
+//   - The task must open with the manager's key (p2p/envelope) and have been
+//     issued by this manager (Tasks.Task); otherwise the upload is refused
+//     and earns nothing.
+//   - A task's first valid result wins. The same peer repeating its upload
+//     (after a crash or a lost response) gets its receipt again; a result of
+//     another peer, or one that came after the task was counted lost, gets a
+//     receipt of zero credit (Response.Duplicate) so that its crawler stops
+//     retrying.
+//   - Only pages on the task's hosts count; a page whose text does not
+//     decompress is dropped.
+//
+// # Credits
+//
+//	credits = 1.0 × new pages + 1.0 × changed pages
+//	        + 0.1 × unchanged pages + 0.5 × MiB of compressed text stored
+//
+// rounded to hundredths (Credits). New and changed are judged against the
+// module's own index, not the crawler's claim.
+//
+// # Caveats
+//
+// An upload is held in memory while checked (at most MaxUploadBytes; at
+// most Options.Concurrent at once). A crash after the WARC records were
+// synced but before the receipt was stored makes the retry write the
+// records again: WARC files may hold a record twice, the index once. The
+// text a peer uploads for a URL on the task's host is not verified
+// against the web; spot re-crawls by another peer would be the remedy.
+package storage

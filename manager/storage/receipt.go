@@ -1,0 +1,72 @@
+package storage
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// ReceiptKind is the kind of a credit receipt envelope: the payload is the
+// task.Receipt's JSON encoding, signed with the storage module's key (the
+// manager's key, which the network profile publishes).
+var ReceiptKind = envelope.Kind{
+	Domain:      "hivecrawl-receipt",
+	PayloadType: []byte("/hivecrawl/receipt/json/1"),
+}
+
+// Credit weights; see Credits.
+const (
+	CreditPerNewPage       = 1.0
+	CreditPerChangedPage   = 1.0
+	CreditPerUnchangedPage = 0.1
+	CreditPerMiB           = 0.5
+)
+
+// Credits is the credit formula:
+//
+//	credits = 1.0 × new pages + 1.0 × changed pages
+//	        + 0.1 × unchanged pages (checked, not re-sent)
+//	        + 0.5 × MiB of compressed text stored
+//
+// rounded to hundredths. A new or changed page is what the search engine
+// needs, so it earns most; confirming that a known page is unchanged
+// costs the volunteer a request (usually a 304), so it earns a little;
+// bytes add a small share for hosts with long pages. A duplicate result or
+// one for a task never issued earns 0.
+func Credits(newPages, changed, unchanged int, bytes int64) float64 {
+	c := CreditPerNewPage*float64(newPages) + CreditPerChangedPage*float64(changed) +
+		CreditPerUnchangedPage*float64(unchanged) + CreditPerMiB*float64(bytes)/(1<<20)
+	return math.Round(c*100) / 100
+}
+
+// SignReceipt encodes r and signs it with key.
+func SignReceipt(r task.Receipt, key crypto.PrivKey) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("encode receipt for task %s: %w", r.TaskID, err)
+	}
+	return envelope.SealRecord(ReceiptKind, b, key)
+}
+
+// VerifyReceipt checks that raw is a receipt signed by key (the network
+// profile's manager key) and returns it. Errors wrap p2p/envelope's
+// sentinels: ErrForged for another signer, ErrAltered for changed bytes.
+func VerifyReceipt(raw []byte, key crypto.PubKey) (task.Receipt, error) {
+	return envelope.OpenRecord(raw, ReceiptKind, key, decodeReceipt)
+}
+
+func decodeReceipt(b []byte) (task.Receipt, error) {
+	var r task.Receipt
+	if err := strictJSON(b, &r); err != nil {
+		return task.Receipt{}, err
+	}
+	if r.TaskID == "" || r.Peer == "" || r.Credits < 0 || r.PagesAccepted < 0 || r.Bytes < 0 {
+		return task.Receipt{}, fmt.Errorf("%w: receipt lacks task or peer, or has negative figures", ErrMalformed)
+	}
+	return r, nil
+}

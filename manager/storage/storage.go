@@ -1,0 +1,327 @@
+package storage
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+
+	"github.com/hivecrawl/hivecrawl/crawler/export"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Tasks is the manager's book of issued tasks, as the storage module needs
+// it. The manager implements it over its channel database and strategy.
+type Tasks interface {
+	// Task returns the record of an issued task (channels.ErrNotFound if
+	// it was never issued).
+	Task(id string) (channels.Task, error)
+	// Complete records peer's result for task id; it reports whether this
+	// was the task's first result and which peer's result was kept.
+	Complete(ctx context.Context, id, peer string, fb channels.Feedback) (channels.Outcome, error)
+}
+
+// Options configure a Storage.
+type Options struct {
+	// Dir is the manager's data directory: WARC files go to Dir/warc, the
+	// index to Dir/storage.db.
+	Dir string
+	// Key signs receipts; Manager verifies tasks. In a Hivecrawl network
+	// both are the manager's key.
+	Key     crypto.PrivKey
+	Manager crypto.PubKey
+	Tasks   Tasks
+	// MaxFileSize rotates WARC files. Default 1 GiB.
+	MaxFileSize int64
+	// Concurrent bounds the uploads read at once (each is held in memory
+	// up to MaxUploadBytes). Default 4.
+	Concurrent int
+	// Timeout bounds one upload. Default 5 minutes.
+	Timeout time.Duration
+	Now     func() time.Time
+	Logger  *slog.Logger
+}
+
+// Storage is the storage module. Create it with New, attach it to a host
+// with Attach, and Close it.
+type Storage struct {
+	opts Options
+	log  *slog.Logger
+	idx  *index
+	sem  chan struct{}
+
+	mu  sync.Mutex // guards warc and serialises the commit of uploads
+	rot *rotator
+}
+
+// New opens the storage module's index and WARC directory.
+func New(opts Options) (*Storage, error) {
+	if opts.Key == nil || opts.Manager == nil || opts.Tasks == nil || opts.Dir == "" {
+		return nil, errors.New("new storage: Dir, Key, Manager and Tasks are required")
+	}
+	if opts.Concurrent <= 0 {
+		opts.Concurrent = 4
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	idx, err := openIndex(filepath.Join(opts.Dir, "storage.db"))
+	if err != nil {
+		return nil, err
+	}
+	rot, err := newRotator(WARCDir(opts.Dir), opts.MaxFileSize, opts.Now)
+	if err != nil {
+		idx.Close()
+		return nil, err
+	}
+	return &Storage{opts: opts, log: opts.Logger, idx: idx, rot: rot, sem: make(chan struct{}, opts.Concurrent)}, nil
+}
+
+// WARCDir returns the WARC directory under a manager data directory.
+func WARCDir(dataDir string) string { return filepath.Join(dataDir, "warc") }
+
+// StreamHost is what Attach needs from a libp2p host.
+type StreamHost interface {
+	SetStreamHandler(pid protocol.ID, handler network.StreamHandler)
+}
+
+// Attach serves UploadProtocol on h until Close.
+func (s *Storage) Attach(h StreamHost) { h.SetStreamHandler(UploadProtocol, s.handle) }
+
+// Close ends the current WARC file and closes the index. Uploads still
+// running fail.
+func (s *Storage) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return errors.Join(s.rot.Close(), s.idx.Close())
+}
+
+// Totals returns the storage module's sums.
+func (s *Storage) Totals() (Totals, error) { return s.idx.totals() }
+
+// Contributors returns every contributing peer, most credit first.
+func (s *Storage) Contributors() ([]Contributor, error) { return s.idx.contributors() }
+
+// Lookup returns the index entry of a URL.
+func (s *Storage) Lookup(u string) (Entry, bool, error) { return s.idx.entry(u) }
+
+func (s *Storage) handle(st network.Stream) {
+	defer st.Close()
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	default:
+		s.respond(st, &Response{Error: "storage busy, retry later"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+	defer cancel()
+	st.SetDeadline(time.Now().Add(s.opts.Timeout))
+	resp := s.receive(ctx, st, st.Conn().RemotePeer())
+	if resp.Error != "" {
+		s.log.Info("Upload refused", "peer", st.Conn().RemotePeer(), "reason", resp.Error)
+		if err := s.idx.count(func(t *Totals) { t.Refused++ }); err != nil {
+			s.log.Warn("Count refused upload", "err", err)
+		}
+	}
+	s.respond(st, resp)
+}
+
+func (s *Storage) respond(st network.Stream, r *Response) {
+	if err := writeMsg(st, r, MaxResponseSize); err != nil {
+		s.log.Debug("Upload response not sent", "peer", st.Conn().RemotePeer(), "err", err)
+	}
+}
+
+// receive reads one upload from r and stores it.
+func (s *Storage) receive(ctx context.Context, st network.Stream, from peer.ID) *Response {
+	br := bufio.NewReader(st)
+	b, err := readFrame(br, br, MaxHeaderSize)
+	if err != nil {
+		return &Response{Error: fmt.Sprintf("read header: %v", err)}
+	}
+	h, err := DecodeHeader(b)
+	if err != nil {
+		return &Response{Error: err.Error()}
+	}
+	pages := make([]*task.Page, 0, min(h.Pages, 1024))
+	total := 0
+	for range h.Pages {
+		b, err := readFrame(br, br, MaxPageSize)
+		if err != nil {
+			return &Response{Error: fmt.Sprintf("read page: %v", err)}
+		}
+		if total += len(b); total > MaxUploadBytes {
+			return &Response{Error: fmt.Sprintf("upload exceeds %d bytes", MaxUploadBytes)}
+		}
+		p, err := DecodePage(b)
+		if err != nil {
+			return &Response{Error: err.Error()}
+		}
+		pages = append(pages, p)
+	}
+	resp, err := s.Accept(ctx, from.String(), h, pages)
+	if err != nil {
+		return &Response{Error: err.Error()}
+	}
+	return resp
+}
+
+// Accept checks and stores one upload from peer: the task must be signed
+// by the manager and issued by it; the first valid result of a task is
+// stored and earns credit, a repeat from the same peer gets the same
+// receipt back, and a result that comes after another peer's earns a
+// receipt of zero. It returns an error for uploads it refuses.
+func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*task.Page) (*Response, error) {
+	t, err := envelope.Open(h.Task, s.opts.Manager)
+	if err != nil {
+		return nil, fmt.Errorf("refused: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, found, err := s.idx.receipt(t.ID); err != nil {
+		return nil, fmt.Errorf("read receipt of task %s: %w", t.ID, err)
+	} else if found {
+		if prev.Peer == from {
+			return &Response{Receipt: prev.Raw}, nil
+		}
+		return s.duplicate(t, from)
+	}
+	rec, err := s.opts.Tasks.Task(t.ID)
+	if errors.Is(err, channels.ErrNotFound) {
+		return nil, fmt.Errorf("refused: task %s was never issued by this manager", t.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case rec.State == channels.TaskDone && rec.Peer != from:
+		return s.duplicate(t, from)
+	case rec.State == channels.TaskFailed:
+		// The deadline passed and the task was counted lost; its channel
+		// is due again, so this late result is not needed.
+		return s.duplicate(t, from)
+	}
+	return s.store(ctx, t, rec, from, h, pages)
+}
+
+// duplicate answers a result that came after another: a signed receipt of
+// zero, so the crawler stops retrying.
+func (s *Storage) duplicate(t *task.Task, from string) (*Response, error) {
+	if err := s.idx.count(func(tt *Totals) { tt.Duplicates++ }); err != nil {
+		return nil, fmt.Errorf("count duplicate: %w", err)
+	}
+	r := task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: s.opts.Now().UTC()}
+	raw, err := SignReceipt(r, s.opts.Key)
+	if err != nil {
+		return nil, err
+	}
+	return &Response{Receipt: raw, Duplicate: true}, nil
+}
+
+// store writes the pages of a first result and issues its receipt. The
+// WARC records are made durable before the task is marked done, and the
+// receipt is stored after it: a crash in between makes the same peer's
+// retry store the records again (duplicated in WARC, indexed once).
+func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, from string, h *Header, pages []*task.Page) (*Response, error) {
+	now := s.opts.Now().UTC()
+	hosts := map[string]bool{}
+	for _, seed := range t.Seeds {
+		if u, err := url.Parse(seed); err == nil {
+			hosts[u.Host] = true
+		}
+	}
+	var accepted []*task.Page
+	urls := make([]string, 0, len(pages))
+	for _, p := range pages {
+		u, err := url.Parse(p.URL)
+		if err != nil || !hosts[u.Host] || p.Error != "" {
+			continue
+		}
+		accepted = append(accepted, p)
+		urls = append(urls, p.URL)
+	}
+	known, err := s.idx.entries(urls)
+	if err != nil {
+		return nil, fmt.Errorf("read index: %w", err)
+	}
+	var (
+		fb       = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite}
+		entries  = make(map[string]Entry, len(accepted))
+		r        = task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: now}
+		unchang  int
+		records  int
+		textSize int64
+	)
+	for _, p := range accepted {
+		prev, wasKnown := known[p.URL]
+		pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Known: wasKnown}
+		if p.Unchanged || (wasKnown && prev.Digest == p.Digest) {
+			unchang++
+			fb.Pages = append(fb.Pages, pr)
+			continue
+		}
+		if _, err := export.Text(p); err != nil {
+			continue // text that does not decompress is not accepted
+		}
+		loc, ok, err := s.rot.Page(p)
+		if err != nil {
+			return nil, fmt.Errorf("store page %s: %w", p.URL, err)
+		}
+		if ok {
+			records++
+			textSize += int64(len(p.Text))
+		}
+		pr.Changed = wasKnown
+		fb.Pages = append(fb.Pages, pr)
+		entries[p.URL] = Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Task: t.ID, Location: loc}
+		if wasKnown {
+			r.PagesChanged++
+		} else {
+			r.PagesNew++
+		}
+	}
+	if err := s.rot.Sync(); err != nil {
+		return nil, err
+	}
+	r.PagesAccepted = r.PagesNew + r.PagesChanged + unchang
+	r.Bytes = textSize
+	r.Credits = Credits(r.PagesNew, r.PagesChanged, unchang, textSize)
+	if rec.State == channels.TaskOpen {
+		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, fb)
+		if err != nil {
+			return nil, fmt.Errorf("record result of task %s: %w", t.ID, err)
+		}
+		if !out.First && out.Task.Peer != from {
+			return s.duplicate(t, from)
+		}
+	}
+	raw, err := SignReceipt(r, s.opts.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.idx.commit(entries, r, raw, h.Nickname, records); err != nil {
+		return nil, fmt.Errorf("store receipt of task %s: %w", t.ID, err)
+	}
+	s.log.Info("Upload stored", "task", t.ID, "peer", from, "new", r.PagesNew, "changed", r.PagesChanged,
+		"unchanged", unchang, "credits", r.Credits)
+	return &Response{Receipt: raw}, nil
+}

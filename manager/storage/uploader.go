@@ -1,0 +1,126 @@
+package storage
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// ErrRefused is returned by Uploader.Upload when the storage module
+// refused the upload (the text says why); retrying the same upload will
+// not help unless the refusal was "busy".
+var ErrRefused = errors.New("upload refused by the storage module")
+
+// StreamOpener is what an Uploader needs from a libp2p host.
+type StreamOpener interface {
+	NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error)
+}
+
+// Uploader is the crawler's side of UploadProtocol: it sends a finished
+// task's result and pages to the storage module and returns the signed
+// receipt. It implements crawler/taskmgr's Uploader; a repeated delivery
+// of a task gets the first receipt back from the storage module.
+//
+// Wiring in the client: taskmgr.Options.Uploader = &storage.Uploader{Host:
+// h, Storage: managerID, Manager: profileKey, Nickname: name}, with the
+// manager's addresses in h's peerstore (from the network profile).
+type Uploader struct {
+	Host    StreamOpener
+	Storage peer.ID
+	// Manager, when set, is the key receipts must verify with; a receipt
+	// that does not is an error.
+	Manager  crypto.PubKey
+	Nickname string
+	// Timeout bounds one upload; default 5 minutes.
+	Timeout time.Duration
+}
+
+var _ taskmgr.Uploader = (*Uploader)(nil)
+
+// Upload sends d and returns the receipt's signed bytes.
+func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, error) {
+	resp, err := u.send(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("upload task %s: %w", d.TaskID, err)
+	}
+	if resp.Error != "" {
+		return nil, fmt.Errorf("upload task %s: %w: %s", d.TaskID, ErrRefused, resp.Error)
+	}
+	if u.Manager != nil {
+		if _, err := VerifyReceipt(resp.Receipt, u.Manager); err != nil {
+			return nil, fmt.Errorf("upload task %s: receipt: %w", d.TaskID, err)
+		}
+	}
+	return resp.Receipt, nil
+}
+
+func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, error) {
+	timeout := u.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	n := 0
+	if d.Spool != "" {
+		if err := crawler.ReadSpool(d.Spool, func(*task.Page) error { n++; return nil }); err != nil {
+			return nil, fmt.Errorf("read spool: %w", err)
+		}
+	}
+	h := Header{Task: d.Raw, Pages: n, Nickname: u.Nickname}
+	if d.Result != nil {
+		h.Result = *d.Result
+	}
+	if len(h.Result.InterSite) > MaxInterSite {
+		h.Result.InterSite = h.Result.InterSite[:MaxInterSite]
+	}
+	st, err := u.Host.NewStream(ctx, u.Storage, UploadProtocol)
+	if err != nil {
+		return nil, fmt.Errorf("open stream to storage %s: %w", u.Storage, err)
+	}
+	defer st.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		st.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { st.Reset() })
+	defer stop()
+	bw := bufio.NewWriterSize(st, 64<<10)
+	if err := writeMsg(bw, &h, MaxHeaderSize); err != nil {
+		return nil, err
+	}
+	sent := 0
+	if d.Spool != "" {
+		err = crawler.ReadSpool(d.Spool, func(p *task.Page) error {
+			if sent++; sent > n {
+				return errors.New("spool grew while uploading")
+			}
+			return writeMsg(bw, p, MaxPageSize)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("send upload: %w", err)
+	}
+	if err := st.CloseWrite(); err != nil {
+		return nil, fmt.Errorf("send upload: %w", err)
+	}
+	br := bufio.NewReader(st)
+	b, err := readFrame(br, br, MaxResponseSize)
+	if err != nil {
+		return nil, fmt.Errorf("read response: %w", err)
+	}
+	return DecodeResponse(b)
+}
