@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,6 +19,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/task"
 )
+
+var quiet = slog.New(slog.DiscardHandler)
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
@@ -46,7 +49,7 @@ type rig struct {
 
 func newHost(t *testing.T) *host.Host {
 	t.Helper()
-	h, err := host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true})
+	h, err := host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +74,7 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return r.clock }
-	r.st, err = New(Options{Dir: r.dir, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now}, Now: now})
+	r.st, err = New(Options{Dir: r.dir, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now}, Now: now, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
