@@ -274,3 +274,28 @@ func FuzzReadSeeds(f *testing.F) {
 		}
 	})
 }
+
+func TestMarkSent(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	rec := Task{ID: "a.example/1/0", Channel: "a.example", Round: 1, Deadline: t0.Add(time.Hour), Envelope: []byte("env")}
+	if err := d.Issue("a.example", 1, []Task{rec}, t0); err != nil {
+		t.Fatal(err)
+	}
+	open, _ := d.Open()
+	if len(open) != 1 || open[0].Sent || string(open[0].Envelope) != "env" {
+		t.Fatalf("open before sending: %+v", open)
+	}
+	if err := d.MarkSent(rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	open, _ = d.Open()
+	if len(open) != 1 || !open[0].Sent || open[0].Envelope != nil {
+		t.Fatalf("open after sending: %+v", open)
+	}
+	if err := d.MarkSent("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("MarkSent(nope) = %v", err)
+	}
+}

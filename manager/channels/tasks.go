@@ -30,8 +30,10 @@ type Task struct {
 	// Peer is the peer whose result was stored (done tasks).
 	Peer     string    `json:"peer,omitempty"`
 	Finished time.Time `json:"finished,omitempty"`
-	// Envelope is the signed task, kept for resubmission.
+	// Envelope is the signed task, kept until it was sent into the overlay.
 	Envelope []byte `json:"envelope,omitempty"`
+	// Sent is set once an entry peer of the overlay accepted the task.
+	Sent bool `json:"sent,omitempty"`
 }
 
 // PageResult is one stored page of a result, as the storage module
@@ -113,6 +115,28 @@ func (d *DB) Task(id string) (Task, error) {
 		return Task{}, fmt.Errorf("get task %s: %w", id, err)
 	}
 	return t, nil
+}
+
+// MarkSent records that task id reached the overlay and drops its kept
+// envelope.
+func (d *DB) MarkSent(id string) error {
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		tb := tx.Bucket(bucketTasks)
+		var t Task
+		found, err := getJSON(tb, []byte(id), &t)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ErrNotFound
+		}
+		t.Sent, t.Envelope = true, nil
+		return putJSON(tb, []byte(id), &t)
+	})
+	if err != nil {
+		return fmt.Errorf("mark task %s sent: %w", id, err)
+	}
+	return nil
 }
 
 // Open returns the open tasks.

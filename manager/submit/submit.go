@@ -1,0 +1,178 @@
+// Package submit sends the manager's signed tasks into the overlay (DESIGN
+// §2 steps 2–3): each task goes to a random entry peer of the overlay over
+// the CAN insert protocol (p2p/wire.InsertProtocol), aimed at the point of
+// the task's web host in the CAN space; the entry peer routes it to the
+// owner of that point, which applies load balancing on insert.
+//
+// The host's point comes from a Locator (the GNP-style solve from peers'
+// RTT measurements, p2p/node.Locator) and is cached per host; the cache is
+// renewed at each resubmission and kept when locating fails. Without a
+// Locator, or before the first successful solve, the point is a hash of
+// the host name (HashPoint), so tasks still spread over the space.
+//
+// Caveat: the live manager has no trained coordinate bounds of its own, so
+// `hivecrawl manager` runs without a Locator and uses HashPoint; the
+// Locator hook is there for a deployment that trains bounds.
+package submit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+)
+
+// ErrNoEntryPeer is returned when no overlay peer is connected to take a
+// task.
+var ErrNoEntryPeer = errors.New("no overlay peer connected to take tasks")
+
+// Locator computes a web host's point in the CAN space.
+type Locator interface {
+	Locate(ctx context.Context, hostPort string) (can.Point, error)
+}
+
+// Host is what the Submitter needs from the manager's libp2p host.
+type Host interface {
+	NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error)
+	Network() network.Network
+}
+
+// Options configure a Submitter.
+type Options struct {
+	// Dim is the CAN space's dimension; 0 = can.DefaultDim.
+	Dim int
+	// TTL is the load-balancing TTL given to inserts; 0 = can.DefaultTTL.
+	TTL int
+	// Tries is how many entry peers one Submit tries. Default 3.
+	Tries int
+	// Locator, when set, places hosts by their network coordinate.
+	Locator Locator
+	// Rand picks entry peers; default seeded from the clock.
+	Rand *rand.Rand
+}
+
+// Submitter sends signed tasks into the overlay. Safe for concurrent use.
+type Submitter struct {
+	h    Host
+	opts Options
+
+	mu    sync.Mutex // guards rand and cache
+	rand  *rand.Rand
+	cache map[string]can.Point
+}
+
+// New returns a Submitter over h.
+func New(h Host, opts Options) *Submitter {
+	if opts.Dim <= 0 {
+		opts.Dim = can.DefaultDim
+	}
+	if opts.TTL == 0 {
+		opts.TTL = can.DefaultTTL
+	}
+	if opts.Tries <= 0 {
+		opts.Tries = 3
+	}
+	r := opts.Rand
+	if r == nil {
+		r = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x68697665))
+	}
+	return &Submitter{h: h, opts: opts, rand: r, cache: make(map[string]can.Point)}
+}
+
+// Point returns the host's point, renewing the cached one through the
+// Locator (kept when locating fails).
+func (s *Submitter) Point(ctx context.Context, hostPort string) can.Point {
+	if s.opts.Locator != nil {
+		if p, err := s.opts.Locator.Locate(ctx, hostPort); err == nil && len(p) == s.opts.Dim {
+			p = can.Clamp(p)
+			s.mu.Lock()
+			s.cache[hostPort] = p
+			s.mu.Unlock()
+			return p
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.cache[hostPort]; ok {
+		return p
+	}
+	return HashPoint(hostPort, s.opts.Dim)
+}
+
+// HashPoint maps a host name to a point of [0,1)^dim by SHA-256.
+func HashPoint(host string, dim int) can.Point {
+	p := make(can.Point, dim)
+	for i := range p {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%d/%s", i, host))
+		p[i] = float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)
+	}
+	return p
+}
+
+// EntryPeers returns the connected peers that speak the insert protocol.
+func (s *Submitter) EntryPeers() []peer.ID {
+	var out []peer.ID
+	ps := s.h.Network().Peerstore()
+	for _, p := range s.h.Network().Peers() {
+		if ok, err := ps.SupportsProtocols(p, wire.InsertProtocol); err == nil && len(ok) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Submit sends one signed task for hostPort to a random entry peer, trying
+// others when one fails, and returns the peer that queued it.
+func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (peer.ID, error) {
+	target := s.Point(ctx, hostPort)
+	entries := s.EntryPeers()
+	if len(entries) == 0 {
+		return "", ErrNoEntryPeer
+	}
+	s.mu.Lock()
+	s.rand.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
+	s.mu.Unlock()
+	var errs []error
+	for _, p := range entries[:min(len(entries), s.opts.Tries)] {
+		owner, err := s.insert(ctx, p, env, target)
+		if err == nil {
+			return owner, nil
+		}
+		errs = append(errs, fmt.Errorf("via %s: %w", p, err))
+	}
+	return "", fmt.Errorf("submit task for %s: %w", hostPort, errors.Join(errs...))
+}
+
+func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target can.Point) (peer.ID, error) {
+	st, err := s.h.NewStream(ctx, p, wire.InsertProtocol)
+	if err != nil {
+		return "", err
+	}
+	defer st.Close()
+	c := wire.NewConn(st, wire.MaxInsertResponseSize)
+	var resp wire.InsertResponse
+	ins := &wire.Insert{Envelope: env, Target: target, Ttl: uint32(max(s.opts.TTL, 0))}
+	if err := c.Exchange(ctx, ins, wire.MaxInsertSize, &resp); err != nil {
+		st.Reset()
+		return "", err
+	}
+	if resp.Error != "" {
+		return "", errors.New(resp.Error)
+	}
+	owner, err := wire.ValidatePeerID(resp.Owner)
+	if err != nil {
+		return "", fmt.Errorf("owner: %w", err)
+	}
+	return owner, nil
+}

@@ -1,0 +1,147 @@
+package submit
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+type memQueue struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (q *memQueue) Enqueue(_ context.Context, t *task.Task, _ []byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ids = append(q.ids, t.ID)
+	return nil
+}
+func (q *memQueue) Load() (int, int64) { q.mu.Lock(); defer q.mu.Unlock(); return len(q.ids), 0 }
+func (q *memQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
+	return nil, nil, nil
+}
+func (q *memQueue) got() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]string(nil), q.ids...)
+}
+
+func newHost(t *testing.T) *host.Host {
+	t.Helper()
+	h, err := host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+func TestSubmitReachesOverlayPeer(t *testing.T) {
+	ctx := context.Background()
+	key, _, _ := crypto.GenerateEd25519Key(nil)
+	other, _, _ := crypto.GenerateEd25519Key(nil)
+	mh := newHost(t)
+	s := New(mh, Options{})
+	if _, err := s.Submit(ctx, "a.example", []byte("x")); !errors.Is(err, ErrNoEntryPeer) {
+		t.Fatalf("Submit without peers = %v", err)
+	}
+	ph := newHost(t)
+	q := &memQueue{}
+	n, err := node.New(ph, q, node.Config{Point: can.Point{0.5, 0.5}, Dim: 2, Manager: key.GetPublic(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	if err := mh.Connect(ctx, ph.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	// Identify tells the manager which protocols the peer speaks.
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.EntryPeers()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(s.EntryPeers()) != 1 {
+		t.Fatalf("entry peers %v", s.EntryPeers())
+	}
+	s = New(mh, Options{Dim: 2})
+	tk := &task.Task{ID: "a.example/1/0", Channel: "a.example", Seeds: []string{"http://a.example/"}}
+	good, _ := envelope.Seal(tk, key)
+	forged, _ := envelope.Seal(tk, other)
+	tests := []struct {
+		name    string
+		env     []byte
+		wantErr bool
+	}{
+		{"signed by the manager", good, false},
+		{"forged", forged, true},
+		{"unsigned", []byte(`{"id":"x","seeds":["http://a/"]}`), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			owner, err := s.Submit(ctx, "a.example", tt.env)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Submit = %v, %v", owner, err)
+			}
+			if err == nil && owner != ph.ID() {
+				t.Fatalf("owner %s, want %s", owner, ph.ID())
+			}
+		})
+	}
+	if got := q.got(); len(got) != 1 || got[0] != tk.ID {
+		t.Fatalf("queued %v", got)
+	}
+}
+
+type flakyLocator struct{ calls int }
+
+func (l *flakyLocator) Locate(context.Context, string) (can.Point, error) {
+	l.calls++
+	if l.calls == 1 {
+		return can.Point{0.25, 1.5}, nil
+	}
+	return nil, errors.New("too few peers answered")
+}
+
+func TestPoint(t *testing.T) {
+	l := &flakyLocator{}
+	s := New(newHost(t), Options{Dim: 2, Locator: l})
+	hashed := HashPoint("b.example", 2)
+	tests := []struct {
+		name, host string
+		want       can.Point
+	}{
+		{"located and clamped", "a.example", can.Point{0.25, 1}},
+		{"locate fails: cached point kept", "a.example", can.Point{0.25, 1}},
+		{"never located: hash", "b.example", hashed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := s.Point(context.Background(), tt.host)
+			if len(got) != 2 || got[0] != tt.want[0] || got[1] != tt.want[1] {
+				t.Fatalf("Point = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	for _, v := range hashed {
+		if v < 0 || v >= 1 {
+			t.Fatalf("hash point %v outside [0,1)", hashed)
+		}
+	}
+	if h2 := HashPoint("c.example", 2); h2[0] == hashed[0] {
+		t.Fatal("two hosts hashed to the same coordinate")
+	}
+}
