@@ -210,6 +210,7 @@ func (c *Client) Serve(ctx context.Context) error {
 		return err
 	}
 	c.api.Store(api)
+	page := c.webPage(api)
 	c.log.Info("Client started", "config", c.dirs.Config, "data", c.dirs.Data, "api", api.URL())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -233,6 +234,7 @@ func (c *Client) Serve(ctx context.Context) error {
 	run("maintenance", c.maintain)
 	run("configuration", c.follow)
 	run("local API", api.Serve)
+	run("web page", page.Serve)
 	run("governor", func(ctx context.Context) error { return c.gov.Serve(ctx, nil) })
 	wg.Wait()
 	close(errc)

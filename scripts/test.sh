@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 need_go
+# The desktop's tests drive a real browser and a private D-Bus session.
+need_pkg chromium chromium
+need_pkg dbus-daemon dbus
 echo "== go vet"
 go vet ./...
 echo "== gofmt"

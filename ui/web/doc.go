@@ -1,0 +1,40 @@
+// Package web is the volunteer client's local web page: the Dashboard,
+// Settings, Credits and Solo mode pages (files in package assets), live
+// updates by server-sent events, and the few endpoints the page needs beyond
+// the local API (package localapi), on whose server it is mounted.
+//
+// # Routes
+//
+//	GET  /                    the page and its files (assets.Web)
+//	GET  /ui/events           server-sent events: "history" (the last hour of
+//	                          samples) once, then "tick" (status and sample)
+//	GET  /ui/session          {"signed_in": bool, "token": API token if so}
+//	GET  /ui/login?code=C     exchanges a one-time code for the session cookie
+//	POST /ui/login-code       a one-time sign-in URL (needs the API token)
+//	POST /ui/logout           ends the page's session (needs the API token)
+//	GET  /ui/receipts         receipts as JSON (?limit=N, default 200)
+//	GET  /ui/receipts.csv     every receipt as CSV, with its signed bytes
+//	GET  /ui/credits/days     credits per day (?days=N, default 30)
+//
+// # Signing in
+//
+// Reading is open to the local user, as GET /api/status is; changing
+// anything needs the API token. The page gets it this way: the tray (or
+// `hivecrawl open`), which can read the token from api.json, asks for a
+// one-time code (POST /ui/login-code with the token) and opens the browser
+// at /ui/login?code=C. The code is good once, for two minutes; the server
+// answers with an HttpOnly, SameSite=Strict session cookie and sends the
+// browser on to the dashboard. The page's script then reads the token from
+// GET /ui/session (which answers only with that cookie, and only to
+// same-origin requests) and sends it in the X-Hivecrawl-Token header of its
+// fetch calls. Another web site cannot do any of this: the cookie is not
+// sent on cross-site requests, no CORS headers are ever sent so it could
+// not read the answer anyway, and the local API refuses foreign Host
+// headers (DNS rebinding). Sessions live in memory: after a restart the
+// page is read-only until it is opened again from the tray.
+//
+// # Caveats
+//
+// The peer-to-peer overlay and solo mode do not report to the client's
+// status yet; the page says so where their data will go.
+package web
