@@ -23,9 +23,11 @@ const testToken = "secret-token"
 // fakeAuth checks the token as localapi.Server does.
 type fakeAuth struct{ url string }
 
-func (a fakeAuth) Authorized(r *http.Request) bool { return r.Header.Get(localapi.TokenHeader) == testToken }
-func (a fakeAuth) Token() string                   { return testToken }
-func (a fakeAuth) URL() string                     { return a.url }
+func (a fakeAuth) Authorized(r *http.Request) bool {
+	return r.Header.Get(localapi.TokenHeader) == testToken
+}
+func (a fakeAuth) Token() string { return testToken }
+func (a fakeAuth) URL() string   { return a.url }
 
 // statuses hands out a status with a growing download rate.
 type statuses struct {
