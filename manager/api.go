@@ -1,0 +1,206 @@
+package manager
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// maxAPIBody bounds a request body.
+const maxAPIBody = 1 << 20
+
+// SeedsRequest is the body of POST /api/seeds.
+type SeedsRequest struct {
+	URLs []string `json:"urls"`
+}
+
+// SeedsResponse answers POST /api/seeds.
+type SeedsResponse struct {
+	Created []string `json:"created"`
+	Bad     []string `json:"bad,omitempty"`
+}
+
+// apiServer is the manager's local API and status page, on loopback with
+// the client API's protections (ui/localapi): Host header check, security
+// headers, and a token (localapi.TokenHeader or a bearer token) for every
+// state change.
+type apiServer struct {
+	m     *Manager
+	ln    net.Listener
+	srv   *http.Server
+	url   string
+	port  string
+	token string
+	info  string
+}
+
+func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
+	ln, err := listenLoopback(addr)
+	if err != nil {
+		return nil, err
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("make API token: %w", err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	a := &apiServer{m: m, ln: ln, port: port, token: hex.EncodeToString(b[:]), info: infoPath,
+		url: "http://127.0.0.1:" + port}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", a.page)
+	mux.HandleFunc("GET /api/status", a.status)
+	mux.Handle("POST /api/seeds", a.needToken(http.HandlerFunc(a.seeds)))
+	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
+	if err := localapi.WriteInfo(infoPath, localapi.Info{URL: a.url, Token: a.token}); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *apiServer) serve(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		a.srv.Shutdown(sctx)
+	})
+	defer stop()
+	if err := a.srv.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func (a *apiServer) close() error {
+	err := a.srv.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (a *apiServer) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		if !hostAllowed(r.Host, a.port) {
+			httpError(w, http.StatusForbidden, "host not allowed: use "+a.url)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxAPIBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed accepts localhost, 127.0.0.1 and [::1], with no port or port.
+func hostAllowed(host, port string) bool {
+	name, p := host, ""
+	if h, pp, err := net.SplitHostPort(host); err == nil {
+		name, p = h, pp
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		name = host[1 : len(host)-1]
+	}
+	if p != "" && p != port {
+		return false
+	}
+	switch strings.ToLower(name) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+func (a *apiServer) needToken(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := r.Header.Get(localapi.TokenHeader)
+		if got == "" {
+			if v := r.Header.Get("Authorization"); len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
+				got = strings.TrimSpace(v[7:])
+			}
+		}
+		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) != 1 {
+			httpError(w, http.StatusUnauthorized, "missing or wrong API token (see "+a.info+")")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (a *apiServer) status(w http.ResponseWriter, r *http.Request) {
+	st, err := a.m.Status()
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+func (a *apiServer) page(w http.ResponseWriter, r *http.Request) {
+	st, err := a.m.Status()
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	data := pageData{Status: st, Chart: chart(st.History), Now: a.m.opts.Now().UTC().Format(time.DateTime) + " UTC"}
+	if err := pageTemplate.Execute(w, data); err != nil {
+		a.m.log.Warn("Status page not rendered", "err", err)
+	}
+}
+
+func (a *apiServer) seeds(w http.ResponseWriter, r *http.Request) {
+	var req SeedsRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		httpError(w, http.StatusBadRequest, "body must be {\"urls\": [...]}: "+err.Error())
+		return
+	}
+	var good []string
+	var resp SeedsResponse
+	for _, u := range req.URLs {
+		if _, _, err := channels.ParseSeed(u); err != nil {
+			resp.Bad = append(resp.Bad, err.Error())
+			continue
+		}
+		good = append(good, u)
+	}
+	created, err := a.m.AddSeeds(good)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	for _, c := range created {
+		resp.Created = append(resp.Created, c.ID)
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func httpError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }

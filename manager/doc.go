@@ -1,0 +1,43 @@
+// Package manager assembles the operator's service (DESIGN §2, §6): the
+// channel database (manager/channels), the recrawl strategy
+// (manager/recrawl), submission of signed tasks into the overlay
+// (manager/submit), the storage module with its credit receipts
+// (manager/storage) and a local API with the status page, all on one
+// libp2p host whose key signs tasks and receipts. Manager.Serve runs it.
+//
+// # Schedule
+//
+// Every Options.Tick the manager
+//  1. marks open tasks whose deadline (issue time + 2 × interval +
+//     Options.Slack) passed as lost; a round that ended without any result
+//     is a failure for the strategy (recrawl.FailLost);
+//  2. runs the strategy's reassignment when it is due (with
+//     recrawl.Config.MaxPeriod set, also on a timer), then re-ranks the
+//     channels into priority groups by their estimated change intervals;
+//  3. starts a round for every channel without open tasks whose interval
+//     since the last round has passed: one task, or one per piece for a
+//     host of more than Options.PieceAbove pages (manager/pieces), each
+//     signed with the manager's key and stored before it is sent;
+//  4. sends the tasks not yet sent to a random entry peer (retried on the
+//     next tick while it fails).
+//
+// A round succeeds when one of its tasks' results is stored; the storage
+// module reports it through the manager's task book, which feeds the
+// channel database and the strategy.
+//
+// # Durability
+//
+// Channels, issued tasks and results are written in bbolt transactions
+// before anything depends on them, so a manager killed at any point and
+// restarted loses neither a channel nor an accepted result. The strategy's
+// state (recrawl.Snapshot) is saved every tick when it changed, so a kill
+// loses at most one tick of history counters.
+//
+// # Caveats
+//
+// Crawlers do not report tasks they cancelled for waiting too long, so
+// every failure the manager sees is a timeout and counts as "lost", not as
+// the load-dependent failure DESIGN §9 would have drive the reassignment.
+// Host points are hashes of host names unless a Locator is configured
+// (manager/submit).
+package manager

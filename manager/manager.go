@@ -1,0 +1,219 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+)
+
+// Manager is the operator's service. Create it with New, run it with
+// Serve; Serve closes it when its context ends.
+type Manager struct {
+	opts  Options
+	log   *slog.Logger
+	key   crypto.PrivKey
+	host  *host.Host
+	db    *channels.DB
+	store *storage.Storage
+	sub   *submit.Submitter
+	api   *apiServer
+
+	mu       sync.Mutex // guards the fields below
+	strat    recrawl.Strategy
+	stratN   int  // channels the strategy knows
+	dirty    bool // strategy changed since last saved
+	peers    map[peer.ID]time.Time
+	sentOK   int
+	sentFail int
+}
+
+// New opens the manager's files, starts its libp2p host and local API
+// listener and writes the network profile. The caller must Serve it (or
+// Close it).
+func New(ctx context.Context, opts Options) (m *Manager, err error) {
+	opts = opts.withDefaults()
+	if opts.Dir == "" {
+		return nil, errors.New("new manager: no data directory")
+	}
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	m = &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	keyPath := filepath.Join(opts.Dir, KeyFile)
+	if m.key, err = host.LoadOrCreateKey(keyPath); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	if m.db, err = channels.Open(filepath.Join(opts.Dir, ChannelsFile), opts.Channels); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	m.host, err = host.New(ctx, host.Config{ListenAddrs: opts.Listen, KeyFile: keyPath, Public: true, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	m.host.Network().Notify(&network.NotifyBundle{ConnectedF: func(_ network.Network, c network.Conn) {
+		m.mu.Lock()
+		m.peers[c.RemotePeer()] = m.opts.Now()
+		m.mu.Unlock()
+	}})
+	m.store, err = storage.New(storage.Options{Dir: opts.Dir, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
+		MaxFileSize: opts.MaxWARCFile, Now: opts.Now, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	m.store.Attach(m.host)
+	m.sub = submit.New(m.host, opts.Submit)
+	if err := m.loadStrategy(opts.Now()); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	if _, err := m.WriteProfile(); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	if m.api, err = newAPIServer(m, opts.API, filepath.Join(opts.Dir, APIFile)); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	return m, nil
+}
+
+// ID returns the manager's peer ID.
+func (m *Manager) ID() peer.ID { return m.host.ID() }
+
+// PublicKey returns the key tasks and receipts verify with.
+func (m *Manager) PublicKey() crypto.PubKey { return m.key.GetPublic() }
+
+// Addrs returns the manager's listen addresses with /p2p/<id>.
+func (m *Manager) Addrs() []string { return m.host.P2PAddrs() }
+
+// Host returns the manager's libp2p host.
+func (m *Manager) Host() *host.Host { return m.host }
+
+// Channels returns the channel database.
+func (m *Manager) Channels() *channels.DB { return m.db }
+
+// Storage returns the storage module.
+func (m *Manager) Storage() *storage.Storage { return m.store }
+
+// ProfilePath returns where the network profile is written.
+func (m *Manager) ProfilePath() string { return filepath.Join(m.opts.Dir, ProfileFile) }
+
+// APIURL returns the local API's base URL.
+func (m *Manager) APIURL() string { return m.api.url }
+
+// APIToken returns the token state changes need.
+func (m *Manager) APIToken() string { return m.api.token }
+
+// WriteProfile writes the network profile and returns it.
+func (m *Manager) WriteProfile() (*profile.Profile, error) {
+	addrs := profileAddrs(m.host.P2PAddrs(), m.opts.AllowLoopback)
+	p, err := profile.New(m.opts.Name, m.key.GetPublic(), addrs)
+	if err != nil {
+		return nil, err
+	}
+	return p, profile.Write(m.ProfilePath(), p)
+}
+
+// profileAddrs leaves out loopback and unspecified addresses unless
+// allowLoopback is set or nothing else is left.
+func profileAddrs(addrs []string, allowLoopback bool) []string {
+	if allowLoopback {
+		return addrs
+	}
+	var out []string
+	for _, a := range addrs {
+		m, err := ma.NewMultiaddr(a)
+		if err != nil || manet.IsIPLoopback(m) || manet.IsIPUnspecified(m) {
+			continue
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		return addrs
+	}
+	return out
+}
+
+// AddSeeds adds seed URLs (see channels.DB.AddSeeds) and returns the
+// channels created.
+func (m *Manager) AddSeeds(seeds []string) ([]channels.Channel, error) {
+	return m.db.AddSeeds(seeds, m.opts.Now())
+}
+
+// Serve runs the schedule and the local API until ctx ends, then closes
+// the manager.
+func (m *Manager) Serve(ctx context.Context) error {
+	defer m.Close()
+	errc := make(chan error, 1)
+	go func() { errc <- m.api.serve(ctx) }()
+	t := time.NewTicker(m.opts.Tick)
+	defer t.Stop()
+	for {
+		if err := m.Tick(ctx); err != nil {
+			m.log.Warn("Schedule round failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			m.saveStrategy()
+			if err := <-errc; err != nil {
+				return err
+			}
+			return nil
+		case err := <-errc:
+			return fmt.Errorf("local API: %w", err)
+		case <-t.C:
+		}
+	}
+}
+
+// Close stops the host and closes the files. It is bounded by libp2p's
+// shutdown timeouts.
+func (m *Manager) Close() error {
+	var errs []error
+	if m.api != nil {
+		errs = append(errs, m.api.close())
+	}
+	if m.host != nil {
+		errs = append(errs, m.host.Close())
+	}
+	if m.store != nil {
+		errs = append(errs, m.store.Close())
+	}
+	if m.db != nil {
+		errs = append(errs, m.db.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// listenLoopback listens on addr, which must be a loopback address.
+func listenLoopback(addr string) (net.Listener, error) {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("API address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("API address %q must be a loopback IP such as 127.0.0.1", addr)
+	}
+	return net.Listen("tcp", addr)
+}

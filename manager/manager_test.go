@@ -1,0 +1,235 @@
+package manager
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+var submitOpts = submit.Options{Dim: 2}
+
+// memQueue is an overlay peer's queue that keeps what it was given.
+type memQueue struct {
+	mu    sync.Mutex
+	tasks []*task.Task
+	envs  [][]byte
+}
+
+func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.tasks, q.envs = append(q.tasks, t), append(q.envs, env)
+	return nil
+}
+func (q *memQueue) Load() (int, int64) { q.mu.Lock(); defer q.mu.Unlock(); return len(q.tasks), 0 }
+func (q *memQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
+	return nil, nil, nil
+}
+func (q *memQueue) take() ([]*task.Task, [][]byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	t, e := q.tasks, q.envs
+	q.tasks, q.envs = nil, nil
+	return t, e
+}
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func newManager(t *testing.T, dir string, clk *clock) *Manager {
+	t.Helper()
+	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
+		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+func api(t *testing.T, m *Manager, method, path, host, token string, body any) (int, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, m.APIURL()+path, rd)
+	if host != "" {
+		req.Host = host
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func TestManagerRound(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	dir := t.TempDir()
+	m := newManager(t, dir, clk)
+	go m.api.serve(ctx)
+
+	// Seeds through the local API: token and Host header are checked.
+	seeds := SeedsRequest{URLs: []string{"http://a.example/", "http://b.example/x", "not a url"}}
+	apiCases := []struct {
+		name, host, token string
+		want              int
+	}{
+		{"no token", "", "", http.StatusUnauthorized},
+		{"wrong token", "", "nope", http.StatusUnauthorized},
+		{"foreign host", "evil.example", m.APIToken(), http.StatusForbidden},
+		{"good", "", m.APIToken(), http.StatusOK},
+	}
+	for _, tt := range apiCases {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := api(t, m, "POST", "/api/seeds", tt.host, tt.token, seeds)
+			if code != tt.want {
+				t.Fatalf("POST /api/seeds = %d %s, want %d", code, body, tt.want)
+			}
+		})
+	}
+	if n, _ := m.db.Count(); n != 2 {
+		t.Fatalf("%d channels after the API calls, want 2", n)
+	}
+
+	// One overlay peer that owns the whole space.
+	key := m.PublicKey()
+	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	q := &memQueue{}
+	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: key, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	prof, err := profile.Read(m.ProfilePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, _ := prof.Key()
+	if !pk.Equals(key) {
+		t.Fatal("profile key is not the manager's")
+	}
+	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tasks, envs := q.take()
+	if len(tasks) != 2 {
+		t.Fatalf("overlay peer got %d tasks, want 2", len(tasks))
+	}
+	// A tick before the interval passed issues nothing new.
+	clk.add(time.Minute)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := q.take(); len(again) != 0 {
+		t.Fatalf("%d tasks resubmitted before their interval", len(again))
+	}
+	// The peer "crawls" and uploads; the receipt verifies with the profile key.
+	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
+	for i, tk := range tasks {
+		d := deliver(t, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
+		raw, err := up.Upload(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := storage.VerifyReceipt(raw, pk)
+		if err != nil || rc.PagesNew != 1 || rc.Credits <= 0 {
+			t.Fatalf("receipt %+v, %v", rc, err)
+		}
+	}
+	st, err := m.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Tasks["done"] != 2 || st.Stored.Uploads != 2 || len(st.Contributors) != 1 || st.Contributors[0].Nickname != "alice" || st.Channels != 2 {
+		t.Fatalf("status %+v", st)
+	}
+	code, page := api(t, m, "GET", "/", "", "", nil)
+	if code != http.StatusOK || !strings.Contains(string(page), "<svg") || !strings.Contains(string(page), "alice") {
+		t.Fatalf("status page %d:\n%s", code, page)
+	}
+	// After the interval the channels are due again.
+	iv, _ := m.interval(0)
+	clk.add(iv)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := q.take(); len(again) != 2 || again[0].ID == tasks[0].ID {
+		t.Fatalf("second round: %d tasks", len(again))
+	}
+}
+
+func deliver(t *testing.T, tk *task.Task, env []byte, pages []*task.Page) taskmgr.Delivery {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spool")
+	sp, err := crawler.OpenSpool(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if err := sp.Page(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: path,
+		Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel, Stats: task.Stats{PagesFetched: len(pages)}}}
+}
+
+// waitFor polls cond for up to 10 s; it waits for an event, it does not
+// time anything.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,114 @@
+package manager
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/manager/submit"
+)
+
+// Strategy names accepted by Options.Strategy.
+const (
+	StrategyFixed      = "fixed"
+	StrategyIIR        = "iir"
+	StrategyICR        = "icr"
+	StrategyController = "controller"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultTick       = 5 * time.Second
+	DefaultSlack      = 10 * time.Minute
+	DefaultPieceAbove = 5000
+	DefaultPieces     = 3
+	DefaultMaxPeriod  = 6 * time.Hour
+	DefaultAPI        = "127.0.0.1:0"
+	DefaultStrategy   = StrategyController
+)
+
+// Options configure a Manager.
+type Options struct {
+	// Dir is the manager's data directory: key, databases, WARC files,
+	// network profile and API info. Required.
+	Dir string `json:"dir"`
+	// Listen are the libp2p listen multiaddrs; empty = p2p/host defaults.
+	Listen []string `json:"listen,omitempty"`
+	// API is the local API's address, always on loopback. Default
+	// 127.0.0.1:0 (a free port, written to Dir/api.json).
+	API string `json:"api,omitempty"`
+	// Name labels the network in its profile.
+	Name string `json:"name,omitempty"`
+	// AllowLoopback keeps loopback addresses in the network profile (for
+	// a network on one machine; tests). Otherwise they are left out when
+	// others exist.
+	AllowLoopback bool `json:"allow_loopback,omitempty"`
+	// Strategy is fixed, iir, icr or controller (DESIGN §9's controller,
+	// the best performer in the simulations). Default controller.
+	Strategy string `json:"strategy,omitempty"`
+	// Recrawl tunes the strategy. MaxPeriod 0 = 6h, so reassignment also
+	// happens on a timer when an overloaded swarm never completes the
+	// paper's trigger.
+	Recrawl recrawl.Config `json:"recrawl"`
+	// Channels holds the channel database's limits.
+	Channels channels.Options `json:"channels"`
+	// Submit tunes submission (CAN dimension, TTL, Locator).
+	Submit submit.Options `json:"-"`
+	// PieceAbove is the page count above which a host is split into
+	// Pieces pieces. Defaults 5000 and 3.
+	PieceAbove int `json:"piece_above,omitempty"`
+	Pieces     int `json:"pieces,omitempty"`
+	// Tick is the scheduling period. Default 5s.
+	Tick time.Duration `json:"tick,omitempty"`
+	// Slack is added to a task's deadline. Default 10 minutes.
+	Slack time.Duration `json:"slack,omitempty"`
+	// MaxWARCFile rotates WARC files; 0 = storage default (1 GiB).
+	MaxWARCFile int64 `json:"max_warc_file,omitempty"`
+	// Now is the clock; default time.Now.
+	Now    func() time.Time `json:"-"`
+	Logger *slog.Logger     `json:"-"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.API == "" {
+		o.API = DefaultAPI
+	}
+	if o.Strategy == "" {
+		o.Strategy = DefaultStrategy
+	}
+	if o.Recrawl.MaxPeriod == 0 {
+		o.Recrawl.MaxPeriod = DefaultMaxPeriod
+	}
+	if o.PieceAbove <= 0 {
+		o.PieceAbove = DefaultPieceAbove
+	}
+	if o.Pieces <= 0 {
+		o.Pieces = DefaultPieces
+	}
+	if o.Tick <= 0 {
+		o.Tick = DefaultTick
+	}
+	if o.Slack <= 0 {
+		o.Slack = DefaultSlack
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Recrawl.Groups == 0 {
+		o.Recrawl.Groups = recrawl.DefaultGroups
+	}
+	o.Channels.Groups = o.Recrawl.Groups
+	return o
+}
+
+// File names in the data directory.
+const (
+	KeyFile      = "manager.key"
+	ChannelsFile = "channels.db"
+	ProfileFile  = "profile.json"
+	APIFile      = "api.json"
+)

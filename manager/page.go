@@ -1,0 +1,60 @@
+package manager
+
+import (
+	"html/template"
+	"time"
+)
+
+// pageData is what the status page template renders.
+type pageData struct {
+	Status
+	Chart Chart
+	Now   string
+}
+
+var pageTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
+	"dur":     func(d time.Duration) string { return d.Round(time.Second).String() },
+	"credits": func(f float64) string { return template.HTMLEscapeString(formatFloat(f)) },
+	"name": func(nick, peer string) string {
+		if nick != "" {
+			return nick
+		}
+		if len(peer) > 16 {
+			return "…" + peer[len(peer)-12:]
+		}
+		return peer
+	},
+}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Hivecrawl manager</title>
+<meta http-equiv="refresh" content="10">
+<style>
+body{font:14px system-ui,sans-serif;margin:2em;max-width:60em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:left}
+td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px}h2{margin-top:1.5em}
+</style></head><body>
+<h1>Hivecrawl manager</h1>
+<p>Peer <code>{{.Peer}}</code> · strategy <b>{{.Strategy}}</b> · profile <code>{{.Profile}}</code> · {{.Now}}</p>
+<h2>Channels</h2>
+<p>{{.Channels}} channels.</p>
+<table><tr><th>Priority group</th><th>Channels</th><th>Recrawl interval</th></tr>
+{{range .Groups}}<tr><td>{{.Group}}</td><td class="n">{{.Channels}}</td><td class="n">{{dur .Interval}}</td></tr>{{end}}
+</table>
+<h2>Intervals over time</h2>
+{{with .Chart}}{{if .Lines}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" role="img" aria-label="recrawl interval per group over time">
+<rect x="0" y="0" width="{{.Width}}" height="{{.Height}}" fill="#fafafa"/>
+{{range .Ticks}}<text x="2" y="{{.Y}}" font-size="10">{{.Label}}</text>{{end}}
+{{range .Lines}}<polyline fill="none" stroke="{{.Colour}}" stroke-width="2" points="{{.Points}}"><title>{{.Label}}</title></polyline>{{end}}
+<text x="40" y="{{.Height}}" dy="-4" font-size="10">{{.From}}</text><text x="{{.Width}}" y="{{.Height}}" dx="-150" dy="-4" font-size="10">{{.To}}</text>
+</svg>{{else}}<p>No intervals yet.</p>{{end}}{{end}}
+<h2>Tasks</h2>
+<table><tr><th>Open</th><th>Succeeded</th><th>Lost / cancelled</th><th>Sent</th><th>Send failures</th></tr>
+<tr><td class="n">{{index .Tasks "open"}}</td><td class="n">{{index .Tasks "done"}}</td><td class="n">{{index .Tasks "failed"}}</td><td class="n">{{.Sent}}</td><td class="n">{{.SendFailures}}</td></tr></table>
+<h2>Swarm and storage</h2>
+<table><tr><th>Peers now</th><th>Peers seen</th><th>Uploads</th><th>Duplicates</th><th>Refused</th><th>Pages</th><th>Records</th><th>Bytes</th></tr>
+<tr><td class="n">{{.PeersNow}}</td><td class="n">{{.PeersSeen}}</td><td class="n">{{.Stored.Uploads}}</td><td class="n">{{.Stored.Duplicates}}</td><td class="n">{{.Stored.Refused}}</td><td class="n">{{.Stored.Pages}}</td><td class="n">{{.Stored.Records}}</td><td class="n">{{.Stored.Bytes}}</td></tr></table>
+<h2>Contributors</h2>
+{{if .Contributors}}<table><tr><th>#</th><th>Contributor</th><th>Credits</th><th>Pages</th><th>Receipts</th></tr>
+{{range $i, $c := .Contributors}}<tr><td class="n">{{$i}}</td><td>{{name $c.Nickname $c.Peer}}</td><td class="n">{{credits $c.Credits}}</td><td class="n">{{$c.Pages}}</td><td class="n">{{$c.Receipts}}</td></tr>{{end}}
+</table>{{else}}<p>No contributions yet.</p>{{end}}
+</body></html>
+`))

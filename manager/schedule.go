@@ -1,0 +1,156 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/pieces"
+	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// sendTimeout bounds one attempt to hand a task to the overlay.
+const sendTimeout = 15 * time.Second
+
+// Tick runs one round of the schedule (see the package documentation).
+// Serve calls it every Options.Tick; tests call it directly.
+func (m *Manager) Tick(ctx context.Context) error {
+	now := m.opts.Now()
+	var errs []error
+	if err := m.expire(now); err != nil {
+		errs = append(errs, err)
+	}
+	if err := m.syncChannels(now); err != nil {
+		errs = append(errs, err)
+	}
+	if err := m.reassign(now); err != nil {
+		errs = append(errs, err)
+	}
+	if err := m.startRounds(now); err != nil {
+		errs = append(errs, err)
+	}
+	if err := m.send(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	m.saveStrategy()
+	return errors.Join(errs...)
+}
+
+// expire counts lost tasks and failed rounds.
+func (m *Manager) expire(now time.Time) error {
+	lost, err := m.db.Expire(now)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, l := range lost {
+		m.log.Info("Task lost", "task", l.Task.ID, "sent", l.Task.Sent)
+		if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {
+			continue
+		}
+		if l.RoundOK {
+			m.strat.Succeeded(l.ChannelIndex, now)
+		} else {
+			m.strat.Failed(l.ChannelIndex, recrawl.FailLost, now)
+		}
+		m.dirty = true
+	}
+	return nil
+}
+
+// startRounds issues a round for every due channel.
+func (m *Manager) startRounds(now time.Time) error {
+	all, err := m.db.All(0)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range all {
+		iv, ok := m.interval(c.Index)
+		if !ok || c.Pending > 0 || (!c.LastSubmit.IsZero() && now.Sub(c.LastSubmit) < iv) {
+			continue
+		}
+		if err := m.startRound(c, iv, now); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// startRound signs and stores the tasks of channel c's next round.
+func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time) error {
+	var ps []pieces.Piece
+	if c.ExpectedPages >= m.opts.PieceAbove {
+		ps = pieces.Split(c.Dirs, m.opts.Pieces, 0)
+	}
+	if len(ps) != len(c.Pieces) {
+		if err := m.db.Update(c.ID, func(ch *channels.Channel) error { ch.Pieces = ps; return nil }); err != nil {
+			return err
+		}
+	}
+	c.Pieces = ps
+	round := c.Round + 1
+	tasks := c.Tasks(round)
+	recs := make([]channels.Task, 0, len(tasks))
+	for _, t := range tasks {
+		t.Interval = task.Duration(iv)
+		t.Issued = now
+		env, err := envelope.Seal(t, m.key)
+		if err != nil {
+			return fmt.Errorf("round %d of %s: %w", round, c.ID, err)
+		}
+		recs = append(recs, channels.Task{ID: t.ID, Channel: c.ID, Round: round, Issued: now,
+			Deadline: now.Add(2*iv + m.opts.Slack), Envelope: env})
+	}
+	if err := m.db.Issue(c.ID, round, recs, now); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.strat.Submitted(c.Index, now)
+	m.dirty = true
+	m.mu.Unlock()
+	m.log.Debug("Round issued", "channel", c.ID, "round", round, "tasks", len(recs), "interval", iv)
+	return nil
+}
+
+// send hands the tasks not yet sent to the overlay.
+func (m *Manager) send(ctx context.Context) error {
+	open, err := m.db.Open()
+	if err != nil {
+		return err
+	}
+	for _, t := range open {
+		if t.Sent || len(t.Envelope) == 0 {
+			continue
+		}
+		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+		owner, err := m.sub.Submit(sctx, t.Channel, t.Envelope)
+		cancel()
+		if errors.Is(err, submit.ErrNoEntryPeer) {
+			m.log.Debug("No overlay peer to send tasks to yet")
+			return nil
+		}
+		m.mu.Lock()
+		if err != nil {
+			m.sentFail++
+		} else {
+			m.sentOK++
+		}
+		m.mu.Unlock()
+		if err != nil {
+			m.log.Info("Task not sent; retrying next round", "task", t.ID, "err", err)
+			continue
+		}
+		if err := m.db.MarkSent(t.ID); err != nil {
+			return err
+		}
+		m.log.Debug("Task sent", "task", t.ID, "owner", owner)
+	}
+	return nil
+}
