@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+)
+
+func init() {
+	register(command{name: "manager", summary: "run the operator's manager and storage module", run: runManager})
+	register(command{name: "join", summary: "join the network a manager's profile describes", run: runJoin})
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// managerDir is the manager's data directory within an instance's dirs.
+func managerDir(d paths.Dirs) string { return filepath.Join(d.Data, "manager") }
+
+func runManager(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	seeds := fs.String("seeds", "", "add the seed URLs in `FILE` (one per line) as channels")
+	var listen listFlag
+	fs.Var(&listen, "listen", "libp2p listen `ADDR` (multiaddr, repeatable; default TCP and QUIC on port 4901)")
+	apiAddr := fs.String("api", manager.DefaultAPI, "local API and status page `ADDR` (loopback only)")
+	strategy := fs.String("strategy", manager.DefaultStrategy, "recrawl strategy: fixed, iir, icr or controller")
+	name := fs.String("name", "", "network `NAME` written into the profile")
+	tick := fs.Duration("tick", manager.DefaultTick, "scheduling `period`")
+	allowLoopback := fs.Bool("allow-loopback", false, "test only: keep loopback addresses in the network profile")
+	verbose := fs.Bool("v", false, "log at debug level")
+	home := paths.Flag(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "hivecrawl manager: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	dirs, err := paths.Resolve(*home)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
+		return 1
+	}
+	m, err := manager.New(ctx, manager.Options{
+		Dir: managerDir(dirs), Listen: listen, API: *apiAddr, Name: *name, Strategy: *strategy,
+		Tick: *tick, AllowLoopback: *allowLoopback, Logger: log,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
+		return 1
+	}
+	if *seeds != "" {
+		if err := importSeeds(m, *seeds); err != nil {
+			m.Close()
+			fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
+			return 1
+		}
+	}
+	fmt.Printf("Manager peer ID: %s\n", m.ID())
+	for _, a := range m.Addrs() {
+		fmt.Printf("Listening on: %s\n", a)
+	}
+	fmt.Printf("Network profile: %s\n", m.ProfilePath())
+	fmt.Printf("Status page: %s/\n", m.APIURL())
+	fmt.Printf("Volunteers join with: hivecrawl join %s\n", m.ProfilePath())
+	log.Info("Manager started", "peer", m.ID().String())
+	if err := m.Serve(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
+		return 1
+	}
+	return 0
+}
+
+// importSeeds adds a seed file's URLs; bad lines are reported and skipped.
+func importSeeds(m *manager.Manager, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("seeds: %w", err)
+	}
+	defer f.Close()
+	seeds, bad, err := channels.ReadSeeds(f)
+	if err != nil {
+		return fmt.Errorf("seeds %s: %w", path, err)
+	}
+	for _, e := range bad {
+		fmt.Fprintf(os.Stderr, "hivecrawl manager: seeds %s: %v (skipped)\n", path, e)
+	}
+	created, err := m.AddSeeds(seeds)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Seeds: %d URLs read, %d new channels\n", len(seeds), len(created))
+	return nil
+}
+
+func runJoin(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("join", flag.ContinueOnError)
+	home := paths.Flag(fs)
+	if err := fs.Parse(reorder(args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: hivecrawl join [--home DIR] PROFILE")
+		return 2
+	}
+	p, err := profile.Read(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		return 1
+	}
+	dirs, err := paths.Resolve(*home)
+	if err == nil {
+		err = dirs.Ensure()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		return 1
+	}
+	dst := filepath.Join(dirs.Config, profile.FileName)
+	if err := profile.Write(dst, p); err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		return 1
+	}
+	label := p.Name
+	if label == "" {
+		label = "manager " + p.Manager
+	}
+	fmt.Printf("Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
+	return 0
+}
+
+// reorder moves flags before positional arguments, so "join PROFILE
+// --home DIR" parses like "join --home DIR PROFILE".
+func reorder(args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			flags = append(flags, a)
+			if !strings.Contains(a, "=") && a != "--manager" && a != "-manager" && i+1 < len(args) {
+				flags = append(flags, args[i+1])
+				i++
+			}
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return append(flags, rest...)
+}

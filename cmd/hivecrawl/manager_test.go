@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// taskQueue is an overlay peer's queue that keeps what it was given.
+type taskQueue struct {
+	mu    sync.Mutex
+	tasks []*task.Task
+	envs  [][]byte
+}
+
+func (q *taskQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.tasks, q.envs = append(q.tasks, t), append(q.envs, env)
+	return nil
+}
+func (q *taskQueue) Load() (int, int64) { q.mu.Lock(); defer q.mu.Unlock(); return len(q.tasks), 0 }
+func (q *taskQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
+	return nil, nil, nil
+}
+func (q *taskQueue) first() (*task.Task, []byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.tasks) == 0 {
+		return nil, nil, false
+	}
+	return q.tasks[0], q.envs[0], true
+}
+
+// startManager runs the built binary as a manager and waits for its status
+// page line.
+func startManager(t *testing.T, bin, home string, extra ...string) *exec.Cmd {
+	t.Helper()
+	args := append([]string{"manager", "--home", home, "--listen", "/ip4/127.0.0.1/tcp/0", "--allow-loopback", "--tick", "100ms"}, extra...)
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		closed := false
+		for sc.Scan() {
+			if !closed && strings.HasPrefix(sc.Text(), "Status page:") {
+				close(ready)
+				closed = true
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(60 * time.Second):
+		t.Fatal("manager did not start")
+	}
+	return cmd
+}
+
+func managerStatus(t *testing.T, home string) manager.Status {
+	t.Helper()
+	dirs, _ := paths.Resolve(home)
+	info, err := localapi.ReadInfo(filepath.Join(managerDir(dirs), manager.APIFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.Get(info.URL + "/api/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var st manager.Status
+	if err := json.NewDecoder(res.Body).Decode(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func run(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hivecrawl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func connect(t *testing.T, h *host.Host, p *profile.Profile) peer.ID {
+	t.Helper()
+	m, err := ma.NewMultiaddr(p.Bootstrap[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ai, err := peer.AddrInfoFromP2pAddr(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Connect(context.Background(), *ai); err != nil {
+		t.Fatal(err)
+	}
+	return ai.ID
+}
+
+// TestManagerKilledLosesNothing runs `hivecrawl manager` as a process, adds
+// seeds, lets an overlay peer receive a task and upload its result, kills
+// the manager with SIGKILL, restarts it and checks that every channel and
+// the accepted result are still there.
+func TestManagerKilledLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	home, client := t.TempDir(), t.TempDir()
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	os.WriteFile(seeds, []byte("# two hosts\nhttp://a.example/\nhttp://b.example/news/\nnot a url\n"), 0o644)
+	cmd := startManager(t, bin, home, "--seeds", seeds)
+
+	out := run(t, bin, "seed", "add", "--manager", "--home", home, "http://c.example/")
+	if !strings.Contains(out, "1 new channels c.example") {
+		t.Fatalf("seed add: %s", out)
+	}
+	dirs, _ := paths.Resolve(home)
+	profPath := filepath.Join(managerDir(dirs), manager.ProfileFile)
+	out = run(t, bin, "join", profPath, "--home", client)
+	joined, err := profile.Read(filepath.Join(client, "config", profile.FileName))
+	if err != nil {
+		t.Fatalf("join stored no profile: %v (%s)", err, out)
+	}
+	key, _ := joined.Key()
+
+	// An overlay peer owning the whole space takes the manager's tasks.
+	quiet := slog.New(slog.DiscardHandler)
+	ph, err := host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	q := &taskQueue{}
+	n, err := node.New(ph, q, node.Config{Point: can.Point{0.5, 0.5, 0.5}, Manager: key, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	mid := connect(t, ph, joined)
+	var tk *task.Task
+	var env []byte
+	waitUntil(t, func() bool { var ok bool; tk, env, ok = q.first(); return ok })
+
+	spool := filepath.Join(t.TempDir(), "spool")
+	sp, _ := crawler.OpenSpool(spool)
+	sp.Page(&task.Page{URL: tk.Seeds[0], Status: 200, FetchedAt: time.Now(), Digest: 42, Text: []byte("stored before the kill")})
+	sp.Close()
+	d := taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: spool, Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel}}
+	up := &storage.Uploader{Host: ph, Storage: mid, Manager: key, Nickname: "bob"}
+	receipt, err := up.Upload(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := managerStatus(t, home)
+	if before.Channels != 3 || before.Stored.Uploads != 1 || before.Tasks["done"] != 1 {
+		t.Fatalf("before the kill: %+v", before)
+	}
+
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	startManager(t, bin, home)
+	after := managerStatus(t, home)
+	if after.Channels != 3 || after.Stored.Uploads != 1 || after.Stored.Records != 1 || after.Tasks["done"] != 1 ||
+		len(after.Contributors) != 1 || after.Contributors[0].Nickname != "bob" {
+		t.Fatalf("after restart: %+v", after)
+	}
+	// The same upload again is recognised: the same receipt, no new credit.
+	restarted, err := profile.Read(profPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	connect(t, ph, restarted)
+	again, err := up.Upload(context.Background(), d)
+	if err != nil || string(again) != string(receipt) {
+		t.Fatalf("repeat after restart: %v, same receipt %v", err, string(again) == string(receipt))
+	}
+}
+
+// waitUntil polls cond for up to 30 s; it waits for an event, it does not
+// time anything.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

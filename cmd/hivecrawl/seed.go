@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+func init() {
+	register(command{name: "seed", summary: "add seed URLs: seed add URL... --manager", run: runSeed})
+}
+
+func runSeed(ctx context.Context, args []string) int {
+	if len(args) == 0 || args[0] != "add" {
+		fmt.Fprintln(os.Stderr, "usage: hivecrawl seed add [--manager] [--home DIR] URL...")
+		return 2
+	}
+	fs := flag.NewFlagSet("seed add", flag.ContinueOnError)
+	toManager := fs.Bool("manager", false, "add to the manager running with the same --home")
+	home := paths.Flag(fs)
+	if err := fs.Parse(reorder(args[1:])); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: hivecrawl seed add [--manager] [--home DIR] URL...")
+		return 2
+	}
+	for _, u := range fs.Args() {
+		if _, _, err := channels.ParseSeed(u); err != nil {
+			fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
+			return 2
+		}
+	}
+	if !*toManager {
+		fmt.Fprintln(os.Stderr, "hivecrawl seed add: adding seeds to the client itself (solo mode) is not available yet; "+
+			"use --manager for a running manager, or 'hivecrawl run --headless --seeds FILE'")
+		return 2
+	}
+	dirs, err := paths.Resolve(*home)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
+		return 1
+	}
+	resp, err := postSeeds(ctx, filepath.Join(managerDir(dirs), manager.APIFile), fs.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
+		return 1
+	}
+	fmt.Printf("%d seed URLs sent, %d new channels", fs.NArg(), len(resp.Created))
+	for _, c := range resp.Created {
+		fmt.Printf(" %s", c)
+	}
+	fmt.Println()
+	return 0
+}
+
+// postSeeds sends urls to the manager whose API info is at infoPath.
+func postSeeds(ctx context.Context, infoPath string, urls []string) (*manager.SeedsResponse, error) {
+	info, err := localapi.ReadInfo(infoPath)
+	if errors.Is(err, localapi.ErrNotRunning) {
+		return nil, fmt.Errorf("no manager is running with this data directory (%s is missing): start it with 'hivecrawl manager'", infoPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	body, _ := json.Marshal(manager.SeedsRequest{URLs: urls})
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, info.URL+"/api/seeds", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(localapi.TokenHeader, info.Token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reach the manager at %s: %w (is it still running?)", info.URL, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read the manager's answer: %w", err)
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("the manager answered %s: %s", res.Status, bytes.TrimSpace(b))
+	}
+	var out manager.SeedsResponse
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("the manager's answer: %w", err)
+	}
+	return &out, nil
+}
