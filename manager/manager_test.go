@@ -15,6 +15,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
@@ -231,5 +232,47 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 10 s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A host that grew past PieceAbove pages is crawled in pieces next round.
+func TestLargeHostSplitIntoPieces(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	m, err := New(ctx, Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Now: clk.now, Logger: quiet,
+		PieceAbove: 4, Pieces: 2, Strategy: StrategyFixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := m.AddSeeds([]string{"http://big.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	open, _ := m.db.Open()
+	if len(open) != 1 {
+		t.Fatalf("first round: %d tasks", len(open))
+	}
+	var fb channels.Feedback
+	for i, u := range []string{"/", "/news/1", "/news/2", "/news/3", "/sport/1", "/sport/2"} {
+		fb.Pages = append(fb.Pages, channels.PageResult{URL: "http://big.example" + u, Digest: task.Digest(i)})
+	}
+	fb.Stats.Dirs = map[string]int{"/": 1, "/news/": 3, "/sport/": 2}
+	if _, err := (book{m}).Complete(ctx, open[0].ID, "peer", fb); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(channels.DefaultPrior)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	open, _ = m.db.Open()
+	if len(open) != 2 {
+		t.Fatalf("second round: %d tasks, want 2 pieces", len(open))
+	}
+	c, _ := m.db.Get("big.example")
+	if len(c.Pieces) != 2 || c.Pending != 2 {
+		t.Fatalf("channel %+v", c)
 	}
 }
