@@ -1,0 +1,135 @@
+package tray
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// API is what the tray needs from the client's local API; *localapi.Client
+// has these methods. (Four, not three: they are one resource's verbs.)
+type API interface {
+	Status(ctx context.Context) (localapi.Status, error)
+	Pause(ctx context.Context) (localapi.Status, error)
+	Resume(ctx context.Context) (localapi.Status, error)
+	Snooze(ctx context.Context, d string) (time.Time, error)
+}
+
+var _ API = (*localapi.Client)(nil)
+
+// Item is a menu entry the contributor can click.
+type Item int
+
+// The clickable menu entries.
+const (
+	ItemPauseResume Item = iota // Pause, or Resume while Held
+	ItemSnooze                  // Snooze for 1 hour
+	ItemDashboard               // Open dashboard
+	ItemSettings                // Settings
+	ItemQuit                    // Quit (graceful)
+)
+
+// Labels of the fixed menu entries.
+const (
+	LabelPause     = "Pause"
+	LabelResume    = "Resume"
+	LabelSnooze    = "Snooze for 1 hour"
+	LabelDashboard = "Open dashboard"
+	LabelSettings  = "Settings…"
+	LabelQuit      = "Quit Hivecrawl"
+)
+
+// Options configure a Controller. API is required.
+type Options struct {
+	API API
+	// SignIn returns a one-time URL that opens the web page signed in at
+	// page ("" = dashboard, "settings"); ui/web.LoginURL does this.
+	SignIn func(ctx context.Context, page string) (string, error)
+	// Open shows url in the default browser; default OpenBrowser.
+	Open func(url string) error
+	// Quit stops the client gracefully (it hands over its tasks); the tray
+	// closes after it.
+	Quit func()
+	// Interval between status reads; default 2s.
+	Interval time.Duration
+}
+
+// Controller is the tray's logic: it turns statuses into Views and clicks
+// into API calls.
+type Controller struct {
+	opts Options
+
+	mu   sync.Mutex // guards view
+	view View
+}
+
+// NewController returns a controller for opts.
+func NewController(opts Options) *Controller {
+	if opts.Open == nil {
+		opts.Open = OpenBrowser
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 2 * time.Second
+	}
+	return &Controller{opts: opts, view: ViewOf(localapi.Status{}, localapi.ErrNotRunning)}
+}
+
+// Refresh reads the status and returns the new view.
+func (c *Controller) Refresh(ctx context.Context) View {
+	v := ViewOf(c.opts.API.Status(ctx))
+	c.mu.Lock()
+	c.view = v
+	c.mu.Unlock()
+	return v
+}
+
+// View returns the latest view.
+func (c *Controller) View() View {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.view
+}
+
+// Click does what item stands for, then returns the refreshed view.
+func (c *Controller) Click(ctx context.Context, item Item) (View, error) {
+	var err error
+	switch item {
+	case ItemPauseResume:
+		if c.View().Held {
+			_, err = c.opts.API.Resume(ctx)
+		} else {
+			_, err = c.opts.API.Pause(ctx)
+		}
+	case ItemSnooze:
+		_, err = c.opts.API.Snooze(ctx, "1h")
+	case ItemDashboard:
+		err = c.open(ctx, "")
+	case ItemSettings:
+		err = c.open(ctx, "settings")
+	case ItemQuit:
+		if c.opts.Quit != nil {
+			c.opts.Quit()
+		}
+		return c.View(), nil
+	default:
+		return c.View(), fmt.Errorf("unknown tray menu item %d", item)
+	}
+	return c.Refresh(ctx), err
+}
+
+func (c *Controller) open(ctx context.Context, page string) error {
+	if c.opts.SignIn == nil {
+		return fmt.Errorf("open the web page: no sign-in available")
+	}
+	u, err := c.opts.SignIn(ctx, page)
+	if err != nil {
+		return err
+	}
+	if err := c.opts.Open(u); err != nil {
+		return fmt.Errorf("open the browser: %w", err)
+	}
+	return nil
+}

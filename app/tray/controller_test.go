@@ -1,0 +1,136 @@
+package tray
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// backend is an in-memory client behind a real local API server.
+type backend struct {
+	mu      sync.Mutex
+	paused  bool
+	snoozed time.Time
+}
+
+func (b *backend) Status(context.Context) (localapi.Status, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := localapi.Status{State: "running"}
+	if b.paused {
+		st.State, st.Reasons = "paused", append(st.Reasons, "Paused by you")
+	}
+	if !b.snoozed.IsZero() {
+		st.State, st.Reasons = "paused", append(st.Reasons, "Snoozed until "+b.snoozed.Format("15:04"))
+	}
+	return st, nil
+}
+func (b *backend) Config(context.Context) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
+func (b *backend) SetConfig(context.Context, []localapi.Change) error {
+	return errors.New("not used")
+}
+func (b *backend) Pause(context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.paused = true
+	return nil
+}
+func (b *backend) Resume(context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.paused, b.snoozed = false, time.Time{}
+	return nil
+}
+func (b *backend) Snooze(_ context.Context, d string) (time.Time, error) {
+	dur, err := time.ParseDuration(d)
+	if err != nil {
+		return time.Time{}, localapi.Invalid(err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.snoozed = time.Now().Add(dur)
+	return b.snoozed, nil
+}
+
+func apiClient(t *testing.T, b localapi.Backend) *localapi.Client {
+	t.Helper()
+	srv, err := localapi.Listen(b, localapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return localapi.NewClient(localapi.Info{URL: srv.URL(), Token: srv.Token()})
+}
+
+func TestControllerClicks(t *testing.T) {
+	b := &backend{}
+	var opened []string
+	quits := 0
+	c := NewController(Options{
+		API: apiClient(t, b),
+		SignIn: func(_ context.Context, page string) (string, error) {
+			return "http://127.0.0.1/ui/login?code=x&next=" + page, nil
+		},
+		Open: func(u string) error { opened = append(opened, u); return nil },
+		Quit: func() { quits++ },
+	})
+	ctx := context.Background()
+	if v := c.Refresh(ctx); v.Held || v.Title != "Idle: waiting for tasks" {
+		t.Fatalf("first view %+v", v)
+	}
+	steps := []struct {
+		name      string
+		item      Item
+		wantHeld  bool
+		wantTitle string
+	}{
+		{"pause", ItemPauseResume, true, "Paused by you"},
+		{"resume", ItemPauseResume, false, "Idle: waiting for tasks"},
+		{"snooze", ItemSnooze, true, "Snoozed until"},
+		{"resume after snooze", ItemPauseResume, false, "Idle: waiting for tasks"},
+		{"dashboard", ItemDashboard, false, "Idle: waiting for tasks"},
+		{"settings", ItemSettings, false, "Idle: waiting for tasks"},
+	}
+	for _, s := range steps {
+		v, err := c.Click(ctx, s.item)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if v.Held != s.wantHeld || len(v.Title) < len(s.wantTitle) || v.Title[:len(s.wantTitle)] != s.wantTitle {
+			t.Errorf("%s: view %+v, want held %v title %q…", s.name, v, s.wantHeld, s.wantTitle)
+		}
+	}
+	if b.paused || !b.snoozed.IsZero() {
+		t.Error("backend still held after resume")
+	}
+	if len(opened) != 2 || opened[0] != "http://127.0.0.1/ui/login?code=x&next=" || opened[1] != "http://127.0.0.1/ui/login?code=x&next=settings" {
+		t.Errorf("opened %q", opened)
+	}
+	if _, err := c.Click(ctx, ItemQuit); err != nil || quits != 1 {
+		t.Errorf("quit: %v, %d calls", err, quits)
+	}
+}
+
+func TestControllerClientGone(t *testing.T) {
+	c := NewController(Options{API: localapi.NewClient(localapi.Info{URL: "http://127.0.0.1:1"})})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	v := c.Refresh(ctx)
+	if v.Icon != "offline" {
+		t.Errorf("icon %q with no client, want offline", v.Icon)
+	}
+	if _, err := c.Click(ctx, ItemPauseResume); err == nil {
+		t.Error("pause with no client succeeded")
+	}
+	if _, err := c.Click(ctx, ItemDashboard); err == nil {
+		t.Error("dashboard without a sign-in function succeeded")
+	}
+}
