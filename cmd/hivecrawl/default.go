@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app"
+	"github.com/hivecrawl/hivecrawl/app/autostart"
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/app/notify"
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/app/tray"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+	"github.com/hivecrawl/hivecrawl/ui/web"
+)
+
+func init() {
+	register(command{name: "default", summary: "the client with a tray icon, or headless without a desktop", run: runDefault})
+	register(command{name: "open", summary: "open the dashboard in your browser, signed in (--print: only print the link)", run: runOpen})
+}
+
+// runDefault is `hivecrawl` without arguments: with a desktop session the
+// client with its tray, notifications and start-at-login; without one, as
+// `hivecrawl run --headless`.
+func runDefault(ctx context.Context, args []string) int {
+	if !tray.HasDesktop() {
+		fmt.Fprintln(os.Stderr, "hivecrawl: no desktop session, so running without a tray (as 'hivecrawl run --headless')")
+		return runClient(ctx, []string{"--headless"})
+	}
+	return runDesktop(ctx, "")
+}
+
+// runDesktop runs the client with its tray until Quit or a signal. When a
+// client already runs, it opens that one's dashboard instead.
+func runDesktop(ctx context.Context, home string) int {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	dirs, err := paths.Resolve(home)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
+		return 1
+	}
+	if info, err := localapi.ReadInfo(dirs.APIFile()); err == nil {
+		if _, err := localapi.NewClient(info).Status(ctx); err == nil {
+			return openPage(ctx, info, "", false)
+		}
+	}
+	c, err := app.New(ctx, app.Options{Home: home, Version: version, Grace: 5 * time.Second, Logger: log})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
+		return 1
+	}
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(cctx) }()
+	info, err := waitForAPI(cctx, dirs.APIFile(), served)
+	if err != nil {
+		stop()
+		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
+		return 1
+	}
+	api := localapi.NewClient(info)
+	defer followAutostart(c.Settings(), log)()
+
+	var wg sync.WaitGroup
+	n, err := notify.New(notify.Options{
+		API: api, Sender: notify.Desktop{}, StateFile: filepath.Join(dirs.Data, "notify.json"),
+		Logger: log.With("part", "notify"),
+	})
+	if err != nil {
+		log.Warn("Notifications start afresh", "err", err)
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); n.Serve(cctx) }()
+
+	ctl := tray.NewController(tray.Options{
+		API:    api,
+		SignIn: func(ctx context.Context, page string) (string, error) { return web.LoginURL(ctx, info, page) },
+		Quit:   stop,
+	})
+	tray.Run(cctx, ctl, log.With("part", "tray"))
+	stop()
+	wg.Wait()
+	if err := <-served; err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
+		return 1
+	}
+	return 0
+}
+
+// waitForAPI waits until the client started in this process has written
+// its api.json, or has failed.
+func waitForAPI(ctx context.Context, path string, served <-chan error) (localapi.Info, error) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if info, err := localapi.ReadInfo(path); err == nil && info.PID == os.Getpid() {
+			return info, nil
+		}
+		select {
+		case err := <-served:
+			if err == nil {
+				err = errors.New("the client stopped before it started")
+			}
+			return localapi.Info{}, err
+		case <-ctx.Done():
+			return localapi.Info{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// followAutostart keeps the start-at-login entry and the setting in step:
+// at start the entry decides (a package may have installed one), then
+// changes of the setting write the entry. It returns the stop function.
+func followAutostart(s *config.Store, log *slog.Logger) func() {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Warn("Start at login is not available", "err", err)
+		return func() {}
+	}
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	entry := autostart.Entry{Exe: exe}
+	on, err := entry.Enabled()
+	if err != nil {
+		log.Warn("Cannot read the start-at-login entry", "err", err)
+	} else if on != s.Get().StartAtLogin {
+		if err := s.Update(func(c *config.Config) error { c.StartAtLogin = on; return nil }); err != nil {
+			log.Warn("Cannot record the start-at-login setting", "err", err)
+		}
+	}
+	last := s.Get().StartAtLogin
+	var mu sync.Mutex // guards last
+	return s.Watch(func(c config.Config) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c.StartAtLogin == last {
+			return
+		}
+		if err := entry.Set(c.StartAtLogin); err != nil {
+			log.Warn("Cannot change start at login", "err", err)
+			return
+		}
+		last = c.StartAtLogin
+		log.Info("Start at login changed", "on", last, "entry", entry.Path())
+	})
+}
+
+// runOpen is `hivecrawl open [--print] [PAGE]`.
+func runOpen(ctx context.Context, args []string) int {
+	fs := flag.NewFlagSet("open", flag.ContinueOnError)
+	printOnly := fs.Bool("print", false, "print the one-time sign-in link instead of opening a browser")
+	home := paths.Flag(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: hivecrawl open [--print] [--home DIR] [dashboard|settings|credits|solo]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	page := fs.Arg(0)
+	dirs, err := paths.Resolve(*home)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)
+		return 1
+	}
+	info, err := localapi.ReadInfo(dirs.APIFile())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)
+		return 1
+	}
+	return openPage(ctx, info, page, *printOnly)
+}
+
+// openPage opens (or prints) a one-time sign-in link to page.
+func openPage(ctx context.Context, info localapi.Info, page string, printOnly bool) int {
+	u, err := web.LoginURL(ctx, info, page)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)
+		return 1
+	}
+	if printOnly {
+		fmt.Println(u)
+		return 0
+	}
+	if err := tray.OpenBrowser(u); err != nil {
+		fmt.Fprintf(os.Stderr, "hivecrawl open: %v\nOpen this link in your browser within two minutes: %s\n", err, u)
+		return 1
+	}
+	return 0
+}
