@@ -6,7 +6,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 export CGO_ENABLED ?= 0
 
-.PHONY: help run test bench lint build fuzz clean
+.PHONY: help run test bench lint build fuzz clean package
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -30,5 +30,8 @@ bench: ## Run the benchmarks the issues name and print ratios
 fuzz: ## Run each fuzz target briefly (FUZZTIME=10s)
 	./scripts/fuzz.sh
 
+package: ## Build the .deb, .rpm and Windows installer into dist/
+	./scripts/package.sh
+
 clean: ## Remove build output
-	rm -rf bin
+	rm -rf bin dist

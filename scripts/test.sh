@@ -8,6 +8,9 @@ need_go
 # The desktop's tests drive a real browser and a private D-Bus session.
 need_pkg chromium chromium
 need_pkg dbus-daemon dbus
+# The installer tests build with NSIS and inspect with file.
+need_pkg makensis nsis
+need_pkg file file
 echo "== go vet"
 go vet ./...
 echo "== gofmt"
