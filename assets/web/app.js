@@ -189,7 +189,7 @@
     const C = window.HCCharts;
     C.line($('chart-down'), { series: [{ cls: 's0', area: true, points: pts('d') }], cap: pts('dc'), span, now, fmt: fmtRate, max: 1000 });
     C.line($('chart-up'), { series: [{ cls: 's0', area: true, points: pts('u') }], cap: pts('uc'), span, now, fmt: fmtRate, max: 1000 });
-    C.line($('chart-cpu'), { series: [{ cls: 's0', area: true, points: pts('c') }, { cls: 's1', points: pts('co') }], cap: pts('cc'), span, now, fmt: fmtPct, max: 10 });
+    C.line($('chart-cpu'), { series: [{ cls: 's0', area: true, points: pts('c') }, { cls: 's1', points: pts('co') }], cap: pts('cc'), span, now, fmt: fmtPct, max: 10, ceil: 100 });
     C.line($('chart-mem'), { series: [{ cls: 's0', area: true, points: pts('m') }], cap: pts('mc'), span, now, fmt: fmtBytes, max: 1e6 });
   }
 
@@ -215,8 +215,10 @@
     }
   }
 
+  // drawZone shows this peer's place in the CAN space once the overlay
+  // reports it; until then the note under it says why there is none.
   function drawZone() {
-    window.HCCharts.placeholder($('chart-zone'), 'No overlay yet');
+    $('chart-zone').hidden = true;
   }
 
   // ---- live updates ----
@@ -270,7 +272,8 @@
 
   function fillSettings(cfg) {
     for (const input of fields()) {
-      if (input === document.activeElement) continue;
+      // Keep what is being typed, and a refused value until it is fixed.
+      if (input === document.activeElement || input.getAttribute('aria-invalid') === 'true') continue;
       const v = valueOf(cfg, input.name);
       switch (input.dataset.kind) {
         case 'bool': input.checked = !!v; break;
@@ -353,7 +356,7 @@
 
   function numberWindows() {
     const rows = document.querySelectorAll('#schedule-rows .window');
-    rows.forEach((fs, i) => { fs.querySelector('legend').textContent = 'Window ' + (i + 1) + ' (no day ticked: every day)'; });
+    rows.forEach((fs, i) => { fs.querySelector('legend').textContent = 'Window ' + (i + 1); });
     if (rows.length === 0) {
       const p = document.createElement('p');
       p.className = 'sub empty-schedule';

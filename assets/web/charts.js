@@ -34,7 +34,8 @@
 
   // line draws series over the span [t1 - spanMs, t1].
   // opts: {series: [{label, cls, points: [[t, v], ...]}], cap: [[t, v], ...]
-  //        (0 = no cap), span (ms), now (ms), fmt (value → text), max}
+  //        (0 = no cap), span (ms), now (ms), fmt (value → text), max (the
+  //        least top of the scale), ceil (the greatest)}
   function line(svg, opts) {
     const H = height(svg);
     const x0 = PAD_L, x1 = W - PAD_R, y0 = H - PAD_B, y1 = PAD_T;
@@ -43,6 +44,7 @@
     for (const s of opts.series) for (const p of s.points) if (p[0] >= tStart) maxV = Math.max(maxV, p[1]);
     if (opts.cap) for (const p of opts.cap) if (p[0] >= tStart) maxV = Math.max(maxV, p[1]);
     maxV = niceMax(maxV * 1.05);
+    if (opts.ceil) maxV = Math.min(maxV, opts.ceil);
     const X = t => x0 + (x1 - x0) * (t - tStart) / (tEnd - tStart);
     const Y = v => y0 - (y0 - y1) * Math.min(v, maxV) / maxV;
     clear(svg);

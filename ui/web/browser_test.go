@@ -268,6 +268,23 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 	}
 	text(t, ctx, "solo page", `document.getElementById('page-solo').innerText`, func(s string) bool { return strings.Contains(s, "when solo mode lands") })
 	screenshot(t, ctx, "solo")
+
+	// Readable in a small window: nothing runs off the side of each page.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(380, 700)); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"dashboard", "settings", "credits", "solo"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(r.info.URL+"/#"+page)); err != nil {
+			t.Fatal(err)
+		}
+		text(t, ctx, "small window, "+page, `document.getElementById('page-`+page+`').hidden ? "" : String(document.documentElement.scrollWidth <= document.documentElement.clientWidth)`,
+			func(s string) bool { return s == "true" })
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(r.info.URL+"/#dashboard")); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "small dashboard live", `document.getElementById('conn').textContent`, func(s string) bool { return s == "Live" })
+	screenshot(t, ctx, "dashboard-small")
 }
 
 func TestBrowserSettingsChangeTheGovernor(t *testing.T) {
@@ -319,6 +336,14 @@ func TestBrowserSettingsChangeTheGovernor(t *testing.T) {
 	}
 	set(change{"#s-threads", "70"})
 	text(t, ctx, "range message", msg("#s-threads"), func(s string) bool { return strings.Contains(s, "threads must be between 1 and 64") })
+	// The refused text stays for the contributor to fix, and fixing it works.
+	text(t, ctx, "refused text kept", `document.getElementById('s-download').value`, func(s string) bool { return s == "lots" })
+	set(change{"#s-download", "200KB/s"})
+	text(t, ctx, "fixed value saved", msg("#s-download"), func(s string) bool { return s == "Saved" })
+	text(t, ctx, "field valid again", `document.getElementById('s-download').getAttribute('aria-invalid')`, func(s string) bool { return s == "false" })
+	if st, _ := r.api.Status(ctx); st.Download.Cap != 200_000 {
+		t.Errorf("download cap after the fix = %d, want 200000", st.Download.Cap)
+	}
 
 	// The schedule editor: one window on weekdays with its own cap.
 	err = chromedp.Do(ctx,
