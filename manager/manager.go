@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -35,6 +37,7 @@ type Manager struct {
 	db    *channels.DB
 	store *storage.Storage
 	sub   *submit.Submitter
+	entry *entry.Registry
 	api   *apiServer
 
 	mu       sync.Mutex // guards the fields below
@@ -85,6 +88,8 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	m.store.Attach(m.host)
+	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
+	m.host.SetStreamHandler(entry.Protocol, m.entry.Handle)
 	m.sub = submit.New(m.host, opts.Submit)
 	if err := m.loadStrategy(opts.Now()); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)

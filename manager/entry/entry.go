@@ -1,0 +1,263 @@
+// Package entry is how a volunteer finds its way into the overlay: it asks
+// the manager, which every volunteer reaches through the network profile,
+// for peers already in the overlay to join through. When the overlay is
+// empty the manager names the asker its first peer; everyone who asks in
+// the next moments is sent to that peer, so two volunteers starting at the
+// same time never build two overlays that each cover the whole space.
+//
+// Peers tell the manager they are members (Request.Member) once they hold a
+// zone, and repeat it every RenewEvery: the manager offers only members it
+// is still connected to. The DHT rendezvous (p2p/host) remains the way
+// peers find each other without the manager; this protocol settles the one
+// decision that needs a single arbiter, who starts the overlay.
+//
+// Messages are varint-length-prefixed JSON, at most MaxMessageSize bytes.
+package entry
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	ma "github.com/multiformats/go-multiaddr"
+)
+
+// Protocol is the libp2p protocol ID of entry requests.
+const Protocol = "/hivecrawl/overlay/entry/1.0.0"
+
+// Limits and timings of the protocol.
+const (
+	// MaxMessageSize bounds a request or an answer.
+	MaxMessageSize = 64 << 10
+	// MaxEntries bounds the entry peers in one answer.
+	MaxEntries = 8
+	// RenewEvery is how often members repeat that they are members.
+	RenewEvery = 20 * time.Second
+	// memberFor is how long a membership lasts without renewal.
+	memberFor = 3 * RenewEvery
+	// firstFor is how long a granted first peer is offered to others
+	// before it has confirmed membership.
+	firstFor = 30 * time.Second
+	// timeout bounds one exchange.
+	timeout = 10 * time.Second
+)
+
+// ErrMalformed is wrapped by every decoding failure.
+var ErrMalformed = errors.New("malformed entry message")
+
+// Request is what a peer sends.
+type Request struct {
+	// Member says the asker holds a zone of the overlay.
+	Member bool `json:"member,omitempty"`
+}
+
+// Answer is the manager's reply.
+type Answer struct {
+	// First tells the asker to start the overlay: no one else is in it.
+	First bool `json:"first,omitempty"`
+	// Entries are members to join through, in random order.
+	Entries []Peer `json:"entries,omitempty"`
+}
+
+// Peer is one entry peer.
+type Peer struct {
+	ID    string   `json:"id"`
+	Addrs []string `json:"addrs"`
+}
+
+// AddrInfo decodes p.
+func (p Peer) AddrInfo() (peer.AddrInfo, error) {
+	id, err := peer.Decode(p.ID)
+	if err != nil {
+		return peer.AddrInfo{}, fmt.Errorf("%w: peer ID: %v", ErrMalformed, err)
+	}
+	ai := peer.AddrInfo{ID: id}
+	for _, s := range p.Addrs {
+		a, err := ma.NewMultiaddr(s)
+		if err != nil {
+			return peer.AddrInfo{}, fmt.Errorf("%w: address %q: %v", ErrMalformed, s, err)
+		}
+		ai.Addrs = append(ai.Addrs, a)
+	}
+	return ai, nil
+}
+
+// Host is what the protocol needs from a libp2p host.
+type Host interface {
+	NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error)
+	Network() network.Network
+}
+
+// Registry is the manager's side: it remembers members and the first
+// peer granted. Safe for concurrent use.
+type Registry struct {
+	h   Host
+	now func() time.Time
+
+	mu       sync.Mutex // guards the fields below
+	members  map[peer.ID]time.Time
+	first    peer.ID
+	firstAt  time.Time
+	rand     *rand.Rand
+	answered int64
+}
+
+// NewRegistry returns a Registry for h's peers; now is the clock.
+func NewRegistry(h Host, now func() time.Time, r *rand.Rand) *Registry {
+	return &Registry{h: h, now: now, rand: r, members: map[peer.ID]time.Time{}}
+}
+
+// Members returns the peers whose membership is current and who are
+// connected.
+func (r *Registry) Members() []peer.ID {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.liveLocked(r.now(), "")
+}
+
+func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
+	var out []peer.ID
+	for id, at := range r.members {
+		if now.Sub(at) > memberFor {
+			delete(r.members, id)
+			continue
+		}
+		if id != except && r.h.Network().Connectedness(id) == network.Connected {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Answer decides what from, asking with req, is told.
+func (r *Registry) Answer(from peer.ID, req Request) Answer {
+	now := r.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.answered++
+	if req.Member {
+		r.members[from] = now
+		if from == r.first {
+			r.first = ""
+		}
+	}
+	live := r.liveLocked(now, from)
+	if len(live) == 0 && r.first != "" && r.first != from && now.Sub(r.firstAt) < firstFor &&
+		r.h.Network().Connectedness(r.first) == network.Connected {
+		live = []peer.ID{r.first}
+	}
+	if len(live) == 0 {
+		if req.Member {
+			return Answer{}
+		}
+		r.first, r.firstAt = from, now
+		return Answer{First: true}
+	}
+	r.rand.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
+	a := Answer{}
+	ps := r.h.Network().Peerstore()
+	for _, id := range live[:min(len(live), MaxEntries)] {
+		p := Peer{ID: id.String()}
+		for _, addr := range ps.Addrs(id) {
+			p.Addrs = append(p.Addrs, addr.String())
+		}
+		a.Entries = append(a.Entries, p)
+	}
+	return a
+}
+
+// Handle serves one entry stream; register it with
+// h.SetStreamHandler(entry.Protocol, r.Handle).
+func (r *Registry) Handle(s network.Stream) {
+	defer s.Close()
+	s.SetDeadline(time.Now().Add(timeout))
+	br := bufio.NewReader(s)
+	var req Request
+	if err := read(br, &req); err != nil {
+		s.Reset()
+		return
+	}
+	if err := write(s, r.Answer(s.Conn().RemotePeer(), req)); err != nil {
+		s.Reset()
+	}
+}
+
+// Ask sends req to the manager and returns its answer.
+func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, err := h.NewStream(ctx, manager, Protocol)
+	if err != nil {
+		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
+	}
+	defer s.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		s.SetDeadline(dl)
+	}
+	if err := write(s, req); err != nil {
+		s.Reset()
+		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
+	}
+	if err := s.CloseWrite(); err != nil {
+		s.Reset()
+		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
+	}
+	var a Answer
+	if err := read(bufio.NewReader(s), &a); err != nil {
+		s.Reset()
+		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
+	}
+	if len(a.Entries) > MaxEntries {
+		return Answer{}, fmt.Errorf("ask manager for an entry: %w: %d entries", ErrMalformed, len(a.Entries))
+	}
+	return a, nil
+}
+
+func write(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if len(b) > MaxMessageSize {
+		return fmt.Errorf("entry message of %d bytes exceeds %d", len(b), MaxMessageSize)
+	}
+	_, err = w.Write(append(binary.AppendUvarint(nil, uint64(len(b))), b...))
+	return err
+}
+
+// Decode parses one framed message into v, strictly.
+func Decode(r *bufio.Reader, v any) error { return read(r, v) }
+
+func read(r *bufio.Reader, v any) error {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return fmt.Errorf("%w: length: %v", ErrMalformed, err)
+	}
+	if n > MaxMessageSize {
+		return fmt.Errorf("%w: %d bytes exceeds %d", ErrMalformed, n, MaxMessageSize)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return fmt.Errorf("%w: body: %v", ErrMalformed, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: trailing data", ErrMalformed)
+	}
+	return nil
+}
