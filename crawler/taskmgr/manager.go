@@ -79,6 +79,7 @@ type Manager struct {
 // thread is one running task, with counters for the status.
 type thread struct {
 	id, channel string
+	expected    int // the task's expected pages, for Load
 	started     time.Time
 	pages       atomic.Int64
 	depth       atomic.Int64
@@ -239,7 +240,7 @@ func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done c
 		if r == nil {
 			return nil
 		}
-		th := &thread{id: r.ID, channel: r.Task.Channel, started: m.opts.Now()}
+		th := &thread{id: r.ID, channel: r.Task.Channel, expected: r.Task.ExpectedPages, started: m.opts.Now()}
 		m.mu.Lock()
 		m.running[r.ID] = th
 		m.mu.Unlock()

@@ -72,6 +72,28 @@ func (m *Manager) Status() (Status, error) {
 	return st, nil
 }
 
+// Load returns the tasks queued and running (the pieces of DESIGN §5) and
+// the sum of their expected pages, for the overlay's RTL and RPL. Running
+// tasks are counted from memory and waiting ones from the queue's FIFO,
+// so finished tasks kept for history cost nothing.
+func (m *Manager) Load() (pieces int, pages int64, err error) {
+	m.mu.Lock()
+	for _, th := range m.running {
+		pieces++
+		pages += int64(th.expected)
+	}
+	m.mu.Unlock()
+	waiting, err := m.q.Waiting()
+	if err != nil {
+		return pieces, pages, fmt.Errorf("task manager load: %w", err)
+	}
+	for _, r := range waiting {
+		pieces++
+		pages += int64(r.Task.ExpectedPages)
+	}
+	return pieces, pages, nil
+}
+
 // Handover marks every queued and running task as handed over and returns
 // them, running ones first, for the peer taking over this peer's zone. Call
 // it after Serve has returned: a task still running when it is handed over
