@@ -83,11 +83,15 @@ type Config struct {
 	MaxRedirects  int           // default 5
 	MaxFailures   int           // consecutive failures before giving up; default 10
 	AllowLoopback bool          // test-only: allow loopback addresses (fixtures)
-	SkipText      bool          // skip main-text extraction (benchmarks)
-	Limiter       Limiter
-	Gate          Gate
-	TempDir       string // URLtodo spill files; default os.TempDir()
-	Logger        *slog.Logger
+	// SourceIP, when set, is the local address crawl connections are made
+	// from (the demo gives each client its own loopback address, so the
+	// fixture web can tell them apart). Empty = the system's choice.
+	SourceIP string
+	SkipText bool // skip main-text extraction (benchmarks)
+	Limiter  Limiter
+	Gate     Gate
+	TempDir  string // URLtodo spill files; default os.TempDir()
+	Logger   *slog.Logger
 	// NoDelay makes a zero Delay mean no politeness wait instead of the
 	// default (benchmarks and tests only; robots Crawl-delay still applies).
 	NoDelay bool

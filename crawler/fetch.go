@@ -40,6 +40,9 @@ func newFetcher(cfg *Config) *fetcher {
 		KeepAlive: 30 * time.Second,
 		Control:   netguard.Control(cfg.AllowLoopback, ErrForbiddenAddress),
 	}
+	if ip := net.ParseIP(cfg.SourceIP); ip != nil {
+		dialer.LocalAddr = &net.TCPAddr{IP: ip}
+	}
 	tr := &http.Transport{
 		Proxy:                  nil, // a proxy would bypass the address check
 		DialContext:            dialer.DialContext,
