@@ -26,6 +26,49 @@ type Status struct {
 	Tasks       Tasks       `json:"tasks"`
 	Pages       Pages       `json:"pages"`
 	Credits     Credits     `json:"credits"`
+	// Overlay is the client's part in its network; nil in local mode.
+	Overlay *Overlay `json:"overlay,omitempty"`
+}
+
+// Overlay is the client's place in the overlay (DESIGN §5).
+type Overlay struct {
+	// Mode is "solo" (an embedded manager and a one-peer overlay) or
+	// "network" (a manager's network, from the stored profile).
+	Mode string `json:"mode"`
+	// Network is the network's name from its profile.
+	Network string `json:"network,omitempty"`
+	Peer    string `json:"peer"`
+	Manager string `json:"manager"`
+	// Member says the peer holds a zone and the manager knows it.
+	Member bool `json:"member"`
+	// Peers counts the libp2p peers connected.
+	Peers      int         `json:"peers"`
+	Zones      []Zone      `json:"zones"`
+	Coordinate []float64   `json:"coordinate,omitempty"`
+	RTL        float64     `json:"rtl"`
+	RPL        float64     `json:"rpl"`
+	Neighbours []Neighbour `json:"neighbours"`
+	// Accepted, Forwarded, Refused, Takeovers and HandedIn are the node's
+	// counters since it started.
+	Accepted  int64 `json:"accepted"`
+	Forwarded int64 `json:"forwarded"`
+	Refused   int64 `json:"refused"`
+	Takeovers int64 `json:"takeovers"`
+	HandedIn  int64 `json:"handed_in"`
+}
+
+// Zone is a box of the CAN space, [Lo, Hi) in each dimension.
+type Zone struct {
+	Lo []float64 `json:"lo"`
+	Hi []float64 `json:"hi"`
+}
+
+// Neighbour is one CAN neighbour.
+type Neighbour struct {
+	Peer  string  `json:"peer"`
+	Zones []Zone  `json:"zones"`
+	RTL   float64 `json:"rtl"`
+	RPL   float64 `json:"rpl"`
 }
 
 // Rate is a measured byte rate and its cap.

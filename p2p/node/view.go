@@ -1,0 +1,46 @@
+package node
+
+import (
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
+)
+
+// View is a snapshot of what the node knows, for status pages.
+type View struct {
+	Zones      []can.Zone
+	Load       can.Load
+	Coordinate coord.Coord
+	Neighbours []NeighbourView
+	Stats      Stats
+}
+
+// NeighbourView is one neighbour as the node last heard of it.
+type NeighbourView struct {
+	ID    peer.ID
+	Zones []can.Zone
+	Load  can.Load
+	// Direct says the neighbour was heard from itself, not only through
+	// another peer's list.
+	Direct bool
+}
+
+// View returns a snapshot of the node's zones, load, coordinate,
+// neighbours and counters.
+func (n *Node) View() View {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	v := View{
+		Zones:      append([]can.Zone(nil), n.zones...),
+		Load:       n.load(),
+		Coordinate: n.viv.Coord(),
+		Stats:      n.stats,
+	}
+	for _, nb := range n.nbrs {
+		v.Neighbours = append(v.Neighbours, NeighbourView{
+			ID: nb.id, Zones: append([]can.Zone(nil), nb.zones...), Load: nb.load, Direct: nb.direct,
+		})
+	}
+	return v
+}
