@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
+
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/ledger"
@@ -18,6 +20,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -36,7 +39,12 @@ type Options struct {
 	// Home isolates an instance: config in Home/config, data in Home/data.
 	// Empty = the per-user directories (see app/paths).
 	Home string
-	// Seeds is a seeds file; empty = no tasks until the overlay exists.
+	// Mode is how the client takes part; empty = ModeNetwork when a
+	// network profile is stored, else ModeSolo.
+	Mode Mode
+	// Seeds is a seeds file (one URL per line). Solo mode adds its URLs
+	// to the embedded manager's channels; local mode crawls them itself.
+	// A client in a network takes its tasks from the manager only.
 	Seeds string
 	// SeedTasks shapes the tasks made from Seeds. Defaults: depth 3, 200
 	// pages, resubmitted every hour, the crawler's politeness wait.
@@ -44,11 +52,19 @@ type Options struct {
 	// AllowLoopback lets the crawler fetch from loopback addresses (tests
 	// and local fixtures only).
 	AllowLoopback bool
+	// SourceIP is the local address crawl connections are made from;
+	// empty = the system's choice (the demo sets one per client).
+	SourceIP string
 	// Threads, when set, overrides the configured number of task threads
 	// (CL) until the configuration changes.
 	Threads int
 	// Grace bounds the shutdown wait for pages in flight. Default 5s.
 	Grace time.Duration
+	// Network tunes the overlay part (solo and network modes).
+	Network NetworkOptions
+	// Manager tunes solo mode's embedded manager; its Dir, Listen and
+	// AllowLoopback are set by the client.
+	Manager manager.Options
 	// Sampler reads CPU and memory for the governor; default gopsutil.
 	Sampler governor.Sampler
 	// Version is reported in the status.
@@ -74,7 +90,10 @@ type Client struct {
 	api     atomic.Pointer[localapi.Server] // set by Serve
 	q       *queue.Queue
 	mgr     *taskmgr.Manager
-	feeder  *feeder // nil without a seeds file
+	feeder  *feeder // nil without a seeds file or outside local mode
+	mode    Mode
+	net     *network         // nil in local mode
+	solo    *manager.Manager // set in solo mode
 	started time.Time
 
 	closeOnce sync.Once
@@ -147,11 +166,16 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.ledger.Close()
 		return nil, err
 	}
+	if err := c.startNetwork(ctx, cfg, seeds); err != nil {
+		c.Close()
+		return nil, err
+	}
 	stopper := taskmgr.NewStopper(c.gov)
 	cr := crawler.New(crawler.Config{
 		UserAgent:     cfg.UserAgent,
 		Delay:         time.Duration(cfg.Delay),
 		AllowLoopback: opts.AllowLoopback,
+		SourceIP:      opts.SourceIP,
 		Gate:          stopper,
 		Limiter:       c.gov.Down(),
 		TempDir:       filepath.Join(dirs.Data, "tmp"),
@@ -165,11 +189,18 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.Close()
 		return nil, fmt.Errorf("create crawler temp directory: %w", err)
 	}
+	var (
+		up     taskmgr.Uploader = &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now}
+		signer crypto.PubKey
+	)
+	if c.net != nil {
+		up, signer = c.net.uploader(cfg.Nickname), c.net.key
+	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
 		Runner:   cr,
-		Uploader: &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now},
-		Receipts: &ledgerSink{l: c.ledger, now: opts.Now},
+		Uploader: up,
+		Receipts: &ledgerSink{l: c.ledger, now: opts.Now, manager: signer},
 		Stopper:  stopper,
 		SpoolDir: filepath.Join(dirs.Data, "spool"),
 		Threads:  threadLimit(cfg),
@@ -182,7 +213,13 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
-	if len(seeds) > 0 {
+	if c.net != nil {
+		if err := c.net.attachNode(nodeQueue{q: c.q, m: c.mgr}, cfg, opts.Network); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if len(seeds) > 0 && c.mode == ModeLocal {
 		c.feeder = &feeder{
 			seeds: seeds, params: opts.SeedTasks, roundFile: filepath.Join(dirs.Data, "seeds-round.json"),
 			q: c.q, m: c.mgr, now: opts.Now, log: opts.Logger.With("part", "seeds"),
@@ -190,6 +227,54 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	return c, nil
 }
+
+// startNetwork picks the client's mode and, outside local mode, starts
+// the libp2p host (and solo mode's manager).
+func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Seed) error {
+	c.mode = c.opts.Mode
+	prof, err := readProfile(c.dirs)
+	if err != nil && c.mode != ModeLocal && c.mode != ModeSolo {
+		return err
+	}
+	if c.mode == "" {
+		c.mode = ModeSolo
+		if prof != nil {
+			c.mode = ModeNetwork
+		}
+	}
+	nopts := c.opts.Network
+	switch c.mode {
+	case ModeLocal:
+		return nil
+	case ModeNetwork:
+		if prof == nil {
+			return errors.New("no network profile stored: run 'hivecrawl join PROFILE' first")
+		}
+		if len(seeds) > 0 {
+			return errors.New("a client in a network takes its tasks from the manager: add seeds there ('hivecrawl seed add --manager URL' on the manager's machine)")
+		}
+	case ModeSolo:
+		if c.solo, prof, err = newSolo(ctx, c.dirs, c.opts, c.log.With("part", "solo manager")); err != nil {
+			return err
+		}
+		if len(seeds) > 0 {
+			if err := addSoloSeeds(c.solo, seeds); err != nil {
+				return err
+			}
+		}
+		if len(nopts.Listen) == 0 {
+			nopts.Listen = soloListen
+		}
+	default:
+		return fmt.Errorf("unknown client mode %q", c.mode)
+	}
+	c.opts.Network = nopts
+	c.net, err = newNetwork(ctx, prof, c.dirs.Data, cfg, nopts, c.log.With("part", "overlay"))
+	return err
+}
+
+// Mode returns how the client takes part.
+func (c *Client) Mode() Mode { return c.mode }
 
 // Settings returns the live configuration store.
 func (c *Client) Settings() *config.Store { return c.cfg }
@@ -228,6 +313,12 @@ func (c *Client) Serve(ctx context.Context) error {
 		}()
 	}
 	run("task manager", c.mgr.Serve)
+	if c.solo != nil {
+		run("solo manager", c.solo.Serve)
+	}
+	if c.net != nil {
+		run("overlay", c.net.serve)
+	}
 	if c.feeder != nil {
 		run("seeds", c.feeder.Serve)
 	}
@@ -242,7 +333,11 @@ func (c *Client) Serve(ctx context.Context) error {
 	for err := range errc {
 		errs = append(errs, err)
 	}
-	if c.opts.Handover != nil {
+	if c.net != nil {
+		if err := c.net.leave(); err != nil {
+			errs = append(errs, err)
+		}
+	} else if c.opts.Handover != nil {
 		if err := c.handover(); err != nil {
 			errs = append(errs, err)
 		}
@@ -324,7 +419,20 @@ func threadLimit(cfg config.Config) int {
 // Close closes the files. Serve calls it; it is safe to call again.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
-		c.closeErr = errors.Join(c.q.Close(), c.ledger.Close())
+		var errs []error
+		if c.net != nil {
+			errs = append(errs, c.net.close())
+		}
+		if c.solo != nil {
+			errs = append(errs, c.solo.Close())
+		}
+		if c.q != nil {
+			errs = append(errs, c.q.Close())
+		}
+		if c.ledger != nil {
+			errs = append(errs, c.ledger.Close())
+		}
+		c.closeErr = errors.Join(errs...)
 	})
 	return c.closeErr
 }

@@ -81,7 +81,7 @@ func TestClientEndToEnd(t *testing.T) {
 	home := t.TempDir()
 	quietConfig(t, home, "")
 	opts := Options{
-		Home: home, Seeds: writeSeeds(t, srv, 7), AllowLoopback: true,
+		Home: home, Mode: ModeLocal, Seeds: writeSeeds(t, srv, 7), AllowLoopback: true,
 		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
 	}
 	ctx := context.Background()
@@ -232,7 +232,7 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 	quietConfig(t, home, `, "paused": true`)
 	var got []*queue.Record
 	opts := Options{
-		Home: home, Seeds: writeSeeds(t, srv, 12), AllowLoopback: true, Logger: quiet,
+		Home: home, Mode: ModeLocal, Seeds: writeSeeds(t, srv, 12), AllowLoopback: true, Logger: quiet,
 		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1},
 		Handover:  func(ctx context.Context, rs []*queue.Record) error { got = rs; return nil },
 	}

@@ -30,6 +30,9 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	if err := c.cfg.Problem(); err != nil {
 		st.ConfigProblem = err.Error()
 	}
+	if c.net != nil {
+		st.Overlay = c.net.status(c.mode)
+	}
 	if api := c.api.Load(); api != nil {
 		st.UIURL = api.URL()
 	}

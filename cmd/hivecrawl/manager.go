@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -28,7 +29,7 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // managerDir is the manager's data directory within an instance's dirs.
-func managerDir(d paths.Dirs) string { return filepath.Join(d.Data, "manager") }
+func managerDir(d paths.Dirs) string { return app.ManagerDir(d) }
 
 func runManager(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)

@@ -6,11 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 )
 
 func init() {
@@ -20,7 +22,13 @@ func init() {
 func runClient(ctx context.Context, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	headless := fs.Bool("headless", false, "run without a tray icon (servers)")
-	seeds := fs.String("seeds", "", "take tasks from `FILE`: one URL per line, each a task for its host and directory")
+	seeds := fs.String("seeds", "", "add the seed URLs in `FILE` (one per line): to solo mode's manager, or, with --local, crawl them as tasks")
+	local := fs.Bool("local", false, "join no network: crawl the --seeds file's tasks and keep results in the data directory")
+	bind := fs.String("bind", "", "test and demo only: the loopback `IP` this client listens on and crawls from")
+	emulateFile := fs.String("emulate", "", "test and demo only: add emulated latency from the layout `FILE` (p2p/emulate)")
+	heartbeat := fs.Duration("heartbeat", 0, "overlay heartbeat `interval` (default 2s)")
+	var listen listFlag
+	fs.Var(&listen, "listen", "libp2p listen `MULTIADDR` (repeatable; default: every interface, port 4901; solo mode: 127.0.0.1)")
 	seedEvery := fs.Duration("seed-interval", app.DefaultSeedInterval, "submit the seeds file's tasks again after this `interval`")
 	seedDepth := fs.Int("seed-depth", app.DefaultSeedDepth, "link depth of seeds-file tasks")
 	seedPages := fs.Int("seed-pages", app.DefaultSeedPages, "most pages per seeds-file task")
@@ -48,7 +56,19 @@ func runClient(ctx context.Context, args []string) int {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	nopts, err := networkOptions(listen, *bind, *emulateFile, *heartbeat)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
+		return 2
+	}
+	mode := app.Mode("")
+	if *local {
+		mode = app.ModeLocal
+	}
 	c, err := app.New(ctx, app.Options{
+		Mode:          mode,
+		Network:       nopts,
+		SourceIP:      *bind,
 		Home:          *home,
 		Seeds:         *seeds,
 		SeedTasks:     app.SeedTasks{Delay: *delay, MaxDepth: *seedDepth, MaxPages: *seedPages, Interval: *seedEvery},
@@ -67,4 +87,31 @@ func runClient(ctx context.Context, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// networkOptions builds the overlay options from run's flags.
+func networkOptions(listen []string, bind, layoutFile string, heartbeat time.Duration) (app.NetworkOptions, error) {
+	o := app.NetworkOptions{Listen: listen, Heartbeat: heartbeat}
+	if bind != "" {
+		ip := net.ParseIP(bind)
+		if ip == nil || !ip.IsLoopback() || ip.To4() == nil {
+			return o, fmt.Errorf("--bind %q: want an IPv4 loopback address such as 127.0.2.1", bind)
+		}
+		if len(o.Listen) == 0 {
+			o.Listen = []string{"/ip4/" + bind + "/tcp/0"}
+		}
+	}
+	if layoutFile == "" {
+		return o, nil
+	}
+	if bind == "" {
+		return o, errors.New("--emulate needs --bind: the layout places clients by their IP")
+	}
+	l, err := emulate.LoadLayout(layoutFile)
+	if err != nil {
+		return o, err
+	}
+	o.PeerExtra = func(remote string) time.Duration { return l.Delay(bind, remote) }
+	o.HostExtra = func(host string) time.Duration { return l.Delay(bind, host) }
+	return o, nil
 }

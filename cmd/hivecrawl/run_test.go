@@ -138,7 +138,7 @@ func TestCrashSafety(t *testing.T) {
 	if err := os.WriteFile(dirs.ConfigFile(), []byte(`{"busy_threshold": 0, "cpu": 0}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"run", "--headless", "--seeds", seedsFile, "--allow-loopback", "--home", home,
+	args := []string{"run", "--headless", "--local", "--seeds", seedsFile, "--allow-loopback", "--home", home,
 		"--delay", crashDelay, "--seed-interval", "24h", "--seed-depth", "1"}
 	// start runs the client and waits until it has opened its files, so
 	// the kill lands while it works (its start-up time varies a lot).

@@ -29,7 +29,7 @@ func runSeed(ctx context.Context, args []string) int {
 		return 2
 	}
 	fs := flag.NewFlagSet("seed add", flag.ContinueOnError)
-	toManager := fs.Bool("manager", false, "add to the manager running with the same --home")
+	fs.Bool("manager", false, "add to the manager running with the same --home (also solo mode's, so the flag may be left out)")
 	home := paths.Flag(fs)
 	if err := fs.Parse(reorder(args[1:])); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -46,11 +46,6 @@ func runSeed(ctx context.Context, args []string) int {
 			fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
 			return 2
 		}
-	}
-	if !*toManager {
-		fmt.Fprintln(os.Stderr, "hivecrawl seed add: adding seeds to the client itself (solo mode) is not available yet; "+
-			"use --manager for a running manager, or 'hivecrawl run --headless --seeds FILE'")
-		return 2
 	}
 	dirs, err := paths.Resolve(*home)
 	if err != nil {

@@ -1,0 +1,284 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+	manet "github.com/multiformats/go-multiaddr/net"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/rtt"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// Network options' defaults.
+const (
+	// peerKeyName is the peer's private key file in the data directory.
+	peerKeyName = "peer.key"
+	// retryJoin is the wait after a failed attempt to enter the overlay.
+	retryJoin = 3 * time.Second
+	// leaveTimeout bounds a graceful leave (handover included).
+	leaveTimeout = 15 * time.Second
+	// defaultDownloadMbps and defaultMemoryGB stand in for unlimited caps
+	// in the load figures (DESIGN §5), so an uncapped peer looks like a
+	// typical home connection rather than infinitely capable.
+	defaultDownloadMbps = 8
+	defaultMemoryGB     = 1
+)
+
+// NetworkOptions tune the client's part in a network. Zero values take
+// the defaults noted.
+type NetworkOptions struct {
+	// Listen are the libp2p listen multiaddrs. Default: p2p/host's (every
+	// interface, port 4901); solo mode listens on 127.0.0.1 only.
+	Listen []string
+	// Heartbeat is the overlay's heartbeat interval; default 2s.
+	Heartbeat time.Duration
+	// PeerExtra and HostExtra add emulated latency to the overlay's
+	// measurements of peers (by the IP the peer is connected from) and of
+	// web hosts (p2p/emulate). Test and demo only.
+	PeerExtra func(remoteIP string) time.Duration
+	HostExtra func(host string) time.Duration
+}
+
+// network is the client's part in a Hivecrawl network: its libp2p host,
+// its CAN node over the task queue, and the manager it reports to.
+type network struct {
+	prof    *profile.Profile
+	manager peer.ID
+	key     crypto.PubKey
+	h       *host.Host
+	node    *node.Node
+	log     *slog.Logger
+	member  atomic.Bool // holds a zone and told the manager so
+}
+
+// newNetwork starts the libp2p host for prof. The node is attached later
+// (attachNode), once the task manager it feeds exists.
+func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg config.Config, opts NetworkOptions, log *slog.Logger) (*network, error) {
+	key, err := prof.Key()
+	if err != nil {
+		return nil, fmt.Errorf("network profile: %w", err)
+	}
+	mid, err := prof.ManagerID()
+	if err != nil {
+		return nil, fmt.Errorf("network profile: %w", err)
+	}
+	h, err := host.New(ctx, host.Config{
+		ListenAddrs: opts.Listen,
+		KeyFile:     filepath.Join(dataDir, peerKeyName),
+		MaxConns:    cfg.Connections * 4,
+		Bootstrap:   prof.Bootstrap,
+		Logger:      log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start overlay host: %w", err)
+	}
+	return &network{prof: prof, manager: mid, key: key, h: h, log: log}, nil
+}
+
+// uploader returns the storage module's client for this network.
+func (nw *network) uploader(nickname string) *storage.Uploader {
+	return &storage.Uploader{Host: nw.h, Storage: nw.manager, Manager: nw.key, Nickname: nickname}
+}
+
+// attachNode creates the CAN node that queues accepted tasks in q. Its
+// point is a hash of the peer ID, so a peer rejoins where it was.
+func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptions) error {
+	n, err := node.New(nw.h, q, node.Config{
+		Point:     submit.HashPoint(nw.h.ID().String(), can.DefaultDim),
+		Manager:   nw.key,
+		Heartbeat: opts.Heartbeat,
+		Capacity:  capacity(cfg),
+		MaxPieces: cfg.OverloadThreshold(),
+		PeerExtra: nw.peerExtra(opts.PeerExtra),
+		Logger:    nw.log,
+	})
+	if err != nil {
+		return err
+	}
+	nw.node = n
+	m := rtt.New(rtt.Config{Extra: opts.HostExtra})
+	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
+		return node.WireCoordinate(n.Coordinate())
+	}, nw.log))
+	return nil
+}
+
+// peerExtra adapts an emulated delay by IP to the node's by peer ID.
+func (nw *network) peerExtra(byIP func(string) time.Duration) func(peer.ID) time.Duration {
+	if byIP == nil {
+		return nil
+	}
+	return func(id peer.ID) time.Duration {
+		for _, c := range nw.h.Network().ConnsToPeer(id) {
+			if ip, err := manet.ToIP(c.RemoteMultiaddr()); err == nil {
+				return byIP(ip.String())
+			}
+		}
+		return 0
+	}
+}
+
+// capacity turns the contributor's caps into the load figures' scale.
+func capacity(cfg config.Config) can.Capacity {
+	c := can.Capacity{BWDownload: defaultDownloadMbps, MemoryGB: defaultMemoryGB}
+	if cfg.Download > 0 {
+		c.BWDownload = float64(cfg.Download) * 8 / 1e6
+	}
+	if cfg.Memory > 0 {
+		c.MemoryGB = float64(cfg.Memory) / (1 << 30)
+	}
+	return c
+}
+
+// serve enters the overlay and keeps the peer in it until ctx ends: it
+// connects to the manager, asks it for an entry peer (or starts the
+// overlay when told to be the first), joins, runs the heartbeats, and
+// renews its membership with the manager, reconnecting as needed.
+func (nw *network) serve(ctx context.Context) error {
+	hb := make(chan error, 1)
+	go func() { hb <- nw.node.Serve(ctx) }()
+	if err := nw.h.Bootstrap(ctx); err != nil {
+		nw.log.Info("Manager not reachable yet; retrying", "err", err)
+	}
+	for {
+		wait := entry.RenewEvery
+		if !nw.member.Load() || len(nw.node.Zones()) == 0 {
+			nw.member.Store(false)
+			if err := nw.enter(ctx); err != nil {
+				nw.log.Info("Not in the overlay yet; retrying", "err", err)
+				wait = retryJoin
+			}
+		} else if _, err := nw.ask(ctx, true); err != nil {
+			nw.log.Debug("Membership renewal failed", "err", err)
+			wait = retryJoin
+		}
+		select {
+		case <-ctx.Done():
+			<-hb
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// ask sends an entry request to the manager, connecting first.
+func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
+	if err := nw.h.Bootstrap(ctx); err != nil {
+		return entry.Answer{}, fmt.Errorf("reach the manager: %w", err)
+	}
+	return entry.Ask(ctx, nw.h, nw.manager, entry.Request{Member: member})
+}
+
+// enter joins the overlay through an entry peer the manager names, or
+// starts it.
+func (nw *network) enter(ctx context.Context) error {
+	a, err := nw.ask(ctx, false)
+	if err != nil {
+		return err
+	}
+	if a.First {
+		nw.node.Start()
+		nw.log.Info("Started the overlay as its first peer")
+		return nw.confirm(ctx)
+	}
+	var errs []error
+	for _, e := range a.Entries {
+		ai, err := e.AddrInfo()
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if ai.ID == nw.h.ID() {
+			continue
+		}
+		if err := nw.node.Join(ctx, ai); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		nw.log.Info("Joined the overlay", "via", ai.ID, "zones", len(nw.node.Zones()))
+		return nw.confirm(ctx)
+	}
+	if len(errs) == 0 {
+		return errors.New("the manager named no entry peer yet")
+	}
+	return errors.Join(errs...)
+}
+
+// confirm tells the manager this peer now holds a zone.
+func (nw *network) confirm(ctx context.Context) error {
+	if _, err := nw.ask(ctx, true); err != nil {
+		// The node holds its zone anyway; the next renewal tells the manager.
+		nw.log.Debug("Could not confirm membership yet", "err", err)
+	}
+	nw.member.Store(true)
+	return nil
+}
+
+// leave hands the zone and the unfinished tasks to a neighbour. The task
+// manager must have stopped.
+func (nw *network) leave() error {
+	if len(nw.node.Zones()) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	if err := nw.node.Leave(ctx); err != nil {
+		return fmt.Errorf("leave the overlay: %w", err)
+	}
+	return nil
+}
+
+// close stops the node and the host.
+func (nw *network) close() error {
+	var err error
+	if nw.node != nil {
+		err = nw.node.Close()
+	}
+	return errors.Join(err, nw.h.Close())
+}
+
+// status returns the overlay part of the client's status.
+func (nw *network) status(mode Mode) *localapi.Overlay {
+	v := nw.node.View()
+	o := &localapi.Overlay{
+		Mode: string(mode), Network: nw.prof.Name, Peer: nw.h.ID().String(), Manager: nw.manager.String(),
+		Member: nw.member.Load() && len(v.Zones) > 0, Peers: len(nw.h.Network().Peers()),
+		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, RTL: v.Load.RTL, RPL: v.Load.RPL,
+		Neighbours: []localapi.Neighbour{},
+		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,
+		Takeovers: v.Stats.Takeovers, HandedIn: v.Stats.HandedIn,
+	}
+	for _, nb := range v.Neighbours {
+		o.Neighbours = append(o.Neighbours, localapi.Neighbour{
+			Peer: nb.ID.String(), Zones: apiZones(nb.Zones), RTL: nb.Load.RTL, RPL: nb.Load.RPL,
+		})
+	}
+	sort.Slice(o.Neighbours, func(i, j int) bool { return o.Neighbours[i].Peer < o.Neighbours[j].Peer })
+	return o
+}
+
+func apiZones(zs []can.Zone) []localapi.Zone {
+	out := make([]localapi.Zone, len(zs))
+	for i, z := range zs {
+		out[i] = localapi.Zone{Lo: z.Lo, Hi: z.Hi}
+	}
+	return out
+}

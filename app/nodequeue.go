@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// nodeQueue is the overlay's view of the bbolt task queue: verified tasks
+// the overlay accepts go through the task manager (which wakes a thread),
+// the load comes from the task manager, and a graceful leave drains the
+// queue for the peer taking over the zone.
+type nodeQueue struct {
+	q *queue.Queue
+	m *taskmgr.Manager
+}
+
+var _ node.Queue = nodeQueue{}
+
+// Enqueue queues a task that arrived signed in env. A task already known
+// (a resubmission that raced a handover, say) is accepted again without
+// a second copy.
+func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+	if err := nq.m.Submit(env, t); err != nil && !errors.Is(err, queue.ErrDuplicate) {
+		return err
+	}
+	return nil
+}
+
+// Load returns the queued and running tasks and their expected pages. A
+// read failure counts as no load: the next heartbeat tries again.
+func (nq nodeQueue) Load() (int, int64) {
+	pieces, pages, err := nq.m.Load()
+	if err != nil {
+		return 0, 0
+	}
+	return pieces, pages
+}
+
+// Drain marks every queued and running task handed over and returns their
+// envelopes. The task manager must have stopped.
+func (nq nodeQueue) Drain(ctx context.Context) (queued, running [][]byte, err error) {
+	before, err := nq.q.Select(func(r *queue.Record) bool { return r.State == queue.Running })
+	if err != nil {
+		return nil, nil, fmt.Errorf("drain task queue: %w", err)
+	}
+	wasRunning := make(map[string]bool, len(before))
+	for _, r := range before {
+		wasRunning[r.ID] = true
+	}
+	rs, err := nq.m.Handover()
+	if err != nil {
+		return nil, nil, fmt.Errorf("drain task queue: %w", err)
+	}
+	for _, r := range rs {
+		if wasRunning[r.ID] {
+			running = append(running, r.Raw)
+		} else {
+			queued = append(queued, r.Raw)
+		}
+	}
+	return queued, running, nil
+}

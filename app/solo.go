@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+)
+
+// Mode is how the client takes part.
+type Mode string
+
+// The client's modes.
+const (
+	// ModeSolo runs a manager, its storage module and a one-peer overlay
+	// inside the client: the default without a network profile.
+	ModeSolo Mode = "solo"
+	// ModeNetwork takes part in the network of the stored profile.
+	ModeNetwork Mode = "network"
+	// ModeLocal joins no network: tasks come from the seeds file and
+	// results are kept under the data directory with unsigned receipts.
+	ModeLocal Mode = "local"
+)
+
+// soloListen is where solo mode's manager and peer listen: nobody else
+// needs to reach them.
+var soloListen = []string{"/ip4/127.0.0.1/tcp/0"}
+
+// ManagerDir is where the manager's data lives under a data directory,
+// the solo client's embedded one and `hivecrawl manager`'s alike, so
+// `hivecrawl seed add --manager` finds either.
+func ManagerDir(d paths.Dirs) string { return filepath.Join(d.Data, "manager") }
+
+// readProfile returns the stored network profile, nil when there is none.
+func readProfile(d paths.Dirs) (*profile.Profile, error) {
+	path := filepath.Join(d.Config, profile.FileName)
+	p, err := profile.Read(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("network profile %s: %w (run 'hivecrawl join PROFILE' again, or delete it for solo mode)", path, err)
+	}
+	return p, nil
+}
+
+// newSolo starts solo mode's manager and returns it with its profile.
+func newSolo(ctx context.Context, d paths.Dirs, opts Options, log *slog.Logger) (*manager.Manager, *profile.Profile, error) {
+	mo := opts.Manager
+	mo.Dir = ManagerDir(d)
+	mo.Listen = soloListen
+	mo.AllowLoopback = true
+	if mo.Name == "" {
+		mo.Name = "solo"
+	}
+	mo.Logger = log
+	if opts.Now != nil {
+		mo.Now = opts.Now
+	}
+	m, err := manager.New(ctx, mo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("start solo mode's manager: %w", err)
+	}
+	p, err := m.WriteProfile()
+	if err != nil {
+		m.Close()
+		return nil, nil, fmt.Errorf("start solo mode's manager: %w", err)
+	}
+	return m, p, nil
+}
+
+// addSoloSeeds adds the seeds file's URLs to solo mode's manager.
+func addSoloSeeds(m *manager.Manager, seeds []Seed) error {
+	urls := make([]string, len(seeds))
+	for i, s := range seeds {
+		urls[i] = s.URL.String()
+	}
+	if _, err := m.AddSeeds(urls); err != nil {
+		return fmt.Errorf("add seeds: %w", err)
+	}
+	return nil
+}
