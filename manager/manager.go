@@ -121,6 +121,9 @@ func (m *Manager) Channels() *channels.DB { return m.db }
 // Storage returns the storage module.
 func (m *Manager) Storage() *storage.Storage { return m.store }
 
+// Dir returns the manager's data directory.
+func (m *Manager) Dir() string { return m.opts.Dir }
+
 // ProfilePath returns where the network profile is written.
 func (m *Manager) ProfilePath() string { return filepath.Join(m.opts.Dir, ProfileFile) }
 

@@ -1,0 +1,324 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/hivecrawl/hivecrawl/app/ledger"
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+)
+
+// swarm is a manager and clients in one process, on 127.0.0.1.
+type swarm struct {
+	m       *manager.Manager
+	clients []*Client
+	// cancelClients stops the clients, cancelManager the manager.
+	cancelClients, cancelManager context.CancelFunc
+	clientsDone                  []chan error
+	managerDone                  chan error
+}
+
+// startSwarm starts a manager with the given channel prior and n clients
+// that joined its network.
+func startSwarm(t *testing.T, n int, prior time.Duration) *swarm {
+	t.Helper()
+	mctx, cancelManager := context.WithCancel(context.Background())
+	ctx, cancelClients := context.WithCancel(context.Background())
+	mgr, err := manager.New(mctx, manager.Options{
+		Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
+		Tick: 300 * time.Millisecond, Channels: channels.Options{Prior: prior, MaxDepth: 3, MaxPerFeedback: -1},
+		Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &swarm{m: mgr, cancelClients: cancelClients, cancelManager: cancelManager, managerDone: make(chan error, 1)}
+	go func() { s.managerDone <- mgr.Serve(mctx) }()
+	t.Cleanup(s.stop)
+	for i := range n {
+		home := t.TempDir()
+		quietConfig(t, home, `, "delay": "20ms", "threads": 2, "queue_length": 8, "nickname": "peer-`+fmt.Sprint(i)+`"`)
+		if err := profile.Write(filepath.Join(home, "config", profile.FileName), mustProfile(t, mgr)); err != nil {
+			t.Fatal(err)
+		}
+		c, err := New(ctx, Options{
+			Home: home, AllowLoopback: true, Logger: quiet,
+			Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Mode() != ModeNetwork {
+			t.Fatalf("client %d runs in %s mode with a profile stored, want network", i, c.Mode())
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Serve(ctx) }()
+		s.clients = append(s.clients, c)
+		s.clientsDone = append(s.clientsDone, done)
+	}
+	return s
+}
+
+func mustProfile(t *testing.T, m *manager.Manager) *profile.Profile {
+	t.Helper()
+	p, err := m.WriteProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// stopClients stops every client gracefully and waits for them.
+func (s *swarm) stopClients() {
+	s.cancelClients()
+	for _, d := range s.clientsDone {
+		<-d
+	}
+	s.clientsDone = nil
+}
+
+// stop stops the clients, then the manager.
+func (s *swarm) stop() {
+	s.stopClients()
+	s.cancelManager()
+	if s.managerDone != nil {
+		<-s.managerDone
+		s.managerDone = nil
+	}
+}
+
+// TestNetworkCrawlsEveryChannel runs a manager and 8 real peers over a
+// synthetic web of 40 hosts: every channel is crawled, its text lands in
+// WARC files that read back, every receipt verifies with the network's
+// key, each ledger's total is the sum of its receipts and all of them
+// together are what storage granted, and the channels' change intervals
+// follow the changes the crawls saw.
+func TestNetworkCrawlsEveryChannel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 9 libp2p hosts and 40 web hosts")
+	}
+	sites := make([]fixture.Site, 40)
+	for i := range sites {
+		sites[i] = fixture.Site{Name: fmt.Sprintf("host-%02d.test", i), Pages: 6 + i%5, PageBytes: 3 << 10, ChangeShare: 1}
+	}
+	web, err := fixture.New(sites, fixture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Close() })
+
+	const prior = 6 * time.Second
+	s := startSwarm(t, 8, prior)
+	eventually(t, "all 8 peers in the overlay", func() bool {
+		for _, c := range s.clients {
+			if st, _ := c.Status(context.Background()); st.Overlay == nil || !st.Overlay.Member {
+				return false
+			}
+		}
+		return true
+	})
+	var seeds []string
+	for _, st := range sites {
+		seeds = append(seeds, web.URL(st.Name))
+	}
+	if _, err := s.m.AddSeeds(seeds); err != nil {
+		t.Fatal(err)
+	}
+	db := s.m.Channels()
+	waitFor(t, 90*time.Second, "every channel crawled once", func() bool { return allUpdated(t, db, 1) })
+
+	// Change every host, so the next round's pages differ and the
+	// channels' change estimates move away from the prior.
+	for _, st := range sites {
+		web.SetVersion(st.Name, 1)
+	}
+	waitFor(t, 90*time.Second, "every channel crawled twice", func() bool { return allUpdated(t, db, 2) })
+	all, err := db.All(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for _, c := range all {
+		if c.ChangeInterval != prior {
+			moved++
+		}
+	}
+	if moved < len(all)/2 {
+		t.Errorf("%d of %d channels have a change interval other than the prior after seeing every page change", moved, len(all))
+	}
+
+	// Quiesce: stop the clients (no more uploads), then compare the
+	// books while the manager still runs.
+	s.stopClients()
+	checkWARC(t, s.m, web, sites)
+	checkCredits(t, s)
+	if mf := web.Total().MaxInFlight; mf > 1 {
+		t.Errorf("a host answered %d requests at once, want at most 1 (one connection per host)", mf)
+	}
+}
+
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func allUpdated(t *testing.T, db *channels.DB, n int) bool {
+	all, err := db.All(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		return false
+	}
+	for _, c := range all {
+		if c.Updates < n {
+			return false
+		}
+	}
+	return true
+}
+
+// checkWARC reads every WARC file back and checks that each host's pages
+// are there as conversion records with the text the host served.
+func checkWARC(t *testing.T, m *manager.Manager, web *fixture.Web, sites []fixture.Site) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(m.Dir(), "warc", "*.warc.gz"))
+	if len(files) == 0 {
+		t.Fatal("no WARC files written")
+	}
+	perHost := map[string]int{}
+	records := 0
+	for _, f := range files {
+		r, err := gowarc.NewWarcFileReader(f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, _, _, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if rec.Type() != gowarc.Conversion {
+				rec.Close()
+				continue
+			}
+			target := rec.WarcHeader().Get(gowarc.WarcTargetURI)
+			rd, err := rec.Block().RawBytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(rd)
+			rec.Close()
+			if len(body) == 0 {
+				t.Errorf("%s: empty text", target)
+			}
+			for _, st := range sites {
+				if strings.HasPrefix(target, web.URL(st.Name)) {
+					perHost[st.Name]++
+				}
+			}
+			records++
+		}
+		r.Close()
+	}
+	for _, st := range sites {
+		if perHost[st.Name] == 0 {
+			t.Errorf("no WARC record for %s", st.Name)
+		}
+	}
+	tot, err := m.Storage().Totals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(records) != tot.Records {
+		t.Errorf("read back %d conversion records, storage counted %d", records, tot.Records)
+	}
+}
+
+// checkCredits compares each client's ledger with its receipts and with
+// what the storage module granted.
+func checkCredits(t *testing.T, s *swarm) {
+	t.Helper()
+	key := s.m.PublicKey()
+	contrib, err := s.m.Storage().Contributors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted := map[string]float64{}
+	var grantedAll float64
+	for _, c := range contrib {
+		granted[c.Peer] = c.Credits
+		grantedAll += c.Credits
+	}
+	var ledgers float64
+	active := 0
+	for i, c := range s.clients {
+		l, err := ledger.Open(c.Dirs().LedgerFile())
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := l.Entries(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot, err := l.Totals(time.Now())
+		l.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		peerID := ""
+		for _, e := range entries {
+			r, err := storage.VerifyReceipt(e.Raw, key)
+			if err != nil {
+				t.Fatalf("client %d: receipt for %s does not verify: %v", i, e.Receipt.TaskID, err)
+			}
+			if !e.Confirmed {
+				t.Errorf("client %d: signed receipt for %s kept as pending", i, r.TaskID)
+			}
+			sum += r.Credits
+			peerID = r.Peer
+		}
+		if len(entries) > 0 {
+			active++
+		}
+		if !near(tot.Confirmed, sum) || tot.Pending != 0 {
+			t.Errorf("client %d: ledger says %.2f confirmed + %.2f pending, its receipts add up to %.2f", i, tot.Confirmed, tot.Pending, sum)
+		}
+		if peerID != "" && !near(granted[peerID], sum) {
+			t.Errorf("client %d (%s): storage granted %.2f, the client's receipts add up to %.2f", i, peerID, granted[peerID], sum)
+		}
+		ledgers += sum
+	}
+	if !near(ledgers, grantedAll) {
+		t.Errorf("all ledgers add up to %.2f, storage granted %.2f", ledgers, grantedAll)
+	}
+	if active < 2 {
+		t.Errorf("only %d of %d peers earned credits: the overlay did not spread the work", active, len(s.clients))
+	}
+	t.Logf("%d of %d peers crawled; %.2f credits granted", active, len(s.clients), grantedAll)
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
