@@ -75,8 +75,12 @@ type Options struct {
 	// handover loses them here and the manager's resubmission re-executes
 	// them, as after a crash. When nil they stay queued for the next start.
 	Handover func(ctx context.Context, tasks []*queue.Record) error
-	Logger   *slog.Logger     // default slog.Default()
-	Now      func() time.Time // default time.Now
+	// Ready, when set, is called once (in its own goroutine) when the
+	// local API and the web page are being served, so a command can print
+	// where they are.
+	Ready  func(ctx context.Context, mode Mode, apiFile string)
+	Logger *slog.Logger     // default slog.Default()
+	Now    func() time.Time // default time.Now
 }
 
 // Client is the volunteer client: create it with New, run it with Serve.
@@ -327,6 +331,9 @@ func (c *Client) Serve(ctx context.Context) error {
 	run("local API", api.Serve)
 	run("web page", page.Serve)
 	run("governor", func(ctx context.Context) error { return c.gov.Serve(ctx, nil) })
+	if c.opts.Ready != nil {
+		go c.opts.Ready(ctx, c.mode, c.dirs.APIFile())
+	}
 	wg.Wait()
 	close(errc)
 	var errs []error

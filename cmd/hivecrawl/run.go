@@ -13,6 +13,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+	"github.com/hivecrawl/hivecrawl/ui/web"
 )
 
 func init() {
@@ -77,6 +79,7 @@ func runClient(ctx context.Context, args []string) int {
 		Grace:         5 * time.Second,
 		Version:       version,
 		Logger:        log,
+		Ready:         announce,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
@@ -114,4 +117,33 @@ func networkOptions(listen []string, bind, layoutFile string, heartbeat time.Dur
 	o.PeerExtra = func(remote string) time.Duration { return l.Delay(bind, remote) }
 	o.HostExtra = func(host string) time.Duration { return l.Delay(bind, host) }
 	return o, nil
+}
+
+// announce prints how the client takes part and where its dashboard is.
+func announce(ctx context.Context, mode app.Mode, apiFile string) {
+	switch mode {
+	case app.ModeSolo:
+		fmt.Println("Hivecrawl is running in solo mode: its own manager and a one-peer overlay on this machine.")
+		fmt.Println("Add sites to crawl on the dashboard's Solo mode page or with 'hivecrawl seed add URL'.")
+	case app.ModeNetwork:
+		fmt.Println("Hivecrawl is running as a volunteer of the network in its stored profile.")
+	case app.ModeLocal:
+		fmt.Println("Hivecrawl is crawling the seeds file's sites locally, outside any network.")
+	}
+	// The API writes its info file as it starts serving.
+	info, err := localapi.ReadInfo(apiFile)
+	for i := 0; err != nil && i < 50 && ctx.Err() == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+		info, err = localapi.ReadInfo(apiFile)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl run: cannot tell the dashboard's address:", err)
+		return
+	}
+	u, err := web.LoginURL(ctx, info, "")
+	if err != nil {
+		fmt.Printf("Dashboard: %s (run 'hivecrawl open' to sign in)\n", info.URL)
+		return
+	}
+	fmt.Printf("Dashboard: %s\n(a one-time sign-in link, valid for two minutes; 'hivecrawl open' makes a new one)\n", u)
 }
