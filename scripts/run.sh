@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Hivecrawl's main job, what `make run` does: runs the volunteer client
-# headless in per-user directories with its local API on 127.0.0.1.
-#
-# Solo mode (an embedded manager that schedules recrawls) is not built yet:
-# until it is, tasks come from a seeds file. SEEDS=FILE names one (one URL
-# per line); without it the client starts idle and `hivecrawl status`,
-# `set`, `pause` and `resume` work against it. HOME_DIR=DIR isolates an
-# instance (--home).
+# headless in per-user directories with its local API on 127.0.0.1. With
+# no network profile stored ('hivecrawl join PROFILE') it runs in solo
+# mode: its own manager, storage module and a one-peer overlay, and prints
+# a signed-in dashboard link. SEEDS=FILE adds the file's URLs (one per
+# line) as sites to crawl; 'hivecrawl seed add URL' and the dashboard's
+# Solo mode page add more. HOME_DIR=DIR isolates an instance (--home).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -17,5 +16,6 @@ args=(run --headless)
 [ -n "${HOME_DIR:-}" ] && args+=(--home "$HOME_DIR")
 
 echo "Starting the Hivecrawl client (Ctrl-C stops it gracefully)."
+echo "In another terminal: $bin seed add${HOME_DIR:+ --home $HOME_DIR} https://example.org/"
 echo "In another terminal: $bin status${HOME_DIR:+ --home $HOME_DIR}"
 exec "$bin" "${args[@]}"
