@@ -272,6 +272,7 @@ func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Se
 	default:
 		return fmt.Errorf("unknown client mode %q", c.mode)
 	}
+	nopts.allowLoopback = c.opts.AllowLoopback
 	c.opts.Network = nopts
 	c.net, err = newNetwork(ctx, prof, c.dirs.Data, cfg, nopts, c.log.With("part", "overlay"))
 	return err

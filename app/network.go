@@ -55,6 +55,9 @@ type NetworkOptions struct {
 	// web hosts (p2p/emulate). Test and demo only.
 	PeerExtra func(remoteIP string) time.Duration
 	HostExtra func(host string) time.Duration
+	// allowLoopback lets the RTT prober measure loopback web hosts; the
+	// client sets it from Options.AllowLoopback.
+	allowLoopback bool
 }
 
 // network is the client's part in a Hivecrawl network: its libp2p host,
@@ -98,13 +101,16 @@ func (nw *network) uploader(nickname string) *storage.Uploader {
 	return &storage.Uploader{Host: nw.h, Storage: nw.manager, Manager: nw.key, Nickname: nickname}
 }
 
-// attachNode creates the CAN node that queues accepted tasks in q. Its
-// point is a hash of the peer ID, so a peer rejoins where it was.
+// attachNode creates the CAN node that queues accepted tasks in q. It
+// joins at a point hashed from the peer ID, so a peer rejoins where it
+// was; with the profile's bounds it then moves to its mapped coordinate
+// once Vivaldi is confident of it.
 func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptions) error {
 	n, err := node.New(nw.h, q, node.Config{
 		Point:     submit.HashPoint(nw.h.ID().String(), can.DefaultDim),
 		Manager:   nw.key,
 		Heartbeat: opts.Heartbeat,
+		Bounds:    nw.prof.Bounds,
 		Capacity:  capacity(cfg),
 		MaxPieces: cfg.OverloadThreshold(),
 		PeerExtra: nw.peerExtra(opts.PeerExtra),
@@ -114,7 +120,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		return err
 	}
 	nw.node = n
-	m := rtt.New(rtt.Config{Extra: opts.HostExtra})
+	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback})
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
 		return node.WireCoordinate(n.Coordinate())
 	}, nw.log))

@@ -90,6 +90,9 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 	m.store.Attach(m.host)
 	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
 	m.host.SetStreamHandler(entry.Protocol, m.entry.Handle)
+	if opts.Bounds != nil && opts.Submit.Locator == nil {
+		opts.Submit.Locator = newMemberLocator(m, *opts.Bounds, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63)))
+	}
 	m.sub = submit.New(m.host, opts.Submit)
 	if err := m.loadStrategy(opts.Now()); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -139,6 +142,13 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 	p, err := profile.New(m.opts.Name, m.key.GetPublic(), addrs)
 	if err != nil {
 		return nil, err
+	}
+	if m.opts.Bounds != nil {
+		b := *m.opts.Bounds
+		p.Bounds = &b
+		if err := p.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	return p, profile.Write(m.ProfilePath(), p)
 }

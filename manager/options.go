@@ -7,6 +7,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
 
 // Strategy names accepted by Options.Strategy.
@@ -55,6 +56,11 @@ type Options struct {
 	Channels channels.Options `json:"channels"`
 	// Submit tunes submission (CAN dimension, TTL, Locator).
 	Submit submit.Options `json:"-"`
+	// Bounds, when set, turn on coordinate-aware placement: they go into
+	// the network profile, peers move to their mapped coordinate, and web
+	// hosts are located by member peers' RTT measurements (unless
+	// Submit.Locator is set). Nil places hosts and peers by hashes.
+	Bounds *coord.Bounds `json:"bounds,omitempty"`
 	// PieceAbove is the page count above which a host is split into
 	// Pieces pieces. Defaults 5000 and 3.
 	PieceAbove int `json:"piece_above,omitempty"`

@@ -41,6 +41,8 @@ func runManager(ctx context.Context, args []string) int {
 	name := fs.String("name", "", "network `NAME` written into the profile")
 	tick := fs.Duration("tick", manager.DefaultTick, "scheduling `period`")
 	allowLoopback := fs.Bool("allow-loopback", false, "test only: keep loopback addresses in the network profile")
+	coordinates := fs.Bool("coordinates", false, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements (bounds ±120 ms)")
+	pieceAbove := fs.Int("piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
 	verbose := fs.Bool("v", false, "log at debug level")
 	home := paths.Flag(fs)
 	if err := fs.Parse(args); err != nil {
@@ -63,10 +65,15 @@ func runManager(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 		return 1
 	}
-	m, err := manager.New(ctx, manager.Options{
+	opts := manager.Options{
 		Dir: managerDir(dirs), Listen: listen, API: *apiAddr, Name: *name, Strategy: *strategy,
-		Tick: *tick, AllowLoopback: *allowLoopback, Logger: log,
-	})
+		Tick: *tick, AllowLoopback: *allowLoopback, PieceAbove: *pieceAbove, Logger: log,
+	}
+	if *coordinates {
+		b := manager.DefaultBounds
+		opts.Bounds = &b
+	}
+	m, err := manager.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 		return 1

@@ -16,12 +16,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
 
 // FileName is the profile's name in the client's configuration directory.
@@ -52,6 +56,13 @@ type Profile struct {
 	// Bootstrap are the manager's (and other entry peers') multiaddrs,
 	// each ending in /p2p/<peer ID>.
 	Bootstrap []string `json:"bootstrap"`
+	// Bounds, when set, turn on coordinate-aware placement (DESIGN §4):
+	// peers map their Vivaldi coordinate into the CAN space with these
+	// bounds (in milliseconds, one pair per dimension) and move to it,
+	// and the manager places each web host at its solved coordinate.
+	// Without them peers stay at a point hashed from their ID and hosts
+	// at one hashed from their name.
+	Bounds *coord.Bounds `json:"bounds,omitempty"`
 }
 
 // New returns the profile of a manager with key pub listening on addrs
@@ -112,6 +123,16 @@ func (p *Profile) Validate() error {
 	}
 	if len(p.Bootstrap) == 0 || len(p.Bootstrap) > MaxBootstrap {
 		return fmt.Errorf("%w: %d bootstrap addresses, want 1..%d", ErrInvalid, len(p.Bootstrap), MaxBootstrap)
+	}
+	if b := p.Bounds; b != nil {
+		if len(b.Lo) != can.DefaultDim || len(b.Hi) != can.DefaultDim {
+			return fmt.Errorf("%w: bounds have %d and %d dimensions, want %d", ErrInvalid, len(b.Lo), len(b.Hi), can.DefaultDim)
+		}
+		for i := range b.Lo {
+			if math.IsNaN(b.Lo[i]) || math.IsInf(b.Lo[i], 0) || math.IsInf(b.Hi[i], 0) || !(b.Lo[i] < b.Hi[i]) {
+				return fmt.Errorf("%w: bounds of dimension %d are not an interval: [%v, %v]", ErrInvalid, i, b.Lo[i], b.Hi[i])
+			}
+		}
 	}
 	for _, a := range p.Bootstrap {
 		m, err := ma.NewMultiaddr(a)

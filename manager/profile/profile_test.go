@@ -8,6 +8,8 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
 
 func newProfile(t testing.TB) (*Profile, crypto.PrivKey) {
@@ -40,6 +42,22 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+func TestBoundsRoundTrip(t *testing.T) {
+	p, _ := newProfile(t)
+	p.Bounds = &coord.Bounds{Lo: []float64{-120, -100, -80}, Hi: []float64{120, 100, 80}}
+	b, err := p.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Bounds == nil || got.Bounds.Lo[1] != -100 || got.Bounds.Hi[2] != 80 {
+		t.Fatalf("bounds read back as %+v", got.Bounds)
+	}
+}
+
 func TestDecodeRefuses(t *testing.T) {
 	p, _ := newProfile(t)
 	other, _ := newProfile(t)
@@ -58,6 +76,10 @@ func TestDecodeRefuses(t *testing.T) {
 		{"wrong version", enc(func(q *Profile) { q.Version = 2 })},
 		{"key of another manager", enc(func(q *Profile) { q.ManagerKey = other.ManagerKey })},
 		{"bad key", enc(func(q *Profile) { q.ManagerKey = "!!" })},
+		{"bounds of two dimensions", enc(func(q *Profile) { q.Bounds = &coord.Bounds{Lo: []float64{0, 0}, Hi: []float64{1, 1}} })},
+		{"empty bounds interval", enc(func(q *Profile) {
+			q.Bounds = &coord.Bounds{Lo: []float64{0, 5, 0}, Hi: []float64{1, 5, 1}}
+		})},
 		{"no bootstrap", enc(func(q *Profile) { q.Bootstrap = nil })},
 		{"bootstrap without peer", enc(func(q *Profile) { q.Bootstrap = []string{"/ip4/1.2.3.4/tcp/1"} })},
 		{"bootstrap not a multiaddr", enc(func(q *Profile) { q.Bootstrap = []string{"http://x/"} })},

@@ -176,3 +176,6 @@ func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target ca
 	}
 	return owner, nil
 }
+
+// Options returns the options the Submitter runs with.
+func (s *Submitter) Options() Options { return s.opts }

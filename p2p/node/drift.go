@@ -7,15 +7,24 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
+// driftMaxError is the Vivaldi error (0 certain … 1.5 unknown) above which
+// a coordinate is too young to move for: a new peer's coordinate starts at
+// the origin and would send every newcomer to the same point.
+const driftMaxError = 0.5
+
 // Drifted reports whether the node's mapped coordinate lies further than
 // its zone's diagonal from the zone's centre (with several zones, from each
-// of them), and the point it would rejoin at. Without Config.Bounds it never
-// drifts.
+// of them), and the point it would rejoin at. Without Config.Bounds, or
+// while Vivaldi's error is above driftMaxError, it never drifts.
 func (n *Node) Drifted() (bool, []float64) {
 	if n.cfg.Bounds == nil {
 		return false, nil
 	}
-	p := n.cfg.Bounds.Map(n.viv.Coord())
+	c := n.viv.Coord()
+	if c.Error > driftMaxError {
+		return false, nil
+	}
+	p := n.cfg.Bounds.Map(c)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if len(n.zones) == 0 || n.leaving {
