@@ -194,17 +194,19 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, fmt.Errorf("create crawler temp directory: %w", err)
 	}
 	var (
-		up     taskmgr.Uploader = &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now}
-		signer crypto.PubKey
+		up       taskmgr.Uploader = &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now}
+		signer   crypto.PubKey
+		reporter taskmgr.Reporter
 	)
 	if c.net != nil {
-		up, signer = c.net.uploader(cfg.Nickname), c.net.key
+		up, signer, reporter = c.net.uploader(cfg.Nickname), c.net.key, c.net
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
 		Runner:   cr,
 		Uploader: up,
 		Receipts: &ledgerSink{l: c.ledger, now: opts.Now, manager: signer},
+		Reporter: reporter,
 		Stopper:  stopper,
 		SpoolDir: filepath.Join(dirs.Data, "spool"),
 		Threads:  threadLimit(cfg),

@@ -15,8 +15,10 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -96,6 +98,15 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	return &network{prof: prof, manager: mid, key: key, h: h, log: log}, nil
 }
 
+// Expired reports a task cancelled for waiting too long to the manager
+// (taskmgr.Reporter).
+func (nw *network) Expired(ctx context.Context, raw []byte) error {
+	_, err := report.Send(ctx, nw.h, nw.manager, report.Report{Task: raw, Reason: report.Expired})
+	return err
+}
+
+var _ taskmgr.Reporter = (*network)(nil)
+
 // uploader returns the storage module's client for this network.
 func (nw *network) uploader(nickname string) *storage.Uploader {
 	return &storage.Uploader{Host: nw.h, Storage: nw.manager, Manager: nw.key, Nickname: nickname}
@@ -112,7 +123,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		Heartbeat: opts.Heartbeat,
 		Bounds:    nw.prof.Bounds,
 		Capacity:  capacity(cfg),
-		MaxPieces: cfg.OverloadThreshold(),
+		MaxPieces: maxPieces(cfg),
 		PeerExtra: nw.peerExtra(opts.PeerExtra),
 		Logger:    nw.log,
 	})
@@ -140,6 +151,15 @@ func (nw *network) peerExtra(byIP func(string) time.Duration) func(peer.ID) time
 		}
 		return 0
 	}
+}
+
+// maxPieces is N_pieces^max for load balancing on insert: OT, but never
+// more than one less than the tasks this peer can hold (task threads plus
+// queue), so a peer whose queue is full forwards new tasks to a less
+// loaded neighbour instead of refusing them. (DESIGN §5 forwards when
+// RTL > OT; with OT at full capacity that could never happen.)
+func maxPieces(cfg config.Config) int {
+	return max(1, min(cfg.OverloadThreshold(), cfg.Threads+cfg.QueueLength-1))
 }
 
 // capacity turns the contributor's caps into the load figures' scale.

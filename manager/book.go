@@ -2,9 +2,15 @@ package manager
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 )
 
 // book is the manager's task book as the storage module sees it: results
@@ -31,4 +37,37 @@ func (b book) Complete(_ context.Context, id, peer string, fb channels.Feedback)
 		m.dirty = true
 	}
 	return out, nil
+}
+
+// countReport records a crawler's report that it cancelled a task: the
+// envelope must be one this manager signed, and the task still open. A
+// round it ends without a result is a load-dependent failure for the
+// strategy (DESIGN §9).
+func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) (bool, error) {
+	t, err := envelope.Open(r.Task, m.key.GetPublic())
+	if err != nil {
+		return false, fmt.Errorf("refused: %w", err)
+	}
+	now := m.opts.Now()
+	l, ok, err := m.db.Cancel(t.ID, r.Reason, now)
+	if err != nil || !ok {
+		return false, err
+	}
+	m.log.Info("Task cancelled by a crawler", "task", t.ID, "peer", from, "reason", r.Reason)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {
+		return true, nil
+	}
+	if l.RoundOK {
+		m.strat.Succeeded(l.ChannelIndex, now)
+	} else {
+		f := recrawl.FailExpired
+		if r.Reason == report.Refused {
+			f = recrawl.FailRefused
+		}
+		m.strat.Failed(l.ChannelIndex, f, now)
+	}
+	m.dirty = true
+	return true, nil
 }

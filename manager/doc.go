@@ -35,9 +35,12 @@
 //
 // # Caveats
 //
-// Crawlers do not report tasks they cancelled for waiting too long, so
-// every failure the manager sees is a timeout and counts as "lost", not as
-// the load-dependent failure DESIGN §9 would have drive the reassignment.
-// Host points are hashes of host names unless a Locator is configured
-// (manager/submit).
+// Crawlers report the tasks they cancel for waiting longer than their
+// interval (manager/report): such a round is a load-dependent failure
+// (recrawl.FailExpired) for the strategy, as DESIGN §9 requires, while a
+// task that vanished without a word (a crash) counts as lost at its
+// deadline. A task every entry peer refused is retried at the next tick,
+// not yet counted as FailRefused. Host points are hashes of host names
+// unless Options.Bounds (or a Submit.Locator) turns on coordinate-aware
+// placement.
 package manager

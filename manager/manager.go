@@ -22,6 +22,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -90,6 +91,7 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 	m.store.Attach(m.host)
 	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
 	m.host.SetStreamHandler(entry.Protocol, m.entry.Handle)
+	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
 	if opts.Bounds != nil && opts.Submit.Locator == nil {
 		opts.Submit.Locator = newMemberLocator(m, *opts.Bounds, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63)))
 	}

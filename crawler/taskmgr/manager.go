@@ -33,6 +33,9 @@ type Options struct {
 	// Receipts keeps receipts once uploads are acknowledged; nil keeps them
 	// only in the queue.
 	Receipts ReceiptSink
+	// Reporter, when set, is told of tasks cancelled for waiting longer
+	// than their recrawl interval.
+	Reporter Reporter
 	// Stopper must be the Gate of Runner's crawler; nil means running crawls
 	// are only cancelled after Grace at shutdown.
 	Stopper *Stopper
@@ -236,6 +239,13 @@ func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done c
 		m.expired.Add(int64(len(expired)))
 		for _, e := range expired {
 			m.log.Info("Task cancelled", "task", e.ID, "channel", e.Task.Channel, "reason", e.Reason)
+			if rp := m.opts.Reporter; rp != nil {
+				wg.Go(func() {
+					if err := rp.Expired(ctx, e.Raw); err != nil {
+						m.log.Debug("Cancelled task not reported", "task", e.ID, "err", err)
+					}
+				})
+			}
 		}
 		if r == nil {
 			return nil

@@ -247,11 +247,12 @@ func TestLoadDependentFailuresCounted(t *testing.T) {
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	r := &fakeRunner{pages: 1, hold: make(chan struct{})}
-	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Threads: 1, Now: clock})
+	rep := &recordingReporter{}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Threads: 1, Now: clock, Reporter: rep})
 	submit(t, h.m, "running")
 	eventually(t, "running", func() bool { return r.running() == 1 })
 	short := &task.Task{ID: "short", Seeds: []string{"http://s/"}, Interval: task.Duration(time.Minute)}
-	if err := h.m.Submit(nil, short); err != nil {
+	if err := h.m.Submit([]byte("envelope of short"), short); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, h.m, "long")
@@ -271,6 +272,29 @@ func TestLoadDependentFailuresCounted(t *testing.T) {
 	if s := states(t, q)["short"]; s.State != queue.Cancelled || s.Reason != queue.ReasonExpired {
 		t.Fatalf("short task %s %q", s.State, s.Reason)
 	}
+	eventually(t, "the expired task reported", func() bool { return len(rep.got()) == 1 })
+	if got := rep.got(); string(got[0]) != "envelope of short" {
+		t.Fatalf("reported %q, want the expired task's envelope", got)
+	}
+}
+
+// recordingReporter keeps what it was told.
+type recordingReporter struct {
+	mu  sync.Mutex
+	raw [][]byte
+}
+
+func (r *recordingReporter) Expired(_ context.Context, raw []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.raw = append(r.raw, raw)
+	return nil
+}
+
+func (r *recordingReporter) got() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.raw...)
 }
 
 func TestFailedCrawlIsCancelled(t *testing.T) {

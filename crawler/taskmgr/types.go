@@ -40,3 +40,11 @@ type Uploader interface {
 type ReceiptSink interface {
 	Receipt(ctx context.Context, d Delivery, receipt []byte) error
 }
+
+// Reporter tells the manager about tasks cancelled for a load-dependent
+// reason, so its recrawl strategy counts them (DESIGN §9). Best effort: a
+// report that does not arrive leaves the task to the manager's deadline,
+// where it counts as lost instead.
+type Reporter interface {
+	Expired(ctx context.Context, raw []byte) error
+}

@@ -16,6 +16,8 @@ const (
 	TaskOpen   = "open"   // issued, no result yet
 	TaskDone   = "done"   // a result was stored
 	TaskFailed = "failed" // no result before its deadline
+	// TaskCancelled: a crawler reported it cancelled the task (Reason).
+	TaskCancelled = "cancelled"
 )
 
 // Task is the manager's record of one issued task.
@@ -27,6 +29,9 @@ type Task struct {
 	// Deadline is when an open task counts as lost.
 	Deadline time.Time `json:"deadline"`
 	State    string    `json:"state"`
+	// Reason is why a crawler cancelled the task (report.Expired or
+	// report.Refused).
+	Reason string `json:"reason,omitempty"`
 	// Peer is the peer whose result was stored (done tasks).
 	Peer     string    `json:"peer,omitempty"`
 	Finished time.Time `json:"finished,omitempty"`
@@ -299,21 +304,8 @@ func (d *DB) Expire(now time.Time) ([]Lost, error) {
 			return err
 		}
 		for _, t := range due {
-			t.State, t.Finished, t.Envelope = TaskFailed, now, nil
-			if err := putJSON(tb, []byte(t.ID), &t); err != nil {
-				return err
-			}
-			var c Channel
-			if _, err := getJSON(chs, []byte(t.Channel), &c); err != nil {
-				return err
-			}
-			l := Lost{Task: t, ChannelIndex: c.Index}
-			c.Failures++
-			if t.Round == c.Round && c.Pending > 0 {
-				c.Pending--
-				l.RoundDone, l.RoundOK = c.Pending == 0, c.RoundOK
-			}
-			if err := putJSON(chs, []byte(c.ID), &c); err != nil {
+			l, err := endTx(chs, tb, t, TaskFailed, "", now)
+			if err != nil {
 				return err
 			}
 			out = append(out, l)
@@ -324,6 +316,56 @@ func (d *DB) Expire(now time.Time) ([]Lost, error) {
 		return nil, fmt.Errorf("expire tasks: %w", err)
 	}
 	return out, nil
+}
+
+// Cancel marks open task id as cancelled by a crawler for reason and
+// returns how that ended its round. ok is false when the task was not open
+// (it has a result, was lost, or was reported before): nothing changes.
+func (d *DB) Cancel(id, reason string, now time.Time) (l Lost, ok bool, err error) {
+	err = d.db.Update(func(tx *bolt.Tx) error {
+		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		var t Task
+		found, err := getJSON(tb, []byte(id), &t)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("%w: task %s", ErrNotFound, id)
+		}
+		if t.State != TaskOpen {
+			return nil
+		}
+		l, err = endTx(chs, tb, t, TaskCancelled, reason, now)
+		ok = err == nil
+		return err
+	})
+	if err != nil {
+		return Lost{}, false, fmt.Errorf("cancel task %s: %w", id, err)
+	}
+	return l, ok, nil
+}
+
+// endTx ends open task t in state (failed or cancelled) and counts it
+// against its channel's round.
+func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (Lost, error) {
+	t.State, t.Reason, t.Finished, t.Envelope = state, reason, now, nil
+	if err := putJSON(tb, []byte(t.ID), &t); err != nil {
+		return Lost{}, err
+	}
+	var c Channel
+	if _, err := getJSON(chs, []byte(t.Channel), &c); err != nil {
+		return Lost{}, err
+	}
+	l := Lost{Task: t, ChannelIndex: c.Index}
+	c.Failures++
+	if t.Round == c.Round && c.Pending > 0 {
+		c.Pending--
+		l.RoundDone, l.RoundOK = c.Pending == 0, c.RoundOK
+	}
+	if err := putJSON(chs, []byte(c.ID), &c); err != nil {
+		return Lost{}, err
+	}
+	return l, nil
 }
 
 // TaskCounts returns the number of tasks per state.

@@ -16,11 +16,7 @@ package entry
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -31,6 +27,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 )
 
 // Protocol is the libp2p protocol ID of entry requests.
@@ -54,7 +52,7 @@ const (
 )
 
 // ErrMalformed is wrapped by every decoding failure.
-var ErrMalformed = errors.New("malformed entry message")
+var ErrMalformed = frame.ErrMalformed
 
 // Request is what a peer sends.
 type Request struct {
@@ -184,7 +182,7 @@ func (r *Registry) Handle(s network.Stream) {
 	s.SetDeadline(time.Now().Add(timeout))
 	br := bufio.NewReader(s)
 	var req Request
-	if err := read(br, &req); err != nil {
+	if err := Decode(br, &req); err != nil {
 		s.Reset()
 		return
 	}
@@ -214,7 +212,7 @@ func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, err
 		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
 	}
 	var a Answer
-	if err := read(bufio.NewReader(s), &a); err != nil {
+	if err := Decode(bufio.NewReader(s), &a); err != nil {
 		s.Reset()
 		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
 	}
@@ -224,40 +222,7 @@ func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, err
 	return a, nil
 }
 
-func write(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if len(b) > MaxMessageSize {
-		return fmt.Errorf("entry message of %d bytes exceeds %d", len(b), MaxMessageSize)
-	}
-	_, err = w.Write(append(binary.AppendUvarint(nil, uint64(len(b))), b...))
-	return err
-}
+func write(w io.Writer, v any) error { return frame.Write(w, v, MaxMessageSize) }
 
-// Decode parses one framed message into v, strictly.
-func Decode(r *bufio.Reader, v any) error { return read(r, v) }
-
-func read(r *bufio.Reader, v any) error {
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return fmt.Errorf("%w: length: %v", ErrMalformed, err)
-	}
-	if n > MaxMessageSize {
-		return fmt.Errorf("%w: %d bytes exceeds %d", ErrMalformed, n, MaxMessageSize)
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return fmt.Errorf("%w: body: %v", ErrMalformed, err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: trailing data", ErrMalformed)
-	}
-	return nil
-}
+// Decode reads one framed message into v, strictly.
+func Decode(r *bufio.Reader, v any) error { return frame.Read(r, v, MaxMessageSize) }

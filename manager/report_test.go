@@ -1,0 +1,85 @@
+package manager
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/report"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/node"
+)
+
+// TestCancellationReport: a crawler's report that it cancelled a task
+// ends the task as cancelled with its reason, once; a report whose
+// envelope another key signed, or that was altered, is refused and
+// changes nothing.
+func TestCancellationReport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	m := newManager(t, t.TempDir(), clk)
+	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	q := &memQueue{}
+	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tasks, envs := q.take()
+	if len(tasks) != 1 {
+		t.Fatalf("%d tasks issued, want 1", len(tasks))
+	}
+	id := tasks[0].ID
+
+	other, _, _ := crypto.GenerateEd25519Key(nil)
+	forged, err := envelope.Seal(tasks[0], other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	altered := append([]byte(nil), envs[0]...)
+	altered[len(altered)/2] ^= 0x20
+	for name, env := range map[string][]byte{"forged": forged, "altered": altered} {
+		if _, err := report.Send(ctx, ph, m.ID(), report.Report{Task: env, Reason: report.Expired}); err == nil {
+			t.Errorf("%s envelope: report accepted", name)
+		}
+	}
+	if _, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: "bored"}); err == nil {
+		t.Error("a report with an unknown reason was accepted")
+	}
+	if tk, _ := m.db.Task(id); tk.State != channels.TaskOpen {
+		t.Fatalf("task is %s after refused reports, want open", tk.State)
+	}
+
+	a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: report.Expired})
+	if err != nil || !a.Counted {
+		t.Fatalf("report answered %+v, %v; want counted", a, err)
+	}
+	tk, _ := m.db.Task(id)
+	c, _ := m.db.Get(tasks[0].Channel)
+	if tk.State != channels.TaskCancelled || tk.Reason != report.Expired || c.Pending != 0 || c.Failures != 1 {
+		t.Fatalf("after the report: task %s (%q), channel pending %d failures %d", tk.State, tk.Reason, c.Pending, c.Failures)
+	}
+	if a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: report.Expired}); err != nil || a.Counted {
+		t.Fatalf("second report answered %+v, %v; want acknowledged, not counted", a, err)
+	}
+}
