@@ -1,0 +1,111 @@
+package entry
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+func newHost(t *testing.T) *host.Host {
+	t.Helper()
+	h, err := host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// TestFirstPeer: the first volunteer to ask is told to start the overlay,
+// one asking right after is sent to it (never told to start a second
+// overlay), and once members confirm, askers get members to join through
+// and members are not offered to themselves.
+func TestFirstPeer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mh := newHost(t)
+	reg := NewRegistry(mh, time.Now, rand.New(rand.NewPCG(1, 2)))
+	mh.SetStreamHandler(Protocol, reg.Handle)
+	ask := func(h *host.Host, member bool) Answer {
+		t.Helper()
+		if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b, c := newHost(t), newHost(t), newHost(t)
+	if got := ask(a, false); !got.First {
+		t.Fatalf("first asker got %+v, want First", got)
+	}
+	got := ask(b, false)
+	if got.First || len(got.Entries) != 1 || got.Entries[0].ID != a.ID().String() {
+		t.Fatalf("second asker got %+v, want to be sent to the first peer %s", got, a.ID())
+	}
+	ai, err := got.Entries[0].AddrInfo()
+	if err != nil || len(ai.Addrs) == 0 {
+		t.Fatalf("entry %+v: %v", ai, err)
+	}
+	if got := ask(a, true); got.First || len(got.Entries) != 0 {
+		t.Fatalf("the only member renewing got %+v, want nothing", got)
+	}
+	ask(b, true)
+	got = ask(c, false)
+	ids := map[string]bool{}
+	for _, e := range got.Entries {
+		ids[e.ID] = true
+	}
+	if got.First || len(ids) != 2 || !ids[a.ID().String()] || !ids[b.ID().String()] {
+		t.Fatalf("third asker got %+v, want the two members", got)
+	}
+	if m := reg.Members(); len(m) != 2 {
+		t.Fatalf("members %v, want 2", m)
+	}
+	// A member that disconnects is no longer offered.
+	mh.Network().ClosePeer(a.ID())
+	a.Network().ClosePeer(mh.ID())
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m := reg.Members()
+		if len(m) == 1 && m[0] == b.ID() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("members %v after %s disconnected", m, peer.ID(a.ID()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	var buf bytes.Buffer
+	write(&buf, Answer{Entries: []Peer{{ID: "12D3KooWSkYjCdDQXNg2bbzCqu6dD1M6gWx4NNMgd8LdyvCgAW51", Addrs: []string{"/ip4/127.0.0.1/tcp/1"}}}})
+	f.Add(buf.Bytes())
+	buf.Reset()
+	write(&buf, Request{Member: true})
+	f.Add(buf.Bytes())
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var a Answer
+		if Decode(bufio.NewReader(bytes.NewReader(b)), &a) == nil {
+			for _, e := range a.Entries {
+				e.AddrInfo() // must not panic on any decoded entry
+			}
+		}
+		var r Request
+		Decode(bufio.NewReader(bytes.NewReader(b)), &r)
+	})
+}
