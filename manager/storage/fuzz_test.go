@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 )
 
 func FuzzDecodeHeader(f *testing.F) {
@@ -45,12 +47,12 @@ func FuzzDecodePage(f *testing.F) {
 // FuzzFrames feeds arbitrary bytes to the framing and response decoder.
 func FuzzFrames(f *testing.F) {
 	var buf bytes.Buffer
-	writeMsg(&buf, &Response{Receipt: []byte("r"), Duplicate: true}, MaxResponseSize)
+	frame.Write(&buf, &Response{Receipt: []byte("r"), Duplicate: true}, MaxResponseSize)
 	f.Add(buf.Bytes())
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		br := bufio.NewReader(bytes.NewReader(b))
-		frame, err := readFrame(br, br, MaxResponseSize)
+		frame, err := frame.ReadBytes(br, br, MaxResponseSize)
 		if err != nil {
 			return
 		}

@@ -1,14 +1,10 @@
 package storage
 
 import (
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/url"
 
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -38,10 +34,10 @@ const (
 )
 
 // ErrTooLarge is returned for a message over its size limit.
-var ErrTooLarge = errors.New("message too large")
+var ErrTooLarge = frame.ErrTooLarge
 
 // ErrMalformed is wrapped by every decoding failure of a message.
-var ErrMalformed = errors.New("malformed message")
+var ErrMalformed = frame.ErrMalformed
 
 // Header opens an upload.
 type Header struct {
@@ -67,56 +63,10 @@ type Response struct {
 	Error string `json:"error,omitempty"`
 }
 
-// writeMsg sends v as one frame: an unsigned varint length, then JSON.
-func writeMsg(w io.Writer, v any, limit int) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %T: %w", v, err)
-	}
-	if len(b) > limit {
-		return fmt.Errorf("send %T: %w: %d bytes exceeds %d", v, ErrTooLarge, len(b), limit)
-	}
-	var pre [binary.MaxVarintLen64]byte
-	n := binary.PutUvarint(pre[:], uint64(len(b)))
-	if _, err := w.Write(append(pre[:n:n], b...)); err != nil {
-		return fmt.Errorf("send %T: %w", v, err)
-	}
-	return nil
-}
-
-// readFrame reads one frame of at most limit bytes.
-func readFrame(r io.ByteReader, full io.Reader, limit int) ([]byte, error) {
-	n, err := binary.ReadUvarint(r)
-	if err != nil {
-		return nil, fmt.Errorf("read frame length: %w", err)
-	}
-	if n > uint64(limit) {
-		return nil, fmt.Errorf("%w: frame of %d bytes exceeds %d", ErrTooLarge, n, limit)
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(full, b); err != nil {
-		return nil, fmt.Errorf("read frame: %w", err)
-	}
-	return b, nil
-}
-
-// strictJSON decodes b into v, refusing unknown fields and trailing data.
-func strictJSON(b []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
-	}
-	if dec.More() {
-		return fmt.Errorf("%w: trailing data", ErrMalformed)
-	}
-	return nil
-}
-
 // DecodeHeader parses and checks a header message.
 func DecodeHeader(b []byte) (*Header, error) {
 	var h Header
-	if err := strictJSON(b, &h); err != nil {
+	if err := frame.Strict(b, &h); err != nil {
 		return nil, fmt.Errorf("decode upload header: %w", err)
 	}
 	switch {
@@ -136,7 +86,7 @@ func DecodeHeader(b []byte) (*Header, error) {
 // bounded length and sane counters. Its text is checked when it is stored.
 func DecodePage(b []byte) (*task.Page, error) {
 	var p task.Page
-	if err := strictJSON(b, &p); err != nil {
+	if err := frame.Strict(b, &p); err != nil {
 		return nil, fmt.Errorf("decode page: %w", err)
 	}
 	if len(p.URL) == 0 || len(p.URL) > task.MaxURLLength || len(p.FinalURL) > task.MaxURLLength {
@@ -160,7 +110,7 @@ func DecodePage(b []byte) (*task.Page, error) {
 // DecodeResponse parses a response message.
 func DecodeResponse(b []byte) (*Response, error) {
 	var r Response
-	if err := strictJSON(b, &r); err != nil {
+	if err := frame.Strict(b, &r); err != nil {
 		return nil, fmt.Errorf("decode upload response: %w", err)
 	}
 	return &r, nil

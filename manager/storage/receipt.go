@@ -7,6 +7,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -62,7 +63,7 @@ func VerifyReceipt(raw []byte, key crypto.PubKey) (task.Receipt, error) {
 
 func decodeReceipt(b []byte) (task.Receipt, error) {
 	var r task.Receipt
-	if err := strictJSON(b, &r); err != nil {
+	if err := frame.Strict(b, &r); err != nil {
 		return task.Receipt{}, err
 	}
 	if r.TaskID == "" || r.Peer == "" || r.Credits < 0 || r.PagesAccepted < 0 || r.Bytes < 0 {

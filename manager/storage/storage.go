@@ -18,6 +18,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -146,7 +147,7 @@ func (s *Storage) handle(st network.Stream) {
 }
 
 func (s *Storage) respond(st network.Stream, r *Response) {
-	if err := writeMsg(st, r, MaxResponseSize); err != nil {
+	if err := frame.Write(st, r, MaxResponseSize); err != nil {
 		s.log.Debug("Upload response not sent", "peer", st.Conn().RemotePeer(), "err", err)
 	}
 }
@@ -154,7 +155,7 @@ func (s *Storage) respond(st network.Stream, r *Response) {
 // receive reads one upload from r and stores it.
 func (s *Storage) receive(ctx context.Context, st network.Stream, from peer.ID) *Response {
 	br := bufio.NewReader(st)
-	b, err := readFrame(br, br, MaxHeaderSize)
+	b, err := frame.ReadBytes(br, br, MaxHeaderSize)
 	if err != nil {
 		return &Response{Error: fmt.Sprintf("read header: %v", err)}
 	}
@@ -165,7 +166,7 @@ func (s *Storage) receive(ctx context.Context, st network.Stream, from peer.ID) 
 	pages := make([]*task.Page, 0, min(h.Pages, 1024))
 	total := 0
 	for range h.Pages {
-		b, err := readFrame(br, br, MaxPageSize)
+		b, err := frame.ReadBytes(br, br, MaxPageSize)
 		if err != nil {
 			return &Response{Error: fmt.Sprintf("read page: %v", err)}
 		}

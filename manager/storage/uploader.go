@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -96,7 +97,7 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 	stop := context.AfterFunc(ctx, func() { st.Reset() })
 	defer stop()
 	bw := bufio.NewWriterSize(st, 64<<10)
-	if err := writeMsg(bw, &h, MaxHeaderSize); err != nil {
+	if err := frame.Write(bw, &h, MaxHeaderSize); err != nil {
 		return nil, err
 	}
 	sent := 0
@@ -105,7 +106,7 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 			if sent++; sent > n {
 				return errors.New("spool grew while uploading")
 			}
-			return writeMsg(bw, p, MaxPageSize)
+			return frame.Write(bw, p, MaxPageSize)
 		})
 		if err != nil {
 			return nil, err
@@ -118,7 +119,7 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 		return nil, fmt.Errorf("send upload: %w", err)
 	}
 	br := bufio.NewReader(st)
-	b, err := readFrame(br, br, MaxResponseSize)
+	b, err := frame.ReadBytes(br, br, MaxResponseSize)
 	if err != nil {
 		return nil, fmt.Errorf("read response: %w", err)
 	}

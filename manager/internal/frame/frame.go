@@ -1,6 +1,6 @@
-// Package frame is the manager's small-message framing: one JSON value
-// behind its length as a uvarint, decoded strictly (unknown fields and
-// trailing data are errors). The entry and report protocols use it.
+// Package frame is the manager's message framing: one JSON value behind
+// its length as a uvarint, decoded strictly (unknown fields and trailing
+// data are errors). The storage, entry and report protocols use it.
 package frame
 
 import (
@@ -13,8 +13,13 @@ import (
 	"io"
 )
 
-// ErrMalformed is wrapped by every decoding failure.
-var ErrMalformed = errors.New("malformed message")
+// Sentinel errors callers branch on.
+var (
+	// ErrMalformed is wrapped by every decoding failure.
+	ErrMalformed = errors.New("malformed message")
+	// ErrTooLarge is wrapped when a message exceeds its limit.
+	ErrTooLarge = errors.New("message too large")
+)
 
 // Write sends v as one frame of at most limit bytes.
 func Write(w io.Writer, v any, limit int) error {
@@ -23,25 +28,34 @@ func Write(w io.Writer, v any, limit int) error {
 		return fmt.Errorf("encode %T: %w", v, err)
 	}
 	if len(b) > limit {
-		return fmt.Errorf("message of %d bytes exceeds %d", len(b), limit)
+		return fmt.Errorf("send %T: %w: %d bytes exceeds %d", v, ErrTooLarge, len(b), limit)
 	}
-	_, err = w.Write(append(binary.AppendUvarint(nil, uint64(len(b))), b...))
-	return err
+	if _, err := w.Write(append(binary.AppendUvarint(nil, uint64(len(b))), b...)); err != nil {
+		return fmt.Errorf("send %T: %w", v, err)
+	}
+	return nil
 }
 
-// Read decodes one frame of at most limit bytes into v.
-func Read(r *bufio.Reader, v any, limit int) error {
+// ReadBytes reads one frame of at most limit bytes: its length from r,
+// its body from full (usually the same reader).
+func ReadBytes(r io.ByteReader, full io.Reader, limit int) ([]byte, error) {
 	n, err := binary.ReadUvarint(r)
 	if err != nil {
-		return fmt.Errorf("%w: length: %v", ErrMalformed, err)
+		return nil, fmt.Errorf("read frame length: %w", err)
 	}
 	if n > uint64(limit) {
-		return fmt.Errorf("%w: %d bytes exceeds %d", ErrMalformed, n, limit)
+		return nil, fmt.Errorf("%w: frame of %d bytes exceeds %d", ErrTooLarge, n, limit)
 	}
 	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return fmt.Errorf("%w: body: %v", ErrMalformed, err)
+	if _, err := io.ReadFull(full, b); err != nil {
+		return nil, fmt.Errorf("read frame: %w", err)
 	}
+	return b, nil
+}
+
+// Strict decodes the JSON in b into v, refusing unknown fields and
+// trailing data.
+func Strict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -51,4 +65,13 @@ func Read(r *bufio.Reader, v any, limit int) error {
 		return fmt.Errorf("%w: trailing data", ErrMalformed)
 	}
 	return nil
+}
+
+// Read decodes one frame of at most limit bytes into v.
+func Read(r *bufio.Reader, v any, limit int) error {
+	b, err := ReadBytes(r, r, limit)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return Strict(b, v)
 }

@@ -1,0 +1,89 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nlnwa/gowarc"
+
+	"github.com/hivecrawl/hivecrawl/crawler/export"
+)
+
+// Record is one stored page's text as read back from its WARC record.
+type Record struct {
+	// Target is the record's WARC-Target-URI (the URL after redirects).
+	Target string
+	Title  string
+	Date   time.Time
+	// Text is the extracted text, at most the limit Read was given.
+	Text string
+	// Truncated says the text was longer than the limit.
+	Truncated bool
+	// File and Offset locate the record.
+	Location
+}
+
+// LookupAll returns the index entries of urls; URLs not stored are absent.
+func (s *Storage) LookupAll(urls []string) (map[string]Entry, error) {
+	return s.idx.entries(urls)
+}
+
+// Read returns the latest stored text of URL u, at most limit bytes of it
+// (0 = all). found is false when u is not stored or its page had no text.
+func (s *Storage) Read(u string, limit int64) (rec Record, found bool, err error) {
+	e, found, err := s.idx.entry(u)
+	if err != nil || !found || e.File == "" {
+		return Record{}, false, err
+	}
+	// The name comes from the index; Base keeps a damaged one inside the
+	// WARC directory.
+	name := filepath.Base(e.File)
+	f, err := os.Open(filepath.Join(WARCDir(s.opts.Dir), name))
+	if err != nil {
+		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(e.Offset, io.SeekStart); err != nil {
+		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+	}
+	rd, err := gowarc.NewWarcFileReaderFromStream(f, e.Offset)
+	if err != nil {
+		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+	}
+	wr, _, _, err := rd.Next()
+	if err != nil {
+		return Record{}, false, fmt.Errorf("read stored text of %s at %s:%d: %w", u, name, e.Offset, err)
+	}
+	defer wr.Close()
+	if wr.Type() != gowarc.Conversion {
+		return Record{}, false, fmt.Errorf("read stored text of %s: record at %s:%d is %s, not a conversion", u, name, e.Offset, wr.Type())
+	}
+	h := wr.WarcHeader()
+	rec = Record{Target: h.Get(gowarc.WarcTargetURI), Title: h.Get(export.FieldTitle), Location: Location{File: name, Offset: e.Offset}}
+	if d, err := h.GetTime(gowarc.WarcDate); err == nil {
+		rec.Date = d
+	}
+	body, err := wr.Block().RawBytes()
+	if err != nil {
+		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+	}
+	var r io.Reader = body
+	if limit > 0 {
+		r = io.LimitReader(body, limit+1)
+	}
+	text, err := io.ReadAll(r)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+	}
+	if limit > 0 && int64(len(text)) > limit {
+		text, rec.Truncated = text[:limit], true
+	}
+	// A cut may split a character; drop its remains.
+	rec.Text = strings.ToValidUTF8(string(text), "")
+	return rec, true, nil
+}

@@ -1,0 +1,55 @@
+package storage
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+func TestReadReturnsTheLatestText(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	up, _ := r.client(t)
+	long := strings.Repeat("é", 50) // 100 bytes
+	tk, env := r.issue(t, 1)
+	pages := []*task.Page{page("http://site.example/", "first text"), page("http://site.example/long", long)}
+	if _, err := up.Upload(ctx, delivery(t, tk.ID, env, pages, nil)); err != nil {
+		t.Fatal(err)
+	}
+	tk, env = r.issue(t, 2)
+	if _, err := up.Upload(ctx, delivery(t, tk.ID, env, []*task.Page{page("http://site.example/", "second text")}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, url string
+		limit     int64
+		found     bool
+		text      string
+		truncated bool
+	}{
+		{"latest of two versions", "http://site.example/", 0, true, "second text", false},
+		{"whole text under the limit", "http://site.example/long", 100, true, long, false},
+		{"cut inside a character", "http://site.example/long", 7, true, strings.Repeat("é", 3), true},
+		{"never stored", "http://site.example/nothing", 0, false, "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, found, err := r.st.Read(tc.url, tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if found != tc.found || rec.Text != tc.text || rec.Truncated != tc.truncated {
+				t.Fatalf("Read(%s, %d) = %q truncated %v found %v; want %q, %v, %v", tc.url, tc.limit, rec.Text, rec.Truncated, found, tc.text, tc.truncated, tc.found)
+			}
+			if found && (rec.Target != tc.url || rec.Title != "T "+tc.url || rec.File == "" || rec.Date.IsZero()) {
+				t.Errorf("record %+v", rec)
+			}
+		})
+	}
+	es, err := r.st.LookupAll([]string{"http://site.example/", "http://site.example/long", "http://site.example/nothing"})
+	if err != nil || len(es) != 2 {
+		t.Fatalf("LookupAll: %v, %v", es, err)
+	}
+}
