@@ -13,6 +13,14 @@ var ErrNotRunning = errors.New("hivecrawl is not running: start it with 'hivecra
 // the server answers 400 with the error's text. Wrap with Invalid.
 var ErrInvalid = errors.New("invalid request")
 
+// ErrNotFound marks a Backend error for something that does not exist (a
+// channel, a page's text); the server answers 404 with the error's text.
+var ErrNotFound = errors.New("not found")
+
+// ErrNotSolo is the Solo methods' error outside solo mode; the server
+// answers 409 with the error's text.
+var ErrNotSolo = errors.New("the client is not in solo mode")
+
 // Invalid marks err as the caller's mistake, keeping its message.
 func Invalid(err error) error {
 	if err == nil {

@@ -144,6 +144,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /api/pause", s.needToken(http.HandlerFunc(s.postPause)))
 	s.mux.Handle("POST /api/resume", s.needToken(http.HandlerFunc(s.postResume)))
 	s.mux.Handle("POST /api/snooze", s.needToken(http.HandlerFunc(s.postSnooze)))
+	s.soloRoutes()
 }
 
 // guard refuses foreign Host headers and sets the security headers.
@@ -338,10 +339,19 @@ func ParseChanges(items []string) ([]Change, error) {
 	return out, nil
 }
 
-// fail answers a Backend error: 400 for the caller's mistakes, else 500.
+// fail answers a Backend error: 400 for the caller's mistakes, 404 for
+// what does not exist, 409 for what the client's mode does not offer, else
+// 500.
 func (s *Server) fail(w http.ResponseWriter, err error) {
-	if errors.Is(err, ErrInvalid) {
+	switch {
+	case errors.Is(err, ErrInvalid):
 		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	case errors.Is(err, ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+		return
+	case errors.Is(err, ErrNotSolo):
+		writeError(w, http.StatusConflict, err.Error())
 		return
 	}
 	s.opts.Logger.Error("Local API request failed", "err", err)

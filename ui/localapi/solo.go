@@ -1,0 +1,202 @@
+package localapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Solo is what the server needs from a client that can run in solo mode
+// (an embedded manager): its channels, adding seeds, and what was crawled.
+// When the backend implements it the server answers the /api/solo/
+// routes; each method fails with ErrNotSolo outside solo mode.
+type Solo interface {
+	SoloChannels(ctx context.Context) ([]SoloChannel, error)
+	// AddSeeds adds seed URLs, all or none: a bad URL is an Invalid error
+	// naming it, and nothing is added.
+	AddSeeds(ctx context.Context, urls []string) (SeedsAdded, error)
+	// SoloPages lists the pages known of a channel (ErrNotFound for an
+	// unknown channel).
+	SoloPages(ctx context.Context, channel string) (SoloPages, error)
+	// SoloText returns a page's stored text (ErrNotFound when none is).
+	SoloText(ctx context.Context, url string) (SoloText, error)
+}
+
+// SoloChannel is one web host the embedded manager recrawls.
+type SoloChannel struct {
+	ID    string    `json:"id"`
+	Seeds []string  `json:"seeds"`
+	Added time.Time `json:"added"`
+	// Crawling says a round's tasks are out without a result yet.
+	Crawling bool `json:"crawling"`
+	// NextCrawl is when the next round is due (it starts at the manager's
+	// next tick after that); zero while the schedule does not know the
+	// channel yet.
+	NextCrawl time.Time `json:"next_crawl,omitzero"`
+	// IntervalSeconds is the recrawl interval the strategy gives the
+	// channel; 0 = not known yet.
+	IntervalSeconds float64 `json:"interval_seconds"`
+	// ChangeSeconds is the estimated interval between the host's changes.
+	ChangeSeconds float64 `json:"change_seconds"`
+	// LastSubmit is when the last round started, LastUpdate when the last
+	// result was stored (zero: never).
+	LastSubmit time.Time `json:"last_submit,omitzero"`
+	LastUpdate time.Time `json:"last_update,omitzero"`
+	Rounds     int       `json:"rounds"`
+	Updates    int       `json:"updates"`
+	Failures   int       `json:"failures"`
+	Pages      int       `json:"pages"`
+}
+
+// SeedsAdded is the answer to POST /api/solo/seeds.
+type SeedsAdded struct {
+	// Created are the channels the seeds created; seeds on known hosts
+	// join those channels' seeds.
+	Created []string `json:"created"`
+	Added   int      `json:"added"`
+}
+
+// SoloPages is the answer to GET /api/solo/pages.
+type SoloPages struct {
+	Channel string     `json:"channel"`
+	Total   int        `json:"total"`
+	Pages   []SoloPage `json:"pages"`
+}
+
+// SoloPage is one page of a channel.
+type SoloPage struct {
+	URL     string    `json:"url"`
+	Crawled time.Time `json:"crawled"`
+	// HasText says stored text can be read with SoloText.
+	HasText bool `json:"has_text"`
+}
+
+// SoloText is one page's stored text, read back from its WARC record.
+type SoloText struct {
+	URL string `json:"url"`
+	// Target is the record's URL, after redirects.
+	Target    string    `json:"target"`
+	Title     string    `json:"title"`
+	Fetched   time.Time `json:"fetched"`
+	Text      string    `json:"text"`
+	Truncated bool      `json:"truncated"`
+	// File and Offset locate the WARC record.
+	File   string `json:"file"`
+	Offset int64  `json:"offset"`
+}
+
+// maxSeedsPerRequest bounds the seeds one request adds.
+const maxSeedsPerRequest = 1000
+
+// soloRoutes adds the solo mode routes when the backend offers them.
+func (s *Server) soloRoutes() {
+	so, ok := s.backend.(Solo)
+	if !ok {
+		return
+	}
+	s.mux.HandleFunc("GET /api/solo/channels", func(w http.ResponseWriter, r *http.Request) {
+		chs, err := so.SoloChannels(r.Context())
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if chs == nil {
+			chs = []SoloChannel{}
+		}
+		writeJSON(w, http.StatusOK, chs)
+	})
+	s.mux.Handle("POST /api/solo/seeds", s.needToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		urls, err := parseSeeds(r)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		res, err := so.AddSeeds(r.Context(), urls)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if res.Created == nil {
+			res.Created = []string{}
+		}
+		writeJSON(w, http.StatusOK, res)
+	})))
+	s.mux.HandleFunc("GET /api/solo/pages", func(w http.ResponseWriter, r *http.Request) {
+		ch := r.URL.Query().Get("channel")
+		if ch == "" {
+			writeError(w, http.StatusBadRequest, "name a channel: /api/solo/pages?channel=HOST")
+			return
+		}
+		ps, err := so.SoloPages(r.Context(), ch)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if ps.Pages == nil {
+			ps.Pages = []SoloPage{}
+		}
+		writeJSON(w, http.StatusOK, ps)
+	})
+	s.mux.HandleFunc("GET /api/solo/text", func(w http.ResponseWriter, r *http.Request) {
+		u := r.URL.Query().Get("url")
+		if u == "" {
+			writeError(w, http.StatusBadRequest, "name a page: /api/solo/text?url=URL")
+			return
+		}
+		t, err := so.SoloText(r.Context(), u)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, t)
+	})
+}
+
+// parseSeeds reads {"urls": [...]} or text with one URL per line (blank
+// lines and # comments skipped).
+func parseSeeds(r *http.Request) ([]string, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, fmt.Errorf("read request: %w", err)
+	}
+	var urls []string
+	switch ct {
+	case "application/json":
+		var req struct {
+			URLs []string `json:"urls"`
+		}
+		dec := json.NewDecoder(strings.NewReader(string(body)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return nil, fmt.Errorf(`body must be {"urls": [...]}: %w`, err)
+		}
+		for _, u := range req.URLs {
+			if u = strings.TrimSpace(u); u != "" {
+				urls = append(urls, u)
+			}
+		}
+	case "", "text/plain":
+		for line := range strings.Lines(string(body)) {
+			line = strings.TrimSpace(line)
+			if line != "" && !strings.HasPrefix(line, "#") {
+				urls = append(urls, line)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unsupported content type %q (use application/json or text/plain, one URL a line)", ct)
+	}
+	switch {
+	case len(urls) == 0:
+		return nil, errors.New("no seed URLs given")
+	case len(urls) > maxSeedsPerRequest:
+		return nil, fmt.Errorf("%d seed URLs in one request; at most %d", len(urls), maxSeedsPerRequest)
+	}
+	return urls, nil
+}

@@ -1,0 +1,142 @@
+package localapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeSolo is a backend in solo mode (or, with notSolo, in a network)
+// keeping its channels in memory.
+type fakeSolo struct {
+	*fakeBackend
+	notSolo bool
+
+	mu    sync.Mutex // guards seeds
+	seeds []string
+}
+
+var _ Solo = (*fakeSolo)(nil)
+
+func (f *fakeSolo) SoloChannels(context.Context) ([]SoloChannel, error) {
+	if f.notSolo {
+		return nil, fmt.Errorf("list channels: %w", ErrNotSolo)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []SoloChannel
+	for _, s := range f.seeds {
+		out = append(out, SoloChannel{ID: strings.Trim(strings.TrimPrefix(s, "http://"), "/"), Seeds: []string{s}})
+	}
+	return out, nil
+}
+
+func (f *fakeSolo) AddSeeds(_ context.Context, urls []string) (SeedsAdded, error) {
+	if f.notSolo {
+		return SeedsAdded{}, ErrNotSolo
+	}
+	for _, u := range urls {
+		if !strings.HasPrefix(u, "http://") {
+			return SeedsAdded{}, Invalid(fmt.Errorf("%q: scheme must be http or https", u))
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.seeds = append(f.seeds, urls...)
+	return SeedsAdded{Added: len(urls)}, nil
+}
+
+func (f *fakeSolo) SoloPages(_ context.Context, ch string) (SoloPages, error) {
+	if ch != "known.example" {
+		return SoloPages{}, fmt.Errorf("channel %s: %w", ch, ErrNotFound)
+	}
+	return SoloPages{Channel: ch, Total: 1, Pages: []SoloPage{{URL: "http://known.example/", Crawled: time.Unix(0, 0), HasText: true}}}, nil
+}
+
+func (f *fakeSolo) SoloText(_ context.Context, u string) (SoloText, error) {
+	if u != "http://known.example/" {
+		return SoloText{}, fmt.Errorf("text of %s: %w", u, ErrNotFound)
+	}
+	return SoloText{URL: u, Text: "the words"}, nil
+}
+
+func TestSoloRoutes(t *testing.T) {
+	b := &fakeSolo{fakeBackend: newFake()}
+	s, _ := start(t, b)
+	net := &fakeSolo{fakeBackend: newFake(), notSolo: true}
+	sn, _ := start(t, net)
+	plain, _ := start(t, newFake())
+	tests := []struct {
+		name     string
+		srv      *Server
+		method   string
+		path     string
+		host     string
+		token    bool
+		ct, body string
+		want     int
+		contains string
+	}{
+		{"channels, empty", s, "GET", "/api/solo/channels", "", false, "", "", 200, "[]"},
+		{"seeds without token", s, "POST", "/api/solo/seeds", "", false, "text/plain", "http://a.example/", 401, "API token"},
+		{"seeds from a foreign host", s, "POST", "/api/solo/seeds", "evil.example", true, "text/plain", "http://a.example/", 403, "host not allowed"},
+		{"channels from a foreign host", s, "GET", "/api/solo/channels", "evil.example", false, "", "", 403, "host not allowed"},
+		{"seeds as lines", s, "POST", "/api/solo/seeds", "", true, "text/plain", "# mine\nhttp://a.example/\n\nhttp://b.example/\n", 200, `"added": 2`},
+		{"seeds as JSON", s, "POST", "/api/solo/seeds", "", true, "application/json", `{"urls": ["http://c.example/"]}`, 200, `"added": 1`},
+		{"a bad seed names itself", s, "POST", "/api/solo/seeds", "", true, "text/plain", "http://d.example/\nftp://e.example/", 400, `ftp://e.example/\": scheme must be http or https`},
+		{"no seeds", s, "POST", "/api/solo/seeds", "", true, "text/plain", "\n# nothing\n", 400, "no seed URLs given"},
+		{"JSON of the wrong shape", s, "POST", "/api/solo/seeds", "", true, "application/json", `{"url": "http://a.example/"}`, 400, `body must be {\"urls\": [...]}`},
+		{"a form", s, "POST", "/api/solo/seeds", "", true, "application/x-www-form-urlencoded", "u=http://a.example/", 400, "unsupported content type"},
+		{"too many seeds", s, "POST", "/api/solo/seeds", "", true, "text/plain", strings.Repeat("http://a.example/\n", maxSeedsPerRequest+1), 400, "at most 1000"},
+		{"channels after adding", s, "GET", "/api/solo/channels", "", false, "", "", 200, `"id": "c.example"`},
+		{"pages without a channel", s, "GET", "/api/solo/pages", "", false, "", "", 400, "name a channel"},
+		{"pages of an unknown channel", s, "GET", "/api/solo/pages?channel=nope.example", "", false, "", "", 404, "nope.example"},
+		{"pages of a channel", s, "GET", "/api/solo/pages?channel=known.example", "", false, "", "", 200, `"has_text": true`},
+		{"text without a URL", s, "GET", "/api/solo/text", "", false, "", "", 400, "name a page"},
+		{"text of an unknown page", s, "GET", "/api/solo/text?url=" + url.QueryEscape("http://x.example/"), "", false, "", "", 404, "not found"},
+		{"text of a page", s, "GET", "/api/solo/text?url=" + url.QueryEscape("http://known.example/"), "", false, "", "", 200, "the words"},
+		{"seeds by GET", s, "GET", "/api/solo/seeds", "", true, "", "", 405, ""},
+		{"channels in a network", sn, "GET", "/api/solo/channels", "", false, "", "", 409, "not in solo mode"},
+		{"seeds in a network", sn, "POST", "/api/solo/seeds", "", true, "text/plain", "http://a.example/", 409, "not in solo mode"},
+		{"a backend without solo mode", plain, "GET", "/api/solo/channels", "", false, "", "", 404, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, tt.srv.URL()+tt.path, strings.NewReader(tt.body))
+			if tt.host != "" {
+				req.Host = tt.host
+			}
+			if tt.token {
+				req.Header.Set(TokenHeader, tt.srv.Token())
+			}
+			if tt.ct != "" {
+				req.Header.Set("Content-Type", tt.ct)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want || !strings.Contains(string(body), tt.contains) {
+				t.Fatalf("%s %s: %d %s; want %d containing %q", tt.method, tt.path, resp.StatusCode, body, tt.want, tt.contains)
+			}
+			if resp.Header.Get("X-Frame-Options") != "DENY" || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+				t.Errorf("security headers %v", resp.Header)
+			}
+		})
+	}
+	// The refused request added nothing: all or none.
+	chs, _ := b.SoloChannels(context.Background())
+	got, _ := json.Marshal(chs)
+	if len(chs) != 3 || strings.Contains(string(got), "d.example") {
+		t.Errorf("channels after the requests: %s", got)
+	}
+}
