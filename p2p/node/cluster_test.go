@@ -313,17 +313,33 @@ func (c *cluster) neighboursComplete() string {
 	return ""
 }
 
-// waitStable polls until the zones tile and neighbour sets are complete.
+// zoneless names a live peer that holds no zone, or returns "".
+func (c *cluster) zoneless() string {
+	for _, m := range c.live() {
+		if len(m.n.Zones()) == 0 {
+			return fmt.Sprintf("%s holds no zone", m.h.ID().ShortString())
+		}
+	}
+	return ""
+}
+
+// waitStable polls until the zones tile, every live peer holds a zone and
+// neighbour sets are complete.
 func (c *cluster) waitStable(limit time.Duration) time.Duration {
 	start := time.Now()
 	var why string
 	for time.Since(start) < limit {
 		if why = c.tiling(); why == "" {
-			if why = c.neighboursComplete(); why == "" {
-				return time.Since(start)
+			if why = c.zoneless(); why == "" {
+				if why = c.neighboursComplete(); why == "" {
+					return time.Since(start)
+				}
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+	for _, m := range c.live() {
+		c.t.Logf("%s: zones %v neighbours %d dead %d", m.h.ID().ShortString(), m.n.Zones(), len(m.n.Neighbours()), m.n.deadCount())
 	}
 	c.t.Fatalf("overlay not stable after %v: %s", limit, why)
 	return 0

@@ -29,14 +29,15 @@ func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
 	for hop := 0; hop < DefaultMaxJoinHops; hop++ {
 		visited[next.ID] = true
 		resp, err := n.askJoin(ctx, next, req)
-		if err != nil {
+		if err != nil && (next.ID == entry.ID || retries == joinRetries) {
 			return fmt.Errorf("%w: %w", ErrJoinFailed, err)
 		}
-		loop := resp.Redirect != nil && visited[peer.ID(resp.Redirect.Id)]
-		if (loop || resp.Error == can.ErrNoRoute.Error()) && retries < joinRetries {
-			// A neighbour table lags a recent change (no route, or stale
-			// zones sending us in a circle): wait for a heartbeat round and
-			// start over from the entry.
+		loop := err == nil && resp.Redirect != nil && visited[peer.ID(resp.Redirect.Id)]
+		if (err != nil || loop || resp.Error == can.ErrNoRoute.Error()) && retries < joinRetries {
+			// A neighbour table lags a recent change (a redirect to a peer
+			// that crashed, no route, or stale zones sending us in a
+			// circle): wait for a heartbeat round and start over from the
+			// entry.
 			retries++
 			select {
 			case <-ctx.Done():
