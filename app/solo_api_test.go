@@ -69,10 +69,13 @@ func TestSoloAPICrawlsAddedSeeds(t *testing.T) {
 		!ch.NextCrawl.Equal(ch.LastSubmit.Add(time.Duration(ch.IntervalSeconds*float64(time.Second)))) {
 		t.Errorf("channel %+v: want an interval and the next crawl one interval after the last", ch)
 	}
-	ps, err := c.SoloPages(ctx, host)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The storage module indexes the pages just after the channel records
+	// the result.
+	var ps localapi.SoloPages
+	eventually(t, "the pages' text indexed", func() bool {
+		ps, err = c.SoloPages(ctx, host)
+		return err == nil && len(ps.Pages) > 0 && ps.Pages[0].HasText
+	})
 	want := map[string]bool{srv.URL + "/s/0/": true, srv.URL + "/s/0/a.html": true, srv.URL + "/s/0/b.html": true}
 	if ps.Total != 3 || len(ps.Pages) != 3 || ch.Pages != 3 {
 		t.Fatalf("pages %+v (channel says %d), want the index and its two pages", ps, ch.Pages)
@@ -91,7 +94,7 @@ func TestSoloAPICrawlsAddedSeeds(t *testing.T) {
 	}
 
 	for name, err := range map[string]error{
-		"pages of an unknown channel": second(c.SoloPages(ctx, "nowhere.example")),
+		"pages of an unknown channel":  second(c.SoloPages(ctx, "nowhere.example")),
 		"text of a page never crawled": second(c.SoloText(ctx, srv.URL+"/s/9/")),
 	} {
 		if !errors.Is(err, localapi.ErrNotFound) {
