@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+	libp2pnet "github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	manet "github.com/multiformats/go-multiaddr/net"
 
@@ -72,6 +73,8 @@ type network struct {
 	node    *node.Node
 	log     *slog.Logger
 	member  atomic.Bool // holds a zone and told the manager so
+	// capacity is the load figures' scale, reported to the manager.
+	capacity can.Capacity
 }
 
 // newNetwork starts the libp2p host for prof. The node is attached later
@@ -117,12 +120,13 @@ func (nw *network) uploader(nickname string) *storage.Uploader {
 // was; with the profile's bounds it then moves to its mapped coordinate
 // once Vivaldi is confident of it.
 func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptions) error {
+	nw.capacity = capacity(cfg)
 	n, err := node.New(nw.h, q, node.Config{
 		Point:     submit.HashPoint(nw.h.ID().String(), can.DefaultDim),
 		Manager:   nw.key,
 		Heartbeat: opts.Heartbeat,
 		Bounds:    nw.prof.Bounds,
-		Capacity:  capacity(cfg),
+		Capacity:  nw.capacity,
 		MaxPieces: maxPieces(cfg),
 		PeerExtra: nw.peerExtra(opts.PeerExtra),
 		Logger:    nw.log,
@@ -205,12 +209,25 @@ func (nw *network) serve(ctx context.Context) error {
 	}
 }
 
-// ask sends an entry request to the manager, connecting first.
+// ask sends an entry request to the manager, connecting first. A member
+// reports its zones and coordinate with it.
 func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
-	if err := nw.h.Bootstrap(ctx); err != nil {
-		return entry.Answer{}, fmt.Errorf("reach the manager: %w", err)
+	if nw.h.Network().Connectedness(nw.manager) != libp2pnet.Connected {
+		if err := nw.h.Bootstrap(ctx); err != nil {
+			return entry.Answer{}, fmt.Errorf("reach the manager: %w", err)
+		}
 	}
-	return entry.Ask(ctx, nw.h, nw.manager, entry.Request{Member: member})
+	req := entry.Request{Member: member}
+	if member {
+		c := nw.capacity
+		req.Capacity = min(c.BWDownload, c.MemoryGB)
+		v := nw.node.View()
+		req.Coord = v.Coordinate.Vec
+		for _, z := range v.Zones {
+			req.Zones = append(req.Zones, entry.Box{Lo: z.Lo, Hi: z.Hi})
+		}
+	}
+	return entry.Ask(ctx, nw.h, nw.manager, req)
 }
 
 // enter joins the overlay through an entry peer the manager names, or

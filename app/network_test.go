@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,16 +32,16 @@ type swarm struct {
 	managerDone                  chan error
 }
 
-// startSwarm starts a manager with the given channel prior and n clients
-// that joined its network.
-func startSwarm(t *testing.T, n int, prior time.Duration) *swarm {
+// startSwarm starts a manager with the given channel prior and
+// assignment and n clients that joined its network.
+func startSwarm(t *testing.T, n int, prior time.Duration, assignment string) *swarm {
 	t.Helper()
 	mctx, cancelManager := context.WithCancel(context.Background())
 	ctx, cancelClients := context.WithCancel(context.Background())
 	mgr, err := manager.New(mctx, manager.Options{
 		Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
 		Tick: 300 * time.Millisecond, Channels: channels.Options{Prior: prior, MaxDepth: 3, MaxPerFeedback: -1},
-		Logger: quiet,
+		Assignment: assignment, Logger: quiet,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -121,15 +122,8 @@ func TestNetworkCrawlsEveryChannel(t *testing.T) {
 	t.Cleanup(func() { web.Close() })
 
 	const prior = 6 * time.Second
-	s := startSwarm(t, 8, prior)
-	eventually(t, "all 8 peers in the overlay", func() bool {
-		for _, c := range s.clients {
-			if st, _ := c.Status(context.Background()); st.Overlay == nil || !st.Overlay.Member {
-				return false
-			}
-		}
-		return true
-	})
+	s := startSwarm(t, 8, prior, manager.AssignCAN)
+	s.waitMembers(t)
 	var seeds []string
 	for _, st := range sites {
 		seeds = append(seeds, web.URL(st.Name))
@@ -160,6 +154,8 @@ func TestNetworkCrawlsEveryChannel(t *testing.T) {
 		t.Errorf("%d of %d channels have a change interval other than the prior after seeing every page change", moved, len(all))
 	}
 
+	checkSwarmView(t, s)
+
 	// Quiesce: stop the clients (no more uploads), then compare the
 	// books while the manager still runs.
 	s.stopClients()
@@ -167,6 +163,58 @@ func TestNetworkCrawlsEveryChannel(t *testing.T) {
 	checkCredits(t, s)
 	if mf := web.Total().MaxInFlight; mf > 1 {
 		t.Errorf("a host answered %d requests at once, want at most 1 (one connection per host)", mf)
+	}
+}
+
+// waitMembers waits until every client holds a zone and the manager
+// knows all of them as members.
+func (s *swarm) waitMembers(t *testing.T) {
+	t.Helper()
+	waitFor(t, 60*time.Second, "every peer in the overlay and known to the manager", func() bool {
+		for _, c := range s.clients {
+			if st, _ := c.Status(context.Background()); st.Overlay == nil || !st.Overlay.Member {
+				return false
+			}
+		}
+		st, err := s.m.Status()
+		return err == nil && len(st.Swarm.Peers) == len(s.clients)
+	})
+}
+
+// checkSwarmView checks the manager's view of the swarm: every member with
+// its zones, which tile the space, and every host joined to a member.
+func checkSwarmView(t *testing.T, s *swarm) {
+	t.Helper()
+	var st manager.Status
+	waitFor(t, 30*time.Second, "the members' zones to tile the space in the manager's view", func() bool {
+		var err error
+		st, err = s.m.Status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		vol := 0.0
+		for _, p := range st.Swarm.Peers {
+			for _, z := range p.Zones {
+				v := 1.0
+				for i := range z.Lo {
+					v *= z.Hi[i] - z.Lo[i]
+				}
+				vol += v
+			}
+		}
+		return len(st.Swarm.Peers) == len(s.clients) && math.Abs(vol-1) < 1e-9
+	})
+	members := map[string]bool{}
+	for _, p := range st.Swarm.Peers {
+		members[p.ID] = true
+	}
+	for _, h := range st.Swarm.Hosts {
+		if !members[h.Owner] {
+			t.Errorf("host %s went to %q, not a member", h.Channel, h.Owner)
+		}
+	}
+	if len(st.Swarm.Hosts) == 0 {
+		t.Error("the swarm view has no hosts")
 	}
 }
 
@@ -322,3 +370,58 @@ func checkCredits(t *testing.T, s *swarm) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
+
+// TestNetworkHashAssignment runs the consistent-hashing baseline: the
+// manager hands each host straight to the member its ring picks, and that
+// member crawls it.
+func TestNetworkHashAssignment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 5 libp2p hosts and 12 web hosts")
+	}
+	sites := make([]fixture.Site, 12)
+	for i := range sites {
+		sites[i] = fixture.Site{Name: fmt.Sprintf("hash-%02d.test", i), Pages: 4, PageBytes: 2 << 10}
+	}
+	web, err := fixture.New(sites, fixture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Close() })
+	s := startSwarm(t, 4, time.Hour, manager.AssignHash)
+	s.waitMembers(t)
+	var seeds []string
+	for _, st := range sites {
+		seeds = append(seeds, web.URL(st.Name))
+	}
+	if _, err := s.m.AddSeeds(seeds); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "every channel crawled", func() bool { return allUpdated(t, s.m.Channels(), 1) })
+	checkSwarmView(t, s)
+	st, err := s.m.Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]int{}
+	for _, h := range st.Swarm.Hosts {
+		owners[h.Owner]++
+	}
+	if len(owners) < 2 {
+		t.Errorf("hashing gave all %d hosts to %d peer(s): %v", len(st.Swarm.Hosts), len(owners), owners)
+	}
+	code, page := getPage(t, s.m)
+	if code != 200 || !strings.Contains(page, "<circle") || !strings.Contains(page, "<line") {
+		t.Errorf("manager page %d lacks the swarm drawing", code)
+	}
+}
+
+func getPage(t *testing.T, m *manager.Manager) (int, string) {
+	t.Helper()
+	resp, err := http.Get(m.APIURL() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}

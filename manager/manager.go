@@ -92,6 +92,13 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
 	m.host.SetStreamHandler(entry.Protocol, m.entry.Handle)
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
+	switch opts.Assignment {
+	case AssignCAN:
+	case AssignHash:
+		opts.Submit.Direct = m.hashDirect
+	default:
+		return nil, fmt.Errorf("new manager: unknown assignment %q (want %s or %s)", opts.Assignment, AssignCAN, AssignHash)
+	}
 	if opts.Bounds != nil && opts.Submit.Locator == nil {
 		opts.Submit.Locator = newMemberLocator(m, *opts.Bounds, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63)))
 	}

@@ -61,6 +61,9 @@ type Options struct {
 	// hosts are located by member peers' RTT measurements (unless
 	// Submit.Locator is set). Nil places hosts and peers by hashes.
 	Bounds *coord.Bounds `json:"bounds,omitempty"`
+	// Assignment is AssignCAN (default) or AssignHash, the consistent-
+	// hashing baseline for comparisons.
+	Assignment string `json:"assignment,omitempty"`
 	// PieceAbove is the page count above which a host is split into
 	// Pieces pieces. Defaults 5000 and 3.
 	PieceAbove int `json:"piece_above,omitempty"`
@@ -79,6 +82,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.API == "" {
 		o.API = DefaultAPI
+	}
+	if o.Assignment == "" {
+		o.Assignment = AssignCAN
 	}
 	if o.Strategy == "" {
 		o.Strategy = DefaultStrategy

@@ -9,6 +9,7 @@ import (
 type pageData struct {
 	Status
 	Chart Chart
+	Map   SwarmMap
 	Now   string
 }
 
@@ -47,8 +48,15 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px}h2{m
 <text x="40" y="{{.Height}}" dy="-4" font-size="10">{{.From}}</text><text x="{{.Width}}" y="{{.Height}}" dx="-150" dy="-4" font-size="10">{{.To}}</text>
 </svg>{{else}}<p>No intervals yet.</p>{{end}}{{end}}
 <h2>Tasks</h2>
-<table><tr><th>Open</th><th>Succeeded</th><th>Lost / cancelled</th><th>Sent</th><th>Send failures</th></tr>
-<tr><td class="n">{{index .Tasks "open"}}</td><td class="n">{{index .Tasks "done"}}</td><td class="n">{{index .Tasks "failed"}}</td><td class="n">{{.Sent}}</td><td class="n">{{.SendFailures}}</td></tr></table>
+<table><tr><th>Open</th><th>Succeeded</th><th>Lost</th><th>Cancelled by crawlers</th><th>Sent</th><th>Send failures</th></tr>
+<tr><td class="n">{{index .Tasks "open"}}</td><td class="n">{{index .Tasks "done"}}</td><td class="n">{{index .Tasks "failed"}}</td><td class="n">{{index .Tasks "cancelled"}}</td><td class="n">{{.Sent}}</td><td class="n">{{.SendFailures}}</td></tr></table>
+<h2>The swarm</h2>
+{{with .Map}}{{if or .Zones .Hosts}}<p>The CAN space seen along its first two dimensions: each peer's zones in its colour, each web host as a dot at its point, joined to the peer that took its latest task.</p>
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.Size}}" height="{{.Size}}" role="img" aria-label="peers' zones and hosts in the CAN space">
+<rect x="0" y="0" width="{{.Size}}" height="{{.Size}}" fill="#fafafa" stroke="#999"/>
+{{range .Zones}}<rect x="{{printf "%.1f" .X}}" y="{{printf "%.1f" .Y}}" width="{{printf "%.1f" .W}}" height="{{printf "%.1f" .H}}" fill="{{.Colour}}" fill-opacity="0.15" stroke="{{.Colour}}"><title>peer {{.Peer}}</title></rect>{{end}}
+{{range .Hosts}}{{if .Linked}}<line x1="{{printf "%.1f" .X}}" y1="{{printf "%.1f" .Y}}" x2="{{printf "%.1f" .PX}}" y2="{{printf "%.1f" .PY}}" stroke="{{.Colour}}" stroke-opacity="0.6"/>{{end}}<circle cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="3" fill="{{.Colour}}"><title>{{.Channel}}</title></circle>{{end}}
+</svg>{{else}}<p>No peers in the overlay yet.</p>{{end}}{{end}}
 <h2>Swarm and storage</h2>
 <table><tr><th>Peers now</th><th>Peers seen</th><th>Uploads</th><th>Duplicates</th><th>Refused</th><th>Pages</th><th>Records</th><th>Bytes</th></tr>
 <tr><td class="n">{{.PeersNow}}</td><td class="n">{{.PeersSeen}}</td><td class="n">{{.Stored.Uploads}}</td><td class="n">{{.Stored.Duplicates}}</td><td class="n">{{.Stored.Refused}}</td><td class="n">{{.Stored.Pages}}</td><td class="n">{{.Stored.Records}}</td><td class="n">{{.Stored.Bytes}}</td></tr></table>

@@ -30,7 +30,8 @@ type Status struct {
 	Groups  []GroupStatus   `json:"groups"`
 	History []IntervalPoint `json:"history"`
 	// Tasks counts issued tasks by state: open, done (a result was
-	// stored), failed (lost: no result before the deadline).
+	// stored), failed (lost: no result before the deadline), cancelled
+	// (a crawler reported it cancelled the task).
 	Tasks        map[string]int        `json:"tasks"`
 	Sent         int                   `json:"sent"`
 	SendFailures int                   `json:"send_failures"`
@@ -38,6 +39,9 @@ type Status struct {
 	PeersSeen    int                   `json:"peers_seen"`
 	Stored       storage.Totals        `json:"stored"`
 	Contributors []storage.Contributor `json:"contributors"`
+	// Swarm is the overlay as the members report it, and where each
+	// host's latest task went.
+	Swarm Swarm `json:"swarm"`
 }
 
 // Status gathers the manager's figures.
@@ -76,6 +80,9 @@ func (m *Manager) Status() (Status, error) {
 	}
 	if len(st.Contributors) > maxLeaders {
 		st.Contributors = st.Contributors[:maxLeaders]
+	}
+	if st.Swarm, err = m.swarm(); err != nil {
+		return st, err
 	}
 	return st, nil
 }

@@ -288,14 +288,18 @@ func TestMarkSent(t *testing.T) {
 	if len(open) != 1 || open[0].Sent || string(open[0].Envelope) != "env" {
 		t.Fatalf("open before sending: %+v", open)
 	}
-	if err := d.MarkSent(rec.ID); err != nil {
+	if err := d.MarkSent(rec.ID, "peer-a"); err != nil {
 		t.Fatal(err)
 	}
 	open, _ = d.Open()
-	if len(open) != 1 || !open[0].Sent || open[0].Envelope != nil {
+	if len(open) != 1 || !open[0].Sent || open[0].Envelope != nil || open[0].Owner != "peer-a" {
 		t.Fatalf("open after sending: %+v", open)
 	}
-	if err := d.MarkSent("nope"); !errors.Is(err, ErrNotFound) {
+	latest, err := d.Latest()
+	if err != nil || latest["a.example"].ID != rec.ID || latest["a.example"].Owner != "peer-a" {
+		t.Fatalf("latest %+v, %v", latest, err)
+	}
+	if err := d.MarkSent("nope", "peer-a"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("MarkSent(nope) = %v", err)
 	}
 }

@@ -37,8 +37,10 @@ type Task struct {
 	Finished time.Time `json:"finished,omitempty"`
 	// Envelope is the signed task, kept until it was sent into the overlay.
 	Envelope []byte `json:"envelope,omitempty"`
-	// Sent is set once an entry peer of the overlay accepted the task.
-	Sent bool `json:"sent,omitempty"`
+	// Sent is set once an entry peer of the overlay accepted the task;
+	// Owner is the peer that queued it.
+	Sent  bool   `json:"sent,omitempty"`
+	Owner string `json:"owner,omitempty"`
 }
 
 // PageResult is one stored page of a result, as the storage module
@@ -122,9 +124,9 @@ func (d *DB) Task(id string) (Task, error) {
 	return t, nil
 }
 
-// MarkSent records that task id reached the overlay and drops its kept
-// envelope.
-func (d *DB) MarkSent(id string) error {
+// MarkSent records that task id reached the overlay, queued by peer owner,
+// and drops its kept envelope.
+func (d *DB) MarkSent(id, owner string) error {
 	err := d.db.Update(func(tx *bolt.Tx) error {
 		tb := tx.Bucket(bucketTasks)
 		var t Task
@@ -135,7 +137,7 @@ func (d *DB) MarkSent(id string) error {
 		if !found {
 			return ErrNotFound
 		}
-		t.Sent, t.Envelope = true, nil
+		t.Sent, t.Owner, t.Envelope = true, owner, nil
 		return putJSON(tb, []byte(id), &t)
 	})
 	if err != nil {
@@ -366,6 +368,25 @@ func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (L
 		return Lost{}, err
 	}
 	return l, nil
+}
+
+// Latest returns each channel's task of its latest round (the first piece
+// when the round has several), by channel ID.
+func (d *DB) Latest() (map[string]Task, error) {
+	out := map[string]Task{}
+	err := d.db.View(func(tx *bolt.Tx) error {
+		return forEachTask(tx, func(t Task) error {
+			if cur, ok := out[t.Channel]; !ok || t.Round > cur.Round || (t.Round == cur.Round && t.ID < cur.ID) {
+				t.Envelope = nil
+				out[t.Channel] = t
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("latest tasks: %w", err)
+	}
+	return out, nil
 }
 
 // TaskCounts returns the number of tasks per state.

@@ -19,6 +19,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -40,8 +41,9 @@ const (
 	MaxMessageSize = 64 << 10
 	// MaxEntries bounds the entry peers in one answer.
 	MaxEntries = 8
-	// RenewEvery is how often members repeat that they are members.
-	RenewEvery = 20 * time.Second
+	// RenewEvery is how often members repeat that they are members (with
+	// their zones, which the manager's swarm view draws).
+	RenewEvery = 10 * time.Second
 	// memberFor is how long a membership lasts without renewal.
 	memberFor = 3 * RenewEvery
 	// firstFor is how long a granted first peer is offered to others
@@ -58,6 +60,68 @@ var ErrMalformed = frame.ErrMalformed
 type Request struct {
 	// Member says the asker holds a zone of the overlay.
 	Member bool `json:"member,omitempty"`
+	// Zones and Coord describe a member's place, for the manager's swarm
+	// view and its assignment baseline: its zones of the CAN space and
+	// its network coordinate (milliseconds).
+	Zones []Box     `json:"zones,omitempty"`
+	Coord []float64 `json:"coord,omitempty"`
+	// Capacity is the member's min(download Mb/s, memory GB), the scale
+	// of its load figures (DESIGN §5); it weighs the hashing baseline.
+	Capacity float64 `json:"capacity,omitempty"`
+}
+
+// Box is one zone, [Lo, Hi) in each dimension.
+type Box struct {
+	Lo []float64 `json:"lo"`
+	Hi []float64 `json:"hi"`
+}
+
+// Limits on what a member reports.
+const (
+	maxZones = 64
+	maxDim   = 8
+)
+
+// Validate checks what a decoder cannot.
+func (r *Request) Validate() error {
+	if len(r.Zones) > maxZones {
+		return fmt.Errorf("%w: %d zones, at most %d", ErrMalformed, len(r.Zones), maxZones)
+	}
+	if r.Capacity < 0 || !finite([]float64{r.Capacity}) {
+		return fmt.Errorf("%w: capacity %v", ErrMalformed, r.Capacity)
+	}
+	if len(r.Coord) > maxDim || !finite(r.Coord) {
+		return fmt.Errorf("%w: coordinate %v", ErrMalformed, r.Coord)
+	}
+	for _, z := range r.Zones {
+		if len(z.Lo) == 0 || len(z.Lo) > maxDim || len(z.Hi) != len(z.Lo) || !finite(z.Lo) || !finite(z.Hi) {
+			return fmt.Errorf("%w: zone %v", ErrMalformed, z)
+		}
+		for i := range z.Lo {
+			if z.Lo[i] < 0 || z.Hi[i] > 1 || z.Lo[i] >= z.Hi[i] {
+				return fmt.Errorf("%w: zone %v outside the unit box", ErrMalformed, z)
+			}
+		}
+	}
+	return nil
+}
+
+func finite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Member is a member peer as it last reported itself.
+type Member struct {
+	ID       peer.ID
+	Zones    []Box
+	Coord    []float64
+	Capacity float64
+	Seen     time.Time
 }
 
 // Answer is the manager's reply.
@@ -104,7 +168,7 @@ type Registry struct {
 	now func() time.Time
 
 	mu       sync.Mutex // guards the fields below
-	members  map[peer.ID]time.Time
+	members  map[peer.ID]*Member
 	first    peer.ID
 	firstAt  time.Time
 	rand     *rand.Rand
@@ -113,7 +177,7 @@ type Registry struct {
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
 func NewRegistry(h Host, now func() time.Time, r *rand.Rand) *Registry {
-	return &Registry{h: h, now: now, rand: r, members: map[peer.ID]time.Time{}}
+	return &Registry{h: h, now: now, rand: r, members: map[peer.ID]*Member{}}
 }
 
 // Members returns the peers whose membership is current and who are
@@ -124,10 +188,23 @@ func (r *Registry) Members() []peer.ID {
 	return r.liveLocked(r.now(), "")
 }
 
+// MemberInfos returns the current, connected members as they last
+// reported themselves, in no particular order.
+func (r *Registry) MemberInfos() []Member {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ids := r.liveLocked(r.now(), "")
+	out := make([]Member, len(ids))
+	for i, id := range ids {
+		out[i] = *r.members[id]
+	}
+	return out
+}
+
 func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
 	var out []peer.ID
-	for id, at := range r.members {
-		if now.Sub(at) > memberFor {
+	for id, m := range r.members {
+		if now.Sub(m.Seen) > memberFor {
 			delete(r.members, id)
 			continue
 		}
@@ -145,7 +222,7 @@ func (r *Registry) Answer(from peer.ID, req Request) Answer {
 	defer r.mu.Unlock()
 	r.answered++
 	if req.Member {
-		r.members[from] = now
+		r.members[from] = &Member{ID: from, Zones: req.Zones, Coord: req.Coord, Capacity: req.Capacity, Seen: now}
 		if from == r.first {
 			r.first = ""
 		}
@@ -182,7 +259,7 @@ func (r *Registry) Handle(s network.Stream) {
 	s.SetDeadline(time.Now().Add(timeout))
 	br := bufio.NewReader(s)
 	var req Request
-	if err := Decode(br, &req); err != nil {
+	if err := Decode(br, &req); err != nil || req.Validate() != nil {
 		s.Reset()
 		return
 	}

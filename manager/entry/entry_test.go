@@ -106,6 +106,8 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		var r Request
-		Decode(bufio.NewReader(bytes.NewReader(b)), &r)
+		if Decode(bufio.NewReader(bytes.NewReader(b)), &r) == nil {
+			r.Validate()
+		}
 	})
 }

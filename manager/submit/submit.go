@@ -60,6 +60,12 @@ type Options struct {
 	Locator Locator
 	// Rand picks entry peers; default seeded from the clock.
 	Rand *rand.Rand
+	// Direct, when set, names the peer that takes a host's tasks and a
+	// point of its zone: the task goes straight to it with TTL 0, with no
+	// CAN routing and no load balancing. The manager sets it for the
+	// consistent-hashing baseline (paper 004); ok false falls back to the
+	// overlay.
+	Direct func(hostPort string) (p peer.ID, target can.Point, ok bool)
 }
 
 // Submitter sends signed tasks into the overlay. Safe for concurrent use.
@@ -132,9 +138,29 @@ func (s *Submitter) EntryPeers() []peer.ID {
 	return out
 }
 
+// Cached returns the point last used for hostPort.
+func (s *Submitter) Cached(hostPort string) (can.Point, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.cache[hostPort]
+	return p, ok
+}
+
 // Submit sends one signed task for hostPort to a random entry peer, trying
 // others when one fails, and returns the peer that queued it.
 func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (peer.ID, error) {
+	if s.opts.Direct != nil {
+		if p, target, ok := s.opts.Direct(hostPort); ok {
+			s.mu.Lock()
+			s.cache[hostPort] = target
+			s.mu.Unlock()
+			owner, err := s.insert(ctx, p, env, target, 0)
+			if err != nil {
+				return "", fmt.Errorf("submit task for %s to %s: %w", hostPort, p, err)
+			}
+			return owner, nil
+		}
+	}
 	target := s.Point(ctx, hostPort)
 	entries := s.EntryPeers()
 	if len(entries) == 0 {
@@ -145,7 +171,7 @@ func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (pe
 	s.mu.Unlock()
 	var errs []error
 	for _, p := range entries[:min(len(entries), s.opts.Tries)] {
-		owner, err := s.insert(ctx, p, env, target)
+		owner, err := s.insert(ctx, p, env, target, s.opts.TTL)
 		if err == nil {
 			return owner, nil
 		}
@@ -154,7 +180,7 @@ func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (pe
 	return "", fmt.Errorf("submit task for %s: %w", hostPort, errors.Join(errs...))
 }
 
-func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target can.Point) (peer.ID, error) {
+func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target can.Point, ttl int) (peer.ID, error) {
 	st, err := s.h.NewStream(ctx, p, wire.InsertProtocol)
 	if err != nil {
 		return "", err
@@ -162,7 +188,7 @@ func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target ca
 	defer st.Close()
 	c := wire.NewConn(st, wire.MaxInsertResponseSize)
 	var resp wire.InsertResponse
-	ins := &wire.Insert{Envelope: env, Target: target, Ttl: uint32(max(s.opts.TTL, 0))}
+	ins := &wire.Insert{Envelope: env, Target: target, Ttl: uint32(max(ttl, 0))}
 	if err := c.Exchange(ctx, ins, wire.MaxInsertSize, &resp); err != nil {
 		st.Reset()
 		return "", err

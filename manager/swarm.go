@@ -1,0 +1,184 @@
+package manager
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/hashring"
+)
+
+// Assignment names accepted by Options.Assignment.
+const (
+	// AssignCAN routes each task to the owner of its host's point in the
+	// CAN space, with load balancing on insert: Hivecrawl's assignment.
+	AssignCAN = "can"
+	// AssignHash gives each host to a member peer by consistent hashing of
+	// its name (paper 004, UbiCrawler), bypassing the CAN: the baseline
+	// the swarm benchmark compares against.
+	AssignHash = "hash"
+)
+
+// Swarm is the manager's view of the overlay, from the members' reports
+// and the tasks it sent.
+type Swarm struct {
+	Peers []SwarmPeer `json:"peers"`
+	Hosts []SwarmHost `json:"hosts"`
+}
+
+// SwarmPeer is one member peer.
+type SwarmPeer struct {
+	ID    string      `json:"id"`
+	Zones []entry.Box `json:"zones"`
+	Coord []float64   `json:"coord,omitempty"`
+}
+
+// SwarmHost is one channel's host: its point in the CAN space and the
+// peer that queued its latest task.
+type SwarmHost struct {
+	Channel string    `json:"channel"`
+	Point   []float64 `json:"point"`
+	Owner   string    `json:"owner,omitempty"`
+	State   string    `json:"state,omitempty"`
+}
+
+// swarm gathers the swarm view.
+func (m *Manager) swarm() (Swarm, error) {
+	var sw Swarm
+	for _, mb := range m.entry.MemberInfos() {
+		sw.Peers = append(sw.Peers, SwarmPeer{ID: mb.ID.String(), Zones: mb.Zones, Coord: mb.Coord})
+	}
+	sort.Slice(sw.Peers, func(i, j int) bool { return sw.Peers[i].ID < sw.Peers[j].ID })
+	latest, err := m.db.Latest()
+	if err != nil {
+		return sw, err
+	}
+	for ch, t := range latest {
+		p, ok := m.sub.Cached(ch)
+		if !ok {
+			p = submit.HashPoint(ch, m.sub.Options().Dim)
+		}
+		owner := t.Owner
+		if t.Peer != "" {
+			owner = t.Peer
+		}
+		sw.Hosts = append(sw.Hosts, SwarmHost{Channel: ch, Point: p, Owner: owner, State: t.State})
+	}
+	sort.Slice(sw.Hosts, func(i, j int) bool { return sw.Hosts[i].Channel < sw.Hosts[j].Channel })
+	return sw, nil
+}
+
+// hashDirect is the consistent-hashing assignment: hosts go to members by
+// a ring of their peer IDs weighted by their reported capacity (1 when
+// they report none), each to a point of its first zone so the member
+// queues the task itself.
+func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
+	members := m.entry.MemberInfos()
+	slices.SortFunc(members, func(a, b entry.Member) int { return compareIDs(a.ID, b.ID) })
+	ring := hashring.New(0)
+	byID := map[can.PeerID]entry.Member{}
+	for _, mb := range members {
+		if len(mb.Zones) == 0 {
+			continue
+		}
+		w := mb.Capacity
+		if w <= 0 {
+			w = 1
+		}
+		if err := ring.Add(can.PeerID(mb.ID), w); err != nil {
+			continue
+		}
+		byID[can.PeerID(mb.ID)] = mb
+	}
+	id, ok := ring.Owner(hostPort)
+	if !ok {
+		return "", nil, false
+	}
+	z := byID[id].Zones[0]
+	centre := make(can.Point, len(z.Lo))
+	for i := range centre {
+		centre[i] = (z.Lo[i] + z.Hi[i]) / 2
+	}
+	return peer.ID(id), centre, true
+}
+
+func compareIDs(a, b peer.ID) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// SwarmMap is the swarm view drawn as SVG: the CAN space projected on its
+// first two dimensions, each peer's zones in its colour, each host at its
+// point with a line to the zone of the peer that queued its latest task.
+type SwarmMap struct {
+	Size  int
+	Zones []MapZone
+	Hosts []MapHost
+}
+
+// MapZone is one zone rectangle.
+type MapZone struct {
+	X, Y, W, H float64
+	Colour     string
+	Peer       string
+}
+
+// MapHost is one host dot and its line to its peer.
+type MapHost struct {
+	X, Y, PX, PY float64
+	Colour       string
+	Channel      string
+	Linked       bool
+}
+
+// swarmMap lays sw out in a square of size pixels.
+func swarmMap(sw Swarm, size int) SwarmMap {
+	sm := SwarmMap{Size: size}
+	s := float64(size)
+	colour := map[string]string{}
+	centre := map[string][2]float64{}
+	for i, p := range sw.Peers {
+		c := fmt.Sprintf("hsl(%d,65%%,45%%)", (i*137)%360)
+		colour[p.ID] = c
+		for j, z := range p.Zones {
+			if len(z.Lo) < 2 {
+				continue
+			}
+			mz := MapZone{X: z.Lo[0] * s, Y: (1 - z.Hi[1]) * s, W: (z.Hi[0] - z.Lo[0]) * s, H: (z.Hi[1] - z.Lo[1]) * s,
+				Colour: c, Peer: shortID(p.ID)}
+			sm.Zones = append(sm.Zones, mz)
+			if j == 0 {
+				centre[p.ID] = [2]float64{mz.X + mz.W/2, mz.Y + mz.H/2}
+			}
+		}
+	}
+	for _, h := range sw.Hosts {
+		if len(h.Point) < 2 {
+			continue
+		}
+		mh := MapHost{X: h.Point[0] * s, Y: (1 - h.Point[1]) * s, Colour: "#777", Channel: h.Channel}
+		if c, ok := centre[h.Owner]; ok {
+			mh.PX, mh.PY, mh.Colour, mh.Linked = c[0], c[1], colour[h.Owner], true
+		}
+		sm.Hosts = append(sm.Hosts, mh)
+	}
+	return sm
+}
+
+// shortID is the tail of a peer ID, as people tell peers apart.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return "…" + id[len(id)-6:]
+	}
+	return id
+}
