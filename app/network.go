@@ -58,6 +58,9 @@ type NetworkOptions struct {
 	// web hosts (p2p/emulate). Test and demo only.
 	PeerExtra func(remoteIP string) time.Duration
 	HostExtra func(host string) time.Duration
+	// NoLBI turns load balancing on insert off: a task stays with the
+	// owner of its point however loaded (for comparisons).
+	NoLBI bool
 	// allowLoopback lets the RTT prober measure loopback web hosts; the
 	// client sets it from Options.AllowLoopback.
 	allowLoopback bool
@@ -127,7 +130,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		Heartbeat: opts.Heartbeat,
 		Bounds:    nw.prof.Bounds,
 		Capacity:  nw.capacity,
-		MaxPieces: maxPieces(cfg),
+		MaxPieces: maxPieces(cfg, opts.NoLBI),
 		PeerExtra: nw.peerExtra(opts.PeerExtra),
 		Logger:    nw.log,
 	})
@@ -162,7 +165,10 @@ func (nw *network) peerExtra(byIP func(string) time.Duration) func(peer.ID) time
 // queue), so a peer whose queue is full forwards new tasks to a less
 // loaded neighbour instead of refusing them. (DESIGN §5 forwards when
 // RTL > OT; with OT at full capacity that could never happen.)
-func maxPieces(cfg config.Config) int {
+func maxPieces(cfg config.Config, noLBI bool) int {
+	if noLBI {
+		return 0 // node.Config: 0 disables load balancing on insert
+	}
 	return max(1, min(cfg.OverloadThreshold(), cfg.Threads+cfg.QueueLength-1))
 }
 

@@ -42,6 +42,7 @@ func runManager(ctx context.Context, args []string) int {
 	tick := fs.Duration("tick", manager.DefaultTick, "scheduling `period`")
 	allowLoopback := fs.Bool("allow-loopback", false, "test only: keep loopback addresses in the network profile")
 	coordinates := fs.Bool("coordinates", false, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements (bounds ±120 ms)")
+	assignment := fs.String("assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
 	pieceAbove := fs.Int("piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
 	verbose := fs.Bool("v", false, "log at debug level")
 	home := paths.Flag(fs)
@@ -67,7 +68,7 @@ func runManager(ctx context.Context, args []string) int {
 	}
 	opts := manager.Options{
 		Dir: managerDir(dirs), Listen: listen, API: *apiAddr, Name: *name, Strategy: *strategy,
-		Tick: *tick, AllowLoopback: *allowLoopback, PieceAbove: *pieceAbove, Logger: log,
+		Tick: *tick, AllowLoopback: *allowLoopback, PieceAbove: *pieceAbove, Assignment: *assignment, Logger: log,
 	}
 	if *coordinates {
 		b := manager.DefaultBounds

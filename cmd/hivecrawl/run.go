@@ -29,6 +29,7 @@ func runClient(ctx context.Context, args []string) int {
 	bind := fs.String("bind", "", "test and demo only: the loopback `IP` this client listens on and crawls from")
 	emulateFile := fs.String("emulate", "", "test and demo only: add emulated latency from the layout `FILE` (p2p/emulate)")
 	heartbeat := fs.Duration("heartbeat", 0, "overlay heartbeat `interval` (default 2s)")
+	noLBI := fs.Bool("no-lbi", false, "for comparisons: keep every task at the owner of its point (no load balancing on insert)")
 	var listen listFlag
 	fs.Var(&listen, "listen", "libp2p listen `MULTIADDR` (repeatable; default: every interface, port 4901; solo mode: 127.0.0.1)")
 	seedEvery := fs.Duration("seed-interval", app.DefaultSeedInterval, "submit the seeds file's tasks again after this `interval`")
@@ -59,6 +60,7 @@ func runClient(ctx context.Context, args []string) int {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	nopts, err := networkOptions(listen, *bind, *emulateFile, *heartbeat)
+	nopts.NoLBI = *noLBI
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
 		return 2
