@@ -51,7 +51,7 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px}h2{m
 <table><tr><th>Open</th><th>Succeeded</th><th>Lost</th><th>Cancelled by crawlers</th><th>Sent</th><th>Send failures</th></tr>
 <tr><td class="n">{{index .Tasks "open"}}</td><td class="n">{{index .Tasks "done"}}</td><td class="n">{{index .Tasks "failed"}}</td><td class="n">{{index .Tasks "cancelled"}}</td><td class="n">{{.Sent}}</td><td class="n">{{.SendFailures}}</td></tr></table>
 <h2>The swarm</h2>
-{{with .Map}}{{if or .Zones .Hosts}}<p>The CAN space seen along its first two dimensions: each peer's zones in its colour, each web host as a dot at its point, joined to the peer that took its latest task.</p>
+{{with .Map}}{{if or .Zones .Hosts}}<p>The CAN space seen along its first two dimensions: each peer's zones in its colour (zones that differ only in the third dimension lie on top of each other), each web host as a dot at its point, joined to the peer that took its latest task; a host joined to a zone that does not hold it was passed on by load balancing.</p>
 <svg xmlns="http://www.w3.org/2000/svg" width="{{.Size}}" height="{{.Size}}" role="img" aria-label="peers' zones and hosts in the CAN space">
 <rect x="0" y="0" width="{{.Size}}" height="{{.Size}}" fill="#fafafa" stroke="#999"/>
 {{range .Zones}}<rect x="{{printf "%.1f" .X}}" y="{{printf "%.1f" .Y}}" width="{{printf "%.1f" .W}}" height="{{printf "%.1f" .H}}" fill="{{.Colour}}" fill-opacity="0.15" stroke="{{.Colour}}"><title>peer {{.Peer}}</title></rect>{{end}}
