@@ -94,7 +94,7 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	h, err := host.New(ctx, host.Config{
 		ListenAddrs: opts.Listen,
 		KeyFile:     filepath.Join(dataDir, peerKeyName),
-		MaxConns:    cfg.Connections * 4,
+		MaxConns:    overlayConns(cfg),
 		Bootstrap:   prof.Bootstrap,
 		Logger:      log,
 	})
@@ -170,6 +170,19 @@ func maxPieces(cfg config.Config, noLBI bool) int {
 		return 0 // node.Config: 0 disables load balancing on insert
 	}
 	return max(1, min(cfg.OverloadThreshold(), cfg.Threads+cfg.QueueLength-1))
+}
+
+// overlayConns derives the overlay's connection cap (libp2p's resource
+// and connection managers) from the contributor's connection cap: the
+// crawl connections' number again for the overlay, but never fewer than a
+// CAN peer needs (about 2d neighbours, the manager and a few DHT peers).
+// No cap (0) leaves p2p/host's default.
+func overlayConns(cfg config.Config) int {
+	const least = 16
+	if cfg.Connections <= 0 {
+		return 0
+	}
+	return max(least, cfg.Connections)
 }
 
 // capacity turns the contributor's caps into the load figures' scale.
