@@ -147,7 +147,7 @@ func (m *Manager) send(ctx context.Context) error {
 			m.log.Info("Task not sent; retrying next round", "task", t.ID, "err", err)
 			continue
 		}
-		if err := m.db.MarkSent(t.ID); err != nil {
+		if err := m.db.MarkSent(t.ID, owner.String()); err != nil {
 			return err
 		}
 		m.log.Debug("Task sent", "task", t.ID, "owner", owner)
