@@ -199,7 +199,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		reporter taskmgr.Reporter
 	)
 	if c.net != nil {
-		up, signer, reporter = c.net.uploader(cfg.Nickname), c.net.key, c.net
+		up, signer, reporter = c.net.uploader(cfg.Nickname, c.gov.Up()), c.net.key, c.net
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,

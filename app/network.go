@@ -16,6 +16,7 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
@@ -113,9 +114,10 @@ func (nw *network) Expired(ctx context.Context, raw []byte) error {
 
 var _ taskmgr.Reporter = (*network)(nil)
 
-// uploader returns the storage module's client for this network.
-func (nw *network) uploader(nickname string) *storage.Uploader {
-	return &storage.Uploader{Host: nw.h, Storage: nw.manager, Manager: nw.key, Nickname: nickname}
+// uploader returns the storage module's client for this network; lim
+// meters what it sends (the upload cap).
+func (nw *network) uploader(nickname string, lim crawler.Limiter) *storage.Uploader {
+	return &storage.Uploader{Host: nw.h, Storage: nw.manager, Manager: nw.key, Nickname: nickname, Limiter: lim}
 }
 
 // attachNode creates the CAN node that queues accepted tasks in q. It

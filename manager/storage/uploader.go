@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -45,6 +46,9 @@ type Uploader struct {
 	Nickname string
 	// Timeout bounds one upload; default 5 minutes.
 	Timeout time.Duration
+	// Limiter, when set, meters the bytes sent (the contributor's upload
+	// cap); writes wait for it in chunks of at most crawler.ReadChunk.
+	Limiter crawler.Limiter
 }
 
 var _ taskmgr.Uploader = (*Uploader)(nil)
@@ -96,7 +100,11 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 	}
 	stop := context.AfterFunc(ctx, func() { st.Reset() })
 	defer stop()
-	bw := bufio.NewWriterSize(st, 64<<10)
+	var out io.Writer = st
+	if u.Limiter != nil {
+		out = &meteredWriter{ctx: ctx, w: st, lim: u.Limiter}
+	}
+	bw := bufio.NewWriterSize(out, 64<<10)
 	if err := frame.Write(bw, &h, MaxHeaderSize); err != nil {
 		return nil, err
 	}
@@ -124,4 +132,28 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	return DecodeResponse(b)
+}
+
+// meteredWriter waits for its limiter before each chunk it writes.
+type meteredWriter struct {
+	ctx context.Context
+	w   io.Writer
+	lim crawler.Limiter
+}
+
+func (m *meteredWriter) Write(p []byte) (int, error) {
+	written := 0
+	for len(p) > 0 {
+		n := min(len(p), crawler.ReadChunk)
+		if err := m.lim.WaitN(m.ctx, n); err != nil {
+			return written, err
+		}
+		k, err := m.w.Write(p[:n])
+		written += k
+		if err != nil {
+			return written, err
+		}
+		p = p[n:]
+	}
+	return written, nil
 }
