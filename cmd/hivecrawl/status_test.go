@@ -208,3 +208,25 @@ func TestControlNotRunning(t *testing.T) {
 		t.Fatalf("offline set not saved: %+v, %v", c, err)
 	}
 }
+
+func TestOverlayLine(t *testing.T) {
+	half := localapi.Zone{Lo: []float64{0, 0, 0}, Hi: []float64{0.5, 1, 1}}
+	tests := []struct {
+		name string
+		o    localapi.Overlay
+		want string
+	}{
+		{"solo", localapi.Overlay{Mode: "solo", Member: true, Zones: []localapi.Zone{{Lo: []float64{0, 0, 0}, Hi: []float64{1, 1, 1}}}},
+			"solo mode: a one-peer overlay holding the whole space"},
+		{"joining", localapi.Overlay{Mode: "network", Network: "x"}, `network "x": joining the overlay`},
+		{"member", localapi.Overlay{Mode: "network", Member: true, Peers: 7, Zones: []localapi.Zone{half}, Neighbours: make([]localapi.Neighbour, 3)},
+			"network: 1 zone(s), 50.0 % of the space, 3 neighbours, 7 peers connected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := overlayLine(&tt.o); got != tt.want {
+				t.Fatalf("overlayLine = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

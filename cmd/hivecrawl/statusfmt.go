@@ -46,12 +46,46 @@ func writeStatus(w io.Writer, st localapi.Status) {
 		}
 		fmt.Fprintf(tw, "\t  %s: %d pages, depth %d%s\n", t.Channel, t.Pages, t.Depth, el)
 	}
+	if o := st.Overlay; o != nil {
+		fmt.Fprintf(tw, "Overlay\t%s\n", overlayLine(o))
+	} else {
+		fmt.Fprintf(tw, "Overlay\tnone (local mode: crawling a seeds file)\n")
+	}
 	fmt.Fprintf(tw, "Pages\ttoday %d, total %d\n", st.Pages.Today, st.Pages.Total)
 	fmt.Fprintf(tw, "Credits\t%.1f confirmed, %.1f pending, %.1f a day recently\n", st.Credits.Confirmed, st.Credits.Pending, st.Credits.RecentAverage)
 	if st.UIURL != "" {
 		fmt.Fprintf(tw, "Dashboard\t%s\n", st.UIURL)
 	}
 	tw.Flush()
+}
+
+// overlayLine says how the client takes part: "solo mode, holding the
+// whole space" or "network "x": 2 zones (12.5 % of the space), 5
+// neighbours, 8 peers connected".
+func overlayLine(o *localapi.Overlay) string {
+	where := "solo mode"
+	if o.Mode != "solo" {
+		where = "network"
+		if o.Network != "" {
+			where += fmt.Sprintf(" %q", o.Network)
+		}
+	}
+	if !o.Member || len(o.Zones) == 0 {
+		return where + ": joining the overlay"
+	}
+	vol := 0.0
+	for _, z := range o.Zones {
+		v := 1.0
+		for i := range z.Lo {
+			v *= z.Hi[i] - z.Lo[i]
+		}
+		vol += v
+	}
+	if o.Mode == "solo" {
+		return where + ": a one-peer overlay holding the whole space"
+	}
+	return fmt.Sprintf("%s: %d zone(s), %.1f %% of the space, %d neighbours, %d peers connected",
+		where, len(o.Zones), 100*vol, len(o.Neighbours), o.Peers)
 }
 
 func rateOf(r localapi.Rate) string {
