@@ -81,6 +81,9 @@
     node.className = 'msg ' + (ok ? 'ok' : 'err');
   }
 
+  // The helpers the other pages' scripts (solo.js) share.
+  window.HC = { getJSON, post, say, fmtTime, fmtCount, fmtElapsed, page: () => S.page };
+
   // ---- navigation ----
   function show(page, focus) {
     if (!PAGES.includes(page)) page = 'dashboard';
@@ -94,6 +97,7 @@
     if (page === 'settings') loadConfig();
     if (page === 'credits') loadReceipts();
     if (page === 'dashboard') drawCharts();
+    if (page === 'solo') window.HCSolo.show();
   }
 
   // ---- dashboard ----
@@ -142,13 +146,11 @@
       ' · month ' + fmtBytes(st.transfer.month) + (st.transfer.monthly_quota > 0 ? ' of ' + fmtBytes(st.transfer.monthly_quota) : '');
     $('conns').textContent = st.connections.open;
     $('conns-sub').textContent = st.connections.cap > 0 ? 'of ' + st.connections.cap + ' allowed' : 'no cap';
-    if (st.peers !== undefined) {
-      $('peers').textContent = st.peers;
-      $('peers-sub').textContent = 'connected peers';
-    } else {
-      $('peers').textContent = '–';
-      $('peers-sub').textContent = 'no overlay yet';
-    }
+    const ov = st.overlay;
+    $('peers').textContent = ov ? ov.peers : '–';
+    $('peers-sub').textContent = ov ? window.HCOverlay.modeWords(ov) : 'no overlay: local mode';
+    drawZone(st);
+    window.HCSolo.status(st);
 
     const body = $('tasks-body');
     if (running.length === 0) {
@@ -215,10 +217,11 @@
     }
   }
 
-  // drawZone shows this peer's place in the CAN space once the overlay
-  // reports it; until then the note under it says why there is none.
-  function drawZone() {
-    $('chart-zone').hidden = true;
+  // drawZone shows this peer's place in the CAN space when the status has
+  // an overlay section; in local mode the note under it says why there is
+  // none (overlay.js).
+  function drawZone(st) {
+    window.HCOverlay.render(st ? st.overlay : null);
   }
 
   // ---- live updates ----
@@ -450,6 +453,7 @@
     document.body.dataset.signedIn = S.token ? 'yes' : 'no';
     document.querySelectorAll('.needs-token').forEach(b => { b.disabled = !S.token; });
     fields().forEach(i => { i.disabled = !S.token; });
+    window.HCSolo.signedIn(!!S.token);
   }
 
   async function start() {
@@ -472,7 +476,6 @@
     await loadConfig();
     connect();
     loadCreditDays();
-    drawZone();
     setInterval(loadCreditDays, 60 * 1000);
     setInterval(() => { if (S.page === 'credits') loadReceipts(); }, 15 * 1000);
     setInterval(() => { if (S.page !== 'settings') loadConfig(); }, 10 * 1000);

@@ -33,8 +33,20 @@
 // headers (DNS rebinding). Sessions live in memory: after a restart the
 // page is read-only until it is opened again from the tray.
 //
+// # Overlay and solo mode
+//
+// The status's overlay section (localapi.Overlay) feeds the Dashboard's
+// peer count and its "Your place in the overlay" panel (overlay.js: the
+// CAN space projected on its first two dimensions, this peer's zones
+// filled, its neighbours' outlined); without one the client is in local
+// mode and the panel says so. The Solo mode page (solo.js) uses the local
+// API's /api/solo/ routes (localapi.Solo): it adds seeds with the token,
+// lists the embedded manager's channels with their next crawl, and reads a
+// page's stored text. In a network or in local mode it explains where
+// seeds go instead.
+//
 // # Caveats
 //
-// The peer-to-peer overlay and solo mode do not report to the client's
-// status yet; the page says so where their data will go.
+// The zone drawing is a projection: neighbours that differ only in the
+// third dimension overlap in it (their tooltips give the whole boxes).
 package web

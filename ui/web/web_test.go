@@ -407,6 +407,8 @@ func TestPageFiles(t *testing.T) {
 		{"/", "text/html", `<script src="app.js" defer></script>`},
 		{"/app.js", "text/javascript", "EventSource"},
 		{"/charts.js", "text/javascript", "HCCharts"},
+		{"/overlay.js", "text/javascript", "HCOverlay"},
+		{"/solo.js", "text/javascript", "HCSolo"},
 		{"/style.css", "text/css", ":root"},
 	}
 	for _, c := range cases {

@@ -1,0 +1,122 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/hivecrawl/hivecrawl/app"
+)
+
+// checkOverlayPanel: a solo client's dashboard counts its peers and draws
+// its one zone, the whole space, where the "no overlay" note was.
+func checkOverlayPanel(t *testing.T, ctx context.Context, r running) {
+	t.Helper()
+	st, err := r.api.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Overlay == nil || st.Overlay.Mode != "solo" {
+		t.Fatalf("overlay %+v, want solo mode", st.Overlay)
+	}
+	text(t, ctx, "peers figure", `document.getElementById('peers').textContent`, func(s string) bool { return s == fmt.Sprint(st.Overlay.Peers) })
+	text(t, ctx, "peers words", `document.getElementById('peers-sub').textContent`, func(s string) bool { return s == "solo: a one-peer overlay" })
+	text(t, ctx, "overlay mode", `document.getElementById('zone-mode').textContent`, func(s string) bool { return s == "solo: a one-peer overlay" })
+	text(t, ctx, "no-overlay note gone", `String(document.getElementById('zone-note').hidden)`, func(s string) bool { return s == "true" })
+	text(t, ctx, "drawing shown", `String(document.getElementById('chart-zone').getBoundingClientRect().width)`, func(s string) bool { return s == "270" })
+	// One zone, [0,1]^3, fills the drawn unit square (206 units a side).
+	text(t, ctx, "the zone drawn", `Array.from(document.querySelectorAll('#chart-zone rect.zone-own')).map(r => r.getAttribute('width') + 'x' + r.getAttribute('height')).join(' ')`,
+		func(s string) bool { return s == "206.0x206.0" })
+	text(t, ctx, "its label", `document.querySelector('#chart-zone text.zone-label').textContent`, func(s string) bool { return s == "you" })
+	text(t, ctx, "space held", `document.getElementById('zone-share').textContent`, func(s string) bool { return s == "100 % of the space, in 1 zone" })
+	text(t, ctx, "peer ID", `document.getElementById('zone-peer').textContent`, func(s string) bool { return s == st.Overlay.Peer })
+	text(t, ctx, "accepted tasks", `document.getElementById('zone-accepted').textContent`, func(s string) bool { return s != "" && s != "0" })
+}
+
+// checkSoloPage: the Solo mode page lists the channel the seeds file made,
+// shows its pages and a page's stored text, refuses a bad seed with the
+// manager's words and adds a good one.
+func checkSoloPage(t *testing.T, ctx context.Context, r running) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(r.info.URL+"/#solo")); err != nil {
+		t.Fatal(err)
+	}
+	chs, err := r.c.SoloChannels(ctx)
+	if err != nil || len(chs) != 1 {
+		t.Fatalf("solo channels %+v, %v", chs, err)
+	}
+	host := chs[0].ID
+	text(t, ctx, "solo page live", `String(!document.getElementById('solo-live').hidden && document.getElementById('solo-other').hidden)`, func(s string) bool { return s == "true" })
+	text(t, ctx, "channel listed", `Array.from(document.querySelectorAll('#solo-channels tr')).map(tr => tr.cells[0].textContent).join(' ')`,
+		func(s string) bool { return s == host })
+	row := `document.querySelector('#solo-channels tr[data-channel="` + host + `"]')`
+	text(t, ctx, "next crawl", row+`.cells[1].textContent`, func(s string) bool { return strings.HasPrefix(s, "in ") || s == "crawling now" || s == "due now" })
+	text(t, ctx, "interval", row+`.cells[2].textContent`, func(s string) bool { return s != "–" && s != "" })
+	text(t, ctx, "last crawl", row+`.cells[3].textContent`, func(s string) bool { return strings.HasSuffix(s, " ago") })
+	text(t, ctx, "pages", row+`.cells[4].textContent`, func(s string) bool { return s != "0" && s != "" })
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#solo-channels tr[data-channel="`+host+`"] button`))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "pages listed", `Array.from(document.querySelectorAll('#solo-pages .page-link .path')).map(p => p.textContent).join(' ')`,
+		func(s string) bool { return strings.Contains(s, "/site0/a.html") })
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#solo-pages .page-link[title$="/site0/a.html"]`))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "stored text", `document.querySelector('#solo-text .text') ? document.querySelector('#solo-text .text').textContent : ""`,
+		func(s string) bool { return strings.Contains(s, "Words about /site0/a.html for the index") })
+	text(t, ctx, "its title", `document.querySelector('#solo-text h3').textContent`, func(s string) bool { return s == "/site0/a.html" })
+	screenshot(t, ctx, "solo")
+
+	// A bad seed: the manager's parser says why, nothing is added.
+	addSeeds := func(urls string) {
+		t.Helper()
+		err := chromedp.Do(ctx,
+			chromedp.SetValue(chromedp.CSS("#solo-seeds"), urls),
+			chromedp.Click(chromedp.CSS("#btn-add-seeds")),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := site(t)
+	addSeeds(other.URL + "/x/\nftp://files.example/")
+	text(t, ctx, "seed refused", `document.getElementById('seeds-msg').textContent`, func(s string) bool {
+		return strings.Contains(s, "nothing added") && strings.Contains(s, "scheme must be http or https")
+	})
+	if chs, _ := r.c.SoloChannels(ctx); len(chs) != 1 {
+		t.Errorf("a refused request added channels: %+v", chs)
+	}
+	screenshot(t, ctx, "solo-refused")
+	addSeeds(other.URL + "/x/")
+	otherHost := strings.TrimPrefix(other.URL, "http://")
+	text(t, ctx, "seed added", `document.getElementById('seeds-msg').textContent`, func(s string) bool {
+		return strings.HasPrefix(s, "Added 1 seed: new channel "+otherHost)
+	})
+	text(t, ctx, "new channel listed", `String(document.querySelectorAll('#solo-channels tr[data-channel]').length)`, func(s string) bool { return s == "2" })
+	if chs, _ := r.c.SoloChannels(ctx); len(chs) != 2 || chs[1].ID != otherHost {
+		t.Errorf("channels after adding a seed: %+v", chs)
+	}
+}
+
+// TestBrowserLocalModeHasNoOverlay: in local mode the dashboard keeps its
+// "No overlay yet" note and the Solo mode page says how to leave it.
+func TestBrowserLocalModeHasNoOverlay(t *testing.T) {
+	ctx := browser(t, "")
+	r := startClientMode(t, app.ModeLocal)
+	signIn(t, ctx, r, "")
+	text(t, ctx, "live connection", `document.getElementById('conn').textContent`, func(s string) bool { return s == "Live" })
+	text(t, ctx, "peers words", `document.getElementById('peers-sub').textContent`, func(s string) bool { return s == "no overlay: local mode" })
+	text(t, ctx, "no-overlay note", `document.getElementById('zone-note').hidden ? "" : document.getElementById('zone-note').textContent`,
+		func(s string) bool { return strings.HasPrefix(s, "No overlay yet.") })
+	text(t, ctx, "no drawing", `String(document.getElementById('chart-zone').getBoundingClientRect().width)`, func(s string) bool { return s == "0" })
+	if err := chromedp.Do(ctx, chromedp.Navigate(r.info.URL+"/#solo")); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "how to leave local mode", `document.getElementById('solo-other').hidden ? "" : document.getElementById('solo-other').textContent`,
+		func(s string) bool { return strings.Contains(s, "Start it without --local") })
+	text(t, ctx, "no seed form", `String(document.getElementById('solo-live').hidden)`, func(s string) bool { return s == "true" })
+	screenshot(t, ctx, "solo-local")
+}
