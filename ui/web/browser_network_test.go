@@ -128,7 +128,9 @@ func TestBrowserNetworkOverlay(t *testing.T) {
 		func(s string) bool { return strings.Contains(s, "Neighbour "+last) })
 	text(t, ctx, "neighbour table", `Array.from(document.querySelectorAll('#zone-nb-body tr td:first-child')).map(td => td.title).join(' ')`,
 		func(s string) bool { return strings.Contains(s, last) })
-	text(t, ctx, "share of the space", `document.getElementById('zone-share').textContent`, func(s string) bool { return strings.Contains(s, " of the space, in ") && !strings.HasPrefix(s, "100 %") })
+	text(t, ctx, "share of the space", `document.getElementById('zone-share').textContent`, func(s string) bool {
+		return strings.Contains(s, " of the space, in ") && !strings.HasPrefix(s, "100 %")
+	})
 	screenshot(t, ctx, "dashboard-network")
 
 	if err := chromedp.Do(ctx, chromedp.Navigate(info.URL+"/#solo")); err != nil {
