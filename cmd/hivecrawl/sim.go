@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sim/assign"
+	"github.com/hivecrawl/hivecrawl/sim/fountain"
 	"github.com/hivecrawl/hivecrawl/sim/recrawl"
 )
 
@@ -43,6 +46,24 @@ var simExperiments = map[string]simExperiment{
 	},
 	"recrawl-ruc": func(seed uint64, scale float64, c mr.Counting, dir string) (string, error) {
 		return simRecrawl(recrawl.RUC(), "fig5", seed, scale, c, dir)
+	},
+	"assignment": func(seed uint64, scale float64, _ mr.Counting, dir string) (string, error) {
+		cfg := assign.Paper()
+		if scale < 1 {
+			cfg = cfg.Shrink(scale)
+		}
+		x, err := assign.RunExperiment(cfg, seed)
+		if err != nil {
+			return "", err
+		}
+		return x.Write(dir)
+	},
+	"webfountain": func(_ uint64, scale float64, _ mr.Counting, dir string) (string, error) {
+		r, err := fountain.Run(max(8, int(255*scale)), max(3, int(math.Round(14*math.Sqrt(scale)))))
+		if err != nil {
+			return "", err
+		}
+		return r.Write(dir)
 	},
 }
 

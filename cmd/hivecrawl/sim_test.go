@@ -37,3 +37,28 @@ func TestSimUsage(t *testing.T) {
 		t.Fatalf("no experiment: exit %d", code)
 	}
 }
+
+func TestSimWebFountain(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := simMain([]string{"webfountain", "--scale", "0.1", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	sum, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if err != nil || !strings.Contains(string(sum), "Table 3") {
+		t.Fatalf("summary: %v\n%s", err, sum)
+	}
+}
+
+func TestSimAssignment(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := simMain([]string{"assignment", "--scale", "0.05", "--out", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, f := range []string{"summary.md", "fig15-rate.svg", "fig21-recrawls-cdf.svg", "fig22b-per-crawler.svg", "scalability.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -75,6 +75,8 @@ type engine struct {
 	acc                     Sample  // running sums of the current window
 	accN                    int
 	intervalSum             []float64
+	poolI                   [][]int32
+	poolR                   [][]ref
 }
 
 // Run simulates the scenario under strategy k with the given success-rate
@@ -137,6 +139,7 @@ func (s *Scenario) Run(k Kind, counting mr.Counting) (*Result, error) {
 			e.res.Reassignments++
 		}
 		e.sample()
+		e.recycle()
 	}
 	e.finish()
 	return e.res, nil
@@ -150,16 +153,46 @@ func (e *engine) setIntervals() {
 	}
 }
 
-// at appends v to the bucket of step s, ignoring steps past the end.
+// at appends v to the bucket of step s, ignoring steps past the end. An
+// empty bucket takes a processed one's array from the pool, which keeps
+// the garbage collector out of the inner loop.
 func (e *engine) at(b *[][]int32, s int, v int32) {
-	if s < e.cfg.Steps {
-		(*b)[s] = append((*b)[s], v)
+	if s >= e.cfg.Steps {
+		return
 	}
+	if (*b)[s] == nil {
+		if n := len(e.poolI); n > 0 {
+			(*b)[s], e.poolI = e.poolI[n-1], e.poolI[:n-1]
+		}
+	}
+	(*b)[s] = append((*b)[s], v)
 }
 
 func (e *engine) atRef(b *[][]ref, s int, v ref) {
-	if s < e.cfg.Steps {
-		(*b)[s] = append((*b)[s], v)
+	if s >= e.cfg.Steps {
+		return
+	}
+	if (*b)[s] == nil {
+		if n := len(e.poolR); n > 0 {
+			(*b)[s], e.poolR = e.poolR[n-1], e.poolR[:n-1]
+		}
+	}
+	(*b)[s] = append((*b)[s], v)
+}
+
+// recycle returns processed buckets' arrays to the pools.
+func (e *engine) recycle() {
+	for _, b := range []*[][]int32{&e.submitAt, &e.churnAt} {
+		if x := (*b)[e.step]; x != nil {
+			e.poolI = append(e.poolI, x[:0])
+			(*b)[e.step] = nil
+		}
+	}
+	for _, b := range []*[][]ref{&e.finishAt, &e.expireAt} {
+		if x := (*b)[e.step]; x != nil {
+			e.poolR = append(e.poolR, x[:0])
+			(*b)[e.step] = nil
+		}
 	}
 }
 
@@ -209,7 +242,6 @@ func (e *engine) submits() {
 		e.at(&e.submitAt, e.step+iv, ch)
 		e.insert(ch, e.step+iv)
 	}
-	e.submitAt[e.step] = nil
 }
 
 // insert routes a new task to the owner of its host's point and applies
@@ -352,7 +384,6 @@ func (e *engine) finishes() {
 		e.group(ch).Updates++
 		e.updates[ch]++
 	}
-	e.finishAt[e.step] = nil
 }
 
 func (e *engine) expiries() {
@@ -361,7 +392,6 @@ func (e *engine) expiries() {
 			e.expire(r.id)
 		}
 	}
-	e.expireAt[e.step] = nil
 }
 
 func (e *engine) expire(id uint32) {
@@ -433,7 +463,6 @@ func (e *engine) churn() error {
 			return err
 		}
 	}
-	e.churnAt[e.step] = nil
 	return nil
 }
 
