@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -92,6 +93,9 @@ func newCluster(t *testing.T, cfg Config) *cluster {
 	}
 	cfg.Manager = k.GetPublic()
 	cfg.Logger = quiet
+	if os.Getenv("HIVECRAWL_DEBUG") != "" {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	return &cluster{t: t, manager: k, cfg: cfg, rng: rand.New(rand.NewPCG(1, 2))}
 }
 
@@ -278,8 +282,21 @@ func (c *cluster) waitTiled(limit time.Duration) time.Duration {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	c.dump()
+	c.t.Fatalf("zones do not tile after %v: %s", limit, why)
+	return 0
+}
+
+// dump logs every live peer's zones and neighbours and a point without an
+// owner, if any, for a failed wait.
+func (c *cluster) dump() {
 	for _, m := range c.live() {
-		c.t.Logf("%s: zones %v neighbours %d dead %d", m.h.ID().ShortString(), m.n.Zones(), len(m.n.Neighbours()), m.n.deadCount())
+		c.t.Logf("%s: zones %v neighbours %v dead %d", m.h.ID(), m.n.Zones(), m.n.Neighbours(), m.n.deadCount())
+	}
+	for _, m := range c.members {
+		if !m.alive {
+			c.t.Logf("departed %s", m.h.ID())
+		}
 	}
 	for range 2000 {
 		if p := c.randomPoint(); c.owner(p) == nil {
@@ -287,8 +304,6 @@ func (c *cluster) waitTiled(limit time.Duration) time.Duration {
 			break
 		}
 	}
-	c.t.Fatalf("zones do not tile after %v: %s", limit, why)
-	return 0
 }
 
 // neighboursComplete reports a pair of live peers whose zones abut but that
@@ -338,9 +353,7 @@ func (c *cluster) waitStable(limit time.Duration) time.Duration {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	for _, m := range c.live() {
-		c.t.Logf("%s: zones %v neighbours %d dead %d", m.h.ID().ShortString(), m.n.Zones(), len(m.n.Neighbours()), m.n.deadCount())
-	}
+	c.dump()
 	c.t.Fatalf("overlay not stable after %v: %s", limit, why)
 	return 0
 }

@@ -62,6 +62,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	}
 	n.mu.Lock()
 	n.leaving = false
+	n.farewell = nil
 	n.zones = nil
 	for id := range n.nbrs {
 		n.removeLocked(id)

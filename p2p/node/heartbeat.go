@@ -12,13 +12,29 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// heartbeatLocked builds this node's heartbeat; n.mu must be held.
+// heartbeatLocked builds this node's heartbeat; n.mu must be held. A node
+// without zones lists no neighbours, since a zone-less heartbeat with a
+// list is a farewell naming the heir; after a graceful leave it repeats its
+// farewell.
 func (n *Node) heartbeatLocked() *wire.Heartbeat {
 	n.seq++
+	if len(n.zones) == 0 {
+		if n.farewell != nil {
+			return &wire.Heartbeat{Self: n.farewell.Self, Neighbours: n.farewell.Neighbours, Seq: n.seq}
+		}
+		return &wire.Heartbeat{Self: n.selfLocked(), Seq: n.seq}
+	}
 	return &wire.Heartbeat{Self: n.selfLocked(), Neighbours: n.neighbourRecordsLocked(true), Seq: n.seq}
 }
 
-// heartbeatRound exchanges heartbeats with every neighbour concurrently.
+// probeEvery is how many heartbeat intervals pass before a peer heard of
+// second-hand is probed again.
+func (n *Node) probeEvery() time.Duration {
+	return time.Duration(n.cfg.DeadAfter) * n.cfg.Heartbeat
+}
+
+// heartbeatRound exchanges heartbeats with every neighbour, and probes
+// peers to be heard from first-hand, concurrently.
 func (n *Node) heartbeatRound(ctx context.Context) {
 	n.mu.Lock()
 	if n.leaving || len(n.zones) == 0 {
@@ -30,8 +46,38 @@ func (n *Node) heartbeatRound(ctx context.Context) {
 	for id := range n.nbrs {
 		ids = append(ids, id)
 	}
+	now := time.Now()
+	var probes []peer.ID
+	for id, at := range n.probes {
+		switch _, known := n.nbrs[id]; {
+		case known:
+			delete(n.probes, id) // heartbeated anyway
+		case at.IsZero():
+			n.probes[id] = now
+			probes = append(probes, id)
+		case now.Sub(at) > n.probeEvery():
+			delete(n.probes, id)
+		}
+	}
+	for id, at := range n.heard {
+		if now.Sub(at) > n.goneFor() {
+			delete(n.heard, id)
+		}
+	}
 	n.mu.Unlock()
 	var wg sync.WaitGroup
+	for _, id := range probes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := n.sendHeartbeat(ctx, id, hb)
+			if err != nil {
+				n.log.Debug("Probe unanswered", "peer", id.String(), "err", err)
+				return
+			}
+			n.onHeartbeat(resp, id)
+		}()
+	}
 	for _, id := range ids {
 		wg.Add(1)
 		go func() {
@@ -105,12 +151,18 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	}
 	delete(n.dead, from)
 	delete(n.gone, from)
+	delete(n.probes, from)
+	n.heard[from] = time.Now()
 	// Two peers claiming the same area (a takeover of a peer that was only
 	// slow, or two heirs at once): the smaller peer ID keeps it.
 	if from < n.h.ID() && overlapsAny(n.zones, zones) {
 		kept := subtract(n.zones, zones)
 		n.log.Info("Gave up an area also claimed by a smaller peer ID", "peer", from.String(), "zones_before", len(n.zones), "zones_after", len(kept))
 		n.zones = kept
+		if len(kept) == 0 && !n.leaving {
+			n.lost = time.Now()
+			n.poke()
+		}
 	}
 	if related(n.zones, zones) {
 		var l can.Load
@@ -153,9 +205,11 @@ func (n *Node) missed(id peer.ID) {
 	n.log.Debug("Neighbour dead", "neighbour", id.String(), "zones", len(nb.zones), "direct", nb.direct)
 }
 
-// farewellLocked handles the empty heartbeat of a peer that left: it is
-// dropped, and its heir, named first in the list, is known to hold its
-// zones now even before the heir says so itself.
+// farewellLocked handles a heartbeat without zones. With a neighbour list
+// it is the farewell of a peer that left: it is dropped, and its heir,
+// named first in the list, is known to hold its zones now even before the
+// heir says so itself. Without one, the peer lost its zones to an overlap
+// settlement and is about to rejoin: it is only dropped.
 func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
 	var left []can.Zone
 	if nb, ok := n.nbrs[from]; ok {
@@ -163,10 +217,11 @@ func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
 	}
 	n.removeLocked(from)
 	delete(n.dead, from)
-	n.gone[from] = time.Now()
+	delete(n.heard, from)
 	if len(hb.Neighbours) == 0 {
 		return
 	}
+	n.gone[from] = time.Now()
 	heir, _ := peerAddrs(hb.Neighbours[0])
 	if nb, ok := n.nbrs[heir]; ok {
 		if !overlapsAny(nb.zones, left) {

@@ -2,14 +2,18 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/libp2p/go-libp2p/core/protocol"
+	ma "github.com/multiformats/go-multiaddr"
 )
 
 // joinRetries is how often a join starts over after a peer could not route.
@@ -61,6 +65,8 @@ func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
 		}
 		n.mu.Lock()
 		n.zones = zones
+		n.lost = time.Time{}
+		n.farewell = nil
 		for _, p := range resp.Neighbours {
 			n.learnLocked(p, p.GetId() != nil && peer.ID(p.Id) == next.ID)
 		}
@@ -102,14 +108,29 @@ func (n *Node) learnLocked(p *wire.Peer, direct bool) {
 	}
 	if at, gone := n.gone[id]; gone && !direct {
 		if time.Since(at) < n.goneFor() {
+			if zones, ok := fromWireZones(p.Zones, n.cfg.Dim); ok && overlapsAny(n.zones, zones) {
+				// Taken for dead, yet said to hold part of our area: two
+				// peers that each took the other for dead take each other's
+				// zones over. Only its own answer tells.
+				n.probeLocked(id, addrs)
+			}
 			return
 		}
 		delete(n.gone, id)
 	}
 	zones, ok := fromWireZones(p.Zones, n.cfg.Dim)
-	// Hearsay may be stale; an overlapping zone is believed only from the
-	// peer itself (onHeartbeat).
-	if !ok || len(zones) == 0 || !abutsAny(n.zones, zones) {
+	if !ok || len(zones) == 0 {
+		return
+	}
+	if !direct && overlapsAny(n.zones, zones) {
+		// Hearsay may be stale, so an overlapping claim is believed only
+		// from the peer itself: probe it, and the overlap is settled when
+		// its heartbeat says so (onHeartbeat), even when no heartbeat
+		// would otherwise pass between us.
+		n.probeLocked(id, addrs)
+		return
+	}
+	if !abutsAny(n.zones, zones) {
 		return
 	}
 	if nb, known := n.nbrs[id]; known && !direct {
@@ -122,6 +143,21 @@ func (n *Node) learnLocked(p *wire.Peer, direct bool) {
 		l = can.Load{RTL: p.Load.Rtl, RPL: p.Load.Rpl}
 	}
 	n.upsertLocked(id, addrs, zones, l, direct)
+}
+
+// probeLocked asks the next heartbeat round to heartbeat id once, unless it
+// was probed recently or is a neighbour anyway.
+func (n *Node) probeLocked(id peer.ID, addrs []ma.Multiaddr) {
+	if _, known := n.nbrs[id]; known {
+		return
+	}
+	if at, ok := n.probes[id]; ok && (at.IsZero() || time.Since(at) < n.probeEvery()) {
+		return
+	}
+	if len(addrs) > 0 {
+		n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
+	}
+	n.probes[id] = time.Time{}
 }
 
 func (n *Node) handleJoin(s network.Stream) {
@@ -166,8 +202,16 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 		}
 		return &wire.JoinResponse{Redirect: n.recordLocked(n.nbrs[peer.ID(next)])}
 	}
-	if _, known := n.nbrs[joiner]; known || joiner == n.h.ID() {
+	if joiner == n.h.ID() {
 		return &wire.JoinResponse{Error: "peer is already in the overlay"}
+	}
+	if _, known := n.nbrs[joiner]; known {
+		if len(req.Joiner.GetZones()) > 0 {
+			return &wire.JoinResponse{Error: "peer is already in the overlay"}
+		}
+		// It lost its zones (an overlap settlement) or left, and our
+		// record of it lags.
+		n.removeLocked(joiner)
 	}
 	idx := -1
 	for i, z := range n.zones {
@@ -207,4 +251,40 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 // others' lists, which may lag its departure by a few heartbeats.
 func (n *Node) goneFor() time.Duration {
 	return time.Duration(4*n.cfg.DeadAfter) * n.cfg.Heartbeat
+}
+
+// checkLost rejoins at the node's point when an overlap settlement took its
+// last zone, through the live peers it heard from most recently (the one
+// that took the area among them).
+func (n *Node) checkLost(ctx context.Context) error {
+	n.mu.Lock()
+	if n.lost.IsZero() || len(n.zones) > 0 || n.leaving {
+		n.mu.Unlock()
+		return nil
+	}
+	type entry struct {
+		id peer.ID
+		at time.Time
+	}
+	var entries []entry
+	for id, at := range n.heard {
+		if time.Since(at) < n.goneFor() {
+			entries = append(entries, entry{id, at})
+		}
+	}
+	n.mu.Unlock()
+	slices.SortFunc(entries, func(a, b entry) int { return b.at.Compare(a.at) })
+	if len(entries) == 0 {
+		return fmt.Errorf("no live peer heard from recently to rejoin through")
+	}
+	var errs []error
+	for _, e := range entries[:min(len(entries), 3)] {
+		err := n.Join(ctx, peer.AddrInfo{ID: e.id, Addrs: n.h.Peerstore().Addrs(e.id)})
+		if err == nil {
+			n.log.Info("Rejoined after losing every zone", "via", e.id.String())
+			return nil
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }

@@ -117,6 +117,7 @@ func (n *Node) Leave(ctx context.Context) error {
 		heirRec.Zones = toWireZones(merge(append(append([]can.Zone(nil), nb.zones...), myZones...)))
 	}
 	farewell := &wire.Heartbeat{Self: &wire.Peer{Id: []byte(n.h.ID()), Addrs: addrBytes(n.h.Addrs())}, Neighbours: []*wire.Peer{heirRec}}
+	n.farewell = farewell
 	n.mu.Unlock()
 	// Goodbye to everyone else, so they do not wait for missed heartbeats.
 	var wg sync.WaitGroup

@@ -73,9 +73,17 @@ type Node struct {
 	nbrs    map[peer.ID]*neighbour
 	dead    map[peer.ID]*deadPeer
 	gone    map[peer.ID]time.Time // left or dead: not re-learned from lists
+	probes  map[peer.ID]time.Time // heard of second-hand, to hear from first-hand; value: when last probed
+	heard   map[peer.ID]time.Time // peers holding zones heard from first-hand, when; rejoin entries
 	leaving bool
-	seq     uint64
-	stats   Stats
+	// farewell is the goodbye sent after a graceful leave, repeated to
+	// anyone still heartbeating this node.
+	farewell *wire.Heartbeat
+	// lost is when the node lost its last zone to an overlap settlement;
+	// zero when it holds zones or never joined. Serve rejoins it.
+	lost  time.Time
+	seq   uint64
+	stats Stats
 
 	kick chan struct{} // asks Serve for a heartbeat round now
 	viv  *coord.Client // safe for concurrent use
@@ -96,15 +104,17 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("new node: %w", err)
 	}
 	n := &Node{
-		viv:   viv,
-		h:     h,
-		cfg:   cfg,
-		queue: q,
-		log:   cfg.Logger.With("peer", h.ID().String()),
-		nbrs:  map[peer.ID]*neighbour{},
-		dead:  map[peer.ID]*deadPeer{},
-		gone:  map[peer.ID]time.Time{},
-		kick:  make(chan struct{}, 1),
+		viv:    viv,
+		h:      h,
+		cfg:    cfg,
+		queue:  q,
+		log:    cfg.Logger.With("peer", h.ID().String()),
+		nbrs:   map[peer.ID]*neighbour{},
+		dead:   map[peer.ID]*deadPeer{},
+		gone:   map[peer.ID]time.Time{},
+		probes: map[peer.ID]time.Time{},
+		heard:  map[peer.ID]time.Time{},
+		kick:   make(chan struct{}, 1),
 	}
 	h.SetStreamHandler(wire.JoinProtocol, n.handleJoin)
 	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)
@@ -161,6 +171,9 @@ func (n *Node) Serve(ctx context.Context) error {
 		}
 		n.heartbeatRound(ctx)
 		n.checkDead(time.Now())
+		if err := n.checkLost(ctx); err != nil {
+			n.log.Warn("Rejoin after losing every zone failed; retrying next round", "err", err)
+		}
 		if err := n.checkDrift(ctx); err != nil {
 			n.log.Warn("Rejoin after coordinate drift failed", "err", err)
 		}

@@ -65,27 +65,36 @@ func (n *Node) unclaimedLocked(dead peer.ID, zones []can.Zone) []can.Zone {
 }
 
 // rankLocked returns this node's place among the dead peer's heirs: its
-// neighbours as it last announced them, smallest volume first (ties to the
-// smaller ID), skipping peers we know are gone.
+// neighbours as it last announced them and our own neighbours that abut its
+// zones, smallest volume first (ties to the smaller ID), skipping peers we
+// know are gone. Our own neighbours count too because the dead peer's list
+// may be missing (it was known only second-hand) or lag a join.
 func (n *Node) rankLocked(dead peer.ID, d *deadPeer) int {
 	me := n.h.ID()
 	cands := []candidate{}
-	seenMe := false
+	seen := map[peer.ID]bool{dead: true}
 	for _, p := range d.nbrs {
 		id, _ := peerAddrs(p)
 		zones, ok := fromWireZones(p.Zones, n.cfg.Dim)
-		if !ok || id == dead || !abutsAny(zones, d.zones) {
+		if !ok || seen[id] || !abutsAny(zones, d.zones) {
 			continue
 		}
 		if _, gone := n.gone[id]; gone {
 			continue
 		}
 		if id == me {
-			seenMe = true
+			zones = n.zones
 		}
+		seen[id] = true
 		cands = append(cands, candidate{id, volume(zones)})
 	}
-	if !seenMe {
+	for id, nb := range n.nbrs {
+		if !seen[id] && abutsAny(nb.zones, d.zones) {
+			seen[id] = true
+			cands = append(cands, candidate{id, volume(nb.zones)})
+		}
+	}
+	if !seen[me] {
 		cands = append(cands, candidate{me, volume(n.zones)})
 	}
 	slices.SortFunc(cands, func(a, b candidate) int {
