@@ -230,8 +230,13 @@
       h.textContent = t.title || t.target || t.url;
       const meta = document.createElement('p');
       meta.className = 'sub';
-      const a = document.createElement('a');
-      a.href = t.target || t.url; a.textContent = t.target || t.url; a.rel = 'noopener noreferrer'; a.target = '_blank';
+      // Only web addresses become links.
+      const where = t.target || t.url;
+      let a = document.createTextNode(where);
+      if (/^https?:\/\//i.test(where)) {
+        a = document.createElement('a');
+        a.href = where; a.textContent = where; a.rel = 'noopener noreferrer'; a.target = '_blank';
+      }
       meta.append(a, ' · crawled ' + window.HC.fmtTime(t.fetched) + ' · WARC ' + t.file + ' at byte ' + t.offset);
       const pre = document.createElement('div');
       pre.className = 'text';

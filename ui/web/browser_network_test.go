@@ -123,11 +123,11 @@ func TestBrowserNetworkOverlay(t *testing.T) {
 		}
 		return s == fmt.Sprint(want) && want > 0
 	})
-	last := st.Overlay.Neighbours[0].Peer
+	nb0 := st.Overlay.Neighbours[0].Peer
 	text(t, ctx, "a neighbour labelled", `Array.from(document.querySelectorAll('#chart-zone rect.zone-nb title')).map(t => t.textContent).join(' | ')`,
-		func(s string) bool { return strings.Contains(s, "Neighbour "+last) })
+		func(s string) bool { return strings.Contains(s, "Neighbour "+nb0) })
 	text(t, ctx, "neighbour table", `Array.from(document.querySelectorAll('#zone-nb-body tr td:first-child')).map(td => td.title).join(' ')`,
-		func(s string) bool { return strings.Contains(s, last) })
+		func(s string) bool { return strings.Contains(s, nb0) })
 	text(t, ctx, "share of the space", `document.getElementById('zone-share').textContent`, func(s string) bool {
 		return strings.Contains(s, " of the space, in ") && !strings.HasPrefix(s, "100 %")
 	})
