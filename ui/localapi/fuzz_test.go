@@ -46,3 +46,29 @@ func FuzzHostAllowed(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseSeeds(f *testing.F) {
+	f.Add("application/json", `{"urls": ["https://example.org/", " "]}`)
+	f.Add("text/plain", "# mine\nhttps://example.org/\n\n  http://a.example/x  \n")
+	f.Add("", "https://example.org/\r\nhttps://b.example/")
+	f.Add("application/json", `{"urls": null}`)
+	f.Fuzz(func(t *testing.T, ctype, body string) {
+		req, _ := http.NewRequest("POST", "http://127.0.0.1/api/solo/seeds", strings.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		urls, err := parseSeeds(req)
+		if err != nil {
+			return
+		}
+		if len(urls) == 0 || len(urls) > maxSeedsPerRequest {
+			t.Fatalf("%d seeds from %q without an error", len(urls), body)
+		}
+		for _, u := range urls {
+			if u == "" || u != strings.TrimSpace(u) {
+				t.Fatalf("seed %q from %q: blank or untrimmed", u, body)
+			}
+			if ctype != "application/json" && (strings.HasPrefix(u, "#") || strings.ContainsAny(u, "\r\n")) {
+				t.Fatalf("seed %q from %q: a comment or across lines", u, body)
+			}
+		}
+	})
+}

@@ -159,7 +159,7 @@ func (s *Server) soloRoutes() {
 }
 
 // parseSeeds reads {"urls": [...]} or text with one URL per line (blank
-// lines and # comments skipped).
+// lines and # comments skipped). The URLs are checked by the backend.
 func parseSeeds(r *http.Request) ([]string, error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	body, err := io.ReadAll(r.Body)
@@ -183,7 +183,9 @@ func parseSeeds(r *http.Request) ([]string, error) {
 			}
 		}
 	case "", "text/plain":
-		for line := range strings.Lines(string(body)) {
+		// Lines end with LF, CRLF or a lone CR.
+		text := strings.ReplaceAll(strings.ReplaceAll(string(body), "\r\n", "\n"), "\r", "\n")
+		for line := range strings.Lines(text) {
 			line = strings.TrimSpace(line)
 			if line != "" && !strings.HasPrefix(line, "#") {
 				urls = append(urls, line)
