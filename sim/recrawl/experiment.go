@@ -22,15 +22,29 @@ func RunExperiment(cfg Config, kinds []Kind, seed uint64) (*Experiment, error) {
 	}
 	x := &Experiment{Scenario: sc, Results: make([]*Result, len(kinds))}
 	errs := make([]error, len(kinds))
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	// Workers take the runs in order of their expected cost (FIXED and
+	// the controller submit the most tasks), which shortens the whole.
+	order := make([]int, 0, len(kinds))
+	for _, heavy := range []bool{true, false} {
+		for i, k := range kinds {
+			if (k == Fixed || k == Controller) == heavy {
+				order = append(order, i)
+			}
+		}
+	}
+	next := make(chan int, len(order))
+	for _, i := range order {
+		next <- i
+	}
+	close(next)
 	var wg sync.WaitGroup
-	for i, k := range kinds {
+	for range max(1, min(runtime.GOMAXPROCS(0), len(kinds))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			x.Results[i], errs[i] = sc.Run(k, cfg.Counting)
+			for i := range next {
+				x.Results[i], errs[i] = sc.Run(kinds[i], cfg.Counting)
+			}
 		}()
 	}
 	wg.Wait()
