@@ -288,6 +288,9 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 		text(t, ctx, "small window, "+page, `document.getElementById('page-`+page+`').hidden ? "" : document.documentElement.scrollWidth <= document.documentElement.clientWidth ? "true" :
 			"too wide:" + Array.from(document.querySelectorAll('#page-`+page+` *')).filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth).map(e => ' ' + e.tagName + '#' + e.id + '.' + e.className).slice(0, 6).join('')`,
 			func(s string) bool { return s == "true" })
+		if page == "solo" {
+			screenshot(t, ctx, "solo-small")
+		}
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(r.info.URL+"/#dashboard")); err != nil {
 		t.Fatal(err)
