@@ -131,7 +131,7 @@ func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &member{h: h, n: n, q: q, done: make(chan struct{}), alive: true}
+	m := &member{h: h, n: n, q: q, alive: true}
 	if live := c.live(); len(live) == 0 {
 		n.Start()
 	} else {
@@ -140,15 +140,21 @@ func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 			t.Fatalf("join %d: %v", len(c.members), err)
 		}
 	}
-	sctx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
-	go func() {
-		defer close(m.done)
-		n.Serve(sctx)
-	}()
+	m.run()
 	t.Cleanup(m.stop)
 	c.members = append(c.members, m)
 	return m
+}
+
+// run starts the member's Serve loop.
+func (m *member) run() {
+	sctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	m.done = make(chan struct{})
+	go func() {
+		defer close(m.done)
+		m.n.Serve(sctx)
+	}()
 }
 
 func (m *member) stop() {
