@@ -26,7 +26,7 @@ const loopCheckHops = 16
 // on insert) and returns the peer that queued it and the overlay hops taken.
 func (n *Node) Insert(ctx context.Context, env []byte, target can.Point) (owner peer.ID, hops int, err error) {
 	ins := &wire.Insert{Envelope: env, Target: can.Clamp(target), Ttl: uint32(n.cfg.TTL)}
-	resp := n.route(ctx, ins)
+	resp := n.route(ctx, ins, "")
 	if resp.Error != "" {
 		return "", int(resp.Hops), fmt.Errorf("insert: %s", resp.Error)
 	}
@@ -48,7 +48,7 @@ func (n *Node) handleInsert(s network.Stream) {
 		s.Reset()
 		return
 	}
-	resp := n.route(ctx, &ins)
+	resp := n.route(ctx, &ins, s.Conn().RemotePeer())
 	if err := c.Write(ctx, resp, wire.MaxInsertResponseSize); err != nil {
 		n.log.Debug("Insert response not sent", "to", s.Conn().RemotePeer(), "err", err)
 	}
@@ -62,8 +62,9 @@ func refuse(ins *wire.Insert, format string, args ...any) *wire.InsertResponse {
 	return &wire.InsertResponse{Error: msg, Hops: ins.Hops}
 }
 
-// route handles one insert here: forward it greedily, balance it, or accept.
-func (n *Node) route(ctx context.Context, ins *wire.Insert) *wire.InsertResponse {
+// route handles one insert here, received from peer from ("" when it
+// starts here): forward it greedily, balance it, or accept.
+func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.InsertResponse {
 	if len(ins.Target) != n.cfg.Dim {
 		return refuse(ins, "target has %d dimensions, overlay uses %d", len(ins.Target), n.cfg.Dim)
 	}
@@ -82,7 +83,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert) *wire.InsertResponse
 		next, local, ok := can.NextHop(n.zones, infos, can.Point(ins.Target))
 		var dec can.Decision
 		if local || ins.Lbi {
-			dec = can.DecideInsert(n.load(), n.cfg.threshold(), infos, int(ins.Ttl))
+			dec = can.DecideInsert(n.load(), n.cfg.threshold(), balanceTo(infos, from), int(ins.Ttl))
 		}
 		n.mu.Unlock()
 
@@ -131,6 +132,21 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert) *wire.InsertResponse
 			}
 		}
 	}
+}
+
+// balanceTo returns the neighbours load balancing may send an insert to:
+// all but the peer it came from, unless that is the only one. Its load as
+// last announced may be stale, and sending the task straight back would
+// only bounce it.
+func balanceTo(infos []can.NeighbourInfo, from peer.ID) []can.NeighbourInfo {
+	if from == "" {
+		return infos
+	}
+	out := slices.DeleteFunc(slices.Clone(infos), func(i can.NeighbourInfo) bool { return i.ID == can.PeerID(from) })
+	if len(out) == 0 {
+		return infos
+	}
+	return out
 }
 
 func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire.InsertResponse, error) {

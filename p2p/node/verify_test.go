@@ -116,3 +116,50 @@ func cv(xs []float64) float64 {
 	}
 	return math.Sqrt(v/float64(len(xs))) / mean
 }
+
+// TestLBIDoesNotBounce sends an insert from a lightly loaded peer A to an
+// overloaded owner B whose least-loaded neighbour is A itself: load
+// balancing must pass the task to B's other neighbour C, not straight back
+// to A.
+func TestLBIDoesNotBounce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: 200 * time.Millisecond, MaxPieces: 1, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
+	b := c.addAt(ctx, can.Point{0.75, 0.75, 0.5})
+	cc := c.addAt(ctx, can.Point{0.75, 0.25, 0.5})
+	c.waitStable(30 * time.Second)
+	for i := range 3 {
+		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+	}
+	cc.q.Enqueue(ctx, &task.Task{ID: "c-0"}, nil)
+	// Wait until B's heartbeats carry the loads: A 0, C 1, B itself 3.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b.n.mu.Lock()
+		na, nc := b.n.nbrs[a.h.ID()], b.n.nbrs[cc.h.ID()]
+		ready := na != nil && nc != nil && na.load.RPL == 0 && nc.load.RPL == 1
+		b.n.mu.Unlock()
+		if ready {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("B never learned its neighbours' loads")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	target := can.Point{0.75, 0.75, 0.5}
+	if c.owner(target) != b {
+		t.Fatalf("B does not own %v", target)
+	}
+	owner, hops, err := a.n.Insert(ctx, c.envelope("hot"), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if owner != cc.h.ID() || hops != 2 {
+		t.Fatalf("task queued on %s after %d hops; want C %s after 2 (A→B, B→C), not back on A %s", owner.ShortString(), hops, cc.h.ID().ShortString(), a.h.ID().ShortString())
+	}
+}
