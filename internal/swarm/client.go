@@ -1,0 +1,82 @@
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// Client is one volunteer client process.
+type Client struct {
+	*Proc
+	s *Swarm
+	// Index numbers the client from 0; IP is its loopback address.
+	Index int
+	IP    string
+	Home  string
+	// API is the local API of the current run.
+	API localapi.Info
+}
+
+func (s *Swarm) newClient(i int) *Client {
+	c := &Client{s: s, Index: i, IP: ClientIP(i), Home: filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d", i))}
+	args := append([]string{"run", "--headless", "--home", c.Home, "--allow-loopback", "--bind", c.IP, "--emulate", s.LayoutFile}, s.cfg.ClientArgs...)
+	c.Proc = NewProc(fmt.Sprintf("client-%02d", i), s.cfg.Bin, filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d.log", i)), args...)
+	return c
+}
+
+// join stores the manager's profile in the client's home.
+func (c *Client) join(ctx context.Context) error {
+	_, err := c.s.run(ctx, "join", c.s.Manager.Profile, "--home", c.Home)
+	return err
+}
+
+// Start starts the client and waits until its API answers.
+func (c *Client) Start(ctx context.Context) error {
+	if err := c.Proc.Start(); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.s.cfg.Ready)
+	defer cancel()
+	file := homeDirs(c.Home).APIFile()
+	err := poll(rctx, 100*time.Millisecond, func() (bool, error) {
+		if !c.Running() {
+			return false, fmt.Errorf("%s exited: %v (see %s)", c.Name, c.Err(), c.log)
+		}
+		info, err := localapi.ReadInfo(file)
+		if err != nil || info.PID != c.PID() {
+			return false, nil
+		}
+		var st localapi.Status
+		if err := getJSON(rctx, c.s.http, info.URL+"/api/status", &st); err != nil {
+			return false, nil
+		}
+		c.API = info
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for %s: %w", c.Name, err)
+	}
+	c.s.log.Info("Client started", "client", c.Name, "pid", c.PID(), "ip", c.IP)
+	return nil
+}
+
+// Status returns the client's status.
+func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
+	var st localapi.Status
+	if err := getJSON(ctx, c.s.http, c.API.URL+"/api/status", &st); err != nil {
+		return st, fmt.Errorf("%s status: %w", c.Name, err)
+	}
+	return st, nil
+}
+
+func writeFile(path, s string) error {
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// Manager is the manager process.
+type Manager struct {
+	*Proc
+	s    *Swarm
+	Home string
+	// Listen is the manager's fixed libp2p address.
+	Listen string
+	// API is the local API of the current run; Profile the network
+	// profile path.
+	API     localapi.Info
+	Profile string
+}
+
+// Dir returns the manager's data directory.
+func (m *Manager) Dir() string { return filepath.Join(homeDirs(m.Home).Data, "manager") }
+
+func (s *Swarm) startManager(ctx context.Context) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	m := &Manager{s: s, Home: filepath.Join(s.cfg.Dir, "manager"), Listen: "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)}
+	var seeds strings.Builder
+	for _, h := range s.Web.Hosts {
+		seeds.WriteString(h.URL + "\n")
+	}
+	seedFile := filepath.Join(s.cfg.Dir, "seeds.txt")
+	if err := writeFile(seedFile, seeds.String()); err != nil {
+		return err
+	}
+	base := append([]string{"manager", "--home", m.Home, "--listen", m.Listen, "--allow-loopback", "--tick", "1s"}, s.cfg.ManagerArgs...)
+	m.Proc = NewProc("manager", s.cfg.Bin, filepath.Join(s.cfg.Dir, "manager.log"), append(base, "--seeds", seedFile)...)
+	s.Manager = m
+	if err := m.Start(ctx); err != nil {
+		return err
+	}
+	// Later starts must not import the seeds again.
+	m.SetArgs(base...)
+	return nil
+}
+
+// Start starts the manager and waits until its API answers.
+func (m *Manager) Start(ctx context.Context) error {
+	if err := m.Proc.Start(); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, m.s.cfg.Ready)
+	defer cancel()
+	err := poll(rctx, 100*time.Millisecond, func() (bool, error) {
+		if !m.Running() {
+			return false, fmt.Errorf("manager exited: %v (see %s)", m.Err(), m.log)
+		}
+		info, err := localapi.ReadInfo(filepath.Join(m.Dir(), manager.APIFile))
+		if err != nil || info.PID != m.PID() {
+			return false, nil
+		}
+		var st manager.Status
+		if err := getJSON(rctx, m.s.http, info.URL+"/api/status", &st); err != nil {
+			return false, nil
+		}
+		m.API, m.Profile = info, st.Profile
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the manager: %w", err)
+	}
+	m.s.log.Info("Manager started", "pid", m.PID(), "api", m.API.URL)
+	return nil
+}
+
+// Status returns the manager's status.
+func (m *Manager) Status(ctx context.Context) (manager.Status, error) {
+	var st manager.Status
+	if err := getJSON(ctx, m.s.http, m.API.URL+"/api/status", &st); err != nil {
+		return st, fmt.Errorf("manager status: %w", err)
+	}
+	return st, nil
+}

@@ -1,0 +1,264 @@
+package swarm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultPeers = 8
+	DefaultHosts = 40
+	// MaxHosts is the most hosts: one /24 of loopback addresses.
+	MaxHosts = 254
+	// MaxPeers is the most clients: one /24 of loopback addresses.
+	MaxPeers = 254
+	// DefaultReady bounds the wait for one process to come up.
+	DefaultReady = 60 * time.Second
+)
+
+// Config describes a swarm.
+type Config struct {
+	// Bin is the hivecrawl binary every process runs. Required.
+	Bin string
+	// Dir holds every process's data directory, log and the layout.
+	// Required; it must exist.
+	Dir string
+	// Peers is the number of volunteer clients (default 8), Hosts the
+	// number of web hosts (default 40), at most 254 each.
+	Peers, Hosts int
+	// Seed makes the web and the placement on the matrix repeatable.
+	Seed uint64
+	// Matrix names the latency matrix (emulate.Layout.Matrix): "" is the
+	// PlanetLab matrix the project carries.
+	Matrix string
+	// Web shapes the demo web (fixture.DemoSites).
+	Web fixture.DemoOptions
+	// ManagerArgs and ClientArgs are added to `hivecrawl manager` and
+	// `hivecrawl run`.
+	ManagerArgs, ClientArgs []string
+	// Ready bounds each wait for a process to come up; default 60 s.
+	Ready time.Duration
+	// Logger receives progress; nil discards it.
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Peers <= 0 {
+		c.Peers = DefaultPeers
+	}
+	if c.Hosts <= 0 {
+		c.Hosts = DefaultHosts
+	}
+	if c.Ready <= 0 {
+		c.Ready = DefaultReady
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// HostIP returns the loopback address of web host k (as fixture serves it).
+func HostIP(k int) string { return fmt.Sprintf("127.0.1.%d", 1+k) }
+
+// ClientIP returns the loopback address of client i.
+func ClientIP(i int) string { return fmt.Sprintf("127.0.2.%d", 1+i) }
+
+// Swarm is a running web, manager and clients. Its methods are safe for
+// concurrent use; Close stops everything.
+type Swarm struct {
+	cfg    Config
+	log    *slog.Logger
+	http   *http.Client
+	Layout *emulate.Layout
+	// LayoutFile is where the layout was saved for the processes.
+	LayoutFile string
+	Web        *WebProc
+	Manager    *Manager
+	Clients    []*Client
+}
+
+// Start builds the layout, starts the web, the manager with every host as
+// a seed, and the clients, and returns once each answers its API. On error
+// whatever was started is stopped.
+func Start(ctx context.Context, cfg Config) (*Swarm, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Bin == "" || cfg.Dir == "" {
+		return nil, errors.New("start swarm: Bin and Dir are required")
+	}
+	if cfg.Hosts > MaxHosts || cfg.Peers > MaxPeers {
+		return nil, fmt.Errorf("start swarm: at most %d hosts and %d peers", MaxHosts, MaxPeers)
+	}
+	s := &Swarm{cfg: cfg, log: cfg.Logger, http: &http.Client{Timeout: 10 * time.Second}}
+	if err := s.start(ctx); err != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		s.Close(cctx)
+		return nil, fmt.Errorf("start swarm: %w", err)
+	}
+	return s, nil
+}
+
+func (s *Swarm) start(ctx context.Context) error {
+	cfg := s.cfg
+	ips := make([]string, 0, cfg.Hosts+cfg.Peers)
+	for k := range cfg.Hosts {
+		ips = append(ips, HostIP(k))
+	}
+	for i := range cfg.Peers {
+		ips = append(ips, ClientIP(i))
+	}
+	l, err := emulate.Place(cfg.Matrix, ips, rand.New(rand.NewPCG(cfg.Seed, 0x6c6179)))
+	if err != nil {
+		return err
+	}
+	s.Layout, s.LayoutFile = l, filepath.Join(cfg.Dir, "layout.json")
+	if err := l.Save(s.LayoutFile); err != nil {
+		return err
+	}
+	if err := s.startWeb(ctx); err != nil {
+		return err
+	}
+	if err := s.startManager(ctx); err != nil {
+		return err
+	}
+	s.Clients = make([]*Client, cfg.Peers)
+	for i := range s.Clients {
+		s.Clients[i] = s.newClient(i)
+	}
+	return s.parallel(ctx, func(ctx context.Context, c *Client) error {
+		if err := c.join(ctx); err != nil {
+			return err
+		}
+		return c.Start(ctx)
+	})
+}
+
+// parallel runs fn for every client at once and joins the errors.
+func (s *Swarm) parallel(ctx context.Context, fn func(context.Context, *Client) error) error {
+	errs := make([]error, len(s.Clients))
+	var wg sync.WaitGroup
+	for i, c := range s.Clients {
+		wg.Go(func() { errs[i] = fn(ctx, c) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (s *Swarm) startWeb(ctx context.Context) error {
+	info := filepath.Join(s.cfg.Dir, "web.json")
+	args := []string{"fixture-web", "--hosts", strconv.Itoa(s.cfg.Hosts), "--seed", strconv.FormatUint(s.cfg.Seed, 10),
+		"--layout", s.LayoutFile, "--info", info}
+	if s.cfg.Web.MaxPages > 0 {
+		args = append(args, "--max-pages", strconv.Itoa(s.cfg.Web.MaxPages))
+	}
+	if s.cfg.Web.MinPages > 0 {
+		args = append(args, "--min-pages", strconv.Itoa(s.cfg.Web.MinPages))
+	}
+	s.Web = &WebProc{Proc: NewProc("web", s.cfg.Bin, filepath.Join(s.cfg.Dir, "web.log"), args...), info: info}
+	if err := s.Web.Start(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.Ready)
+	defer cancel()
+	if err := s.Web.wait(wctx, s.http); err != nil {
+		return err
+	}
+	for k, h := range s.Web.Hosts {
+		if ip, _, _ := net.SplitHostPort(h.Addr); ip != HostIP(k) {
+			return fmt.Errorf("web host %s serves on %s, not %s: this system does not route 127.0.0.0/8 to loopback", h.Name, ip, HostIP(k))
+		}
+	}
+	s.log.Info("Web started", "hosts", len(s.Web.Hosts))
+	return nil
+}
+
+// freePort returns a TCP port free on 127.0.0.1 now, so the manager can
+// keep its address across restarts (clients find it through the profile).
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// run runs the binary to completion and returns its combined output.
+func (s *Swarm) run(ctx context.Context, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, s.cfg.Bin, args...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("hivecrawl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}
+
+// Close stops the clients (gracefully, in parallel), then the manager, then
+// the web; a process that does not stop before ctx ends is killed. It
+// returns the processes' exit errors.
+func (s *Swarm) Close(ctx context.Context) error {
+	var errs []error
+	stop := func(p *Proc) {
+		if p != nil && p.Running() {
+			if err := p.Stop(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, c := range s.Clients {
+		if c == nil {
+			continue
+		}
+		wg.Go(func() {
+			if c.Running() {
+				if err := c.Stop(ctx); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if s.Manager != nil {
+		stop(s.Manager.Proc)
+	}
+	if s.Web != nil {
+		stop(s.Web.Proc)
+	}
+	return errors.Join(errs...)
+}
+
+// Dir returns the swarm's directory.
+func (s *Swarm) Dir() string { return s.cfg.Dir }
+
+// HTTP returns the client used for the processes' APIs.
+func (s *Swarm) HTTP() *http.Client { return s.http }
+
+// homeDirs resolves a process's --home.
+func homeDirs(home string) paths.Dirs {
+	d, err := paths.Resolve(home)
+	if err != nil {
+		// Resolve fails only for an empty home, which the swarm never uses.
+		panic(err)
+	}
+	return d
+}
