@@ -1,9 +1,8 @@
 package recrawl
 
 import (
-	"fmt"
 	"math"
-	"math/rand/v2"
+	"sync"
 	"time"
 
 	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
@@ -30,8 +29,6 @@ type task struct {
 }
 
 type crawler struct {
-	id       can.PeerID
-	online   bool
 	capacity can.Capacity
 	ot       float64
 	queue    []ref // FIFO from head; may hold stale refs
@@ -40,10 +37,6 @@ type crawler struct {
 	running  []uint32
 	pieces   int
 	pages    int64
-	stale    bool // nbrs must be read again from the overlay
-	oldZones bool // zones must be read again
-	nbrs     []int32
-	zones    []can.Zone
 	dirty    bool
 }
 
@@ -51,18 +44,15 @@ type engine struct {
 	sc       *Scenario
 	cfg      Config
 	strat    mr.Strategy
-	ov       *can.Overlay
+	sw       *swarm
 	owner    []int32 // last known owner of each channel's host point, -1 none
-	byID     map[can.PeerID]int32
 	cr       []crawler
 	tasks    []task
 	free     []uint32
 	submitAt [][]int32
 	finishAt [][]ref
 	expireAt [][]ref
-	churnAt  [][]int32
 	dirty    []int32
-	churnR   *rand.Rand
 	nbrBuf   []can.NeighbourInfo
 	step     int
 	now      time.Time
@@ -70,18 +60,71 @@ type engine struct {
 	cur      []float64 // groups' intervals in steps
 	updates  []int
 
-	online, queued, running int
-	rate                    float64 // Σ rate of running tasks, bits/s
-	acc                     Sample  // running sums of the current window
-	accN                    int
-	intervalSum             []float64
-	poolI                   [][]int32
-	poolR                   [][]ref
+	queued, running int
+	rate            float64 // Σ rate of running tasks, bits/s
+	acc             Sample  // running sums of the current window
+	accN            int
+	intervalSum     []float64
+	poolI           [][]int32
+	poolR           [][]ref
 }
 
 // Run simulates the scenario under strategy k with the given success-rate
 // counting rule.
 func (s *Scenario) Run(k Kind, counting mr.Counting) (*Result, error) {
+	rs, err := s.RunAll([]Kind{k}, counting)
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+// RunAll simulates the scenario under every strategy in kinds, in lockstep
+// over one shared swarm (see swarm), the runs' steps in parallel.
+func (s *Scenario) RunAll(kinds []Kind, counting mr.Counting) ([]*Result, error) {
+	sw, err := newSwarm(s)
+	if err != nil {
+		return nil, err
+	}
+	es := make([]*engine, len(kinds))
+	for i, k := range kinds {
+		if es[i], err = s.newEngine(k, counting, sw); err != nil {
+			return nil, err
+		}
+	}
+	errs := make([]error, len(es))
+	var wg sync.WaitGroup
+	for step := range s.Config.Steps {
+		if err := sw.advance(step); err != nil {
+			return nil, err
+		}
+		if len(es) == 1 {
+			errs[0] = es[0].advance(step)
+		} else {
+			for i, e := range es {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = e.advance(step)
+				}()
+			}
+			wg.Wait()
+		}
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]*Result, len(es))
+	for i, e := range es {
+		e.finish()
+		out[i] = e.res
+	}
+	return out, nil
+}
+
+func (s *Scenario) newEngine(k Kind, counting mr.Counting, sw *swarm) (*engine, error) {
 	strat, err := s.strategy(k, counting)
 	if err != nil {
 		return nil, err
@@ -92,57 +135,52 @@ func (s *Scenario) Run(k Kind, counting mr.Counting) (*Result, error) {
 		sc:          s,
 		cfg:         cfg,
 		strat:       strat,
-		ov:          can.NewOverlay(len(s.World.CrawlerPoint[0])),
-		byID:        make(map[can.PeerID]int32, cfg.Crawlers),
+		sw:          sw,
 		cr:          make([]crawler, cfg.Crawlers),
 		submitAt:    make([][]int32, cfg.Steps),
 		finishAt:    make([][]ref, cfg.Steps),
 		expireAt:    make([][]ref, cfg.Steps),
-		churnAt:     make([][]int32, cfg.Steps),
-		churnR:      rand.New(rand.NewPCG(s.Seed, 0x636875726e)),
 		res:         &Result{Kind: k, Counting: counting, Groups: make([]GroupResult, ng)},
 		updates:     make([]int, len(s.Channels)),
-		owner:       make([]int32, len(s.Channels)),
 		intervalSum: make([]float64, ng),
-	}
-	e.setIntervals()
-	for c := range e.cr {
-		cr := &e.cr[c]
-		cr.id = can.PeerID(fmt.Sprintf("c%05d", c))
-		cr.capacity = can.Capacity{BWDownload: s.Bandwidth[c], MemoryGB: 1e6}
-		cr.ot = can.Threshold(cfg.Threads+cfg.QueueLen, cr.capacity)
-		e.byID[cr.id] = int32(c)
+		owner:       make([]int32, len(s.Channels)),
 	}
 	for ch := range e.owner {
 		e.owner[ch] = -1
 	}
+	e.setIntervals()
+	for c := range e.cr {
+		cr := &e.cr[c]
+		cr.capacity = can.Capacity{BWDownload: s.Bandwidth[c], MemoryGB: 1e6}
+		cr.ot = can.Threshold(cfg.Threads+cfg.QueueLen, cr.capacity)
+	}
 	for ch, f := range s.First {
 		e.at(&e.submitAt, int(f), int32(ch))
 	}
-	for c := range e.cr {
-		if err := e.join(int32(c)); err != nil {
-			return nil, err
+	return e, nil
+}
+
+// advance runs one step after the swarm's churn.
+func (e *engine) advance(step int) error {
+	e.step = step
+	e.now = Start.Add(time.Duration(step) * Step)
+	for _, ev := range e.sw.events {
+		if !ev.join {
+			e.depart(ev)
 		}
 	}
-	for e.step = 0; e.step < cfg.Steps; e.step++ {
-		e.now = Start.Add(time.Duration(e.step) * Step)
-		if err := e.churn(); err != nil {
-			return nil, err
-		}
-		e.finishes()
-		e.expiries()
-		e.submits()
-		e.startAll()
-		if e.strat.Due(e.now) {
-			e.strat.Reassign(e.now)
-			e.setIntervals()
-			e.res.Reassignments++
-		}
-		e.sample()
-		e.recycle()
+	e.finishes()
+	e.expiries()
+	e.submits()
+	e.startAll()
+	if e.strat.Due(e.now) {
+		e.strat.Reassign(e.now)
+		e.setIntervals()
+		e.res.Reassignments++
 	}
-	e.finish()
-	return e.res, nil
+	e.sample()
+	e.recycle()
+	return nil
 }
 
 func (e *engine) setIntervals() {
@@ -182,7 +220,7 @@ func (e *engine) atRef(b *[][]ref, s int, v ref) {
 
 // recycle returns processed buckets' arrays to the pools.
 func (e *engine) recycle() {
-	for _, b := range []*[][]int32{&e.submitAt, &e.churnAt} {
+	for _, b := range []*[][]int32{&e.submitAt} {
 		if x := (*b)[e.step]; x != nil {
 			e.poolI = append(e.poolI, x[:0])
 			(*b)[e.step] = nil
@@ -194,10 +232,6 @@ func (e *engine) recycle() {
 			(*b)[e.step] = nil
 		}
 	}
-}
-
-func (e *engine) draw(mean, sd float64) int {
-	return max(1, int(math.Round(mean+sd*e.churnR.NormFloat64())))
 }
 
 func (e *engine) alloc(ch int32) uint32 {
@@ -247,7 +281,7 @@ func (e *engine) submits() {
 // insert routes a new task to the owner of its host's point and applies
 // load balancing on insert there.
 func (e *engine) insert(ch int32, deadline int) {
-	if e.ov.Len() == 0 {
+	if e.sw.online == 0 {
 		e.strat.Failed(int(ch), mr.FailRefused, e.now)
 		e.group(ch).Refused++
 		return
@@ -264,7 +298,7 @@ func (e *engine) insert(ch int32, deadline int) {
 		if d.Accept {
 			break
 		}
-		cur, ttl = e.byID[d.To], d.TTL
+		cur, ttl = e.sw.byID[d.To], d.TTL
 	}
 	id := e.alloc(ch)
 	e.tasks[id].deadline = int32(deadline)
@@ -274,64 +308,28 @@ func (e *engine) insert(ch int32, deadline int) {
 
 // ownerOf returns the crawler whose zone holds channel ch's host point.
 // The overlay's answer is cached per channel and checked against the
-// cached owner's zones, which a tree walk from the root would cost more
-// than.
+// cached owner's zones, which costs less than a walk from the root.
 func (e *engine) ownerOf(ch int32) int32 {
 	pt := e.sc.World.HostPoint[ch]
-	if c := e.owner[ch]; c >= 0 && e.cr[c].online {
-		cr := &e.cr[c]
-		if cr.oldZones {
-			cr.zones, cr.oldZones = e.ov.Zones(cr.id), false
-		}
-		for _, z := range e.cr[c].zones {
+	if c := e.owner[ch]; c >= 0 && e.sw.peers[c].online {
+		for _, z := range e.sw.zonesOf(c) {
 			if z.Contains(pt) {
 				return c
 			}
 		}
 	}
-	id, _ := e.ov.Owner(pt)
-	c := e.byID[id]
+	c := e.sw.owner(pt)
 	e.owner[ch] = c
 	return c
-}
-
-// refresh re-reads crawler c's neighbours after an overlay change that
-// touched them.
-func (e *engine) refresh(c int32) {
-	cr := &e.cr[c]
-	if !cr.stale {
-		return
-	}
-	cr.nbrs = cr.nbrs[:0]
-	for _, id := range e.ov.Neighbours(cr.id) {
-		cr.nbrs = append(cr.nbrs, e.byID[id])
-	}
-	cr.stale = false
-}
-
-// touch marks the crawlers whose neighbour tables an overlay change can
-// alter: the peers named and all their neighbours; and the named peers'
-// zones.
-func (e *engine) touch(ids ...can.PeerID) {
-	for _, id := range ids {
-		if c, ok := e.byID[id]; ok {
-			e.cr[c].stale, e.cr[c].oldZones = true, true
-		}
-		for _, n := range e.ov.Neighbours(id) {
-			e.cr[e.byID[n]].stale = true
-		}
-	}
 }
 
 // neighbours returns c's neighbour table with their current loads, as
 // fresh heartbeats would report them.
 func (e *engine) neighbours(c int32) []can.NeighbourInfo {
-	cr := &e.cr[c]
-	e.refresh(c)
 	e.nbrBuf = e.nbrBuf[:0]
-	for _, n := range cr.nbrs {
+	for _, n := range e.sw.neighbours(c) {
 		o := &e.cr[n]
-		e.nbrBuf = append(e.nbrBuf, can.NeighbourInfo{ID: o.id, Load: can.NewLoad(o.pieces, o.pages, o.capacity)})
+		e.nbrBuf = append(e.nbrBuf, can.NeighbourInfo{ID: e.sw.peers[n].id, Load: can.NewLoad(o.pieces, o.pages, o.capacity)})
 	}
 	return e.nbrBuf
 }
@@ -451,41 +449,12 @@ func (e *engine) start(c int32, r ref) {
 	e.atRef(&e.finishAt, e.step+steps, r)
 }
 
-func (e *engine) churn() error {
-	for _, c := range e.churnAt[e.step] {
-		var err error
-		if e.cr[c].online {
-			err = e.depart(c)
-		} else {
-			err = e.join(c)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (e *engine) join(c int32) error {
+// depart handles a crawler's departure: with notice its tasks migrate to
+// the peer that took over the zone holding their host (else the first
+// heir); without, they are lost.
+func (e *engine) depart(ev churnEvent) {
+	c := ev.c
 	cr := &e.cr[c]
-	ho, err := e.ov.Join(cr.id, e.sc.World.CrawlerPoint[c])
-	if err != nil {
-		return fmt.Errorf("recrawl sim step %d: %w", e.step, err)
-	}
-	// The new peer's neighbours were all the old owner's, or the old owner.
-	e.touch(cr.id, ho.From)
-	cr.online = true
-	e.online++
-	e.at(&e.churnAt, e.step+e.draw(e.cfg.LifetimeMean, e.cfg.LifetimeSD), c)
-	return nil
-}
-
-// depart takes crawler c offline: with notice its tasks migrate to the
-// peer that takes over the zone holding their host (else the first heir);
-// without, they are lost.
-func (e *engine) depart(c int32) error {
-	cr := &e.cr[c]
-	graceful := e.churnR.Float64() < e.cfg.GracefulShare
 	var held []uint32
 	held = append(held, cr.running...)
 	for _, r := range cr.queue[cr.head:] {
@@ -497,59 +466,35 @@ func (e *engine) depart(c int32) error {
 		e.drop(id)
 	}
 	cr.queue, cr.head, cr.running = cr.queue[:0], 0, cr.running[:0]
-	var (
-		hos []can.Handover
-		err error
-	)
-	// Heirs are among the departing peer's neighbours, and their new
-	// neighbours were its neighbours: marking those covers every change.
-	e.touch(cr.id)
-	defer func() {
-		for _, h := range hos {
-			e.cr[e.byID[h.To]].oldZones = true
-		}
-	}()
-	if graceful {
-		hos, err = e.ov.Leave(cr.id)
-	} else {
-		hos, err = e.ov.Crash(cr.id)
-	}
-	if err != nil {
-		return fmt.Errorf("recrawl sim step %d: %w", e.step, err)
-	}
-	cr.online = false
-	e.online--
-	e.at(&e.churnAt, e.step+e.draw(e.cfg.RejoinMean, e.cfg.RejoinSD), c)
 	for _, id := range held {
 		ch := e.tasks[id].ch
-		if !graceful || len(hos) == 0 {
+		if !ev.graceful || len(ev.hos) == 0 {
 			e.release(id)
 			e.strat.Failed(int(ch), mr.FailLost, e.now)
 			e.group(ch).Lost++
 			continue
 		}
-		to := hos[0].To
-		for _, h := range hos {
+		to := ev.hos[0].To
+		for _, h := range ev.hos {
 			if h.Zone.Contains(e.sc.World.HostPoint[ch]) {
 				to = h.To
 				break
 			}
 		}
 		e.tasks[id].gen++ // old refs (finish events, this queue) go stale
-		e.enqueue(e.byID[to], id)
+		e.enqueue(e.sw.byID[to], id)
 		if d := int(e.tasks[id].deadline); d >= e.step {
 			e.atRef(&e.expireAt, d, ref{id, e.tasks[id].gen})
 		}
 		e.res.Migrated++
 	}
-	return nil
 }
 
 func (e *engine) sample() {
 	for p, v := range e.cur {
 		e.intervalSum[p] += v
 	}
-	e.acc.Online += float64(e.online)
+	e.acc.Online += float64(e.sw.online)
 	e.acc.Queued += float64(e.queued)
 	e.acc.Running += float64(e.running)
 	e.acc.Throughput += e.rate / 1e6

@@ -100,3 +100,22 @@ func TestGroupCountsAndBandwidth(t *testing.T) {
 		t.Fatalf("bandwidth levels %v", seen)
 	}
 }
+
+// Runs in lockstep over one shared swarm must give what separate runs give.
+func TestRunAllMatchesSeparateRuns(t *testing.T) {
+	sc := small(t)
+	kinds := []Kind{Fixed, Controller}
+	all, err := sc.RunAll(kinds, mr.CountLoadOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range kinds {
+		one, err := sc.Run(k, mr.CountLoadOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, all[i]) {
+			t.Fatalf("%s: lockstep run differs from a separate run", k)
+		}
+	}
+}
