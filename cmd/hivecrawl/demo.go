@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/internal/swarm"
+)
+
+func init() {
+	register(command{name: "demo", summary: "run a whole swarm on this machine: manager, volunteers and a synthetic web", run: runDemo})
+}
+
+// demoFlags are demo's command line.
+type demoFlags struct {
+	peers, hosts int
+	latency      string
+	churn        bool
+	churnEvery   time.Duration
+	duration     time.Duration
+	seed         uint64
+	dir          string
+	maxPages     int
+	verbose      bool
+}
+
+func parseDemo(args []string) (demoFlags, error) {
+	var f demoFlags
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.IntVar(&f.peers, "peers", swarm.DefaultPeers, "volunteer clients (at most 254)")
+	fs.IntVar(&f.hosts, "hosts", swarm.DefaultHosts, "web hosts of the synthetic web (at most 254)")
+	fs.StringVar(&f.latency, "latency", "", "latency matrix `FILE` in milliseconds, or planetlab or seattle (default: the PlanetLab matrix)")
+	fs.BoolVar(&f.churn, "churn", false, "volunteers leave (1/3 gracefully, 2/3 by crashing) and rejoin at random")
+	fs.DurationVar(&f.churnEvery, "churn-every", 5*time.Second, "time between churn events")
+	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: at Ctrl-C)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the web and of the placement on the matrix")
+	fs.StringVar(&f.dir, "dir", "", "keep every process's data and log in `DIR` (default: a temporary directory, removed)")
+	fs.IntVar(&f.maxPages, "max-pages", 0, "pages of the largest web host (default 400)")
+	fs.BoolVar(&f.verbose, "v", false, "log the swarm's progress")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if f.peers < 1 || f.peers > swarm.MaxPeers || f.hosts < 1 || f.hosts > swarm.MaxHosts {
+		return f, fmt.Errorf("--peers and --hosts must be 1..%d", swarm.MaxHosts)
+	}
+	return f, nil
+}
+
+func runDemo(ctx context.Context, args []string) int {
+	f, err := parseDemo(args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "hivecrawl demo:", err)
+		return 2
+	}
+	if err := demo(ctx, f); err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl demo:", err)
+		return 1
+	}
+	return 0
+}
+
+func demo(ctx context.Context, f demoFlags) error {
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program: %w", err)
+	}
+	dir := f.dir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "hivecrawl-demo-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	log := slog.New(slog.DiscardHandler)
+	if f.verbose {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	fmt.Fprintf(os.Stderr, "Starting a web of %d hosts, a manager and %d volunteers in %s …\n", f.hosts, f.peers, dir)
+	s, err := swarm.Start(ctx, swarm.Config{
+		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency,
+		Web: fixture.DemoOptions{MaxPages: f.maxPages}, Logger: log,
+	})
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	fmt.Printf("Manager: %s/\n", s.Manager.API.URL)
+	for _, c := range s.Clients {
+		fmt.Printf("Volunteer %d (%s): %s/\n", c.Index, c.IP, c.API.URL)
+	}
+	fmt.Println("Press Ctrl-C to stop.")
+
+	run := ctx
+	if f.duration > 0 {
+		var cancel context.CancelFunc
+		run, cancel = context.WithTimeout(ctx, f.duration)
+		defer cancel()
+	}
+	var churn swarm.ChurnCounts
+	churned := make(chan swarm.ChurnCounts, 1)
+	if f.churn {
+		go func() { churned <- s.Churn(run, rand.New(rand.NewPCG(f.seed, 0x636875726e)), f.churnEvery) }()
+	} else {
+		close(churned)
+	}
+	<-run.Done()
+	churn = <-churned
+
+	// Ctrl-C has cancelled ctx: the rest needs its own bounded context.
+	end, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var sum swarm.Summary
+	obsErr := s.Observe(end, &sum, time.Since(started))
+	closeErr := s.Close(end)
+	if rep, err := s.Manager.ReadChannels(); err == nil {
+		rep.AddChannels(&sum)
+	} else if obsErr == nil {
+		obsErr = err
+	}
+	out := struct {
+		swarm.Summary
+		Churn *swarm.ChurnCounts `json:"churn,omitempty"`
+	}{Summary: sum}
+	if f.churn {
+		out.Churn = &churn
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(b))
+	if errors.Is(closeErr, swarm.ErrKilled) {
+		return closeErr
+	}
+	return obsErr
+}

@@ -1,0 +1,179 @@
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+)
+
+// Summary is what a swarm run did, printed by `hivecrawl demo` as one JSON
+// line. Every figure is counted, none estimated.
+type Summary struct {
+	Peers    int     `json:"peers"`
+	Hosts    int     `json:"hosts"`
+	Seconds  float64 `json:"seconds"`
+	Channels int     `json:"channels"`
+	// ChannelsCrawled have had at least one result stored.
+	ChannelsCrawled int `json:"channels_crawled"`
+	// PagesStored is the storage module's page count.
+	PagesStored int64 `json:"pages_stored"`
+	// Tasks are the manager's issued tasks by state: open, done, failed
+	// (no result before the deadline: lost, e.g. to a crash).
+	Tasks map[string]int `json:"tasks"`
+	// Sent counts tasks an overlay entry peer accepted.
+	Sent int `json:"tasks_submitted"`
+	// Lost counts failed tasks; Reexecuted the channels that lost a task
+	// and also have a result stored (from the database after the run).
+	Lost       int `json:"tasks_lost"`
+	Reexecuted int `json:"channels_reexecuted"`
+	// PagesServed counts pages the web served with a body to the swarm.
+	PagesServed int64 `json:"pages_served"`
+	// MeanRTTms is the emulated crawler–host round trip per page served,
+	// in milliseconds (by the requester's and the host's place on the
+	// latency matrix).
+	MeanRTTms float64 `json:"mean_rtt_ms"`
+	// MaxClientsPerHost is the most crawlers any host had connected at
+	// once (1 = never two).
+	MaxClientsPerHost int64 `json:"max_clients_per_host"`
+	// TasksPerPeer are the results stored per peer (receipts).
+	TasksPerPeer map[string]int `json:"tasks_per_peer"`
+	// TasksCV is the coefficient of variation of TasksPerPeer over all
+	// clients (a client with none counts as 0).
+	TasksCV float64 `json:"tasks_cv"`
+	// PagesPerSecond is PagesServed over Seconds.
+	PagesPerSecond float64 `json:"pages_per_second"`
+}
+
+// Observe fills what the running processes can tell: the manager's
+// status and the web's counters.
+func (s *Swarm) Observe(ctx context.Context, sum *Summary, elapsed time.Duration) error {
+	st, err := s.Manager.Status(ctx)
+	if err != nil {
+		return err
+	}
+	web, err := s.Web.Stats(ctx, s.http)
+	if err != nil {
+		return err
+	}
+	s.fill(sum, st, web, elapsed)
+	return nil
+}
+
+func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Stats, elapsed time.Duration) {
+	sum.Peers, sum.Hosts, sum.Seconds = len(s.Clients), len(s.Web.Hosts), elapsed.Seconds()
+	sum.Channels, sum.PagesStored, sum.Tasks, sum.Sent = st.Channels, st.Stored.Pages, st.Tasks, st.Sent
+	sum.Lost = st.Tasks[channels.TaskFailed]
+	sum.TasksPerPeer = map[string]int{}
+	for _, c := range st.Contributors {
+		sum.TasksPerPeer[c.Peer] = c.Receipts
+	}
+	counts := make([]float64, 0, len(s.Clients))
+	for _, c := range st.Contributors {
+		counts = append(counts, float64(c.Receipts))
+	}
+	for len(counts) < len(s.Clients) {
+		counts = append(counts, 0)
+	}
+	sum.TasksCV = cv(counts)
+	ipOf := map[string]string{}
+	for _, h := range s.Web.Hosts {
+		ipOf[h.Name] = h.Addr[:len(h.Addr)-len(portOf(h.Addr))-1]
+	}
+	var pages int64
+	var rtt float64
+	for name, hs := range web {
+		sum.MaxClientsPerHost = max(sum.MaxClientsPerHost, hs.MaxClients)
+		for ip, n := range hs.PagesBy {
+			d, ok := s.Layout.RTT(ip, ipOf[name])
+			if !ok {
+				continue // not a swarm client
+			}
+			pages += n
+			rtt += float64(n) * float64(d) / float64(time.Millisecond)
+		}
+	}
+	sum.PagesServed = pages
+	if pages > 0 {
+		sum.MeanRTTms = math.Round(rtt/float64(pages)*10) / 10
+	}
+	if sum.Seconds > 0 {
+		sum.PagesPerSecond = math.Round(float64(pages)/sum.Seconds*100) / 100
+	}
+}
+
+func portOf(addr string) string {
+	for i := len(addr) - 1; i >= 0; i-- {
+		if addr[i] == ':' {
+			return addr[i+1:]
+		}
+	}
+	return ""
+}
+
+// cv returns the coefficient of variation (standard deviation over mean).
+func cv(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	if mean == 0 {
+		return 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Round(math.Sqrt(ss/float64(len(xs)))/mean*1000) / 1000
+}
+
+// ChannelReport reads the stopped manager's channel database.
+type ChannelReport struct {
+	Channels []channels.Channel
+	Tasks    map[string]int
+}
+
+// ReadChannels opens the manager's channel database; the manager must be
+// stopped (bbolt allows one process at a time).
+func (m *Manager) ReadChannels() (ChannelReport, error) {
+	db, err := channels.Open(filepath.Join(m.Dir(), manager.ChannelsFile), channels.Options{})
+	if err != nil {
+		return ChannelReport{}, fmt.Errorf("read the manager's channels: %w", err)
+	}
+	defer db.Close()
+	all, err := db.All(0)
+	if err != nil {
+		return ChannelReport{}, err
+	}
+	counts, err := db.TaskCounts()
+	if err != nil {
+		return ChannelReport{}, err
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Index < all[j].Index })
+	return ChannelReport{Channels: all, Tasks: counts}, nil
+}
+
+// AddChannels completes sum from the stopped manager's database.
+func (r ChannelReport) AddChannels(sum *Summary) {
+	sum.Channels, sum.ChannelsCrawled, sum.Reexecuted = len(r.Channels), 0, 0
+	for _, c := range r.Channels {
+		if c.Updates > 0 {
+			sum.ChannelsCrawled++
+		}
+		if c.Failures > 0 && c.Updates > 0 {
+			sum.Reexecuted++
+		}
+	}
+	sum.Tasks = r.Tasks
+	sum.Lost = r.Tasks[channels.TaskFailed]
+}
