@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/swarm"
 )
@@ -30,6 +31,7 @@ type demoFlags struct {
 	dir          string
 	maxPages     int
 	verbose      bool
+	delay        time.Duration
 }
 
 func parseDemo(args []string) (demoFlags, error) {
@@ -44,6 +46,7 @@ func parseDemo(args []string) (demoFlags, error) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the web and of the placement on the matrix")
 	fs.StringVar(&f.dir, "dir", "", "keep every process's data and log in `DIR` (default: a temporary directory, removed)")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "pages of the largest web host (default 400)")
+	fs.DurationVar(&f.delay, "delay", 250*time.Millisecond, "volunteers' politeness wait between requests to one host")
 	fs.BoolVar(&f.verbose, "v", false, "log the swarm's progress")
 	if err := fs.Parse(args); err != nil {
 		return f, err
@@ -95,6 +98,7 @@ func demo(ctx context.Context, f demoFlags) error {
 	s, err := swarm.Start(ctx, swarm.Config{
 		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency,
 		Web: fixture.DemoOptions{MaxPages: f.maxPages}, Logger: log,
+		Client: func(c *config.Config) { c.Delay = config.Duration(f.delay) },
 	})
 	if err != nil {
 		return err

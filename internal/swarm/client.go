@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -33,6 +34,19 @@ func (s *Swarm) newClient(i int) *Client {
 func (c *Client) join(ctx context.Context) error {
 	_, err := c.s.run(ctx, "join", c.s.Manager.Profile, "--home", c.Home)
 	return err
+}
+
+// configure writes the client's configuration file.
+func (c *Client) configure() error {
+	cfg := config.Default()
+	cfg.BusyThreshold, cfg.CPU = 0, 0
+	if c.s.cfg.Client != nil {
+		c.s.cfg.Client(&cfg)
+	}
+	if err := config.Save(homeDirs(c.Home).ConfigFile(), cfg); err != nil {
+		return fmt.Errorf("configure %s: %w", c.Name, err)
+	}
+	return nil
 }
 
 // Start starts the client and waits until its API answers.

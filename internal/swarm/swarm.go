@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
@@ -52,6 +53,10 @@ type Config struct {
 	// ManagerArgs and ClientArgs are added to `hivecrawl manager` and
 	// `hivecrawl run`.
 	ManagerArgs, ClientArgs []string
+	// Client adjusts each client's configuration, written before its
+	// first start. The swarm already turns off the pause for busy CPU and
+	// the CPU cap: a whole swarm on one machine keeps the CPU busy.
+	Client func(*config.Config)
 	// Ready bounds each wait for a process to come up; default 60 s.
 	Ready time.Duration
 	// Logger receives progress; nil discards it.
@@ -144,6 +149,9 @@ func (s *Swarm) start(ctx context.Context) error {
 	}
 	return s.parallel(ctx, func(ctx context.Context, c *Client) error {
 		if err := c.join(ctx); err != nil {
+			return err
+		}
+		if err := c.configure(); err != nil {
 			return err
 		}
 		return c.Start(ctx)
