@@ -119,7 +119,14 @@ func simMain(args []string, stdout, stderr io.Writer) int {
 	}
 	took := time.Since(start)
 	cmdline := "hivecrawl sim " + strings.Join(args, " ")
-	doc := fmt.Sprintf("# Simulation: %s\n\nProduced by `%s` (seed %d, scale %g, success-rate counting %s); the whole run took %.1f s of wall time on the machine that made it.\n\n%s", name, cmdline, *seed, *scale, counting, took.Seconds(), body)
+	if *out == "" {
+		body += "\nWhy our figures differ from the paper's where they do is discussed in [the results overview](../README.md).\n"
+	}
+	params := fmt.Sprintf("seed %d, scale %g", *seed, *scale)
+	if strings.HasPrefix(name, "recrawl") {
+		params += fmt.Sprintf(", success-rate counting %s", counting)
+	}
+	doc := fmt.Sprintf("# Simulation: %s\n\nProduced by `%s` (%s); the whole run took %.1f s of wall time on the machine that made it.\n\n%s", name, cmdline, params, took.Seconds(), body)
 	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(doc), 0o644); err != nil {
 		fmt.Fprintf(stderr, "hivecrawl sim: %v\n", err)
 		return 1

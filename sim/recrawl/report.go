@@ -143,7 +143,7 @@ func (x *Experiment) summary(fig string) string {
 	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "### Update quality (paper's Table %s) and task outcomes\n\n", qtable)
-	b.WriteString("| strategy | weighted | unweighted | updates / tasks | expired | lost to crashes | migrated | reassignments | queued per online crawler | throughput Mb/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| strategy | weighted | unweighted | updates / tasks | expired | lost to crashes | migrated | reassignments | queued per online crawler | busy threads | throughput Mb/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range x.Results {
 		pw, pu, pq := "", "", ""
 		if havePaper {
@@ -152,8 +152,9 @@ func (x *Experiment) summary(fig string) string {
 			}
 		}
 		queuePer := r.Mean(func(s Sample) float64 { return s.Queued }) / math.Max(1, r.Mean(func(s Sample) float64 { return s.Online }))
-		fmt.Fprintf(&b, "| %s | %.2f%s | %.2f%s | %.0f %% | %d | %d | %d | %d | %.2f%s | %.0f |\n", r.Kind, r.WeightedQuality, pw, r.Quality, pu,
-			100*r.SuccessRate(), r.Expired, r.Lost, r.Migrated, r.Reassignments, queuePer, pq, r.Mean(func(s Sample) float64 { return s.Throughput }))
+		busy := r.Mean(func(s Sample) float64 { return s.Running }) / math.Max(1, r.Mean(func(s Sample) float64 { return s.Online })*float64(cfg.Threads))
+		fmt.Fprintf(&b, "| %s | %.2f%s | %.2f%s | %.0f %% | %d | %d | %d | %d | %.2f%s | %.0f %% | %.0f |\n", r.Kind, r.WeightedQuality, pw, r.Quality, pu,
+			100*r.SuccessRate(), r.Expired, r.Lost, r.Migrated, r.Reassignments, queuePer, pq, 100*busy, r.Mean(func(s Sample) float64 { return s.Throughput }))
 	}
 	fmt.Fprintf(&b, "\nFigures: [queued tasks](%s-queued.svg) and [throughput](%s-throughput.svg) over time (paper's Fig. %s), [the fastest group's interval](intervals-fastest.svg), [crawlers online](online.svg); data in `tasks.csv` and `series.csv`.\n\n", fig, fig, strings.TrimPrefix(fig, "fig"))
 	if f := x.result(Fixed); f != nil && havePaper {
