@@ -146,7 +146,11 @@ func (x *Experiment) Write(dir string) (string, error) {
 	if err := plot.WriteCSV(filepath.Join(dir, "scalability.csv"), []string{"scheme", "crawlers", "rate_mbps", "mean_online", "rate_per_online_crawler_mbps"}, rows); err != nil {
 		return "", err
 	}
-	return x.summary(), nil
+	data, err := x.writeDataset(dir)
+	if err != nil {
+		return "", err
+	}
+	return x.summary() + data, nil
 }
 
 func (x *Experiment) summary() string {

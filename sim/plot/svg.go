@@ -5,6 +5,7 @@ import (
 	"html"
 	"math"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +21,8 @@ type Chart struct {
 	Series                []Series
 	// Step draws each series as a staircase (for CDFs).
 	Step bool
+	// Scatter draws points instead of lines.
+	Scatter bool
 	// YMin forces the lower end of the y axis (NaN = from the data, 0
 	// included when all data are positive).
 	YMin float64
@@ -104,7 +107,15 @@ func (c Chart) SVG() string {
 			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(s.X[j]), py(s.Y[j])))
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>`+"\n", col, strings.Join(pts, " "))
+		if c.Scatter {
+			for _, p := range pts {
+				xy := strings.SplitN(p, ",", 2)
+				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="1.6" fill="%s" fill-opacity="0.6"/>`, xy[0], xy[1], col)
+			}
+			b.WriteString("\n")
+		} else {
+			fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.6" points="%s"/>`+"\n", col, strings.Join(pts, " "))
+		}
 		ly := top + 14 + 18*i
 		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="3"/><text x="%d" y="%d">%s</text>`+"\n", left+plotW+12, ly, left+plotW+32, ly, col, left+plotW+38, ly+4, html.EscapeString(s.Name))
 	}
@@ -143,4 +154,21 @@ func label(v float64) string {
 		return fmt.Sprintf("%gk", math.Round(v/10)/100)
 	}
 	return fmt.Sprintf("%g", math.Round(v*1000)/1000)
+}
+
+// CDF returns the empirical distribution of values as a series (values
+// sorted on x, cumulative share on y), thinned to at most 2,000 points.
+func CDF(name string, values []float64) Series {
+	v := slices.Clone(values)
+	slices.Sort(v)
+	s := Series{Name: name}
+	stride := max(1, len(v)/2000)
+	for i := 0; i < len(v); i += stride {
+		s.X = append(s.X, v[i])
+		s.Y = append(s.Y, float64(i+1)/float64(len(v)))
+	}
+	if n := len(v); n > 0 && s.X[len(s.X)-1] != v[n-1] {
+		s.X, s.Y = append(s.X, v[n-1]), append(s.Y, 1)
+	}
+	return s
 }

@@ -31,3 +31,14 @@ func TestTicksCover(t *testing.T) {
 		}
 	}
 }
+
+func TestCDFAndScatter(t *testing.T) {
+	s := CDF("x", []float64{3, 1, 2})
+	if len(s.X) != 3 || s.X[0] != 1 || s.X[2] != 3 || s.Y[2] != 1 {
+		t.Fatalf("CDF = %+v", s)
+	}
+	svg := Chart{Scatter: true, Series: []Series{s}}.SVG()
+	if n := strings.Count(svg, "<circle"); n != 3 {
+		t.Fatalf("%d circles, want 3", n)
+	}
+}

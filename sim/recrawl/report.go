@@ -67,7 +67,11 @@ func (x *Experiment) Write(dir, fig string) (string, error) {
 			return "", err
 		}
 	}
-	return x.summary(fig), nil
+	data, err := x.writeDataset(dir)
+	if err != nil {
+		return "", err
+	}
+	return x.summary(fig) + data, nil
 }
 
 // scale is the share of paper 000's run this one simulates (channels ×
