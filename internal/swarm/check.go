@@ -1,0 +1,95 @@
+package swarm
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/ledger"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// Ledger is one stopped client's credits ledger, summed.
+type Ledger struct {
+	// Credits is the ledger's total (confirmed plus pending); Receipts
+	// the sum of the credits of the receipts it holds, by peer.
+	Credits  float64
+	Receipts map[string]float64
+	Count    int
+}
+
+// ReadLedger opens the stopped client's ledger and sums it.
+func (c *Client) ReadLedger() (Ledger, error) {
+	l, err := ledger.Open(homeDirs(c.Home).LedgerFile())
+	if err != nil {
+		return Ledger{}, fmt.Errorf("read %s's ledger: %w", c.Name, err)
+	}
+	defer l.Close()
+	tot, err := l.Totals(time.Now())
+	if err != nil {
+		return Ledger{}, err
+	}
+	es, err := l.Entries(0)
+	if err != nil {
+		return Ledger{}, err
+	}
+	out := Ledger{Credits: tot.Confirmed + tot.Pending, Receipts: map[string]float64{}, Count: len(es)}
+	for _, e := range es {
+		out.Receipts[e.Receipt.Peer] += e.Receipt.Credits
+	}
+	return out, nil
+}
+
+// TilingError says why zones do not tile the CAN space exactly: the boxes
+// must not overlap and their volumes must add up to the volume of the box
+// they span together. Nil means they tile it.
+func TilingError(zones []localapi.Zone) error {
+	if len(zones) == 0 {
+		return fmt.Errorf("no zones")
+	}
+	d := len(zones[0].Lo)
+	lo, hi := make([]float64, d), make([]float64, d)
+	for k := range d {
+		lo[k], hi[k] = math.Inf(1), math.Inf(-1)
+	}
+	var sum float64
+	for i, z := range zones {
+		if len(z.Lo) != d || len(z.Hi) != d {
+			return fmt.Errorf("zone %d has %d/%d dimensions, want %d", i, len(z.Lo), len(z.Hi), d)
+		}
+		v := 1.0
+		for k := range d {
+			if !(z.Hi[k] > z.Lo[k]) {
+				return fmt.Errorf("zone %d is empty in dimension %d", i, k)
+			}
+			v *= z.Hi[k] - z.Lo[k]
+			lo[k], hi[k] = min(lo[k], z.Lo[k]), max(hi[k], z.Hi[k])
+		}
+		sum += v
+		for j := range i {
+			if ov := overlap(z, zones[j]); ov > 1e-12 {
+				return fmt.Errorf("zones %d and %d overlap (volume %g)", j, i, ov)
+			}
+		}
+	}
+	space := 1.0
+	for k := range d {
+		space *= hi[k] - lo[k]
+	}
+	if math.Abs(sum-space) > 1e-9*space {
+		return fmt.Errorf("zones cover %g of a space of %g: a gap", sum, space)
+	}
+	return nil
+}
+
+func overlap(a, b localapi.Zone) float64 {
+	v := 1.0
+	for k := range a.Lo {
+		w := min(a.Hi[k], b.Hi[k]) - max(a.Lo[k], b.Lo[k])
+		if w <= 0 {
+			return 0
+		}
+		v *= w
+	}
+	return v
+}
