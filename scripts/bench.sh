@@ -20,7 +20,16 @@ bench_crawl() {
 	rm -rf "$(dirname "$bin")"
 }
 
-SECTIONS=(crawl)
+# swarm: the whole swarm on loopback as processes (issue 8): coordinate CAN
+# with load balancing on insert vs consistent hashing vs the CAN without it,
+# then each client's idle footprint. BENCH_SWARM_FLAGS passes extra flags,
+# e.g. "-duration 2m -peers 12 -hosts 60".
+bench_swarm() {
+	echo "== swarm: CAN+LBI vs consistent hashing vs CAN without LBI (internal/swarm/swarmbench)"
+	CGO_ENABLED=0 go run ./internal/swarm/swarmbench ${BENCH_SWARM_FLAGS:-}
+}
+
+SECTIONS=(crawl swarm)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")

@@ -1,0 +1,246 @@
+// Command swarmbench is the swarm benchmark of `make bench`: the same
+// swarm of processes on loopback (a manager, N clients, a synthetic web
+// with emulated latency), run once per assignment — the coordinate CAN
+// with load balancing on insert, consistent hashing (paper 004,
+// UbiCrawler), and the coordinate CAN without it — each for the same time,
+// one after the other in one run; then each client's idle footprint with
+// the peers connected. It prints one table and the ratios.
+//
+// Caveats: Linux only (it reads /proc); pages/s depends on the machine and
+// on what else runs; the figures are what was measured in this run.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/internal/swarm"
+)
+
+type variant struct {
+	name    string
+	manager []string
+	client  func(*config.Config)
+}
+
+func main() {
+	peers := flag.Int("peers", 12, "clients")
+	hosts := flag.Int("hosts", 60, "web hosts")
+	dur := flag.Duration("duration", 60*time.Second, "crawl time per variant")
+	idle := flag.Duration("idle", 30*time.Second, "idle footprint measuring time")
+	maxPages := flag.Int("max-pages", 80, "pages of the largest host")
+	bin := flag.String("bin", "", "hivecrawl binary (default: build it)")
+	verbose := flag.Bool("v", false, "log progress")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *bin, *peers, *hosts, *dur, *idle, *maxPages, *verbose); err != nil {
+		fmt.Fprintln(os.Stderr, "swarmbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Duration, maxPages int, verbose bool) error {
+	tmp, err := os.MkdirTemp("", "swarmbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if bin == "" {
+		bin = filepath.Join(tmp, "hivecrawl")
+		cmd := exec.Command("go", "build", "-o", bin, "./cmd/hivecrawl")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	log := slog.New(slog.DiscardHandler)
+	if verbose {
+		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	delay := func(c *config.Config) { c.Delay = config.Duration(200 * time.Millisecond) }
+	variants := []variant{
+		{"can+lbi", []string{"--coordinates", "--assignment", "can"}, delay},
+		{"hash", []string{"--assignment", "hash"}, delay},
+		{"can-lbi", []string{"--coordinates", "--assignment", "can"}, func(c *config.Config) {
+			delay(c)
+			c.QueueLength, c.Overload = 1000, 1000 // never overloaded: no forwarding
+		}},
+	}
+	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages), %v per variant, PlanetLab latency\n", peers, hosts, maxPages, dur)
+	fmt.Printf("%-8s %9s %9s %12s %9s %8s\n", "variant", "pages", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
+	results := map[string]swarm.Summary{}
+	for i, v := range variants {
+		dir := filepath.Join(tmp, strconv.Itoa(i))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return err
+		}
+		sum, err := measure(ctx, swarm.Config{
+			Bin: bin, Dir: dir, Peers: peers, Hosts: hosts, Seed: 11,
+			Web: fixture.DemoOptions{MaxPages: maxPages}, ManagerArgs: v.manager, Client: v.client, Logger: log,
+		}, dur)
+		if err != nil {
+			return fmt.Errorf("%s: %w", v.name, err)
+		}
+		results[v.name] = sum
+		working := 0
+		for _, n := range sum.TasksPerPeer {
+			if n > 0 {
+				working++
+			}
+		}
+		fmt.Printf("%-8s %9d %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
+	}
+	a, h, n := results["can+lbi"], results["hash"], results["can-lbi"]
+	fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
+	fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
+
+	dir := filepath.Join(tmp, "idle")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
+	return footprint(ctx, swarm.Config{Bin: bin, Dir: dir, Peers: peers, Hosts: 1, Seed: 11,
+		Web: fixture.DemoOptions{MaxPages: 8}, ManagerArgs: []string{"--coordinates"}, Logger: log}, idle)
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func ratioS(a, b float64) string {
+	if b == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", a/b)
+}
+
+// measure runs one swarm for dur once every client is in the overlay.
+func measure(ctx context.Context, cfg swarm.Config, dur time.Duration) (swarm.Summary, error) {
+	var sum swarm.Summary
+	s, err := swarm.Start(ctx, cfg)
+	if err != nil {
+		return sum, err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s.Close(cctx)
+	}()
+	if err := members(ctx, s); err != nil {
+		return sum, err
+	}
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return sum, ctx.Err()
+	case <-time.After(dur):
+	}
+	err = s.Observe(ctx, &sum, time.Since(start))
+	return sum, err
+}
+
+func members(ctx context.Context, s *swarm.Swarm) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		all := true
+		for _, c := range s.Clients {
+			st, err := c.Status(ctx)
+			if err != nil || st.Overlay == nil || !st.Overlay.Member {
+				all = false
+				break
+			}
+		}
+		if all {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("clients did not all join the overlay: %w", ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// footprint measures each client's resident memory and CPU share while the
+// swarm is idle (its one small host crawled), from /proc.
+func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error {
+	s, err := swarm.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s.Close(cctx)
+	}()
+	if err := members(ctx, s); err != nil {
+		return err
+	}
+	time.Sleep(15 * time.Second) // the one host crawled, the overlay quiet
+	before := make([]float64, len(s.Clients))
+	for i, c := range s.Clients {
+		before[i] = cpuSeconds(c.PID())
+	}
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(idle):
+	}
+	el := time.Since(start).Seconds()
+	var maxRSS, sumRSS, maxCPU, sumCPU float64
+	for i, c := range s.Clients {
+		cpu := (cpuSeconds(c.PID()) - before[i]) / el * 100
+		rss := rssMB(c.PID())
+		maxRSS, sumRSS = max(maxRSS, rss), sumRSS+rss
+		maxCPU, sumCPU = max(maxCPU, cpu), sumCPU+cpu
+	}
+	n := float64(len(s.Clients))
+	fmt.Printf("idle client, %d peers connected, over %.0f s: RSS mean %.1f MB max %.1f MB (goal ≤ 40); CPU mean %.2f %% max %.2f %% of a core (goal ≤ 0.5)\n",
+		len(s.Clients), el, sumRSS/n, maxRSS, sumCPU/n, maxCPU)
+	return nil
+}
+
+// cpuSeconds returns a process's user plus system CPU time.
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	// Fields after the command: state is f[0]; utime f[11], stime f[12].
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) / 100 // USER_HZ is 100 on Linux
+}
+
+// rssMB returns a process's resident memory in MB.
+func rssMB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
