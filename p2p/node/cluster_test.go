@@ -93,7 +93,13 @@ func newCluster(t *testing.T, cfg Config) *cluster {
 	}
 	cfg.Manager = k.GetPublic()
 	cfg.Logger = quiet
-	if os.Getenv("HIVECRAWL_DEBUG") != "" {
+	// HIVECRAWL_DEBUG=1 logs every peer's debug records, =info its info
+	// records, to stderr.
+	switch os.Getenv("HIVECRAWL_DEBUG") {
+	case "":
+	case "info":
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	default:
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return &cluster{t: t, manager: k, cfg: cfg, rng: rand.New(rand.NewPCG(1, 2))}

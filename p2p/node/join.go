@@ -254,8 +254,9 @@ func (n *Node) goneFor() time.Duration {
 }
 
 // checkLost rejoins at the node's point when an overlap settlement took its
-// last zone, through the live peers it heard from most recently (the one
-// that took the area among them).
+// last zone, through the peers it heard from most recently (the one that
+// took the area among them). No age limit: once zone-less it hears from
+// nobody, and an old entry beats none.
 func (n *Node) checkLost(ctx context.Context) error {
 	n.mu.Lock()
 	if n.lost.IsZero() || len(n.zones) > 0 || n.leaving {
@@ -268,14 +269,12 @@ func (n *Node) checkLost(ctx context.Context) error {
 	}
 	var entries []entry
 	for id, at := range n.heard {
-		if time.Since(at) < n.goneFor() {
-			entries = append(entries, entry{id, at})
-		}
+		entries = append(entries, entry{id, at})
 	}
 	n.mu.Unlock()
 	slices.SortFunc(entries, func(a, b entry) int { return b.at.Compare(a.at) })
 	if len(entries) == 0 {
-		return fmt.Errorf("no live peer heard from recently to rejoin through")
+		return fmt.Errorf("no peer known to rejoin through")
 	}
 	var errs []error
 	for _, e := range entries[:min(len(entries), 3)] {

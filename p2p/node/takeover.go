@@ -24,9 +24,15 @@ func (n *Node) checkDead(now time.Time) {
 	defer n.mu.Unlock()
 	took := false
 	for id, d := range n.dead {
-		rest := n.unclaimedLocked(id, d.zones)
+		rest := n.unclaimedLocked(id, d.zones, true)
 		if len(rest) == 0 {
 			delete(n.dead, id)
+			continue
+		}
+		if len(n.unclaimedLocked(id, d.zones, false)) == 0 {
+			// Claimed only by hearsay, which may be stale (the peer may
+			// have lost the area since): wait until the claimant speaks
+			// for itself or is dropped.
 			continue
 		}
 		rank := n.rankLocked(id, d)
@@ -49,15 +55,16 @@ func (n *Node) checkDead(now time.Time) {
 }
 
 // unclaimedLocked returns the parts of a dead peer's zones that neither we
-// nor a live neighbour hold. A partial claim (an heir that took one of
-// several zones, or a zone since split) leaves the rest to be taken over.
-func (n *Node) unclaimedLocked(dead peer.ID, zones []can.Zone) []can.Zone {
+// nor a live neighbour hold; with direct set, only neighbours heard from
+// first-hand count. A partial claim (an heir that took one of several
+// zones, or a zone since split) leaves the rest to be taken over.
+func (n *Node) unclaimedLocked(dead peer.ID, zones []can.Zone, direct bool) []can.Zone {
 	rest := subtract(zones, n.zones)
 	for id, nb := range n.nbrs {
 		if len(rest) == 0 {
 			break
 		}
-		if id != dead {
+		if id != dead && (nb.direct || !direct) {
 			rest = subtract(rest, nb.zones)
 		}
 	}
