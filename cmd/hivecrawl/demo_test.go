@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hivecrawl/hivecrawl/internal/swarm"
+)
+
+// TestDemo runs `hivecrawl demo` for a few seconds with a small swarm and
+// checks what it prints and that it leaves no process behind.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs a swarm")
+	}
+	bin := buildBinary(t)
+	dir := filepath.Join(t.TempDir(), "demo")
+	cmd := exec.Command(bin, "demo", "--peers", "2", "--hosts", "3", "--max-pages", "10", "--duration", "15s", "--dir", dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	var managerLine bool
+	var volunteers int
+	var sum swarm.Summary
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "Manager: http://127.0.0.1:"):
+			managerLine = true
+		case strings.HasPrefix(line, "Volunteer ") && strings.Contains(line, "(127.0.2."):
+			volunteers++
+		case strings.HasPrefix(line, "{"):
+			if err := json.Unmarshal([]byte(line), &sum); err != nil {
+				t.Fatalf("summary %q: %v", line, err)
+			}
+		}
+	}
+	if !managerLine || volunteers != 2 {
+		t.Fatalf("demo printed manager %v and %d volunteers:\n%s", managerLine, volunteers, out)
+	}
+	if sum.Peers != 2 || sum.Hosts != 3 || sum.Channels != 3 || sum.MaxClientsPerHost > 1 {
+		t.Fatalf("summary %+v, want 2 peers, 3 hosts, 3 channels, at most 1 crawler per host", sum)
+	}
+	// Every process stopped: none runs with the demo's directory in its
+	// command line.
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), dir) {
+			t.Errorf("a demo process is still running: %s", strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	if len(logs) != 4 {
+		t.Fatalf("%d logs in %s, want web, manager and 2 clients", len(logs), dir)
+	}
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		if strings.Count(string(b), "=== ") != 1 {
+			t.Errorf("%s: started more than once without churn", l)
+		}
+	}
+}
