@@ -129,6 +129,15 @@ func (s *Swarm) start(ctx context.Context) error {
 	for i := range cfg.Peers {
 		ips = append(ips, ClientIP(i))
 	}
+	if m := cfg.Matrix; m != "" && m != emulate.MatrixPlanetLab && m != emulate.MatrixSeattle {
+		// The processes read the layout from elsewhere: a file path must
+		// not depend on the working directory.
+		abs, err := filepath.Abs(m)
+		if err != nil {
+			return fmt.Errorf("latency matrix %s: %w", m, err)
+		}
+		cfg.Matrix = abs
+	}
 	l, err := emulate.Place(cfg.Matrix, ips, rand.New(rand.NewPCG(cfg.Seed, 0x6c6179)))
 	if err != nil {
 		return err
