@@ -9,6 +9,9 @@
 //     solved coordinates for web hosts (p2p/coord), mapped into the CAN box.
 //   - recrawl: paper 000 §4 (REC and RUC), driving manager/recrawl's
 //     strategies over a churning CAN overlay (p2p/can).
+//   - assign: paper 002 §5.3, assigning web hosts to crawlers by consistent
+//     hashing, NC-CAN and load balancing on insert (with and without
+//     pieces), over the same churning overlay.
 //   - fountain: paper 001 §5, the WebFountain planner's figures.
 //   - plot: small CSV and SVG line-chart writers for the results.
 //
