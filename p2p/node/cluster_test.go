@@ -307,7 +307,7 @@ func (c *cluster) dump() {
 	}
 	for _, m := range c.members {
 		if !m.alive {
-			c.t.Logf("departed %s", m.h.ID())
+			c.t.Logf("departed %s holding %v", m.h.ID(), m.n.Zones())
 		}
 	}
 	for range 2000 {

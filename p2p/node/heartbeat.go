@@ -149,7 +149,9 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 		n.farewellLocked(from, hb)
 		return
 	}
-	delete(n.dead, from)
+	if d, ok := n.dead[from]; ok && !d.dropped {
+		delete(n.dead, from)
+	}
 	delete(n.gone, from)
 	delete(n.probes, from)
 	n.heard[from] = time.Now()
@@ -208,8 +210,10 @@ func (n *Node) missed(id peer.ID) {
 // farewellLocked handles a heartbeat without zones. With a neighbour list
 // it is the farewell of a peer that left: it is dropped, and its heir,
 // named first in the list, is known to hold its zones now even before the
-// heir says so itself. Without one, the peer lost its zones to an overlap
-// settlement and is about to rejoin: it is only dropped.
+// heir says so itself. Without one, the peer holds no zone (it lost them
+// to an overlap settlement, or never received the answer to its join) and
+// is about to rejoin: it is dropped, and the zones we knew it by wait for
+// an heir as a dead peer's do, minus what a live neighbour holds.
 func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
 	var left []can.Zone
 	if nb, ok := n.nbrs[from]; ok {
@@ -219,6 +223,9 @@ func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
 	delete(n.dead, from)
 	delete(n.heard, from)
 	if len(hb.Neighbours) == 0 {
+		if len(left) > 0 {
+			n.dead[from] = &deadPeer{zones: left, since: time.Now(), dropped: true}
+		}
 		return
 	}
 	n.gone[from] = time.Now()

@@ -36,7 +36,9 @@ func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
 		if err != nil && (next.ID == entry.ID || retries == joinRetries) {
 			return fmt.Errorf("%w: %w", ErrJoinFailed, err)
 		}
-		loop := err == nil && resp.Redirect != nil && visited[peer.ID(resp.Redirect.Id)]
+		// A redirect to ourselves: the owner still thinks we hold the
+		// point (our earlier join's answer was lost, or we lost the zone).
+		loop := err == nil && resp.Redirect != nil && (visited[peer.ID(resp.Redirect.Id)] || peer.ID(resp.Redirect.Id) == n.h.ID())
 		if (err != nil || loop || resp.Error == can.ErrNoRoute.Error()) && retries < joinRetries {
 			// A neighbour table lags a recent change (a redirect to a peer
 			// that crashed, no route, or stale zones sending us in a

@@ -53,11 +53,14 @@ type neighbour struct {
 	direct bool // heard from directly, not only through another's list
 }
 
-// deadPeer is a neighbour found dead whose zones wait for an heir.
+// deadPeer is a neighbour found dead whose zones wait for an heir, or
+// (dropped) a live one that announced it holds none of the zones we knew it
+// by.
 type deadPeer struct {
-	zones []can.Zone
-	nbrs  []*wire.Peer
-	since time.Time
+	zones   []can.Zone
+	nbrs    []*wire.Peer
+	since   time.Time
+	dropped bool
 }
 
 // Node is one live overlay peer. Create it with New, then Start (first peer)

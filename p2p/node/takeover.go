@@ -24,12 +24,12 @@ func (n *Node) checkDead(now time.Time) {
 	defer n.mu.Unlock()
 	took := false
 	for id, d := range n.dead {
-		rest := n.unclaimedLocked(id, d.zones, true)
+		rest := n.unclaimedLocked(id, d, true)
 		if len(rest) == 0 {
 			delete(n.dead, id)
 			continue
 		}
-		if len(n.unclaimedLocked(id, d.zones, false)) == 0 {
+		if len(n.unclaimedLocked(id, d, false)) == 0 {
 			// Claimed only by hearsay, which may be stale (the peer may
 			// have lost the area since): wait until the claimant speaks
 			// for itself or is dropped.
@@ -58,13 +58,14 @@ func (n *Node) checkDead(now time.Time) {
 // nor a live neighbour hold; with direct set, only neighbours heard from
 // first-hand count. A partial claim (an heir that took one of several
 // zones, or a zone since split) leaves the rest to be taken over.
-func (n *Node) unclaimedLocked(dead peer.ID, zones []can.Zone, direct bool) []can.Zone {
-	rest := subtract(zones, n.zones)
+// A peer that dropped its zones and rejoined counts for what it now holds.
+func (n *Node) unclaimedLocked(dead peer.ID, d *deadPeer, direct bool) []can.Zone {
+	rest := subtract(d.zones, n.zones)
 	for id, nb := range n.nbrs {
 		if len(rest) == 0 {
 			break
 		}
-		if id != dead && (nb.direct || !direct) {
+		if (id != dead || d.dropped) && (nb.direct || !direct) {
 			rest = subtract(rest, nb.zones)
 		}
 	}
