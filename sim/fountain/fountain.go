@@ -4,7 +4,9 @@
 // the parameters the paper does not print) solved under its three
 // objective weightings, giving Table 3 (objective, pages and obsolete pages
 // at the end of the cycle), Fig. 3 (crawls per page per cycle by change
-// rate) and Fig. 4 (obsolete pages per period). The uniform baseline
+// rate) and Fig. 4 (obsolete pages per period), and Experiment 2 (Table 4,
+// Fig. 5: the same planner with pages moved to the fastest and slowest
+// buckets). The uniform baseline
 // (every page crawled at the same rate) is shown beside them.
 package fountain
 
@@ -139,6 +141,11 @@ func (r *Result) Write(dir string) (string, error) {
 	b.WriteString("\nThe paper: strategy 1 leaves the slowest-changing 40 % of pages uncrawled and crawls fast pages many times; strategy 2 crawls every page once; strategy 3 crawls every page at least once, the fastest 18 % more than once.\n\n")
 	b.WriteString("Figures: [crawls per page by change rate](fig3-crawls.svg) (Fig. 3), [obsolete pages per period](fig4-obsolete.svg) (Fig. 4); data in `fig3-crawls.csv` and `fig4-obsolete.csv`.\n\n")
 	b.WriteString(r.comparison())
+	v2, err := r.writeVersion2(dir)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString("\n" + v2)
 	return b.String(), nil
 }
 
