@@ -37,7 +37,7 @@ type variant struct {
 func main() {
 	peers := flag.Int("peers", 12, "clients")
 	hosts := flag.Int("hosts", 60, "web hosts")
-	dur := flag.Duration("duration", 60*time.Second, "crawl time per variant")
+	dur := flag.Duration("duration", 3*time.Minute, "longest crawl time per variant (a variant ends when the whole web was served once)")
 	idle := flag.Duration("idle", 30*time.Second, "idle footprint measuring time")
 	maxPages := flag.Int("max-pages", 80, "pages of the largest host")
 	bin := flag.String("bin", "", "hivecrawl binary (default: build it)")
@@ -78,8 +78,8 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Durat
 			c.QueueLength, c.Overload = 1000, 1000 // never overloaded: no forwarding
 		}},
 	}
-	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages), %v per variant, PlanetLab latency\n", peers, hosts, maxPages, dur)
-	fmt.Printf("%-8s %9s %9s %12s %9s %8s\n", "variant", "pages", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
+	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages), until the web is served once or %v, PlanetLab latency\n", peers, hosts, maxPages, dur)
+	fmt.Printf("%-8s %9s %8s %9s %12s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
 	results := map[string]swarm.Summary{}
 	for i, v := range variants {
 		dir := filepath.Join(tmp, strconv.Itoa(i))
@@ -100,7 +100,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Durat
 				working++
 			}
 		}
-		fmt.Printf("%-8s %9d %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
+		fmt.Printf("%-8s %9d %8.1f %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.Seconds, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
 	}
 	a, h, n := results["can+lbi"], results["hash"], results["can-lbi"]
 	fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
@@ -143,11 +143,34 @@ func measure(ctx context.Context, cfg swarm.Config, dur time.Duration) (swarm.Su
 	if err := members(ctx, s); err != nil {
 		return sum, err
 	}
+	// The run ends when the web has served as many pages as it has (the
+	// whole web crawled once) or after dur, whichever comes first, so
+	// pages/s is not capped by the size of the web.
+	var total int64
+	for _, h := range s.Web.Hosts {
+		total += int64(h.Pages)
+	}
 	start := time.Now()
-	select {
-	case <-ctx.Done():
-		return sum, ctx.Err()
-	case <-time.After(dur):
+	deadline := time.After(dur)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			return sum, ctx.Err()
+		case <-deadline:
+			done = true
+		case <-tick.C:
+			web, err := s.Web.Stats(ctx, s.HTTP())
+			if err != nil {
+				return sum, err
+			}
+			var served int64
+			for _, h := range web {
+				served += h.Pages
+			}
+			done = served >= total
+		}
 	}
 	err = s.Observe(ctx, &sum, time.Since(start))
 	return sum, err
