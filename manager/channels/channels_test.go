@@ -299,6 +299,20 @@ func TestMarkSent(t *testing.T) {
 	if err != nil || latest["a.example"].ID != rec.ID || latest["a.example"].Owner != "peer-a" {
 		t.Fatalf("latest %+v, %v", latest, err)
 	}
+	// A new round not sent yet leaves the last round that reached a peer.
+	rec2 := Task{ID: "a.example/2/0", Channel: "a.example", Round: 2, Deadline: t0.Add(time.Hour), Envelope: []byte("env")}
+	if err := d.Issue("a.example", 2, []Task{rec2}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if latest, err = d.Latest(); err != nil || latest["a.example"].ID != rec.ID {
+		t.Fatalf("latest with an unsent round: %+v, %v", latest, err)
+	}
+	if err := d.MarkSent(rec2.ID, "peer-b"); err != nil {
+		t.Fatal(err)
+	}
+	if latest, err = d.Latest(); err != nil || latest["a.example"].Owner != "peer-b" {
+		t.Fatalf("latest after sending round 2: %+v, %v", latest, err)
+	}
 	if err := d.MarkSent("nope", "peer-a"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("MarkSent(nope) = %v", err)
 	}

@@ -370,15 +370,23 @@ func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (L
 	return l, nil
 }
 
-// Latest returns each channel's task of its latest round (the first piece
-// when the round has several), by channel ID.
+// Latest returns, by channel ID, each channel's task of the latest round
+// that reached a peer (the first piece when the round has several), or of
+// its latest round when none has yet.
 func (d *DB) Latest() (map[string]Task, error) {
-	out := map[string]Task{}
+	sent, any := map[string]Task{}, map[string]Task{}
+	later := func(t, cur Task) bool { return t.Round > cur.Round || (t.Round == cur.Round && t.ID < cur.ID) }
 	err := d.db.View(func(tx *bolt.Tx) error {
 		return forEachTask(tx, func(t Task) error {
-			if cur, ok := out[t.Channel]; !ok || t.Round > cur.Round || (t.Round == cur.Round && t.ID < cur.ID) {
-				t.Envelope = nil
-				out[t.Channel] = t
+			t.Envelope = nil
+			if cur, ok := any[t.Channel]; !ok || later(t, cur) {
+				any[t.Channel] = t
+			}
+			if t.Owner == "" && t.Peer == "" {
+				return nil
+			}
+			if cur, ok := sent[t.Channel]; !ok || later(t, cur) {
+				sent[t.Channel] = t
 			}
 			return nil
 		})
@@ -386,7 +394,12 @@ func (d *DB) Latest() (map[string]Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("latest tasks: %w", err)
 	}
-	return out, nil
+	for ch, t := range any {
+		if _, ok := sent[ch]; !ok {
+			sent[ch] = t
+		}
+	}
+	return sent, nil
 }
 
 // TaskCounts returns the number of tasks per state.
