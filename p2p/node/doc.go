@@ -1,7 +1,6 @@
 // Package node is the live overlay peer: it holds CAN zones on a libp2p host
 // (p2p/host) and speaks the overlay's wire protocols (p2p/wire), calling the
 // pure CAN core (p2p/can) for every decision.
-//
 //   - Join: a new peer asks an entry peer to place it at its point; peers
 //     that do not own the point redirect the joiner one greedy hop closer,
 //     and the owner splits its zone (or gives away one of several) and hands
@@ -21,9 +20,11 @@
 //   - Leave: a graceful peer hands its zones and its queued and running
 //     tasks to the neighbour that would take them over, then says goodbye
 //     with an empty heartbeat.
+//   - Overlaps: peers claiming overlapping areas settle them in heartbeats
+//     (the smaller peer ID keeps the area); hearsay of an overlap is checked
+//     with a probe; a peer left without a zone rejoins at its point.
 //
-// Caveats: a peer's point is given in Config (the coordinate pipeline, p2p/coord,
-// feeds it); drift-and-rejoin and Vivaldi updates from heartbeat RTTs are not
-// wired yet. Conflicting claims after a partition are settled only when two
-// peers announce the very same zone (the smaller peer ID keeps it).
+// Caveats: a peer's first point is given in Config; heartbeat RTTs feed its
+// Vivaldi coordinate and, with Config.Bounds, drift moves it. Overlaps that
+// no common neighbour reports are not found (see docs/overlay.md).
 package node
