@@ -43,6 +43,8 @@ func runManager(ctx context.Context, args []string) int {
 	allowLoopback := fs.Bool("allow-loopback", false, "test only: keep loopback addresses in the network profile")
 	coordinates := fs.Bool("coordinates", false, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements (bounds ±120 ms)")
 	assignment := fs.String("assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
+	prior := fs.Duration("prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
+	slack := fs.Duration("slack", manager.DefaultSlack, "added to 2 × a task's interval before a task without a result counts as lost and its channel is due again")
 	pieceAbove := fs.Int("piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
 	verbose := fs.Bool("v", false, "log at debug level")
 	home := paths.Flag(fs)
@@ -69,6 +71,7 @@ func runManager(ctx context.Context, args []string) int {
 	opts := manager.Options{
 		Dir: managerDir(dirs), Listen: listen, API: *apiAddr, Name: *name, Strategy: *strategy,
 		Tick: *tick, AllowLoopback: *allowLoopback, PieceAbove: *pieceAbove, Assignment: *assignment, Logger: log,
+		Slack: *slack, Channels: channels.Options{Prior: *prior},
 	}
 	if *coordinates {
 		b := manager.DefaultBounds

@@ -47,7 +47,9 @@ func TestChurn(t *testing.T) {
 	s := startSwarm(t, Config{
 		Peers: peers, Hosts: hosts, Seed: 8,
 		Web:         fixture.DemoOptions{MaxPages: 40},
-		ManagerArgs: []string{"--coordinates"},
+		// Short rounds, so a task lost in a crash is re-issued within the
+		// test: counted lost after 2 × 30 s + 10 s.
+		ManagerArgs: []string{"--coordinates", "--prior", "30s", "--slack", "10s"},
 		Client:      func(c *config.Config) { c.Delay = config.Duration(100 * time.Millisecond) },
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
