@@ -18,4 +18,5 @@ out=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$out" ]; then echo "gofmt needed:"; echo "$out"; exit 1; fi
 echo "== go test -race"
 # CGO is needed by the race detector.
-CGO_ENABLED=1 go test -race -timeout 20m ./... 2>&1 | tee /tmp/hivecrawl-test.log
+# -count=1: every test runs, never a cached result from an earlier run.
+CGO_ENABLED=1 go test -race -count=1 -timeout 20m ./... 2>&1 | tee /tmp/hivecrawl-test.log
