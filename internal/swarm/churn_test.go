@@ -46,7 +46,7 @@ func TestChurn(t *testing.T) {
 	peers, hosts := churnSize()
 	s := startSwarm(t, Config{
 		Peers: peers, Hosts: hosts, Seed: 8,
-		Web:         fixture.DemoOptions{MaxPages: 40},
+		Web: fixture.DemoOptions{MaxPages: 40},
 		// Short rounds, so a task lost in a crash is re-issued within the
 		// test: counted lost after 2 × 30 s + 10 s.
 		ManagerArgs: []string{"--coordinates", "--prior", "30s", "--slack", "10s"},
