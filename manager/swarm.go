@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -79,7 +80,7 @@ func (m *Manager) swarm() (Swarm, error) {
 // queues the task itself.
 func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
 	members := m.entry.MemberInfos()
-	slices.SortFunc(members, func(a, b entry.Member) int { return compareIDs(a.ID, b.ID) })
+	slices.SortFunc(members, func(a, b entry.Member) int { return cmp.Compare(a.ID, b.ID) })
 	ring := hashring.New(0)
 	byID := map[can.PeerID]entry.Member{}
 	for _, mb := range members {
@@ -105,16 +106,6 @@ func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
 		centre[i] = (z.Lo[i] + z.Hi[i]) / 2
 	}
 	return peer.ID(id), centre, true
-}
-
-func compareIDs(a, b peer.ID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // SwarmMap is the swarm view drawn as SVG: the CAN space projected on its

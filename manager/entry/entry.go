@@ -167,12 +167,11 @@ type Registry struct {
 	h   Host
 	now func() time.Time
 
-	mu       sync.Mutex // guards the fields below
-	members  map[peer.ID]*Member
-	first    peer.ID
-	firstAt  time.Time
-	rand     *rand.Rand
-	answered int64
+	mu      sync.Mutex // guards the fields below
+	members map[peer.ID]*Member
+	first   peer.ID
+	firstAt time.Time
+	rand    *rand.Rand
 }
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
@@ -220,7 +219,6 @@ func (r *Registry) Answer(from peer.ID, req Request) Answer {
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.answered++
 	if req.Member {
 		r.members[from] = &Member{ID: from, Zones: req.Zones, Coord: req.Coord, Capacity: req.Capacity, Seen: now}
 		if from == r.first {
@@ -280,17 +278,8 @@ func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, err
 	if dl, ok := ctx.Deadline(); ok {
 		s.SetDeadline(dl)
 	}
-	if err := write(s, req); err != nil {
-		s.Reset()
-		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
-	}
-	if err := s.CloseWrite(); err != nil {
-		s.Reset()
-		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
-	}
 	var a Answer
-	if err := Decode(bufio.NewReader(s), &a); err != nil {
-		s.Reset()
+	if err := frame.Exchange(s, req, &a, MaxMessageSize); err != nil {
 		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
 	}
 	if len(a.Entries) > MaxEntries {

@@ -115,17 +115,8 @@ func Send(ctx context.Context, h StreamOpener, manager peer.ID, r Report) (Answe
 	if dl, ok := ctx.Deadline(); ok {
 		s.SetDeadline(dl)
 	}
-	if err := write(s, r); err != nil {
-		s.Reset()
-		return Answer{}, fmt.Errorf("report cancelled task: %w", err)
-	}
-	if err := s.CloseWrite(); err != nil {
-		s.Reset()
-		return Answer{}, fmt.Errorf("report cancelled task: %w", err)
-	}
 	var a Answer
-	if err := Decode(bufio.NewReader(s), &a); err != nil {
-		s.Reset()
+	if err := frame.Exchange(s, r, &a, MaxMessageSize); err != nil {
 		return Answer{}, fmt.Errorf("report cancelled task: %w", err)
 	}
 	if a.Error != "" {

@@ -75,3 +75,27 @@ func Read(r *bufio.Reader, v any, limit int) error {
 	}
 	return Strict(b, v)
 }
+
+// Stream is the part of a libp2p stream Exchange uses.
+type Stream interface {
+	io.ReadWriter
+	CloseWrite() error
+	Reset() error
+}
+
+// Exchange sends req on s, closes its write side and decodes the one
+// answer into resp; each message is at most limit bytes. On failure the
+// stream is reset. The caller opens s, sets its deadline and closes it.
+func Exchange(s Stream, req, resp any, limit int) error {
+	err := Write(s, req, limit)
+	if err == nil {
+		err = s.CloseWrite()
+	}
+	if err == nil {
+		err = Read(bufio.NewReader(s), resp, limit)
+	}
+	if err != nil {
+		s.Reset()
+	}
+	return err
+}
