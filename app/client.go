@@ -365,7 +365,8 @@ func (c *Client) Serve(ctx context.Context) error {
 // handover passes unfinished tasks to Options.Handover once the task
 // manager has stopped, bounded by Grace.
 func (c *Client) handover() error {
-	rs, err := c.mgr.Handover()
+	running, queued, err := c.mgr.Handover()
+	rs := append(running, queued...)
 	if err != nil || len(rs) == 0 {
 		return err
 	}

@@ -45,24 +45,15 @@ func (nq nodeQueue) Load() (int, int64) {
 // Drain marks every queued and running task handed over and returns their
 // envelopes. The task manager must have stopped.
 func (nq nodeQueue) Drain(ctx context.Context) (queued, running [][]byte, err error) {
-	before, err := nq.q.Select(func(r *queue.Record) bool { return r.State == queue.Running })
-	if err != nil {
-		return nil, nil, fmt.Errorf("drain task queue: %w", err)
-	}
-	wasRunning := make(map[string]bool, len(before))
-	for _, r := range before {
-		wasRunning[r.ID] = true
-	}
-	rs, err := nq.m.Handover()
+	rs, qs, err := nq.m.Handover()
 	if err != nil {
 		return nil, nil, fmt.Errorf("drain task queue: %w", err)
 	}
 	for _, r := range rs {
-		if wasRunning[r.ID] {
-			running = append(running, r.Raw)
-		} else {
-			queued = append(queued, r.Raw)
-		}
+		running = append(running, r.Raw)
+	}
+	for _, r := range qs {
+		queued = append(queued, r.Raw)
 	}
 	return queued, running, nil
 }

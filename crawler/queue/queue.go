@@ -301,14 +301,13 @@ func (q *Queue) Recorded(id string) error {
 }
 
 // Handover marks every queued and running task as handed over and returns
-// them in queue order, running ones first, for a graceful leave: the
-// overlay passes their raw bytes to the peer taking over the zone.
-func (q *Queue) Handover(now time.Time) ([]*Record, error) {
-	var out []*Record
-	err := q.db.Update(func(tx *bolt.Tx) error {
-		out = nil
+// the running ones and the queued ones (in queue order) for a graceful
+// leave: the overlay passes their raw bytes to the peer taking over the
+// zone.
+func (q *Queue) Handover(now time.Time) (running, queued []*Record, err error) {
+	err = q.db.Update(func(tx *bolt.Tx) error {
+		running, queued = nil, nil
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
-		var queued []*Record
 		c := fifo.Cursor()
 		for k, id := c.First(); k != nil; k, id = c.First() {
 			r, err := get(tasks, id)
@@ -326,15 +325,14 @@ func (q *Queue) Handover(now time.Time) ([]*Record, error) {
 				return err
 			}
 			if r.State == Running {
-				out = append(out, r)
+				running = append(running, r)
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		out = append(out, queued...)
-		for _, r := range out {
+		for _, r := range append(append([]*Record(nil), running...), queued...) {
 			r.State, r.Reason, r.Finished = HandedOver, "", now
 			if err := put(tasks, r); err != nil {
 				return err
@@ -343,9 +341,9 @@ func (q *Queue) Handover(now time.Time) ([]*Record, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("hand over tasks: %w", err)
+		return nil, nil, fmt.Errorf("hand over tasks: %w", err)
 	}
-	return out, nil
+	return running, queued, nil
 }
 
 // change applies fn to task id in one transaction.

@@ -267,7 +267,7 @@ func TestUploadStates(t *testing.T) {
 			return q.Delivered("a", []byte("r"))
 		}},
 		{name: "finish after handover", wantErr: ErrState, steps: func(q *Queue) error {
-			if _, err := q.Handover(t0); err != nil {
+			if _, _, err := q.Handover(t0); err != nil {
 				return err
 			}
 			return q.Finish("a", &task.Result{}, "s", t0)
@@ -335,10 +335,14 @@ func TestHandover(t *testing.T) {
 	if err := q.Finish("a", &task.Result{}, "s", t0); err != nil {
 		t.Fatal(err)
 	}
-	got, err := q.Handover(t0)
+	running, queued, err := q.Handover(t0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ids(running) != "b" || ids(queued) != "c,d" {
+		t.Fatalf("handed over running %s, queued %s; want b, then c,d in queue order", ids(running), ids(queued))
+	}
+	got := append(running, queued...)
 	if ids(got) != "b,c,d" {
 		t.Fatalf("handed over %s, want b,c,d (running first, then queue order)", ids(got))
 	}

@@ -95,16 +95,16 @@ func (m *Manager) Load() (pieces int, pages int64, err error) {
 }
 
 // Handover marks every queued and running task as handed over and returns
-// them, running ones first, for the peer taking over this peer's zone. Call
-// it after Serve has returned: a task still running when it is handed over
-// has its result dropped.
-func (m *Manager) Handover() ([]*queue.Record, error) {
-	rs, err := m.q.Handover(m.opts.Now())
+// the running ones and the queued ones, for the peer taking over this
+// peer's zone. Call it after Serve has returned: a task still running when
+// it is handed over has its result dropped.
+func (m *Manager) Handover() (running, queued []*queue.Record, err error) {
+	running, queued, err = m.q.Handover(m.opts.Now())
 	if err != nil {
-		return nil, fmt.Errorf("task manager: %w", err)
+		return nil, nil, fmt.Errorf("task manager: %w", err)
 	}
-	for _, r := range rs {
+	for _, r := range append(append([]*queue.Record(nil), running...), queued...) {
 		m.log.Info("Task handed over", "task", r.ID, "channel", r.Task.Channel)
 	}
-	return rs, nil
+	return running, queued, nil
 }
