@@ -71,9 +71,11 @@ func TestMemberLocator(t *testing.T) {
 	}
 	want := bounds.Map(coord.Coord{Vec: target})
 	for i := range want {
-		// The loopback connect time (well under a millisecond) adds to
-		// each measured delay: allow 2 ms of the 240 ms box.
-		if math.Abs(p[i]-want[i]) > 2.0/240 {
+		// The real loopback connect time adds to each measured delay:
+		// under a loaded machine a few ms. Allow 10 ms of the 240 ms box;
+		// the probers stand 40–100 ms from the target, so a wrong solve
+		// misses by far more.
+		if math.Abs(p[i]-want[i]) > 10.0/240 {
 			t.Fatalf("located at %v, want %v", p, want)
 		}
 	}
