@@ -12,10 +12,17 @@ import (
 // the origin and would send every newcomer to the same point.
 const driftMaxError = 0.5
 
-// Drifted reports whether the node's mapped coordinate lies further than
-// its zone's diagonal from the zone's centre (with several zones, from each
-// of them), and the point it would rejoin at. Without Config.Bounds, or
-// while Vivaldi's error is above driftMaxError, it never drifts.
+// Drifted reports whether the node should leave and rejoin at its mapped
+// coordinate, and that point. A node joins first at Config.Point (the
+// client's is a hash of its peer ID, since no coordinate is known before
+// it has heartbeats to measure), so the first time Vivaldi's error is at
+// most driftMaxError it moves whenever the mapped point lies outside its
+// zones; otherwise a node placed by its coordinate stays until the mapped
+// point lies further than its zone's diagonal from the zone's centre (with
+// several zones, from each of them), so a coordinate that wobbles across
+// a zone's face does not make it rejoin again and again. Without
+// Config.Bounds, or while Vivaldi's error is above driftMaxError, it never
+// drifts.
 func (n *Node) Drifted() (bool, []float64) {
 	if n.cfg.Bounds == nil {
 		return false, nil
@@ -31,7 +38,7 @@ func (n *Node) Drifted() (bool, []float64) {
 		return false, nil
 	}
 	for _, z := range n.zones {
-		if !z.Drifted(p) {
+		if n.placed && !z.Drifted(p) || !n.placed && z.Contains(p) {
 			return false, nil
 		}
 	}
@@ -68,6 +75,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 		n.removeLocked(id)
 	}
 	n.cfg.Point = p
+	n.placed = true
 	n.mu.Unlock()
 	if err := n.Join(ctx, entry); err != nil {
 		return fmt.Errorf("rejoin: %w", err)

@@ -84,9 +84,13 @@ type Node struct {
 	farewell *wire.Heartbeat
 	// lost is when the node lost its last zone to an overlap settlement;
 	// zero when it holds zones or never joined. Serve rejoins it.
-	lost  time.Time
-	seq   uint64
-	stats Stats
+	lost time.Time
+	// placed is set once the node has rejoined at its mapped coordinate
+	// (drift.go); until then it moves as soon as that point lies outside
+	// its zones.
+	placed bool
+	seq    uint64
+	stats  Stats
 
 	kick chan struct{} // asks Serve for a heartbeat round now
 	viv  *coord.Client // safe for concurrent use

@@ -1,0 +1,62 @@
+package node
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
+)
+
+// confidentVivaldi returns a Vivaldi client whose error has dropped to
+// driftMaxError or below, from steady measurements of one other peer.
+func confidentVivaldi(t *testing.T) *coord.Client {
+	t.Helper()
+	viv, err := coord.NewClient(can.DefaultDim, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := coord.Coord{Vec: []float64{40, 0, 0}, Error: 0.1}
+	for range 100 {
+		if _, err := viv.Observe("other", other, 40*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if e := viv.Coord().Error; e > driftMaxError {
+		t.Fatalf("Vivaldi error %v after 100 steady samples, want ≤ %v", e, driftMaxError)
+	}
+	return viv
+}
+
+// TestDriftedFirstMove checks when a node moves to its mapped coordinate.
+// The bounds lie far from any coordinate Vivaldi reaches here, so every
+// coordinate maps to the clamped corner (1, 0, 0): outside the zone
+// [0,½)³ but within its diagonal of its centre. A node that joined at a
+// hashed point must move there; one already placed by its coordinate
+// stays (the diagonal rule), and a point inside the zone never moves it.
+func TestDriftedFirstMove(t *testing.T) {
+	half := can.Zone{Lo: can.Point{0, 0, 0}, Hi: can.Point{0.5, 0.5, 0.5}}
+	corner := &coord.Bounds{Lo: []float64{-2000, 1000, 1000}, Hi: []float64{-1000, 2000, 2000}}
+	inside := &coord.Bounds{Lo: []float64{1000, 1000, 1000}, Hi: []float64{2000, 2000, 2000}}
+	viv := confidentVivaldi(t)
+	for _, tc := range []struct {
+		name   string
+		bounds *coord.Bounds
+		placed bool
+		want   bool
+	}{
+		{"hash-joined, point outside the zone", corner, false, true},
+		{"placed, point within the diagonal", corner, true, false},
+		{"hash-joined, point inside the zone", inside, false, false},
+		{"no bounds", nil, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := &Node{cfg: Config{Bounds: tc.bounds}, viv: viv, zones: []can.Zone{half}, placed: tc.placed}
+			got, p := n.Drifted()
+			if got != tc.want {
+				t.Fatalf("Drifted() = %v at %v, want %v", got, p, tc.want)
+			}
+		})
+	}
+}
