@@ -56,6 +56,7 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, log *slog.Logger) 
 	mo.Dir = ManagerDir(d)
 	mo.Listen = soloListen
 	mo.AllowLoopback = true
+	mo.Solo = true
 	if mo.Name == "" {
 		mo.Name = "solo"
 	}

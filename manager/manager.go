@@ -48,6 +48,32 @@ type Manager struct {
 	peers    map[peer.ID]time.Time
 	sentOK   int
 	sentFail int
+	// overlaySeen is set once OverlayFile exists.
+	overlaySeen bool
+}
+
+// restartHold is how long a restarted manager names no first peer: one
+// renewal period and a margin for members reconnecting to it.
+const restartHold = entry.RenewEvery + 3*time.Second
+
+func (m *Manager) overlayFile() string { return filepath.Join(m.opts.Dir, OverlayFile) }
+
+// markOverlay writes OverlayFile once the overlay has a member.
+func (m *Manager) markOverlay() error {
+	m.mu.Lock()
+	seen := m.overlaySeen
+	m.mu.Unlock()
+	if seen || len(m.entry.Members()) == 0 {
+		return nil
+	}
+	stamp := m.opts.Now().UTC().Format(time.RFC3339) + "\n"
+	if err := os.WriteFile(m.overlayFile(), []byte(stamp), 0o600); err != nil {
+		return fmt.Errorf("record the overlay: %w", err)
+	}
+	m.mu.Lock()
+	m.overlaySeen = true
+	m.mu.Unlock()
+	return nil
 }
 
 // New opens the manager's files, starts its libp2p host and local API
@@ -90,6 +116,11 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 	}
 	m.store.Attach(m.host)
 	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
+	if _, err := os.Stat(m.overlayFile()); err == nil && !opts.Solo {
+		// Members of the running overlay renew within RenewEvery.
+		m.entry.HoldFirst(opts.Now().Add(restartHold))
+		m.overlaySeen = true
+	}
 	m.host.SetStreamHandler(entry.Protocol, m.entry.Handle)
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
 	switch opts.Assignment {

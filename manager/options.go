@@ -74,6 +74,10 @@ type Options struct {
 	Slack time.Duration `json:"slack,omitempty"`
 	// MaxWARCFile rotates WARC files; 0 = storage default (1 GiB).
 	MaxWARCFile int64 `json:"max_warc_file,omitempty"`
+	// Solo marks the manager embedded in a single client (solo mode): its
+	// overlay is that client alone and ends with it, so a restart never
+	// waits for members to renew.
+	Solo bool `json:"-"`
 	// Now is the clock; default time.Now.
 	Now    func() time.Time `json:"-"`
 	Logger *slog.Logger     `json:"-"`
@@ -123,4 +127,8 @@ const (
 	ChannelsFile = "channels.db"
 	ProfileFile  = "profile.json"
 	APIFile      = "api.json"
+	// OverlayFile records that the network's overlay has had members: a
+	// manager restarted with it waits for members to renew before it
+	// lets anyone start the overlay afresh.
+	OverlayFile = "overlay"
 )

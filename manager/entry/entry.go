@@ -171,12 +171,23 @@ type Registry struct {
 	members map[peer.ID]*Member
 	first   peer.ID
 	firstAt time.Time
+	hold    time.Time // no first peer is named before it
 	rand    *rand.Rand
 }
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
 func NewRegistry(h Host, now func() time.Time, r *rand.Rand) *Registry {
 	return &Registry{h: h, now: now, rand: r, members: map[peer.ID]*Member{}}
+}
+
+// HoldFirst makes the registry name no first peer before until. A manager
+// restarted under a running overlay knows none of its members until they
+// renew (within RenewEvery); a volunteer asking before then is told to ask
+// again rather than to start a second overlay beside the first.
+func (r *Registry) HoldFirst(until time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.hold = until
 }
 
 // Members returns the peers whose membership is current and who are
@@ -231,7 +242,7 @@ func (r *Registry) Answer(from peer.ID, req Request) Answer {
 		live = []peer.ID{r.first}
 	}
 	if len(live) == 0 {
-		if req.Member {
+		if req.Member || now.Before(r.hold) {
 			return Answer{}
 		}
 		r.first, r.firstAt = from, now

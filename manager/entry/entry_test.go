@@ -111,3 +111,49 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestHoldFirst: a registry told to hold names no first peer before the
+// hold ends (members of a running overlay renew meanwhile, and an asker is
+// then sent to them), and names one after it.
+func TestHoldFirst(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mh := newHost(t)
+	now := time.Unix(1_000_000, 0)
+	clock := func() time.Time { return now }
+	reg := NewRegistry(mh, clock, rand.New(rand.NewPCG(1, 2)))
+	reg.HoldFirst(now.Add(RenewEvery))
+	mh.SetStreamHandler(Protocol, reg.Handle)
+	ask := func(h *host.Host, member bool) Answer {
+		t.Helper()
+		if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b, c := newHost(t), newHost(t), newHost(t)
+	if got := ask(a, false); got.First || len(got.Entries) != 0 {
+		t.Fatalf("asker during the hold got %+v, want nothing", got)
+	}
+	// A member of the running overlay renews: askers are sent to it.
+	ask(b, true)
+	if got := ask(a, false); got.First || len(got.Entries) != 1 || got.Entries[0].ID != b.ID().String() {
+		t.Fatalf("asker after a renewal got %+v, want the member %s", got, b.ID())
+	}
+	// No member renews on a fresh registry with its hold over: the asker
+	// starts the overlay.
+	reg2 := NewRegistry(mh, clock, rand.New(rand.NewPCG(3, 4)))
+	reg2.HoldFirst(now.Add(RenewEvery))
+	mh.SetStreamHandler(Protocol, reg2.Handle)
+	if got := ask(c, false); got.First {
+		t.Fatalf("asker during the hold got %+v, want no First", got)
+	}
+	now = now.Add(RenewEvery)
+	if got := ask(c, false); !got.First {
+		t.Fatalf("asker after the hold got %+v, want First", got)
+	}
+}
