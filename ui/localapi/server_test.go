@@ -137,6 +137,9 @@ func TestRequestsRefused(t *testing.T) {
 		{"pause with token", "POST", "/api/pause", "", s.Token(), false, 200},
 		{"resume with bearer", "POST", "/api/resume", "", s.Token(), true, 200},
 		{"GET on a POST route", "GET", "/api/pause", "", s.Token(), false, 405},
+		{"heap profile without token", "GET", "/debug/pprof/heap", "", "", false, 401},
+		{"heap profile via foreign host", "GET", "/debug/pprof/heap", "evil.example", s.Token(), false, 403},
+		{"heap profile with token", "GET", "/debug/pprof/heap", "", s.Token(), false, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
