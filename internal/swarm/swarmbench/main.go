@@ -42,16 +42,21 @@ func main() {
 	maxPages := flag.Int("max-pages", 80, "pages of the largest host")
 	bin := flag.String("bin", "", "hivecrawl binary (default: build it)")
 	verbose := flag.Bool("v", false, "log progress")
+	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
 	flag.Parse()
+	if *only != "" && *only != "idle" {
+		fmt.Fprintf(os.Stderr, "swarmbench: -only %q: want \"idle\" or nothing\n", *only)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *bin, *peers, *hosts, *dur, *idle, *maxPages, *verbose); err != nil {
+	if err := run(ctx, *bin, *peers, *hosts, *dur, *idle, *maxPages, *only == "idle", *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "swarmbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Duration, maxPages int, verbose bool) error {
+func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Duration, maxPages int, idleOnly, verbose bool) error {
 	tmp, err := os.MkdirTemp("", "swarmbench-")
 	if err != nil {
 		return err
@@ -68,6 +73,9 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Durat
 	log := slog.New(slog.DiscardHandler)
 	if verbose {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if idleOnly {
+		return idleFootprint(ctx, bin, tmp, peers, idle, log)
 	}
 	delay := func(c *config.Config) { c.Delay = config.Duration(200 * time.Millisecond) }
 	variants := []variant{
@@ -106,6 +114,12 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Durat
 	fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
 	fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
 
+	return idleFootprint(ctx, bin, tmp, peers, idle, log)
+}
+
+// idleFootprint starts a fourth swarm with one small host under tmp and
+// measures its clients' idle footprint.
+func idleFootprint(ctx context.Context, bin, tmp string, peers int, idle time.Duration, log *slog.Logger) error {
 	dir := filepath.Join(tmp, "idle")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
