@@ -213,10 +213,17 @@ func (n *Node) missed(id peer.ID) {
 // heir says so itself. Without one, the peer holds no zone (it lost them
 // to an overlap settlement, or never received the answer to its join) and
 // is about to rejoin: it is dropped, and the zones we knew it by wait for
-// an heir as a dead peer's do, minus what a live neighbour holds.
+// an heir as a dead peer's do, minus what a live neighbour holds; unless
+// it is a joiner that has not yet read the answer we sent it.
 func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
 	var left []can.Zone
 	if nb, ok := n.nbrs[from]; ok {
+		if len(hb.Neighbours) == 0 && time.Since(nb.handed) < n.probeEvery() {
+			// A joiner we have just handed a zone: our heartbeat crossed
+			// the answer to its join. Taking the zone back now would give
+			// the area two owners.
+			return
+		}
 		left = nb.zones
 	}
 	n.removeLocked(from)

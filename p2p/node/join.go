@@ -30,6 +30,7 @@ func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
 	next := entry
 	retries := 0
 	visited := map[peer.ID]bool{}
+	var again peer.ID // a peer asked again after an unanswered request
 	for hop := 0; hop < DefaultMaxJoinHops; hop++ {
 		visited[next.ID] = true
 		resp, err := n.askJoin(ctx, next, req)
@@ -50,7 +51,13 @@ func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
 				return fmt.Errorf("%w: %w", ErrJoinFailed, ctx.Err())
 			case <-time.After(n.cfg.Heartbeat):
 			}
-			next = entry
+			if err != nil && next.ID != again {
+				// The request may have reached the owner and only the
+				// answer been lost: the owner hands the same zone again.
+				again = next.ID
+			} else {
+				next = entry
+			}
 			clear(visited)
 			continue
 		}
@@ -197,6 +204,13 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 	case len(n.zones) == 0:
 		return &wire.JoinResponse{Error: ErrNotJoined.Error()}
 	}
+	if nb, known := n.nbrs[joiner]; known && len(req.Joiner.GetZones()) == 0 && time.Since(nb.handed) < n.probeEvery() {
+		// We handed it a zone a moment ago and it asks again: our answer
+		// was lost. It gets the same zone; a new split would leave the
+		// first one to nobody.
+		n.log.Debug("Handed a zone again to a joiner that lost the answer", "joiner", joiner.String())
+		return n.handLocked(joiner, addrs, nb.zones)
+	}
 	next, local, ok := can.NextHop(n.zones, n.infosLocked(), point)
 	if !local {
 		if !ok {
@@ -233,18 +247,23 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 			give, n.zones[idx] = hi, lo
 		}
 	}
-	given := []can.Zone{give}
+	n.log.Debug("Handed a zone to a joiner", "joiner", joiner.String(), "zone", give.String())
+	return n.handLocked(joiner, addrs, []can.Zone{give})
+}
+
+// handLocked answers a join with the zones given, which this node no
+// longer holds, and the neighbours the joiner needs; n.mu must be held.
+func (n *Node) handLocked(joiner peer.ID, addrs []ma.Multiaddr, given []can.Zone) *wire.JoinResponse {
 	resp := &wire.JoinResponse{Zones: toWireZones(given)}
-	for _, nb := range n.nbrs {
-		if abutsAny(given, nb.zones) && len(resp.Neighbours) < wire.MaxNeighbours-1 {
+	for id, nb := range n.nbrs {
+		if id != joiner && abutsAny(given, nb.zones) && len(resp.Neighbours) < wire.MaxNeighbours-1 {
 			resp.Neighbours = append(resp.Neighbours, n.recordLocked(nb))
 		}
 	}
 	resp.Neighbours = append(resp.Neighbours, n.selfLocked())
 	delete(n.gone, joiner)
-	n.upsertLocked(joiner, addrs, given, can.Load{}, true)
+	n.upsertLocked(joiner, addrs, given, can.Load{}, true).handed = time.Now()
 	n.pruneLocked()
-	n.log.Debug("Handed a zone to a joiner", "joiner", joiner.String(), "zone", give.String())
 	n.poke() // never blocks, so safe under n.mu
 	return resp
 }

@@ -51,6 +51,9 @@ type neighbour struct {
 	nbrs   []*wire.Peer // its last announced neighbour list, for takeover
 	misses int
 	direct bool // heard from directly, not only through another's list
+	// handed is when this node handed the neighbour a zone as it joined:
+	// until the joiner has read the answer, its heartbeats carry no zone.
+	handed time.Time
 }
 
 // deadPeer is a neighbour found dead whose zones wait for an heir, or
