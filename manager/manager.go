@@ -121,7 +121,12 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 		m.entry.HoldFirst(opts.Now().Add(restartHold))
 		m.overlaySeen = true
 	}
-	m.host.SetStreamHandler(entry.Protocol, m.entry.Handle)
+	m.host.SetStreamHandler(entry.Protocol, func(s network.Stream) {
+		m.entry.Handle(s)
+		if err := m.markOverlay(); err != nil {
+			m.log.Warn("Overlay not recorded", "err", err)
+		}
+	})
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
 	switch opts.Assignment {
 	case AssignCAN:

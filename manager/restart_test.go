@@ -44,9 +44,6 @@ func TestRestartHoldsFirst(t *testing.T) {
 		t.Fatalf("first asker of a new network got %+v, want First", got)
 	}
 	ask(m, a, true)
-	if err := m.Tick(ctx); err != nil {
-		t.Fatal(err)
-	}
 	m.Close()
 
 	m = newManager(t, dir, clk)

@@ -37,9 +37,6 @@ func (m *Manager) Tick(ctx context.Context) error {
 	if err := m.send(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	if err := m.markOverlay(); err != nil {
-		errs = append(errs, err)
-	}
 	m.saveStrategy()
 	return errors.Join(errs...)
 }
