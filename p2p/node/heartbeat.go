@@ -149,8 +149,23 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 		n.farewellLocked(from, hb)
 		return
 	}
+	// What we knew it by and it no longer holds, nor passed to a peer its
+	// own list names (a joiner, an overlap's winner): it restarted and
+	// rejoined elsewhere, and that area waits for an heir.
+	var before []can.Zone
+	if nb, ok := n.nbrs[from]; ok && nb.direct {
+		before = nb.zones
+	}
 	if d, ok := n.dead[from]; ok && !d.dropped {
+		before = append(before, d.zones...)
 		delete(n.dead, from)
+	}
+	if rest := n.orphanedLocked(before, zones, hb.Neighbours); len(rest) > 0 {
+		if d, ok := n.dead[from]; ok {
+			rest = merge(append(rest, d.zones...))
+		}
+		n.dead[from] = &deadPeer{zones: rest, nbrs: hb.Neighbours, since: time.Now(), dropped: true}
+		n.log.Debug("A peer no longer holds an area it held", "peer", from.String(), "zones", len(rest))
 	}
 	delete(n.gone, from)
 	delete(n.probes, from)
@@ -183,6 +198,25 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 		n.learnLocked(p, false)
 	}
 	n.pruneLocked()
+}
+
+// orphanedLocked returns the parts of before (the zones a peer held) that
+// neither its current zones, nor the peers its own list names, nor this
+// node hold.
+func (n *Node) orphanedLocked(before, now []can.Zone, list []*wire.Peer) []can.Zone {
+	if len(before) == 0 {
+		return nil
+	}
+	rest := subtract(subtract(before, now), n.zones)
+	for _, p := range list {
+		if len(rest) == 0 {
+			break
+		}
+		if zones, ok := fromWireZones(p.Zones, n.cfg.Dim); ok {
+			rest = subtract(rest, zones)
+		}
+	}
+	return rest
 }
 
 // missed counts a missed heartbeat; at DeadAfter the neighbour is dead and

@@ -36,7 +36,13 @@ func (n *Node) checkDead(now time.Time) {
 			continue
 		}
 		rank := n.rankLocked(id, d)
-		if now.Sub(d.since) < time.Duration(rank*claimWait)*n.cfg.Heartbeat {
+		wait := rank * claimWait
+		if d.dropped {
+			// Inferred from a live peer's word, not from silence: give
+			// the peers that now hold parts of it a round to say so.
+			wait++
+		}
+		if now.Sub(d.since) < time.Duration(wait)*n.cfg.Heartbeat {
 			continue
 		}
 		n.zones = merge(append(n.zones, rest...))

@@ -1,0 +1,61 @@
+package node
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+)
+
+// TestRestartedPeerOrphansZone: a neighbour that restarted (same peer ID)
+// and rejoined elsewhere before we took it for dead says it holds other
+// zones now. What it held and no one holds now must go to an heir, not
+// vanish; what it passed to a peer its list names must not.
+func TestRestartedPeerOrphansZone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour}) // rounds only by hand
+	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
+	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	bz := b.n.Zones()
+	if len(bz) != 1 {
+		t.Fatalf("b holds %v, want one zone", bz)
+	}
+	lo, hi := bz[0].Split()
+
+	heartbeat := func(zones []can.Zone, list []*wire.Peer) *wire.Heartbeat {
+		b.n.mu.Lock()
+		defer b.n.mu.Unlock()
+		self := b.n.selfLocked()
+		self.Zones = toWireZones(zones)
+		return &wire.Heartbeat{Self: self, Neighbours: list, Seq: 1}
+	}
+
+	// b says it holds only lo and names a peer holding hi: nothing is
+	// orphaned.
+	other := &wire.Peer{Id: []byte("someone-else"), Zones: toWireZones([]can.Zone{hi})}
+	a.n.onHeartbeat(heartbeat([]can.Zone{lo}, []*wire.Peer{other}), b.h.ID())
+	if n := a.n.deadCount(); n != 0 {
+		t.Fatalf("%d dead records after b passed hi to a listed peer, want 0", n)
+	}
+
+	// Restore a's view of b, then b says it holds only lo and names no one:
+	// hi is orphaned and a, its only neighbour, takes it over.
+	a.n.mu.Lock()
+	a.n.nbrs[b.h.ID()].zones = bz
+	a.n.mu.Unlock()
+	a.n.onHeartbeat(heartbeat([]can.Zone{lo}, nil), b.h.ID())
+	if n := a.n.deadCount(); n != 1 {
+		t.Fatalf("%d dead records after b dropped hi, want 1", n)
+	}
+	a.n.checkDead(time.Now()) // not before its turn
+	if overlapsAny(a.n.Zones(), []can.Zone{hi}) {
+		t.Fatal("a took the orphaned zone over at once, before the peers holding it could speak")
+	}
+	a.n.checkDead(time.Now().Add(24 * time.Hour))
+	if got := a.n.Zones(); !overlapsAny(got, []can.Zone{hi}) || volume(got)+lo.Volume() != 1 {
+		t.Fatalf("a holds %v after the takeover; with b's %v they should tile the space", got, lo)
+	}
+}
