@@ -2,6 +2,7 @@ package swarm
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -55,8 +56,15 @@ func TestChurn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	settled := waitMembers(ctx, t, s.Clients)
+	settled := waitSettled(ctx, t, s.Clients)
 	t.Logf("overlay settled after %v", settled)
+	// Churn while clients crawl, so that crashes lose running tasks.
+	if err := poll(ctx, 500*time.Millisecond, func() (bool, error) {
+		st, err := s.Manager.Status(ctx)
+		return err == nil && st.Stored.Pages > 0, nil
+	}); err != nil {
+		t.Fatalf("nothing stored before the churn: %v", err)
+	}
 
 	// Churn: SIGKILL 0–3, stop 4–7 gracefully, restart 0, 1, 4, 5; kill
 	// and restart the manager.
@@ -85,7 +93,7 @@ func TestChurn(t *testing.T) {
 		}
 	}
 	running := append(up, s.Clients[8:]...)
-	waitMembers(ctx, t, running)
+	t.Logf("overlay settled %v after the restarts", waitSettled(ctx, t, running))
 
 	// Wait until the manager has a stored result for every channel and no
 	// task is open, or the test's time is up.
@@ -125,20 +133,9 @@ func TestChurn(t *testing.T) {
 	ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	// Zones of the running clients tile the space.
-	var zones []localapi.Zone
-	for _, c := range running {
-		st, err := c.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Overlay == nil {
-			t.Fatalf("%s has no overlay status", c.Name)
-		}
-		zones = append(zones, st.Overlay.Zones...)
-	}
-	if err := TilingError(zones); err != nil {
-		t.Errorf("zones of the %d running clients do not tile the space: %v", len(running), err)
+	// Zones of the running clients still tile the space.
+	if err := overlayError(ctx, running); err != nil {
+		t.Error(err)
 	}
 	st, err := s.Manager.Status(ctx)
 	if err != nil {
@@ -210,22 +207,38 @@ func TestChurn(t *testing.T) {
 	t.Logf("credits %.3f over %d contributors", storedSum, len(st.Contributors))
 }
 
-// waitMembers waits until every client is a member of the overlay and
-// returns how long that took.
-func waitMembers(ctx context.Context, t *testing.T, cs []*Client) time.Duration {
+// waitSettled waits until every client is a member of the overlay and
+// their zones tile the space, and returns how long that took.
+func waitSettled(ctx context.Context, t *testing.T, cs []*Client) time.Duration {
 	t.Helper()
 	start := time.Now()
+	var last error
 	err := poll(ctx, 500*time.Millisecond, func() (bool, error) {
-		for _, c := range cs {
-			st, err := c.Status(ctx)
-			if err != nil || st.Overlay == nil || !st.Overlay.Member {
-				return false, nil
-			}
-		}
-		return true, nil
+		last = overlayError(ctx, cs)
+		return last == nil, nil
 	})
 	if err != nil {
-		t.Fatalf("clients did not all join the overlay: %v", err)
+		t.Fatalf("the overlay did not settle: %v (last: %v)", err, last)
 	}
 	return time.Since(start)
+}
+
+// overlayError says what keeps the clients' overlay from being settled:
+// a client not a member, or zones that do not tile the space.
+func overlayError(ctx context.Context, cs []*Client) error {
+	var zones []localapi.Zone
+	for _, c := range cs {
+		st, err := c.Status(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if st.Overlay == nil || !st.Overlay.Member {
+			return fmt.Errorf("%s is not a member", c.Name)
+		}
+		zones = append(zones, st.Overlay.Zones...)
+	}
+	if err := TilingError(zones); err != nil {
+		return fmt.Errorf("zones of the %d clients do not tile the space: %w", len(cs), err)
+	}
+	return nil
 }

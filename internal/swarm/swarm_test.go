@@ -46,6 +46,17 @@ func (w testWriter) Write(b []byte) (int, error) { w.t.Log(string(b)); return le
 func startSwarm(t *testing.T, cfg Config) *Swarm {
 	t.Helper()
 	cfg.Bin, cfg.Dir, cfg.Logger = bin, t.TempDir(), testLogger(t)
+	if keep := os.Getenv("HIVECRAWL_SWARM_KEEP"); keep != "" {
+		// Keep every process's data and debug-level log for a post-mortem.
+		cfg.Dir = filepath.Join(keep, t.Name())
+		if err := os.RemoveAll(cfg.Dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		cfg.ClientArgs = append(cfg.ClientArgs, "-v")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s, err := Start(ctx, cfg)
