@@ -2,7 +2,9 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -52,15 +54,14 @@ func (n *Node) checkDrift(ctx context.Context) error {
 		return nil
 	}
 	n.mu.Lock()
-	var entry peer.AddrInfo
+	var entries []peer.AddrInfo
 	for id, nb := range n.nbrs {
-		if nb.direct {
-			entry = peer.AddrInfo{ID: id, Addrs: n.h.Peerstore().Addrs(id)}
-			break
+		if nb.direct && nb.misses == 0 {
+			entries = append(entries, peer.AddrInfo{ID: id, Addrs: n.h.Peerstore().Addrs(id)})
 		}
 	}
 	n.mu.Unlock()
-	if entry.ID == "" {
+	if len(entries) == 0 {
 		return nil // alone: nowhere to rejoin through, and nothing to gain
 	}
 	n.log.Info("Coordinate drifted from the zone; rejoining", "point", fmt.Sprint(p))
@@ -77,8 +78,17 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	n.cfg.Point = p
 	n.placed = true
 	n.mu.Unlock()
-	if err := n.Join(ctx, entry); err != nil {
-		return fmt.Errorf("rejoin: %w", err)
+	var errs []error
+	for _, e := range entries[:min(len(entries), 3)] {
+		err := n.Join(ctx, e)
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, err)
 	}
-	return nil
+	// Zone-less now: checkLost retries through the peers heard from last.
+	n.mu.Lock()
+	n.lost = time.Now()
+	n.mu.Unlock()
+	return fmt.Errorf("rejoin: %w", errors.Join(errs...))
 }

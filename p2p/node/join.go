@@ -22,9 +22,17 @@ const joinRetries = 5
 func protocolID(s string) protocol.ID { return protocol.ID(s) }
 
 // Join places the node at its point: it asks entry, follows redirects
-// towards the point's owner and takes the zone the owner hands over.
+// towards the point's owner and takes the zone the owner hands over. A
+// node that holds a zone already (another join got there first) returns at
+// once.
 func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
+	n.joinMu.Lock()
+	defer n.joinMu.Unlock()
 	n.mu.Lock()
+	if len(n.zones) > 0 {
+		n.mu.Unlock()
+		return nil // another join got there first
+	}
 	req := &wire.JoinRequest{Point: append([]float64(nil), n.cfg.Point...), Joiner: n.selfLocked()}
 	n.mu.Unlock()
 	next := entry

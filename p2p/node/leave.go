@@ -112,6 +112,7 @@ func (n *Node) Leave(ctx context.Context) error {
 	// which zones to take over.
 	n.mu.Lock()
 	n.zones = nil
+	clear(n.dead) // their heirs are the peers still in the overlay
 	heirRec := &wire.Peer{Id: []byte(heir), Addrs: addrBytes(n.h.Peerstore().Addrs(heir)), Zones: toWireZones(myZones)}
 	if nb, ok := n.nbrs[heir]; ok { // it may have been pruned meanwhile
 		heirRec.Zones = toWireZones(merge(append(append([]can.Zone(nil), nb.zones...), myZones...)))

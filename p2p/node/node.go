@@ -74,6 +74,10 @@ type Node struct {
 	queue Queue
 	log   *slog.Logger
 
+	// joinMu lets one join run at a time: the client's entry loop and
+	// the node's own rejoin (checkLost) may both try.
+	joinMu sync.Mutex
+
 	mu      sync.Mutex // guards the fields below
 	zones   []can.Zone
 	nbrs    map[peer.ID]*neighbour

@@ -59,3 +59,28 @@ func TestRestartedPeerOrphansZone(t *testing.T) {
 		t.Fatalf("a holds %v after the takeover; with b's %v they should tile the space", got, lo)
 	}
 }
+
+// TestZonelessNodeTakesNothing: a node between a drift's leave and its
+// rejoin (or one that lost its zones) holds no zone and so has the
+// smallest volume of all; it must not take a dead neighbour's zone, which
+// would leave it holding a zone with no neighbours, out of every
+// heartbeat's reach.
+func TestZonelessNodeTakesNothing(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour})
+	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
+	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	bz := b.n.Zones()
+	a.n.mu.Lock()
+	a.n.zones = nil
+	a.n.dead[b.h.ID()] = &deadPeer{zones: bz, since: time.Now()}
+	a.n.mu.Unlock()
+	a.n.checkDead(time.Now().Add(24 * time.Hour))
+	if got := a.n.Zones(); len(got) != 0 {
+		t.Fatalf("a zone-less node took over %v", got)
+	}
+	if n := a.n.deadCount(); n != 0 {
+		t.Fatalf("a zone-less node keeps %d dead records, want none", n)
+	}
+}

@@ -22,6 +22,12 @@ type candidate struct {
 func (n *Node) checkDead(now time.Time) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if len(n.zones) == 0 || n.leaving {
+		// Not in the overlay (left, lost its zones, or between a drift's
+		// leave and rejoin): no longer anyone's heir.
+		clear(n.dead)
+		return
+	}
 	took := false
 	for id, d := range n.dead {
 		rest := n.unclaimedLocked(id, d, true)
