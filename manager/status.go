@@ -32,7 +32,10 @@ type Status struct {
 	// Tasks counts issued tasks by state: open, done (a result was
 	// stored), failed (lost: no result before the deadline), cancelled
 	// (a crawler reported it cancelled the task).
-	Tasks        map[string]int        `json:"tasks"`
+	Tasks map[string]int `json:"tasks"`
+	// Cancelled counts cancelled tasks by the reason the crawler gave
+	// (expired, refused).
+	Cancelled    map[string]int        `json:"cancelled"`
 	Sent         int                   `json:"sent"`
 	SendFailures int                   `json:"send_failures"`
 	PeersNow     int                   `json:"peers_now"`
@@ -69,6 +72,9 @@ func (m *Manager) Status() (Status, error) {
 		return st, err
 	}
 	if st.Tasks, err = m.db.TaskCounts(); err != nil {
+		return st, err
+	}
+	if st.Cancelled, err = m.db.CancelledByReason(); err != nil {
 		return st, err
 	}
 	st.PeersNow = len(m.host.Network().Peers())

@@ -29,6 +29,12 @@ type Summary struct {
 	Tasks map[string]int `json:"tasks"`
 	// Sent counts tasks an overlay entry peer accepted.
 	Sent int `json:"tasks_submitted"`
+	// Completed counts tasks with a result stored (Tasks["done"]).
+	Completed int `json:"tasks_completed"`
+	// CancelledBy counts the tasks crawlers cancelled, by the reason they
+	// reported: expired (waited in a queue past its interval) or refused
+	// (the queue was full).
+	CancelledBy map[string]int `json:"tasks_cancelled_by_reason"`
 	// Lost counts failed tasks; Reexecuted the channels that lost a task
 	// and also have a result stored (from the database after the run).
 	Lost       int `json:"tasks_lost"`
@@ -69,7 +75,8 @@ func (s *Swarm) Observe(ctx context.Context, sum *Summary, elapsed time.Duration
 func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Stats, elapsed time.Duration) {
 	sum.Peers, sum.Hosts, sum.Seconds = len(s.Clients), len(s.Web.Hosts), elapsed.Seconds()
 	sum.Channels, sum.PagesStored, sum.Tasks, sum.Sent = st.Channels, st.Stored.Pages, st.Tasks, st.Sent
-	sum.Lost = st.Tasks[channels.TaskFailed]
+	sum.Completed, sum.Lost = st.Tasks[channels.TaskDone], st.Tasks[channels.TaskFailed]
+	sum.CancelledBy = st.Cancelled
 	sum.TasksPerPeer = map[string]int{}
 	for _, c := range st.Contributors {
 		sum.TasksPerPeer[c.Peer] = c.Receipts
@@ -141,6 +148,8 @@ func cv(xs []float64) float64 {
 type ChannelReport struct {
 	Channels []channels.Channel
 	Tasks    map[string]int
+	// Cancelled counts cancelled tasks by reason.
+	Cancelled map[string]int
 }
 
 // ReadChannels opens the manager's channel database; the manager must be
@@ -159,8 +168,12 @@ func (m *Manager) ReadChannels() (ChannelReport, error) {
 	if err != nil {
 		return ChannelReport{}, err
 	}
+	cancelled, err := db.CancelledByReason()
+	if err != nil {
+		return ChannelReport{}, err
+	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Index < all[j].Index })
-	return ChannelReport{Channels: all, Tasks: counts}, nil
+	return ChannelReport{Channels: all, Tasks: counts, Cancelled: cancelled}, nil
 }
 
 // AddChannels completes sum from the stopped manager's database.
@@ -174,6 +187,6 @@ func (r ChannelReport) AddChannels(sum *Summary) {
 			sum.Reexecuted++
 		}
 	}
-	sum.Tasks = r.Tasks
-	sum.Lost = r.Tasks[channels.TaskFailed]
+	sum.Tasks, sum.CancelledBy = r.Tasks, r.Cancelled
+	sum.Completed, sum.Lost = r.Tasks[channels.TaskDone], r.Tasks[channels.TaskFailed]
 }

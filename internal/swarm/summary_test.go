@@ -1,11 +1,18 @@
 package swarm
 
 import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 )
@@ -26,7 +33,8 @@ func TestSummaryFill(t *testing.T) {
 		"a": {MaxClients: 1, PagesBy: map[string]int64{ClientIP(0): 3, "127.0.0.1": 100}},
 		"b": {MaxClients: 2, PagesBy: map[string]int64{ClientIP(1): 1}},
 	}
-	st := manager.Status{Channels: 2, Tasks: map[string]int{"done": 2, "failed": 1}, Sent: 3,
+	st := manager.Status{Channels: 2, Tasks: map[string]int{"done": 2, "failed": 1, "cancelled": 3}, Sent: 3,
+		Cancelled:    map[string]int{"expired": 2, "refused": 1},
 		Stored:       storage.Totals{Pages: 4},
 		Contributors: []storage.Contributor{{Peer: "p", Receipts: 2}}}
 	var sum Summary
@@ -40,5 +48,79 @@ func TestSummaryFill(t *testing.T) {
 	}
 	if sum.MaxClientsPerHost != 2 || sum.Lost != 1 || sum.TasksCV != 1 || sum.PagesPerSecond != 2 {
 		t.Fatalf("summary %+v", sum)
+	}
+	if sum.Completed != 2 || sum.CancelledBy["expired"] != 2 || sum.CancelledBy["refused"] != 1 {
+		t.Fatalf("completed %d, cancelled by reason %v; want 2, expired 2, refused 1", sum.Completed, sum.CancelledBy)
+	}
+}
+
+// TestChannelReport reads a stopped manager's channel database: one task
+// completed, one lost and run again, two cancelled (expired, refused).
+func TestChannelReport(t *testing.T) {
+	m := &Manager{Home: t.TempDir()}
+	if err := os.MkdirAll(m.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := channels.Open(filepath.Join(m.Dir(), manager.ChannelsFile), channels.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	hosts := []string{"a.example", "b.example", "c.example", "d.example"}
+	for _, h := range hosts {
+		if _, err := db.AddSeeds([]string{"http://" + h + "/"}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	issue := func(h string, round int, now time.Time) string {
+		t.Helper()
+		c, err := db.Get(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk := c.Tasks(round)[0]
+		if err := db.Issue(h, round, []channels.Task{{ID: tk.ID, Channel: h, Round: round, Issued: now, Deadline: now.Add(time.Hour)}}, now); err != nil {
+			t.Fatal(err)
+		}
+		return tk.ID
+	}
+	ids := map[string]string{}
+	for _, h := range hosts {
+		ids[h] = issue(h, 1, t0)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = db.Complete(ids["a.example"], "p1", channels.Feedback{}, t0.Add(time.Minute))
+	must(err)
+	_, _, err = db.Cancel(ids["b.example"], report.Expired, t0.Add(time.Minute))
+	must(err)
+	_, _, err = db.Cancel(ids["c.example"], report.Refused, t0.Add(time.Minute))
+	must(err)
+	_, err = db.Expire(t0.Add(2 * time.Hour)) // d.example's task is lost
+	must(err)
+	again := issue("d.example", 2, t0.Add(2*time.Hour))
+	_, err = db.Complete(again, "p2", channels.Feedback{}, t0.Add(3*time.Hour))
+	must(err)
+	must(db.Close())
+
+	rep, err := m.ReadChannels()
+	must(err)
+	var sum Summary
+	rep.AddChannels(&sum)
+	if sum.Completed != 2 || sum.Lost != 1 || sum.Reexecuted != 1 || sum.ChannelsCrawled != 2 {
+		t.Fatalf("completed %d, lost %d, re-executed %d, crawled %d; want 2, 1, 1, 2", sum.Completed, sum.Lost, sum.Reexecuted, sum.ChannelsCrawled)
+	}
+	want := map[string]int{report.Expired: 1, report.Refused: 1}
+	if !maps.Equal(sum.CancelledBy, want) {
+		t.Fatalf("cancelled by reason %v, want %v", sum.CancelledBy, want)
+	}
+	b, err := json.Marshal(sum)
+	must(err)
+	if !strings.Contains(string(b), `"tasks_cancelled_by_reason":{"expired":1,"refused":1}`) {
+		t.Fatalf("summary line %s lacks the cancelled tasks by reason", b)
 	}
 }

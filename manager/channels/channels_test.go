@@ -228,6 +228,33 @@ func TestExpire(t *testing.T) {
 	}
 }
 
+func TestCancelledByReason(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/", "http://c.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	a := issue(t, d, "a.example", 1, t0)
+	b := issue(t, d, "b.example", 1, t0)
+	c := issue(t, d, "c.example", 1, t0)
+	for _, x := range []struct{ id, reason string }{
+		{a[0].ID, "expired"}, {b[0].ID, "refused"}, {b[0].ID, "expired"}, // the second report of b changes nothing
+	} {
+		if _, _, err := d.Cancel(x.id, x.reason, t0.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Complete(c[0].ID, "p", Feedback{}, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.CancelledByReason()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["expired"] != 1 || got["refused"] != 1 {
+		t.Fatalf("cancelled by reason %v, want expired 1, refused 1", got)
+	}
+}
+
 func TestTasksOfPieces(t *testing.T) {
 	c := Channel{ID: "ex.com", Seeds: []string{"https://ex.com/start"}, MaxDepth: 3,
 		Pages:  map[string]Page{"https://ex.com/a": {Digest: 1, ETag: "e"}},

@@ -414,6 +414,24 @@ func (d *DB) TaskCounts() (map[string]int, error) {
 	return out, nil
 }
 
+// CancelledByReason returns the number of cancelled tasks per reason
+// (report.Expired, report.Refused).
+func (d *DB) CancelledByReason() (map[string]int, error) {
+	out := map[string]int{}
+	err := d.db.View(func(tx *bolt.Tx) error {
+		return forEachTask(tx, func(t Task) error {
+			if t.State == TaskCancelled {
+				out[t.Reason]++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count cancelled tasks: %w", err)
+	}
+	return out, nil
+}
+
 func forEachTask(tx *bolt.Tx, fn func(Task) error) error {
 	return tx.Bucket(bucketTasks).ForEach(func(k, v []byte) error {
 		var t Task
