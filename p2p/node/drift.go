@@ -65,7 +65,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 		return nil // alone: nowhere to rejoin through, and nothing to gain
 	}
 	n.log.Info("Coordinate drifted from the zone; rejoining", "point", fmt.Sprint(p))
-	if err := n.Leave(ctx); err != nil {
+	if err := n.leave(ctx, false); err != nil {
 		return fmt.Errorf("rejoin: %w", err)
 	}
 	n.mu.Lock()

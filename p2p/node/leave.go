@@ -71,7 +71,14 @@ func (n *Node) heirsLocked() []peer.ID {
 // Leave hands this node's zones and tasks to a neighbour and says goodbye
 // to the others. After Leave the node holds nothing; Serve may be stopped.
 // A node without neighbours (the last peer) keeps its tasks in its queue.
-func (n *Node) Leave(ctx context.Context) error {
+func (n *Node) Leave(ctx context.Context) error { return n.leave(ctx, true) }
+
+// leave hands the zones over, with the tasks when tasks is set. A node that
+// leaves only to rejoin elsewhere (drift) keeps its tasks: its crawler may
+// be running them, and handing a running task over would have two peers
+// crawl one host at once. If no neighbour takes the zones, such a node
+// stays where it was.
+func (n *Node) leave(ctx context.Context, tasks bool) error {
 	n.mu.Lock()
 	if len(n.zones) == 0 {
 		n.mu.Unlock()
@@ -89,9 +96,12 @@ func (n *Node) Leave(ctx context.Context) error {
 	if len(heirs) == 0 {
 		return nil
 	}
-	queued, running, err := n.queue.Drain(ctx)
-	if err != nil {
-		return fmt.Errorf("leave: drain queue: %w", err)
+	var queued, running [][]byte
+	if tasks {
+		var err error
+		if queued, running, err = n.queue.Drain(ctx); err != nil {
+			return fmt.Errorf("leave: drain queue: %w", err)
+		}
 	}
 	batches := batch(first, queued, running)
 	var errs []error
@@ -105,6 +115,11 @@ func (n *Node) Leave(ctx context.Context) error {
 		break
 	}
 	if heir == "" {
+		if !tasks {
+			n.mu.Lock()
+			n.leaving = false
+			n.mu.Unlock()
+		}
 		return fmt.Errorf("leave: no neighbour took the zones: %w", errors.Join(errs...))
 	}
 	// The farewell names the heir with the zones it now holds, so a

@@ -11,6 +11,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -93,9 +94,17 @@ func TestDriftRejoins(t *testing.T) {
 	if z := mover.n.Zones(); len(z) == 0 || !z[0].Contains(can.Point{0.05, 0.05, 0.05}) {
 		t.Fatalf("mover joined with zones %v", z)
 	}
+	// A task it holds (perhaps running) stays with it: a drift moves the
+	// zone, not the work already accepted.
+	if err := mover.q.Enqueue(ctx, &task.Task{ID: "kept"}, c.envelope("kept")); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if o := c.owner(corner); o == mover && c.tiling() == "" {
+			if ids := mover.q.ids(); len(ids) != 1 || ids[0] != "kept" {
+				t.Fatalf("mover's queue holds %v after the drift, want [kept]", ids)
+			}
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
