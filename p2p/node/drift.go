@@ -14,18 +14,28 @@ import (
 // the origin and would send every newcomer to the same point.
 const driftMaxError = 0.5
 
+// firstMoveTurns is how many turns the first moves of a fresh overlay are
+// spread over. Peers that start together become confident within a round
+// or two of each other; moving all at once, each would hand its zone to a
+// neighbour that is leaving too. Each turn lasts two heartbeat intervals,
+// and a peer moves only in the first half of its own, so moves in
+// different turns are at least one interval apart.
+const firstMoveTurns = 16
+
 // Drifted reports whether the node should leave and rejoin at its mapped
 // coordinate, and that point. A node joins first at Config.Point (the
 // client's is a hash of its peer ID, since no coordinate is known before
-// it has heartbeats to measure), so the first time Vivaldi's error is at
-// most driftMaxError it moves whenever the mapped point lies outside its
-// zones; otherwise a node placed by its coordinate stays until the mapped
-// point lies further than its zone's diagonal from the zone's centre (with
-// several zones, from each of them), so a coordinate that wobbles across
-// a zone's face does not make it rejoin again and again. Without
-// Config.Bounds, or while Vivaldi's error is above driftMaxError, it never
-// drifts.
-func (n *Node) Drifted() (bool, []float64) {
+// it has heartbeats to measure), so once Vivaldi's error is at most
+// driftMaxError it moves, in its turn (firstMoveTurns), whenever the
+// mapped point lies outside its zones; a node placed by its coordinate
+// stays until the mapped point lies further than its zone's diagonal from
+// the zone's centre (with several zones, from each of them), so a
+// coordinate that wobbles across a zone's face does not make it rejoin
+// again and again. Without Config.Bounds, or while Vivaldi's error is
+// above driftMaxError, it never drifts.
+func (n *Node) Drifted() (bool, []float64) { return n.driftedAt(time.Now()) }
+
+func (n *Node) driftedAt(now time.Time) (bool, []float64) {
 	if n.cfg.Bounds == nil {
 		return false, nil
 	}
@@ -39,12 +49,28 @@ func (n *Node) Drifted() (bool, []float64) {
 	if len(n.zones) == 0 || n.leaving {
 		return false, nil
 	}
+	if !n.placed && !n.firstMoveTurn(now) {
+		return false, nil
+	}
 	for _, z := range n.zones {
 		if n.placed && !z.Drifted(p) || !n.placed && z.Contains(p) {
 			return false, nil
 		}
 	}
 	return true, p
+}
+
+// firstMoveTurn reports whether now lies in the first half of the node's
+// turn for its first move. The turn comes from the point the node joined
+// at, which the client hashes from its peer ID, so turns spread evenly.
+func (n *Node) firstMoveTurn(now time.Time) bool {
+	hb := n.cfg.Heartbeat
+	if hb <= 0 || len(n.cfg.Point) == 0 {
+		return true
+	}
+	turn := int64(n.cfg.Point[0]*firstMoveTurns) % firstMoveTurns
+	half := now.UnixNano() / int64(hb) // heartbeat intervals since the epoch
+	return half%(2*firstMoveTurns) == 2*turn
 }
 
 // checkDrift leaves and rejoins at the new point when the node drifted.

@@ -35,6 +35,7 @@ func confidentVivaldi(t *testing.T) *coord.Client {
 // [0,½)³ but within its diagonal of its centre. A node that joined at a
 // hashed point must move there; one already placed by its coordinate
 // stays (the diagonal rule), and a point inside the zone never moves it.
+// A first move happens only in the node's turn.
 func TestDriftedFirstMove(t *testing.T) {
 	half := can.Zone{Lo: can.Point{0, 0, 0}, Hi: can.Point{0.5, 0.5, 0.5}}
 	corner := &coord.Bounds{Lo: []float64{-2000, 1000, 1000}, Hi: []float64{-1000, 2000, 2000}}
@@ -52,10 +53,17 @@ func TestDriftedFirstMove(t *testing.T) {
 		{"no bounds", nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n := &Node{cfg: Config{Bounds: tc.bounds}, viv: viv, zones: []can.Zone{half}, placed: tc.placed}
-			got, p := n.Drifted()
+			n := &Node{cfg: Config{Bounds: tc.bounds, Heartbeat: time.Second, Point: can.Point{0.3, 0.1, 0.1}},
+				viv: viv, zones: []can.Zone{half}, placed: tc.placed}
+			// The point's first component puts the node's turn at 4 (of
+			// 16): its own slot is intervals 8 (mod 32), the next is not.
+			turn := time.Unix(8, 0)
+			got, p := n.driftedAt(turn)
 			if got != tc.want {
-				t.Fatalf("Drifted() = %v at %v, want %v", got, p, tc.want)
+				t.Fatalf("Drifted() in its turn = %v at %v, want %v", got, p, tc.want)
+			}
+			if got, _ := n.driftedAt(turn.Add(time.Second)); got && !tc.placed {
+				t.Fatalf("Drifted() outside its turn = true, want false before the first move")
 			}
 		})
 	}
