@@ -14,6 +14,15 @@ import (
 // the origin and would send every newcomer to the same point.
 const driftMaxError = 0.5
 
+// firstMoveSamples is how many RTT samples a node's coordinate rests on
+// before its first move: about 20 heartbeat rounds with five neighbours.
+// Vivaldi's error is below driftMaxError after a few rounds, but in a
+// swarm of peers that started together the coordinates keep spreading out
+// for some rounds after that; a peer that moved then would find its
+// coordinate far from its zone later, yet within the zone's diagonal, and
+// stay there.
+const firstMoveSamples = 100
+
 // firstMoveTurns is how many turns the first moves of a fresh overlay are
 // spread over. Peers that start together become confident within a round
 // or two of each other; moving all at once, each would hand its zone to a
@@ -26,8 +35,9 @@ const firstMoveTurns = 16
 // coordinate, and that point. A node joins first at Config.Point (the
 // client's is a hash of its peer ID, since no coordinate is known before
 // it has heartbeats to measure), so once Vivaldi's error is at most
-// driftMaxError it moves, in its turn (firstMoveTurns), whenever the
-// mapped point lies outside its zones; a node placed by its coordinate
+// driftMaxError and the coordinate rests on firstMoveSamples samples it
+// moves, in its turn (firstMoveTurns), whenever the mapped point lies
+// outside its zones; a node placed by its coordinate
 // stays until the mapped point lies further than its zone's diagonal from
 // the zone's centre (with several zones, from each of them), so a
 // coordinate that wobbles across a zone's face does not make it rejoin
@@ -49,7 +59,7 @@ func (n *Node) driftedAt(now time.Time) (bool, []float64) {
 	if len(n.zones) == 0 || n.leaving {
 		return false, nil
 	}
-	if !n.placed && !n.firstMoveTurn(now) {
+	if !n.placed && (n.viv.Samples() < firstMoveSamples || !n.firstMoveTurn(now)) {
 		return false, nil
 	}
 	for _, z := range n.zones {

@@ -10,7 +10,8 @@ import (
 )
 
 // confidentVivaldi returns a Vivaldi client whose error has dropped to
-// driftMaxError or below, from steady measurements of one other peer.
+// driftMaxError or below and that rests on firstMoveSamples samples, from
+// steady measurements of one other peer.
 func confidentVivaldi(t *testing.T) *coord.Client {
 	t.Helper()
 	viv, err := coord.NewClient(can.DefaultDim, rand.New(rand.NewPCG(1, 2)))
@@ -18,7 +19,7 @@ func confidentVivaldi(t *testing.T) *coord.Client {
 		t.Fatal(err)
 	}
 	other := coord.Coord{Vec: []float64{40, 0, 0}, Error: 0.1}
-	for range 100 {
+	for range firstMoveSamples {
 		if _, err := viv.Observe("other", other, 40*time.Millisecond); err != nil {
 			t.Fatal(err)
 		}
