@@ -43,7 +43,11 @@ func (s *Swarm) startManager(ctx context.Context) error {
 		return err
 	}
 	base := append([]string{"manager", "--home", m.Home, "--listen", m.Listen, "--allow-loopback", "--tick", "1s"}, s.cfg.ManagerArgs...)
-	m.Proc = NewProc("manager", s.cfg.Bin, filepath.Join(s.cfg.Dir, "manager.log"), append(base, "--seeds", seedFile)...)
+	args := append(base, "--seeds", seedFile)
+	if s.cfg.DeferSeeds {
+		args = base
+	}
+	m.Proc = NewProc("manager", s.cfg.Bin, filepath.Join(s.cfg.Dir, "manager.log"), args...)
 	s.Manager = m
 	if err := m.Start(ctx); err != nil {
 		return err

@@ -53,6 +53,10 @@ type Config struct {
 	// ManagerArgs and ClientArgs are added to `hivecrawl manager` and
 	// `hivecrawl run`.
 	ManagerArgs, ClientArgs []string
+	// DeferSeeds starts the manager without the web's hosts; AddSeeds
+	// adds them later, so tasks are placed by an overlay that has
+	// settled rather than by the first peers to arrive.
+	DeferSeeds bool
 	// Client adjusts each client's configuration, written before its
 	// first start. The swarm already turns off the pause for busy CPU and
 	// the CPU cap: a whole swarm on one machine keeps the CPU busy.

@@ -2,9 +2,16 @@
 // swarm of processes on loopback (a manager, N clients, a synthetic web
 // with emulated latency), run once per assignment — the coordinate CAN
 // with load balancing on insert, consistent hashing (paper 004,
-// UbiCrawler), and the coordinate CAN without it — each for the same time,
-// one after the other in one run; then each client's idle footprint with
-// the peers connected. It prints one table and the ratios.
+// UbiCrawler), and the coordinate CAN without it — one after the other in
+// one run; then each client's idle footprint with the peers connected. It
+// prints one table, the ratios and where the coordinate variants placed
+// peers and hosts.
+//
+// The manager gets the web's hosts only -settle (2 minutes) after every
+// client has joined, as in a network that has run for a while: with
+// coordinates, each client has by then had the 100 Vivaldi samples and
+// the turn it waits for before moving to its mapped coordinate
+// (p2p/node/drift.go). The crawl time starts then.
 //
 // Caveats: Linux only (it reads /proc); pages/s depends on the machine and
 // on what else runs; the figures are what was measured in this run.
@@ -26,12 +33,15 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/swarm"
+	"github.com/hivecrawl/hivecrawl/manager"
 )
 
 type variant struct {
 	name    string
 	manager []string
 	client  func(*config.Config)
+	// coords: the manager runs with --coordinates (manager.DefaultBounds).
+	coords bool
 }
 
 func main() {
@@ -41,6 +51,7 @@ func main() {
 	idle := flag.Duration("idle", 30*time.Second, "idle footprint measuring time")
 	maxPages := flag.Int("max-pages", 80, "pages of the largest host")
 	bin := flag.String("bin", "", "hivecrawl binary (default: build it)")
+	settle := flag.Duration("settle", 2*time.Minute, "wait after every client joined before the hosts are submitted (60 heartbeat intervals: Vivaldi's samples and each peer's turn for its first move)")
 	verbose := flag.Bool("v", false, "log progress")
 	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
 	flag.Parse()
@@ -50,13 +61,13 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *bin, *peers, *hosts, *dur, *idle, *maxPages, *only == "idle", *verbose); err != nil {
+	if err := run(ctx, *bin, *peers, *hosts, *dur, *settle, *idle, *maxPages, *only == "idle", *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "swarmbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Duration, maxPages int, idleOnly, verbose bool) error {
+func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle time.Duration, maxPages int, idleOnly, verbose bool) error {
 	tmp, err := os.MkdirTemp("", "swarmbench-")
 	if err != nil {
 		return err
@@ -79,28 +90,30 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Durat
 	}
 	delay := func(c *config.Config) { c.Delay = config.Duration(200 * time.Millisecond) }
 	variants := []variant{
-		{"can+lbi", []string{"--coordinates", "--assignment", "can"}, delay},
-		{"hash", []string{"--assignment", "hash"}, delay},
+		{"can+lbi", []string{"--coordinates", "--assignment", "can"}, delay, true},
+		{"hash", []string{"--assignment", "hash"}, delay, false},
 		{"can-lbi", []string{"--coordinates", "--assignment", "can"}, func(c *config.Config) {
 			delay(c)
 			c.QueueLength, c.Overload = 1000, 1000 // never overloaded: no forwarding
-		}},
+		}, true},
 	}
 	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages), until the web is served once or %v, PlanetLab latency\n", peers, hosts, maxPages, dur)
 	fmt.Printf("%-8s %9s %8s %9s %12s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
 	results := map[string]swarm.Summary{}
+	var notes []string
 	for i, v := range variants {
 		dir := filepath.Join(tmp, strconv.Itoa(i))
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			return err
 		}
-		sum, err := measure(ctx, swarm.Config{
-			Bin: bin, Dir: dir, Peers: peers, Hosts: hosts, Seed: 11,
+		sum, note, err := measure(ctx, swarm.Config{
+			Bin: bin, Dir: dir, Peers: peers, Hosts: hosts, Seed: 11, DeferSeeds: true,
 			Web: fixture.DemoOptions{MaxPages: maxPages}, ManagerArgs: v.manager, Client: v.client, Logger: log,
-		}, dur)
+		}, v.coords, dur, settle)
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
+		notes = append(notes, v.name+":"+note)
 		results[v.name] = sum
 		working := 0
 		for _, n := range sum.TasksPerPeer {
@@ -113,6 +126,9 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, idle time.Durat
 	a, h, n := results["can+lbi"], results["hash"], results["can-lbi"]
 	fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
 	fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
+	for _, n := range notes {
+		fmt.Println(n)
+	}
 
 	return idleFootprint(ctx, bin, tmp, peers, idle, log)
 }
@@ -142,12 +158,15 @@ func ratioS(a, b float64) string {
 	return fmt.Sprintf("%.2f", a/b)
 }
 
-// measure runs one swarm for dur once every client is in the overlay.
-func measure(ctx context.Context, cfg swarm.Config, dur time.Duration) (swarm.Summary, error) {
+// measure runs one swarm until the web is served once or for dur, from
+// when the manager gets the hosts: settle after every client is in the
+// overlay. The note says how the coordinate variants placed peers and
+// hosts.
+func measure(ctx context.Context, cfg swarm.Config, coords bool, dur, settle time.Duration) (swarm.Summary, string, error) {
 	var sum swarm.Summary
 	s, err := swarm.Start(ctx, cfg)
 	if err != nil {
-		return sum, err
+		return sum, "", err
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -155,7 +174,23 @@ func measure(ctx context.Context, cfg swarm.Config, dur time.Duration) (swarm.Su
 		s.Close(cctx)
 	}()
 	if err := members(ctx, s); err != nil {
-		return sum, err
+		return sum, "", err
+	}
+	select {
+	case <-ctx.Done():
+		return sum, "", ctx.Err()
+	case <-time.After(settle):
+	}
+	var note string
+	if coords {
+		pl, err := s.Placement(ctx, manager.DefaultBounds)
+		if err != nil {
+			return sum, "", err
+		}
+		note = fmt.Sprintf(" %d of %d clients held the point their coordinate maps to when the hosts were added", pl.Held, pl.Clients)
+	}
+	if err := s.AddSeeds(ctx); err != nil {
+		return sum, "", err
 	}
 	// The run ends when the web has served as many pages as it has (the
 	// whole web crawled once) or after dur, whichever comes first, so
@@ -171,13 +206,13 @@ func measure(ctx context.Context, cfg swarm.Config, dur time.Duration) (swarm.Su
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
-			return sum, ctx.Err()
+			return sum, "", ctx.Err()
 		case <-deadline:
 			done = true
 		case <-tick.C:
 			web, err := s.Web.Stats(ctx, s.HTTP())
 			if err != nil {
-				return sum, err
+				return sum, "", err
 			}
 			var served int64
 			for _, h := range web {
@@ -186,8 +221,19 @@ func measure(ctx context.Context, cfg swarm.Config, dur time.Duration) (swarm.Su
 			done = served >= total
 		}
 	}
-	err = s.Observe(ctx, &sum, time.Since(start))
-	return sum, err
+	if err := s.Observe(ctx, &sum, time.Since(start)); err != nil {
+		return sum, "", err
+	}
+	hp, err := s.HostPlacement(ctx, manager.DefaultBounds)
+	if err != nil {
+		return sum, "", err
+	}
+	if coords {
+		note += fmt.Sprintf("; %d of %d hosts located from measurements; mean CAN distance from a host to its crawler's mapped coordinate %.3f, to all clients' %.3f;",
+			hp.Located, hp.Hosts, hp.OwnerDist, hp.PeerDist)
+	}
+	note += fmt.Sprintf(" mean emulated RTT from a host to the client that queued its latest task %.1f ms, to all clients %.1f ms", hp.OwnerRTT, hp.ClientRTT)
+	return sum, note, nil
 }
 
 func members(ctx context.Context, s *swarm.Swarm) error {
