@@ -88,9 +88,24 @@ func overlapsAny(a, b []can.Zone) bool {
 	return false
 }
 
-// merge replaces sibling pairs by their parent until none is left.
+// merge replaces sibling pairs by their parent until none is left, after
+// dropping every zone another one contains (a duplicate among them), so
+// the result never holds an area twice.
 func merge(zs []can.Zone) []can.Zone {
-	out := append([]can.Zone(nil), zs...)
+	out := make([]can.Zone, 0, len(zs))
+	for i, z := range zs {
+		inside := false
+		for j, o := range zs {
+			// Of equal zones, the first is kept.
+			if j != i && contains(o, z) && (!z.Equal(o) || j < i) {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, z)
+		}
+	}
 	for changed := true; changed; {
 		changed = false
 	outer:

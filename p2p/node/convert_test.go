@@ -39,3 +39,27 @@ func TestSubtractAndMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeDropsRepeats: a zone listed twice, or inside another listed
+// zone, is held once.
+func TestMergeDropsRepeats(t *testing.T) {
+	u := can.Unit(2)
+	lo, hi := u.Split()
+	lolo, _ := lo.Split()
+	for _, tt := range []struct {
+		name string
+		zs   []can.Zone
+		want []can.Zone
+	}{
+		{"twice", []can.Zone{lo, lo}, []can.Zone{lo}},
+		{"inside", []can.Zone{lolo, lo}, []can.Zone{lo}},
+		{"twice with sibling", []can.Zone{lo, hi, lo}, []can.Zone{u}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := merge(tt.zs)
+			if len(got) != len(tt.want) || volume(got) != volume(tt.want) {
+				t.Fatalf("merge(%v) = %v, want %v", tt.zs, got, tt.want)
+			}
+		})
+	}
+}

@@ -162,7 +162,7 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	}
 	if rest := n.orphanedLocked(before, zones, hb.Neighbours); len(rest) > 0 {
 		if d, ok := n.dead[from]; ok {
-			rest = merge(append(rest, d.zones...))
+			rest = merge(append(rest, d.zones...)) // merge drops a zone listed twice
 		}
 		n.dead[from] = &deadPeer{zones: rest, nbrs: hb.Neighbours, since: time.Now(), dropped: true}
 		n.log.Debug("A peer no longer holds an area it held", "peer", from.String(), "zones", len(rest))

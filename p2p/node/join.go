@@ -77,9 +77,10 @@ func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
 			continue
 		}
 		zones, ok := fromWireZones(resp.Zones, n.cfg.Dim)
-		if !ok {
+		if !ok || len(zones) == 0 {
 			return fmt.Errorf("%w: %s handed over a malformed zone", ErrJoinFailed, next.ID)
 		}
+		zones = merge(zones)
 		n.mu.Lock()
 		n.zones = zones
 		n.lost = time.Time{}
