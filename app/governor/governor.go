@@ -27,6 +27,15 @@ const atCap = 0.9
 // usageSaveEvery bounds how often the transfer counters are written.
 const usageSaveEvery = 30 * time.Second
 
+// ReleaseAfter is how long the client must have crawled and uploaded
+// nothing, after start-up or after its last burst of work, before the
+// governor returns the heap the Go runtime holds free to the operating
+// system (Options.Release). The runtime's own scavenger keeps about twice
+// the last live heap resident, which after a crawl is mostly garbage of
+// parsed pages; one forced collection per quiet spell (a few milliseconds
+// for a client's heap) gives it back.
+const ReleaseAfter = 30 * time.Second
+
 // Options configure a Governor. Zero fields take the defaults noted.
 type Options struct {
 	// Sampler reads CPU and memory; default a SystemSampler (gopsutil).
@@ -39,7 +48,11 @@ type Options struct {
 	// UsageFile keeps the transfer counters across restarts, so quotas
 	// hold; "" = not kept.
 	UsageFile string
-	Logger    *slog.Logger
+	// Release returns free heap to the operating system: once the client
+	// has been quiet for ReleaseAfter, and when RSS first goes over the
+	// memory cap. Default debug.FreeOSMemory.
+	Release func()
+	Logger  *slog.Logger
 }
 
 // State summarises what the governor lets the client do.
@@ -73,6 +86,7 @@ type Governor struct {
 	saved    time.Time
 	dirty    bool
 	memLimit config.Bytes  // the memory cap the Go runtime's soft limit was set for
+	busy     time.Time     // last tick with bytes crawled or uploaded (start-up counts); zero once released
 	wake     chan struct{} // closed and replaced when reasons may have cleared
 }
 
@@ -87,6 +101,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Release == nil {
+		opts.Release = debug.FreeOSMemory
 	}
 	if opts.Sampler == nil {
 		s, err := NewSystemSampler(ctx)
@@ -110,6 +127,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error
 		g.usage = u
 	}
 	g.last = opts.Now()
+	g.busy = g.last
 	g.Apply(cfg)
 	return g, nil
 }
@@ -178,13 +196,15 @@ func (g *Governor) Tick(ctx context.Context) error {
 		g.pol.observe(g.cfg, r)
 	}
 	overMemory := g.pol.memPaused && !wasMem
-	g.countLocked(now)
+	moved := g.countLocked(now)
+	quiet := g.quietLocked(now, moved)
 	g.decideLocked(now)
 	g.mu.Unlock()
-	if overMemory {
-		// Return freed heap to the OS, so the next reading shows what is
-		// really still in use.
-		debug.FreeOSMemory()
+	if overMemory || quiet {
+		// Return freed heap to the OS: over the cap, so the next reading
+		// shows what is really still in use; when quiet, so an idle
+		// client keeps only what it uses.
+		g.opts.Release()
 	}
 	if err != nil {
 		return fmt.Errorf("sample load: %w", err)
@@ -192,9 +212,25 @@ func (g *Governor) Tick(ctx context.Context) error {
 	return nil
 }
 
-// countLocked adds the bytes metered since the last tick to the usage and
-// measures the rates; g.mu must be held.
-func (g *Governor) countLocked(now time.Time) {
+// quietLocked reports whether the client has just completed ReleaseAfter
+// without moving a byte since it was last busy; moved says whether this
+// tick saw bytes. g.mu must be held.
+func (g *Governor) quietLocked(now time.Time, moved bool) bool {
+	if moved {
+		g.busy = now
+		return false
+	}
+	if g.busy.IsZero() || now.Sub(g.busy) < ReleaseAfter {
+		return false
+	}
+	g.busy = time.Time{}
+	return true
+}
+
+// countLocked adds the bytes metered since the last tick to the usage,
+// measures the rates and reports whether any bytes moved; g.mu must be
+// held.
+func (g *Governor) countLocked(now time.Time) bool {
 	down, up := g.down.Total(), g.up.Total()
 	delta := down + up - g.counted
 	g.usage.roll(now, g.cfg.QuotaResetDay)
@@ -209,6 +245,7 @@ func (g *Governor) countLocked(now time.Time) {
 	g.counted = down + up
 	g.prev = [2]int64{down, up}
 	g.last = now
+	return delta > 0
 }
 
 // Serve samples every Interval and applies each configuration received on

@@ -168,6 +168,40 @@ func TestMemoryResumesBelowCap(t *testing.T) {
 	}
 }
 
+func TestReleaseWhenQuiet(t *testing.T) {
+	s := &script{readings: []Reading{{TotalCPU: 5, ProcessCPU: 1, RSS: 50 << 20}}}
+	c := &clock{t: monday}
+	released := 0
+	g, err := New(context.Background(), config.Default(), Options{Sampler: s, Now: c.Now, Release: func() { released++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func(name string, secs int, want int) {
+		t.Helper()
+		ticks(t, g, c, secs)
+		if released != want {
+			t.Fatalf("%s: released %d times, want %d", name, released, want)
+		}
+	}
+	quiet := int(ReleaseAfter / time.Second)
+	step("start-up, not yet quiet long enough", quiet-1, 0)
+	step("quiet since start-up", 1, 1)
+	step("still quiet: nothing new to give back", 2*quiet, 1)
+	for range quiet { // a crawl: bytes every second
+		if err := g.Down().WaitN(context.Background(), 1000); err != nil {
+			t.Fatal(err)
+		}
+		step("crawling", 1, 1)
+	}
+	if err := g.Up().WaitN(context.Background(), 10); err != nil { // the result's upload
+		t.Fatal(err)
+	}
+	step("upload", 1, 1)
+	step("quiet, not long enough", quiet-1, 1)
+	step("quiet after the crawl", 1, 2)
+	step("quiet on", 3*quiet, 2)
+}
+
 func TestCPUCapThrottles(t *testing.T) {
 	cfg := config.Default()
 	cfg.CPU = 20
