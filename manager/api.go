@@ -159,7 +159,7 @@ func (a *apiServer) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	data := pageData{Status: st, Chart: chart(st.History), Map: swarmMap(st.Swarm, 420), Now: a.m.opts.Now().UTC().Format(time.DateTime) + " UTC"}
+	data := pageData{Status: st, Chart: chart(st.History), Map: swarmMap(st.Swarm, 480), Now: a.m.opts.Now().UTC().Format(time.DateTime) + " UTC"}
 	if err := pageTemplate.Execute(w, data); err != nil {
 		a.m.log.Warn("Status page not rendered", "err", err)
 	}

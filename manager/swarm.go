@@ -115,6 +115,20 @@ type SwarmMap struct {
 	Size  int
 	Zones []MapZone
 	Hosts []MapHost
+	// Peers is the legend: one entry per member, in the order of Swarm.Peers.
+	Peers []MapPeer
+}
+
+// MapPeer is one member in the drawing: its colour, where its host lines
+// meet (the centre of its first zone) and how much it holds and crawls.
+type MapPeer struct {
+	Peer   string
+	Colour string
+	X, Y   float64
+	// Placed is set when the peer has a zone to draw.
+	Placed bool
+	Zones  int
+	Hosts  int
 }
 
 // MapZone is one zone rectangle.
@@ -138,9 +152,12 @@ func swarmMap(sw Swarm, size int) SwarmMap {
 	s := float64(size)
 	colour := map[string]string{}
 	centre := map[string][2]float64{}
+	index := map[string]int{}
 	for i, p := range sw.Peers {
-		c := fmt.Sprintf("hsl(%d,65%%,45%%)", (i*137)%360)
+		c := peerColour(i)
 		colour[p.ID] = c
+		index[p.ID] = i
+		sm.Peers = append(sm.Peers, MapPeer{Peer: shortID(p.ID), Colour: c, Zones: len(p.Zones)})
 		for j, z := range p.Zones {
 			if len(z.Lo) < 2 {
 				continue
@@ -150,6 +167,7 @@ func swarmMap(sw Swarm, size int) SwarmMap {
 			sm.Zones = append(sm.Zones, mz)
 			if j == 0 {
 				centre[p.ID] = [2]float64{mz.X + mz.W/2, mz.Y + mz.H/2}
+				sm.Peers[i].X, sm.Peers[i].Y, sm.Peers[i].Placed = mz.X+mz.W/2, mz.Y+mz.H/2, true
 			}
 		}
 	}
@@ -160,10 +178,23 @@ func swarmMap(sw Swarm, size int) SwarmMap {
 		mh := MapHost{X: h.Point[0] * s, Y: (1 - h.Point[1]) * s, Colour: "#777", Channel: h.Channel}
 		if c, ok := centre[h.Owner]; ok {
 			mh.PX, mh.PY, mh.Colour, mh.Linked = c[0], c[1], colour[h.Owner], true
+			sm.Peers[index[h.Owner]].Hosts++
 		}
 		sm.Hosts = append(sm.Hosts, mh)
 	}
 	return sm
+}
+
+// palette tells up to ten peers apart at a glance (Tableau 10).
+var palette = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+
+// peerColour is the i-th peer's colour: the palette's, then hues spread
+// by the golden angle.
+func peerColour(i int) string {
+	if i < len(palette) {
+		return palette[i]
+	}
+	return fmt.Sprintf("hsl(%d,65%%,45%%)", (i*137)%360)
 }
 
 // shortID is the tail of a peer ID, as people tell peers apart.
