@@ -35,7 +35,10 @@ type Status struct {
 	Tasks map[string]int `json:"tasks"`
 	// Cancelled counts cancelled tasks by the reason the crawler gave
 	// (expired, refused).
-	Cancelled    map[string]int        `json:"cancelled"`
+	Cancelled map[string]int `json:"cancelled"`
+	// OldestOpen is when the oldest open task was issued; nil when none is
+	// open.
+	OldestOpen   *time.Time            `json:"oldest_open,omitempty"`
 	Sent         int                   `json:"sent"`
 	SendFailures int                   `json:"send_failures"`
 	PeersNow     int                   `json:"peers_now"`
@@ -71,11 +74,13 @@ func (m *Manager) Status() (Status, error) {
 	if _, err := m.db.GetMeta(metaIntervals, &st.History); err != nil {
 		return st, err
 	}
-	if st.Tasks, err = m.db.TaskCounts(); err != nil {
+	ts, err := m.db.Stats()
+	if err != nil {
 		return st, err
 	}
-	if st.Cancelled, err = m.db.CancelledByReason(); err != nil {
-		return st, err
+	st.Tasks, st.Cancelled = ts.Counts, ts.Cancelled
+	if !ts.OldestOpen.IsZero() {
+		st.OldestOpen = &ts.OldestOpen
 	}
 	st.PeersNow = len(m.host.Network().Peers())
 	if st.Stored, err = m.store.Totals(); err != nil {

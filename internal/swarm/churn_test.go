@@ -14,6 +14,13 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
+// The manager's recrawl interval before any change was seen, and the slack
+// added to a task's deadline, in the churn test.
+const (
+	prior = 30 * time.Second
+	slack = 10 * time.Second
+)
+
 // churnSize returns the sizes (12 clients, 60 hosts), or smaller
 // ones from HIVECRAWL_CHURN_PEERS and HIVECRAWL_CHURN_HOSTS.
 func churnSize() (peers, hosts int) {
@@ -43,7 +50,7 @@ func TestChurn(t *testing.T) {
 		Web: fixture.DemoOptions{MaxPages: 40},
 		// Short rounds, so a task lost in a crash is re-issued within the
 		// test: counted lost after 2 × 30 s + 10 s.
-		ManagerArgs: []string{"--coordinates", "--prior", "30s", "--slack", "10s"},
+		ManagerArgs: []string{"--coordinates", "--prior", prior.String(), "--slack", slack.String()},
 		Client:      func(c *config.Config) { c.Delay = config.Duration(100 * time.Millisecond) },
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -87,9 +94,16 @@ func TestChurn(t *testing.T) {
 	}
 	running := append(up, s.Clients[8:]...)
 	t.Logf("overlay settled %v after the restarts", waitSettled(ctx, t, running))
+	churned := time.Now()
+	// A task lost in the churn counts lost at its deadline, 2 × prior +
+	// slack after it was issued, and is issued again at the manager's next
+	// tick: every task issued before reissued re-executes one lost.
+	reissued := churned.Add(2*prior + slack + 10*time.Second)
 
-	// Wait until the manager has a stored result for every channel and no
-	// task is open, or the test's time is up.
+	// Wait until every host has served pages and every task issued before
+	// reissued has ended (none is older than that), or the test's time is
+	// up. Rounds keep starting meanwhile; those stay open and are checked
+	// for being in time, not stranded.
 	var last error
 	wctx, wcancel := context.WithTimeout(ctx, 150*time.Second)
 	defer wcancel()
@@ -99,7 +113,6 @@ func TestChurn(t *testing.T) {
 			last = err
 			return false, nil
 		}
-		open := st.Tasks["open"]
 		var served int
 		web, err := s.Web.Stats(ctx, s.http)
 		if err != nil {
@@ -112,8 +125,9 @@ func TestChurn(t *testing.T) {
 			}
 		}
 		last = nil
-		if open > 0 || served < hosts {
-			t.Logf("waiting: %d tasks open, %d of %d hosts served pages, %d pages stored", open, served, hosts, st.Stored.Pages)
+		if time.Now().Before(reissued) || st.OldestOpen != nil && !st.OldestOpen.After(reissued) || served < hosts {
+			t.Logf("waiting: %d tasks open (oldest %v), %d of %d hosts served pages, %d pages stored",
+				st.Tasks["open"], st.OldestOpen, served, hosts, st.Stored.Pages)
 			return false, nil
 		}
 		return true, nil
@@ -155,6 +169,7 @@ func TestChurn(t *testing.T) {
 	if err := s.Close(cctx); err != nil {
 		t.Logf("close: %v", err)
 	}
+	closed := time.Now()
 	rep, err := s.Manager.ReadChannels()
 	if err != nil {
 		t.Fatal(err)
@@ -163,16 +178,24 @@ func TestChurn(t *testing.T) {
 		t.Errorf("%d channels, want at least one per host (%d)", n, hosts)
 	}
 	for _, c := range rep.Channels {
-		if c.Updates == 0 {
+		switch {
+		case c.Updates == 0:
 			t.Errorf("channel %s was never crawled (%d submitted, %d failures)", c.ID, c.Submitted, c.Failures)
-		} else if len(c.Pages) == 0 {
+		case len(c.Pages) == 0:
 			t.Errorf("channel %s has no stored pages", c.ID)
+		case c.LastUpdate.Before(churned):
+			// Also the channels whose task was lost in the churn.
+			t.Errorf("channel %s was not crawled after the churn (last result %v, %d failures)", c.ID, c.LastUpdate, c.Failures)
 		}
 	}
-	if rep.Tasks["open"] > 0 {
-		t.Errorf("%d tasks stranded open: %v", rep.Tasks["open"], rep.Tasks)
+	// Tasks still open are rounds started late in the test, within their
+	// deadline: none was stranded.
+	for _, task := range rep.Open {
+		if !task.Issued.After(reissued) || task.Deadline.Before(closed) {
+			t.Errorf("task %s stranded: open, issued %v, deadline %v, swarm closed %v", task.ID, task.Issued, task.Deadline, closed)
+		}
 	}
-	t.Logf("tasks by state: %v", rep.Tasks)
+	t.Logf("tasks by state: %v, cancelled by reason: %v", rep.Tasks, rep.Cancelled)
 
 	// Each client's credits equal the sum of its receipts, and all
 	// clients' credits equal what storage accepted.

@@ -150,6 +150,8 @@ type ChannelReport struct {
 	Tasks    map[string]int
 	// Cancelled counts cancelled tasks by reason.
 	Cancelled map[string]int
+	// Open are the tasks still open.
+	Open []channels.Task
 }
 
 // ReadChannels opens the manager's channel database; the manager must be
@@ -172,8 +174,12 @@ func (m *Manager) ReadChannels() (ChannelReport, error) {
 	if err != nil {
 		return ChannelReport{}, err
 	}
+	open, err := db.Open()
+	if err != nil {
+		return ChannelReport{}, err
+	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Index < all[j].Index })
-	return ChannelReport{Channels: all, Tasks: counts, Cancelled: cancelled}, nil
+	return ChannelReport{Channels: all, Tasks: counts, Cancelled: cancelled, Open: open}, nil
 }
 
 // AddChannels completes sum from the stopped manager's database.

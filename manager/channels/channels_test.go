@@ -253,6 +253,18 @@ func TestCancelledByReason(t *testing.T) {
 	if len(got) != 2 || got["expired"] != 1 || got["refused"] != 1 {
 		t.Fatalf("cancelled by reason %v, want expired 1, refused 1", got)
 	}
+	st, err := d.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Counts[TaskCancelled] != 2 || st.Counts[TaskDone] != 1 || st.Cancelled["expired"] != 1 || !st.OldestOpen.IsZero() {
+		t.Fatalf("stats %+v, want 2 cancelled (1 expired), 1 done, none open", st)
+	}
+	issue(t, d, "a.example", 2, t0.Add(2*time.Minute))
+	issue(t, d, "b.example", 2, t0.Add(time.Minute))
+	if st, _ := d.Stats(); !st.OldestOpen.Equal(t0.Add(time.Minute)) || st.Counts[TaskOpen] != 2 {
+		t.Fatalf("stats %+v, want 2 open, the oldest issued at %v", st, t0.Add(time.Minute))
+	}
 }
 
 func TestTasksOfPieces(t *testing.T) {

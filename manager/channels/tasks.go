@@ -432,6 +432,37 @@ func (d *DB) CancelledByReason() (map[string]int, error) {
 	return out, nil
 }
 
+// TaskStats are the task table's figures, gathered in one pass.
+type TaskStats struct {
+	// Counts are tasks per state; Cancelled, cancelled tasks per reason.
+	Counts, Cancelled map[string]int
+	// OldestOpen is when the oldest open task was issued; zero when none
+	// is open. An old one is a task no peer has finished nor the manager
+	// yet counted lost.
+	OldestOpen time.Time
+}
+
+// Stats returns the task table's figures.
+func (d *DB) Stats() (TaskStats, error) {
+	st := TaskStats{Counts: map[string]int{}, Cancelled: map[string]int{}}
+	err := d.db.View(func(tx *bolt.Tx) error {
+		return forEachTask(tx, func(t Task) error {
+			st.Counts[t.State]++
+			switch {
+			case t.State == TaskCancelled:
+				st.Cancelled[t.Reason]++
+			case t.State == TaskOpen && (st.OldestOpen.IsZero() || t.Issued.Before(st.OldestOpen)):
+				st.OldestOpen = t.Issued
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return TaskStats{}, fmt.Errorf("task figures: %w", err)
+	}
+	return st, nil
+}
+
 func forEachTask(tx *bolt.Tx, fn func(Task) error) error {
 	return tx.Bucket(bucketTasks).ForEach(func(k, v []byte) error {
 		var t Task
