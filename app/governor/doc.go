@@ -15,6 +15,12 @@
 // went through the buckets, and decides. The decision itself (policy.go) is
 // a pure function of the configuration, the time and the readings.
 //
+// Memory: with a memory cap the Go runtime gets a soft limit at 80 % of
+// it, and crawling pauses over the cap. Whatever the cap, once the client
+// has crawled and uploaded nothing for ReleaseAfter (after start-up or a
+// burst of work) the governor returns the heap the runtime holds free to
+// the operating system, once per quiet spell.
+//
 // Caveats: the pause gate only holds back new requests; a page already being
 // downloaded finishes (at the bandwidth cap), so a pause takes effect within
 // one page. Transfer counts cover bytes metered by the buckets (page bodies
