@@ -153,7 +153,6 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err := governor.LowerPriority(); err != nil {
 		c.log.Warn("Cannot lower the process priority", "err", err)
 	}
-	tuneGC()
 	c.gov, err = governor.New(ctx, cfg, governor.Options{
 		Sampler: opts.Sampler, Now: opts.Now, UsageFile: dirs.UsageFile(),
 		Logger: opts.Logger.With("part", "governor"),
