@@ -145,6 +145,14 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if nb, ok := n.nbrs[from]; ok && hb.Seq < nb.seq {
+		// Built before one already applied (its round's heartbeat and its
+		// reply to ours cross): proof of life, but its zones are stale.
+		if len(zones) > 0 {
+			nb.misses = 0
+		}
+		return
+	}
 	if len(zones) == 0 {
 		n.farewellLocked(from, hb)
 		return
@@ -187,7 +195,7 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 			l = can.Load{RTL: hb.Self.Load.Rtl, RPL: hb.Self.Load.Rpl}
 		}
 		nb := n.upsertLocked(from, addrs, zones, l, true)
-		nb.nbrs = hb.Neighbours
+		nb.nbrs, nb.seq = hb.Neighbours, hb.Seq
 	} else {
 		n.removeLocked(from)
 	}

@@ -50,7 +50,8 @@ type neighbour struct {
 	load   can.Load
 	nbrs   []*wire.Peer // its last announced neighbour list, for takeover
 	misses int
-	direct bool // heard from directly, not only through another's list
+	direct bool   // heard from directly, not only through another's list
+	seq    uint64 // the newest heartbeat's sequence number applied
 	// handed is when this node handed the neighbour a zone as it joined:
 	// until the joiner has read the answer, its heartbeats carry no zone.
 	handed time.Time
@@ -96,8 +97,11 @@ type Node struct {
 	// (drift.go); until then it moves as soon as that point lies outside
 	// its zones.
 	placed bool
-	seq    uint64
-	stats  Stats
+	// seq numbers this node's heartbeats. It starts at the clock, so a
+	// restarted peer's numbers exceed its previous run's, and a heartbeat
+	// built before one already applied is known by its smaller number.
+	seq   uint64
+	stats Stats
 
 	kick chan struct{} // asks Serve for a heartbeat round now
 	viv  *coord.Client // safe for concurrent use
@@ -129,6 +133,7 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		probes: map[peer.ID]time.Time{},
 		heard:  map[peer.ID]time.Time{},
 		kick:   make(chan struct{}, 1),
+		seq:    uint64(time.Now().UnixNano()),
 	}
 	h.SetStreamHandler(wire.JoinProtocol, n.handleJoin)
 	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)
@@ -299,9 +304,15 @@ func (n *Node) removeLocked(id peer.ID) {
 }
 
 // pruneLocked drops neighbours that no longer abut (or overlap) this node's
-// zones.
+// zones. A joiner handed a zone a moment ago stays for DeadAfter intervals
+// even when its zone does not abut ours (one of several given away whole):
+// our heartbeats list it meanwhile, telling our neighbours who holds the
+// zone now.
 func (n *Node) pruneLocked() {
 	for id, nb := range n.nbrs {
+		if time.Since(nb.handed) < n.probeEvery() {
+			continue
+		}
 		if !abutsAny(n.zones, nb.zones) && !(nb.direct && overlapsAny(n.zones, nb.zones)) {
 			n.removeLocked(id)
 		}

@@ -84,3 +84,34 @@ func TestZonelessNodeTakesNothing(t *testing.T) {
 		t.Fatalf("a zone-less node keeps %d dead records, want none", n)
 	}
 }
+
+// TestStaleHeartbeatIgnored: a neighbour's heartbeat built before one
+// already applied (its round's heartbeat and its reply to ours cross)
+// must not roll its zones back, nor make an area look orphaned.
+func TestStaleHeartbeatIgnored(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour})
+	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
+	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	bz := b.n.Zones()
+	lo, _ := bz[0].Split()
+	heartbeat := func(zones []can.Zone, seq uint64) *wire.Heartbeat {
+		b.n.mu.Lock()
+		defer b.n.mu.Unlock()
+		self := b.n.selfLocked()
+		self.Zones = toWireZones(zones)
+		return &wire.Heartbeat{Self: self, Seq: seq}
+	}
+	a.n.onHeartbeat(heartbeat(bz, 10), b.h.ID())
+	a.n.onHeartbeat(heartbeat([]can.Zone{lo}, 9), b.h.ID()) // older: b held only lo before a takeover
+	a.n.mu.Lock()
+	got := a.n.nbrs[b.h.ID()].zones
+	a.n.mu.Unlock()
+	if len(got) != 1 || !got[0].Equal(bz[0]) {
+		t.Fatalf("a's record of b is %v after a stale heartbeat, want %v", got, bz)
+	}
+	if n := a.n.deadCount(); n != 0 {
+		t.Fatalf("a stale heartbeat left %d dead records, want 0", n)
+	}
+}
