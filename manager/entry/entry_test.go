@@ -26,6 +26,19 @@ func newHost(t *testing.T) *host.Host {
 	return h
 }
 
+// askManager connects h to the manager's host mh and asks it for entry.
+func askManager(ctx context.Context, t *testing.T, h, mh *host.Host, member bool) Answer {
+	t.Helper()
+	if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // TestFirstPeer: the first volunteer to ask is told to start the overlay,
 // one asking right after is sent to it (never told to start a second
 // overlay), and once members confirm, askers get members to join through
@@ -38,14 +51,7 @@ func TestFirstPeer(t *testing.T) {
 	mh.SetStreamHandler(Protocol, reg.Handle)
 	ask := func(h *host.Host, member bool) Answer {
 		t.Helper()
-		if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
-			t.Fatal(err)
-		}
-		a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
+		return askManager(ctx, t, h, mh, member)
 	}
 	a, b, c := newHost(t), newHost(t), newHost(t)
 	if got := ask(a, false); !got.First {
@@ -126,14 +132,7 @@ func TestHoldFirst(t *testing.T) {
 	mh.SetStreamHandler(Protocol, reg.Handle)
 	ask := func(h *host.Host, member bool) Answer {
 		t.Helper()
-		if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
-			t.Fatal(err)
-		}
-		a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
+		return askManager(ctx, t, h, mh, member)
 	}
 	a, b, c := newHost(t), newHost(t), newHost(t)
 	if got := ask(a, false); got.First || len(got.Entries) != 0 {

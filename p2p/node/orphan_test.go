@@ -26,11 +26,7 @@ func TestRestartedPeerOrphansZone(t *testing.T) {
 	lo, hi := bz[0].Split()
 
 	heartbeat := func(zones []can.Zone, list []*wire.Peer) *wire.Heartbeat {
-		b.n.mu.Lock()
-		defer b.n.mu.Unlock()
-		self := b.n.selfLocked()
-		self.Zones = toWireZones(zones)
-		return &wire.Heartbeat{Self: self, Neighbours: list, Seq: 1}
+		return forgeHeartbeat(b.n, zones, list, 1)
 	}
 
 	// b says it holds only lo and names a peer holding hi: nothing is
@@ -96,15 +92,8 @@ func TestStaleHeartbeatIgnored(t *testing.T) {
 	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
 	bz := b.n.Zones()
 	lo, _ := bz[0].Split()
-	heartbeat := func(zones []can.Zone, seq uint64) *wire.Heartbeat {
-		b.n.mu.Lock()
-		defer b.n.mu.Unlock()
-		self := b.n.selfLocked()
-		self.Zones = toWireZones(zones)
-		return &wire.Heartbeat{Self: self, Seq: seq}
-	}
-	a.n.onHeartbeat(heartbeat(bz, 10), b.h.ID())
-	a.n.onHeartbeat(heartbeat([]can.Zone{lo}, 9), b.h.ID()) // older: b held only lo before a takeover
+	a.n.onHeartbeat(forgeHeartbeat(b.n, bz, nil, 10), b.h.ID())
+	a.n.onHeartbeat(forgeHeartbeat(b.n, []can.Zone{lo}, nil, 9), b.h.ID()) // older: b held only lo before a takeover
 	a.n.mu.Lock()
 	got := a.n.nbrs[b.h.ID()].zones
 	a.n.mu.Unlock()
@@ -114,4 +103,14 @@ func TestStaleHeartbeatIgnored(t *testing.T) {
 	if n := a.n.deadCount(); n != 0 {
 		t.Fatalf("a stale heartbeat left %d dead records, want 0", n)
 	}
+}
+
+// forgeHeartbeat returns a heartbeat of n's that announces zones and list
+// under sequence number seq.
+func forgeHeartbeat(n *Node, zones []can.Zone, list []*wire.Peer, seq uint64) *wire.Heartbeat {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	self := n.selfLocked()
+	self.Zones = toWireZones(zones)
+	return &wire.Heartbeat{Self: self, Neighbours: list, Seq: seq}
 }
