@@ -62,11 +62,7 @@ func TestRestartedPeerOrphansZone(t *testing.T) {
 // would leave it holding a zone with no neighbours, out of every
 // heartbeat's reach.
 func TestZonelessNodeTakesNothing(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: time.Hour})
-	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
-	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	a, b := quietPair(t)
 	bz := b.n.Zones()
 	a.n.mu.Lock()
 	a.n.zones = nil
@@ -85,11 +81,7 @@ func TestZonelessNodeTakesNothing(t *testing.T) {
 // already applied (its round's heartbeat and its reply to ours cross)
 // must not roll its zones back, nor make an area look orphaned.
 func TestStaleHeartbeatIgnored(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: time.Hour})
-	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
-	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	a, b := quietPair(t)
 	bz := b.n.Zones()
 	lo, _ := bz[0].Split()
 	a.n.onHeartbeat(forgeHeartbeat(b.n, bz, nil, 10), b.h.ID())
@@ -113,4 +105,13 @@ func forgeHeartbeat(n *Node, zones []can.Zone, list []*wire.Peer, seq uint64) *w
 	self := n.selfLocked()
 	self.Zones = toWireZones(zones)
 	return &wire.Heartbeat{Self: self, Neighbours: list, Seq: seq}
+}
+
+// quietPair starts two peers, a holding the lower half of the space and b
+// the upper, that run no heartbeat rounds of their own.
+func quietPair(t *testing.T) (a, b *member) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour})
+	return c.addAt(ctx, can.Point{0.25, 0.5, 0.5}), c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
 }
