@@ -138,8 +138,11 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		Bounds:    nw.prof.Bounds,
 		Capacity:  nw.capacity,
 		MaxPieces: maxPieces(cfg, opts.NoLBI),
-		PeerExtra: nw.peerExtra(opts.PeerExtra),
-		Logger:    nw.log,
+		// At least the politeness wait between a running task's last
+		// request here and the heir's first.
+		HandoverPause: max(time.Duration(cfg.Delay), node.DefaultHandoverPause),
+		PeerExtra:     nw.peerExtra(opts.PeerExtra),
+		Logger:        nw.log,
 	})
 	if err != nil {
 		return err

@@ -160,7 +160,7 @@ func TestChurn(t *testing.T) {
 	}
 	for name, h := range web {
 		if h.MaxClients > 1 {
-			t.Errorf("host %s saw %d crawlers connected at once", name, h.MaxClients)
+			t.Errorf("host %s saw %d crawlers connected at once: %v", name, h.MaxClients, h.Together)
 		}
 	}
 

@@ -26,6 +26,10 @@ type memQueue struct {
 	mu    sync.Mutex
 	tasks []*task.Task
 	envs  [][]byte
+	// running makes Drain return the tasks as running ones; drained and
+	// enqueued are when Drain and the last Enqueue ran.
+	running           bool
+	drained, enqueued time.Time
 }
 
 var _ Queue = (*memQueue)(nil)
@@ -35,6 +39,7 @@ func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
 	defer q.mu.Unlock()
 	q.tasks = append(q.tasks, t)
 	q.envs = append(q.envs, env)
+	q.enqueued = time.Now()
 	return nil
 }
 
@@ -53,6 +58,10 @@ func (q *memQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
 	defer q.mu.Unlock()
 	envs := q.envs
 	q.tasks, q.envs = nil, nil
+	q.drained = time.Now()
+	if q.running {
+		return nil, envs, nil
+	}
 	return envs, nil, nil
 }
 

@@ -16,6 +16,8 @@ const (
 	DefaultHeartbeat   = 2 * time.Second
 	DefaultDeadAfter   = 3
 	DefaultMaxJoinHops = 128
+	// DefaultHandoverPause is Config.HandoverPause's default.
+	DefaultHandoverPause = time.Second
 )
 
 // Config configures a Node.
@@ -48,6 +50,11 @@ type Config struct {
 	// PeerExtra, when set, returns a delay added to every heartbeat RTT
 	// measured to a peer (latency emulation, p2p/emulate). Test-only.
 	PeerExtra func(peer.ID) time.Duration `json:"-"`
+	// HandoverPause is how long a leaving node that hands over running
+	// tasks waits first: their crawls have just been stopped, and a host
+	// may still be answering the last request when the heir starts on it.
+	// Default DefaultHandoverPause; negative, none.
+	HandoverPause time.Duration `json:"handover_pause,omitempty"`
 	// Logger receives the node's log records; nil means slog.Default().
 	Logger *slog.Logger `json:"-"`
 }
@@ -66,6 +73,9 @@ func (c *Config) fill() {
 		c.TTL = can.DefaultTTL
 	} else if c.TTL < 0 {
 		c.TTL = 0
+	}
+	if c.HandoverPause == 0 {
+		c.HandoverPause = DefaultHandoverPause
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -103,6 +103,14 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 			return fmt.Errorf("leave: drain queue: %w", err)
 		}
 	}
+	if len(running) > 0 && n.cfg.HandoverPause > 0 {
+		// One crawler at a time per host: the heir starts these tasks
+		// at once, so let the hosts finish our last requests first.
+		select {
+		case <-ctx.Done(): // the handover below fails, and says why
+		case <-time.After(n.cfg.HandoverPause):
+		}
+	}
 	batches := batch(first, queued, running)
 	var errs []error
 	var heir peer.ID

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // TestRestartedPeerOrphansZone: a neighbour that restarted (same peer ID)
@@ -114,4 +115,34 @@ func quietPair(t *testing.T) (a, b *member) {
 	defer cancel()
 	c := newCluster(t, Config{Heartbeat: time.Hour})
 	return c.addAt(ctx, can.Point{0.25, 0.5, 0.5}), c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+}
+
+// TestHandoverPause: a leaving node that hands over running tasks waits
+// HandoverPause between stopping them and the handover, so a host is done
+// answering its last request before the heir's first.
+func TestHandoverPause(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const pause = 300 * time.Millisecond
+	c := newCluster(t, Config{Heartbeat: time.Hour, HandoverPause: pause})
+	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
+	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	if err := b.q.Enqueue(ctx, &task.Task{ID: "running"}, c.envelope("running")); err != nil {
+		t.Fatal(err)
+	}
+	b.q.mu.Lock()
+	b.q.running = true
+	b.q.mu.Unlock()
+	if err := b.n.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a.q.mu.Lock()
+	ids, got := len(a.q.tasks), a.q.enqueued.Sub(b.q.drained)
+	a.q.mu.Unlock()
+	if ids != 1 {
+		t.Fatalf("heir holds %d tasks, want the running one", ids)
+	}
+	if got < pause {
+		t.Fatalf("the heir queued the running task %v after the leaver stopped it, want at least %v", got, pause)
+	}
 }
