@@ -166,11 +166,7 @@ func (m *Manager) ReadChannels() (ChannelReport, error) {
 	if err != nil {
 		return ChannelReport{}, err
 	}
-	counts, err := db.TaskCounts()
-	if err != nil {
-		return ChannelReport{}, err
-	}
-	cancelled, err := db.CancelledByReason()
+	ts, err := db.Stats()
 	if err != nil {
 		return ChannelReport{}, err
 	}
@@ -179,7 +175,7 @@ func (m *Manager) ReadChannels() (ChannelReport, error) {
 		return ChannelReport{}, err
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Index < all[j].Index })
-	return ChannelReport{Channels: all, Tasks: counts, Cancelled: cancelled, Open: open}, nil
+	return ChannelReport{Channels: all, Tasks: ts.Counts, Cancelled: ts.Cancelled, Open: open}, nil
 }
 
 // AddChannels completes sum from the stopped manager's database.

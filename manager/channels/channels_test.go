@@ -222,13 +222,13 @@ func TestExpire(t *testing.T) {
 	if err != nil || out.First {
 		t.Fatalf("a result after expiry was recorded: %+v, %v", out, err)
 	}
-	counts, _ := d.TaskCounts()
-	if counts[TaskFailed] != 1 {
-		t.Fatalf("counts %v", counts)
+	st, _ := d.Stats()
+	if st.Counts[TaskFailed] != 1 {
+		t.Fatalf("counts %v", st.Counts)
 	}
 }
 
-func TestCancelledByReason(t *testing.T) {
+func TestTaskStats(t *testing.T) {
 	d := openDB(t, "", Options{})
 	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/", "http://c.example/"}, t0); err != nil {
 		t.Fatal(err)
@@ -246,16 +246,12 @@ func TestCancelledByReason(t *testing.T) {
 	if _, err := d.Complete(c[0].ID, "p", Feedback{}, t0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.CancelledByReason()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got["expired"] != 1 || got["refused"] != 1 {
-		t.Fatalf("cancelled by reason %v, want expired 1, refused 1", got)
-	}
 	st, err := d.Stats()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := st.Cancelled; len(got) != 2 || got["expired"] != 1 || got["refused"] != 1 {
+		t.Fatalf("cancelled by reason %v, want expired 1, refused 1", got)
 	}
 	if st.Counts[TaskCancelled] != 2 || st.Counts[TaskDone] != 1 || st.Cancelled["expired"] != 1 || !st.OldestOpen.IsZero() {
 		t.Fatalf("stats %+v, want 2 cancelled (1 expired), 1 done, none open", st)

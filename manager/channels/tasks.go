@@ -402,36 +402,6 @@ func (d *DB) Latest() (map[string]Task, error) {
 	return sent, nil
 }
 
-// TaskCounts returns the number of tasks per state.
-func (d *DB) TaskCounts() (map[string]int, error) {
-	out := map[string]int{}
-	err := d.db.View(func(tx *bolt.Tx) error {
-		return forEachTask(tx, func(t Task) error { out[t.State]++; return nil })
-	})
-	if err != nil {
-		return nil, fmt.Errorf("count tasks: %w", err)
-	}
-	return out, nil
-}
-
-// CancelledByReason returns the number of cancelled tasks per reason
-// (report.Expired, report.Refused).
-func (d *DB) CancelledByReason() (map[string]int, error) {
-	out := map[string]int{}
-	err := d.db.View(func(tx *bolt.Tx) error {
-		return forEachTask(tx, func(t Task) error {
-			if t.State == TaskCancelled {
-				out[t.Reason]++
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("count cancelled tasks: %w", err)
-	}
-	return out, nil
-}
-
 // TaskStats are the task table's figures, gathered in one pass.
 type TaskStats struct {
 	// Counts are tasks per state; Cancelled, cancelled tasks per reason.
