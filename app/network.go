@@ -79,9 +79,6 @@ type network struct {
 	member  atomic.Bool // holds a zone and told the manager so
 	// capacity is the load figures' scale, reported to the manager.
 	capacity can.Capacity
-	// allowLoopback lets the RTT prober measure loopback web hosts, as
-	// given to newNetwork.
-	allowLoopback bool
 }
 
 // newNetwork starts the libp2p host for prof. The node is attached later
@@ -105,7 +102,7 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	if err != nil {
 		return nil, fmt.Errorf("start overlay host: %w", err)
 	}
-	return &network{prof: prof, manager: mid, key: key, h: h, log: log, allowLoopback: opts.allowLoopback}, nil
+	return &network{prof: prof, manager: mid, key: key, h: h, log: log}, nil
 }
 
 // Expired reports a task cancelled for waiting too long to the manager
@@ -126,9 +123,8 @@ func (nw *network) uploader(nickname string, lim crawler.Limiter) *storage.Uploa
 // attachNode creates the CAN node that queues accepted tasks in q. It
 // joins at a point hashed from the peer ID, so a peer rejoins where it
 // was; with the profile's bounds it then moves to its mapped coordinate
-// once Vivaldi is confident of it. Whether the RTT prober may measure
-// loopback hosts comes from newNetwork's options: the client sets it there
-// only.
+// once Vivaldi is confident of it. opts are the options the client
+// resolved for newNetwork (allowLoopback among them).
 func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptions) error {
 	nw.capacity = capacity(cfg)
 	n, err := node.New(nw.h, q, node.Config{
@@ -148,7 +144,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		return err
 	}
 	nw.node = n
-	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: nw.allowLoopback})
+	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback})
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
 		return node.WireCoordinate(n.Coordinate())
 	}, nw.log))
