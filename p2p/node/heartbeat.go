@@ -260,7 +260,7 @@ func (n *Node) missed(id peer.ID) {
 func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
 	var left []can.Zone
 	if nb, ok := n.nbrs[from]; ok {
-		if len(hb.Neighbours) == 0 && time.Since(nb.handed) < n.probeEvery() {
+		if len(hb.Neighbours) == 0 && n.joiningLocked(nb) {
 			// A joiner we have just handed a zone: our heartbeat crossed
 			// the answer to its join. Taking the zone back now would give
 			// the area two owners.

@@ -213,7 +213,7 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 	case len(n.zones) == 0:
 		return &wire.JoinResponse{Error: ErrNotJoined.Error()}
 	}
-	if nb, known := n.nbrs[joiner]; known && len(req.Joiner.GetZones()) == 0 && time.Since(nb.handed) < n.probeEvery() {
+	if nb, known := n.nbrs[joiner]; known && len(req.Joiner.GetZones()) == 0 && n.joiningLocked(nb) {
 		// We handed it a zone a moment ago and it asks again: our answer
 		// was lost. It gets the same zone; a new split would leave the
 		// first one to nobody.

@@ -303,6 +303,13 @@ func (n *Node) removeLocked(id peer.ID) {
 	}
 }
 
+// joiningLocked reports whether nb is a joiner this node handed a zone
+// less than DeadAfter intervals ago: it may not have read the answer yet,
+// and our neighbours may not know it yet.
+func (n *Node) joiningLocked(nb *neighbour) bool {
+	return time.Since(nb.handed) < n.probeEvery()
+}
+
 // pruneLocked drops neighbours that no longer abut (or overlap) this node's
 // zones. A joiner handed a zone a moment ago stays for DeadAfter intervals
 // even when its zone does not abut ours (one of several given away whole):
@@ -310,7 +317,7 @@ func (n *Node) removeLocked(id peer.ID) {
 // zone now.
 func (n *Node) pruneLocked() {
 	for id, nb := range n.nbrs {
-		if time.Since(nb.handed) < n.probeEvery() {
+		if n.joiningLocked(nb) {
 			continue
 		}
 		if !abutsAny(n.zones, nb.zones) && !(nb.direct && overlapsAny(n.zones, nb.zones)) {
