@@ -150,12 +150,9 @@ type MapHost struct {
 func swarmMap(sw Swarm, size int) SwarmMap {
 	sm := SwarmMap{Size: size}
 	s := float64(size)
-	colour := map[string]string{}
-	centre := map[string][2]float64{}
-	index := map[string]int{}
+	index := map[string]int{} // peer ID → its entry in sm.Peers
 	for i, p := range sw.Peers {
 		c := peerColour(i)
-		colour[p.ID] = c
 		index[p.ID] = i
 		sm.Peers = append(sm.Peers, MapPeer{Peer: shortID(p.ID), Colour: c, Zones: len(p.Zones)})
 		for j, z := range p.Zones {
@@ -166,7 +163,6 @@ func swarmMap(sw Swarm, size int) SwarmMap {
 				Colour: c, Peer: shortID(p.ID)}
 			sm.Zones = append(sm.Zones, mz)
 			if j == 0 {
-				centre[p.ID] = [2]float64{mz.X + mz.W/2, mz.Y + mz.H/2}
 				sm.Peers[i].X, sm.Peers[i].Y, sm.Peers[i].Placed = mz.X+mz.W/2, mz.Y+mz.H/2, true
 			}
 		}
@@ -176,9 +172,10 @@ func swarmMap(sw Swarm, size int) SwarmMap {
 			continue
 		}
 		mh := MapHost{X: h.Point[0] * s, Y: (1 - h.Point[1]) * s, Colour: "#777", Channel: h.Channel}
-		if c, ok := centre[h.Owner]; ok {
-			mh.PX, mh.PY, mh.Colour, mh.Linked = c[0], c[1], colour[h.Owner], true
-			sm.Peers[index[h.Owner]].Hosts++
+		if i, ok := index[h.Owner]; ok && sm.Peers[i].Placed {
+			p := &sm.Peers[i]
+			mh.PX, mh.PY, mh.Colour, mh.Linked = p.X, p.Y, p.Colour, true
+			p.Hosts++
 		}
 		sm.Hosts = append(sm.Hosts, mh)
 	}
