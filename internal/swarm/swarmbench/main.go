@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,8 +41,6 @@ type variant struct {
 	name    string
 	manager []string
 	client  func(*config.Config)
-	// coords: the manager runs with --coordinates (manager.DefaultBounds).
-	coords bool
 }
 
 func main() {
@@ -90,12 +89,12 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	}
 	delay := func(c *config.Config) { c.Delay = config.Duration(200 * time.Millisecond) }
 	variants := []variant{
-		{"can+lbi", []string{"--coordinates", "--assignment", "can"}, delay, true},
-		{"hash", []string{"--assignment", "hash"}, delay, false},
+		{"can+lbi", []string{"--coordinates", "--assignment", "can"}, delay},
+		{"hash", []string{"--assignment", "hash"}, delay},
 		{"can-lbi", []string{"--coordinates", "--assignment", "can"}, func(c *config.Config) {
 			delay(c)
 			c.QueueLength, c.Overload = 1000, 1000 // never overloaded: no forwarding
-		}, true},
+		}},
 	}
 	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages), until the web is served once or %v, PlanetLab latency\n", peers, hosts, maxPages, dur)
 	fmt.Printf("%-8s %9s %8s %9s %12s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
@@ -109,7 +108,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		sum, note, err := measure(ctx, swarm.Config{
 			Bin: bin, Dir: dir, Peers: peers, Hosts: hosts, Seed: 11, DeferSeeds: true,
 			Web: fixture.DemoOptions{MaxPages: maxPages}, ManagerArgs: v.manager, Client: v.client, Logger: log,
-		}, v.coords, dur, settle)
+		}, dur, settle)
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
@@ -162,7 +161,9 @@ func ratioS(a, b float64) string {
 // when the manager gets the hosts: settle after every client is in the
 // overlay. The note says how the coordinate variants placed peers and
 // hosts.
-func measure(ctx context.Context, cfg swarm.Config, coords bool, dur, settle time.Duration) (swarm.Summary, string, error) {
+func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (swarm.Summary, string, error) {
+	// With --coordinates the manager places by manager.DefaultBounds.
+	coords := slices.Contains(cfg.ManagerArgs, "--coordinates")
 	var sum swarm.Summary
 	s, err := swarm.Start(ctx, cfg)
 	if err != nil {
