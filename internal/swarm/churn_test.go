@@ -104,7 +104,10 @@ func TestChurn(t *testing.T) {
 	// reissued has ended (none is older than that), or the test's time is
 	// up. Rounds keep starting meanwhile; those stay open and are checked
 	// for being in time, not stranded.
-	var last error
+	var (
+		last   error
+		logged time.Time
+	)
 	wctx, wcancel := context.WithTimeout(ctx, 150*time.Second)
 	defer wcancel()
 	err := poll(wctx, time.Second, func() (bool, error) {
@@ -126,8 +129,12 @@ func TestChurn(t *testing.T) {
 		}
 		last = nil
 		if time.Now().Before(reissued) || st.OldestOpen != nil && !st.OldestOpen.After(reissued) || served < hosts {
-			t.Logf("waiting: %d tasks open (oldest %v), %d of %d hosts served pages, %d pages stored",
-				st.Tasks["open"], st.OldestOpen, served, hosts, st.Stored.Pages)
+			// Every 10 s: a failure's own lines must not drown in these.
+			if time.Since(logged) >= 10*time.Second {
+				logged = time.Now()
+				t.Logf("waiting: %d tasks open (oldest %v), %d of %d hosts served pages, %d pages stored",
+					st.Tasks["open"], st.OldestOpen, served, hosts, st.Stored.Pages)
+			}
 			return false, nil
 		}
 		return true, nil
