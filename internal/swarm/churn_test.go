@@ -147,10 +147,16 @@ func TestChurn(t *testing.T) {
 	ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
-	// Zones of the running clients still tile the space.
-	if err := overlayError(ctx, running); err != nil {
-		t.Error(err)
+	// Zones of the running clients still tile the space: at once, or
+	// within a few heartbeats when a peer whose coordinate drifted is
+	// moving its zone (it is briefly not a member).
+	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	if took, err := settle(sctx, running); err != nil {
+		t.Errorf("the overlay is not settled at the end: %v", err)
+	} else if took > 0 {
+		t.Logf("the overlay settled %v after the crawl ended", took)
 	}
+	scancel()
 	st, err := s.Manager.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -234,16 +240,32 @@ func TestChurn(t *testing.T) {
 // their zones tile the space, and returns how long that took.
 func waitSettled(ctx context.Context, t *testing.T, cs []*Client) time.Duration {
 	t.Helper()
+	took, err := settle(ctx, cs)
+	if err != nil {
+		t.Fatalf("the overlay did not settle: %v", err)
+	}
+	return took
+}
+
+// settle polls until every client is a member and the zones tile the
+// space. It returns how long that took (0 when it held at once), or, when
+// ctx ends first, what was still wrong.
+func settle(ctx context.Context, cs []*Client) (time.Duration, error) {
 	start := time.Now()
 	var last error
-	err := poll(ctx, 500*time.Millisecond, func() (bool, error) {
-		last = overlayError(ctx, cs)
-		return last == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("the overlay did not settle: %v (last: %v)", err, last)
+	for first := true; ; first = false {
+		if last = overlayError(ctx, cs); last == nil {
+			if first {
+				return 0, nil
+			}
+			return time.Since(start), nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%w (last: %v)", ctx.Err(), last)
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	return time.Since(start)
 }
 
 // overlayError says what keeps the clients' overlay from being settled:
