@@ -9,9 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/nlnwa/gowarc"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Record is one stored page's text as read back from its WARC record.
@@ -86,4 +89,44 @@ func (s *Storage) Read(u string, limit int64) (rec Record, found bool, err error
 	// A cut may split a character; drop its remains.
 	rec.Text = strings.ToValidUTF8(string(text), "")
 	return rec, true, nil
+}
+
+// ReadReceipts returns, by task ID, the receipts the storage module whose
+// data directory is dataDir issued for the tasks ids, verified with key
+// (the manager's public key). A task it stored no result of is absent. It
+// reads the index of a stopped storage module: a running one holds the
+// file's lock, and the call fails after a second.
+func ReadReceipts(dataDir string, key crypto.PubKey, ids []string) (map[string]task.Receipt, error) {
+	db, err := bolt.Open(filepath.Join(dataDir, "storage.db"), 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("read receipts: %w", err)
+	}
+	defer db.Close()
+	out := make(map[string]task.Receipt, len(ids))
+	err = db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		if b == nil {
+			return nil
+		}
+		for _, id := range ids {
+			var s stored
+			found, err := getJSON(b, []byte(id), &s)
+			if err != nil {
+				return err
+			}
+			if !found {
+				continue
+			}
+			r, err := VerifyReceipt(s.Raw, key)
+			if err != nil {
+				return fmt.Errorf("receipt of task %s: %w", id, err)
+			}
+			out[id] = r
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read receipts: %w", err)
+	}
+	return out, nil
 }

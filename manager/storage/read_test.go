@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
+
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -51,5 +53,40 @@ func TestReadReturnsTheLatestText(t *testing.T) {
 	es, err := r.st.LookupAll([]string{"http://site.example/", "http://site.example/long", "http://site.example/nothing"})
 	if err != nil || len(es) != 2 {
 		t.Fatalf("LookupAll: %v, %v", es, err)
+	}
+}
+
+func TestReadReceipts(t *testing.T) {
+	r := newRig(t)
+	tk, env := r.issue(t, 1)
+	up, _ := r.client(t)
+	raw, err := up.Upload(context.Background(), delivery(t, tk.ID, env, []*task.Page{page("http://site.example/", "home page text")}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := VerifyReceipt(raw, r.key.GetPublic())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{tk.ID, "site.example/9/0"}
+	if _, err := ReadReceipts(r.dir, r.key.GetPublic(), ids); err == nil {
+		t.Fatal("read the index of a running storage module")
+	}
+	if err := r.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadReceipts(r.dir, r.key.GetPublic(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[tk.ID] != want {
+		t.Fatalf("receipts %+v, want only %+v", got, want)
+	}
+	other, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadReceipts(r.dir, other.GetPublic(), ids); err == nil {
+		t.Fatal("receipts verified with another key")
 	}
 }
