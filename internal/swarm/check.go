@@ -6,6 +6,10 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/ledger"
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -16,6 +20,8 @@ type Ledger struct {
 	Credits  float64
 	Receipts map[string]float64
 	Count    int
+	// Tasks are the IDs of the tasks it holds receipts of.
+	Tasks map[string]bool
 }
 
 // ReadLedger opens the stopped client's ledger and sums it.
@@ -33,11 +39,47 @@ func (c *Client) ReadLedger() (Ledger, error) {
 	if err != nil {
 		return Ledger{}, err
 	}
-	out := Ledger{Credits: tot.Confirmed + tot.Pending, Receipts: map[string]float64{}, Count: len(es)}
+	out := Ledger{Credits: tot.Confirmed + tot.Pending, Receipts: map[string]float64{}, Count: len(es), Tasks: map[string]bool{}}
 	for _, e := range es {
 		out.Receipts[e.Receipt.Peer] += e.Receipt.Credits
+		out.Tasks[e.Receipt.TaskID] = true
 	}
 	return out, nil
+}
+
+// Unfinished returns the IDs of the stopped client's tasks that are done
+// but whose upload, or the keeping of whose receipt, did not finish: a
+// crash (or a stop) in the middle of it. Their receipts reach the ledger
+// when the client next starts.
+func (c *Client) Unfinished() ([]string, error) {
+	q, err := queue.Open(homeDirs(c.Home).QueueFile(), queue.Options{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("read %s's queue: %w", c.Name, err)
+	}
+	defer q.Close()
+	rs, err := q.Uploads()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids, nil
+}
+
+// ReadReceipts returns, by task ID, the receipts the stopped manager's
+// storage module issued for the tasks ids.
+func (m *Manager) ReadReceipts(ids []string) (map[string]task.Receipt, error) {
+	p, err := profile.Read(m.Profile)
+	if err != nil {
+		return nil, err
+	}
+	key, err := p.Key()
+	if err != nil {
+		return nil, err
+	}
+	return storage.ReadReceipts(m.Dir(), key, ids)
 }
 
 // TilingError says why zones do not tile the CAN space exactly: the boxes

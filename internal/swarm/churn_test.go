@@ -58,6 +58,14 @@ func TestChurn(t *testing.T) {
 
 	settled := waitSettled(ctx, t, s.Clients)
 	t.Logf("overlay settled after %v", settled)
+	peerOf := map[*Client]string{}
+	for _, c := range s.Clients {
+		st, err := c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peerOf[c] = st.Overlay.Peer
+	}
 	// Churn while clients crawl, so that crashes lose running tasks.
 	if err := poll(ctx, 500*time.Millisecond, func() (bool, error) {
 		st, err := s.Manager.Status(ctx)
@@ -151,12 +159,20 @@ func TestChurn(t *testing.T) {
 	// within a few heartbeats when a peer whose coordinate drifted is
 	// moving its zone (it is briefly not a member).
 	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
-	if took, err := settle(sctx, running); err != nil {
+	if took, first, err := settle(sctx, running); err != nil {
 		t.Errorf("the overlay is not settled at the end: %v", err)
-	} else if took > 0 {
-		t.Logf("the overlay settled %v after the crawl ended", took)
+	} else if first != nil {
+		t.Logf("the overlay settled %v after the crawl ended; at first: %v", took, first)
 	}
 	scancel()
+
+	// Stop the clients before reading storage's credits, so that no upload
+	// lands between that and reading their ledgers.
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+	defer ccancel()
+	if err := s.StopClients(cctx); err != nil {
+		t.Logf("stop the clients: %v", err)
+	}
 	st, err := s.Manager.Status(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -176,9 +192,6 @@ func TestChurn(t *testing.T) {
 			t.Errorf("host %s saw %d crawlers connected at once: %v", name, h.MaxClients, h.Together)
 		}
 	}
-
-	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
-	defer ccancel()
 	if err := s.Close(cctx); err != nil {
 		t.Logf("close: %v", err)
 	}
@@ -210,8 +223,10 @@ func TestChurn(t *testing.T) {
 	}
 	t.Logf("tasks by state: %v, cancelled by reason: %v", rep.Tasks, rep.Cancelled)
 
-	// Each client's credits equal the sum of its receipts, and all
-	// clients' credits equal what storage accepted.
+	// Each client's credits equal the sum of its receipts; its receipts,
+	// plus those of results storage accepted but the client had not kept
+	// when it crashed or stopped (it keeps them at its next start), equal
+	// what storage credited it; and all of it adds up to storage's sum.
 	var clientSum float64
 	for _, c := range s.Clients {
 		l, err := c.ReadLedger()
@@ -221,14 +236,34 @@ func TestChurn(t *testing.T) {
 		var sum float64
 		for peer, cr := range l.Receipts {
 			sum += cr
-			if math.Abs(cr-stored[peer]) > 1e-6 {
-				t.Errorf("%s holds receipts for %s worth %.3f, storage credited %.3f", c.Name, peer, cr, stored[peer])
+			if peer != peerOf[c] {
+				t.Errorf("%s (%s) holds receipts of %s worth %.3f", c.Name, peerOf[c], peer, cr)
 			}
 		}
 		if math.Abs(sum-l.Credits) > 1e-6 {
 			t.Errorf("%s: ledger total %.3f, receipts sum to %.3f", c.Name, l.Credits, sum)
 		}
-		clientSum += l.Credits
+		ids, err := c.Unfinished()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := s.Manager.ReadReceipts(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var unkept float64
+		for id, r := range rs {
+			if r.Peer == peerOf[c] && !l.Tasks[id] {
+				unkept += r.Credits
+			}
+		}
+		if unkept > 0 {
+			t.Logf("%s: results worth %.3f credits stored, their receipts not yet kept", c.Name, unkept)
+		}
+		if held := l.Receipts[peerOf[c]] + unkept; math.Abs(held-stored[peerOf[c]]) > 1e-6 {
+			t.Errorf("%s holds receipts worth %.3f (%.3f not yet kept), storage credited %.3f", c.Name, held, unkept, stored[peerOf[c]])
+		}
+		clientSum += l.Credits + unkept
 	}
 	if math.Abs(clientSum-storedSum) > 1e-6 {
 		t.Errorf("clients hold %.3f credits, storage accepted %.3f", clientSum, storedSum)
@@ -240,7 +275,7 @@ func TestChurn(t *testing.T) {
 // their zones tile the space, and returns how long that took.
 func waitSettled(ctx context.Context, t *testing.T, cs []*Client) time.Duration {
 	t.Helper()
-	took, err := settle(ctx, cs)
+	took, _, err := settle(ctx, cs)
 	if err != nil {
 		t.Fatalf("the overlay did not settle: %v", err)
 	}
@@ -248,21 +283,21 @@ func waitSettled(ctx context.Context, t *testing.T, cs []*Client) time.Duration 
 }
 
 // settle polls until every client is a member and the zones tile the
-// space. It returns how long that took (0 when it held at once), or, when
-// ctx ends first, what was still wrong.
-func settle(ctx context.Context, cs []*Client) (time.Duration, error) {
+// space. It returns how long that took and, when it did not hold at once,
+// what was wrong at first; or, when ctx ends first, what still was.
+func settle(ctx context.Context, cs []*Client) (took time.Duration, first, err error) {
 	start := time.Now()
-	var last error
-	for first := true; ; first = false {
-		if last = overlayError(ctx, cs); last == nil {
-			if first {
-				return 0, nil
-			}
-			return time.Since(start), nil
+	for {
+		last := overlayError(ctx, cs)
+		if last == nil {
+			return time.Since(start), first, nil
+		}
+		if first == nil {
+			first = last
 		}
 		select {
 		case <-ctx.Done():
-			return 0, fmt.Errorf("%w (last: %v)", ctx.Err(), last)
+			return 0, first, fmt.Errorf("%w (last: %v)", ctx.Err(), last)
 		case <-time.After(500 * time.Millisecond):
 		}
 	}

@@ -230,6 +230,29 @@ func (s *Swarm) run(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
+// StopClients stops the running clients, all at once, each gracefully.
+func (s *Swarm) StopClients(ctx context.Context) error {
+	var (
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+		errs []error
+	)
+	for _, c := range s.Clients {
+		if c == nil || !c.Running() {
+			continue
+		}
+		wg.Go(func() {
+			if err := c.Stop(ctx); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // Close stops the clients (gracefully, in parallel), then the manager, then
 // the web; a process that does not stop before ctx ends is killed. It
 // returns the processes' exit errors.
@@ -242,23 +265,9 @@ func (s *Swarm) Close(ctx context.Context) error {
 			}
 		}
 	}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, c := range s.Clients {
-		if c == nil {
-			continue
-		}
-		wg.Go(func() {
-			if c.Running() {
-				if err := c.Stop(ctx); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			}
-		})
+	if err := s.StopClients(ctx); err != nil {
+		errs = append(errs, err)
 	}
-	wg.Wait()
 	if s.Manager != nil {
 		stop(s.Manager.Proc)
 	}
