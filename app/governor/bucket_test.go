@@ -78,8 +78,11 @@ func TestBucketCapAccuracy(t *testing.T) {
 	wantTotal := float64(capBytes) * run.Seconds()
 	dev := (float64(total) - wantTotal) / wantTotal
 	t.Logf("read %d bytes in %v: %.2f %% off the cap", total, run, dev*100)
-	if dev < -0.05 || dev > 0.05 {
-		t.Errorf("throughput %d bytes over %v is %.1f %% off %d B/s (allowed ±5 %%)", total, run, dev*100, capBytes)
+	// Only going over the cap fails: a loaded machine may read slower than
+	// the cap allows, and timings never decide a test (the bucket's
+	// arithmetic is checked exactly in TestBucketWaitN).
+	if dev > 0.05 {
+		t.Errorf("throughput %d bytes over %v is %.1f %% above %d B/s (allowed 5 %%)", total, run, dev*100, capBytes)
 	}
 
 	// Every 1 s window ending at a read: bytes read in (at−1s, at].
