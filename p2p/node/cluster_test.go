@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -349,6 +351,20 @@ func (c *cluster) neighboursComplete() string {
 	return ""
 }
 
+// zoneMap describes which live peer holds which zones.
+func (c *cluster) zoneMap() string {
+	var b strings.Builder
+	for _, m := range c.live() {
+		zs := make([]string, 0, 1)
+		for _, z := range m.n.Zones() {
+			zs = append(zs, fmt.Sprint(z))
+		}
+		slices.Sort(zs) // a peer's zone list changes order as it merges
+		fmt.Fprintf(&b, "%s %v\n", m.h.ID(), zs)
+	}
+	return b.String()
+}
+
 // zoneless names a live peer that holds no zone, or returns "".
 func (c *cluster) zoneless() string {
 	for _, m := range c.live() {
@@ -360,21 +376,40 @@ func (c *cluster) zoneless() string {
 }
 
 // waitStable polls until the zones tile, every live peer holds a zone and
-// neighbour sets are complete.
+// neighbour sets are complete, and all of it has held, with no zone
+// changing hands, for two heartbeat intervals: a takeover claimed late can
+// still move a zone just after the space first tiles. It returns how long
+// the overlay took to reach the state that then held.
 func (c *cluster) waitStable(limit time.Duration) time.Duration {
 	start := time.Now()
-	var why string
+	hold := 2 * c.cfg.Heartbeat
+	if hold <= 0 {
+		hold = 2 * DefaultHeartbeat
+	}
+	var (
+		why, held string
+		since     time.Time
+	)
 	for time.Since(start) < limit {
 		if why = c.tiling(); why == "" {
 			if why = c.zoneless(); why == "" {
-				if why = c.neighboursComplete(); why == "" {
-					return time.Since(start)
-				}
+				why = c.neighboursComplete()
 			}
+		}
+		switch now := c.zoneMap(); {
+		case why != "":
+			held = ""
+		case now != held:
+			held, since = now, time.Now()
+		case time.Since(since) >= hold:
+			return since.Sub(start)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	c.dump()
+	if why == "" {
+		why = "zones still changing hands"
+	}
 	c.t.Fatalf("overlay not stable after %v: %s", limit, why)
 	return 0
 }
