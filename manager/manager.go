@@ -122,10 +122,13 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 		m.overlaySeen = true
 	}
 	m.host.SetStreamHandler(entry.Protocol, func(s network.Stream) {
-		m.entry.Handle(s)
-		if err := m.markOverlay(); err != nil {
-			m.log.Warn("Overlay not recorded", "err", err)
-		}
+		// Recorded before the member hears back: a manager stopped right
+		// after must still know, when it restarts, that an overlay runs.
+		m.entry.HandleThen(s, func() {
+			if err := m.markOverlay(); err != nil {
+				m.log.Warn("Overlay not recorded", "err", err)
+			}
+		})
 	})
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
 	switch opts.Assignment {

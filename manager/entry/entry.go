@@ -263,7 +263,12 @@ func (r *Registry) Answer(from peer.ID, req Request) Answer {
 
 // Handle serves one entry stream; register it with
 // h.SetStreamHandler(entry.Protocol, r.Handle).
-func (r *Registry) Handle(s network.Stream) {
+func (r *Registry) Handle(s network.Stream) { r.HandleThen(s, nil) }
+
+// HandleThen is Handle that runs answered, when not nil, after the
+// registry took the request in and before the answer is sent: what it
+// records is on disk by the time the asker hears back.
+func (r *Registry) HandleThen(s network.Stream, answered func()) {
 	defer s.Close()
 	s.SetDeadline(time.Now().Add(timeout))
 	br := bufio.NewReader(s)
@@ -272,7 +277,11 @@ func (r *Registry) Handle(s network.Stream) {
 		s.Reset()
 		return
 	}
-	if err := write(s, r.Answer(s.Conn().RemotePeer(), req)); err != nil {
+	a := r.Answer(s.Conn().RemotePeer(), req)
+	if answered != nil {
+		answered()
+	}
+	if err := write(s, a); err != nil {
 		s.Reset()
 	}
 }
