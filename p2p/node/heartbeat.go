@@ -180,22 +180,26 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	n.heard[from] = time.Now()
 	// Two peers claiming the same area (a takeover of a peer that was only
 	// slow, or two heirs at once): the smaller peer ID keeps it.
+	yielded := false
 	if from < n.h.ID() && overlapsAny(n.zones, zones) {
 		kept := subtract(n.zones, zones)
 		n.log.Info("Gave up an area also claimed by a smaller peer ID", "peer", from.String(), "zones_before", len(n.zones), "zones_after", len(kept))
-		n.zones = kept
+		n.zones, yielded = kept, true
 		if len(kept) == 0 && !n.leaving {
 			n.lost = time.Now()
 			n.poke()
 		}
 	}
-	if related(n.zones, zones) {
+	if related(n.zones, zones) || yielded {
 		var l can.Load
 		if hb.Self.Load != nil {
 			l = can.Load{RTL: hb.Self.Load.Rtl, RPL: hb.Self.Load.Rpl}
 		}
 		nb := n.upsertLocked(from, addrs, zones, l, true)
 		nb.nbrs, nb.seq = hb.Neighbours, hb.Seq
+		if yielded {
+			nb.yielded = time.Now()
+		}
 	} else {
 		n.removeLocked(from)
 	}

@@ -55,6 +55,9 @@ type neighbour struct {
 	// handed is when this node handed the neighbour a zone as it joined:
 	// until the joiner has read the answer, its heartbeats carry no zone.
 	handed time.Time
+	// yielded is when this node gave up an area the neighbour also
+	// claimed (an overlap settlement).
+	yielded time.Time
 }
 
 // deadPeer is a neighbour found dead whose zones wait for an heir, or
@@ -311,13 +314,13 @@ func (n *Node) joiningLocked(nb *neighbour) bool {
 }
 
 // pruneLocked drops neighbours that no longer abut (or overlap) this node's
-// zones. A joiner handed a zone a moment ago stays for DeadAfter intervals
-// even when its zone does not abut ours (one of several given away whole):
-// our heartbeats list it meanwhile, telling our neighbours who holds the
-// zone now.
+// zones. A joiner handed a zone a moment ago, and the winner of an area we
+// just gave up, stay for DeadAfter intervals even when their zones do not
+// abut ours: our heartbeats list them meanwhile, telling our neighbours who
+// holds the area now (else they would take it for orphaned).
 func (n *Node) pruneLocked() {
 	for id, nb := range n.nbrs {
-		if n.joiningLocked(nb) {
+		if n.joiningLocked(nb) || time.Since(nb.yielded) < n.probeEvery() {
 			continue
 		}
 		if !abutsAny(n.zones, nb.zones) && !(nb.direct && overlapsAny(n.zones, nb.zones)) {

@@ -51,9 +51,19 @@ func (n *Node) checkDead(now time.Time) {
 		if now.Sub(d.since) < time.Duration(wait)*n.cfg.Heartbeat {
 			continue
 		}
-		n.zones = merge(append(n.zones, rest...))
+		// Only a peer next to an area takes it over: one that is not may
+		// never hear of the peer that holds it now (the heir split it for
+		// a joiner, say), and would claim it back. A part no heir yet
+		// abuts waits until the parts around it are taken.
+		take := slices.DeleteFunc(slices.Clone(rest), func(z can.Zone) bool { return !abutsAny([]can.Zone{z}, n.zones) })
+		if len(take) == 0 {
+			continue
+		}
+		n.zones = merge(append(n.zones, take...))
 		n.stats.Takeovers++
-		delete(n.dead, id)
+		if len(take) == len(rest) {
+			delete(n.dead, id)
+		}
 		for _, p := range d.nbrs {
 			n.learnLocked(p, false)
 		}
