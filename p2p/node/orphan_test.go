@@ -15,19 +15,17 @@ import (
 // zones now. What it held and no one holds now must go to an heir, not
 // vanish; what it passed to a peer its list names must not.
 func TestRestartedPeerOrphansZone(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: time.Hour}) // rounds only by hand
-	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
-	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	a, b := quietPair(t)
 	bz := b.n.Zones()
 	if len(bz) != 1 {
 		t.Fatalf("b holds %v, want one zone", bz)
 	}
 	lo, hi := bz[0].Split()
 
+	seq := heard(t, a, b)
 	heartbeat := func(zones []can.Zone, list []*wire.Peer) *wire.Heartbeat {
-		return forgeHeartbeat(b.n, zones, list, 1)
+		seq++
+		return forgeHeartbeat(b.n, zones, list, seq)
 	}
 
 	// b says it holds only lo and names a peer holding hi: nothing is
@@ -85,8 +83,9 @@ func TestStaleHeartbeatIgnored(t *testing.T) {
 	a, b := quietPair(t)
 	bz := b.n.Zones()
 	lo, _ := bz[0].Split()
-	a.n.onHeartbeat(forgeHeartbeat(b.n, bz, nil, 10), b.h.ID())
-	a.n.onHeartbeat(forgeHeartbeat(b.n, []can.Zone{lo}, nil, 9), b.h.ID()) // older: b held only lo before a takeover
+	seq := heard(t, a, b)
+	a.n.onHeartbeat(forgeHeartbeat(b.n, bz, nil, seq+10), b.h.ID())
+	a.n.onHeartbeat(forgeHeartbeat(b.n, []can.Zone{lo}, nil, seq+9), b.h.ID()) // older: b held only lo before a takeover
 	a.n.mu.Lock()
 	got := a.n.nbrs[b.h.ID()].zones
 	a.n.mu.Unlock()
@@ -109,12 +108,36 @@ func forgeHeartbeat(n *Node, zones []can.Zone, list []*wire.Peer, seq uint64) *w
 }
 
 // quietPair starts two peers, a holding the lower half of the space and b
-// the upper, that run no heartbeat rounds of their own.
+// the upper, that run no heartbeat rounds of their own. It returns once
+// each has applied the heartbeat the other sends as the join completes,
+// so that none arrives after a test's forged ones.
 func quietPair(t *testing.T) (a, b *member) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := newCluster(t, Config{Heartbeat: time.Hour})
-	return c.addAt(ctx, can.Point{0.25, 0.5, 0.5}), c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	a, b = c.addAt(ctx, can.Point{0.25, 0.5, 0.5}), c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	heard(t, a, b)
+	heard(t, b, a)
+	return a, b
+}
+
+// heard waits until a has applied a heartbeat from b and returns that
+// heartbeat's sequence number.
+func heard(t *testing.T, a, b *member) uint64 {
+	t.Helper()
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(10 * time.Millisecond) {
+		a.n.mu.Lock()
+		var seq uint64
+		if nb, ok := a.n.nbrs[b.h.ID()]; ok && nb.direct {
+			seq = nb.seq
+		}
+		a.n.mu.Unlock()
+		if seq > 0 {
+			return seq
+		}
+	}
+	t.Fatalf("%s never applied a heartbeat from %s", a.h.ID(), b.h.ID())
+	return 0
 }
 
 // TestHandoverPause: a leaving node that hands over running tasks waits
