@@ -37,6 +37,13 @@ import (
 // task.
 var ErrNoEntryPeer = errors.New("no overlay peer connected to take tasks")
 
+// ErrUncertain is returned when a task was sent but no answer came back
+// (the stream broke or timed out): the overlay may have queued it. Submit
+// then tries no other entry peer, and the caller should not send it again
+// either: a second copy could land on another peer (load balancing picks
+// by load), and two crawlers would work on one host.
+var ErrUncertain = errors.New("sent without an answer: the task may be queued")
+
 // Locator computes a web host's point in the CAN space.
 type Locator interface {
 	Locate(ctx context.Context, hostPort string) (can.Point, error)
@@ -176,6 +183,9 @@ func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (pe
 			return owner, nil
 		}
 		errs = append(errs, fmt.Errorf("via %s: %w", p, err))
+		if errors.Is(err, ErrUncertain) {
+			break // another entry peer could queue it a second time
+		}
 	}
 	return "", fmt.Errorf("submit task for %s: %w", hostPort, errors.Join(errs...))
 }
@@ -189,9 +199,13 @@ func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target ca
 	c := wire.NewConn(st, wire.MaxInsertResponseSize)
 	var resp wire.InsertResponse
 	ins := &wire.Insert{Envelope: env, Target: target, Ttl: uint32(max(ttl, 0))}
-	if err := c.Exchange(ctx, ins, wire.MaxInsertSize, &resp); err != nil {
+	if err := c.Write(ctx, ins, wire.MaxInsertSize); err != nil {
 		st.Reset()
 		return "", err
+	}
+	if err := c.Read(ctx, &resp); err != nil {
+		st.Reset()
+		return "", fmt.Errorf("%w: %w", ErrUncertain, err)
 	}
 	if resp.Error != "" {
 		return "", errors.New(resp.Error)

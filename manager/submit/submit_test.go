@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -143,5 +145,46 @@ func TestPoint(t *testing.T) {
 	}
 	if h2 := HashPoint("c.example", 2); h2[0] == hashed[0] {
 		t.Fatal("two hosts hashed to the same coordinate")
+	}
+}
+
+// TestSubmitUncertain: an entry peer that reads the insert and breaks the
+// stream without an answer may have queued the task. Submit says so and
+// does not try the next entry peer, which could queue a second copy.
+func TestSubmitUncertain(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mh := newHost(t)
+	var (
+		mu    sync.Mutex
+		reads int
+	)
+	for range 3 {
+		ph := newHost(t)
+		ph.SetStreamHandler(wire.InsertProtocol, func(s network.Stream) {
+			var ins wire.Insert
+			if err := wire.NewConn(s, wire.MaxInsertSize).Read(ctx, &ins); err == nil {
+				mu.Lock()
+				reads++
+				mu.Unlock()
+			}
+			s.Reset()
+		})
+		if err := mh.Connect(ctx, ph.AddrInfo()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(mh, Options{Dim: 2})
+	for len(s.EntryPeers()) < 3 && ctx.Err() == nil {
+		time.Sleep(20 * time.Millisecond) // identify names the protocols
+	}
+	_, err := s.Submit(ctx, "a.example", []byte("signed task"))
+	if !errors.Is(err, ErrUncertain) {
+		t.Fatalf("Submit = %v, want ErrUncertain", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if reads != 1 {
+		t.Fatalf("%d entry peers read the task, want 1", reads)
 	}
 }
