@@ -19,7 +19,11 @@
 //     host of more than Options.PieceAbove pages (manager/pieces), each
 //     signed with the manager's key and stored before it is sent;
 //  4. sends the tasks not yet sent to a random entry peer (retried on the
-//     next tick while it fails).
+//     next tick while it fails). A task sent without an answer, or being
+//     sent when the manager stopped, may sit in a peer's queue: it is not
+//     sent again (a second copy could land on another peer, and two
+//     crawlers would work on one host), and counts lost at its deadline
+//     if no result comes.
 //
 // A round succeeds when one of its tasks' results is stored; the storage
 // module reports it through the manager's task book, which feeds the

@@ -276,3 +276,68 @@ func TestLargeHostSplitIntoPieces(t *testing.T) {
 		t.Fatalf("channel %+v", c)
 	}
 }
+
+// TestStoppedMidSendNotResent: a task the manager was sending when it
+// stopped may sit in a peer's queue; sent again it could land on a second
+// peer, and two crawlers would work on one host. It is not sent again.
+func TestStoppedMidSendNotResent(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
+	m := newManager(t, t.TempDir(), clk)
+	if _, err := m.db.AddSeeds([]string{"http://a.example/", "http://b.example/"}, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	// No overlay peer yet: the round is issued, nothing is sent.
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	open, err := m.db.Open()
+	if err != nil || len(open) != 2 {
+		t.Fatalf("open tasks %v, %v; want 2", open, err)
+	}
+	for _, tk := range open {
+		if tk.Sent || tk.Sending {
+			t.Fatalf("task %s sent (%v) or being sent (%v) without a peer", tk.ID, tk.Sent, tk.Sending)
+		}
+	}
+	// As if the manager had stopped while sending the first one.
+	midway := open[0].ID
+	if err := m.db.MarkSending(midway, true); err != nil {
+		t.Fatal(err)
+	}
+
+	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ph.Close()
+	q := &memQueue{}
+	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := q.take()
+	if len(got) != 1 || got[0].ID == midway {
+		ids := []string{}
+		for _, tk := range got {
+			ids = append(ids, tk.ID)
+		}
+		t.Fatalf("the peer got %v; want only the task not being sent, not %s", ids, midway)
+	}
+	tk, err := m.db.Task(midway)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tk.Sent || tk.Sending || tk.Owner != "" || len(tk.Envelope) != 0 || tk.State != channels.TaskOpen {
+		t.Fatalf("task stopped mid-send is %+v; want open, sent to no known owner", tk)
+	}
+}

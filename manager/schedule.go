@@ -129,9 +129,34 @@ func (m *Manager) send(ctx context.Context) error {
 		if t.Sent || len(t.Envelope) == 0 {
 			continue
 		}
+		if t.Sending {
+			// The manager stopped while sending it: the overlay may hold
+			// it. Sent again, it could land on a second peer; if it was
+			// not queued, it counts lost at its deadline.
+			m.log.Info("Task was being sent when the manager stopped; not sending it again", "task", t.ID)
+			if err := m.db.MarkSent(t.ID, ""); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := m.db.MarkSending(t.ID, true); err != nil {
+			return err
+		}
 		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		owner, err := m.sub.Submit(sctx, t.Channel, t.Envelope)
 		cancel()
+		if errors.Is(err, submit.ErrUncertain) {
+			m.log.Info("Task sent without an answer; not sending it again", "task", t.ID, "err", err)
+			if err := m.db.MarkSent(t.ID, ""); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			if err := m.db.MarkSending(t.ID, false); err != nil {
+				return err
+			}
+		}
 		if errors.Is(err, submit.ErrNoEntryPeer) {
 			m.log.Debug("No overlay peer to send tasks to yet")
 			return nil

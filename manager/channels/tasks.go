@@ -41,6 +41,10 @@ type Task struct {
 	// Owner is the peer that queued it.
 	Sent  bool   `json:"sent,omitempty"`
 	Owner string `json:"owner,omitempty"`
+	// Sending is set while the manager hands the task to an entry peer.
+	// Found set after a restart, it means the manager stopped mid-send and
+	// the overlay may have queued the task.
+	Sending bool `json:"sending,omitempty"`
 }
 
 // PageResult is one stored page of a result, as the storage module
@@ -137,11 +141,33 @@ func (d *DB) MarkSent(id, owner string) error {
 		if !found {
 			return ErrNotFound
 		}
-		t.Sent, t.Owner, t.Envelope = true, owner, nil
+		t.Sent, t.Owner, t.Envelope, t.Sending = true, owner, nil, false
 		return putJSON(tb, []byte(id), &t)
 	})
 	if err != nil {
 		return fmt.Errorf("mark task %s sent: %w", id, err)
+	}
+	return nil
+}
+
+// MarkSending records that the manager starts (on) or gave up (off) handing
+// task id to the overlay.
+func (d *DB) MarkSending(id string, on bool) error {
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		tb := tx.Bucket(bucketTasks)
+		var t Task
+		found, err := getJSON(tb, []byte(id), &t)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ErrNotFound
+		}
+		t.Sending = on
+		return putJSON(tb, []byte(id), &t)
+	})
+	if err != nil {
+		return fmt.Errorf("mark task %s as being sent: %w", id, err)
 	}
 	return nil
 }
