@@ -130,3 +130,17 @@ func ReadReceipts(dataDir string, key crypto.PubKey, ids []string) (map[string]t
 	}
 	return out, nil
 }
+
+// Receipt returns the receipt the storage module issued for task id, and
+// whether it stored a result of that task.
+func (s *Storage) Receipt(id string) (task.Receipt, bool, error) {
+	st, found, err := s.idx.receipt(id)
+	if err != nil || !found {
+		return task.Receipt{}, false, err
+	}
+	r, err := VerifyReceipt(st.Raw, s.opts.Key.GetPublic())
+	if err != nil {
+		return task.Receipt{}, false, fmt.Errorf("receipt of task %s: %w", id, err)
+	}
+	return r, true, nil
+}

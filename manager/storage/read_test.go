@@ -68,6 +68,12 @@ func TestReadReceipts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got, found, err := r.st.Receipt(tk.ID); err != nil || !found || got != want {
+		t.Fatalf("Receipt = %+v, %v, %v; want %+v", got, found, err, want)
+	}
+	if _, found, err := r.st.Receipt("site.example/9/0"); err != nil || found {
+		t.Fatalf("Receipt of a task never stored: found %v, %v", found, err)
+	}
 	ids := []string{tk.ID, "site.example/9/0"}
 	if _, err := ReadReceipts(r.dir, r.key.GetPublic(), ids); err == nil {
 		t.Fatal("read the index of a running storage module")
