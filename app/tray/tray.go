@@ -24,12 +24,23 @@ func Run(ctx context.Context, c *Controller, log *slog.Logger) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	served := make(chan struct{})
 	onReady := func() {
 		systray.SetTitle("Hivecrawl")
-		go (&menu{c: c, log: log}).serve(ctx, cancel)
+		go func() {
+			defer close(served)
+			(&menu{c: c, log: log}).serve(ctx, cancel)
+		}()
 	}
 	go func() {
 		<-ctx.Done()
+		// systray.Quit closes the D-Bus connection, and setting the icon
+		// after that panics: quit once the menu stopped touching it (or
+		// after a call's time, should the menu never have started).
+		select {
+		case <-served:
+		case <-time.After(callTimeout):
+		}
 		systray.Quit()
 	}()
 	// Set before Run, the first icon is part of what systray exports.
@@ -132,7 +143,9 @@ func (m *menu) serve(ctx context.Context, quit func()) {
 		if err != nil {
 			m.log.Warn("Tray action failed", "item", item, "err", err)
 		}
-		m.show(v)
+		if ctx.Err() == nil { // not on the way out (Quit)
+			m.show(v)
+		}
 	}
 	clicks := make(chan Item, 8)
 	go forward(ctx, m.pause, ItemPauseResume, clicks)
