@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -167,5 +168,77 @@ func TestHandoverPause(t *testing.T) {
 	}
 	if got < pause {
 		t.Fatalf("the heir queued the running task %v after the leaver stopped it, want at least %v", got, pause)
+	}
+}
+
+// TestHeirTakesOnlyAbuttingParts: an heir takes the parts of a dead peer's
+// area next to its own zones; a part it does not abut waits until the
+// parts around it are taken (a peer not next to an area may never hear of
+// the peer holding it now, and would claim it back).
+func TestHeirTakesOnlyAbuttingParts(t *testing.T) {
+	a, b := quietPair(t)
+	box := func(x0, y0, x1, y1 float64) can.Zone {
+		return can.Zone{Lo: can.Point{x0, y0, 0}, Hi: can.Point{x1, y1, 1}}
+	}
+	near, far := box(0, 0.5, 0.5, 1), box(0.5, 0.5, 1, 1) // far touches a's zone along an edge only
+	a.n.mu.Lock()
+	a.n.zones = []can.Zone{box(0, 0, 0.5, 0.5)}
+	a.n.removeLocked(b.h.ID()) // no one else claims either part
+	a.n.dead["dead-peer"] = &deadPeer{zones: []can.Zone{near, far}, since: time.Now()}
+	a.n.mu.Unlock()
+
+	later := time.Now().Add(24 * time.Hour)
+	a.n.checkDead(later)
+	if got := a.n.Zones(); !overlapsAny(got, []can.Zone{near}) || overlapsAny(got, []can.Zone{far}) {
+		t.Fatalf("a holds %v after its first turn; want its own zone and the abutting part %v only", got, near)
+	}
+	if n := a.n.deadCount(); n != 1 {
+		t.Fatalf("%d dead records after a partial takeover, want 1 (the far part waits)", n)
+	}
+	// Now next to the far part, a takes it too.
+	a.n.checkDead(later)
+	if got := a.n.Zones(); !overlapsAny(got, []can.Zone{far}) || volume(got) != 0.75 {
+		t.Fatalf("a holds %v (volume %g) after its second turn; want 0.75 of the space", got, volume(got))
+	}
+	if n := a.n.deadCount(); n != 0 {
+		t.Fatalf("%d dead records once every part was taken, want 0", n)
+	}
+}
+
+// TestSettlementLoserListsWinner: a peer that gives up an area to an
+// overlap's winner keeps the winner in its neighbour list for DeadAfter
+// rounds even when their zones no longer abut, so that its neighbours see
+// who holds the area instead of taking it for orphaned.
+func TestSettlementLoserListsWinner(t *testing.T) {
+	a, b := quietPair(t)
+	winner, loser := a, b
+	if b.h.ID() < a.h.ID() {
+		winner, loser = b, a
+	}
+	box := func(x0, y0, x1, y1 float64) can.Zone {
+		return can.Zone{Lo: can.Point{x0, y0, 0}, Hi: can.Point{x1, y1, 1}}
+	}
+	contested, kept := box(0, 0, 0.5, 0.5), box(0.5, 0.5, 1, 1) // touching along an edge only
+	loser.n.mu.Lock()
+	loser.n.zones = []can.Zone{contested, kept}
+	loser.n.mu.Unlock()
+	seq := heard(t, loser, winner)
+	loser.n.onHeartbeat(forgeHeartbeat(winner.n, []can.Zone{contested}, nil, seq+1), winner.h.ID())
+
+	if got := loser.n.Zones(); len(got) != 1 || !got[0].Equal(kept) {
+		t.Fatalf("the loser holds %v, want only %v", got, kept)
+	}
+	if !slices.Contains(loser.n.Neighbours(), winner.h.ID()) {
+		t.Fatal("the loser stopped listing the winner at once")
+	}
+	// Once DeadAfter rounds have passed, a winner that does not abut goes.
+	loser.n.mu.Lock()
+	long := time.Now().Add(-loser.n.probeEvery())
+	nb := loser.n.nbrs[winner.h.ID()]
+	nb.yielded, nb.handed = long, long // handed: one of the pair joined through the other
+	loser.n.pruneLocked()
+	loser.n.mu.Unlock()
+	if slices.Contains(loser.n.Neighbours(), winner.h.ID()) {
+		t.Fatal("the loser still lists a winner that does not abut it, long after")
 	}
 }
