@@ -131,19 +131,7 @@ func (d *DB) Task(id string) (Task, error) {
 // MarkSent records that task id reached the overlay, queued by peer owner,
 // and drops its kept envelope.
 func (d *DB) MarkSent(id, owner string) error {
-	err := d.db.Update(func(tx *bolt.Tx) error {
-		tb := tx.Bucket(bucketTasks)
-		var t Task
-		found, err := getJSON(tb, []byte(id), &t)
-		if err != nil {
-			return err
-		}
-		if !found {
-			return ErrNotFound
-		}
-		t.Sent, t.Owner, t.Envelope, t.Sending = true, owner, nil, false
-		return putJSON(tb, []byte(id), &t)
-	})
+	err := d.updateTask(id, func(t *Task) { t.Sent, t.Owner, t.Envelope, t.Sending = true, owner, nil, false })
 	if err != nil {
 		return fmt.Errorf("mark task %s sent: %w", id, err)
 	}
@@ -153,7 +141,15 @@ func (d *DB) MarkSent(id, owner string) error {
 // MarkSending records that the manager starts (on) or gave up (off) handing
 // task id to the overlay.
 func (d *DB) MarkSending(id string, on bool) error {
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	if err := d.updateTask(id, func(t *Task) { t.Sending = on }); err != nil {
+		return fmt.Errorf("mark task %s as being sent: %w", id, err)
+	}
+	return nil
+}
+
+// updateTask applies fn to task id in one transaction.
+func (d *DB) updateTask(id string, fn func(*Task)) error {
+	return d.db.Update(func(tx *bolt.Tx) error {
 		tb := tx.Bucket(bucketTasks)
 		var t Task
 		found, err := getJSON(tb, []byte(id), &t)
@@ -163,13 +159,9 @@ func (d *DB) MarkSending(id string, on bool) error {
 		if !found {
 			return ErrNotFound
 		}
-		t.Sending = on
+		fn(&t)
 		return putJSON(tb, []byte(id), &t)
 	})
-	if err != nil {
-		return fmt.Errorf("mark task %s as being sent: %w", id, err)
-	}
-	return nil
 }
 
 // Open returns the open tasks.
