@@ -127,19 +127,7 @@ func TestManagerRound(t *testing.T) {
 		t.Fatalf("%d channels after the API calls, want 2", n)
 	}
 
-	// One overlay peer that owns the whole space.
 	key := m.PublicKey()
-	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	q := &memQueue{}
-	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: key, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Start()
 	prof, err := profile.Read(m.ProfilePath())
 	if err != nil {
 		t.Fatal(err)
@@ -148,10 +136,7 @@ func TestManagerRound(t *testing.T) {
 	if !pk.Equals(key) {
 		t.Fatal("profile key is not the manager's")
 	}
-	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	q, ph := onePeerOverlay(ctx, t, m)
 
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
@@ -307,21 +292,7 @@ func TestStoppedMidSendNotResent(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	q := &memQueue{}
-	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Start()
-	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	q, _ := onePeerOverlay(ctx, t, m)
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -340,4 +311,27 @@ func TestStoppedMidSendNotResent(t *testing.T) {
 	if !tk.Sent || tk.Sending || tk.Owner != "" || len(tk.Envelope) != 0 || tk.State != channels.TaskOpen {
 		t.Fatalf("task stopped mid-send is %+v; want open, sent to no known owner", tk)
 	}
+}
+
+// onePeerOverlay starts an overlay peer that owns the whole space, trusts
+// m's key and is connected to m as its entry peer; it returns the peer's
+// queue and host.
+func onePeerOverlay(ctx context.Context, t *testing.T, m *Manager) (*memQueue, *host.Host) {
+	t.Helper()
+	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ph.Close() })
+	q := &memQueue{}
+	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	return q, ph
 }

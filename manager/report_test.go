@@ -9,10 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/report"
-	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
-	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/node"
 )
 
 // TestCancellationReport: a crawler's report that it cancelled a task
@@ -27,21 +24,7 @@ func TestCancellationReport(t *testing.T) {
 	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
 		t.Fatal(err)
 	}
-	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	q := &memQueue{}
-	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Start()
-	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	q, ph := onePeerOverlay(ctx, t, m)
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
