@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/hivecrawl/hivecrawl/task"
@@ -58,13 +59,21 @@ type Totals struct {
 	Bytes      int64 `json:"bytes"`
 }
 
+// indexFile is the index's name in the manager's data directory.
+const indexFile = "storage.db"
+
 // index is the storage module's bbolt file.
 type index struct{ db *bolt.DB }
 
-func openIndex(path string) (*index, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+// openIndex opens the index at path; readOnly opens that of a stopped
+// storage module for reading.
+func openIndex(path string, readOnly bool) (*index, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly})
 	if err != nil {
 		return nil, fmt.Errorf("open storage index %s: %w (is another manager running with the same data directory?)", path, err)
+	}
+	if readOnly {
+		return &index{db: db}, nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta} {
@@ -88,11 +97,28 @@ func (x *index) receipt(taskID string) (stored, bool, error) {
 	var s stored
 	var found bool
 	err := x.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		if b == nil {
+			return nil // a file the storage module never opened for writing
+		}
 		var err error
-		found, err = getJSON(tx.Bucket(bucketReceipts), []byte(taskID), &s)
+		found, err = getJSON(b, []byte(taskID), &s)
 		return err
 	})
 	return s, found, err
+}
+
+// verifiedReceipt returns the receipt stored for a task, verified with key.
+func (x *index) verifiedReceipt(taskID string, key crypto.PubKey) (task.Receipt, bool, error) {
+	s, found, err := x.receipt(taskID)
+	if err != nil || !found {
+		return task.Receipt{}, false, err
+	}
+	r, err := VerifyReceipt(s.Raw, key)
+	if err != nil {
+		return task.Receipt{}, false, fmt.Errorf("receipt of task %s: %w", taskID, err)
+	}
+	return r, true, nil
 }
 
 // entries returns the index entries of urls (missing ones are absent).

@@ -11,7 +11,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/nlnwa/gowarc"
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -97,36 +96,20 @@ func (s *Storage) Read(u string, limit int64) (rec Record, found bool, err error
 // reads the index of a stopped storage module: a running one holds the
 // file's lock, and the call fails after a second.
 func ReadReceipts(dataDir string, key crypto.PubKey, ids []string) (map[string]task.Receipt, error) {
-	db, err := bolt.Open(filepath.Join(dataDir, "storage.db"), 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	x, err := openIndex(filepath.Join(dataDir, indexFile), true)
 	if err != nil {
 		return nil, fmt.Errorf("read receipts: %w", err)
 	}
-	defer db.Close()
+	defer x.Close()
 	out := make(map[string]task.Receipt, len(ids))
-	err = db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketReceipts)
-		if b == nil {
-			return nil
+	for _, id := range ids {
+		r, found, err := x.verifiedReceipt(id, key)
+		if err != nil {
+			return nil, fmt.Errorf("read receipts: %w", err)
 		}
-		for _, id := range ids {
-			var s stored
-			found, err := getJSON(b, []byte(id), &s)
-			if err != nil {
-				return err
-			}
-			if !found {
-				continue
-			}
-			r, err := VerifyReceipt(s.Raw, key)
-			if err != nil {
-				return fmt.Errorf("receipt of task %s: %w", id, err)
-			}
+		if found {
 			out[id] = r
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read receipts: %w", err)
 	}
 	return out, nil
 }
@@ -134,13 +117,5 @@ func ReadReceipts(dataDir string, key crypto.PubKey, ids []string) (map[string]t
 // Receipt returns the receipt the storage module issued for task id, and
 // whether it stored a result of that task.
 func (s *Storage) Receipt(id string) (task.Receipt, bool, error) {
-	st, found, err := s.idx.receipt(id)
-	if err != nil || !found {
-		return task.Receipt{}, false, err
-	}
-	r, err := VerifyReceipt(st.Raw, s.opts.Key.GetPublic())
-	if err != nil {
-		return task.Receipt{}, false, fmt.Errorf("receipt of task %s: %w", id, err)
-	}
-	return r, true, nil
+	return s.idx.verifiedReceipt(id, s.opts.Key.GetPublic())
 }

@@ -84,7 +84,7 @@ func New(opts Options) (*Storage, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	idx, err := openIndex(filepath.Join(opts.Dir, "storage.db"))
+	idx, err := openIndex(filepath.Join(opts.Dir, indexFile), false)
 	if err != nil {
 		return nil, err
 	}
