@@ -145,37 +145,33 @@ func (m *Manager) send(ctx context.Context) error {
 		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		owner, err := m.sub.Submit(sctx, t.Channel, t.Envelope)
 		cancel()
-		if errors.Is(err, submit.ErrUncertain) {
+		switch {
+		case err == nil:
+			m.mu.Lock()
+			m.sentOK++
+			m.mu.Unlock()
+			if err := m.db.MarkSent(t.ID, owner.String()); err != nil {
+				return err
+			}
+			m.log.Debug("Task sent", "task", t.ID, "owner", owner)
+		case errors.Is(err, submit.ErrUncertain):
 			m.log.Info("Task sent without an answer; not sending it again", "task", t.ID, "err", err)
 			if err := m.db.MarkSent(t.ID, ""); err != nil {
 				return err
 			}
-			continue
-		}
-		if err != nil {
+		default: // never delivered: sent again at the next tick
 			if err := m.db.MarkSending(t.ID, false); err != nil {
 				return err
 			}
-		}
-		if errors.Is(err, submit.ErrNoEntryPeer) {
-			m.log.Debug("No overlay peer to send tasks to yet")
-			return nil
-		}
-		m.mu.Lock()
-		if err != nil {
+			if errors.Is(err, submit.ErrNoEntryPeer) {
+				m.log.Debug("No overlay peer to send tasks to yet")
+				return nil
+			}
+			m.mu.Lock()
 			m.sentFail++
-		} else {
-			m.sentOK++
-		}
-		m.mu.Unlock()
-		if err != nil {
+			m.mu.Unlock()
 			m.log.Info("Task not sent; retrying next round", "task", t.ID, "err", err)
-			continue
 		}
-		if err := m.db.MarkSent(t.ID, owner.String()); err != nil {
-			return err
-		}
-		m.log.Debug("Task sent", "task", t.ID, "owner", owner)
 	}
 	return nil
 }
