@@ -227,6 +227,18 @@ func TestChurn(t *testing.T) {
 	// plus those of results storage accepted but the client had not kept
 	// when it crashed or stopped (it keeps them at its next start), equal
 	// what storage credited it; and all of it adds up to storage's sum.
+	var unfinished []string
+	for _, c := range s.Clients {
+		ids, err := c.Unfinished()
+		if err != nil {
+			t.Fatal(err)
+		}
+		unfinished = append(unfinished, ids...)
+	}
+	receipts, err := s.Manager.ReadReceipts(unfinished)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var clientSum float64
 	for _, c := range s.Clients {
 		l, err := c.ReadLedger()
@@ -243,16 +255,8 @@ func TestChurn(t *testing.T) {
 		if math.Abs(sum-l.Credits) > 1e-6 {
 			t.Errorf("%s: ledger total %.3f, receipts sum to %.3f", c.Name, l.Credits, sum)
 		}
-		ids, err := c.Unfinished()
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs, err := s.Manager.ReadReceipts(ids)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var unkept float64
-		for id, r := range rs {
+		for id, r := range receipts {
 			if r.Peer == peerOf[c] && !l.Tasks[id] {
 				unkept += r.Credits
 			}
@@ -287,20 +291,18 @@ func waitSettled(ctx context.Context, t *testing.T, cs []*Client) time.Duration 
 // what was wrong at first; or, when ctx ends first, what still was.
 func settle(ctx context.Context, cs []*Client) (took time.Duration, first, err error) {
 	start := time.Now()
-	for {
-		last := overlayError(ctx, cs)
-		if last == nil {
-			return time.Since(start), first, nil
-		}
+	var last error
+	err = poll(ctx, 500*time.Millisecond, func() (bool, error) {
+		last = overlayError(ctx, cs)
 		if first == nil {
 			first = last
 		}
-		select {
-		case <-ctx.Done():
-			return 0, first, fmt.Errorf("%w (last: %v)", ctx.Err(), last)
-		case <-time.After(500 * time.Millisecond):
-		}
+		return last == nil, nil
+	})
+	if err != nil {
+		return 0, first, fmt.Errorf("%w (last: %v)", err, last)
 	}
+	return time.Since(start), first, nil
 }
 
 // overlayError says what keeps the clients' overlay from being settled:

@@ -37,24 +37,25 @@ func TestCoordinatePlacement(t *testing.T) {
 	// mapped point: coordinates are still settling.
 	time.Sleep(45 * time.Second)
 	b := manager.DefaultBounds
-	var pl Placement
-	for start := time.Now(); ; time.Sleep(5 * time.Second) {
-		var err error
-		if pl, err = s.Placement(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		if 2*pl.Held >= peers || time.Since(start) >= 45*time.Second {
-			t.Logf("placement before the hosts, %v after the first look: %+v", time.Since(start).Round(time.Second), pl)
-			break
-		}
+	var (
+		pl  Placement
+		err error
+	)
+	start := time.Now()
+	pctx, pcancel := context.WithTimeout(ctx, 45*time.Second)
+	poll(pctx, 5*time.Second, func() (bool, error) {
+		pl, err = s.Placement(ctx, b)
+		return err != nil || 2*pl.Held >= peers, nil
+	})
+	pcancel()
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Logf("placement before the hosts, %v after the first look: %+v", time.Since(start).Round(time.Second), pl)
 	if err := s.AddSeeds(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var (
-		hp  HostPlacement
-		err error
-	)
+	var hp HostPlacement
 	err = poll(ctx, time.Second, func() (bool, error) {
 		hp, err = s.HostPlacement(ctx, b)
 		return err == nil && hp.Hosts == hosts, nil
