@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -20,6 +23,10 @@ const (
 	MaxURLLength  = 2048
 	MaxFilterLen  = 1024
 	MaxDepthLimit = 64
+	// MaxTargetDim bounds the dimension of a task's target point.
+	MaxTargetDim = 16
+	// MaxPolicyLen bounds each string of a task's politeness policy.
+	MaxPolicyLen = 256
 )
 
 // Task is one crawl of one channel: a web host, a sub-directory of it, or a
@@ -58,6 +65,52 @@ type Task struct {
 	Interval Duration `json:"interval,omitempty"`
 	// Issued is when the manager built the task.
 	Issued time.Time `json:"issued"`
+	// Lease is the task's lease on its web host (DESIGN §8): the crawler
+	// works on the host only while the lease is live. Tasks built outside a
+	// network (`hivecrawl crawl`, local mode) carry none.
+	Lease Lease `json:"lease,omitzero"`
+	// Target is the host's point in the CAN space: the overlay queues the
+	// task only at the peer whose zone holds it, or at a neighbour of that
+	// peer by load balancing. Signed with the rest, so a member cannot
+	// re-aim a genuine task at other zones.
+	Target []float64 `json:"target,omitempty"`
+	// Policy is the operator's politeness policy for this crawl; a
+	// volunteer may crawl slower, never faster or under another name.
+	Policy Policy `json:"policy,omitzero"`
+}
+
+// Lease is a crawler's right to work on one web host for a time. The
+// manager grants at most one lease per host that can still be live: all
+// channels and pieces of a host share it, one task after another.
+type Lease struct {
+	// Host is the leased host (host[:port], lower case).
+	Host string `json:"host"`
+	// Epoch numbers the host's leases; a later grant has a larger epoch,
+	// so a claim or report for an older one is known as stale (fencing).
+	Epoch uint64 `json:"epoch"`
+	// Expires is when the lease ends unless the manager renews it. A task
+	// not started by then is not started at all, and one running stops
+	// before it.
+	Expires time.Time `json:"expires"`
+}
+
+// Live reports whether the lease is still valid at now.
+func (l Lease) Live(now time.Time) bool {
+	return l.Host != "" && now.Before(l.Expires)
+}
+
+// Policy is the operator's politeness policy for one crawl.
+type Policy struct {
+	// UserAgent is the whole User-Agent header sent to web sites, a
+	// product token with version and contact URL, for example
+	// "Hivecrawl/1.4 (+https://operator.example/bot)".
+	UserAgent string `json:"user_agent,omitempty"`
+	// Token is the product token robots.txt groups are matched against.
+	Token string `json:"token,omitempty"`
+	// SignatureAgent is the URL of the origin serving the operator's key
+	// directory (/.well-known/http-message-signatures-directory), sent as
+	// the Signature-Agent header of signed requests.
+	SignatureAgent string `json:"signature_agent,omitempty"`
 }
 
 // Validator is what the last crawl learned about one page's freshness.
@@ -149,6 +202,19 @@ func (t *Task) Validate() error {
 	case t.Delay < 0 || t.Interval < 0:
 		return fmt.Errorf("%w: negative duration", ErrInvalid)
 	}
+	switch {
+	case len(t.Target) > MaxTargetDim:
+		return fmt.Errorf("%w: target has %d dimensions, at most %d", ErrInvalid, len(t.Target), MaxTargetDim)
+	case len(t.Lease.Host) > MaxURLLength:
+		return fmt.Errorf("%w: lease host longer than %d bytes", ErrInvalid, MaxURLLength)
+	case len(t.Policy.UserAgent) > MaxPolicyLen || len(t.Policy.Token) > MaxPolicyLen || len(t.Policy.SignatureAgent) > MaxPolicyLen:
+		return fmt.Errorf("%w: policy string longer than %d bytes", ErrInvalid, MaxPolicyLen)
+	}
+	for _, x := range t.Target {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%w: target is not a finite point", ErrInvalid)
+		}
+	}
 	for _, s := range t.Seeds {
 		if s == "" || len(s) > MaxURLLength {
 			return fmt.Errorf("%w: seed URL length %d outside 1..%d", ErrInvalid, len(s), MaxURLLength)
@@ -165,4 +231,20 @@ func (t *Task) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Host returns the lower-cased host[:port] the task crawls, from its first
+// seed (all seeds share one host), or "" when that does not parse.
+func (t *Task) Host() string {
+	if t.Lease.Host != "" {
+		return t.Lease.Host
+	}
+	if len(t.Seeds) == 0 {
+		return ""
+	}
+	u, err := url.Parse(t.Seeds[0])
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
 }
