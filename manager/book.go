@@ -49,7 +49,7 @@ func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) 
 		return false, fmt.Errorf("refused: %w", err)
 	}
 	now := m.opts.Now()
-	l, ok, err := m.db.Cancel(t.ID, r.Reason, now)
+	l, ok, err := m.db.Cancel(t.ID, from.String(), r.Reason, now)
 	if err != nil || !ok {
 		return false, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/report"
@@ -131,6 +132,7 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 		})
 	})
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
+	m.host.SetStreamHandler(lease.Protocol, lease.Handler(m.decideLease))
 	switch opts.Assignment {
 	case AssignCAN:
 	case AssignHash:

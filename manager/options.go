@@ -2,12 +2,14 @@ package manager
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Strategy names accepted by Options.Strategy.
@@ -27,6 +29,15 @@ const (
 	DefaultMaxPeriod  = 6 * time.Hour
 	DefaultAPI        = "127.0.0.1:0"
 	DefaultStrategy   = StrategyController
+	// DefaultLeaseHold is how long a claim or renewal keeps a host's
+	// lease; DefaultStartWithin caps how long a task may wait to start
+	// (its recrawl interval, when shorter); DefaultClockSkew is the
+	// allowance for crawler clocks behind the manager's.
+	DefaultLeaseHold   = 5 * time.Minute
+	DefaultStartWithin = time.Hour
+	DefaultClockSkew   = time.Minute
+	// DefaultContact is the contact URL of the default User-Agent.
+	DefaultContact = "https://github.com/hivecrawl/hivecrawl"
 )
 
 // Options configure a Manager.
@@ -74,6 +85,25 @@ type Options struct {
 	Slack time.Duration `json:"slack,omitempty"`
 	// MaxWARCFile rotates WARC files; 0 = storage default (1 GiB).
 	MaxWARCFile int64 `json:"max_warc_file,omitempty"`
+	// LeaseHold is how long a claim or renewal keeps a host's lease;
+	// crawlers renew every third of it. Default 5 minutes.
+	LeaseHold time.Duration `json:"lease_hold,omitempty"`
+	// StartWithin caps how long after its lease is granted a task may be
+	// started (its recrawl interval, when shorter). Default 1 hour.
+	StartWithin time.Duration `json:"start_within,omitempty"`
+	// ClockSkew is how far behind the manager's a crawler's clock may run:
+	// a lease counts as live for this long after it expires. Default 1m.
+	ClockSkew time.Duration `json:"clock_skew,omitempty"`
+	// Policy is the politeness policy signed into every task: User-Agent,
+	// robots.txt product token and the key directory's origin. Empty
+	// fields take defaults from Version.
+	Policy task.Policy `json:"policy,omitzero"`
+	// Delay is the operator's minimum politeness wait between requests
+	// to one host, signed into every task; crawlers may only wait longer.
+	// Default 1s.
+	Delay time.Duration `json:"delay,omitempty"`
+	// Version is the software version the default User-Agent names.
+	Version string `json:"-"`
 	// Solo marks the manager embedded in a single client (solo mode): its
 	// overlay is that client alone and ends with it, so a restart never
 	// waits for members to renew.
@@ -111,6 +141,27 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.LeaseHold <= 0 {
+		o.LeaseHold = DefaultLeaseHold
+	}
+	if o.StartWithin <= 0 {
+		o.StartWithin = DefaultStartWithin
+	}
+	if o.ClockSkew <= 0 {
+		o.ClockSkew = DefaultClockSkew
+	}
+	if o.Delay <= 0 {
+		o.Delay = time.Second
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Policy.Token == "" {
+		o.Policy.Token = "hivecrawl"
+	}
+	if o.Policy.UserAgent == "" {
+		o.Policy.UserAgent = DefaultUserAgent(o.Version, DefaultContact)
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -132,3 +183,19 @@ const (
 	// lets anyone start the overlay afresh.
 	OverlayFile = "overlay"
 )
+
+// DefaultUserAgent is the User-Agent a manager signs into tasks unless its
+// operator names another: product token, version and a contact URL.
+func DefaultUserAgent(version, contact string) string {
+	return "Hivecrawl/" + strings.TrimPrefix(version, "v") + " (+" + contact + ")"
+}
+
+// leaseTimes are the lease settings for a task that may wait up to
+// interval to start.
+func (o Options) leaseTimes(interval time.Duration) channels.LeaseTimes {
+	start := o.StartWithin
+	if interval > 0 && interval < start {
+		start = interval
+	}
+	return channels.LeaseTimes{Hold: o.LeaseHold, StartWithin: start, Skew: o.ClockSkew}
+}

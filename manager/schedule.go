@@ -43,7 +43,7 @@ func (m *Manager) Tick(ctx context.Context) error {
 
 // expire counts lost tasks and failed rounds.
 func (m *Manager) expire(now time.Time) error {
-	lost, err := m.db.Expire(now)
+	lost, err := m.db.Expire(now, m.opts.ClockSkew)
 	if err != nil {
 		return err
 	}
@@ -101,12 +101,16 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	for _, t := range tasks {
 		t.Interval = task.Duration(iv)
 		t.Issued = now
-		env, err := envelope.Seal(t, m.key)
+		t.Delay = task.Duration(max(time.Duration(t.Delay), m.opts.Delay))
+		if err := t.Validate(); err != nil {
+			return fmt.Errorf("round %d of %s: %w", round, c.ID, err)
+		}
+		spec, err := t.Encode()
 		if err != nil {
 			return fmt.Errorf("round %d of %s: %w", round, c.ID, err)
 		}
 		recs = append(recs, channels.Task{ID: t.ID, Channel: c.ID, Round: round, Issued: now,
-			Deadline: now.Add(2*iv + m.opts.Slack), Envelope: env})
+			Deadline: now.Add(2*iv + m.opts.Slack), Spec: spec, Host: t.Host()})
 	}
 	if err := m.db.Issue(c.ID, round, recs, now); err != nil {
 		return err
@@ -119,59 +123,88 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	return nil
 }
 
-// send hands the tasks not yet sent to the overlay.
+// send hands the tasks not yet sent to the overlay, each once its host's
+// lease is granted: at most one lease per host can be live, so the tasks
+// of one host (its channels, the pieces of a large one) go one after
+// another, never to two crawlers at once.
 func (m *Manager) send(ctx context.Context) error {
 	open, err := m.db.Open()
 	if err != nil {
 		return err
 	}
 	for _, t := range open {
-		if t.Sent || len(t.Envelope) == 0 {
+		if t.Sent {
 			continue
 		}
 		if t.Sending {
 			// The manager stopped while sending it: the overlay may hold
 			// it. Sent again, it could land on a second peer; if it was
-			// not queued, it counts lost at its deadline.
+			// not queued, it counts lost once its lease lapses.
 			m.log.Info("Task was being sent when the manager stopped; not sending it again", "task", t.ID)
 			if err := m.db.MarkSent(t.ID, ""); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := m.db.MarkSending(t.ID, true); err != nil {
-			return err
+		if len(t.Spec) == 0 {
+			continue
 		}
-		sctx, cancel := context.WithTimeout(ctx, sendTimeout)
-		owner, err := m.sub.Submit(sctx, t.Channel, t.Envelope)
-		cancel()
-		switch {
-		case err == nil:
-			m.mu.Lock()
-			m.sentOK++
-			m.mu.Unlock()
-			if err := m.db.MarkSent(t.ID, owner.String()); err != nil {
-				return err
-			}
-			m.log.Debug("Task sent", "task", t.ID, "owner", owner)
-		case errors.Is(err, submit.ErrUncertain):
-			m.log.Info("Task sent without an answer; not sending it again", "task", t.ID, "err", err)
-			if err := m.db.MarkSent(t.ID, ""); err != nil {
-				return err
-			}
-		default: // never delivered: sent again at the next tick
-			if err := m.db.MarkSending(t.ID, false); err != nil {
-				return err
-			}
-			if errors.Is(err, submit.ErrNoEntryPeer) {
-				m.log.Debug("No overlay peer to send tasks to yet")
-				return nil
-			}
-			m.mu.Lock()
-			m.sentFail++
-			m.mu.Unlock()
-			m.log.Info("Task not sent; retrying next round", "task", t.ID, "err", err)
+		if stop, err := m.sendOne(ctx, t); stop || err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// sendOne grants task t its host's lease, signs it and hands it to the
+// overlay. stop is set when no overlay peer can take tasks now.
+func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err error) {
+	spec, err := task.Decode(t.Spec)
+	if err != nil {
+		return false, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	now := m.opts.Now()
+	g, ok, err := m.db.Grant(t.ID, now, m.opts.leaseTimes(time.Duration(spec.Interval)))
+	if err != nil || !ok {
+		return false, err
+	}
+	aim := m.sub.Aim(ctx, g.Host)
+	spec.Issued = now
+	spec.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}
+	spec.Target = aim.Target
+	spec.Policy = m.opts.Policy
+	env, err := envelope.Seal(spec, m.key)
+	if err != nil {
+		return false, fmt.Errorf("sign task %s: %w", t.ID, err)
+	}
+	if err := m.db.Signed(t.ID, env); err != nil {
+		return false, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	owner, err := m.sub.Submit(sctx, aim, env)
+	cancel()
+	switch {
+	case err == nil:
+		m.mu.Lock()
+		m.sentOK++
+		m.mu.Unlock()
+		m.log.Debug("Task sent", "task", t.ID, "owner", owner, "epoch", g.Epoch)
+		return false, m.db.MarkSent(t.ID, owner.String())
+	case errors.Is(err, submit.ErrUncertain):
+		m.log.Info("Task sent without an answer; not sending it again", "task", t.ID, "err", err)
+		return false, m.db.MarkSent(t.ID, "")
+	default: // never delivered: granted and sent again at the next tick
+		if err := m.db.MarkSending(t.ID, false); err != nil {
+			return false, err
+		}
+		if errors.Is(err, submit.ErrNoEntryPeer) {
+			m.log.Debug("No overlay peer to send tasks to yet")
+			return true, nil
+		}
+		m.mu.Lock()
+		m.sentFail++
+		m.mu.Unlock()
+		m.log.Info("Task not sent; retrying next round", "task", t.ID, "err", err)
+		return false, nil
+	}
 }

@@ -211,10 +211,10 @@ func TestExpire(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := issue(t, d, "a.example", 1, t0)
-	if lost, err := d.Expire(t0.Add(30 * time.Minute)); err != nil || len(lost) != 0 {
+	if lost, err := d.Expire(t0.Add(30*time.Minute), time.Minute); err != nil || len(lost) != 0 {
 		t.Fatalf("early Expire = %v, %v", lost, err)
 	}
-	lost, err := d.Expire(t0.Add(2 * time.Hour))
+	lost, err := d.Expire(t0.Add(2*time.Hour), time.Minute)
 	if err != nil || len(lost) != 1 || !lost[0].RoundDone || lost[0].RoundOK {
 		t.Fatalf("Expire = %+v, %v", lost, err)
 	}
@@ -239,7 +239,7 @@ func TestTaskStats(t *testing.T) {
 	for _, x := range []struct{ id, reason string }{
 		{a[0].ID, "expired"}, {b[0].ID, "refused"}, {b[0].ID, "expired"}, // the second report of b changes nothing
 	} {
-		if _, _, err := d.Cancel(x.id, x.reason, t0.Add(time.Minute)); err != nil {
+		if _, _, err := d.Cancel(x.id, "", x.reason, t0.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -81,7 +81,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open channel database %s: %w (is another manager running with the same data directory?)", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta} {
+		for _, b := range [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

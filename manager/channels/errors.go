@@ -10,4 +10,7 @@ var (
 	ErrBadSeed = errors.New("bad seed URL")
 	// ErrLimit: the operator's limit on channels is reached.
 	ErrLimit = errors.New("channel limit reached")
+	// ErrNotHolder: a result came from a peer that does not hold the
+	// task's lease.
+	ErrNotHolder = errors.New("result from a peer that does not hold the task's lease")
 )

@@ -35,8 +35,25 @@ type Task struct {
 	// Peer is the peer whose result was stored (done tasks).
 	Peer     string    `json:"peer,omitempty"`
 	Finished time.Time `json:"finished,omitempty"`
+	// Spec is the task as built at the round's start, unsigned: the lease,
+	// target point and policy are added and it is signed when its host's
+	// lease is granted.
+	Spec []byte `json:"spec,omitempty"`
 	// Envelope is the signed task, kept until it was sent into the overlay.
 	Envelope []byte `json:"envelope,omitempty"`
+	// Host is the web host the task crawls: the lease is the host's.
+	Host string `json:"host,omitempty"`
+	// Epoch and StartBy are the lease granted when the task was signed
+	// (zero before): the host's lease number, and when the task must have
+	// started.
+	Epoch   uint64    `json:"epoch,omitempty"`
+	StartBy time.Time `json:"start_by,omitzero"`
+	// Holder is the peer that claimed the lease, Expires when its claim
+	// lapses unless renewed; Released is set when the holder stopped and
+	// gave the lease up for an heir.
+	Holder   string    `json:"holder,omitempty"`
+	Expires  time.Time `json:"expires,omitzero"`
+	Released bool      `json:"released,omitempty"`
 	// Sent is set once an entry peer of the overlay accepted the task;
 	// Owner is the peer that queued it.
 	Sent  bool   `json:"sent,omitempty"`
@@ -131,7 +148,7 @@ func (d *DB) Task(id string) (Task, error) {
 // MarkSent records that task id reached the overlay, queued by peer owner,
 // and drops its kept envelope.
 func (d *DB) MarkSent(id, owner string) error {
-	err := d.updateTask(id, func(t *Task) { t.Sent, t.Owner, t.Envelope, t.Sending = true, owner, nil, false })
+	err := d.updateTask(id, func(t *Task) { t.Sent, t.Owner, t.Envelope, t.Spec, t.Sending = true, owner, nil, nil, false })
 	if err != nil {
 		return fmt.Errorf("mark task %s sent: %w", id, err)
 	}
@@ -143,6 +160,16 @@ func (d *DB) MarkSent(id, owner string) error {
 func (d *DB) MarkSending(id string, on bool) error {
 	if err := d.updateTask(id, func(t *Task) { t.Sending = on }); err != nil {
 		return fmt.Errorf("mark task %s as being sent: %w", id, err)
+	}
+	return nil
+}
+
+// Signed stores task id's signed envelope and marks it as being sent, in
+// one transaction: found so after a restart, the task may be in the
+// overlay.
+func (d *DB) Signed(id string, env []byte) error {
+	if err := d.updateTask(id, func(t *Task) { t.Envelope, t.Sending = env, true }); err != nil {
+		return fmt.Errorf("store signed task %s: %w", id, err)
 	}
 	return nil
 }
@@ -200,13 +227,16 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if out.Task.State != TaskOpen {
 			return nil
 		}
+		if out.Task.Epoch > 0 && out.Task.Holder != peer {
+			return fmt.Errorf("%w: the lease is held by %q", ErrNotHolder, out.Task.Holder)
+		}
 		var c Channel
 		if _, err := getJSON(chs, []byte(out.Task.Channel), &c); err != nil {
 			return err
 		}
 		out.First = true
 		out.Task.State, out.Task.Peer, out.Task.Finished = TaskDone, peer, now
-		out.Task.Envelope = nil
+		out.Task.Envelope, out.Task.Spec = nil, nil
 		if err := putJSON(tb, []byte(id), &out.Task); err != nil {
 			return err
 		}
@@ -308,15 +338,17 @@ type Lost struct {
 	ChannelIndex       int
 }
 
-// Expire marks the open tasks whose deadline passed before now as failed
-// and returns them.
-func (d *DB) Expire(now time.Time) ([]Lost, error) {
+// Expire marks as failed, and returns, the open tasks that can be counted
+// lost at now: those whose host lease can no longer be live (skew is the
+// allowance for crawler clocks), and those never granted a lease whose
+// deadline passed.
+func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 	var out []Lost
 	err := d.db.Update(func(tx *bolt.Tx) error {
 		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
 		var due []Task
 		if err := forEachTask(tx, func(t Task) error {
-			if t.State == TaskOpen && !t.Deadline.IsZero() && now.After(t.Deadline) {
+			if t.State == TaskOpen && t.lapsed(now, skew) {
 				due = append(due, t)
 			}
 			return nil
@@ -338,10 +370,12 @@ func (d *DB) Expire(now time.Time) ([]Lost, error) {
 	return out, nil
 }
 
-// Cancel marks open task id as cancelled by a crawler for reason and
+// Cancel marks open task id as cancelled by crawler peer for reason and
 // returns how that ended its round. ok is false when the task was not open
-// (it has a result, was lost, or was reported before): nothing changes.
-func (d *DB) Cancel(id, reason string, now time.Time) (l Lost, ok bool, err error) {
+// (it has a result, was lost, or was reported before) or another peer
+// holds its lease (the reporter's copy never ran; the holder's may be
+// running): nothing changes.
+func (d *DB) Cancel(id, peer, reason string, now time.Time) (l Lost, ok bool, err error) {
 	err = d.db.Update(func(tx *bolt.Tx) error {
 		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
 		var t Task
@@ -352,7 +386,7 @@ func (d *DB) Cancel(id, reason string, now time.Time) (l Lost, ok bool, err erro
 		if !found {
 			return fmt.Errorf("%w: task %s", ErrNotFound, id)
 		}
-		if t.State != TaskOpen {
+		if t.State != TaskOpen || (t.Holder != "" && t.Holder != peer && !t.Released) {
 			return nil
 		}
 		l, err = endTx(chs, tb, t, TaskCancelled, reason, now)
@@ -368,7 +402,7 @@ func (d *DB) Cancel(id, reason string, now time.Time) (l Lost, ok bool, err erro
 // endTx ends open task t in state (failed or cancelled) and counts it
 // against its channel's round.
 func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (Lost, error) {
-	t.State, t.Reason, t.Finished, t.Envelope = state, reason, now, nil
+	t.State, t.Reason, t.Finished, t.Envelope, t.Spec = state, reason, now, nil, nil
 	if err := putJSON(tb, []byte(t.ID), &t); err != nil {
 		return Lost{}, err
 	}
@@ -396,7 +430,7 @@ func (d *DB) Latest() (map[string]Task, error) {
 	later := func(t, cur Task) bool { return t.Round > cur.Round || (t.Round == cur.Round && t.ID < cur.ID) }
 	err := d.db.View(func(tx *bolt.Tx) error {
 		return forEachTask(tx, func(t Task) error {
-			t.Envelope = nil
+			t.Envelope, t.Spec = nil, nil
 			if cur, ok := any[t.Channel]; !ok || later(t, cur) {
 				any[t.Channel] = t
 			}

@@ -176,7 +176,7 @@ func TestRefusedUploads(t *testing.T) {
 func TestLateResultEarnsNothing(t *testing.T) {
 	r := newRig(t)
 	tk, env := r.issue(t, 1)
-	if _, err := r.db.Expire(r.clock.Add(2 * time.Hour)); err != nil {
+	if _, err := r.db.Expire(r.clock.Add(2*time.Hour), time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	up, _ := r.client(t)

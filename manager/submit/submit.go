@@ -153,22 +153,38 @@ func (s *Submitter) Cached(hostPort string) (can.Point, bool) {
 	return p, ok
 }
 
-// Submit sends one signed task for hostPort to a random entry peer, trying
-// others when one fails, and returns the peer that queued it.
-func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (peer.ID, error) {
+// Aim is where a host's tasks go: its point in the CAN space, signed into
+// each task, and for the consistent-hashing baseline the peer that takes
+// them directly.
+type Aim struct {
+	Target can.Point
+	Direct peer.ID
+}
+
+// Aim returns where tasks for hostPort go now.
+func (s *Submitter) Aim(ctx context.Context, hostPort string) Aim {
 	if s.opts.Direct != nil {
 		if p, target, ok := s.opts.Direct(hostPort); ok {
 			s.mu.Lock()
 			s.cache[hostPort] = target
 			s.mu.Unlock()
-			owner, err := s.insert(ctx, p, env, target, 0)
-			if err != nil {
-				return "", fmt.Errorf("submit task for %s to %s: %w", hostPort, p, err)
-			}
-			return owner, nil
+			return Aim{Target: target, Direct: p}
 		}
 	}
-	target := s.Point(ctx, hostPort)
+	return Aim{Target: s.Point(ctx, hostPort)}
+}
+
+// Submit sends one signed task, aimed by a (whose target must be the one
+// signed into it), to a random entry peer, trying others when one fails,
+// and returns the peer that queued it.
+func (s *Submitter) Submit(ctx context.Context, a Aim, env []byte) (peer.ID, error) {
+	if a.Direct != "" {
+		owner, err := s.insert(ctx, a.Direct, env, a.Target, 0)
+		if err != nil {
+			return "", fmt.Errorf("submit task to %s: %w", a.Direct, err)
+		}
+		return owner, nil
+	}
 	entries := s.EntryPeers()
 	if len(entries) == 0 {
 		return "", ErrNoEntryPeer
@@ -178,7 +194,7 @@ func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (pe
 	s.mu.Unlock()
 	var errs []error
 	for _, p := range entries[:min(len(entries), s.opts.Tries)] {
-		owner, err := s.insert(ctx, p, env, target, s.opts.TTL)
+		owner, err := s.insert(ctx, p, env, a.Target, s.opts.TTL)
 		if err == nil {
 			return owner, nil
 		}
@@ -187,7 +203,7 @@ func (s *Submitter) Submit(ctx context.Context, hostPort string, env []byte) (pe
 			break // another entry peer could queue it a second time
 		}
 	}
-	return "", fmt.Errorf("submit task for %s: %w", hostPort, errors.Join(errs...))
+	return "", fmt.Errorf("submit task: %w", errors.Join(errs...))
 }
 
 func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target can.Point, ttl int) (peer.ID, error) {

@@ -58,7 +58,7 @@ func TestSubmitReachesOverlayPeer(t *testing.T) {
 	other, _, _ := crypto.GenerateEd25519Key(nil)
 	mh := newHost(t)
 	s := New(mh, Options{})
-	if _, err := s.Submit(ctx, "a.example", []byte("x")); !errors.Is(err, ErrNoEntryPeer) {
+	if _, err := s.Submit(ctx, s.Aim(ctx, "a.example"), []byte("x")); !errors.Is(err, ErrNoEntryPeer) {
 		t.Fatalf("Submit without peers = %v", err)
 	}
 	ph := newHost(t)
@@ -80,7 +80,9 @@ func TestSubmitReachesOverlayPeer(t *testing.T) {
 		t.Fatalf("entry peers %v", s.EntryPeers())
 	}
 	s = New(mh, Options{Dim: 2})
-	tk := &task.Task{ID: "a.example/1/0", Channel: "a.example", Seeds: []string{"http://a.example/"}}
+	tk := &task.Task{ID: "a.example/1/0", Channel: "a.example", Seeds: []string{"http://a.example/"},
+		Issued: time.Now(), Lease: task.Lease{Host: "a.example", Epoch: 1, Expires: time.Now().Add(time.Hour)},
+		Target: s.Aim(ctx, "a.example").Target}
 	good, _ := envelope.Seal(tk, key)
 	forged, _ := envelope.Seal(tk, other)
 	tests := []struct {
@@ -94,7 +96,7 @@ func TestSubmitReachesOverlayPeer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			owner, err := s.Submit(ctx, "a.example", tt.env)
+			owner, err := s.Submit(ctx, s.Aim(ctx, "a.example"), tt.env)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("Submit = %v, %v", owner, err)
 			}
@@ -178,7 +180,7 @@ func TestSubmitUncertain(t *testing.T) {
 	for len(s.EntryPeers()) < 3 && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond) // identify names the protocols
 	}
-	_, err := s.Submit(ctx, "a.example", []byte("signed task"))
+	_, err := s.Submit(ctx, s.Aim(ctx, "a.example"), []byte("signed task"))
 	if !errors.Is(err, ErrUncertain) {
 		t.Fatalf("Submit = %v, want ErrUncertain", err)
 	}

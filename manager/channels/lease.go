@@ -1,0 +1,207 @@
+package channels
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Host leases (DESIGN §8). The channel database is the one authority on who
+// may crawl a web host: it grants at most one lease per host that can still
+// be live, and a crawler must claim its task's lease here before it sends
+// the host a request. The overlay may briefly hold a task twice (a zone
+// overlap, a replay, an uncertain handover); the claim makes only one copy
+// run. Every decision is taken inside one bbolt transaction and persisted
+// before it is answered, so it survives a manager restart.
+//
+// A lease is live, as the manager counts it, until
+//   - the task's StartBy plus the clock skew allowance, while no crawler
+//     holds it (unclaimed, or released by a leaving holder for its heir);
+//   - its Expires plus the skew allowance, while a crawler holds it;
+//   - the moment a result or a cancellation ends the task.
+// A crawler stops before Expires by its own clock; the skew allowance
+// covers a crawler clock that runs behind the manager's by less than it.
+
+// Lease errors callers branch on.
+var (
+	// ErrLeaseHeld: another crawler holds the host's lease now; a claim may
+	// succeed later (the holder may release it, or lapse).
+	ErrLeaseHeld = errors.New("the host's lease is held by another crawler")
+	// ErrLeaseOver: the task's lease can no longer be claimed or renewed
+	// (the task ended, a later epoch exists, it was not started in time,
+	// or another crawler holds it): the crawler must stop or drop it.
+	ErrLeaseOver = errors.New("the task's lease is over")
+)
+
+var bucketHosts = []byte("hosts") // host → hostLease
+
+// hostLease is a host's lease record: the last epoch granted and the task
+// it was granted to.
+type hostLease struct {
+	Epoch uint64 `json:"epoch"`
+	Task  string `json:"task"`
+}
+
+// LeaseTimes are the operator's lease settings.
+type LeaseTimes struct {
+	// Hold is how long a claim or renewal keeps the lease.
+	Hold time.Duration
+	// StartWithin is how long after the grant the task may be started.
+	StartWithin time.Duration
+	// Skew is the allowance for crawler clocks behind the manager's.
+	Skew time.Duration
+}
+
+// liveUntil is when task t's lease stops counting as possibly live.
+func (t *Task) liveUntil(skew time.Duration) time.Time {
+	if t.Epoch == 0 {
+		return time.Time{}
+	}
+	if t.Holder != "" && !t.Released {
+		return t.Expires.Add(skew)
+	}
+	return t.StartBy.Add(skew)
+}
+
+// Grant gives open task id the next lease on its host when no other lease
+// on the host can still be live, and returns the updated record. ok is
+// false when the host is busy; the task then waits. A task granted before
+// but never sent (the manager stopped in between) is granted afresh.
+func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, err error) {
+	err = d.db.Update(func(tx *bolt.Tx) error {
+		tb, hb := tx.Bucket(bucketTasks), tx.Bucket(bucketHosts)
+		found, err := getJSON(tb, []byte(id), &t)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return ErrNotFound
+		}
+		if t.State != TaskOpen || t.Sent || t.Sending || t.Host == "" {
+			return fmt.Errorf("task is %s, sent %v: not grantable", t.State, t.Sent || t.Sending)
+		}
+		var hl hostLease
+		if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
+			return err
+		}
+		if hl.Task != "" && hl.Task != id {
+			var prev Task
+			found, err := getJSON(tb, []byte(hl.Task), &prev)
+			if err != nil {
+				return err
+			}
+			if found && prev.State == TaskOpen && (prev.Sent || prev.Sending) && now.Before(prev.liveUntil(lt.Skew)) {
+				return nil // busy
+			}
+		}
+		hl.Epoch++
+		hl.Task = id
+		t.Epoch, t.StartBy = hl.Epoch, now.Add(lt.StartWithin)
+		t.Holder, t.Expires, t.Released = "", time.Time{}, false
+		if err := putJSON(hb, []byte(t.Host), &hl); err != nil {
+			return err
+		}
+		ok = true
+		return putJSON(tb, []byte(id), &t)
+	})
+	if err != nil {
+		return Task{}, false, fmt.Errorf("grant the lease of task %s: %w", id, err)
+	}
+	return t, ok, nil
+}
+
+// Claim gives task id's lease of the given epoch to peer, the crawler about
+// to start it, until now+Hold. The holder itself may claim again (after a
+// restart); another peer only when the lease is unclaimed, released or
+// lapsed, and only before the task's StartBy. ErrLeaseHeld: try later;
+// ErrLeaseOver: drop the task.
+func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
+	return d.leaseOp(id, "claim", func(t *Task) error {
+		if err := current(t, epoch); err != nil {
+			return err
+		}
+		switch {
+		case t.Holder == peer:
+		case t.Holder != "" && !t.Released && now.Before(t.Expires.Add(lt.Skew)):
+			return ErrLeaseHeld
+		case !now.Before(t.StartBy):
+			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
+		}
+		t.Holder, t.Released, t.Expires = peer, false, now.Add(lt.Hold)
+		return nil
+	})
+}
+
+// Renew extends the lease peer holds on task id to now+Hold. A lease that
+// lapsed, was released or is held by another peer is ErrLeaseOver: the
+// crawler must stop at once.
+func (d *DB) Renew(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
+	return d.leaseOp(id, "renew", func(t *Task) error {
+		if err := current(t, epoch); err != nil {
+			return err
+		}
+		if t.Holder != peer || t.Released || !now.Before(t.Expires) {
+			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
+		}
+		t.Expires = now.Add(lt.Hold)
+		return nil
+	})
+}
+
+// Release records that peer, the holder, stopped crawling task id (it
+// leaves and hands the task to an heir, which may then claim it).
+func (d *DB) Release(id string, epoch uint64, peer string) (Task, error) {
+	return d.leaseOp(id, "release", func(t *Task) error {
+		if t.Epoch != epoch || t.Holder != peer {
+			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
+		}
+		t.Released = true
+		return nil
+	})
+}
+
+// current checks that t is open and its lease is of epoch.
+func current(t *Task, epoch uint64) error {
+	switch {
+	case t.State != TaskOpen:
+		return fmt.Errorf("%w: task %s", ErrLeaseOver, t.State)
+	case t.Epoch == 0 || t.Epoch != epoch:
+		return fmt.Errorf("%w: epoch %d is not the task's (%d)", ErrLeaseOver, epoch, t.Epoch)
+	}
+	return nil
+}
+
+func (d *DB) leaseOp(id, what string, fn func(*Task) error) (Task, error) {
+	var t Task
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		tb := tx.Bucket(bucketTasks)
+		found, err := getJSON(tb, []byte(id), &t)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("%w: %w: task %s", ErrLeaseOver, ErrNotFound, id)
+		}
+		if err := fn(&t); err != nil {
+			return err
+		}
+		return putJSON(tb, []byte(id), &t)
+	})
+	if err != nil {
+		return Task{}, fmt.Errorf("%s the lease of task %s: %w", what, id, err)
+	}
+	return t, nil
+}
+
+// lapsed reports whether open task t can be counted lost at now: granted
+// and its lease can no longer be live, or never granted and past its
+// deadline. A task whose lease may be live is never lost, whatever its
+// deadline: counting it lost would free its host for a second crawler.
+func (t *Task) lapsed(now time.Time, skew time.Duration) bool {
+	if t.Epoch > 0 && (t.Sent || t.Sending) {
+		return now.After(t.liveUntil(skew))
+	}
+	return !t.Deadline.IsZero() && now.After(t.Deadline)
+}

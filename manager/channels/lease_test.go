@@ -1,0 +1,225 @@
+package channels
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+var testLease = LeaseTimes{Hold: 5 * time.Minute, StartWithin: 30 * time.Minute, Skew: time.Minute}
+
+// issueOn issues a round of channel id whose tasks crawl host, and
+// returns the records.
+func issueOn(t *testing.T, d *DB, id, host string, round int, now time.Time) []Task {
+	t.Helper()
+	c, err := d.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []Task
+	for _, tk := range c.Tasks(round) {
+		recs = append(recs, Task{ID: tk.ID, Channel: id, Round: round, Issued: now, Deadline: now.Add(time.Hour), Spec: []byte("{}"), Host: host})
+	}
+	if err := d.Issue(id, round, recs, now); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// grantSend grants task id and marks it sent, failing the test unless the
+// grant is as wanted.
+func grantSend(t *testing.T, d *DB, id string, now time.Time, want bool) Task {
+	t.Helper()
+	g, ok, err := d.Grant(id, now, testLease)
+	if err != nil || ok != want {
+		t.Fatalf("Grant(%s) = ok %v, %v; want ok %v", id, ok, err, want)
+	}
+	if ok {
+		if err := d.Signed(id, []byte("env")); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.MarkSent(id, "owner"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+// TestOneLeasePerHost: two channels crawling one host (sub-directory
+// channels of it, say) never hold live leases
+// together, whatever happens to the first: it is claimed, renewed,
+// released, lapses, or ends with a result.
+func TestOneLeasePerHost(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	chs, _ := d.All(0)
+	if len(chs) != 2 {
+		t.Fatalf("%d channels", len(chs))
+	}
+	a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
+	b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+
+	ga := grantSend(t, d, a.ID, t0, true)
+	grantSend(t, d, b.ID, t0, false) // a's lease may be live
+	if ga.Epoch != 1 || !ga.StartBy.Equal(t0.Add(testLease.StartWithin)) {
+		t.Fatalf("grant %+v", ga)
+	}
+	// Claimed by p1: another peer's claim is held off, p1's renewals work.
+	now := t0.Add(time.Minute)
+	if _, err := d.Claim(a.ID, 1, "p1", now, testLease); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Claim(a.ID, 1, "p2", now, testLease); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("second claim = %v, want ErrLeaseHeld", err)
+	}
+	if _, err := d.Claim(a.ID, 2, "p1", now, testLease); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("claim of a wrong epoch = %v, want ErrLeaseOver", err)
+	}
+	now = now.Add(4 * time.Minute)
+	r, err := d.Renew(a.ID, 1, "p1", now, testLease)
+	if err != nil || !r.Expires.Equal(now.Add(testLease.Hold)) {
+		t.Fatalf("renew = %+v, %v", r, err)
+	}
+	if _, err := d.Renew(a.ID, 1, "p2", now, testLease); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("renew by a non-holder = %v", err)
+	}
+	// Past StartBy, the host stays busy while the holder renews.
+	now = t0.Add(40 * time.Minute)
+	for cur := t0.Add(5 * time.Minute); cur.Before(now); cur = cur.Add(4 * time.Minute) {
+		if _, err := d.Renew(a.ID, 1, "p1", cur, testLease); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grantSend(t, d, b.ID, now, false)
+	if lost, _ := d.Expire(now, testLease.Skew); len(lost) != 0 {
+		t.Fatalf("a task whose lease is renewed was counted lost: %+v", lost)
+	}
+	// A result from anyone but the holder is refused; the holder's ends
+	// the lease, and b gets the next epoch.
+	if _, err := d.Complete(a.ID, "p2", Feedback{}, now); !errors.Is(err, ErrNotHolder) {
+		t.Fatalf("result from a non-holder = %v, want ErrNotHolder", err)
+	}
+	if _, err := d.Complete(a.ID, "p1", Feedback{}, now); err != nil {
+		t.Fatal(err)
+	}
+	gb := grantSend(t, d, b.ID, now, true)
+	if gb.Epoch != 2 {
+		t.Fatalf("second lease has epoch %d, want 2", gb.Epoch)
+	}
+}
+
+func TestLeaseLapse(t *testing.T) {
+	tests := []struct {
+		name string
+		// act runs on the granted task; it returns when the lease is
+		// last live (before the skew allowance).
+		act  func(t *testing.T, d *DB, id string) time.Time
+		lost bool
+	}{
+		{"never claimed", func(t *testing.T, d *DB, id string) time.Time {
+			return t0.Add(testLease.StartWithin)
+		}, true},
+		{"claimed, holder went silent", func(t *testing.T, d *DB, id string) time.Time {
+			if _, err := d.Claim(id, 1, "p1", t0.Add(time.Minute), testLease); err != nil {
+				t.Fatal(err)
+			}
+			return t0.Add(time.Minute + testLease.Hold)
+		}, true},
+		{"released for an heir that never claimed", func(t *testing.T, d *DB, id string) time.Time {
+			if _, err := d.Claim(id, 1, "p1", t0.Add(time.Minute), testLease); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.Release(id, 1, "p1"); err != nil {
+				t.Fatal(err)
+			}
+			return t0.Add(testLease.StartWithin)
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := openDB(t, "", Options{})
+			if _, err := d.AddSeeds([]string{"http://h.example/"}, t0); err != nil {
+				t.Fatal(err)
+			}
+			a := issueOn(t, d, "h.example", "h.example", 1, t0)[0]
+			grantSend(t, d, a.ID, t0, true)
+			last := tt.act(t, d, a.ID)
+			// Within the skew allowance the lease may still be live.
+			if lost, _ := d.Expire(last.Add(testLease.Skew-time.Second), testLease.Skew); len(lost) != 0 {
+				t.Fatalf("lost within the skew allowance")
+			}
+			b := issueOn(t, d, "h.example", "h.example", 2, t0)
+			grantSend(t, d, b[0].ID, last.Add(testLease.Skew-time.Second), false)
+			lost, err := d.Expire(last.Add(testLease.Skew+time.Second), testLease.Skew)
+			if err != nil || (len(lost) == 1) != tt.lost {
+				t.Fatalf("Expire = %+v, %v", lost, err)
+			}
+			grantSend(t, d, b[0].ID, last.Add(testLease.Skew+time.Second), true)
+		})
+	}
+}
+
+// TestHandoverLease: a released lease goes to the heir that claims it,
+// and only then; the leaver cannot renew it any more.
+func TestHandoverLease(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://h.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	a := issueOn(t, d, "h.example", "h.example", 1, t0)[0]
+	grantSend(t, d, a.ID, t0, true)
+	if _, err := d.Claim(a.ID, 1, "leaver", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Claim(a.ID, 1, "heir", t0.Add(time.Second), testLease); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("heir's claim before the release = %v", err)
+	}
+	if _, err := d.Release(a.ID, 1, "heir"); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("release by a non-holder = %v", err)
+	}
+	if _, err := d.Release(a.ID, 1, "leaver"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Renew(a.ID, 1, "leaver", t0.Add(2*time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("renewal after the release = %v", err)
+	}
+	if _, err := d.Claim(a.ID, 1, "heir", t0.Add(3*time.Second), testLease); err != nil {
+		t.Fatalf("heir's claim after the release = %v", err)
+	}
+	// Too late to start: past StartBy nobody new may claim.
+	if _, err := d.Release(a.ID, 1, "heir"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Claim(a.ID, 1, "third", t0.Add(testLease.StartWithin), testLease); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("claim after StartBy = %v", err)
+	}
+}
+
+// TestLeaseSurvivesRestart: a reopened database still knows the live
+// lease and refuses a second grant.
+func TestLeaseSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "channels.db")
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	chs, _ := d.All(0)
+	a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
+	b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+	grantSend(t, d, a.ID, t0, true)
+	if _, err := d.Claim(a.ID, 1, "p1", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	d = openDB(t, path, Options{})
+	grantSend(t, d, b.ID, t0.Add(testLease.Hold), false)
+	if _, err := d.Claim(a.ID, 1, "p2", t0.Add(time.Minute), testLease); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("claim after restart = %v", err)
+	}
+}

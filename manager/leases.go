@@ -1,0 +1,54 @@
+package manager
+
+import (
+	"context"
+	"errors"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+)
+
+// decideLease answers a crawler's lease request (manager/lease). The
+// channel database decides and persists before the answer goes out.
+func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) lease.Answer {
+	now := m.opts.Now()
+	var (
+		t   channels.Task
+		err error
+	)
+	switch r.Op {
+	case lease.Claim:
+		got, oerr := envelope.Open(r.Task, m.key.GetPublic())
+		switch {
+		case oerr != nil:
+			return lease.Answer{Error: "refused: " + oerr.Error()}
+		case got.ID != r.TaskID || got.Lease.Epoch != r.Epoch:
+			return lease.Answer{Error: "refused: the request does not match its signed task"}
+		}
+		t, err = m.db.Claim(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
+		if err == nil {
+			m.log.Debug("Lease claimed", "task", r.TaskID, "host", t.Host, "epoch", t.Epoch, "peer", from)
+		}
+	case lease.Renew:
+		t, err = m.db.Renew(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
+	case lease.Release:
+		t, err = m.db.Release(r.TaskID, r.Epoch, from.String())
+		if err == nil {
+			m.log.Info("Lease released", "task", r.TaskID, "host", t.Host, "peer", from)
+		}
+	}
+	switch {
+	case err == nil:
+		return lease.Answer{Granted: true, Expires: t.Expires, RenewEvery: m.opts.LeaseHold / 3}
+	case errors.Is(err, channels.ErrLeaseHeld):
+		return lease.Answer{Held: true, Error: err.Error()}
+	default:
+		if !errors.Is(err, channels.ErrLeaseOver) {
+			m.log.Warn("Lease request failed", "op", r.Op, "task", r.TaskID, "err", err)
+		}
+		return lease.Answer{Error: err.Error()}
+	}
+}
