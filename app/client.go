@@ -197,9 +197,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		up       taskmgr.Uploader = &LocalUploader{Dir: filepath.Join(dirs.Data, "results"), Now: opts.Now}
 		signer   crypto.PubKey
 		reporter taskmgr.Reporter
+		leaser   taskmgr.Leaser
 	)
 	if c.net != nil {
 		up, signer, reporter = c.net.uploader(cfg.Nickname, c.gov.Up()), c.net.key, c.net
+		leaser = networkLeaser{nw: c.net}
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
@@ -207,6 +209,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Uploader: up,
 		Receipts: &ledgerSink{l: c.ledger, now: opts.Now, manager: signer},
 		Reporter: reporter,
+		Leaser:   leaser,
 		Stopper:  stopper,
 		SpoolDir: filepath.Join(dirs.Data, "spool"),
 		Threads:  threadLimit(cfg),

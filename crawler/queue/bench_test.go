@@ -22,7 +22,7 @@ func BenchmarkTaskLife(b *testing.B) {
 		if err := q.Enqueue(raw, tk, t0); err != nil {
 			b.Fatal(err)
 		}
-		r, _, err := q.Next(t0)
+		r, _, err := q.Next(t0, nil)
 		if err != nil || r == nil {
 			b.Fatal(err)
 		}

@@ -202,23 +202,24 @@ func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
 	return nil
 }
 
-// Next takes the task at the head of the queue and marks it running. Tasks
-// ahead of it that waited longer than their recrawl interval are cancelled
-// with ReasonExpired and returned as expired. next is nil when no task waits.
-func (q *Queue) Next(now time.Time) (next *Record, expired []*Record, err error) {
+// Next takes the first queued task that may start and marks it running:
+// may (nil: any) is asked of each in queue order, and those it turns down
+// keep their place. Tasks that waited longer than their recrawl interval
+// are cancelled with ReasonExpired on the way and returned as expired.
+// next is nil when no task may start.
+func (q *Queue) Next(now time.Time, may func(*Record) bool) (next *Record, expired []*Record, err error) {
 	err = q.db.Update(func(tx *bolt.Tx) error {
 		next, expired = nil, nil
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		var skipped [][]byte
 		c := fifo.Cursor()
-		for k, id := c.First(); k != nil; k, id = c.First() {
+		for k, id := c.First(); k != nil; k, id = c.Next() {
 			r, err := get(tasks, id)
 			if err != nil {
 				return err
 			}
-			if err := c.Delete(); err != nil {
-				return err
-			}
 			if r.expired(now) {
+				skipped = append(skipped, k)
 				r.State, r.Reason, r.Finished = Cancelled, ReasonExpired, now
 				if err := put(tasks, r); err != nil {
 					return err
@@ -226,10 +227,23 @@ func (q *Queue) Next(now time.Time) (next *Record, expired []*Record, err error)
 				expired = append(expired, r)
 				continue
 			}
+			if may != nil && !may(r) {
+				continue
+			}
+			skipped = append(skipped, k)
 			r.State, r.Started = Running, now
 			r.Attempts++
 			next = r
-			return put(tasks, r)
+			if err := put(tasks, r); err != nil {
+				return err
+			}
+			break
+		}
+		// Deleting while iterating would skip keys: delete after.
+		for _, k := range skipped {
+			if err := fifo.Delete(k); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -237,6 +251,30 @@ func (q *Queue) Next(now time.Time) (next *Record, expired []*Record, err error)
 		return nil, nil, fmt.Errorf("take next task: %w", err)
 	}
 	return next, expired, nil
+}
+
+// Requeue returns running task id to the tail of the queue, for a task
+// that could not start yet (its host's lease is held elsewhere, or the
+// manager did not answer). It is not counted against MaxLen's refusals.
+func (q *Queue) Requeue(id string) error {
+	err := q.db.Update(func(tx *bolt.Tx) error {
+		fifo := tx.Bucket(fifoBucket)
+		return modify(tx, id, func(r *Record) error {
+			if r.State != Running {
+				return ErrState
+			}
+			seq, err := fifo.NextSequence()
+			if err != nil {
+				return err
+			}
+			r.State, r.Started, r.Seq = Queued, time.Time{}, seq
+			return fifo.Put(seqKey(seq), []byte(r.ID))
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("requeue task %s: %w", id, err)
+	}
+	return nil
 }
 
 // Finish records a running task's result. The spool file at spool must

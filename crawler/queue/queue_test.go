@@ -43,7 +43,7 @@ func enqueue(t *testing.T, q *Queue, ids ...string) {
 
 func next(t *testing.T, q *Queue, now time.Time) *Record {
 	t.Helper()
-	r, _, err := q.Next(now)
+	r, _, err := q.Next(now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestIntervalCancel(t *testing.T) {
 				t.Fatal(err)
 			}
 			enqueue(t, q, "b")
-			r, expired, err := q.Next(t0.Add(tc.wait))
+			r, expired, err := q.Next(t0.Add(tc.wait), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -59,7 +59,7 @@ func (f *fakeRunner) Run(ctx context.Context, t *task.Task, sink crawler.Sink) (
 			select {
 			case <-f.hold:
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return res, ctx.Err() // the partial result, as the crawler returns it
 			}
 		}
 	}

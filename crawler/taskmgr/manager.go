@@ -36,6 +36,14 @@ type Options struct {
 	// Reporter, when set, is told of tasks cancelled for waiting longer
 	// than their recrawl interval.
 	Reporter Reporter
+	// Leaser, when set, claims each task's host lease before it starts,
+	// renews it while it runs and releases it when the crawl stops
+	// unfinished. Tasks without a lease run without.
+	Leaser Leaser
+	// LeaseMargin is how long before its lease expires a crawl stops;
+	// ClaimRetry how long a task whose claim was not granted waits.
+	// Defaults DefaultLeaseMargin and DefaultClaimRetry.
+	LeaseMargin, ClaimRetry time.Duration
 	// Stopper must be the Gate of Runner's crawler; nil means running crawls
 	// are only cancelled after Grace at shutdown.
 	Stopper *Stopper
@@ -71,9 +79,12 @@ type Manager struct {
 
 	mu sync.Mutex // guards the fields below
 	// running holds the task threads by task ID.
-	running  map[string]*thread
-	threads  int
-	overload int
+	running map[string]*thread
+	// notBefore holds tasks whose lease claim was not granted, by ID:
+	// when they may be tried again.
+	notBefore map[string]time.Time
+	threads   int
+	overload  int
 	// uploading counts upload goroutines.
 	uploading int
 	serving   bool
@@ -82,7 +93,8 @@ type Manager struct {
 // thread is one running task, with counters for the status.
 type thread struct {
 	id, channel string
-	expected    int // the task's expected pages, for Load
+	host        string // the web host crawled
+	expected    int    // the task's expected pages, for Load
 	started     time.Time
 	pages       atomic.Int64
 	depth       atomic.Int64
@@ -111,6 +123,12 @@ func New(opts Options) (*Manager, error) {
 	if opts.MaxBackoff < opts.MinBackoff {
 		opts.MaxBackoff = max(DefaultMaxBackoff, opts.MinBackoff)
 	}
+	if opts.LeaseMargin <= 0 {
+		opts.LeaseMargin = DefaultLeaseMargin
+	}
+	if opts.ClaimRetry <= 0 {
+		opts.ClaimRetry = DefaultClaimRetry
+	}
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
 	}
@@ -123,7 +141,7 @@ func New(opts Options) (*Manager, error) {
 	return &Manager{
 		opts: opts, q: opts.Queue, log: opts.Logger,
 		wake:    make(chan struct{}, 1),
-		running: make(map[string]*thread),
+		running: make(map[string]*thread), notBefore: make(map[string]time.Time),
 		threads: opts.Threads, overload: max(opts.Overload, 0),
 	}, nil
 }
@@ -232,7 +250,7 @@ func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done c
 		if free <= 0 || ctx.Err() != nil {
 			return nil
 		}
-		r, expired, err := m.q.Next(m.opts.Now())
+		r, expired, err := m.q.Next(m.opts.Now(), m.startable())
 		if err != nil {
 			return err
 		}
@@ -250,7 +268,7 @@ func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done c
 		if r == nil {
 			return nil
 		}
-		th := &thread{id: r.ID, channel: r.Task.Channel, expected: r.Task.ExpectedPages, started: m.opts.Now()}
+		th := &thread{id: r.ID, channel: r.Task.Channel, host: r.Task.Host(), expected: r.Task.ExpectedPages, started: m.opts.Now()}
 		m.mu.Lock()
 		m.running[r.ID] = th
 		m.mu.Unlock()

@@ -35,7 +35,22 @@ func (c counting) Page(p *task.Page) error {
 // and start its upload. A task interrupted by shutdown stays running in the
 // queue for handover or re-execution.
 func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *queue.Record, th *thread) {
+	var lease *held
 	log := m.log.With("task", r.ID, "channel", r.Task.Channel)
+	if m.opts.Leaser != nil && r.Task.Lease.Host != "" {
+		lctx, h, err := m.claim(ctx, crawlCtx, r, th, log)
+		switch {
+		case errors.Is(err, ErrLeaseOver):
+			m.cancel(log, r.ID, "lease refused: "+err.Error())
+			return
+		case err != nil:
+			m.waiting(log, r.ID, err)
+			return
+		}
+		crawlCtx = lctx
+		defer h.end()
+		lease = h
+	}
 	path := spoolPath(m.opts.SpoolDir, r.ID)
 	sp, err := crawler.OpenSpool(path)
 	if err != nil {
@@ -45,10 +60,19 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 	log.Info("Task started", "attempt", r.Attempts)
 	var refused atomic.Bool
 	res, err := m.opts.Runner.Run(withRefusal(crawlCtx, &refused), r.Task, counting{next: sp, th: th})
+	if cause := context.Cause(crawlCtx); err != nil && res != nil && errors.Is(cause, errLeaseEnded) {
+		// The lease ran out: keep what was crawled, as a result cut short.
+		log.Warn("Crawl stopped by its lease", "pages", th.pages.Load(), "cause", cause)
+		res.Stopped, err = cause.Error(), nil
+	}
 	if err != nil || refused.Load() {
 		discardSpool(sp, path)
 		if m.stopping(ctx) || refused.Load() {
 			log.Info("Task interrupted by shutdown", "pages", th.pages.Load())
+			if lease != nil {
+				lease.end()
+				lease.release()
+			}
 			return
 		}
 		m.cancel(log, r.ID, "crawl failed: "+err.Error())

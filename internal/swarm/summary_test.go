@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -123,4 +124,74 @@ func TestChannelReport(t *testing.T) {
 	if !strings.Contains(string(b), `"tasks_cancelled_by_reason":{"expired":1,"refused":1}`) {
 		t.Fatalf("summary line %s lacks the cancelled tasks by reason", b)
 	}
+}
+
+// TestSummaryPoliteness reports, from the web's side, the worst host for
+// each promise to a site: connections and requests at once, and the
+// shortest gap between request starts.
+func TestSummaryPoliteness(t *testing.T) {
+	tests := []struct {
+		name string
+		web  map[string]fixture.Stats
+		want Summary
+		json []string // in the summary line
+		not  []string // not in it
+	}{
+		{"no requests", map[string]fixture.Stats{"a": {}}, Summary{},
+			[]string{`"max_conns_per_host":0`, `"max_in_flight_per_host":0`, `"max_clients_per_host":0`},
+			[]string{`"min_gap_ms"`, `"max_conns_host"`}},
+		{"one request: no gap", map[string]fixture.Stats{"a": {MaxConns: 1, MaxInFlight: 1, MaxClients: 1}},
+			Summary{MaxConnsPerHost: 1, MaxConnsHost: "a", MaxInFlightPerHost: 1, MaxInFlightHost: "a", MaxClientsPerHost: 1},
+			[]string{`"max_conns_per_host":1,"max_conns_host":"a"`}, []string{`"min_gap_ms"`}},
+		{"each worst on its own host", map[string]fixture.Stats{
+			"a": {MaxConns: 2, MaxInFlight: 1, MaxClients: 1, Gaps: 3, MinGap: 2 * time.Second, MinGapAt: "a's"},
+			"b": {MaxConns: 1, MaxInFlight: 2, MaxClients: 1, Gaps: 1, MinGap: 1234567 * time.Nanosecond, MinGapAt: "b's"},
+		}, Summary{MaxConnsPerHost: 2, MaxConnsHost: "a", MaxInFlightPerHost: 2, MaxInFlightHost: "b", MaxClientsPerHost: 1,
+			MinGapMs: gapMs(1.235), MinGapHost: "b", MinGapAt: "b's"},
+			[]string{`"max_in_flight_per_host":2,"max_in_flight_host":"b"`, `"min_gap_ms":1.235,"min_gap_host":"b","min_gap_at":"b's"`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Swarm{Layout: &emulate.Layout{Matrix: emulate.MatrixSeattle}, Web: &WebProc{}}
+			var sum Summary
+			s.fill(&sum, manager.Status{}, tt.web, time.Second)
+			got := Summary{
+				MaxConnsPerHost: sum.MaxConnsPerHost, MaxConnsHost: sum.MaxConnsHost,
+				MaxInFlightPerHost: sum.MaxInFlightPerHost, MaxInFlightHost: sum.MaxInFlightHost,
+				MaxClientsPerHost: sum.MaxClientsPerHost,
+				MinGapMs:          sum.MinGapMs, MinGapHost: sum.MinGapHost, MinGapAt: sum.MinGapAt,
+			}
+			if (got.MinGapMs == nil) != (tt.want.MinGapMs == nil) || got.MinGapMs != nil && *got.MinGapMs != *tt.want.MinGapMs {
+				t.Fatalf("min gap %v ms, want %v", gapOrNil(got.MinGapMs), gapOrNil(tt.want.MinGapMs))
+			}
+			got.MinGapMs, tt.want.MinGapMs = nil, nil
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("politeness %+v, want %+v", got, tt.want)
+			}
+			b, err := json.Marshal(sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range tt.json {
+				if !strings.Contains(string(b), part) {
+					t.Errorf("summary line lacks %s: %s", part, b)
+				}
+			}
+			for _, part := range tt.not {
+				if strings.Contains(string(b), part) {
+					t.Errorf("summary line has %s: %s", part, b)
+				}
+			}
+		})
+	}
+}
+
+// gapMs returns a Summary.MinGapMs.
+func gapMs(ms float64) *float64 { return &ms }
+
+func gapOrNil(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -1,0 +1,51 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
+)
+
+// networkLeaser claims, renews and releases host leases with the network's
+// manager (taskmgr.Leaser over manager/lease).
+type networkLeaser struct {
+	nw *network
+	// botKey is the public key this client signs HTTP requests with; the
+	// manager certifies it in its key directory at the first claim.
+	botKey []byte
+}
+
+var _ taskmgr.Leaser = networkLeaser{}
+
+// Claim claims r's lease, sending its signed envelope.
+func (l networkLeaser) Claim(ctx context.Context, r *queue.Record) (taskmgr.Grant, error) {
+	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey})
+}
+
+// Renew renews r's lease with the crawl's progress.
+func (l networkLeaser) Renew(ctx context.Context, r *queue.Record, pages int) (taskmgr.Grant, error) {
+	return l.send(ctx, lease.Request{Op: lease.Renew, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, Pages: pages})
+}
+
+// Release gives r's lease up.
+func (l networkLeaser) Release(ctx context.Context, r *queue.Record) error {
+	_, err := l.send(ctx, lease.Request{Op: lease.Release, TaskID: r.ID, Epoch: r.Task.Lease.Epoch})
+	return err
+}
+
+// send maps the protocol's refusals to the task manager's.
+func (l networkLeaser) send(ctx context.Context, req lease.Request) (taskmgr.Grant, error) {
+	a, err := lease.Send(ctx, l.nw.h, l.nw.manager, req)
+	switch {
+	case err == nil:
+		return taskmgr.Grant{Expires: a.Expires, RenewEvery: a.RenewEvery}, nil
+	case errors.Is(err, lease.ErrHeld):
+		return taskmgr.Grant{}, errors.Join(taskmgr.ErrLeaseHeld, err)
+	case errors.Is(err, lease.ErrOver):
+		return taskmgr.Grant{}, errors.Join(taskmgr.ErrLeaseOver, err)
+	}
+	return taskmgr.Grant{}, err
+}

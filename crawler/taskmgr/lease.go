@@ -1,0 +1,206 @@
+package taskmgr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+)
+
+// Leaser claims, renews and releases a task's lease on its web host with
+// the manager (DESIGN §8). Tasks that carry no lease (local mode) run
+// without one.
+type Leaser interface {
+	// Claim asks for the lease before the first request to the host.
+	Claim(ctx context.Context, r *queue.Record) (Grant, error)
+	// Renew extends it, reporting the pages fetched so far.
+	Renew(ctx context.Context, r *queue.Record, pages int) (Grant, error)
+	// Release gives it up once the crawl stopped without finishing, so
+	// the heir of a handover can claim it.
+	Release(ctx context.Context, r *queue.Record) error
+}
+
+// Grant is a granted claim or renewal.
+type Grant struct {
+	// Expires is when the lease ends unless renewed.
+	Expires time.Time
+	// RenewEvery is how often to renew; 0 = a third of the time left.
+	RenewEvery time.Duration
+}
+
+// Lease refusals a Leaser returns (wrapped).
+var (
+	// ErrLeaseHeld: another crawler holds the host's lease; the task
+	// waits in the queue and is tried again later.
+	ErrLeaseHeld = errors.New("the host's lease is held by another crawler")
+	// ErrLeaseOver: the lease can no longer be had or kept; a queued task
+	// is dropped, a running crawl stops at once.
+	ErrLeaseOver = errors.New("the task's lease is over")
+)
+
+// Lease defaults: DefaultLeaseMargin is how long before its lease expires
+// a crawl stops, so the last request is over (the connection closed)
+// before the manager may count the lease lapsed; DefaultClaimRetry is how
+// long a task whose claim was not granted waits before it is tried again.
+const (
+	DefaultLeaseMargin = 2 * time.Second
+	DefaultClaimRetry  = 10 * time.Second
+)
+
+// errLeaseEnded is the cause of a crawl context ended by its lease.
+var errLeaseEnded = errors.New("lease ended")
+
+// held is a lease a running task holds: it renews it and ends the crawl's
+// context before it expires.
+type held struct {
+	m      *Manager
+	r      *queue.Record
+	th     *thread
+	log    *slog.Logger
+	cancel context.CancelCauseFunc
+	stop   chan struct{}
+	done   chan struct{}
+	ended  sync.Once
+
+	mu      sync.Mutex // guards expires and timer
+	expires time.Time
+	timer   *time.Timer
+}
+
+// claim claims r's lease and returns the crawl context bound to it, or an
+// error: ErrLeaseHeld or any failure to reach the manager means try later,
+// ErrLeaseOver means drop the task.
+func (m *Manager) claim(ctx, crawlCtx context.Context, r *queue.Record, th *thread, log *slog.Logger) (context.Context, *held, error) {
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	g, err := m.opts.Leaser.Claim(cctx, r)
+	cancel()
+	if err != nil {
+		return nil, nil, err
+	}
+	lctx, lcancel := context.WithCancelCause(crawlCtx)
+	h := &held{m: m, r: r, th: th, log: log, cancel: lcancel, stop: make(chan struct{}), done: make(chan struct{})}
+	h.extend(g)
+	go h.renew(ctx, g.RenewEvery)
+	return lctx, h, nil
+}
+
+// extend moves the stop time to g's expiry less the margin.
+func (h *held) extend(g Grant) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expires = g.Expires
+	d := g.Expires.Sub(h.m.opts.Now()) - h.m.opts.LeaseMargin
+	if h.timer == nil {
+		h.timer = time.AfterFunc(max(d, 0), func() {
+			h.mu.Lock()
+			exp := h.expires
+			h.mu.Unlock()
+			h.cancel(fmt.Errorf("%w: not renewed before %s", errLeaseEnded, exp.Format(time.RFC3339)))
+		})
+		return
+	}
+	h.timer.Reset(max(d, 0))
+}
+
+// renew renews the lease every period until the crawl ends. A refusal
+// ends the crawl at once; a manager that cannot be reached lets the lease
+// run out.
+func (h *held) renew(ctx context.Context, period time.Duration) {
+	defer close(h.done)
+	for {
+		h.mu.Lock()
+		left := h.expires.Sub(h.m.opts.Now())
+		h.mu.Unlock()
+		wait := period
+		if wait <= 0 || wait > left/3 {
+			wait = max(left/3, time.Second)
+		}
+		select {
+		case <-h.stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		g, err := h.m.opts.Leaser.Renew(rctx, h.r, int(h.th.pages.Load()))
+		cancel()
+		switch {
+		case err == nil:
+			h.extend(g)
+			if g.RenewEvery > 0 {
+				period = g.RenewEvery
+			}
+		case errors.Is(err, ErrLeaseOver):
+			h.log.Warn("Lease lost; stopping the crawl", "err", err)
+			h.cancel(fmt.Errorf("%w: %w", errLeaseEnded, err))
+			return
+		default:
+			h.log.Info("Lease not renewed; the crawl stops when it runs out unless a later renewal succeeds", "err", err)
+		}
+	}
+}
+
+// end stops renewing; later calls do nothing. It does not release the
+// lease.
+func (h *held) end() {
+	h.ended.Do(func() {
+		close(h.stop)
+		<-h.done
+		h.mu.Lock()
+		h.timer.Stop()
+		h.mu.Unlock()
+		h.cancel(nil)
+	})
+}
+
+// release gives the lease up after the crawl stopped unfinished; failing
+// that, it lapses at its expiry and the heir waits for it.
+func (h *held) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.m.opts.Leaser.Release(ctx, h.r); err != nil {
+		h.log.Info("Lease not released; it lapses at its expiry", "err", err)
+	}
+}
+
+// waiting records that task id may not start before t (its claim was not
+// granted), and requeues it.
+func (m *Manager) waiting(log *slog.Logger, id string, err error) {
+	m.mu.Lock()
+	m.notBefore[id] = m.opts.Now().Add(m.opts.ClaimRetry)
+	m.mu.Unlock()
+	if qerr := m.q.Requeue(id); qerr != nil {
+		log.Error("Cannot return a task to the queue", "err", qerr)
+		return
+	}
+	log.Info("Task waits for its host's lease", "err", err)
+}
+
+// startable returns the test fill gives Queue.Next: a queued task may
+// start when no other task of its host runs here (one connection per host,
+// whatever the overlay sends), and it is not waiting to claim its lease
+// again. Only fill adds running tasks, so the snapshot errs, if at all,
+// on the side of waiting.
+func (m *Manager) startable() func(*queue.Record) bool {
+	now := m.opts.Now()
+	m.mu.Lock()
+	busy := make(map[string]bool, len(m.running))
+	for _, th := range m.running {
+		busy[th.host] = true
+	}
+	later := make(map[string]bool)
+	for id, t := range m.notBefore {
+		if now.Before(t) {
+			later[id] = true
+		} else {
+			delete(m.notBefore, id)
+		}
+	}
+	m.mu.Unlock()
+	return func(r *queue.Record) bool { return !later[r.ID] && !busy[r.Task.Host()] }
+}

@@ -1,0 +1,199 @@
+package taskmgr
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// hostRunner wraps a fakeRunner and records the most runs of one host at
+// once.
+type hostRunner struct {
+	*fakeRunner
+	mu   sync.Mutex // guards cur and peak
+	cur  map[string]int
+	peak map[string]int
+}
+
+func (h *hostRunner) Run(ctx context.Context, t *task.Task, sink crawler.Sink) (*task.Result, error) {
+	host := t.Host()
+	h.mu.Lock()
+	h.cur[host]++
+	h.peak[host] = max(h.peak[host], h.cur[host])
+	h.mu.Unlock()
+	defer func() { h.mu.Lock(); h.cur[host]--; h.mu.Unlock() }()
+	time.Sleep(20 * time.Millisecond) // long enough for a second thread to start beside it
+	return h.fakeRunner.Run(ctx, t, sink)
+}
+
+func submitTasks(t *testing.T, m *Manager, tasks ...*task.Task) {
+	t.Helper()
+	for _, tk := range tasks {
+		raw, _ := tk.Encode()
+		if err := m.Submit(raw, tk); err != nil {
+			t.Fatalf("submit %s: %v", tk.ID, err)
+		}
+	}
+}
+
+// TestOneTaskPerHost: however many threads, two tasks of one host never
+// run together (one connection per host), and a task of another host is
+// not held up behind them.
+func TestOneTaskPerHost(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &hostRunner{fakeRunner: &fakeRunner{pages: 2}, cur: map[string]int{}, peak: map[string]int{}}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Threads: 3})
+	submitTasks(t, h.m,
+		&task.Task{ID: "h/1/0", Channel: "h.example/a/", Seeds: []string{"http://h.example/a/"}},
+		&task.Task{ID: "h/1/1", Channel: "h.example/b/", Seeds: []string{"http://h.example/b/"}},
+		&task.Task{ID: "h/1/2", Channel: "h.example", Seeds: []string{"http://H.example/"}},
+		&task.Task{ID: "g/1/0", Channel: "g.example", Seeds: []string{"http://g.example/"}},
+	)
+	eventually(t, "all four tasks delivered", allRecorded(t, q, 4))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.peak["h.example"] != 1 {
+		t.Fatalf("%d tasks of h.example ran at once, want 1", r.peak["h.example"])
+	}
+}
+
+// fakeLeaser answers claims and renewals as scripted.
+type fakeLeaser struct {
+	mu sync.Mutex // guards the fields below
+	// claims are the answers to successive claims per task: an error, or
+	// nil for a grant of hold.
+	claims  map[string][]error
+	renew   error // the answer to every renewal
+	hold    time.Duration
+	claimed map[string]int
+	renewed int
+	// released records each release and whether the crawl had ended.
+	released []string
+	runner   *fakeRunner
+}
+
+func (l *fakeLeaser) Claim(_ context.Context, r *queue.Record) (Grant, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.claimed == nil {
+		l.claimed = map[string]int{}
+	}
+	n := l.claimed[r.ID]
+	l.claimed[r.ID]++
+	if as := l.claims[r.ID]; n < len(as) && as[n] != nil {
+		return Grant{}, as[n]
+	}
+	return Grant{Expires: time.Now().Add(l.hold), RenewEvery: 50 * time.Millisecond}, nil
+}
+
+func (l *fakeLeaser) Renew(_ context.Context, r *queue.Record, pages int) (Grant, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.renewed++
+	if l.renew != nil {
+		return Grant{}, l.renew
+	}
+	return Grant{Expires: time.Now().Add(l.hold), RenewEvery: 50 * time.Millisecond}, nil
+}
+
+func (l *fakeLeaser) Release(_ context.Context, r *queue.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.released = append(l.released, r.ID)
+	if l.runner.running() != 0 {
+		l.released = append(l.released, "while running")
+	}
+	return nil
+}
+
+func leased(id string) *task.Task {
+	return &task.Task{ID: id, Channel: id, Seeds: []string{"http://" + id + "/"},
+		Lease: task.Lease{Host: id, Epoch: 1, Expires: time.Now().Add(time.Hour)}}
+}
+
+func TestLeaseClaims(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &fakeRunner{pages: 2}
+	l := &fakeLeaser{hold: time.Minute, runner: r, claims: map[string][]error{
+		"held.example": {ErrLeaseHeld, errors.New("manager unreachable")},
+		"over.example": {ErrLeaseOver},
+	}}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Leaser: l, ClaimRetry: 20 * time.Millisecond})
+	submitTasks(t, h.m, leased("held.example"), leased("over.example"), leased("free.example"),
+		&task.Task{ID: "local", Channel: "local", Seeds: []string{"http://local.example/"}})
+	eventually(t, "the held task, once granted, and the others done", func() bool {
+		st := states(t, q)
+		return st["held.example"].State == queue.Done && st["free.example"].State == queue.Done &&
+			st["local"].State == queue.Done && st["over.example"].State == queue.Cancelled
+	})
+	st := states(t, q)
+	if !strings.Contains(st["over.example"].Reason, "lease refused") {
+		t.Fatalf("refused claim cancelled with %q", st["over.example"].Reason)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.claimed["held.example"] != 3 || l.claimed["local"] != 0 {
+		t.Fatalf("claims %v: want 3 for the held task (held, unreachable, granted), none without a lease", l.claimed)
+	}
+}
+
+// TestLeaseEndsCrawl: a crawl stops when its lease is refused renewal or
+// runs out unrenewed, and what it fetched is kept as a result cut short.
+func TestLeaseEndsCrawl(t *testing.T) {
+	tests := []struct {
+		name  string
+		renew error
+		hold  time.Duration
+	}{
+		{"renewal refused", ErrLeaseOver, time.Minute},
+		{"manager unreachable until expiry", errors.New("no route to manager"), 2*time.Second + 300*time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			q := openQueue(t, dir, 10)
+			r := &fakeRunner{pages: 3, hold: make(chan struct{})} // never released: only the lease ends it
+			l := &fakeLeaser{hold: tt.hold, renew: tt.renew, runner: r}
+			up := &fakeUploader{}
+			h := start(t, q, dir, Options{Runner: r, Uploader: up, Leaser: l, LeaseMargin: 2 * time.Second})
+			submitTasks(t, h.m, leased("a.example"))
+			eventually(t, "the cut-short result delivered", allRecorded(t, q, 1))
+			rec := states(t, q)["a.example"]
+			if !strings.Contains(rec.Result.Stopped, "lease ended") {
+				t.Fatalf("result stopped %q, want the lease named", rec.Result.Stopped)
+			}
+			up.mu.Lock()
+			defer up.mu.Unlock()
+			if up.pages["a.example"] != 1 {
+				t.Fatalf("%d pages delivered, want the 1 fetched before the lease ended", up.pages["a.example"])
+			}
+		})
+	}
+}
+
+// TestShutdownReleasesAfterStop: a graceful stop releases the lease of an
+// interrupted crawl, after the crawl stopped, for the heir.
+func TestShutdownReleasesAfterStop(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &fakeRunner{pages: 3, hold: make(chan struct{})}
+	l := &fakeLeaser{hold: time.Minute, runner: r}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Leaser: l, Grace: 50 * time.Millisecond})
+	submitTasks(t, h.m, leased("a.example"))
+	eventually(t, "the crawl running", func() bool { return r.running() == 1 })
+	h.stop(t)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.released) != 1 || l.released[0] != "a.example" {
+		t.Fatalf("released %v, want a.example once, after its crawl stopped", l.released)
+	}
+}
