@@ -45,9 +45,36 @@ type Summary struct {
 	// in milliseconds (by the requester's and the host's place on the
 	// latency matrix).
 	MeanRTTms float64 `json:"mean_rtt_ms"`
-	// MaxClientsPerHost is the most crawlers any host had connected at
-	// once (1 = never two).
+	// MaxClientsPerHost is the most distinct requester IPs any host had
+	// connections from at once (fixture.Stats.MaxClients). Every volunteer
+	// has an address of its own, so 1 means never two volunteers on one
+	// host at once; one volunteer's several connections count 1 (see
+	// MaxConnsPerHost).
 	MaxClientsPerHost int64 `json:"max_clients_per_host"`
+
+	// What Hivecrawl promises every site, measured from the web's side:
+	// at most one connection at a time, one request at a time, and the
+	// operator's politeness wait between requests. Each names the host
+	// where it was worst ("" when none counts).
+
+	// MaxConnsPerHost is the most connections any host had in use at
+	// once (fixture.Stats.MaxConns: a connection is in use from the start
+	// of its first request to the end of the response to its last, idle
+	// stretches between included), on MaxConnsHost.
+	MaxConnsPerHost int64  `json:"max_conns_per_host"`
+	MaxConnsHost    string `json:"max_conns_host,omitempty"`
+	// MaxInFlightPerHost is the most requests any host answered at once,
+	// on MaxInFlightHost.
+	MaxInFlightPerHost int64  `json:"max_in_flight_per_host"`
+	MaxInFlightHost    string `json:"max_in_flight_host,omitempty"`
+	// MinGapMs is the shortest time, in milliseconds (to the
+	// microsecond), between the starts of two consecutive requests to any
+	// host (from anyone, robots.txt included), on MinGapHost, between the
+	// requests MinGapAt describes; nil (left out) when no host had two
+	// requests.
+	MinGapMs   *float64 `json:"min_gap_ms,omitempty"`
+	MinGapHost string   `json:"min_gap_host,omitempty"`
+	MinGapAt   string   `json:"min_gap_at,omitempty"`
 	// TasksPerPeer are the results stored per peer (receipts).
 	TasksPerPeer map[string]int `json:"tasks_per_peer"`
 	// TasksCV is the coefficient of variation of TasksPerPeer over all
@@ -93,10 +120,18 @@ func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Sta
 	for _, h := range s.Web.Hosts {
 		ipOf[h.Name] = h.Addr[:len(h.Addr)-len(portOf(h.Addr))-1]
 	}
+	worst := fixture.WorstOf(web)
+	sum.MaxClientsPerHost = worst.MaxClients
+	sum.MaxConnsPerHost, sum.MaxConnsHost = worst.MaxConns, worst.MaxConnsHost
+	sum.MaxInFlightPerHost, sum.MaxInFlightHost = worst.MaxInFlight, worst.MaxInFlightHost
+	sum.MinGapMs, sum.MinGapHost, sum.MinGapAt = nil, worst.MinGapHost, worst.MinGapAt
+	if worst.MinGapHost != "" {
+		ms := math.Round(float64(worst.MinGap)/float64(time.Microsecond)) / 1000
+		sum.MinGapMs = &ms
+	}
 	var pages int64
 	var rtt float64
 	for name, hs := range web {
-		sum.MaxClientsPerHost = max(sum.MaxClientsPerHost, hs.MaxClients)
 		for ip, n := range hs.PagesBy {
 			d, ok := s.Layout.RTT(ip, ipOf[name])
 			if !ok {
