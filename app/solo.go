@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
@@ -51,7 +52,12 @@ func readProfile(d paths.Dirs) (*profile.Profile, error) {
 }
 
 // newSolo starts solo mode's manager and returns it with its profile.
-func newSolo(ctx context.Context, d paths.Dirs, opts Options, log *slog.Logger) (*manager.Manager, *profile.Profile, error) {
+//
+// Solo mode sets its own politeness policy: the User-Agent names this
+// client's version, and the wait between requests is the manager's
+// default floor (1 s) or the user's longer one. Only with the test-only
+// loopback switch may the user's wait go below the floor, for fixtures.
+func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Duration, log *slog.Logger) (*manager.Manager, *profile.Profile, error) {
 	mo := opts.Manager
 	mo.Dir = ManagerDir(d)
 	mo.Listen = soloListen
@@ -61,6 +67,12 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, log *slog.Logger) 
 		mo.Name = "solo"
 	}
 	mo.Logger = log
+	if mo.Version == "" {
+		mo.Version = opts.Version
+	}
+	if mo.Delay == 0 && opts.AllowLoopback {
+		mo.Delay = userDelay
+	}
 	if opts.Now != nil {
 		mo.Now = opts.Now
 	}

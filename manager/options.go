@@ -197,5 +197,5 @@ func (o Options) leaseTimes(interval time.Duration) channels.LeaseTimes {
 	if interval > 0 && interval < start {
 		start = interval
 	}
-	return channels.LeaseTimes{Hold: o.LeaseHold, StartWithin: start, Skew: o.ClockSkew}
+	return channels.LeaseTimes{Hold: o.LeaseHold, StartWithin: start, Skew: o.ClockSkew, Gap: o.Delay}
 }

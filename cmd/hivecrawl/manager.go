@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 func init() {
@@ -46,6 +48,12 @@ func runManager(ctx context.Context, args []string) int {
 	prior := fs.Duration("prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
 	slack := fs.Duration("slack", manager.DefaultSlack, "added to 2 × a task's interval before a task without a result counts as lost and its channel is due again")
 	pieceAbove := fs.Int("piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
+	delay := fs.Duration("delay", time.Second, "the politeness wait between requests to one host that every crawler keeps at least (robots.txt Crawl-delay can raise it)")
+	userAgent := fs.String("user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+"+manager.DefaultContact+")\"): name your network's contact page in it")
+	signatureAgent := fs.String("signature-agent", "", "the `URL` of the origin serving this network's key directory (/.well-known/http-message-signatures-directory), sent with every signed request")
+	leaseHold := fs.Duration("lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
+	startWithin := fs.Duration("start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
+	clockSkew := fs.Duration("clock-skew", manager.DefaultClockSkew, "how far a crawler's clock may run behind the manager's: a host's lease counts as live this much longer")
 	verbose := fs.Bool("v", false, "log at debug level")
 	home := paths.Flag(fs)
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +80,8 @@ func runManager(ctx context.Context, args []string) int {
 		Dir: managerDir(dirs), Listen: listen, API: *apiAddr, Name: *name, Strategy: *strategy,
 		Tick: *tick, AllowLoopback: *allowLoopback, PieceAbove: *pieceAbove, Assignment: *assignment, Logger: log,
 		Slack: *slack, Channels: channels.Options{Prior: *prior},
+		Delay: *delay, LeaseHold: *leaseHold, StartWithin: *startWithin, ClockSkew: *clockSkew, Version: version,
+		Policy: task.Policy{UserAgent: *userAgent, SignatureAgent: *signatureAgent},
 	}
 	if *coordinates {
 		b := manager.DefaultBounds

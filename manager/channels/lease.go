@@ -42,6 +42,8 @@ var bucketHosts = []byte("hosts") // host → hostLease
 type hostLease struct {
 	Epoch uint64 `json:"epoch"`
 	Task  string `json:"task"`
+	// Ended is when the last lease ended with a result or a report.
+	Ended time.Time `json:"ended,omitzero"`
 }
 
 // LeaseTimes are the operator's lease settings.
@@ -52,6 +54,10 @@ type LeaseTimes struct {
 	StartWithin time.Duration
 	// Skew is the allowance for crawler clocks behind the manager's.
 	Skew time.Duration
+	// Gap is the politeness wait: a new lease is granted no sooner than
+	// this after the last one ended, so a second crawler's first request
+	// keeps the wait after the first crawler's last.
+	Gap time.Duration
 }
 
 // liveUntil is when task t's lease stops counting as possibly live.
@@ -92,9 +98,12 @@ func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, er
 			if err != nil {
 				return err
 			}
-			if found && prev.State == TaskOpen && (prev.Sent || prev.Sending) && now.Before(prev.liveUntil(lt.Skew)) {
-				return nil // busy
+			if found && prev.State == TaskOpen && (prev.Sent || prev.Sending) && now.Before(prev.liveUntil(lt.Skew).Add(lt.Gap)) {
+				return nil // busy: its lease may be live
 			}
+		}
+		if now.Before(hl.Ended.Add(lt.Gap)) {
+			return nil // the last crawler's last request was too recent
 		}
 		hl.Epoch++
 		hl.Task = id
@@ -204,4 +213,22 @@ func (t *Task) lapsed(now time.Time, skew time.Duration) bool {
 		return now.After(t.liveUntil(skew))
 	}
 	return !t.Deadline.IsZero() && now.After(t.Deadline)
+}
+
+// endLeaseTx records that task t's lease ended at now, when t holds its
+// host's current lease.
+func endLeaseTx(tx *bolt.Tx, t *Task, now time.Time) error {
+	if t.Epoch == 0 || t.Host == "" {
+		return nil
+	}
+	hb := tx.Bucket(bucketHosts)
+	var hl hostLease
+	if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
+		return err
+	}
+	if hl.Task != t.ID {
+		return nil
+	}
+	hl.Ended = now
+	return putJSON(hb, []byte(t.Host), &hl)
 }

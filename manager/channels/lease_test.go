@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-var testLease = LeaseTimes{Hold: 5 * time.Minute, StartWithin: 30 * time.Minute, Skew: time.Minute}
+var testLease = LeaseTimes{Hold: 5 * time.Minute, StartWithin: 30 * time.Minute, Skew: time.Minute, Gap: time.Second}
 
 // issueOn issues a round of channel id whose tasks crawl host, and
 // returns the records.
@@ -105,7 +105,9 @@ func TestOneLeasePerHost(t *testing.T) {
 	if _, err := d.Complete(a.ID, "p1", Feedback{}, now); err != nil {
 		t.Fatal(err)
 	}
-	gb := grantSend(t, d, b.ID, now, true)
+	// Not before the politeness wait since the last crawler's result.
+	grantSend(t, d, b.ID, now.Add(testLease.Gap-time.Millisecond), false)
+	gb := grantSend(t, d, b.ID, now.Add(testLease.Gap), true)
 	if gb.Epoch != 2 {
 		t.Fatalf("second lease has epoch %d, want 2", gb.Epoch)
 	}
@@ -157,7 +159,7 @@ func TestLeaseLapse(t *testing.T) {
 			if err != nil || (len(lost) == 1) != tt.lost {
 				t.Fatalf("Expire = %+v, %v", lost, err)
 			}
-			grantSend(t, d, b[0].ID, last.Add(testLease.Skew+time.Second), true)
+			grantSend(t, d, b[0].ID, last.Add(testLease.Skew+time.Second+testLease.Gap), true)
 		})
 	}
 }

@@ -240,6 +240,9 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if err := putJSON(tb, []byte(id), &out.Task); err != nil {
 			return err
 		}
+		if err := endLeaseTx(tx, &out.Task, now); err != nil {
+			return err
+		}
 		c.apply(fb, now, out.Task.Round)
 		if out.Task.Round == c.Round && c.Pending > 0 {
 			c.Pending--
@@ -360,6 +363,9 @@ func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 			if err != nil {
 				return err
 			}
+			if err := endLeaseTx(tx, &t, now); err != nil {
+				return err
+			}
 			out = append(out, l)
 		}
 		return nil
@@ -390,8 +396,11 @@ func (d *DB) Cancel(id, peer, reason string, now time.Time) (l Lost, ok bool, er
 			return nil
 		}
 		l, err = endTx(chs, tb, t, TaskCancelled, reason, now)
-		ok = err == nil
-		return err
+		if err != nil {
+			return err
+		}
+		ok = true
+		return endLeaseTx(tx, &t, now)
 	})
 	if err != nil {
 		return Lost{}, false, fmt.Errorf("cancel task %s: %w", id, err)
