@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
@@ -65,7 +67,10 @@ func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 func newManager(t *testing.T, dir string, clk *clock) *Manager {
 	t.Helper()
 	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts})
+		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts,
+		// Short rounds: the overlay peer checks a task's times by the real
+		// clock, so the test clock stays within its skew allowance.
+		Channels: channels.Options{Prior: 90 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +104,7 @@ func api(t *testing.T, m *Manager, method, path, host, token string, body any) (
 func TestManagerRound(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
 	dir := t.TempDir()
 	m := newManager(t, dir, clk)
 	go m.api.serve(ctx)
@@ -146,16 +151,20 @@ func TestManagerRound(t *testing.T) {
 		t.Fatalf("overlay peer got %d tasks, want 2", len(tasks))
 	}
 	// A tick before the interval passed issues nothing new.
-	clk.add(time.Minute)
+	clk.add(30 * time.Second)
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := q.take(); len(again) != 0 {
 		t.Fatalf("%d tasks resubmitted before their interval", len(again))
 	}
-	// The peer "crawls" and uploads; the receipt verifies with the profile key.
+	// The peer claims each task's lease, "crawls" and uploads; the receipt
+	// verifies with the profile key.
 	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
 	for i, tk := range tasks {
+		if _, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+			t.Fatal(err)
+		}
 		d := deliver(t, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
 		raw, err := up.Upload(ctx, d)
 		if err != nil {
@@ -223,7 +232,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // A host that grew past PieceAbove pages is crawled in pieces next round.
 func TestLargeHostSplitIntoPieces(t *testing.T) {
 	ctx := context.Background()
-	clk := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
 	m, err := New(ctx, Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Now: clk.now, Logger: quiet,
 		PieceAbove: 4, Pieces: 2, Strategy: StrategyFixed})
 	if err != nil {
@@ -245,6 +254,13 @@ func TestLargeHostSplitIntoPieces(t *testing.T) {
 		fb.Pages = append(fb.Pages, channels.PageResult{URL: "http://big.example" + u, Digest: task.Digest(i)})
 	}
 	fb.Stats.Dirs = map[string]int{"/": 1, "/news/": 3, "/sport/": 2}
+	// Only the lease holder's result counts.
+	if _, err := (book{m}).Complete(ctx, open[0].ID, "peer", fb); !errors.Is(err, channels.ErrNotHolder) {
+		t.Fatalf("result before a claim = %v, want ErrNotHolder", err)
+	}
+	if _, err := m.db.Claim(open[0].ID, open[0].Epoch, "peer", clk.now(), m.opts.leaseTimes(0)); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := (book{m}).Complete(ctx, open[0].ID, "peer", fb); err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +284,7 @@ func TestLargeHostSplitIntoPieces(t *testing.T) {
 func TestStoppedMidSendNotResent(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	clk := &clock{t: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
 	m := newManager(t, t.TempDir(), clk)
 	if _, err := m.db.AddSeeds([]string{"http://a.example/", "http://b.example/"}, clk.now()); err != nil {
 		t.Fatal(err)
