@@ -42,7 +42,7 @@ func startSwarm(t *testing.T, n int, prior time.Duration, assignment string) *sw
 	mgr, err := manager.New(mctx, manager.Options{
 		Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
 		Tick: 300 * time.Millisecond, Channels: channels.Options{Prior: prior, MaxDepth: 3, MaxPerFeedback: -1},
-		Assignment: assignment, Logger: quiet,
+		Assignment: assignment, Logger: quiet, Delay: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
