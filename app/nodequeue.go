@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
@@ -20,7 +21,10 @@ type nodeQueue struct {
 	m *taskmgr.Manager
 }
 
-var _ node.Queue = nodeQueue{}
+var (
+	_ node.Queue   = nodeQueue{}
+	_ node.SeenSet = nodeQueue{}
+)
 
 // Enqueue queues a task that arrived signed in env. A task already known
 // (a resubmission that raced a handover, say) is accepted again without
@@ -56,4 +60,10 @@ func (nq nodeQueue) Drain(ctx context.Context) (queued, running [][]byte, err er
 		queued = append(queued, r.Raw)
 	}
 	return queued, running, nil
+}
+
+// Seen records a task the overlay takes on in the queue file's seen set,
+// which outlives restarts, and reports whether it was there already.
+func (nq nodeQueue) Seen(_ context.Context, id string, expires time.Time) (bool, error) {
+	return nq.q.Seen(id, expires, time.Now())
 }

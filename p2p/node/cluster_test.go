@@ -32,13 +32,25 @@ type memQueue struct {
 	// enqueued are when Drain and the last Enqueue ran.
 	running           bool
 	drained, enqueued time.Time
+	// fail, when set, is returned by the next Enqueue; late lists tasks
+	// enqueued at or after their lease's end.
+	fail error
+	late []string
 }
 
+// memQueue keeps no seen set: the node keeps one in memory (memSeen).
 var _ Queue = (*memQueue)(nil)
 
 func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if err := q.fail; err != nil {
+		q.fail = nil
+		return err
+	}
+	if !t.Lease.Expires.IsZero() && !time.Now().Before(t.Lease.Expires) {
+		q.late = append(q.late, t.ID)
+	}
 	q.tasks = append(q.tasks, t)
 	q.envs = append(q.envs, env)
 	q.enqueued = time.Now()
@@ -226,13 +238,30 @@ func (c *cluster) owner(p can.Point) *member {
 	return nil
 }
 
-func (c *cluster) envelope(id string) []byte {
-	t := &task.Task{ID: id, Channel: id + ".example", Seeds: []string{"https://" + id + ".example/"}, Issued: time.Unix(0, 0).UTC()}
+// task returns a task as the manager builds it: issued now, with an hour's
+// lease on its host and the host's point target.
+func (c *cluster) task(id string, target can.Point) *task.Task {
+	now := time.Now().UTC()
+	host := id + ".example"
+	return &task.Task{
+		ID: id, Channel: host, Seeds: []string{"https://" + host + "/"},
+		Issued: now, Lease: task.Lease{Host: host, Epoch: 1, Expires: now.Add(time.Hour)},
+		Target: target,
+	}
+}
+
+// seal signs t with the manager's key.
+func (c *cluster) seal(t *task.Task) []byte {
 	b, err := envelope.Seal(t, c.manager)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	return b
+}
+
+// envelope returns a signed task for target (see task).
+func (c *cluster) envelope(id string, target can.Point) []byte {
+	return c.seal(c.task(id, target))
 }
 
 // insertAll inserts n tasks from random live members with workers in
@@ -273,7 +302,8 @@ func (c *cluster) insertAll(ctx context.Context, prefix string, n int) float64 {
 	}
 	for i := range n {
 		id := fmt.Sprintf("%s-%d", prefix, i)
-		jobs <- job{id, c.envelope(id), c.randomPoint(), live[c.rng.IntN(len(live))]}
+		p := c.randomPoint()
+		jobs <- job{id, c.envelope(id, p), p, live[c.rng.IntN(len(live))]}
 	}
 	close(jobs)
 	wg.Wait()

@@ -40,7 +40,9 @@ type Config struct {
 	// overloading threshold derives; 0 disables load balancing on insert.
 	MaxPieces int `json:"max_pieces,omitempty"`
 	// TTL is the load-balancing TTL given to new inserts; 0 means
-	// can.DefaultTTL, negative means 0.
+	// can.DefaultTTL, negative means 0. An owner balances a task at most
+	// one hop whatever the TTL (admit.go); an insert arriving with TTL 0
+	// stays with its owner.
 	TTL int `json:"ttl,omitempty"`
 	// Bounds, when set, map the node's Vivaldi coordinate into the CAN
 	// space: a node whose mapped point drifts further than its zone's

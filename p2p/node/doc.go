@@ -14,12 +14,17 @@
 //     so a zone is never orphaned when its first heir died too. Zones that
 //     form their parent box merge.
 //   - Insert: greedy routing to the owner of the target point, then load
-//     balancing on insert (can.DecideInsert) with a TTL; the peer that
-//     accepts verifies the manager's signature (p2p/envelope) and hands the
-//     task to its Queue. Forged and altered tasks are refused and counted.
+//     balancing on insert (can.DecideInsert), one hop to a neighbour. The
+//     owner, and a neighbour it balances to, verify the manager's signature
+//     (p2p/envelope) and admit the task (admit.go): a live lease, not
+//     issued in the future, the signed target the insert was routed to,
+//     balanced only by the target's owner, never seen here before. The
+//     seen set (SeenSet, the client's bbolt queue) outlives restarts. Each
+//     refusal is counted in Stats by reason.
 //   - Leave: a graceful peer hands its zones and its queued and running
 //     tasks to the neighbour that would take them over, then says goodbye
-//     with an empty heartbeat.
+//     with an empty heartbeat. The heir takes tasks only from a neighbour
+//     handing over zones, and admits each (lease, issue time, seen).
 //   - Overlaps: peers claiming overlapping areas settle them in heartbeats
 //     (the smaller peer ID keeps the area); hearsay of an overlap is checked
 //     with a probe; a peer left without a zone rejoins at its point.

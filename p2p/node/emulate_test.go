@@ -106,7 +106,7 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 		if err != nil {
 			t.Fatalf("locate host %d: %v", j, err)
 		}
-		owner, _, err := boot.n.Insert(ctx, c.envelope(fmt.Sprintf("host-%d", j)), point)
+		owner, _, err := boot.n.Insert(ctx, c.envelope(fmt.Sprintf("host-%d", j), point), point)
 		if err != nil {
 			t.Fatalf("insert host %d: %v", j, err)
 		}

@@ -13,3 +13,25 @@ var (
 	// join point.
 	ErrJoinFailed = errors.New("join failed")
 )
+
+// Reasons a peer refuses a genuine, correctly signed task (admit.go). Their
+// text travels in insert refusals; Insert wraps the one a refusal names.
+var (
+	// ErrNoLease: the task carries no lease on its host, or the lease has
+	// ended. A task not started before its lease ends is never started.
+	ErrNoLease = errors.New("task has no live lease")
+	// ErrIssuedAhead: the task was issued more than MaxClockSkew after
+	// this peer's clock. The manager's clock is the reference, so this
+	// peer's clock is probably behind.
+	ErrIssuedAhead = errors.New("task issued in the future")
+	// ErrTargetMismatch: the task's signed target point is missing, of
+	// another dimension than the overlay's, or not the point the insert
+	// was routed to.
+	ErrTargetMismatch = errors.New("task not sent to its signed target")
+	// ErrMisaimed: a load-balanced insert whose target lies neither in
+	// this peer's zones nor in the zones of the neighbour that sent it.
+	ErrMisaimed = errors.New("load-balanced task not from its target's owner")
+	// ErrSeen: this peer has taken the task before (queued it, balanced
+	// it to a neighbour, or received it in a handover).
+	ErrSeen = errors.New("task seen before")
+)

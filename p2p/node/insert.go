@@ -2,14 +2,14 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -28,7 +28,7 @@ func (n *Node) Insert(ctx context.Context, env []byte, target can.Point) (owner 
 	ins := &wire.Insert{Envelope: env, Target: can.Clamp(target), Ttl: uint32(n.cfg.TTL)}
 	resp := n.route(ctx, ins, "")
 	if resp.Error != "" {
-		return "", int(resp.Hops), fmt.Errorf("insert: %s", resp.Error)
+		return "", int(resp.Hops), refusal(resp.Error)
 	}
 	owner, err = wire.ValidatePeerID(resp.Owner)
 	if err != nil {
@@ -71,6 +71,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 	if ins.Hops >= wire.MaxHops {
 		return refuse(ins, "insert dropped after %d hops", ins.Hops)
 	}
+	target := can.Clamp(ins.Target)
 	failed := map[can.PeerID]bool{} // next hops that could not be reached
 	for attempt := 0; ; attempt++ {
 		n.mu.Lock()
@@ -80,24 +81,25 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 		}
 		infos := n.infosLocked()
 		infos = slices.DeleteFunc(infos, func(i can.NeighbourInfo) bool { return failed[i.ID] })
-		next, local, ok := can.NextHop(n.zones, infos, can.Point(ins.Target))
+		next, local, ok := can.NextHop(n.zones, infos, target)
 		var dec can.Decision
-		if local || ins.Lbi {
+		if local {
 			dec = can.DecideInsert(n.load(), n.cfg.threshold(), balanceTo(infos, from), int(ins.Ttl))
 		}
 		n.mu.Unlock()
 
 		switch {
-		case local || ins.Lbi:
-			if !dec.Accept {
-				fwd := &wire.Insert{Envelope: ins.Envelope, Target: ins.Target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true}
-				resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
-				if err == nil && resp.Accepted {
-					return resp
-				}
-				// The lighter neighbour is gone or refused: keep the task.
+		case local:
+			return n.take(ctx, ins, target, dec)
+		case ins.Lbi:
+			// Balanced here by a neighbour: queue it or refuse it, never
+			// pass it on, since the next peer could not check that its
+			// sender holds the target.
+			t, err := n.admit(ctx, ins.Envelope, target, from)
+			if err != nil {
+				return refuse(ins, "%v", err)
 			}
-			return n.accept(ctx, ins)
+			return n.enqueue(ctx, ins, t)
 		case ok:
 			if ins.Hops > 0 && ins.Hops%loopCheckHops == 0 {
 				// Far more hops than greedy routing takes: tables are
@@ -109,7 +111,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 				case <-time.After(n.cfg.Heartbeat):
 				}
 			}
-			fwd := &wire.Insert{Envelope: ins.Envelope, Target: ins.Target, Ttl: ins.Ttl, Hops: ins.Hops + 1}
+			fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: ins.Ttl, Hops: ins.Hops + 1}
 			resp, err := n.forward(ctx, peer.ID(next), fwd)
 			if err == nil {
 				return resp
@@ -166,22 +168,31 @@ func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire
 	return &resp, nil
 }
 
-// accept verifies the task's signature and queues it.
-func (n *Node) accept(ctx context.Context, ins *wire.Insert) *wire.InsertResponse {
-	t, err := envelope.Open(ins.Envelope, n.cfg.Manager)
+// take handles an insert whose target lies in our zones: it admits the
+// task, then balances it to a lighter neighbour (dec) or queues it here.
+func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec can.Decision) *wire.InsertResponse {
+	t, err := n.admit(ctx, ins.Envelope, target, "")
 	if err != nil {
-		n.mu.Lock()
-		n.stats.Refused++
-		n.mu.Unlock()
-		kind := "invalid"
-		for _, e := range []error{envelope.ErrUnsigned, envelope.ErrForged, envelope.ErrAltered} {
-			if errors.Is(err, e) {
-				kind = e.Error()
-			}
-		}
-		n.log.Info("Refused a task that failed verification", "reason", kind)
-		return refuse(ins, "task refused: %v", err)
+		return refuse(ins, "%v", err)
 	}
+	if !dec.Accept {
+		fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true}
+		resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
+		switch {
+		case err == nil && resp.Accepted:
+			return resp
+		case err == nil && strings.Contains(resp.Error, ErrSeen.Error()):
+			// The neighbour took this task before and holds it, or
+			// handed it on: queued here too, it would run twice.
+			return resp
+		}
+		// The lighter neighbour is gone or refused: keep the task.
+	}
+	return n.enqueue(ctx, ins, t)
+}
+
+// enqueue queues an admitted task here.
+func (n *Node) enqueue(ctx context.Context, ins *wire.Insert, t *task.Task) *wire.InsertResponse {
 	if err := n.queue.Enqueue(ctx, t, ins.Envelope); err != nil {
 		return refuse(ins, "queue task %s: %v", t.ID, err)
 	}

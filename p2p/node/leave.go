@@ -228,6 +228,10 @@ func (n *Node) handleHandover(s network.Stream) {
 		}
 		if first {
 			if err := n.takeHandedZones(from, &m); err != nil {
+				n.mu.Lock()
+				n.stats.HandoversRefused++
+				n.mu.Unlock()
+				n.log.Info("Refused a handover", "from", from, "err", err)
 				c.Write(ctx, &wire.HandoverResponse{Error: err.Error()}, wire.MaxHandoverResponseSize)
 				return
 			}
@@ -239,7 +243,11 @@ func (n *Node) handleHandover(s network.Stream) {
 					n.mu.Lock()
 					n.stats.Refused++
 					n.mu.Unlock()
+					n.log.Info("Refused a handed-over task that failed verification", "from", from, "err", err)
 					continue
+				}
+				if err := n.admitHandedOver(ctx, t, from); err != nil {
+					continue // counted and logged
 				}
 				if err := n.queue.Enqueue(ctx, t, e); err != nil {
 					n.log.Warn("Handed-over task not queued", "task", t.ID, "err", err)
@@ -258,11 +266,16 @@ func (n *Node) handleHandover(s network.Stream) {
 	c.Write(ctx, &wire.HandoverResponse{Accepted: true, Tasks: tasks}, wire.MaxHandoverResponseSize)
 }
 
-// takeHandedZones adds a leaving neighbour's zones to ours.
+// takeHandedZones adds a leaving neighbour's zones to ours. Only a
+// neighbour handing over zones it holds may hand over tasks: the tasks of
+// a handover that carries no zone are refused with it.
 func (n *Node) takeHandedZones(from peer.ID, m *wire.Handover) error {
 	zones, ok := fromWireZones(m.Zones, n.cfg.Dim)
 	if !ok {
 		return fmt.Errorf("malformed zone")
+	}
+	if len(zones) == 0 {
+		return fmt.Errorf("handover carries no zone")
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()

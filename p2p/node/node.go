@@ -20,7 +20,8 @@ import (
 )
 
 // Queue is where accepted tasks go: the client's bbolt task queue
-// implements it.
+// implements it. A Queue that also implements SeenSet keeps the node's
+// record of tasks seen, across restarts.
 type Queue interface {
 	// Enqueue stores a verified task with the envelope it came in, so the
 	// task can be handed over again with its signature.
@@ -34,13 +35,23 @@ type Queue interface {
 	Drain(ctx context.Context) (queued, running [][]byte, err error)
 }
 
-// Stats are the node's counters.
+// Stats are the node's counters. Refusals are counted by the peer that
+// refuses, whether the task came in an insert or a handover.
 type Stats struct {
 	Accepted  int64 // tasks queued here
 	Forwarded int64 // inserts routed or balanced onward
-	Refused   int64 // inserts refused: forged, altered or invalid tasks
-	Takeovers int64 // zones taken over from dead neighbours
-	HandedIn  int64 // tasks received in handovers
+	Refused   int64 // tasks refused: forged, altered or invalid
+	// Genuine tasks refused (admit.go), by reason.
+	Expired     int64 // no lease on the host, or the lease ended (ErrNoLease)
+	IssuedAhead int64 // issued more than MaxClockSkew after our clock (ErrIssuedAhead)
+	Mistargeted int64 // signed target missing or not the insert's (ErrTargetMismatch)
+	Misaimed    int64 // balanced here by a peer not holding the target (ErrMisaimed)
+	Replayed    int64 // seen here before (ErrSeen)
+	Takeovers   int64 // zones taken over from dead neighbours
+	HandedIn    int64 // tasks received in handovers
+	// HandoversRefused counts handovers refused whole: the sender is not
+	// a neighbour handing over zones it holds, or we are leaving.
+	HandoversRefused int64
 }
 
 // neighbour is what the node knows of one neighbour.
@@ -76,6 +87,7 @@ type Node struct {
 	h     *host.Host
 	cfg   Config
 	queue Queue
+	seen  SeenSet // the queue, or a set in memory
 	log   *slog.Logger
 
 	// joinMu lets one join run at a time: the client's entry loop and
@@ -137,6 +149,12 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		heard:  map[peer.ID]time.Time{},
 		kick:   make(chan struct{}, 1),
 		seq:    uint64(time.Now().UnixNano()),
+	}
+	if s, ok := q.(SeenSet); ok {
+		n.seen = s
+	} else {
+		n.seen = newMemSeen()
+		n.log.Warn("Task queue keeps no record of tasks seen; replayed tasks are refused only until this peer restarts")
 	}
 	h.SetStreamHandler(wire.JoinProtocol, n.handleJoin)
 	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)

@@ -151,7 +151,7 @@ func TestHandoverPause(t *testing.T) {
 	c := newCluster(t, Config{Heartbeat: time.Hour, HandoverPause: pause})
 	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
 	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
-	if err := b.q.Enqueue(ctx, &task.Task{ID: "running"}, c.envelope("running")); err != nil {
+	if err := b.q.Enqueue(ctx, &task.Task{ID: "running"}, c.envelope("running", can.Point{0.75, 0.5, 0.5})); err != nil {
 		t.Fatal(err)
 	}
 	b.q.mu.Lock()

@@ -2,14 +2,17 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/crypto"
 )
@@ -34,10 +37,10 @@ func TestInsertRefusesUnverifiedTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := c.envelope("good")
+	target := can.Point{0.9, 0.9, 0.9}
+	good := c.envelope("good", target)
 	altered := []byte(strings.Replace(string(good), "good", "evil", 1))
 	bare, _ := tk.Encode()
-	target := can.Point{0.9, 0.9, 0.9}
 	owner := c.owner(target)
 	tests := []struct {
 		name string
@@ -83,7 +86,7 @@ func TestLBISpreadsLoad(t *testing.T) {
 		hot := []can.Point{{0.1, 0.1, 0.1}, {0.8, 0.3, 0.6}}
 		for i := range 60 {
 			from := c.members[i%len(c.members)]
-			if _, _, err := from.n.Insert(ctx, c.envelope(fmt.Sprintf("hot-%d", i)), hot[i%len(hot)]); err != nil {
+			if _, _, err := from.n.Insert(ctx, c.envelope(fmt.Sprintf("hot-%d", i), hot[i%len(hot)]), hot[i%len(hot)]); err != nil {
 				t.Fatal(err)
 			}
 			if i%10 == 9 {
@@ -155,11 +158,35 @@ func TestLBIDoesNotBounce(t *testing.T) {
 	if c.owner(target) != b {
 		t.Fatalf("B does not own %v", target)
 	}
-	owner, hops, err := a.n.Insert(ctx, c.envelope("hot"), target)
+	owner, hops, err := a.n.Insert(ctx, c.envelope("hot", target), target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if owner != cc.h.ID() || hops != 2 {
 		t.Fatalf("task queued on %s after %d hops; want C %s after 2 (A→B, B→C), not back on A %s", owner.ShortString(), hops, cc.h.ID().ShortString(), a.h.ID().ShortString())
+	}
+
+	// B recorded the task it balanced as seen: a replay to it is refused.
+	if _, _, err := a.n.Insert(ctx, c.envelope("hot", target), target); !errors.Is(err, ErrSeen) {
+		t.Fatalf("replay to the balancing owner: %v, want %v", err, ErrSeen)
+	}
+	if st := b.n.Stats(); st.Replayed != 1 {
+		t.Fatalf("B counted %d replays, want 1", st.Replayed)
+	}
+
+	// A task C already took (B's host balanced it there): when B balances
+	// it again, C refuses it as seen, and B must not keep it either.
+	for i := 3; i < 8; i++ { // B stays far heavier than C
+		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+	}
+	pre := c.envelope("pre", target)
+	if resp, err := send(ctx, b.h, cc.h.AddrInfo(), &wire.Insert{Envelope: pre, Target: target, Lbi: true}); err != nil || !resp.Accepted {
+		t.Fatalf("balanced by the owner's host: %+v, %v", resp, err)
+	}
+	if _, _, err := a.n.Insert(ctx, pre, target); !errors.Is(err, ErrSeen) {
+		t.Fatalf("insert of a task C holds: %v, want C's %v passed on", err, ErrSeen)
+	}
+	if n := c.countTasks()["pre"]; n != 1 || slices.Contains(b.q.ids(), "pre") {
+		t.Fatalf("pre queued on %d peers (B holds it: %v), want only on C", n, slices.Contains(b.q.ids(), "pre"))
 	}
 }

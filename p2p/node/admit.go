@@ -1,0 +1,236 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// MaxClockSkew is how far after this peer's clock a task's issue time may
+// lie. A task issued later is refused: either this peer's clock is behind
+// or the task is not what it claims.
+const MaxClockSkew = 2 * time.Minute
+
+// SeenSet remembers the tasks a peer has taken on, so that a genuine task
+// replayed to it is refused. The client's bbolt task queue implements it;
+// a Queue passed to New that does not gets a set in memory, which forgets
+// on restart.
+type SeenSet interface {
+	// Seen records task id and reports whether it was recorded already,
+	// in one atomic step that is durable when Seen returns. The record
+	// may be forgotten after expires.
+	Seen(ctx context.Context, id string, expires time.Time) (seen bool, err error)
+}
+
+// Admission: a second line of defence behind the host lease (DESIGN §8).
+// The peer that would queue a task, or balance it onward as its target's
+// owner, refuses a genuine, correctly signed task when
+//   - it has no lease on its host, or the lease has ended (ErrNoLease), or
+//     it was issued more than MaxClockSkew after now (ErrIssuedAhead);
+//   - on the insert path, its signed target is missing, of another
+//     dimension, or not the insert's target, both clamped
+//     (ErrTargetMismatch): routing follows the signed point;
+//   - a load-balanced insert's target lies neither in our zones nor in the
+//     zones of the neighbour that sent it, as that neighbour announced
+//     them (ErrMisaimed). So balancing is one hop from the owner: a peer
+//     that received a balanced insert queues or refuses it;
+//   - it was seen here before (ErrSeen).
+// A handed-over task is checked for its lease, issue time and seen before,
+// not for its target: the heir takes the zone. Intermediate peers that
+// only route an insert check nothing.
+//
+// Only a task that passes every other rule is recorded as seen, just
+// before it is queued or balanced onward (a crash in between leaves it
+// refused next time, never queued twice). Refusals are not recorded, or a
+// member could fill a peer's set with misaimed copies of tasks that peer
+// may later inherit in a handover.
+
+// checkLease refuses a task that may not start at now.
+func checkLease(t *task.Task, now time.Time) error {
+	switch {
+	case t.Lease.Host == "" || t.Lease.Expires.IsZero():
+		return fmt.Errorf("%w: task %s carries no lease on its host", ErrNoLease, t.ID)
+	case !now.Before(t.Lease.Expires):
+		return fmt.Errorf("%w: the lease of task %s on %s ended at %s, %s ago", ErrNoLease, t.ID, t.Lease.Host,
+			t.Lease.Expires.UTC().Format(time.RFC3339), now.Sub(t.Lease.Expires).Round(time.Second))
+	case t.Issued.After(now.Add(MaxClockSkew)):
+		return fmt.Errorf("%w: task %s was issued at %s, %s after this peer's clock", ErrIssuedAhead, t.ID,
+			t.Issued.UTC().Format(time.RFC3339), t.Issued.Sub(now).Round(time.Second))
+	}
+	return nil
+}
+
+// checkTarget refuses a task whose signed target is not target (clamped):
+// routing must follow the signed point, not the insert's unsigned copy.
+func checkTarget(t *task.Task, target can.Point, dim int) error {
+	switch {
+	case len(t.Target) == 0:
+		return fmt.Errorf("%w: task %s carries no target point", ErrTargetMismatch, t.ID)
+	case len(t.Target) != dim:
+		return fmt.Errorf("%w: the target of task %s has %d dimensions, the overlay %d", ErrTargetMismatch, t.ID, len(t.Target), dim)
+	case !slices.Equal(can.Clamp(t.Target), target):
+		return fmt.Errorf("%w: task %s is signed for %v, sent to %v", ErrTargetMismatch, t.ID, can.Clamp(t.Target), target)
+	}
+	return nil
+}
+
+// heldBy reports whether from is a neighbour heard from first-hand whose
+// zones, as it announced them, contain target.
+func (n *Node) heldBy(from peer.ID, target can.Point) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	nb, ok := n.nbrs[from]
+	if !ok || !nb.direct {
+		return false
+	}
+	return slices.ContainsFunc(nb.zones, func(z can.Zone) bool { return z.Contains(target) })
+}
+
+// admit opens an insert's task where it would be queued or balanced onward
+// and applies the admission rules; lbiFrom is the neighbour a load-balanced
+// insert came from, "" when target lies in our zones. A task admitted is
+// recorded as seen.
+func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID) (*task.Task, error) {
+	t, err := envelope.Open(env, n.cfg.Manager)
+	if err != nil {
+		n.mu.Lock()
+		n.stats.Refused++
+		n.mu.Unlock()
+		kind := "invalid"
+		for _, e := range []error{envelope.ErrUnsigned, envelope.ErrForged, envelope.ErrAltered} {
+			if errors.Is(err, e) {
+				kind = e.Error()
+			}
+		}
+		n.log.Info("Refused a task that failed verification", "reason", kind)
+		return nil, fmt.Errorf("task refused: %w", err)
+	}
+	err = checkLease(t, time.Now())
+	if err == nil {
+		err = checkTarget(t, target, n.cfg.Dim)
+	}
+	if err == nil && lbiFrom != "" && !n.heldBy(lbiFrom, target) {
+		err = fmt.Errorf("%w: task %s is aimed at %v, which %s does not hold as far as this peer knows", ErrMisaimed, t.ID, target, lbiFrom)
+	}
+	if err == nil {
+		err = n.record(ctx, t)
+	}
+	if err != nil {
+		n.refused(t, lbiFrom, err)
+		return nil, fmt.Errorf("task refused: %w", err)
+	}
+	return t, nil
+}
+
+// admitHandedOver applies the admission rules that hold for a task a
+// leaving neighbour hands over with its zone: the lease and issue time,
+// and seen before. Its target is not checked: the heir takes the zone.
+func (n *Node) admitHandedOver(ctx context.Context, t *task.Task, from peer.ID) error {
+	err := checkLease(t, time.Now())
+	if err == nil {
+		err = n.record(ctx, t)
+	}
+	if err != nil {
+		n.refused(t, from, err)
+	}
+	return err
+}
+
+// record records t as seen here, refusing it if it was already.
+func (n *Node) record(ctx context.Context, t *task.Task) error {
+	// The margin keeps the record while a clock stepped back could still
+	// take the task's lease for live.
+	seen, err := n.seen.Seen(ctx, t.ID, t.Lease.Expires.Add(MaxClockSkew))
+	switch {
+	case err != nil:
+		return fmt.Errorf("record task %s as seen: %w", t.ID, err)
+	case seen:
+		return fmt.Errorf("%w: task %s", ErrSeen, t.ID)
+	}
+	return nil
+}
+
+// refused counts and logs a genuine task refused for err.
+func (n *Node) refused(t *task.Task, from peer.ID, err error) {
+	n.mu.Lock()
+	switch {
+	case errors.Is(err, ErrNoLease):
+		n.stats.Expired++
+	case errors.Is(err, ErrIssuedAhead):
+		n.stats.IssuedAhead++
+	case errors.Is(err, ErrTargetMismatch):
+		n.stats.Mistargeted++
+	case errors.Is(err, ErrMisaimed):
+		n.stats.Misaimed++
+	case errors.Is(err, ErrSeen):
+		n.stats.Replayed++
+	}
+	n.mu.Unlock()
+	if errors.Is(err, ErrIssuedAhead) {
+		n.log.Warn("Refused a task issued in the future: this computer's clock is probably behind; set it to the right time, for example by turning on automatic time",
+			"task", t.ID, "issued", t.Issued, "now", time.Now(), "err", err)
+		return
+	}
+	n.log.Info("Refused a task", "task", t.ID, "from", from, "err", err)
+}
+
+// refusalError is an insert refused by a peer: its message, wrapping the
+// reason's sentinel when the message names one.
+type refusalError struct {
+	msg    string
+	reason error
+}
+
+func (e *refusalError) Error() string { return "insert: " + e.msg }
+func (e *refusalError) Unwrap() error { return e.reason }
+
+// refusal turns a refusal message from the overlay back into an error
+// that errors.Is matches against the admission sentinels.
+func refusal(msg string) error {
+	e := &refusalError{msg: msg}
+	for _, r := range []error{ErrNoLease, ErrIssuedAhead, ErrTargetMismatch, ErrMisaimed, ErrSeen, ErrLeaving} {
+		if strings.Contains(msg, r.Error()) {
+			e.reason = r
+			break
+		}
+	}
+	return e
+}
+
+// memSeen is the SeenSet of a node whose queue keeps none: it forgets on
+// restart.
+type memSeen struct {
+	mu     sync.Mutex           // guards the fields below
+	ids    map[string]time.Time // task ID → when the record may go
+	pruned time.Time
+}
+
+func newMemSeen() *memSeen { return &memSeen{ids: map[string]time.Time{}} }
+
+func (m *memSeen) Seen(_ context.Context, id string, expires time.Time) (bool, error) {
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if now.Sub(m.pruned) > time.Minute {
+		for k, until := range m.ids {
+			if now.After(until) {
+				delete(m.ids, k)
+			}
+		}
+		m.pruned = now
+	}
+	until, ok := m.ids[id]
+	if !ok || expires.After(until) {
+		m.ids[id] = expires
+	}
+	return ok, nil
+}
