@@ -11,6 +11,10 @@ need_pkg dbus-daemon dbus
 # The installer tests build with NSIS and inspect with file.
 need_pkg makensis nsis
 need_pkg file file
+# crawler/botauth checks its signatures with the web-bot-auth npm package,
+# which the test installs into the user's cache.
+need_pkg node nodejs
+need_pkg npm npm
 echo "== go vet"
 go vet ./...
 echo "== gofmt"
