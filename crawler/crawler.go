@@ -27,6 +27,7 @@ package crawler
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -95,6 +96,11 @@ type Config struct {
 	// NoDelay makes a zero Delay mean no politeness wait instead of the
 	// default (benchmarks and tests only; robots Crawl-delay still applies).
 	NoDelay bool
+	// Sign, when set, is called on every request to a site (robots.txt,
+	// pages, each redirect hop) just before it is sent, to add its Web Bot
+	// Auth signature (botauth.Signer.Sign). An error fails that request.
+	// nil sends requests unsigned.
+	Sign func(*http.Request) error
 }
 
 // withDefaults returns cfg with zero fields set to their defaults.

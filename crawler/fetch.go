@@ -127,6 +127,11 @@ func (f *fetcher) do(ctx context.Context, r request) (*response, error) {
 	if r.LastModified != "" {
 		req.Header.Set("If-Modified-Since", r.LastModified)
 	}
+	if f.cfg.Sign != nil {
+		if err := f.cfg.Sign(req); err != nil {
+			return nil, fmt.Errorf("get %s: sign request: %w", r.URL.Redacted(), err)
+		}
+	}
 	hr, err := f.client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("get %s: %w", r.URL.Redacted(), err)
