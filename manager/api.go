@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -30,6 +31,13 @@ type SeedsRequest struct {
 type SeedsResponse struct {
 	Created []string `json:"created"`
 	Bad     []string `json:"bad,omitempty"`
+}
+
+// WithdrawRequest is the body of POST /api/keys/withdraw.
+type WithdrawRequest struct {
+	// Key is a volunteer's peer ID or the keyid of its request-signing key.
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
 }
 
 // apiServer is the manager's local API and status page, on loopback with
@@ -63,6 +71,7 @@ func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
 	mux.HandleFunc("GET /{$}", a.page)
 	mux.HandleFunc("GET /api/status", a.status)
 	mux.Handle("POST /api/seeds", a.needToken(http.HandlerFunc(a.seeds)))
+	mux.Handle("POST /api/keys/withdraw", a.needToken(http.HandlerFunc(a.withdrawKey)))
 	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	if err := localapi.WriteInfo(infoPath, localapi.Info{URL: a.url, Token: a.token}); err != nil {
 		ln.Close()
@@ -204,3 +213,24 @@ func httpError(w http.ResponseWriter, code int, msg string) {
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
+// withdrawKey takes a volunteer's request-signing key out of the key
+// directory (POST /api/keys/withdraw).
+func (a *apiServer) withdrawKey(w http.ResponseWriter, r *http.Request) {
+	var req WithdrawRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || req.Key == "" || req.Reason == "" {
+		http.Error(w, "want {\"key\": peer ID or keyid, \"reason\": why}", http.StatusBadRequest)
+		return
+	}
+	if err := a.m.WithdrawKey(req.Key, req.Reason); err != nil {
+		code := http.StatusInternalServerError
+		if errors.Is(err, botkeys.ErrNotFound) {
+			code = http.StatusNotFound
+		}
+		http.Error(w, err.Error(), code)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

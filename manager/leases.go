@@ -27,12 +27,20 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 			return lease.Answer{Error: "refused: " + oerr.Error()}
 		case got.ID != r.TaskID || got.Lease.Epoch != r.Epoch:
 			return lease.Answer{Error: "refused: the request does not match its signed task"}
+		case m.withdrawn(from):
+			return lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn"}
+		}
+		if cerr := m.certify(from, r.BotKey); cerr != nil {
+			return lease.Answer{Error: "refused: " + cerr.Error()}
 		}
 		t, err = m.db.Claim(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
 		if err == nil {
 			m.log.Debug("Lease claimed", "task", r.TaskID, "host", t.Host, "epoch", t.Epoch, "peer", from)
 		}
 	case lease.Renew:
+		if m.withdrawn(from) {
+			return lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn"}
+		}
 		t, err = m.db.Renew(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
 	case lease.Release:
 		t, err = m.db.Release(r.TaskID, r.Epoch, from.String())

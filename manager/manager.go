@@ -18,6 +18,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
 
+	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
@@ -41,6 +42,10 @@ type Manager struct {
 	sub   *submit.Submitter
 	entry *entry.Registry
 	api   *apiServer
+	// keys are the volunteers' certified request-signing keys; dir serves
+	// them to web sites when Options.Directory is set.
+	keys *botkeys.Registry
+	dir  *directoryServer
 
 	mu       sync.Mutex // guards the fields below
 	strat    recrawl.Strategy
@@ -110,6 +115,17 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 		m.peers[c.RemotePeer()] = m.opts.Now()
 		m.mu.Unlock()
 	}})
+	if m.keys, err = botkeys.Open(opts.Dir); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	if opts.Directory != "" {
+		if m.dir, err = newDirectoryServer(opts.Directory, m.keys); err != nil {
+			return nil, fmt.Errorf("new manager: %w", err)
+		}
+		if m.opts.Policy.SignatureAgent == "" {
+			m.opts.Policy.SignatureAgent = m.dir.origin()
+		}
+	}
 	m.store, err = storage.New(storage.Options{Dir: opts.Dir, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
 		MaxFileSize: opts.MaxWARCFile, Now: opts.Now, Logger: opts.Logger})
 	if err != nil {
@@ -233,8 +249,15 @@ func (m *Manager) AddSeeds(seeds []string) ([]channels.Channel, error) {
 // the manager.
 func (m *Manager) Serve(ctx context.Context) error {
 	defer m.Close()
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- m.api.serve(ctx) }()
+	if m.dir != nil {
+		go func() {
+			if err := m.dir.serve(); err != nil {
+				errc <- err
+			}
+		}()
+	}
 	t := time.NewTicker(m.opts.Tick)
 	defer t.Stop()
 	for {
@@ -262,6 +285,9 @@ func (m *Manager) Close() error {
 	if m.api != nil {
 		errs = append(errs, m.api.close())
 	}
+	if m.dir != nil {
+		errs = append(errs, m.dir.close())
+	}
 	if m.host != nil {
 		errs = append(errs, m.host.Close())
 	}
@@ -270,6 +296,9 @@ func (m *Manager) Close() error {
 	}
 	if m.db != nil {
 		errs = append(errs, m.db.Close())
+	}
+	if m.keys != nil {
+		errs = append(errs, m.keys.Close())
 	}
 	return errors.Join(errs...)
 }

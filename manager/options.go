@@ -102,6 +102,12 @@ type Options struct {
 	// to one host, signed into every task; crawlers may only wait longer.
 	// Default 1s.
 	Delay time.Duration `json:"delay,omitempty"`
+	// Directory, when set, is the address where the manager serves its key
+	// directory to web sites (Web Bot Auth): the request-signing keys of
+	// the volunteers it certified. Unlike API it need not be loopback.
+	// Policy.SignatureAgent defaults to its origin; an operator behind a
+	// TLS front end names the public origin there instead.
+	Directory string `json:"directory,omitempty"`
 	// Version is the software version the default User-Agent names.
 	Version string `json:"-"`
 	// Solo marks the manager embedded in a single client (solo mode): its

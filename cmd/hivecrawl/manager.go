@@ -51,6 +51,7 @@ func runManager(ctx context.Context, args []string) int {
 	delay := fs.Duration("delay", time.Second, "the politeness wait between requests to one host that every crawler keeps at least (robots.txt Crawl-delay can raise it)")
 	userAgent := fs.String("user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+"+manager.DefaultContact+")\"): name your network's contact page in it")
 	signatureAgent := fs.String("signature-agent", "", "the `URL` of the origin serving this network's key directory (/.well-known/http-message-signatures-directory), sent with every signed request")
+	directory := fs.String("directory", "", "serve the key directory web sites verify crawlers' signed requests against on `ADDR` (host:port, reachable by sites); --signature-agent defaults to its origin")
 	leaseHold := fs.Duration("lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
 	startWithin := fs.Duration("start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
 	clockSkew := fs.Duration("clock-skew", manager.DefaultClockSkew, "how far a crawler's clock may run behind the manager's: a host's lease counts as live this much longer")
@@ -80,7 +81,7 @@ func runManager(ctx context.Context, args []string) int {
 		Dir: managerDir(dirs), Listen: listen, API: *apiAddr, Name: *name, Strategy: *strategy,
 		Tick: *tick, AllowLoopback: *allowLoopback, PieceAbove: *pieceAbove, Assignment: *assignment, Logger: log,
 		Slack: *slack, Channels: channels.Options{Prior: *prior},
-		Delay: *delay, LeaseHold: *leaseHold, StartWithin: *startWithin, ClockSkew: *clockSkew, Version: version,
+		Directory: *directory, Delay: *delay, LeaseHold: *leaseHold, StartWithin: *startWithin, ClockSkew: *clockSkew, Version: version,
 		Policy: task.Policy{UserAgent: *userAgent, SignatureAgent: *signatureAgent},
 	}
 	if *coordinates {
@@ -105,6 +106,9 @@ func runManager(ctx context.Context, args []string) int {
 	}
 	fmt.Printf("Network profile: %s\n", m.ProfilePath())
 	fmt.Printf("Status page: %s/\n", m.APIURL())
+	if u := m.DirectoryURL(); u != "" {
+		fmt.Printf("Key directory for web sites: %s\n", u)
+	}
 	fmt.Printf("Volunteers join with: hivecrawl join %s\n", m.ProfilePath())
 	log.Info("Manager started", "peer", m.ID().String())
 	if err := m.Serve(ctx); err != nil {

@@ -128,6 +128,11 @@ func (r *Registry) Certify(peerID string, pub ed25519.PublicKey, now time.Time) 
 			if err != nil {
 				return err
 			}
+			if ok && !s.Live() && s.Reason != ReasonSuperseded {
+				// Withdrawn for cause: the peer is out, whatever key it
+				// makes next.
+				return fmt.Errorf("%w: the peer's key was withdrawn on %s (%s)", ErrWithdrawn, s.Withdrawn.UTC().Format(time.RFC3339), s.Reason)
+			}
 			if ok && s.Live() {
 				s.Withdrawn, s.Reason = now, ReasonSuperseded
 				if err := putStatus(keys, s); err != nil {
@@ -195,6 +200,23 @@ func (r *Registry) Withdraw(keyidOrPeer, reason string, now time.Time) error {
 		delete(r.live, gone)
 	}
 	return nil
+}
+
+// PeerWithdrawn reports whether peerID's key was withdrawn for cause
+// (anything but being superseded by its own new key): such a peer gets no
+// new key certified.
+func (r *Registry) PeerWithdrawn(peerID string) bool {
+	out := false
+	r.db.View(func(tx *bolt.Tx) error {
+		latest := tx.Bucket(bucketPeers).Get([]byte(peerID))
+		if latest == nil {
+			return nil
+		}
+		s, ok, err := getStatus(tx.Bucket(bucketKeys), string(latest))
+		out = err == nil && ok && !s.Live() && s.Reason != ReasonSuperseded
+		return nil
+	})
+	return out
 }
 
 // Directory returns the key directory: every live key, sorted by keyid.

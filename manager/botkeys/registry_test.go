@@ -211,3 +211,34 @@ func TestWithdrawnKeyFailsVerification(t *testing.T) {
 		t.Fatalf("withdrawn key: Verify = %v, want ErrUnknownKey", err)
 	}
 }
+
+// TestWithdrawnPeerStaysOut: a peer whose key was withdrawn for cause gets
+// no new key certified; one that only replaced its own key does.
+func TestWithdrawnPeerStaysOut(t *testing.T) {
+	r := open(t, t.TempDir())
+	now := time.Now()
+	first, _ := newKey(t)
+	second, _ := newKey(t)
+	if _, err := r.Certify("p1", first, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Certify("p1", second, now); err != nil {
+		t.Fatalf("a new key superseding the peer's own: %v", err)
+	}
+	if r.PeerWithdrawn("p1") {
+		t.Fatal("a peer that replaced its key counts as withdrawn")
+	}
+	if err := r.Withdraw("p1", "cheated", now); err != nil {
+		t.Fatal(err)
+	}
+	if !r.PeerWithdrawn("p1") {
+		t.Fatal("a peer withdrawn for cause does not count as withdrawn")
+	}
+	third, _ := newKey(t)
+	if _, err := r.Certify("p1", third, now); !errors.Is(err, ErrWithdrawn) {
+		t.Fatalf("certify a new key of a withdrawn peer = %v, want ErrWithdrawn", err)
+	}
+	if len(r.Directory().Keys) != 0 {
+		t.Fatalf("directory %+v, want empty", r.Directory())
+	}
+}

@@ -1,0 +1,93 @@
+package manager
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/crawler/botauth"
+	"github.com/hivecrawl/hivecrawl/manager/botkeys"
+)
+
+// directoryServer serves the operator's key directory to web sites
+// (Web Bot Auth): the keys of the volunteers this manager certified, which
+// verify the HTTP Message Signatures on their requests. Unlike the local
+// API it listens where sites can reach it.
+type directoryServer struct {
+	ln  net.Listener
+	srv *http.Server
+}
+
+func newDirectoryServer(addr string, reg *botkeys.Registry) (*directoryServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("key directory: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(botauth.DirectoryPath, reg.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	return &directoryServer{ln: ln, srv: srv}, nil
+}
+
+// origin is the directory's origin as the listener has it.
+func (d *directoryServer) origin() string { return "http://" + d.ln.Addr().String() }
+
+func (d *directoryServer) serve() error {
+	if err := d.srv.Serve(d.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("key directory: %w", err)
+	}
+	return nil
+}
+
+func (d *directoryServer) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return d.srv.Shutdown(ctx)
+}
+
+// certify puts the bot key a crawler presented with its claim in the key
+// directory. A peer whose key was withdrawn is refused.
+func (m *Manager) certify(from peer.ID, key []byte) error {
+	if len(key) == 0 {
+		return nil
+	}
+	if len(key) != ed25519.PublicKeySize {
+		return fmt.Errorf("bot key of %d bytes, want an Ed25519 public key", len(key))
+	}
+	if _, err := m.keys.Certify(from.String(), ed25519.PublicKey(key), m.opts.Now()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// WithdrawKey withdraws the request-signing key of a volunteer (by peer ID
+// or keyid) from the key directory: sites stop accepting its signatures
+// once their copy of the directory expires, and the peer's claims on host
+// leases are refused from then on.
+func (m *Manager) WithdrawKey(peerOrKeyID, reason string) error {
+	if err := m.keys.Withdraw(peerOrKeyID, reason, m.opts.Now()); err != nil {
+		return fmt.Errorf("withdraw key %s: %w", peerOrKeyID, err)
+	}
+	m.log.Info("Request-signing key withdrawn", "key", peerOrKeyID, "reason", reason)
+	return nil
+}
+
+// Withdrawn reports whether peer's request-signing key was withdrawn.
+func (m *Manager) withdrawn(p peer.ID) bool {
+	return m.keys.PeerWithdrawn(p.String())
+}
+
+// DirectoryURL returns the key directory's URL, or "" when none is served.
+func (m *Manager) DirectoryURL() string {
+	if m.dir == nil {
+		return ""
+	}
+	return m.dir.origin() + botauth.DirectoryPath
+}
