@@ -212,9 +212,10 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 	if m.opts.Bounds != nil {
 		b := *m.opts.Bounds
 		p.Bounds = &b
-		if err := p.Validate(); err != nil {
-			return nil, err
-		}
+	}
+	p.SignatureAgent = m.opts.Policy.SignatureAgent
+	if err := p.Validate(); err != nil {
+		return nil, err
 	}
 	return p, profile.Write(m.ProfilePath(), p)
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -63,6 +64,11 @@ type Profile struct {
 	// Without them peers stay at a point hashed from their ID and hosts
 	// at one hashed from their name.
 	Bounds *coord.Bounds `json:"bounds,omitempty"`
+	// SignatureAgent is the origin of the operator's key directory: when
+	// set, volunteers sign every request to a web site (Web Bot Auth) and
+	// name it in the Signature-Agent header, and the manager certifies
+	// their signing keys there.
+	SignatureAgent string `json:"signature_agent,omitempty"`
 }
 
 // New returns the profile of a manager with key pub listening on addrs
@@ -132,6 +138,12 @@ func (p *Profile) Validate() error {
 			if math.IsNaN(b.Lo[i]) || math.IsInf(b.Lo[i], 0) || math.IsInf(b.Hi[i], 0) || !(b.Lo[i] < b.Hi[i]) {
 				return fmt.Errorf("%w: bounds of dimension %d are not an interval: [%v, %v]", ErrInvalid, i, b.Lo[i], b.Hi[i])
 			}
+		}
+	}
+	if a := p.SignatureAgent; a != "" {
+		u, err := url.Parse(a)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(a) > 256 {
+			return fmt.Errorf("%w: signature agent %q is not an http(s) origin", ErrInvalid, a)
 		}
 	}
 	for _, a := range p.Bootstrap {
