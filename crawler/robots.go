@@ -28,7 +28,8 @@ type robots struct {
 	mode  robotsMode
 	agent string // product token the rules were selected for
 	// rules is a reduced robots.txt holding only the group that applies to
-	// agent, so matching a URL does not re-parse the whole file.
+	// agent, so matching a URL does not re-parse the whole file. Its paths
+	// are in robotsPath's spelling, as are the URLs matched against them.
 	rules string
 	// crawlDelay is the Crawl-delay of the applying group, capped at
 	// MaxCrawlDelay; 0 when none.
@@ -91,7 +92,7 @@ func (r *robots) allowed(u *url.URL) (ok bool) {
 			ok = false
 		}
 	}()
-	return grobotstxt.AgentAllowed(r.rules, r.agent, u.String())
+	return grobotstxt.AgentAllowed(r.rules, r.agent, "http://h"+robotsPathOf(u))
 }
 
 // productToken returns the part of a User-Agent robots.txt groups match
@@ -169,7 +170,7 @@ func (h *groupCollector) rule(key, val string) {
 	}
 	b.WriteString(key)
 	b.WriteString(": ")
-	b.WriteString(val)
+	b.WriteString(robotsPath(unmangleEscapes(val)))
 	b.WriteByte('\n')
 }
 
