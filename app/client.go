@@ -67,7 +67,8 @@ type Options struct {
 	Manager manager.Options
 	// Sampler reads CPU and memory for the governor; default gopsutil.
 	Sampler governor.Sampler
-	// Version is reported in the status.
+	// Version is reported in the status and names the crawler in its
+	// default User-Agent (crawler.UserAgent).
 	Version string
 	// Handover, when set, receives the queued and running tasks at a
 	// graceful shutdown (the overlay sends them to the peer taking over
@@ -146,6 +147,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err := c.cfg.Problem(); err != nil {
 		c.log.Warn("Configuration file not used; running with safe defaults until it is fixed", "err", err)
 	}
+	for _, note := range c.cfg.Notes() {
+		c.log.Info("Configuration setting ignored", "note", note)
+	}
 	cfg := c.cfg.Get()
 	if opts.Threads > 0 {
 		cfg.Threads = opts.Threads
@@ -176,7 +180,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	stopper := taskmgr.NewStopper(c.gov)
 	cr := crawler.New(crawler.Config{
-		UserAgent:     cfg.UserAgent,
+		// The operator's task policy names the crawler; this is the name
+		// for tasks that carry none (local mode). The contributor's delay
+		// is a floor under the operator's wait, never a replacement.
+		UserAgent:     crawler.UserAgent(opts.Version, crawler.ContactURL),
 		Delay:         time.Duration(cfg.Delay),
 		AllowLoopback: opts.AllowLoopback,
 		SourceIP:      opts.SourceIP,

@@ -70,7 +70,7 @@ func ParseSeeds(data []byte) ([]Seed, error) {
 
 // SeedTasks are the parameters of tasks made from seeds.
 type SeedTasks struct {
-	Delay    time.Duration // politeness wait; 0 = the crawler's default
+	Delay    time.Duration // the tasks' politeness wait; the configured delay applies when longer
 	MaxDepth int
 	MaxPages int
 	// Interval is the resubmission interval, also the tasks' recrawl

@@ -28,7 +28,7 @@ var errStop = errors.New("stop crawl")
 // called Run.
 type run struct {
 	c    *Crawler
-	cfg  *Config
+	cfg  *Config // the crawler's, with the run's User-Agent
 	t    *task.Task
 	sink Sink
 	log  *slog.Logger
@@ -46,9 +46,10 @@ type run struct {
 	knownInter task.DigestSet
 	validators map[string]task.Validator
 
+	token    string // product token robots.txt rules are matched against
 	maxPages int
-	requests int // page URLs requested (max pages counts these)
-	delay    time.Duration
+	requests int           // page URLs requested (max pages counts these)
+	delay    time.Duration // politeness wait; robots.txt Crawl-delay raises it
 	nextWait time.Duration // extra wait before the next request (Retry-After, backoff)
 	lastReq  time.Time
 	failures int // consecutive
@@ -82,7 +83,13 @@ func (c *Crawler) Run(ctx context.Context, t *task.Task, sink Sink) (*task.Resul
 }
 
 func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
-	cfg := &c.cfg
+	pol, err := policyFor(&c.cfg, t)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	cfg := new(Config)
+	*cfg = c.cfg
+	cfg.UserAgent = pol.userAgent
 	filter, err := urls.Regexes(t.Filters)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
@@ -101,14 +108,9 @@ func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
 		known:      task.NewDigestSet(t.KnownPages),
 		knownInter: task.NewDigestSet(t.KnownInterSite),
 		validators: make(map[string]task.Validator, len(t.Validators)),
-		maxPages:   cfg.MaxPages,
-		delay:      cfg.Delay,
-	}
-	if t.MaxPages > 0 {
-		r.maxPages = t.MaxPages
-	}
-	if t.Delay > 0 {
-		r.delay = time.Duration(t.Delay)
+		token:      pol.token,
+		maxPages:   pol.maxPages,
+		delay:      pol.delay,
 	}
 	for _, v := range t.Validators {
 		if u, err := urls.Canonical(v.URL, nil); err == nil {
@@ -190,7 +192,7 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	if rb, ok := r.robots[key]; ok {
 		return rb, nil
 	}
-	agent := productToken(r.cfg.UserAgent)
+	agent := r.token
 	cur := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
 	status := 0
 	var body []byte
@@ -235,24 +237,33 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	return rb, nil
 }
 
-// request waits for the gate and the politeness delay, then fetches.
+// request waits for the gate and the politeness delay, then fetches. The
+// delay runs from the end of the run's previous request, whatever its host
+// (robots.txt, a redirect hop, a retry), and from the end of the previous
+// request to the same host by another run of the crawler.
 func (r *run) request(ctx context.Context, req request) (*response, error) {
 	if r.cfg.Gate != nil {
 		if err := r.cfg.Gate.Wait(ctx); err != nil {
 			return nil, fmt.Errorf("wait for gate: %w", err)
 		}
 	}
+	gap := max(r.delay, r.nextWait)
+	r.nextWait = 0
 	if !r.lastReq.IsZero() {
-		wait := max(r.delay, r.nextWait) - time.Since(r.lastReq)
-		r.nextWait = 0
-		if wait > 0 {
+		if wait := gap - time.Since(r.lastReq); wait > 0 {
 			if err := sleep(ctx, wait); err != nil {
 				return nil, err
 			}
 			r.res.Stats.Wait += task.Duration(wait)
 		}
 	}
+	release, waited, err := r.c.hosts.acquire(ctx, req.URL.Host, gap)
+	r.res.Stats.Wait += task.Duration(waited)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := r.f.fetch(ctx, req)
+	release()
 	r.lastReq = time.Now()
 	if resp != nil {
 		r.res.Stats.BytesDown += resp.WireBytes

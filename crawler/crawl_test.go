@@ -59,7 +59,8 @@ func TestPolitenessWait(t *testing.T) {
 	}{
 		{"task delay", "", 0, delay, delay},
 		{"config delay", "", delay, 0, delay},
-		{"task overrides config", "", time.Hour, delay, delay},
+		{"config shorter than the task's cannot speed up", "", time.Millisecond, delay, delay},
+		{"config longer than the task's slows down", "", 2 * delay, delay, 2 * delay},
 		{"crawl-delay raises the wait", "user-agent: *\ncrawl-delay: 0.3\n", 0, 50 * time.Millisecond, 300 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,13 @@
 // are fetched in full, parsed for links only, and recognised as unchanged by
 // their digest (Pageseen) without text extraction or upload.
 //
+// Politeness is the operator's (DESIGN §8): a task's policy names the
+// crawler (User-Agent, robots.txt product token) and sets the least wait
+// between requests; the Config can only make a run slower and shorter
+// (see Config). The wait holds per host across all runs of one Crawler, so
+// two tasks of a host crawled back to back keep it too; crawlers in other
+// processes are kept apart by the host's lease, not here.
+//
 // The crawler never dials a non-public address (checked at dial time, after
 // DNS, on every redirect); Config.AllowLoopback exists only for test
 // fixtures.
@@ -61,9 +68,8 @@ type Sink interface {
 	Page(p *task.Page) error
 }
 
-// Defaults for zero Config fields.
+// Defaults for zero Config fields (DefaultUserAgent is in useragent.go).
 const (
-	DefaultUserAgent    = "hivecrawl"
 	DefaultDelay        = time.Second
 	DefaultMaxPages     = 10000
 	DefaultPageTimeout  = 30 * time.Second
@@ -75,10 +81,27 @@ const (
 )
 
 // Config is the crawler's configuration. Zero values take the defaults noted.
+//
+// A task's politeness policy is the operator's (DESIGN §8): its
+// Policy.UserAgent and Policy.Token replace UserAgent and the token derived
+// from it, and its Delay and MaxPages are combined with this
+// configuration's so that a volunteer can only crawl slower and less, never
+// faster, more or under another name.
 type Config struct {
-	UserAgent     string        // product token; default "hivecrawl"
-	Delay         time.Duration // politeness wait; default 1s; task may set it; robots Crawl-delay raises it (cap 30s)
-	MaxPages      int           // per task when the task sets none; default 10000
+	// UserAgent is the User-Agent header sent when the task's policy names
+	// none, and its product token (the letters, "-" and "_" it starts
+	// with) the name robots.txt rules are matched against. Default
+	// DefaultUserAgent; programs use UserAgent(version, ContactURL).
+	UserAgent string
+	// Delay is the crawler's own minimum politeness wait between requests:
+	// a run waits the longer of it and the task's Delay, and robots.txt
+	// Crawl-delay can raise that (cap MaxCrawlDelay). 0 = none of its own:
+	// the task's wait, or DefaultDelay when the task sets none either.
+	Delay time.Duration
+	// MaxPages caps the pages of one task: a run fetches at most the
+	// smaller of it and the task's MaxPages. 0 = the task's, or
+	// DefaultMaxPages when the task sets none either.
+	MaxPages      int
 	PageTimeout   time.Duration // whole request incl. body; default 30s
 	MaxBodyBytes  int64         // decompressed; default 10 MiB
 	MaxRedirects  int           // default 5
@@ -93,8 +116,9 @@ type Config struct {
 	Gate     Gate
 	TempDir  string // URLtodo spill files; default os.TempDir()
 	Logger   *slog.Logger
-	// NoDelay makes a zero Delay mean no politeness wait instead of the
-	// default (benchmarks and tests only; robots Crawl-delay still applies).
+	// NoDelay makes a run with a zero Delay and a task without one wait
+	// not at all instead of DefaultDelay (benchmarks and tests only;
+	// robots Crawl-delay still applies).
 	NoDelay bool
 	// Sign, when set, is called on every request to a site (robots.txt,
 	// pages, each redirect hop) just before it is sent, to add its Web Bot
@@ -108,14 +132,11 @@ func (cfg Config) withDefaults() Config {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = DefaultUserAgent
 	}
-	if cfg.Delay <= 0 && !cfg.NoDelay {
-		cfg.Delay = DefaultDelay
-	}
 	if cfg.Delay < 0 {
 		cfg.Delay = 0
 	}
-	if cfg.MaxPages <= 0 {
-		cfg.MaxPages = DefaultMaxPages
+	if cfg.MaxPages < 0 {
+		cfg.MaxPages = 0
 	}
 	if cfg.PageTimeout <= 0 {
 		cfg.PageTimeout = DefaultPageTimeout
@@ -148,12 +169,15 @@ type Crawler struct {
 	// on 8 cores): compressing a page's text takes well under a
 	// millisecond, so runs hardly ever wait for it. The output is the same.
 	encoder func() *zstd.Encoder
+	// hosts spaces requests to one host across runs.
+	hosts *hostClock
 }
 
 // New returns a Crawler with cfg's defaults filled in.
 func New(cfg Config) *Crawler {
 	return &Crawler{
-		cfg: cfg.withDefaults(),
+		cfg:   cfg.withDefaults(),
+		hosts: newHostClock(),
 		encoder: sync.OnceValue(func() *zstd.Encoder {
 			// Options are constants, so NewWriter cannot fail here.
 			enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),

@@ -209,10 +209,10 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	page.ETag = resp.Header.Get("ETag")
 	page.LastModified = resp.Header.Get("Last-Modified")
 	page.Digest = task.DigestOf(resp.Body)
-	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), productToken(r.cfg.UserAgent))
+	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), r.token)
 	unchanged := r.known.Has(page.Digest)
 	wantText := !r.cfg.SkipText && !unchanged && !noindex
-	parsed, err := extract.Parse(resp.Body, resp.RawType, final, extract.Options{Text: wantText, UserAgent: productToken(r.cfg.UserAgent)})
+	parsed, err := extract.Parse(resp.Body, resp.RawType, final, extract.Options{Text: wantText, UserAgent: r.token})
 	if err != nil {
 		kind := "parse"
 		page.Error = kind

@@ -1,11 +1,64 @@
 package crawler
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/task"
 )
+
+// policy is one run's politeness: the operator's policy from the task
+// over the crawler's configuration (DESIGN §8). The operator names the
+// crawler and sets the least politeness; the configuration can only add
+// to it.
+type policy struct {
+	userAgent string        // the User-Agent header
+	token     string        // the product token robots.txt rules are matched against
+	delay     time.Duration // the wait between requests, before Crawl-delay
+	maxPages  int
+}
+
+// policyFor returns the politeness of a run of t under cfg (defaults
+// applied): the task's User-Agent and token when it names them, else
+// cfg's; the longer wait and the fewer pages of the two, each default
+// applying only when neither sets one. A policy that could not be sent
+// honestly (a User-Agent that is no header value or does not start with
+// a product token, a token that is none) is an error.
+func policyFor(cfg *Config, t *task.Task) (policy, error) {
+	p := policy{
+		userAgent: cfg.UserAgent,
+		delay:     max(cfg.Delay, time.Duration(t.Delay)),
+		maxPages:  t.MaxPages,
+	}
+	if p.delay <= 0 && !cfg.NoDelay {
+		p.delay = DefaultDelay
+	}
+	if ua := t.Policy.UserAgent; ua != "" {
+		if !ValidUserAgent(ua) {
+			return policy{}, fmt.Errorf("policy user agent %q: want printable ASCII starting with a product token", ua)
+		}
+		p.userAgent = ua
+	}
+	p.token = productToken(p.userAgent)
+	if tok := t.Policy.Token; tok != "" {
+		if !validToken(tok) {
+			return policy{}, fmt.Errorf("policy token %q: want letters, '-' and '_' only", tok)
+		}
+		p.token = tok
+	}
+	switch {
+	case p.maxPages <= 0 && cfg.MaxPages > 0:
+		p.maxPages = cfg.MaxPages
+	case p.maxPages <= 0:
+		p.maxPages = DefaultMaxPages
+	case cfg.MaxPages > 0:
+		p.maxPages = min(p.maxPages, cfg.MaxPages)
+	}
+	return p, nil
+}
 
 // MaxRetryAfter is the longest Retry-After the crawler waits for; a server
 // asking for more ends the task, which the manager resubmits later.

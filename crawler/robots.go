@@ -96,20 +96,13 @@ func (r *robots) allowed(u *url.URL) (ok bool) {
 }
 
 // productToken returns the part of a User-Agent robots.txt groups match
-// against: "hivecrawl/1.0 (+https://x)" → "hivecrawl".
+// against: "Hivecrawl/1.0 (+https://x)" → "Hivecrawl"; ProductToken when
+// ua starts with none.
 func productToken(ua string) string {
-	i := 0
-	for i < len(ua) {
-		c := ua[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') {
-			break
-		}
-		i++
+	if n := productTokenLen(ua); n > 0 {
+		return ua[:n]
 	}
-	if i == 0 {
-		return DefaultUserAgent
-	}
-	return ua[:i]
+	return ProductToken
 }
 
 // groupCollector is a grobotstxt.ParseHandler that mirrors

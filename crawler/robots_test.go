@@ -140,8 +140,9 @@ func TestProductToken(t *testing.T) {
 	for in, want := range map[string]string{
 		"hivecrawl":                   "hivecrawl",
 		"HiveCrawl/1.0 (+https://x/)": "HiveCrawl",
-		"":                            DefaultUserAgent,
-		"/weird":                      DefaultUserAgent,
+		"":                            ProductToken,
+		"/weird":                      ProductToken,
+		DefaultUserAgent:              "Hivecrawl",
 	} {
 		if got := productToken(in); got != want {
 			t.Errorf("productToken(%q) = %q, want %q", in, got, want)

@@ -13,8 +13,6 @@ const (
 	DefaultThreads                = 3
 	DefaultQueueLength            = 5
 	DefaultQuotaResetDay          = 1
-	DefaultDelay                  = Duration(time.Second)
-	DefaultUserAgent              = "hivecrawl"
 	// MaxThreads bounds Threads and Overload: a contributor's PC, not a
 	// crawl farm.
 	MaxThreads = 64
@@ -64,10 +62,13 @@ type Config struct {
 	SnoozeUntil time.Time `json:"snooze_until,omitzero"`
 	// Paused is the contributor's explicit pause; it survives restarts.
 	Paused bool `json:"paused"`
-	// UserAgent is the product token sent to web sites. Default "hivecrawl".
-	UserAgent string `json:"user_agent"`
-	// Delay is the politeness wait between requests to one host; robots.txt
-	// Crawl-delay can only raise it. Default 1s.
+	// Delay is the contributor's own minimum politeness wait between
+	// requests to one host. It can only slow crawling down: a task waits
+	// the longer of it and the operator's wait, and robots.txt Crawl-delay
+	// can raise that again. (The User-Agent and the name robots.txt rules
+	// are matched against are the operator's, not settings.) 0 = no
+	// minimum of one's own: the operator's wait (the crawler's 1s for a
+	// task that sets none).
 	Delay Duration `json:"delay"`
 	// Notifications says which desktop notifications are shown.
 	Notifications Notifications `json:"notifications"`
@@ -98,8 +99,6 @@ func Default() Config {
 		Threads:        DefaultThreads,
 		QueueLength:    DefaultQueueLength,
 		QuotaResetDay:  DefaultQuotaResetDay,
-		UserAgent:      DefaultUserAgent,
-		Delay:          DefaultDelay,
 		Notifications: Notifications{
 			FirstContribution: true,
 			Milestones:        true,
@@ -154,21 +153,10 @@ func (c Config) Validate() error {
 		return bad("quota_reset_day must be between 1 and 28, got %d", c.QuotaResetDay)
 	case c.Delay < 0 || time.Duration(c.Delay) > time.Minute:
 		return bad("delay must be between 0 and 1m, got %v", time.Duration(c.Delay))
-	case c.UserAgent == "" || len(c.UserAgent) > 64 || !isToken(c.UserAgent):
-		return bad("user_agent must be a product token of 1–64 letters, digits or -._, got %q", c.UserAgent)
 	case len(c.Nickname) > 64:
 		return bad("nickname is longer than 64 bytes")
 	case c.APIPort < 0 || c.APIPort > 65535:
 		return bad("api_port must be between 0 and 65535, got %d", c.APIPort)
 	}
 	return c.Schedule.validate()
-}
-
-func isToken(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return false
-		}
-	}
-	return true
 }

@@ -12,3 +12,8 @@ var ErrInvalid = errors.New("invalid setting")
 // ErrUnknownKey is returned by Apply for a key that Keys does not list. It
 // wraps ErrInvalid.
 var ErrUnknownKey = fmt.Errorf("%w: unknown key", ErrInvalid)
+
+// ErrOperatorSetting is wrapped, with ErrInvalid, by Apply's error for a
+// setting that the network's operator makes for every volunteer (the
+// User-Agent).
+var ErrOperatorSetting = errors.New("set by the network's operator")

@@ -20,43 +20,70 @@ const MaxFileSize = 1 << 20
 // names the file and, for JSON mistakes, the line and column; the file is not
 // touched.
 func Load(path string) (Config, error) {
+	c, _, err := load(path)
+	return c, err
+}
+
+// load is Load that also returns notes on what in the file was ignored.
+func load(path string) (Config, []string, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Default(), nil
+		return Default(), nil, nil
 	}
 	if err != nil {
-		return Default(), fmt.Errorf("read config %s: %w", path, err)
+		return Default(), nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	if len(data) > MaxFileSize {
-		return Default(), fmt.Errorf("config %s: file is larger than %d bytes", path, MaxFileSize)
+		return Default(), nil, fmt.Errorf("config %s: file is larger than %d bytes", path, MaxFileSize)
 	}
-	c, err := Parse(data)
+	c, notes, err := parse(data)
 	if err != nil {
-		return Default(), fmt.Errorf("config %s: %w", path, err)
+		return Default(), nil, fmt.Errorf("config %s: %w", path, err)
 	}
-	return c, nil
+	return c, notes, nil
 }
 
 // Parse decodes a configuration file's contents over the defaults and
 // validates the result. Unknown keys are refused, so a misspelt limit does
-// not silently do nothing.
+// not silently do nothing; keys an older client wrote for settings that are
+// now the operator's are ignored (Store.Notes says which).
 func Parse(data []byte) (Config, error) {
-	c := Default()
+	c, _, err := parse(data)
+	return c, err
+}
+
+// fileConfig is what a configuration file may hold: Config, and the keys
+// of operatorKeys that older clients wrote, read only to be ignored.
+type fileConfig struct {
+	Config
+	UserAgent json.RawMessage `json:"user_agent,omitempty"`
+}
+
+// notes returns a note for each ignored key the file held.
+func (f *fileConfig) notes() []string {
+	if f.UserAgent == nil {
+		return nil
+	}
+	return []string{"the configuration file's \"user_agent\" is ignored and goes the next time a setting is saved: " + operatorKeys["user_agent"]}
+}
+
+func parse(data []byte) (Config, []string, error) {
+	f := fileConfig{Config: Default()}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return c, nil
+		return f.Config, nil, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return Default(), describe(data, dec, err)
+	if err := dec.Decode(&f); err != nil {
+		return Default(), nil, describe(data, dec, err)
 	}
 	if dec.More() {
-		return Default(), fmt.Errorf("%s: %w: unexpected data after the closing brace", position(data, dec.InputOffset()), ErrInvalid)
+		return Default(), nil, fmt.Errorf("%s: %w: unexpected data after the closing brace", position(data, dec.InputOffset()), ErrInvalid)
 	}
-	if err := c.Validate(); err != nil {
-		return Default(), err
+	if err := f.Config.Validate(); err != nil {
+		return Default(), nil, err
 	}
-	return c, nil
+	return f.Config, f.notes(), nil
 }
 
 // describe turns a decoding error into one with a line and column.
@@ -111,10 +138,10 @@ func failingKey(data []byte) (key string, off int64, err error) {
 			return "", 0, nil
 		}
 		one, _ := json.Marshal(map[string]json.RawMessage{name: raw})
-		c := Default()
+		f := fileConfig{Config: Default()}
 		d := json.NewDecoder(bytes.NewReader(one))
 		d.DisallowUnknownFields()
-		if derr := d.Decode(&c); derr != nil {
+		if derr := d.Decode(&f); derr != nil {
 			// start is just before the separator and whitespace.
 			rest := data[start:]
 			skip := bytes.IndexByte(rest, '"')

@@ -110,6 +110,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("{\n\"threads\": \"x\"}"))
 	f.Add([]byte(`{"snooze_until":"2026-11-23T14:05:00Z","delay":"2s","notifications":{"problems":false}}`))
 	f.Add([]byte(`{"dowload":1}`))
+	f.Add([]byte(`{"user_agent":"Googlebot","threads":2}`))
 	f.Add([]byte(``))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse(data)

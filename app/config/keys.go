@@ -35,8 +35,7 @@ var keys = map[string]key{
 	"schedule":        {`weekly windows as JSON ({"windows":[{"days":["mon"],"start":"18:00","end":"23:00"}]}; "" = always)`, setSchedule},
 	"snooze_until":    {"pause until this RFC 3339 time (\"\" = not snoozed)", setSnooze},
 	"paused":          {"explicit pause (true/false)", boolKey(func(c *Config) *bool { return &c.Paused })},
-	"user_agent":      {"product token sent to web sites", func(c *Config, v string) error { c.UserAgent = v; return nil }},
-	"delay":           {"politeness wait between requests (1s)", setDelay},
+	"delay":           {"your own minimum wait between requests to one host, which can only slow crawling: the operator's wait applies when longer (2s; 0 = the operator's)", setDelay},
 	"start_at_login":  {"start when you log in (true/false)", boolKey(func(c *Config) *bool { return &c.StartAtLogin })},
 	"nickname":        {"name shown beside your credits", func(c *Config, v string) error { c.Nickname = v; return nil }},
 	"api_port":        {"local API port on 127.0.0.1 (0 = random; applies at next start)", intKey(func(c *Config) *int { return &c.APIPort })},
@@ -45,6 +44,16 @@ var keys = map[string]key{
 	"notifications.daily_summary":      {"notify a daily summary", boolKey(func(c *Config) *bool { return &c.Notifications.DailySummary })},
 	"notifications.milestones":         {"notify credit milestones", boolKey(func(c *Config) *bool { return &c.Notifications.Milestones })},
 	"notifications.problems":           {"notify problems that need you", boolKey(func(c *Config) *bool { return &c.Notifications.Problems })},
+}
+
+// operatorKeys are settings that belong to the network's operator, not to
+// volunteers, with why, for `hivecrawl set` to refuse them in words. Older
+// clients let volunteers set them; a file that still has one loads with
+// the key ignored (see file.go).
+var operatorKeys = map[string]string{
+	"user_agent": "Hivecrawl names itself to web sites with the operator's User-Agent " +
+		"(its version and a contact URL) and obeys the robots.txt rules for the operator's product token, " +
+		"so that sites can tell who crawls them; to crawl more slowly, set delay instead",
 }
 
 // aliases are short names accepted for convenience.
@@ -96,6 +105,9 @@ func (c *Config) Apply(changes ...Change) error {
 		name := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(ch.Key)), "-", "_")
 		if a, ok := aliases[name]; ok {
 			name = a
+		}
+		if why, ok := operatorKeys[name]; ok {
+			return fmt.Errorf("%w: %s is %w, not by a volunteer: %s", ErrInvalid, name, ErrOperatorSetting, why)
 		}
 		k, ok := keys[name]
 		if !ok {

@@ -15,7 +15,8 @@ type Store struct {
 
 	mu      sync.Mutex // guards the fields below
 	cfg     Config
-	problem error // why the file was not loaded; changes are then not saved
+	problem error    // why the file was not loaded; changes are then not saved
+	notes   []string // what the loaded file held that is ignored
 	subs    map[int]chan Config
 	watch   map[int]func(Config)
 	nextID  int
@@ -25,8 +26,8 @@ type Store struct {
 // is broken the store holds the defaults and Problem returns the reason,
 // which the caller should show to the contributor.
 func Open(path string) *Store {
-	c, err := Load(path)
-	return &Store{path: path, cfg: c, problem: err, subs: make(map[int]chan Config), watch: make(map[int]func(Config))}
+	c, notes, err := load(path)
+	return &Store{path: path, cfg: c, problem: err, notes: notes, subs: make(map[int]chan Config), watch: make(map[int]func(Config))}
 }
 
 // Path returns the configuration file's path.
@@ -38,6 +39,15 @@ func (s *Store) Problem() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.problem
+}
+
+// Notes returns what the file held when it was opened that is ignored
+// (settings now made by the operator), in words for the contributor; the
+// caller should log them. Such keys leave the file with the next change.
+func (s *Store) Notes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.notes...)
 }
 
 // Get returns a copy of the current configuration.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -146,5 +147,73 @@ func TestKeysDocumented(t *testing.T) {
 		if err := c.Apply(Change{want, "1"}); errors.Is(err, ErrUnknownKey) {
 			t.Errorf("key %s missing", want)
 		}
+	}
+}
+
+func TestOperatorSettingsRefused(t *testing.T) {
+	for _, tc := range []struct{ name, key string }{
+		{"json name", "user_agent"},
+		{"dashed", "user-agent"},
+		{"other case", "User_Agent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.json")
+			s := Open(path)
+			err := s.Apply(Change{"threads", "2"}, Change{tc.key, "Googlebot"})
+			if !errors.Is(err, ErrOperatorSetting) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("set %s: err = %v, want ErrOperatorSetting", tc.key, err)
+			}
+			for _, w := range []string{"user_agent", "operator", "delay"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if s.Get().Threads != DefaultThreads {
+				t.Error("a refused change applied the others with it")
+			}
+			if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a refused change wrote the file: %v", err)
+			}
+		})
+	}
+	for _, k := range Keys() {
+		if k[0] == "user_agent" {
+			t.Error("Keys lists user_agent")
+		}
+	}
+}
+
+// TestOldFileWithUserAgent: a file an older client wrote with user_agent
+// loads, with the key ignored and a note, and loses the key on the next
+// save.
+func TestOldFileWithUserAgent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte("{\n  \"threads\": 2,\n  \"user_agent\": \"Googlebot\",\n  \"delay\": \"3s\"\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(path)
+	if err := s.Problem(); err != nil {
+		t.Fatalf("file with user_agent not used: %v", err)
+	}
+	if c := s.Get(); c.Threads != 2 || c.Delay != Duration(3*time.Second) {
+		t.Fatalf("loaded %+v", c)
+	}
+	notes := s.Notes()
+	if len(notes) != 1 || !strings.Contains(notes[0], "user_agent") || !strings.Contains(notes[0], "operator") {
+		t.Fatalf("notes = %q, want one about user_agent", notes)
+	}
+	if err := s.Apply(Change{"threads", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "user_agent") {
+		t.Fatalf("saved file still has user_agent:\n%s", data)
+	}
+	// A broken value elsewhere is still reported on its own line.
+	if _, err := Parse([]byte("{\"user_agent\": \"x\",\n\"threads\": \"two\"}")); err == nil || !strings.Contains(err.Error(), `line 2`) {
+		t.Fatalf("error = %v, want one pointing at threads on line 2", err)
 	}
 }

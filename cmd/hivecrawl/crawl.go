@@ -32,6 +32,12 @@ line per page with its extracted text and a summary line, or a WARC file
 with one text/plain conversion record per page and a JSON metadata record
 with the summary.
 
+This is your own crawl, not the swarm's: --user-agent names it to the
+sites you crawl (default: Hivecrawl with its version and contact URL), and
+robots.txt is obeyed for the product token it starts with, so the rules
+you follow are those the site wrote for the name you send. Name your own
+crawler, never another one: sites let known crawlers in on their word.
+
 flags:`
 
 func runCrawl(ctx context.Context, args []string) int {
@@ -101,7 +107,7 @@ func parseCrawlFlags(args []string, stderr io.Writer) (*crawlOptions, error) {
 	fs.IntVar(&o.depth, "depth", 3, "follow links up to `N` hops from URL")
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "fetch at most `N` pages")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "politeness wait `D` between requests (robots.txt Crawl-delay may raise it)")
-	fs.StringVar(&o.userAgent, "user-agent", crawler.DefaultUserAgent, "user agent product token `S` (robots.txt rules are matched against it)")
+	fs.StringVar(&o.userAgent, "user-agent", crawler.UserAgent(version, crawler.ContactURL), "User-Agent `S` naming your crawl; robots.txt rules for its first word (product token) are obeyed")
 	fs.Var((*filterList)(&o.filters), "filter", "crawl only URLs matching `REGEX` (repeatable: any match)")
 	fs.StringVar(&o.out, "out", "-", "write to `PATH` (- for stdout; a .gz WARC is compressed)")
 	fs.StringVar(&o.format, "format", "jsonl", "output `format`: jsonl or warc")
@@ -140,8 +146,8 @@ func parseCrawlFlags(args []string, stderr io.Writer) (*crawlOptions, error) {
 		return nil, &usageError{"--max-pages must be at least 1"}
 	case o.delay < 0:
 		return nil, &usageError{"--delay must not be negative"}
-	case o.userAgent == "" || strings.ContainsAny(o.userAgent, " \t\r\n/"):
-		return nil, &usageError{"--user-agent must be one product token, such as hivecrawl"}
+	case !crawler.ValidUserAgent(o.userAgent):
+		return nil, &usageError{"--user-agent must start with a product token (letters, - and _), such as \"mybot/1.0 (+https://example.org/bot)\", in printable ASCII"}
 	}
 	u, err := url.Parse(rest[0])
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

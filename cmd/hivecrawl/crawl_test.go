@@ -13,6 +13,7 @@ import (
 
 	"github.com/nlnwa/gowarc"
 
+	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/fixture"
 )
@@ -210,7 +211,8 @@ func TestCrawlCommandLineErrors(t *testing.T) {
 		{"bad regex", []string{"--filter", "(", "http://a.example/"}, 2, "bad regular expression"},
 		{"bad depth", []string{"--depth", "-1", "http://a.example/"}, 2, "--depth"},
 		{"bad delay", []string{"--delay", "soon", "http://a.example/"}, 2, "delay"},
-		{"bad user agent", []string{"--user-agent", "Mozilla/5.0 x", "http://a.example/"}, 2, "product token"},
+		{"user agent without a product token", []string{"--user-agent", "/5.0 x", "http://a.example/"}, 2, "product token"},
+		{"user agent with a control character", []string{"--user-agent", "mybot\r\nX-Evil: 1", "http://a.example/"}, 2, "product token"},
 		{"unwritable output", []string{"--out", "/nonexistent/dir/x.jsonl", "http://a.example/"}, 1, "create output"},
 		{"loopback refused", []string{"--delay", "0", "http://127.0.0.1:1/"}, 1, "--allow-loopback"},
 	}
@@ -249,5 +251,29 @@ func TestCrawlProgressOnTerminal(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "\r") {
 		t.Error("progress leaked into the output")
+	}
+}
+
+func TestCrawlUserAgentFlag(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default names Hivecrawl, its version and contact", nil, crawler.UserAgent(version, crawler.ContactURL)},
+		{"your own crawler's name", []string{"--user-agent", "mybot/1.0 (+https://example.org/bot)"}, "mybot/1.0 (+https://example.org/bot)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseCrawlFlags(append(tt.args, "http://a.example/"), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.userAgent != tt.want {
+				t.Fatalf("user agent %q, want %q", o.userAgent, tt.want)
+			}
+		})
+	}
+	if def := crawler.UserAgent(version, crawler.ContactURL); !strings.HasPrefix(def, "Hivecrawl/") || !strings.Contains(def, crawler.ContactURL) {
+		t.Fatalf("default user agent %q lacks the name or the contact URL", def)
 	}
 }
