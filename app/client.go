@@ -178,6 +178,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
+	sign, botKey, err := c.net.requestSigner(dirs.Data)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
 	stopper := taskmgr.NewStopper(c.gov)
 	cr := crawler.New(crawler.Config{
 		// The operator's task policy names the crawler; this is the name
@@ -188,6 +193,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		AllowLoopback: opts.AllowLoopback,
 		SourceIP:      opts.SourceIP,
 		Gate:          stopper,
+		Sign:          sign,
 		Limiter:       c.gov.Down(),
 		TempDir:       filepath.Join(dirs.Data, "tmp"),
 		Logger:        opts.Logger.With("part", "crawler"),
@@ -208,7 +214,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	)
 	if c.net != nil {
 		up, signer, reporter = c.net.uploader(cfg.Nickname, c.gov.Up()), c.net.key, c.net
-		leaser = networkLeaser{nw: c.net}
+		leaser = networkLeaser{nw: c.net, botKey: botKey}
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,

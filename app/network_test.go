@@ -37,13 +37,22 @@ type swarm struct {
 // assignment and n clients that joined its network.
 func startSwarm(t *testing.T, n int, prior time.Duration, assignment string) *swarm {
 	t.Helper()
+	return startSwarmWith(t, n, manager.Options{
+		Channels:   channels.Options{Prior: prior, MaxDepth: 3, MaxPerFeedback: -1},
+		Assignment: assignment,
+	})
+}
+
+// startSwarmWith starts a manager with options mo (on 127.0.0.1, ticking
+// every 300 ms, a 20 ms politeness wait) and n clients that joined its
+// network.
+func startSwarmWith(t *testing.T, n int, mo manager.Options) *swarm {
+	t.Helper()
 	mctx, cancelManager := context.WithCancel(context.Background())
 	ctx, cancelClients := context.WithCancel(context.Background())
-	mgr, err := manager.New(mctx, manager.Options{
-		Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Tick: 300 * time.Millisecond, Channels: channels.Options{Prior: prior, MaxDepth: 3, MaxPerFeedback: -1},
-		Assignment: assignment, Logger: quiet, Delay: 20 * time.Millisecond,
-	})
+	mo.Dir, mo.Listen, mo.AllowLoopback = t.TempDir(), []string{"/ip4/127.0.0.1/tcp/0"}, true
+	mo.Tick, mo.Logger, mo.Delay = 300*time.Millisecond, quiet, 20*time.Millisecond
+	mgr, err := manager.New(mctx, mo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,89 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/webbotauth"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+)
+
+// TestSignedRequestsVerify runs a manager that serves its key directory and
+// a volunteer of its network crawling a site: every request the site gets
+// carries the operator's User-Agent and a signature that the web-bot-auth
+// npm package's own verifier accepts against the manager's directory; once
+// the operator withdraws the volunteer's key, the same request fails.
+func TestSignedRequestsVerify(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a manager, a client and Node.js")
+	}
+	v := webbotauth.New(t)
+	site := &webbotauth.Recorder{Next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><head><title>Home</title></head><body><p>Welcome to a small site.</p><a href="/about">About</a></body></html>`))
+		case "/about":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<html><head><title>About</title></head><body><p>About this small site.</p></body></html>`))
+		default:
+			http.NotFound(w, r)
+		}
+	})}
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+
+	s := startSwarmWith(t, 1, manager.Options{Directory: "127.0.0.1:0",
+		Channels: channels.Options{Prior: time.Hour, MaxDepth: 2, MaxPerFeedback: -1}})
+	s.waitMembers(t)
+	if _, err := s.m.AddSeeds([]string{srv.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	db := s.m.Channels()
+	waitFor(t, 60*time.Second, "the site crawled", func() bool { return allUpdated(t, db, 1) })
+
+	got := site.Requests()
+	if len(got) < 2 {
+		t.Fatalf("the site got %d requests, want robots.txt and pages", len(got))
+	}
+	var page webbotauth.Request
+	for _, r := range got {
+		if !strings.HasPrefix(r.Headers["user-agent"], "Hivecrawl/") || !strings.Contains(r.Headers["user-agent"], "(+") {
+			t.Errorf("request for %s sent User-Agent %q, want the operator's", r.URL, r.Headers["user-agent"])
+		}
+		if r.Headers["signature"] == "" || r.Headers["signature-agent"] == "" {
+			t.Errorf("request for %s is not signed: %v", r.URL, r.Headers)
+		}
+		if strings.HasSuffix(r.URL, "/about") {
+			page = r
+		}
+	}
+	if page.URL == "" {
+		t.Fatal("the site never got /about")
+	}
+	if ok, out := v.Verify(t, page); !ok {
+		t.Fatalf("web-bot-auth did not verify the volunteer's request against the manager's directory: %+v", out)
+	}
+
+	// The operator withdraws the volunteer's key through the local API.
+	body, _ := json.Marshal(manager.WithdrawRequest{Key: s.clients[0].net.h.ID().String(), Reason: "test"})
+	req, _ := http.NewRequest(http.MethodPost, s.m.APIURL()+"/api/keys/withdraw", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.m.APIToken())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("withdraw = %s", resp.Status)
+	}
+	if ok, out := v.Verify(t, page); ok || !strings.Contains(out.Error, "key not found") {
+		t.Fatalf("a request signed with a withdrawn key still verified: %+v", out)
+	}
+}
