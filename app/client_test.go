@@ -226,13 +226,22 @@ func TestLocalUploaderIsIdempotent(t *testing.T) {
 }
 
 func TestGracefulShutdownHandsOver(t *testing.T) {
-	srv := smallSites(t)
+	// Four hosts: one task per host runs at a time.
+	srvs := []*httptest.Server{smallSites(t), smallSites(t), smallSites(t), smallSites(t)}
+	var seeds strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&seeds, "%s/s/%d/\n", srvs[i%len(srvs)].URL, i)
+	}
+	seedFile := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seedFile, []byte(seeds.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	home := t.TempDir()
 	// Paused: running tasks wait at the governor's gate and the queue fills.
 	quietConfig(t, home, `, "paused": true`)
 	var got []*queue.Record
 	opts := Options{
-		Home: home, Mode: ModeLocal, Seeds: writeSeeds(t, srv, 12), AllowLoopback: true, Logger: quiet,
+		Home: home, Mode: ModeLocal, Seeds: seedFile, AllowLoopback: true, Logger: quiet,
 		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1},
 		Handover:  func(ctx context.Context, rs []*queue.Record) error { got = rs; return nil },
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -181,6 +182,11 @@ func TestManagerKilledLosesNothing(t *testing.T) {
 	var env []byte
 	waitUntil(t, func() bool { var ok bool; tk, env, ok = q.first(); return ok })
 
+	// The peer claims the host's lease, as a crawler does before it starts:
+	// storage takes results only from the lease holder.
+	if _, err := lease.Send(context.Background(), ph, mid, lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+		t.Fatal(err)
+	}
 	spool := filepath.Join(t.TempDir(), "spool")
 	sp, _ := crawler.OpenSpool(spool)
 	sp.Page(&task.Page{URL: tk.Seeds[0], Status: 200, FetchedAt: time.Now(), Digest: 42, Text: []byte("stored before the kill")})
