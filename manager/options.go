@@ -2,9 +2,9 @@ package manager
 
 import (
 	"log/slog"
-	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
@@ -37,7 +37,7 @@ const (
 	DefaultStartWithin = time.Hour
 	DefaultClockSkew   = time.Minute
 	// DefaultContact is the contact URL of the default User-Agent.
-	DefaultContact = "https://github.com/hivecrawl/hivecrawl"
+	DefaultContact = crawler.ContactURL
 )
 
 // Options configure a Manager.
@@ -163,7 +163,7 @@ func (o Options) withDefaults() Options {
 		o.Version = "dev"
 	}
 	if o.Policy.Token == "" {
-		o.Policy.Token = "hivecrawl"
+		o.Policy.Token = crawler.ProductToken
 	}
 	if o.Policy.UserAgent == "" {
 		o.Policy.UserAgent = DefaultUserAgent(o.Version, DefaultContact)
@@ -191,9 +191,10 @@ const (
 )
 
 // DefaultUserAgent is the User-Agent a manager signs into tasks unless its
-// operator names another: product token, version and a contact URL.
+// operator names another: product token, semantic version and a contact
+// URL (crawler.UserAgent).
 func DefaultUserAgent(version, contact string) string {
-	return "Hivecrawl/" + strings.TrimPrefix(version, "v") + " (+" + contact + ")"
+	return crawler.UserAgent(version, contact)
 }
 
 // leaseTimes are the lease settings for a task that may wait up to
