@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"net/url"
 	"os"
 	"regexp"
@@ -124,30 +125,5 @@ func saveRound(path string, r seedRound) error {
 	if err != nil {
 		return fmt.Errorf("save seeds round: %w", err)
 	}
-	return writeFileAtomic(path, b)
-}
-
-// writeFileAtomic writes data to a temporary file, syncs it and renames it
-// over path, so a crash leaves the old or the new content.
-func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, b, 0o600)
 }

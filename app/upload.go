@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,7 +87,7 @@ func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte,
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
 	// The JSON file is written last: its presence means the result is kept.
-	if err := writeFileAtomic(stem+".json", b); err != nil {
+	if err := atomicfile.WriteFile(stem+".json", b, 0o600); err != nil {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
 	return json.Marshal(rc)

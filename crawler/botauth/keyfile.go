@@ -7,9 +7,9 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // KeyFileName is the key file's name in the client's data directory.
@@ -47,7 +47,7 @@ func LoadOrCreateKey(path string) (ed25519.PrivateKey, error) {
 		return nil, fmt.Errorf("encode web bot key: %w", err)
 	}
 	data := pem.EncodeToMemory(&pem.Block{Type: pemType, Bytes: der})
-	if err := writeFileAtomic(path, data, 0o600); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return nil, fmt.Errorf("save web bot key %s: %w", path, err)
 	}
 	return k, nil
@@ -71,44 +71,4 @@ func parseKey(b []byte) (ed25519.PrivateKey, error) {
 		return nil, fmt.Errorf("a %T, not an Ed25519 key", k)
 	}
 	return ek, nil
-}
-
-// writeFileAtomic writes data to path through a synced temporary file in
-// the same directory and a rename.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".botauth-key-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Make the rename itself durable; not every system can sync a
-	// directory, and the key is already whole either way.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

@@ -3,9 +3,9 @@ package host
 import (
 	"errors"
 	"fmt"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 )
@@ -40,37 +40,8 @@ func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode key: %w", err)
 	}
-	if err := writeFileAtomic(path, raw, 0o600); err != nil {
+	if err := atomicfile.WriteFile(path, raw, 0o600); err != nil {
 		return nil, fmt.Errorf("save key %s: %w", path, err)
 	}
 	return k, nil
-}
-
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".key-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
