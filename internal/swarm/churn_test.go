@@ -199,6 +199,10 @@ func TestChurn(t *testing.T) {
 	// What Hivecrawl promises every site, from the site's side: one
 	// connection, one request at a time, and the operator's wait between
 	// request starts, whoever crawls it, across churn, pieces and leases.
+	worst := fixture.WorstOf(web)
+	t.Logf("politeness: max in flight %d (%s), max conns %d (%s), min gap %v (%s: %s); tasks %v",
+		worst.MaxInFlight, worst.MaxInFlightHost, worst.MaxConns, worst.MaxConnsHost,
+		worst.MinGap, worst.MinGapHost, worst.MinGapAt, st.Tasks)
 	for name, h := range web {
 		if h.MaxInFlight > 1 || h.MaxConns > 1 {
 			t.Errorf("host %s had %d requests and %d connections in use at once (%d requester IPs: %v)",

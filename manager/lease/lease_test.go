@@ -1,0 +1,61 @@
+package lease
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		r    Request
+		ok   bool
+	}{
+		{"claim", Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", Epoch: 1, BotKey: make([]byte, 32)}, true},
+		{"renew", Request{Op: Renew, TaskID: "a/1/0", Epoch: 1, Pages: 3}, true},
+		{"release", Request{Op: Release, TaskID: "a/1/0", Epoch: 1}, true},
+		{"unknown op", Request{Op: "steal", TaskID: "a/1/0"}, false},
+		{"no task ID", Request{Op: Renew}, false},
+		{"task ID too long", Request{Op: Renew, TaskID: strings.Repeat("x", 129)}, false},
+		{"claim without the signed task", Request{Op: Claim, TaskID: "a/1/0", Epoch: 1}, false},
+		{"oversized bot key", Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", BotKey: make([]byte, 65)}, false},
+		{"negative progress", Request{Op: Renew, TaskID: "a/1/0", Pages: -1}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.r.Validate()
+			if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrMalformed)) {
+				t.Fatalf("Validate = %v, want ok %v", err, tt.ok)
+			}
+		})
+	}
+}
+
+// FuzzRequest feeds the manager's decoding of lease requests arbitrary
+// bytes: it must refuse or accept, never panic, and what it accepts must
+// encode again.
+func FuzzRequest(f *testing.F) {
+	var b bytes.Buffer
+	frame.Write(&b, Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", Epoch: 1}, MaxMessageSize)
+	f.Add(b.Bytes())
+	f.Add([]byte{0x05, '{', '}', 0, 0, 0})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var r Request
+		if err := frame.Read(bufio.NewReader(bytes.NewReader(in)), &r, MaxMessageSize); err != nil {
+			return
+		}
+		if r.Validate() != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := frame.Write(&out, r, MaxMessageSize); err != nil {
+			t.Fatalf("a valid request does not encode: %v", err)
+		}
+	})
+}
