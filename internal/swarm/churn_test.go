@@ -223,6 +223,13 @@ func TestChurn(t *testing.T) {
 	if n := len(rep.Channels); n < hosts {
 		t.Errorf("%d channels, want at least one per host (%d)", n, hosts)
 	}
+	pieced := 0
+	for _, c := range rep.Channels {
+		if len(c.Pieces) > 1 {
+			pieced++
+		}
+	}
+	t.Logf("%d of %d channels were crawled in pieces, one piece after another", pieced, len(rep.Channels))
 	for _, c := range rep.Channels {
 		switch {
 		case c.Updates == 0:
