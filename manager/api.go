@@ -57,7 +57,7 @@ type apiServer struct {
 func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
 	ln, err := listenLoopback(addr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("local API: %w", err)
 	}
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -85,7 +85,7 @@ func (m *Manager) markOverlay() error {
 // New opens the manager's files, starts its libp2p host and local API
 // listener and writes the network profile. The caller must Serve it (or
 // Close it).
-func New(ctx context.Context, opts Options) (m *Manager, err error) {
+func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	opts = opts.withDefaults()
 	if opts.Dir == "" {
 		return nil, errors.New("new manager: no data directory")
@@ -93,7 +93,9 @@ func New(ctx context.Context, opts Options) (m *Manager, err error) {
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	m = &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}}
+	// m, not a named result: every "return nil, err" below would set a
+	// named result to nil before the deferred Close ran.
+	m := &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}}
 	defer func() {
 		if err != nil {
 			m.Close()

@@ -1,0 +1,76 @@
+package manager
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNewFails makes each step of New fail in turn: New returns an error
+// naming what failed and does not panic.
+func TestNewFails(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyAddr := busy.Addr().String()
+	_, busyPort, _ := net.SplitHostPort(busyAddr)
+	garbage := func(name string) func(t *testing.T, dir string, o *Options) {
+		return func(t *testing.T, dir string, o *Options) {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Repeat("not a database ", 700)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string, o *Options)
+		want  string
+	}{
+		{"key file is a directory", func(t *testing.T, dir string, o *Options) {
+			if err := os.Mkdir(filepath.Join(dir, KeyFile), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}, KeyFile},
+		{"garbage key file", garbage(KeyFile), KeyFile},
+		{"garbage channels.db", garbage(ChannelsFile), ChannelsFile},
+		{"garbage storage index", garbage("storage.db"), "storage.db"},
+		{"garbage bot key registry", garbage("botkeys.db"), "botkeys.db"},
+		{"busy API port", func(t *testing.T, dir string, o *Options) { o.API = busyAddr }, busyAddr},
+		{"busy libp2p port", func(t *testing.T, dir string, o *Options) {
+			o.Listen = []string{"/ip4/127.0.0.1/tcp/" + busyPort}
+		}, busyPort},
+		{"busy key directory port", func(t *testing.T, dir string, o *Options) { o.Directory = busyAddr }, busyAddr},
+		{"unwritable directory", func(t *testing.T, dir string, o *Options) {
+			// Tests run as root, which may write anywhere: a file where
+			// the data directory should be cannot be written into.
+			o.Dir = filepath.Join(dir, "file")
+			if err := os.WriteFile(o.Dir, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, "file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts}
+			tt.setup(t, dir, &o)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			m, err := New(ctx, o)
+			if err == nil {
+				m.Close()
+				t.Fatal("New succeeded")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+			t.Log(err)
+		})
+	}
+}
