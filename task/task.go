@@ -27,6 +27,13 @@ const (
 	MaxTargetDim = 16
 	// MaxPolicyLen bounds each string of a task's politeness policy.
 	MaxPolicyLen = 256
+	// MaxKnownList bounds KnownPages and KnownInterSite. The manager lists
+	// known pages only for small channels and sends a Filter for others;
+	// the limit leaves room for tasks of older managers.
+	MaxKnownList = 1 << 16
+	// MaxValidators bounds Validators; the manager sends far fewer
+	// (manager/channels picks them).
+	MaxValidators = 1 << 14
 )
 
 // Task is one crawl of one channel: a web host, a sub-directory of it, or a
@@ -52,13 +59,19 @@ type Task struct {
 	// crawler's default. robots.txt Crawl-delay may raise it.
 	Delay Duration `json:"delay,omitempty"`
 	// KnownPages are the content digests of pages already stored (Pageseen):
-	// a page whose digest is among them is not re-extracted or re-uploaded.
+	// a page whose digest is among them, or in KnownFilter, is not
+	// re-extracted or re-uploaded. The manager lists them only for small
+	// channels and pieces; local tasks may list them too.
 	KnownPages []Digest `json:"known_pages,omitempty"`
+	// KnownFilter is Pageseen for channels too large to list: a Bloom
+	// filter of the known digests, bounded whatever the host's size (see
+	// Filter for what a false positive costs).
+	KnownFilter *Filter `json:"known_filter,omitempty"`
 	// KnownInterSite are the digests of inter-site URLs already known, so they
 	// are not reported again.
 	KnownInterSite []Digest `json:"known_inter_site,omitempty"`
-	// Validators carry the ETag and Last-Modified of known pages for
-	// conditional GETs.
+	// Validators carry the ETag and Last-Modified of some known pages for
+	// conditional GETs; the manager sends a bounded share of them.
 	Validators []Validator `json:"validators,omitempty"`
 	// Interval is the channel's recrawl interval: a task that waited longer
 	// than this in a queue is cancelled (paper 000 §4).
@@ -209,6 +222,17 @@ func (t *Task) Validate() error {
 		return fmt.Errorf("%w: lease host longer than %d bytes", ErrInvalid, MaxURLLength)
 	case len(t.Policy.UserAgent) > MaxPolicyLen || len(t.Policy.Token) > MaxPolicyLen || len(t.Policy.SignatureAgent) > MaxPolicyLen:
 		return fmt.Errorf("%w: policy string longer than %d bytes", ErrInvalid, MaxPolicyLen)
+	}
+	switch {
+	case len(t.KnownPages) > MaxKnownList || len(t.KnownInterSite) > MaxKnownList:
+		return fmt.Errorf("%w: digest list longer than %d", ErrInvalid, MaxKnownList)
+	case len(t.Validators) > MaxValidators:
+		return fmt.Errorf("%w: %d validators exceeds %d", ErrInvalid, len(t.Validators), MaxValidators)
+	}
+	if t.KnownFilter != nil {
+		if err := t.KnownFilter.Validate(); err != nil {
+			return err
+		}
 	}
 	for _, x := range t.Target {
 		if math.IsNaN(x) || math.IsInf(x, 0) {

@@ -57,6 +57,8 @@ func TestDigestOf(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"id":"a","seeds":["http://x/"],"delay":"1s"}`))
 	f.Add([]byte(`{"id":"a","seeds":["http://x/"],"known_pages":[1,2,3]}`))
+	f.Add([]byte(`{"id":"a","seeds":["http://x/"],"known_filter":{"k":3,"bits":"AAAAAAAAAAA="}}`))
+	f.Add([]byte(`{"id":"a","seeds":["http://x/"],"known_filter":{"k":99,"bits":""}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tk, err := Decode(b)
 		if err != nil {
@@ -69,5 +71,8 @@ func FuzzDecode(f *testing.F) {
 		if _, err := Decode(enc); err != nil {
 			t.Fatalf("re-encoded task does not decode: %v", err)
 		}
+		// A decoded filter answers without panicking whatever its bits.
+		tk.KnownFilter.Has(0)
+		tk.KnownFilter.Has(0xffffffff)
 	})
 }
