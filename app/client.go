@@ -169,7 +169,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.q, err = queue.Open(dirs.QueueFile(), queue.Options{MaxLen: cfg.QueueLength})
+	c.q, err = queue.Open(dirs.QueueFile(), queue.Options{MaxLen: cfg.QueueLength, Logger: opts.Logger})
 	if err != nil {
 		c.ledger.Close()
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -64,9 +65,10 @@ type Ledger struct {
 // Open opens (creating if needed) the ledger at path. It fails after a
 // second if another process holds the file.
 func Open(path string) (*Ledger, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "credits ledger",
+		Advice: "it holds your receipts, so Hivecrawl will not start over it: restore it from a backup, or move it aside to start an empty ledger"})
 	if err != nil {
-		return nil, fmt.Errorf("open ledger %s: %w (is another hivecrawl running with the same data directory?)", path, err)
+		return nil, err
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketReceipts, bucketDays, bucketMeta} {

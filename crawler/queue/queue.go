@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io/fs"
+	"log/slog"
+	"os"
 	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -31,8 +33,11 @@ type Options struct {
 	// Default 1s.
 	LockTimeout time.Duration
 	// ReadOnly opens the file for inspection (tools, tests): running tasks
-	// stay as they are and every change fails.
+	// stay as they are and every change fails. A damaged file is refused.
 	ReadOnly bool
+	// Logger gets the one line about a damaged file moved aside; nil =
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // Queue is the task queue in one bbolt file.
@@ -44,14 +49,40 @@ type Queue struct {
 
 // Open opens or creates the queue file at path and returns tasks that were
 // running when the last process stopped to the queue.
+//
+// A damaged file (see internal/boltfile) or one with a record that does
+// not decode is moved aside as queue.db.broken-TIME, with one log line, and
+// the queue starts empty: its tasks come back from the manager, which
+// reassigns what is not reported. Opened ReadOnly, a damaged file is an
+// error wrapping ErrCorrupt.
 func Open(path string, opts Options) (*Queue, error) {
+	q, err := open(path, opts)
+	if opts.ReadOnly || !errors.Is(err, ErrCorrupt) || errors.Is(err, boltfile.ErrDamaged) {
+		return q, err // boltfile moved a damaged file aside itself
+	}
+	aside, merr := boltfile.MoveAsidePath(path, time.Now())
+	if merr != nil {
+		return nil, fmt.Errorf("%w, and moving it aside failed: %v", err, merr)
+	}
+	logger(opts).Warn("Damaged task queue moved aside; starting with an empty one", "file", path, "moved_to", aside, "problem", err.Error())
+	return open(path, opts)
+}
+
+func logger(opts Options) *slog.Logger {
+	if opts.Logger == nil {
+		return slog.Default()
+	}
+	return opts.Logger
+}
+
+func open(path string, opts Options) (*Queue, error) {
 	if opts.MaxLen <= 0 {
 		opts.MaxLen = DefaultMaxLen
 	}
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = time.Second
 	}
-	db, err := openDB(path, opts.LockTimeout, opts.ReadOnly)
+	db, err := openDB(path, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -68,25 +99,30 @@ func Open(path string, opts Options) (*Queue, error) {
 	return q, nil
 }
 
-// openDB opens the bbolt file, turning bbolt's panics on some damaged files
-// into errors.
-func openDB(path string, timeout time.Duration, readOnly bool) (db *bolt.DB, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			db, err = nil, fmt.Errorf("open task queue %s: %w: %v; move the file aside to start with an empty queue", path, ErrCorrupt, p)
+// openDB opens the bbolt file; a damaged one is moved aside unless
+// opts.ReadOnly.
+func openDB(path string, opts Options) (*bolt.DB, error) {
+	if opts.ReadOnly {
+		// bbolt would create a missing file; inspection wants an error.
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("open task queue %s: %w", path, err)
 		}
-	}()
-	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: readOnly})
-	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission):
-		return nil, fmt.Errorf("open task queue %s: %w", path, err)
-	case errors.Is(err, bolt.ErrTimeout):
-		return nil, fmt.Errorf("open task queue %s: locked by another process (is another client running with the same data directory?): %w", path, err)
-	case err != nil:
-		return nil, fmt.Errorf("open task queue %s: %w: %v; move the file aside to start with an empty queue", path, ErrCorrupt, err)
 	}
-	return db, nil
+	p := boltfile.Policy{Name: "task queue", OnDamage: boltfile.MoveAside, Logger: logger(opts),
+		Advice: "move the file aside to start with an empty queue"}
+	db, err := boltfile.Open(path, &bolt.Options{Timeout: opts.LockTimeout, ReadOnly: opts.ReadOnly}, p)
+	if errors.Is(err, boltfile.ErrDamaged) {
+		return nil, corruptError{err}
+	}
+	return db, err
 }
+
+// corruptError is a file boltfile refused: its message, and both
+// boltfile.ErrDamaged and ErrCorrupt.
+type corruptError struct{ err error }
+
+func (e corruptError) Error() string   { return e.err.Error() }
+func (e corruptError) Unwrap() []error { return []error{e.err, ErrCorrupt} }
 
 // recover creates the buckets, checks every record decodes, and returns
 // running tasks to the queue.

@@ -1,7 +1,10 @@
 package queue
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -384,52 +387,110 @@ func TestPrune(t *testing.T) {
 	enqueue(t, q, "done") // its ID is free again
 }
 
-func TestOpenErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		prepare func(t *testing.T, path string)
-		want    string
-	}{
-		{name: "garbage file", want: "damaged", prepare: func(t *testing.T, path string) {
-			os.WriteFile(path, []byte(strings.Repeat("not a bbolt file ", 1000)), 0o600)
-		}},
-		{name: "truncated file", want: "damaged", prepare: func(t *testing.T, path string) {
-			os.WriteFile(path, []byte{0, 1, 2}, 0o600)
-		}},
-		{name: "damaged record", want: "damaged", prepare: func(t *testing.T, path string) {
-			db, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			db.Update(func(tx *bolt.Tx) error {
-				b, _ := tx.CreateBucketIfNotExists(tasksBucket)
-				return b.Put([]byte("a"), []byte("{not json"))
-			})
-			db.Close()
-		}},
-		{name: "locked by another process", want: "locked", prepare: func(t *testing.T, path string) {
-			q, err := Open(path, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { q.Close() })
-		}},
-	} {
+// damagedQueue makes a queue file with tasks and damages it in one of the
+// ways files get damaged. Tests run as root, so a directory in place of the
+// file stands for one that cannot be read.
+var queueDamages = []struct {
+	name    string
+	prepare func(t *testing.T, path string)
+}{
+	{"garbage file", func(t *testing.T, path string) {
+		os.WriteFile(path, []byte(strings.Repeat("not a bbolt file ", 1000)), 0o600)
+	}},
+	{"three bytes", func(t *testing.T, path string) {
+		os.WriteFile(path, []byte{0, 1, 2}, 0o600)
+	}},
+	{"truncated to half", func(t *testing.T, path string) {
+		fullQueue(t, path)
+		info, _ := os.Stat(path)
+		os.Truncate(path, info.Size()/2)
+	}},
+	{"garbage in the middle", func(t *testing.T, path string) {
+		fullQueue(t, path)
+		f, _ := os.OpenFile(path, os.O_RDWR, 0)
+		defer f.Close()
+		info, _ := f.Stat()
+		f.WriteAt(bytes.Repeat([]byte{0x5A}, 4096*8), info.Size()/2)
+	}},
+	{"zero length", func(t *testing.T, path string) {
+		fullQueue(t, path)
+		os.Truncate(path, 0)
+	}},
+	{"directory in its place", func(t *testing.T, path string) {
+		os.Mkdir(path, 0o700)
+	}},
+	{"damaged record", func(t *testing.T, path string) {
+		db, err := bolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.Update(func(tx *bolt.Tx) error {
+			b, _ := tx.CreateBucketIfNotExists(tasksBucket)
+			return b.Put([]byte("a"), []byte("{not json"))
+		})
+		db.Close()
+	}},
+}
+
+// fullQueue writes a queue file of many pages.
+func fullQueue(t *testing.T, path string) {
+	t.Helper()
+	q, err := Open(path, Options{MaxLen: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		enqueue(t, q, fmt.Sprintf("task-%03d-%s", i, strings.Repeat("x", 100)))
+	}
+	q.Close()
+}
+
+// TestOpenDamaged: a damaged queue file is moved aside with one log line
+// naming it, and the queue starts empty; opened read-only it is refused.
+func TestOpenDamaged(t *testing.T) {
+	for _, tc := range queueDamages {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "queue.db")
 			tc.prepare(t, path)
-			q, err := Open(path, Options{LockTimeout: 50 * time.Millisecond})
-			if err == nil {
+			if q, err := Open(path, Options{ReadOnly: true}); err == nil {
 				q.Close()
-				t.Fatal("Open succeeded")
+				t.Error("read-only Open of a damaged file succeeded")
+			} else if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) {
+				t.Errorf("read-only Open error %q: want ErrCorrupt naming the file", err)
 			}
-			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
-				t.Fatalf("Open error %q should say %q and name the file", err, tc.want)
+			var logged bytes.Buffer
+			q, err := Open(path, Options{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+			if err != nil {
+				t.Fatalf("Open: %v", err)
 			}
-			if tc.want == "damaged" && !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("Open error %v is not ErrCorrupt", err)
+			defer q.Close()
+			if n, _ := q.Len(); n != 0 {
+				t.Errorf("new queue holds %d tasks", n)
+			}
+			aside, _ := filepath.Glob(path + ".broken-*")
+			if len(aside) != 1 {
+				t.Errorf("moved aside: %v, want one file", aside)
+			}
+			if n := strings.Count(logged.String(), "\n"); n != 1 || !strings.Contains(logged.String(), path) {
+				t.Errorf("log %q: want one line naming the file", logged.String())
 			}
 		})
+	}
+}
+
+func TestOpenLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	q, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	_, err = Open(path, Options{LockTimeout: 50 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "locked") || !strings.Contains(err.Error(), path) {
+		t.Fatalf("Open error %v should say locked and name the file", err)
+	}
+	if aside, _ := filepath.Glob(path + ".broken-*"); len(aside) != 0 {
+		t.Fatalf("a locked file was moved aside: %v", aside)
 	}
 }
 

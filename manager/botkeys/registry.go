@@ -14,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 )
 
 // FileName is the registry's bbolt file in the directory given to Open.
@@ -61,9 +62,10 @@ func Open(dir string) (*Registry, error) {
 		return nil, fmt.Errorf("open bot key registry: %w", err)
 	}
 	path := filepath.Join(dir, FileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "bot key registry",
+		Advice: "it holds the volunteers' key certifications and withdrawals: restore it from a backup"})
 	if err != nil {
-		return nil, fmt.Errorf("open bot key registry %s: %w (is another manager running with the same data directory?)", path, err)
+		return nil, err
 	}
 	r := &Registry{db: db, live: make(map[string]botauth.JWK)}
 	err = db.Update(func(tx *bolt.Tx) error {

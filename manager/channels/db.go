@@ -9,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -76,7 +77,7 @@ type DB struct {
 
 // Open opens (creating if needed) the database at path.
 func Open(path string, opts Options) (*DB, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "channel database", Advice: "it holds every channel and task; restore it from a backup, or move it aside to start a new network"})
 	if err != nil {
 		return nil, fmt.Errorf("open channel database %s: %w (is another manager running with the same data directory?)", path, err)
 	}

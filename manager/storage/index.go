@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -68,9 +69,10 @@ type index struct{ db *bolt.DB }
 // openIndex opens the index at path; readOnly opens that of a stopped
 // storage module for reading.
 func openIndex(path string, readOnly bool) (*index, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly})
+	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly}, boltfile.Policy{Name: "storage index",
+		Advice: "it holds the receipts and credit of every volunteer: restore it from a backup (the WARC files are not enough to rebuild it)"})
 	if err != nil {
-		return nil, fmt.Errorf("open storage index %s: %w (is another manager running with the same data directory?)", path, err)
+		return nil, err
 	}
 	if readOnly {
 		return &index{db: db}, nil
