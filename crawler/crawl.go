@@ -42,7 +42,8 @@ type run struct {
 	hosts      map[string]bool // hosts of the channel (seed hosts, and where seeds redirect)
 	robots     map[string]*robots
 	filter     urls.Filter
-	known      task.DigestSet // Pageseen
+	known      task.DigestSet // Pageseen, listed
+	knownBloom *task.Filter   // Pageseen, filtered; nil when the task lists it
 	knownInter task.DigestSet
 	validators map[string]task.Validator
 
@@ -106,6 +107,7 @@ func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
 		robots:     make(map[string]*robots),
 		filter:     filter,
 		known:      task.NewDigestSet(t.KnownPages),
+		knownBloom: t.KnownFilter,
 		knownInter: task.NewDigestSet(t.KnownInterSite),
 		validators: make(map[string]task.Validator, len(t.Validators)),
 		token:      pol.token,

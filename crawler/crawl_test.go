@@ -257,6 +257,29 @@ func TestPageseenAndConditionalGet(t *testing.T) {
 	}
 }
 
+// TestPageseenFilter: a task of a large channel carries Pageseen as a
+// Bloom filter; a page whose digest it holds is unchanged, others are new.
+func TestPageseenFilter(t *testing.T) {
+	const same = "<p>Same as last time, a paragraph of text.</p>"
+	m := map[string]string{"/": html(links("/same", "/new")), "/same": html(same), "/new": html("<p>brand new</p>")}
+	s := newSite(t, pages(m))
+	f := task.NewFilter(10_000, task.DefaultFalsePositive)
+	f.Add(task.DigestString(html(same)))
+	for i := range 9_999 {
+		f.Add(task.DigestString(fmt.Sprint("other page ", i)))
+	}
+	res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1, KnownFilter: f})
+	if p := sink.byURL(s.URL + "/same"); p == nil || !p.Unchanged || len(p.Text) != 0 {
+		t.Fatalf("/same = %+v, want unchanged with no text", p)
+	}
+	if p := sink.byURL(s.URL + "/new"); p == nil || p.Unchanged || p.TextBytes == 0 {
+		t.Fatalf("/new = %+v, want new text", p)
+	}
+	if st := res.Stats; st.PagesUnchanged != 1 || st.PagesNew != 2 {
+		t.Fatalf("stats = %+v, want 1 unchanged, 2 new", st)
+	}
+}
+
 func TestChangedPage(t *testing.T) {
 	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {

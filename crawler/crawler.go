@@ -5,7 +5,9 @@
 // A task thread (paper 000 §2.2) is built from a downloader (fetch.go), a
 // robots filter (robots.go), the URLtodo FIFO that spills to a temporary file
 // past 1000 entries (frontier.go), the URLseen set of URL hashes (seen.go)
-// and Pageseen, the task's known content digests (crawl.go).
+// and Pageseen, the task's known content digests (crawl.go): a list, or a
+// Bloom filter for large channels, whose rare false positive makes a
+// changed page count as unchanged for one round (task.Filter).
 //
 // Content digests are task.DigestOf over the page's raw (decompressed) body,
 // not its extracted text: that is what lets an unchanged page skip text

@@ -210,7 +210,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	page.LastModified = resp.Header.Get("Last-Modified")
 	page.Digest = task.DigestOf(resp.Body)
 	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), r.token)
-	unchanged := r.known.Has(page.Digest)
+	unchanged := r.known.Has(page.Digest) || r.knownBloom.Has(page.Digest)
 	wantText := !r.cfg.SkipText && !unchanged && !noindex
 	parsed, err := extract.Parse(resp.Body, resp.RawType, final, extract.Options{Text: wantText, UserAgent: r.token})
 	if err != nil {

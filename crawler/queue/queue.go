@@ -361,7 +361,7 @@ func (q *Queue) Delivered(id string, receipt []byte) error {
 
 // Recorded marks a delivered task's receipt as kept by the ledger and its
 // spool as deleted; nothing is left to do for the task. The raw bytes and
-// the task's digest lists (up to ~400 kB each) are dropped, since the record
+// the task's digest lists and filter (up to ~400 kB each) are dropped, since the record
 // is only kept to refuse duplicates and show history.
 func (q *Queue) Recorded(id string) error {
 	return q.change(id, "record receipt of", func(r *Record) error {
@@ -370,6 +370,7 @@ func (q *Queue) Recorded(id string) error {
 		}
 		r.Upload, r.Spool, r.Raw = UploadRecorded, "", nil
 		r.Task.KnownPages, r.Task.KnownInterSite, r.Task.Validators = nil, nil, nil
+		r.Task.KnownFilter = nil
 		return nil
 	})
 }

@@ -301,6 +301,7 @@ func TestRecordedReceiptKept(t *testing.T) {
 	q, _ := openTemp(t, Options{})
 	tk := newTask("a", 0)
 	tk.KnownPages = []task.Digest{1, 2, 3}
+	tk.KnownFilter = task.NewFilter(1000, 0.01)
 	raw, _ := tk.Encode()
 	if err := q.Enqueue(raw, tk, t0); err != nil {
 		t.Fatal(err)
@@ -322,7 +323,7 @@ func TestRecordedReceiptKept(t *testing.T) {
 	if err != nil || string(r.Receipt) != "rcpt" || r.Upload != UploadRecorded || r.Spool != "" || r.Result.Stats.PagesFetched != 7 {
 		t.Fatalf("record %+v %v", r, err)
 	}
-	if r.Raw != nil || r.Task.KnownPages != nil || r.Task.ID != "a" {
+	if r.Raw != nil || r.Task.KnownPages != nil || r.Task.KnownFilter != nil || r.Task.ID != "a" {
 		t.Fatalf("recorded task keeps %d raw bytes and %d digests", len(r.Raw), len(r.Task.KnownPages))
 	}
 	if up, _ := q.Uploads(); len(up) != 0 {
