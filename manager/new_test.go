@@ -74,3 +74,53 @@ func TestNewFails(t *testing.T) {
 		})
 	}
 }
+
+// TestNewDamagedFiles damages each file of a manager that ran: New refuses
+// to start, with one line naming the file, and leaves it in place.
+func TestNewDamagedFiles(t *testing.T) {
+	half := func(path string) error {
+		info, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		return os.Truncate(path, info.Size()/2)
+	}
+	empty := func(path string) error { return os.Truncate(path, 0) }
+	for _, tt := range []struct {
+		file   string
+		damage func(string) error
+	}{
+		{ChannelsFile, half},
+		{"storage.db", half},
+		{"botkeys.db", half},
+		{ChannelsFile, empty},
+		{"storage.db", empty},
+		{KeyFile, empty},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			dir := t.TempDir()
+			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts}
+			m, err := New(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Close()
+			path := filepath.Join(dir, tt.file)
+			if err := tt.damage(path); err != nil {
+				t.Fatal(err)
+			}
+			m, err = New(context.Background(), o)
+			if err == nil {
+				m.Close()
+				t.Fatal("New started over a damaged file")
+			}
+			if !strings.Contains(err.Error(), path) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q: want one line naming %s", err, path)
+			}
+			if _, serr := os.Stat(path); serr != nil {
+				t.Errorf("damaged file gone: %v", serr)
+			}
+			t.Log(err)
+		})
+	}
+}

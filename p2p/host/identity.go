@@ -26,7 +26,7 @@ func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
 		}
 		k, err := crypto.UnmarshalPrivateKey(b)
 		if err != nil {
-			return nil, fmt.Errorf("read key %s: %w (delete the file to make a new identity)", path, err)
+			return nil, fmt.Errorf("key %s is damaged: %w; restore it from a backup (deleting it makes a new identity, and what the old one signed no longer verifies)", path, err)
 		}
 		return k, nil
 	case !errors.Is(err, fs.ErrNotExist):
