@@ -70,21 +70,21 @@ type Page struct {
 	LastModified string      `json:"m,omitempty"`
 	// Crawled is when the page was last fetched.
 	Crawled time.Time `json:"t"`
+	// Since is when the page's content was last seen to change (zero in
+	// records from before it was kept).
+	Since time.Time `json:"s,omitzero"`
+	// Misses counts the crawls in a row that covered the page and did not
+	// return it; at missLimit the page is forgotten.
+	Misses int `json:"x,omitempty"`
 }
 
 // Tasks builds the tasks of the channel's next round: one for the whole
 // host, or one per piece, each with the host's main page among the seeds
-// and the piece's directories as filters. IDs are "<channel>/<round>/<i>".
-// The caller sets Interval and Issued.
+// and the piece's directories as filters. Each task carries Pageseen and
+// validators of its own pages only, bounded whatever the host's size (see
+// known.go). IDs are "<channel>/<round>/<i>". The caller sets Interval and
+// Issued.
 func (c *Channel) Tasks(round int) []*task.Task {
-	known := make([]task.Digest, 0, len(c.Pages))
-	vals := make([]task.Validator, 0, len(c.Pages))
-	for u, p := range c.Pages {
-		known = append(known, p.Digest)
-		if p.ETag != "" || p.LastModified != "" {
-			vals = append(vals, task.Validator{URL: u, ETag: p.ETag, LastModified: p.LastModified})
-		}
-	}
 	base := task.Task{
 		Channel:        c.ID,
 		Seeds:          append([]string(nil), c.Seeds...),
@@ -92,9 +92,7 @@ func (c *Channel) Tasks(round int) []*task.Task {
 		ExpectedPages:  c.ExpectedPages,
 		MaxDepth:       c.MaxDepth,
 		MaxPages:       c.MaxPages,
-		KnownPages:     known,
 		KnownInterSite: append([]task.Digest(nil), c.InterSite...),
-		Validators:     vals,
 	}
 	if len(base.Seeds) > task.MaxSeeds {
 		base.Seeds = base.Seeds[:task.MaxSeeds]
@@ -102,15 +100,22 @@ func (c *Channel) Tasks(round int) []*task.Task {
 	if len(c.Pieces) < 2 {
 		t := base
 		t.ID = taskID(c.ID, round, 0)
+		urls := make([]string, 0, len(c.Pages))
+		for u := range c.Pages {
+			urls = append(urls, u)
+		}
+		c.known(&t, urls)
 		return []*task.Task{&t}
 	}
 	out := make([]*task.Task, 0, len(c.Pieces))
-	for i, p := range c.Pieces {
+	for i, urls := range c.piecePages() {
+		p := c.Pieces[i]
 		t := base
 		t.ID = taskID(c.ID, round, i)
 		t.Filters = append(append([]string(nil), c.Filters...), pieces.Filters(c.ID, p)...)
 		t.ExpectedPages = p.Pages
 		t.Seeds = []string{c.mainPage()}
+		c.known(&t, urls)
 		out = append(out, &t)
 	}
 	return out

@@ -2,7 +2,9 @@
 // bbolt file holding every channel (a web host, crawled whole or in pieces)
 // with its seeds, filters, depth, expected pages, the pages known from the
 // last crawls (digests and validators, which become the next task's
-// Pageseen and conditional GETs), the digests of inter-site URLs already
+// Pageseen and conditional GETs, bounded per task whatever the host's size,
+// see known.go; a page missed by three crawls in a row is forgotten), the
+// digests of inter-site URLs already
 // known, its estimated change interval and priority group, and the tasks
 // issued for it.
 //

@@ -83,6 +83,9 @@ type Feedback struct {
 	Pages     []PageResult
 	Stats     task.Stats
 	InterSite []string
+	// Stopped is the result's task.Result.Stopped: a crawl cut short does
+	// not count its missing pages as gone.
+	Stopped string
 }
 
 // Outcome is what Complete did.
@@ -243,7 +246,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
 			return err
 		}
-		c.apply(fb, now, out.Task.Round)
+		c.apply(fb, now, out.Task.Round, out.Task.ID)
 		if out.Task.Round == c.Round && c.Pending > 0 {
 			c.Pending--
 			c.RoundOK = true
@@ -268,8 +271,8 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 	return out, nil
 }
 
-// apply folds one result into the channel.
-func (c *Channel) apply(fb Feedback, now time.Time, round int) {
+// apply folds the result of task id of the given round into the channel.
+func (c *Channel) apply(fb Feedback, now time.Time, round int, id string) {
 	if c.Pages == nil {
 		c.Pages = make(map[string]Page)
 	}
@@ -281,8 +284,13 @@ func (c *Channel) apply(fb Feedback, now time.Time, round int) {
 				changed++
 			}
 		}
-		c.Pages[p.URL] = Page{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Crawled: now}
+		since := now
+		if old, ok := c.Pages[p.URL]; ok && old.Digest == p.Digest {
+			since = old.stableSince()
+		}
+		c.Pages[p.URL] = Page{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Crawled: now, Since: since}
 	}
+	c.countMisses(fb, id, round)
 	if !c.LastUpdate.IsZero() && now.After(c.LastUpdate) {
 		c.Estimate.Observe(known, changed, now.Sub(c.LastUpdate))
 		if v, ok := c.Estimate.Interval(); ok {
