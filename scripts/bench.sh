@@ -29,7 +29,15 @@ bench_swarm() {
 	CGO_ENABLED=0 go run ./internal/swarm/swarmbench ${BENCH_SWARM_FLAGS:-}
 }
 
-SECTIONS=(crawl swarm)
+# tasksize: the encoded size of a recrawl task against the host's known
+# pages (1k to 1M, all with validators), from the manager's channel
+# database (manager/channels BenchmarkTaskSize); no network.
+bench_tasksize() {
+	echo "== tasksize: recrawl task size against host size (manager/channels)"
+	go test -run '^$' -bench BenchmarkTaskSize -benchtime 1x ./manager/channels/
+}
+
+SECTIONS=(crawl swarm tasksize)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")
