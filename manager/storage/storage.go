@@ -217,7 +217,6 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 	case rec.Epoch > 0 && rec.Holder != from:
 		// Only the crawler holding the host's lease worked on the host
 		// for this task; anyone else's pages are not its result.
-		s.countRefused()
 		return nil, fmt.Errorf("refused: %w: task %s", channels.ErrNotHolder, t.ID)
 	case rec.State == channels.TaskDone && rec.Peer != from:
 		return s.duplicate(t, from)
@@ -227,14 +226,6 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 		return s.duplicate(t, from)
 	}
 	return s.store(ctx, t, rec, from, h, pages)
-}
-
-// countRefused counts an upload refused for coming from a peer that does
-// not hold the task's lease.
-func (s *Storage) countRefused() {
-	if err := s.idx.count(func(tt *Totals) { tt.Refused++ }); err != nil {
-		s.log.Warn("Refused upload not counted", "err", err)
-	}
 }
 
 // duplicate answers a result that came after another: a signed receipt of
