@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,14 @@ func TestOnlyTheLeaseHolderUploads(t *testing.T) {
 	}
 	if tot, _ := r.st.Totals(); tot.Records != 0 || tot.Uploads != 0 || tot.Refused != 1 {
 		t.Fatalf("after the refused upload: %+v", tot)
+	}
+	if files, _ := filepath.Glob(filepath.Join(WARCDir(r.dir), "*.warc.gz")); len(files) > 0 {
+		_, targets := warcRecords(t, r.dir)
+		for _, u := range targets {
+			if strings.Contains(u, "invented") {
+				t.Fatalf("a refused upload's page reached the WARC output: %s", u)
+			}
+		}
 	}
 	if _, err := holder.Upload(ctx, delivery(t, tk.ID, env, []*task.Page{page("http://site.example/", "home")}, nil)); err != nil {
 		t.Fatalf("the holder's upload: %v", err)
