@@ -288,18 +288,8 @@ func (r *Registry) HandleThen(s network.Stream, answered func()) {
 
 // Ask sends req to the manager and returns its answer.
 func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	s, err := h.NewStream(ctx, manager, Protocol)
-	if err != nil {
-		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
-	}
-	defer s.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		s.SetDeadline(dl)
-	}
 	var a Answer
-	if err := frame.Exchange(s, req, &a, MaxMessageSize); err != nil {
+	if err := frame.Call(ctx, h, manager, Protocol, req, &a, MaxMessageSize, timeout); err != nil {
 		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
 	}
 	if len(a.Entries) > MaxEntries {

@@ -25,7 +25,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/protocol"
 
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
@@ -131,27 +130,14 @@ func Handler(decide func(ctx context.Context, from peer.ID, r Request) Answer) n
 }
 
 // StreamOpener is what Send needs from a libp2p host.
-type StreamOpener interface {
-	NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error)
-}
+type StreamOpener = frame.StreamOpener
 
 // Send sends r to the manager and returns its answer. A refusal is an
 // error wrapping ErrHeld or ErrOver; any other error means the manager
 // was not reached or did not answer, and the caller may try again.
 func Send(ctx context.Context, h StreamOpener, manager peer.ID, r Request) (Answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	s, err := h.NewStream(ctx, manager, Protocol)
-	if err != nil {
-		return Answer{}, fmt.Errorf("%s lease of task %s: %w", r.Op, r.TaskID, err)
-	}
-	defer s.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		s.SetDeadline(dl)
-	}
 	var a Answer
-	if err := frame.Exchange(s, r, &a, MaxMessageSize); err != nil {
-		s.Reset()
+	if err := frame.Call(ctx, h, manager, Protocol, r, &a, MaxMessageSize, timeout); err != nil {
 		return Answer{}, fmt.Errorf("%s lease of task %s: %w", r.Op, r.TaskID, err)
 	}
 	switch {

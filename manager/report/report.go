@@ -21,7 +21,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/protocol"
 
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
@@ -99,24 +98,12 @@ func Handler(count func(ctx context.Context, from peer.ID, r Report) (bool, erro
 }
 
 // StreamOpener is what Send needs from a libp2p host.
-type StreamOpener interface {
-	NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error)
-}
+type StreamOpener = frame.StreamOpener
 
 // Send reports r to the manager and returns its answer.
 func Send(ctx context.Context, h StreamOpener, manager peer.ID, r Report) (Answer, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	s, err := h.NewStream(ctx, manager, Protocol)
-	if err != nil {
-		return Answer{}, fmt.Errorf("report cancelled task: %w", err)
-	}
-	defer s.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		s.SetDeadline(dl)
-	}
 	var a Answer
-	if err := frame.Exchange(s, r, &a, MaxMessageSize); err != nil {
+	if err := frame.Call(ctx, h, manager, Protocol, r, &a, MaxMessageSize, timeout); err != nil {
 		return Answer{}, fmt.Errorf("report cancelled task: %w", err)
 	}
 	if a.Error != "" {

@@ -4,12 +4,18 @@
 package frame
 
 import (
+	"context"
+	"time"
+
 	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
 	"io"
 )
 
@@ -98,4 +104,25 @@ func Exchange(s Stream, req, resp any, limit int) error {
 		s.Reset()
 	}
 	return err
+}
+
+// StreamOpener is what Call needs from a libp2p host.
+type StreamOpener interface {
+	NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error)
+}
+
+// Call opens a stream to p for protocol pid, sends req and decodes the one
+// answer into resp (Exchange), all within timeout.
+func Call(ctx context.Context, h StreamOpener, p peer.ID, pid protocol.ID, req, resp any, limit int, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	s, err := h.NewStream(ctx, p, pid)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		s.SetDeadline(dl)
+	}
+	return Exchange(s, req, resp, limit)
 }
