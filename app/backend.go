@@ -55,14 +55,16 @@ func (c *Client) Snooze(ctx context.Context, d string) (time.Time, error) {
 	return until, c.changed(err)
 }
 
-// changed applies a successful change at once, so the API's answer shows
-// it, and marks configuration errors as the caller's.
+// changed applies a change that took effect at once, so the API's answer
+// shows it, and marks configuration errors as the caller's. A change that
+// applies but cannot be saved (the file is damaged) still fails, so the
+// contributor hears that it will not outlast the client.
 func (c *Client) changed(err error) error {
-	if err != nil {
+	if err != nil && !errors.Is(err, config.ErrNotSaved) {
 		return callerError(err)
 	}
 	c.apply(c.cfg.Get())
-	return nil
+	return err
 }
 
 // callerError marks configuration errors the request caused.

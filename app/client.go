@@ -145,7 +145,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	c := &Client{opts: opts, dirs: dirs, log: opts.Logger, started: opts.Now()}
 	c.cfg = config.Open(dirs.ConfigFile())
 	if err := c.cfg.Problem(); err != nil {
-		c.log.Warn("Configuration file not used; running with safe defaults until it is fixed", "err", err)
+		c.log.Warn("Configuration file damaged", "err", err)
 	}
 	for _, note := range c.cfg.Notes() {
 		c.log.Info("Configuration setting ignored", "note", note)

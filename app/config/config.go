@@ -62,6 +62,10 @@ type Config struct {
 	SnoozeUntil time.Time `json:"snooze_until,omitzero"`
 	// Paused is the contributor's explicit pause; it survives restarts.
 	Paused bool `json:"paused"`
+	// Held, when set, pauses crawling for the reason it gives. It is never
+	// saved: Open sets it when the file is damaged and no good copy of the
+	// contributor's limits is left to run under.
+	Held string `json:"-"`
 	// Delay is the contributor's own minimum politeness wait between
 	// requests to one host. It can only slow crawling down: a task waits
 	// the longer of it and the operator's wait, and robots.txt Crawl-delay

@@ -17,3 +17,8 @@ var ErrUnknownKey = fmt.Errorf("%w: unknown key", ErrInvalid)
 // setting that the network's operator makes for every volunteer (the
 // User-Agent).
 var ErrOperatorSetting = errors.New("set by the network's operator")
+
+// ErrNotSaved is wrapped by Update's error when the change applies to the
+// running client but cannot be written, because the configuration file is
+// damaged: the change lasts until the client stops.
+var ErrNotSaved = errors.New("not saved")

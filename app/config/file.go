@@ -15,6 +15,12 @@ import (
 // MaxFileSize bounds the configuration file Load reads.
 const MaxFileSize = 1 << 20
 
+// GoodCopy returns the path of the copy of the configuration file at path
+// that was last known good: Save writes it with every change, and Open
+// refreshes it whenever it loads the file without fault. When the file is
+// damaged, Open runs under this copy's limits.
+func GoodCopy(path string) string { return path + ".last-good" }
+
 // Load reads the file at path over the defaults. A missing file gives the
 // defaults and no error. A broken file gives the defaults and an error that
 // names the file and, for JSON mistakes, the line and column; the file is not
@@ -26,21 +32,32 @@ func Load(path string) (Config, error) {
 
 // load is Load that also returns notes on what in the file was ignored.
 func load(path string) (Config, []string, error) {
+	c, notes, _, err := loadData(path)
+	return c, notes, err
+}
+
+// loadData is load that also returns the file's contents (nil when the file
+// does not exist or cannot be used).
+func loadData(path string) (Config, []string, []byte, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Default(), nil, nil
+		return Default(), nil, nil, nil
 	}
 	if err != nil {
-		return Default(), nil, fmt.Errorf("read config %s: %w", path, err)
+		return Default(), nil, nil, fmt.Errorf("read config %s: %w", path, err)
 	}
 	if len(data) > MaxFileSize {
-		return Default(), nil, fmt.Errorf("config %s: file is larger than %d bytes", path, MaxFileSize)
+		return Default(), nil, nil, fmt.Errorf("config %s: file is larger than %d bytes", path, MaxFileSize)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		// Save never writes an empty file: it was cut short.
+		return Default(), nil, nil, fmt.Errorf("config %s: %w: the file is empty", path, ErrInvalid)
 	}
 	c, notes, err := parse(data)
 	if err != nil {
-		return Default(), nil, fmt.Errorf("config %s: %w", path, err)
+		return Default(), nil, nil, fmt.Errorf("config %s: %w", path, err)
 	}
-	return c, notes, nil
+	return c, notes, data, nil
 }
 
 // Parse decodes a configuration file's contents over the defaults and
@@ -161,8 +178,8 @@ func position(data []byte, off int64) string {
 }
 
 // Save writes c to path atomically: a temporary file in the same directory,
-// fsynced, renamed over the old file, and the directory fsynced. The file is
-// readable only by its owner.
+// fsynced, renamed over the old file, and the directory fsynced; then the
+// same to GoodCopy(path). Both are readable only by their owner.
 func Save(path string, c Config) error {
 	if err := c.Validate(); err != nil {
 		return fmt.Errorf("save config %s: %w", path, err)
@@ -171,7 +188,21 @@ func Save(path string, c Config) error {
 	if err != nil {
 		return fmt.Errorf("encode config: %w", err)
 	}
-	return WriteFileAtomic(path, append(data, '\n'), 0o600)
+	data = append(data, '\n')
+	if err := WriteFileAtomic(path, data, 0o600); err != nil {
+		return err
+	}
+	return WriteFileAtomic(GoodCopy(path), data, 0o600)
+}
+
+// keepGood makes GoodCopy(path) hold data, the contents of path that just
+// loaded without fault (the contributor may have edited the file by hand).
+func keepGood(path string, data []byte) error {
+	good := GoodCopy(path)
+	if old, err := os.ReadFile(good); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return WriteFileAtomic(good, data, 0o600)
 }
 
 // WriteFileAtomic replaces path with data so that a crash leaves either the

@@ -95,8 +95,11 @@ func TestSaveRoundTripAndMode(t *testing.T) {
 		t.Errorf("round trip: %+v", got)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 1 {
-		t.Errorf("temporary files left behind: %v", entries)
+	if len(entries) != 2 || entries[1].Name() != filepath.Base(GoodCopy(path)) {
+		t.Errorf("want the file and its good copy, got %v", entries)
+	}
+	if good, _ := os.ReadFile(GoodCopy(path)); !bytes.Equal(good, mustRead(t, path)) {
+		t.Error("the good copy differs from the file saved")
 	}
 	c.Threads = 0
 	if err := Save(path, c); err == nil {
@@ -145,4 +148,13 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("save is not stable:\n%s\n%s", again, twice)
 		}
 	})
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

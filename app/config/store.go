@@ -22,12 +22,36 @@ type Store struct {
 	nextID  int
 }
 
-// Open loads the file at path into a new Store. It never fails: when the file
-// is broken the store holds the defaults and Problem returns the reason,
-// which the caller should show to the contributor.
+// Open loads the file at path into a new Store. It never fails, and a
+// damaged file never lifts the contributor's limits: the store then holds
+// the settings of GoodCopy(path), or, when there is no good copy either,
+// the defaults with crawling held (Config.Held) until the file is fixed.
+// Problem returns what is wrong and what was done, for the caller to show
+// the contributor; the damaged file is left as it is, to be fixed by hand.
 func Open(path string) *Store {
-	c, notes, err := load(path)
-	return &Store{path: path, cfg: c, problem: err, notes: notes, subs: make(map[int]chan Config), watch: make(map[int]func(Config))}
+	s := &Store{path: path, subs: make(map[int]chan Config), watch: make(map[int]func(Config))}
+	c, notes, data, err := loadData(path)
+	switch {
+	case err == nil:
+		s.cfg, s.notes = c, notes
+		if data != nil {
+			// Best effort: without the copy a later damage holds crawling
+			// rather than lifting limits.
+			_ = keepGood(path, data)
+		}
+	default:
+		good := GoodCopy(path)
+		gc, gnotes, gdata, gerr := loadData(good)
+		if gerr == nil && gdata != nil {
+			s.cfg, s.notes = gc, gnotes
+			s.problem = fmt.Errorf("%w; running under the last good settings (%s) until it is fixed and Hivecrawl restarted", err, good)
+		} else {
+			s.cfg = Default()
+			s.cfg.Held = "the settings file is damaged and there is no good copy of your limits to run under"
+			s.problem = fmt.Errorf("%w; crawling is paused until it is fixed and Hivecrawl restarted (no good copy in %s)", err, good)
+		}
+	}
+	return s
 }
 
 // Path returns the configuration file's path.
@@ -58,10 +82,12 @@ func (s *Store) Get() Config {
 }
 
 // Update calls fn on a copy of the configuration; if fn succeeds and the
-// result is valid, the copy is saved (unless the file is broken) and becomes
-// current, watchers are called with it before Update returns, and
-// subscribers get it. Errors from fn and validation are returned unchanged
-// (validation errors wrap ErrInvalid).
+// result is valid, the copy is saved and becomes current, watchers are
+// called with it before Update returns, and subscribers get it. Errors from
+// fn and validation are returned unchanged (validation errors wrap
+// ErrInvalid). While the file is damaged (Problem), the change applies to
+// the running client but is not saved, and Update says so with an error
+// wrapping ErrNotSaved.
 func (s *Store) Update(fn func(*Config) error) error {
 	s.notify.Lock()
 	defer s.notify.Unlock()
@@ -75,11 +101,14 @@ func (s *Store) Update(fn func(*Config) error) error {
 		s.mu.Unlock()
 		return err
 	}
+	var unsaved error
 	if s.problem == nil {
 		if err := Save(s.path, next); err != nil {
 			s.mu.Unlock()
 			return fmt.Errorf("keep setting: %w", err)
 		}
+	} else {
+		unsaved = fmt.Errorf("applied until Hivecrawl stops but %w: %w", ErrNotSaved, s.problem)
 	}
 	s.cfg = next
 	for _, ch := range s.subs {
@@ -98,7 +127,7 @@ func (s *Store) Update(fn func(*Config) error) error {
 	for _, w := range watchers {
 		w(next.clone())
 	}
-	return nil
+	return unsaved
 }
 
 // Watch calls fn with the new configuration after every change, before

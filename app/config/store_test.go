@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -91,8 +92,8 @@ func TestStoreBrokenFileNotOverwritten(t *testing.T) {
 	if s.Problem() == nil {
 		t.Fatal("broken file not reported")
 	}
-	if err := s.Apply(Change{"paused", "true"}); err != nil {
-		t.Fatal(err)
+	if err := s.Apply(Change{"paused", "true"}); !errors.Is(err, ErrNotSaved) {
+		t.Fatalf("change to a damaged file: %v, want ErrNotSaved", err)
 	}
 	if !s.Get().Paused {
 		t.Error("change not applied in memory")
@@ -215,5 +216,104 @@ func TestOldFileWithUserAgent(t *testing.T) {
 	// A broken value elsewhere is still reported on its own line.
 	if _, err := Parse([]byte("{\"user_agent\": \"x\",\n\"threads\": \"two\"}")); err == nil || !strings.Contains(err.Error(), `line 2`) {
 		t.Fatalf("error = %v, want one pointing at threads on line 2", err)
+	}
+}
+
+// A damaged configuration file never lifts the contributor's limits: the
+// store runs under the last good copy, says so, and does not save.
+func TestStoreDamagedFileKeepsLastGoodLimits(t *testing.T) {
+	damages := []struct {
+		name   string
+		damage func(path string, data []byte) error
+	}{
+		{"truncated", func(p string, d []byte) error { return os.WriteFile(p, d[:len(d)/2], 0o600) }},
+		{"garbage in the middle", func(p string, d []byte) error {
+			d = append([]byte(nil), d...)
+			copy(d[len(d)/3:], bytes.Repeat([]byte{0xff, 0x00, '#'}, 8))
+			return os.WriteFile(p, d, 0o600)
+		}},
+		{"zero length", func(p string, _ []byte) error { return os.WriteFile(p, nil, 0o600) }},
+		{"a directory in its place", func(p string, _ []byte) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.Mkdir(p, 0o700)
+		}},
+	}
+	for _, tc := range damages {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.json")
+			s := Open(path)
+			if err := s.Apply(Change{"download", "1MB/s"}, Change{"monthly_quota", "10GB"}); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.damage(path, data); err != nil {
+				t.Fatal(err)
+			}
+			s = Open(path)
+			err = s.Problem()
+			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "last good settings") {
+				t.Fatalf("Problem() = %v, want the file named and the last good settings in use", err)
+			}
+			c := s.Get()
+			if c.Download != 1_000_000 || c.MonthlyQuota != 10_000_000_000 || c.Held != "" {
+				t.Errorf("running under download %v, monthly quota %v, held %q; want the saved 1MB/s and 10GB, not held", c.Download, c.MonthlyQuota, c.Held)
+			}
+			before, _ := os.ReadFile(GoodCopy(path))
+			if err := s.Apply(Change{"upload", "2MB/s"}); !errors.Is(err, ErrNotSaved) {
+				t.Errorf("a change to a damaged file: %v, want ErrNotSaved", err)
+			}
+			if s.Get().Upload != 2_000_000 {
+				t.Error("the change did not apply to the running client")
+			}
+			if after, _ := os.ReadFile(GoodCopy(path)); !bytes.Equal(before, after) {
+				t.Error("an unsaved change rewrote the good copy")
+			}
+		})
+	}
+}
+
+// Without a good copy, a damaged file holds crawling rather than running
+// with no limits; nothing the contributor sets lifts the hold.
+func TestStoreDamagedFileWithoutGoodCopyHolds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte("{\"download\": \"1MB/s\",\n\"upload\": }"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(path)
+	if err := s.Problem(); err == nil || !strings.Contains(err.Error(), "paused") {
+		t.Fatalf("Problem() = %v, want crawling paused", err)
+	}
+	if s.Get().Held == "" {
+		t.Fatal("crawling not held")
+	}
+	s.Apply(Change{"paused", "false"})
+	if s.Get().Held == "" {
+		t.Error("a setting lifted the hold")
+	}
+}
+
+// A file the contributor edited by hand, and that loads, becomes the good
+// copy.
+func TestStoreHandEditBecomesGoodCopy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	edit := []byte("{\"download\": \"3MB/s\"}\n")
+	if err := os.WriteFile(path, edit, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := Open(path).Problem(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(GoodCopy(path))
+	if err != nil || !bytes.Equal(got, edit) {
+		t.Fatalf("good copy %q (%v), want the loaded file", got, err)
+	}
+	os.WriteFile(path, []byte("{\"download\": "), 0o600)
+	if c := Open(path).Get(); c.Download != 3_000_000 {
+		t.Errorf("after damage download = %v, want the hand-edited 3MB/s", c.Download)
 	}
 }

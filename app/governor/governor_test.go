@@ -88,6 +88,7 @@ func TestPauseReasons(t *testing.T) {
 	}{
 		{"running", nil, Reading{TotalCPU: 10, ProcessCPU: 2}, 3, 0, ""},
 		{"explicit pause", func(c *config.Config) { c.Paused = true }, Reading{}, 1, 0, "Paused by you"},
+		{"held: damaged settings", func(c *config.Config) { c.Held = "the settings file is damaged" }, Reading{}, 1, 0, "Paused: the settings file is damaged"},
 		{"snooze", func(c *config.Config) { c.SnoozeUntil = monday.Add(125 * time.Minute) }, Reading{}, 1, 0, "Snoozed until 12:05"},
 		{"snooze to another day", func(c *config.Config) { c.SnoozeUntil = time.Date(2026, 11, 24, 0, 0, 0, 0, time.Local) }, Reading{}, 1, 0, "Snoozed until Tue 00:00"},
 		{"outside schedule", func(c *config.Config) {

@@ -130,6 +130,9 @@ func monthStart(now time.Time, resetDay int) time.Time {
 // contributor most needs to know; empty means it may run.
 func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) []string {
 	var out []string
+	if cfg.Held != "" {
+		out = append(out, "Paused: "+cfg.Held)
+	}
 	if cfg.Paused {
 		out = append(out, "Paused by you")
 	}

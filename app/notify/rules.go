@@ -148,7 +148,7 @@ func (r *Rules) problems(now time.Time, st localapi.Status) []problem {
 	}
 	if st.ConfigProblem != "" {
 		out = append(out, problem{"config", "Hivecrawl's settings file has a problem",
-			"Hivecrawl runs with safe defaults until it is fixed: " + st.ConfigProblem})
+			st.ConfigProblem})
 	}
 	// Crawling without a byte downloaded for an hour: the network is out
 	// of reach (or every site is).
