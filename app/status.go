@@ -46,6 +46,13 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 			ID: r.ID, Channel: r.Channel, Pages: r.Pages, Depth: r.Depth, Started: r.Started,
 		})
 	}
+	aside, err := c.q.SetAside()
+	if err != nil {
+		return st, fmt.Errorf("client status: %w", err)
+	}
+	for _, r := range aside {
+		st.Tasks.SetAside = append(st.Tasks.SetAside, localapi.SetAsideTask{ID: r.ID, Channel: r.Task.Channel, Reason: r.Reason, When: r.Finished})
+	}
 	// Each running task holds one crawl connection.
 	st.Connections = localapi.Connections{Open: len(ts.Running), Cap: g.ConnsCap}
 

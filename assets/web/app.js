@@ -172,6 +172,9 @@
       }));
     }
     $('queued-line').textContent = st.tasks.queued ? st.tasks.queued + (st.tasks.queued === 1 ? ' task waits' : ' tasks wait') + ' in the queue.' : 'The queue is empty.';
+    const aside = st.tasks.set_aside || [];
+    $('aside-line').hidden = aside.length === 0;
+    $('aside-line').textContent = aside.map(t => t.channel + ': ' + t.reason + '.').join(' ');
 
     $('now-down').textContent = ofCap(st.download.current, st.download.cap, fmtRate);
     $('now-up').textContent = ofCap(st.upload.current, st.upload.cap, fmtRate);

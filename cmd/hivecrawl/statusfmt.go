@@ -38,13 +38,20 @@ func writeStatus(w io.Writer, st localapi.Status) {
 	fmt.Fprintf(tw, "Transfer\ttoday %s, this month %s\n",
 		ofCap(config.Bytes(st.Transfer.Today).String(), st.Transfer.DailyQuota > 0, config.Bytes(st.Transfer.DailyQuota).String()),
 		ofCap(config.Bytes(st.Transfer.Month).String(), st.Transfer.MonthlyQuota > 0, config.Bytes(st.Transfer.MonthlyQuota).String()))
-	fmt.Fprintf(tw, "Tasks\t%d running, %d queued\n", len(st.Tasks.Running), st.Tasks.Queued)
+	aside := ""
+	if n := len(st.Tasks.SetAside); n > 0 {
+		aside = fmt.Sprintf(", %d set aside", n)
+	}
+	fmt.Fprintf(tw, "Tasks\t%d running, %d queued%s\n", len(st.Tasks.Running), st.Tasks.Queued, aside)
 	for _, t := range st.Tasks.Running {
 		el := ""
 		if !t.Started.IsZero() {
 			el = ", " + time.Since(t.Started).Round(time.Second).String()
 		}
 		fmt.Fprintf(tw, "\t  %s: %d pages, depth %d%s\n", t.Channel, t.Pages, t.Depth, el)
+	}
+	for _, t := range st.Tasks.SetAside {
+		fmt.Fprintf(tw, "\t  %s: %s (%s)\n", t.Channel, t.Reason, t.When.Local().Format("2 Jan 15:04"))
 	}
 	if o := st.Overlay; o != nil {
 		fmt.Fprintf(tw, "Overlay\t%s\n", overlayLine(o))

@@ -22,7 +22,15 @@ const DefaultMaxLen = 5
 var (
 	tasksBucket = []byte("tasks") // task ID → Record (JSON)
 	fifoBucket  = []byte("fifo")  // Seq (8 bytes, big endian) → task ID, queued tasks only
+	metaBucket  = []byte("meta")  // openKey
+	// openKey is present while a process has the queue open: finding it at
+	// Open means the last process crashed or was killed.
+	openKey = []byte("open")
 )
+
+// DefaultMaxCrashes is how many crashes in a row a task may cause before it
+// is set aside.
+const DefaultMaxCrashes = 3
 
 // Options configure a Queue. Zero values take the defaults noted.
 type Options struct {
@@ -35,20 +43,31 @@ type Options struct {
 	// ReadOnly opens the file for inspection (tools, tests): running tasks
 	// stay as they are and every change fails. A damaged file is refused.
 	ReadOnly bool
-	// Logger gets the one line about a damaged file moved aside; nil =
-	// slog.Default().
+	// MaxCrashes is how many times in a row the process may stop without
+	// closing the queue while a task runs before the task is set aside
+	// rather than run again. Default DefaultMaxCrashes.
+	MaxCrashes int
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+	// Logger gets the one line about a damaged file moved aside, and one per
+	// task set aside; nil = slog.Default().
 	Logger *slog.Logger
 }
 
 // Queue is the task queue in one bbolt file.
 type Queue struct {
-	db     *bolt.DB
-	path   string
-	maxLen atomic.Int64
+	db       *bolt.DB
+	path     string
+	opts     Options
+	readOnly bool
+	maxLen   atomic.Int64
 }
 
 // Open opens or creates the queue file at path and returns tasks that were
-// running when the last process stopped to the queue.
+// running when the last process stopped to the queue. When that process
+// did not Close the queue (it crashed or was killed), each such task's
+// crash count goes up, and a task at opts.MaxCrashes is set aside instead,
+// with one log line: a page that kills the client is not fetched forever.
 //
 // A damaged file (see internal/boltfile) or one with a record that does
 // not decode is moved aside as queue.db.broken-TIME, with one log line, and
@@ -82,11 +101,17 @@ func open(path string, opts Options) (*Queue, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = time.Second
 	}
+	if opts.MaxCrashes <= 0 {
+		opts.MaxCrashes = DefaultMaxCrashes
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	db, err := openDB(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	q := &Queue{db: db, path: path}
+	q := &Queue{db: db, path: path, opts: opts, readOnly: opts.ReadOnly}
 	q.maxLen.Store(int64(opts.MaxLen))
 	check := q.recover
 	if opts.ReadOnly {
@@ -125,9 +150,13 @@ func (e corruptError) Error() string   { return e.err.Error() }
 func (e corruptError) Unwrap() []error { return []error{e.err, ErrCorrupt} }
 
 // recover creates the buckets, checks every record decodes, and returns
-// running tasks to the queue.
+// running tasks to the queue, counting a crash against each when the last
+// process did not close the queue.
 func (q *Queue) recover() error {
+	now := q.opts.Now()
+	var aside []*Record
 	err := q.db.Update(func(tx *bolt.Tx) error {
+		aside = nil
 		tasks, err := tx.CreateBucketIfNotExists(tasksBucket)
 		if err != nil {
 			return err
@@ -136,6 +165,11 @@ func (q *Queue) recover() error {
 		if err != nil {
 			return err
 		}
+		meta, err := tx.CreateBucketIfNotExists(metaBucket)
+		if err != nil {
+			return err
+		}
+		crashed := meta.Get(openKey) != nil
 		var requeue []*Record
 		err = tasks.ForEach(func(k, v []byte) error {
 			r, err := decodeRecord(k, v)
@@ -151,6 +185,18 @@ func (q *Queue) recover() error {
 			return err
 		}
 		for _, r := range requeue {
+			if crashed {
+				r.Crashes++
+			}
+			if r.Crashes >= q.opts.MaxCrashes {
+				r.State, r.Finished = SetAside, now
+				r.Reason = fmt.Sprintf("set aside: Hivecrawl stopped unexpectedly each of the %d times it crawled this task", r.Crashes)
+				aside = append(aside, r)
+				if err := put(tasks, r); err != nil {
+					return err
+				}
+				continue
+			}
 			r.State, r.Started = Queued, time.Time{}
 			if err := put(tasks, r); err != nil {
 				return err
@@ -159,10 +205,13 @@ func (q *Queue) recover() error {
 				return err
 			}
 		}
-		return nil
+		return meta.Put(openKey, []byte(now.UTC().Format(time.RFC3339Nano)))
 	})
 	if err != nil {
 		return fmt.Errorf("open task queue %s: %w", q.path, err)
+	}
+	for _, r := range aside {
+		logger(q.opts).Warn("Task set aside after crashes", "task", r.ID, "channel", r.Task.Channel, "crashes", r.Crashes, "reason", r.Reason)
 	}
 	return nil
 }
@@ -186,11 +235,24 @@ func (q *Queue) check() error {
 	return nil
 }
 
-// Close closes the file. It waits for transactions in progress, which are
-// short.
+// Close marks the queue closed cleanly, so tasks left running (a graceful
+// stop interrupted them) are not counted as crashes at the next Open, and
+// closes the file. It waits for transactions in progress, which are short.
 func (q *Queue) Close() error {
+	var merr error
+	if !q.readOnly {
+		merr = q.db.Update(func(tx *bolt.Tx) error {
+			if meta := tx.Bucket(metaBucket); meta != nil {
+				return meta.Delete(openKey)
+			}
+			return nil
+		})
+	}
 	if err := q.db.Close(); err != nil {
 		return fmt.Errorf("close task queue %s: %w", q.path, err)
+	}
+	if merr != nil {
+		return fmt.Errorf("close task queue %s: mark it closed: %w", q.path, merr)
 	}
 	return nil
 }

@@ -517,3 +517,69 @@ func FuzzDecodeRecord(f *testing.F) {
 		}
 	})
 }
+
+// crash ends q the way a killed process does: the file is closed without
+// the queue being marked closed.
+func crash(t *testing.T, q *Queue) {
+	t.Helper()
+	if err := q.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A task running at each of MaxCrashes crashes in a row is set aside with
+// its reason; a graceful close in between counts nothing.
+func TestCrashLoopSetsTaskAside(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	opts := Options{MaxLen: 10, MaxCrashes: 3, Now: func() time.Time { return t0 }}
+	q, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, q, "a", "b")
+	next(t, q, t0) // a runs
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		if q, err = Open(path, opts); err != nil {
+			t.Fatal(err)
+		}
+		r, err := q.Get("a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Crashes != i-1 {
+			t.Fatalf("open %d: a has %d crashes, want %d (a graceful close is not a crash)", i, r.Crashes, i-1)
+		}
+		if r.State != Queued {
+			t.Fatalf("open %d: a is %s, want queued again", i, r.State)
+		}
+		if got := next(t, q, t0); got.ID != "a" {
+			t.Fatalf("open %d: ran %s, want a", i, got.ID)
+		}
+		crash(t, q)
+	}
+	q, err = Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	r, err := q.Get("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != SetAside || r.Crashes != 3 || !strings.Contains(r.Reason, "3 times") {
+		t.Fatalf("after 3 crashes a is %s with %d crashes (%q), want set aside after 3", r.State, r.Crashes, r.Reason)
+	}
+	if w, _ := q.Waiting(); ids(w) != "b" {
+		t.Errorf("waiting %s, want only b", ids(w))
+	}
+	if aside, err := q.SetAside(); err != nil || ids(aside) != "a" {
+		t.Errorf("set aside %s (%v), want a", ids(aside), err)
+	}
+	// b never ran during a crash: it is untouched.
+	if b, _ := q.Get("b"); b.Crashes != 0 {
+		t.Errorf("b has %d crashes", b.Crashes)
+	}
+}

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -38,6 +39,25 @@ func (q *Queue) Waiting() ([]*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list queued tasks: %w", err)
 	}
+	return out, nil
+}
+
+// SetAside returns the tasks set aside after crashes, most recent first.
+func (q *Queue) SetAside() ([]*Record, error) {
+	var out []*Record
+	err := q.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(tasksBucket).ForEach(func(k, v []byte) error {
+			r, err := decodeRecord(k, v)
+			if err == nil && r.State == SetAside {
+				out = append(out, r)
+			}
+			return err
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list tasks set aside: %w", err)
+	}
+	slices.SortFunc(out, func(a, b *Record) int { return b.Finished.Compare(a.Finished) })
 	return out, nil
 }
 
@@ -83,8 +103,8 @@ func (q *Queue) Uploads() ([]*Record, error) {
 	})
 }
 
-// Prune deletes tasks with nothing left to do (cancelled, handed over, or
-// done with the receipt recorded) that ended before before. Their IDs are
+// Prune deletes tasks with nothing left to do (cancelled, set aside, handed
+// over, or done with the receipt recorded) that ended before before. Their IDs are
 // forgotten, so a task with the same ID is accepted again afterwards.
 func (q *Queue) Prune(before time.Time) (int, error) {
 	n := 0
@@ -97,7 +117,7 @@ func (q *Queue) Prune(before time.Time) (int, error) {
 			if err != nil {
 				return err
 			}
-			ended := r.State == Cancelled || r.State == HandedOver || (r.State == Done && r.Upload == UploadRecorded)
+			ended := r.State == Cancelled || r.State == SetAside || r.State == HandedOver || (r.State == Done && r.Upload == UploadRecorded)
 			if ended && r.Finished.Before(before) {
 				drop = append(drop, k)
 			}

@@ -18,6 +18,10 @@ const (
 	Done       State = "done"
 	Cancelled  State = "cancelled"
 	HandedOver State = "handed over"
+	// SetAside is a task the client stopped unexpectedly (crashed, or was
+	// killed) while crawling, MaxCrashes times in a row: it is not tried
+	// again. Reason says so.
+	SetAside State = "set aside"
 )
 
 // Upload is where a done task's result is on its way to the storage module.
@@ -52,6 +56,9 @@ type Record struct {
 	// Attempts counts how often the task was started; more than one means it
 	// was re-executed after a crash.
 	Attempts int `json:"attempts,omitempty"`
+	// Crashes counts the processes that ended without closing the queue
+	// while the task was running.
+	Crashes int `json:"crashes,omitempty"`
 
 	Result  *task.Result `json:"result,omitempty"`
 	Spool   string       `json:"spool,omitempty"`
@@ -92,7 +99,7 @@ func decodeRecord(key, b []byte) (*Record, error) {
 		return nil, fmt.Errorf("%w: task %q: record names %q or lacks its task", ErrCorrupt, key, r.ID)
 	}
 	switch r.State {
-	case Queued, Running, Done, Cancelled, HandedOver:
+	case Queued, Running, Done, Cancelled, HandedOver, SetAside:
 	default:
 		return nil, fmt.Errorf("%w: task %q: unknown state %q", ErrCorrupt, key, r.State)
 	}

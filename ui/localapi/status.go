@@ -111,6 +111,17 @@ type Tasks struct {
 	Running []RunningTask `json:"running"`
 	Queued  int           `json:"queued"`
 	Threads int           `json:"threads"`
+	// SetAside lists tasks not tried again because Hivecrawl stopped
+	// unexpectedly each time it crawled them, most recent first.
+	SetAside []SetAsideTask `json:"set_aside,omitempty"`
+}
+
+// SetAsideTask is a task set aside after crashes, and why.
+type SetAsideTask struct {
+	ID      string    `json:"id"`
+	Channel string    `json:"channel"`
+	Reason  string    `json:"reason"`
+	When    time.Time `json:"when"`
 }
 
 // RunningTask is one task thread's progress.

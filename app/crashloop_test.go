@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// TestHelperClientUntilKilled is the client process TestCrashLoopSetsTaskAside
+// kills; it does nothing in a normal test run.
+func TestHelperClientUntilKilled(t *testing.T) {
+	home := os.Getenv("HIVECRAWL_TEST_CRASH_HOME")
+	if home == "" {
+		t.Skip("run by TestCrashLoopSetsTaskAside")
+	}
+	ctx := context.Background()
+	c, err := New(ctx, Options{
+		Home: home, Mode: ModeLocal, Seeds: os.Getenv("HIVECRAWL_TEST_CRASH_SEEDS"), AllowLoopback: true,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Fatal(c.Serve(ctx))
+}
+
+// A page that kills the client each time it is crawled (here: the client
+// is killed while it waits on the page) is not fetched forever: after
+// queue.DefaultMaxCrashes crashes its task is set aside, with the reason
+// in the status, and the next start leaves the site alone.
+func TestCrashLoopSetsTaskAside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts client processes")
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		hits.Add(1)
+		<-r.Context().Done() // the page never comes
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	quietConfig(t, home, "")
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	os.WriteFile(seeds, []byte(srv.URL+"/\n"), 0o600)
+
+	start := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seeds)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			if t.Failed() {
+				t.Logf("client output:\n%s", out.String())
+			}
+		})
+		return cmd
+	}
+	for i := int64(1); i <= 3; i++ {
+		cmd := start()
+		eventually(t, fmt.Sprintf("request %d to the page", i), func() bool { return hits.Load() >= i })
+		cmd.Process.Kill()
+		cmd.Wait()
+		os.Remove(filepath.Join(home, "config", "api.json"))
+	}
+	if n := hits.Load(); n != 3 {
+		t.Fatalf("%d requests in three runs, want 3", n)
+	}
+
+	start()
+	var st localapi.Status
+	eventually(t, "the task set aside in the status", func() bool {
+		api, err := localapi.Dial(filepath.Join(home, "config", "api.json"))
+		if err != nil {
+			return false
+		}
+		st, err = api.Status(context.Background())
+		return err == nil && len(st.Tasks.SetAside) > 0
+	})
+	a := st.Tasks.SetAside[0]
+	if len(st.Tasks.SetAside) != 1 || !strings.Contains(a.Reason, "3 times") || a.Channel == "" {
+		t.Errorf("set aside %+v, want one task naming its channel and the 3 crashes", st.Tasks.SetAside)
+	}
+	if len(st.Tasks.Running) != 0 || st.Tasks.Queued != 0 {
+		t.Errorf("%d running, %d queued: the task set aside was submitted again", len(st.Tasks.Running), st.Tasks.Queued)
+	}
+	if n := hits.Load(); n != 3 {
+		t.Errorf("%d requests to the page, want 3: the client crawled a task set aside", n)
+	}
+}
