@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 )
 
 // DefaultInterval is how often the governor samples and decides.
@@ -24,8 +25,10 @@ const DefaultInterval = time.Second
 // throttled by it.
 const atCap = 0.9
 
-// usageSaveEvery bounds how often the transfer counters are written.
-const usageSaveEvery = 30 * time.Second
+// usageSaveEvery bounds how often the transfer counters are written, and so
+// how much transfer a crash can leave uncounted against the quotas: a few
+// seconds of it. Writes happen only while bytes move.
+const usageSaveEvery = 2 * time.Second
 
 // ReleaseAfter is how long the client must have crawled and uploaded
 // nothing, after start-up or after its last burst of work, before the
@@ -122,7 +125,12 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error
 	if opts.UsageFile != "" {
 		u, err := loadUsage(opts.UsageFile)
 		if err != nil {
-			opts.Logger.Warn("Transfer counters unreadable; starting from zero", "err", err)
+			// Written atomically, the file is damaged only from outside.
+			aside, merr := boltfile.MoveAsidePath(opts.UsageFile, opts.Now())
+			if merr != nil {
+				return nil, fmt.Errorf("transfer counters damaged (%v), and moving them aside failed: %w", err, merr)
+			}
+			opts.Logger.Warn("Transfer counters damaged; moved aside, counting from zero", "problem", err.Error(), "moved_to", aside)
 		}
 		g.usage = u
 	}
