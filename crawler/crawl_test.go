@@ -203,8 +203,9 @@ func TestManyLinksKeepURLtodoBounded(t *testing.T) {
 	if r.todo.PeakInMemory() > memEntries {
 		t.Fatalf("URLtodo held %d entries in memory, max %d", r.todo.PeakInMemory(), memEntries)
 	}
-	if r.todo.Len() != 50000-2 {
-		t.Fatalf("URLtodo has %d entries, want %d", r.todo.Len(), 50000-2)
+	// The first MaxPageLinks links count; two of them were crawled.
+	if r.todo.Len() != MaxPageLinks-2 {
+		t.Fatalf("URLtodo has %d entries, want %d", r.todo.Len(), MaxPageLinks-2)
 	}
 	if r.res.Stopped != "max pages" {
 		t.Fatalf("Stopped = %q", r.res.Stopped)

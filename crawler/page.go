@@ -199,6 +199,11 @@ func (r *run) follow(ctx context.Context, u *url.URL, conditional bool) (*url.UR
 	}
 }
 
+// MaxPageLinks bounds the links taken from one page (the first ones in
+// document order): a page of a million links costs no more memory than a
+// page of this many.
+const MaxPageLinks = 10_000
+
 // process turns a 2xx text response into the page's digest, title, text
 // and links. A page whose raw body digest is in Pageseen is parsed for
 // links only: its text is neither extracted nor uploaded.
@@ -212,7 +217,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), r.token)
 	unchanged := r.known.Has(page.Digest) || r.knownBloom.Has(page.Digest)
 	wantText := !r.cfg.SkipText && !unchanged && !noindex
-	parsed, err := extract.Parse(resp.Body, resp.RawType, final, extract.Options{Text: wantText, UserAgent: r.token})
+	parsed, err := extract.Parse(resp.Body, resp.RawType, final, extract.Options{Text: wantText, UserAgent: r.token, MaxLinks: MaxPageLinks})
 	if err != nil {
 		kind := "parse"
 		page.Error = kind

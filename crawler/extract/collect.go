@@ -13,9 +13,12 @@ import (
 // fallbacks, links and the canonical link.
 type collector struct {
 	userAgent string // lower-case product token for <meta name=...>
+	// maxRaw bounds the distinct links kept as written (0 = no bound).
+	maxRaw int
 
 	s         scanned
 	raw       []rawLink
+	rawIndex  map[string]int // href → index in raw
 	baseHref  string
 	haveBase  bool
 	ogTitle   string
@@ -28,8 +31,30 @@ type rawLink struct {
 	noFollow bool
 }
 
-func newCollector(userAgent string) *collector {
-	return &collector{userAgent: strings.ToLower(userAgent)}
+// rawPerLink is how many distinct links as written are kept for each link
+// returned: some resolve to the same URL, some to none.
+const rawPerLink = 4
+
+// newCollector returns a collector for pages whose first maxLinks links
+// are wanted (0 = all).
+func newCollector(userAgent string, maxLinks int) *collector {
+	return &collector{userAgent: strings.ToLower(userAgent), maxRaw: maxLinks * rawPerLink, rawIndex: make(map[string]int)}
+}
+
+// link keeps a link as written. A repeated href is kept once (nofollow only
+// if every occurrence says so), and once maxRaw distinct ones are kept new
+// ones are dropped: a page of a million links costs no more than its first
+// few thousand.
+func (c *collector) link(href string, noFollow bool) {
+	if i, ok := c.rawIndex[href]; ok {
+		c.raw[i].noFollow = c.raw[i].noFollow && noFollow
+		return
+	}
+	if c.maxRaw > 0 && len(c.raw) >= c.maxRaw {
+		return
+	}
+	c.rawIndex[href] = len(c.raw)
+	c.raw = append(c.raw, rawLink{href: href, noFollow: noFollow})
 }
 
 // element takes in one HTML element (not one inside <template>, <svg> or
@@ -45,12 +70,12 @@ func (c *collector) element(a atom.Atom, attrs []html.Attribute) {
 	case atom.A, atom.Area:
 		if href, ok := attr(attrs, "href"); ok {
 			rel, _ := attr(attrs, "rel")
-			c.raw = append(c.raw, rawLink{href: href, noFollow: hasToken(rel, "nofollow")})
+			c.link(href, hasToken(rel, "nofollow"))
 		}
 	case atom.Frame:
 		// Frameset pages keep their content in the frames.
 		if src, ok := attr(attrs, "src"); ok {
-			c.raw = append(c.raw, rawLink{href: src})
+			c.link(src, false)
 		}
 	case atom.Link:
 		if rel, _ := attr(attrs, "rel"); c.canonical == "" && hasToken(rel, "canonical") {
@@ -74,7 +99,7 @@ func (c *collector) meta(attrs []html.Attribute) {
 	if eq, _ := attr(attrs, "http-equiv"); strings.EqualFold(strings.TrimSpace(eq), "refresh") {
 		// A refresh to another URL is a redirect the browser follows.
 		if u, ok := refreshURL(content); ok {
-			c.raw = append(c.raw, rawLink{href: u})
+			c.link(u, false)
 		}
 	}
 }

@@ -7,9 +7,13 @@
 // that tree yields the title, <base href>, meta robots directives, the
 // canonical link and the links of <a href>, <area href>, <frame src> and
 // <meta http-equiv=refresh>, each canonicalised with urls.Canonical.
-// Documents nested too deeply for the tree builder (over 512 open elements)
-// are read with the tokenizer instead: same links and directives, visible
-// text only.
+// Documents nested too deeply for the tree builder (over 512 open elements),
+// and documents of more than MaxTreeTokens start tags and text runs, are
+// read with the tokenizer instead: same links and directives, visible text
+// only. A tree costs up to 550 bytes a token on hostile shapes (the builder
+// reopens formatting elements), so this keeps a page's parse under about
+// 70 MB whatever its shape; links as written are kept once each, and at
+// most a few times Options.MaxLinks of them.
 //
 // When asked, the main text comes from go-trafilatura run on the same tree
 // (it works on its own copy, so the links taken before are unaffected).

@@ -92,9 +92,7 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 	if ua == "" {
 		ua = DefaultUserAgent
 	}
-	doc, err := html.Parse(r)
-	if err != nil {
-		// Too deeply nested for a tree: read it as tokens instead.
+	stream := func() (*Page, error) {
 		s, text, err := scanTokens(decoded(), pageURL, ua, opts.MaxLinks, opts.Text)
 		if err != nil {
 			return nil, fmt.Errorf("parse html: %w", err)
@@ -102,6 +100,15 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		p := s.page()
 		p.Text = text
 		return p, nil
+	}
+	if !treeFits(body, r) {
+		// Too many nodes for a tree in bounded memory: stream it.
+		return stream()
+	}
+	doc, err := html.Parse(decoded())
+	if err != nil {
+		// Too deeply nested for a tree: read it as tokens instead.
+		return stream()
 	}
 	s := scan(doc, pageURL, ua, opts.MaxLinks)
 	p := s.page()

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"errors"
 	"net/url"
 	"os"
@@ -484,5 +485,29 @@ func TestMalformedHTML(t *testing.T) {
 				t.Errorf("invalid UTF-8 text")
 			}
 		})
+	}
+}
+
+// A page over MaxTreeTokens is streamed, and the stream finds what the tree
+// walk would: title, robots meta, links (each once, the first MaxLinks)
+// and visible text.
+func TestStreamedWhenOverTreeTokens(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString(`<html><head><title>Big page</title><meta name="robots" content="noindex"></head><body><p>marker paragraph</p>`)
+	for i := range MaxTreeTokens {
+		fmt.Fprintf(&sb, `<a href="/l/%d">x</a>`, i%50)
+	}
+	body := []byte(sb.String())
+	if treeFits(body, strings.NewReader(sb.String())) {
+		t.Fatal("treeFits took a page over MaxTreeTokens")
+	}
+	p := parse(t, sb.String(), "text/html", Options{Text: true, MaxLinks: 20})
+	if p.Title != "Big page" || !p.NoIndex || len(p.Links) != 20 || p.Links[0].URL != "http://example.com/l/0" ||
+		!strings.HasPrefix(p.Text, "marker paragraph") {
+		t.Errorf("streamed page: title %q, noindex %v, %d links (first %v), text %.30q", p.Title, p.NoIndex, len(p.Links), p.Links[:min(1, len(p.Links))], p.Text)
+	}
+	small := `<p>` + strings.Repeat(`<b>x</b>`, 100) + `</p>`
+	if !treeFits([]byte(small), strings.NewReader(small)) {
+		t.Error("a small page does not fit a tree")
 	}
 }

@@ -25,7 +25,7 @@ type scanned struct {
 // Links are resolved after the walk because <base href> may come after
 // links in malformed documents; the first <base href> wins, as in browsers.
 func scan(doc *html.Node, pageURL *url.URL, userAgent string, maxLinks int) scanned {
-	c := newCollector(userAgent)
+	c := newCollector(userAgent, maxLinks)
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
@@ -85,8 +85,12 @@ func resolveLinks(res *urls.Resolver, raw []rawLink, maxLinks int) []Link {
 	if len(raw) == 0 {
 		return nil
 	}
-	links := make([]Link, 0, len(raw))
-	index := make(map[string]int, len(raw))
+	n := len(raw)
+	if maxLinks > 0 {
+		n = min(n, maxLinks)
+	}
+	links := make([]Link, 0, n)
+	index := make(map[string]int, n)
 	for _, r := range raw {
 		u, err := res.Resolve(r.href)
 		if err != nil {

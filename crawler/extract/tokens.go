@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,37 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
+// MaxTreeTokens bounds the start tags and text runs of a document that is
+// parsed into a tree; larger documents are streamed (scanTokens). A tree
+// costs 150–550 bytes a token as measured on hostile pages (the tree
+// builder adds nodes when it reopens formatting elements), so the bound
+// keeps a tree under about 70 MB whatever the page's shape. Trafilatura
+// sees no tree above MaxTrafilaturaElements anyway, so a larger tree would
+// buy only the visible text that streaming gives too.
+const MaxTreeTokens = 120_000
+
+// treeFits reports whether the document has at most MaxTreeTokens start
+// tags and text runs; r reads body decoded. Every start tag begins with
+// '<' and text runs lie between tags, so a body with few '<' fits without
+// reading it (most pages); otherwise the tokenizer reads r, keeping
+// nothing, up to the first token over.
+func treeFits(body []byte, r io.Reader) bool {
+	if 2*bytes.Count(body, []byte("<"))+1 <= MaxTreeTokens {
+		return true
+	}
+	z := html.NewTokenizer(r)
+	for n := 0; ; {
+		switch z.Next() {
+		case html.ErrorToken:
+			return true
+		case html.StartTagToken, html.SelfClosingTagToken, html.TextToken:
+			if n++; n > MaxTreeTokens {
+				return false
+			}
+		}
+	}
+}
+
 // scanTokens is the fallback for documents that golang.org/x/net/html
 // refuses to build a tree for (nesting deeper than 512 open elements, as in
 // pages with thousands of unclosed tags): one pass of the tokenizer finds
@@ -18,7 +50,7 @@ import (
 // the visible text. Without a tree, main-text extraction is not possible.
 func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, text bool) (scanned, string, error) {
 	var (
-		c       = newCollector(userAgent)
+		c       = newCollector(userAgent, maxLinks)
 		sb      strings.Builder
 		hidden  int // depth inside elements whose text is not visible
 		foreign int // depth inside <svg> and <math>
