@@ -16,12 +16,14 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-// TestHelperClientUntilKilled is the client process TestCrashLoopSetsTaskAside
-// kills; it does nothing in a normal test run.
+// TestHelperClientUntilKilled is a client process in local mode that runs
+// until killed, for tests that crash it or read its memory from outside
+// (TestCrashLoopSetsTaskAside, TestHostileHostsBoundedClientMemory); it
+// does nothing in a normal test run.
 func TestHelperClientUntilKilled(t *testing.T) {
 	home := os.Getenv("HIVECRAWL_TEST_CRASH_HOME")
 	if home == "" {
-		t.Skip("run by TestCrashLoopSetsTaskAside")
+		t.Skip("run by tests that start client processes")
 	}
 	ctx := context.Background()
 	c, err := New(ctx, Options{
