@@ -1,8 +1,8 @@
 package extract
 
 import (
-	"fmt"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"reflect"
