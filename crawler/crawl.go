@@ -54,6 +54,10 @@ type run struct {
 	nextWait time.Duration // extra wait before the next request (Retry-After, backoff)
 	lastReq  time.Time
 	failures int // consecutive
+
+	checkpoint func(*Progress) error // nil = none
+	every      int                   // requests between checkpoints
+	sinceCP    int                   // requests since the last checkpoint
 }
 
 // Run crawls t, sending every page to sink, and returns the task's totals.
@@ -61,6 +65,10 @@ type run struct {
 // bad seeds, sink failure); per-page failures are counted in the result.
 // When ctx ends mid-crawl the partial result is returned with the error.
 func (c *Crawler) Run(ctx context.Context, t *task.Task, sink Sink) (*task.Result, error) {
+	return c.run(ctx, t, sink, RunOptions{})
+}
+
+func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOptions) (*task.Result, error) {
 	if t == nil || sink == nil {
 		return nil, errors.New("crawler: run needs a task and a sink")
 	}
@@ -69,10 +77,21 @@ func (c *Crawler) Run(ctx context.Context, t *task.Task, sink Sink) (*task.Resul
 		return nil, err
 	}
 	defer r.close()
-	start := time.Now()
-	r.res.Stats.Started = start
+	if opts.Resume != nil {
+		if err := r.resume(opts.Resume); err != nil {
+			return nil, err
+		}
+	}
+	r.checkpoint, r.every = opts.Checkpoint, opts.Every
+	if r.every <= 0 {
+		r.every = DefaultCheckpointEvery
+	}
+	start, before := time.Now(), time.Duration(r.res.Stats.Duration)
+	if r.res.Stats.Started.IsZero() {
+		r.res.Stats.Started = start
+	}
 	err = r.crawl(ctx)
-	r.res.Stats.Duration = task.Duration(time.Since(start))
+	r.res.Stats.Duration = task.Duration(before + time.Since(start))
 	if errors.Is(err, errStop) {
 		err = nil
 	}
@@ -177,8 +196,19 @@ func (r *run) crawl(ctx context.Context) error {
 		if err != nil {
 			continue // canonical URLs always parse; nothing to fetch otherwise
 		}
+		before := r.requests
 		if err := r.visit(ctx, u, e.Depth); err != nil {
 			return err
+		}
+		if r.sinceCP += r.requests - before; r.checkpoint != nil && r.sinceCP >= r.every {
+			p, err := r.progress()
+			if err != nil {
+				return err
+			}
+			if err := r.checkpoint(p); err != nil {
+				return fmt.Errorf("checkpoint: %w", err)
+			}
+			r.sinceCP = 0
 		}
 		if r.failures >= r.cfg.MaxFailures {
 			r.res.Stopped = fmt.Sprintf("too many consecutive failures (%d)", r.failures)

@@ -65,6 +65,51 @@ func OpenSpool(path string) (*Spool, error) {
 	return s, nil
 }
 
+// ResumeSpool reopens the spool at path to append after its first count
+// pages, size bytes in all (as Count and Size gave them at a Sync): what
+// was written after that is cut off.
+func ResumeSpool(path string, size int64, count int) (*Spool, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("resume spool: %w", err)
+	}
+	fail := func(err error) (*Spool, error) {
+		f.Close()
+		return nil, fmt.Errorf("resume spool %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if size < int64(len(spoolMagic)) || fi.Size() < size || count < 0 {
+		return fail(fmt.Errorf("%w: %d bytes on disk, %d expected", ErrSpoolTruncated, fi.Size(), size))
+	}
+	if err := f.Truncate(size); err != nil {
+		return fail(err)
+	}
+	if _, err := f.Seek(size, io.SeekStart); err != nil {
+		return fail(err)
+	}
+	return &Spool{f: f, w: bufio.NewWriterSize(f, 256<<10), n: count, bytes: size}, nil
+}
+
+// Sync writes what is buffered and makes it durable: a crash after Sync
+// keeps every page written before it.
+func (s *Spool) Sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return errors.New("sync spool: spool is closed")
+	}
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("sync spool: %w", err)
+	}
+	if err := s.f.Sync(); err != nil {
+		return fmt.Errorf("sync spool: %w", err)
+	}
+	return nil
+}
+
 // Page appends p to the spool.
 func (s *Spool) Page(p *task.Page) error {
 	payload, err := json.Marshal(p)
@@ -88,9 +133,25 @@ func (s *Spool) Page(p *task.Page) error {
 	if _, err := s.w.Write(payload); err != nil {
 		return fmt.Errorf("spool page %s: %w", p.URL, err)
 	}
+	// Hand every page to the kernel: a killed process leaves it in the
+	// file, which tells the next start how far the crawl got (SpoolPages).
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("spool page %s: %w", p.URL, err)
+	}
 	s.n++
 	s.bytes += int64(len(hdr) + len(payload))
 	return nil
+}
+
+// SpoolPages counts the whole pages in the spool at path, as a crash left
+// it: a partial last record is not counted. A missing file has none.
+func SpoolPages(path string) (int, error) {
+	n := 0
+	err := ReadSpool(path, func(*task.Page) error { n++; return nil })
+	if err != nil && !errors.Is(err, ErrSpoolTruncated) && !errors.Is(err, os.ErrNotExist) {
+		return n, err
+	}
+	return n, nil
 }
 
 // Count returns the number of pages written.

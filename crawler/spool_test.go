@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -100,4 +101,33 @@ func FuzzReadSpool(f *testing.F) {
 			t.Fatalf("unclassified error %v", err)
 		}
 	})
+}
+
+// Every page is in the file as soon as Page returns, without Close, so a
+// killed process leaves them for SpoolPages to count; a partial last record
+// is not counted.
+func TestSpoolPagesAfterKill(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.spool")
+	sp, err := OpenSpool(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := sp.Page(&task.Page{URL: fmt.Sprintf("http://example.com/%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := SpoolPages(path); err != nil || n != 3 {
+		t.Fatalf("SpoolPages = %d, %v before Close; want 3", n, err)
+	}
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.Write([]byte{0, 0, 1, 0, 9}) // a record cut short
+	f.Close()
+	if n, err := SpoolPages(path); err != nil || n != 3 {
+		t.Fatalf("SpoolPages = %d, %v with a partial record; want 3", n, err)
+	}
+	if n, err := SpoolPages(path + ".missing"); err != nil || n != 0 {
+		t.Fatalf("SpoolPages of a missing file = %d, %v", n, err)
+	}
+	sp.Close()
 }

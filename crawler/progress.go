@@ -1,0 +1,146 @@
+package crawler
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// DefaultCheckpointEvery is how many pages a run crawls between two
+// checkpoints when RunOptions.Every is zero: a crash or a stop costs at
+// most this many requests again.
+const DefaultCheckpointEvery = 5
+
+// Progress is a run's state between two pages: what is left (URLtodo),
+// what was seen (URLseen), the totals so far and the hosts of the channel.
+// A run resumed from it (RunOptions.Resume) goes on where it stood; the
+// pages it had delivered to its sink stay the caller's to keep.
+type Progress struct {
+	Requests int          `json:"requests"`
+	Failures int          `json:"failures,omitempty"`
+	Todo     []Pending    `json:"todo"`
+	Seen     []byte       `json:"seen"` // URLseen hashes, 8 bytes each, big-endian
+	Hosts    []string     `json:"hosts"`
+	Result   *task.Result `json:"result"`
+}
+
+// Pending is one URL waiting in URLtodo.
+type Pending struct {
+	URL   string `json:"url"`
+	Depth int    `json:"depth,omitempty"`
+}
+
+// RunOptions are the optional parts of a run.
+type RunOptions struct {
+	// Resume, when set, is where the run starts instead of the task's
+	// seeds. It must come from a run of the same task.
+	Resume *Progress
+	// Checkpoint, when set, is called every Every pages with the run's
+	// progress; the sink has received every page before it. An error ends
+	// the run.
+	Checkpoint func(*Progress) error
+	// Every is the pages between checkpoints; 0 = DefaultCheckpointEvery.
+	Every int
+}
+
+// RunFrom is Run with options: resume from a checkpoint, and take new
+// ones as the crawl goes.
+func (c *Crawler) RunFrom(ctx context.Context, t *task.Task, sink Sink, opts RunOptions) (*task.Result, error) {
+	return c.run(ctx, t, sink, opts)
+}
+
+// resume replaces the fresh run's state with p's.
+func (r *run) resume(p *Progress) error {
+	if p.Result == nil || p.Result.TaskID != r.t.ID || len(p.Seen)%8 != 0 {
+		return fmt.Errorf("task %s: progress is not this task's", r.t.ID)
+	}
+	if err := r.todo.Close(); err != nil {
+		return err
+	}
+	r.todo = newFrontier(r.cfg.TempDir, memEntries)
+	for _, e := range p.Todo {
+		if err := r.todo.Push(entry{URL: e.URL, Depth: e.Depth}); err != nil {
+			return err
+		}
+	}
+	r.seen = newSeenSet(len(p.Seen) / 8)
+	for b := p.Seen; len(b) > 0; b = b[8:] {
+		r.seen[binary.BigEndian.Uint64(b)] = struct{}{}
+	}
+	for _, h := range p.Hosts {
+		r.hosts[h] = true
+	}
+	res := *p.Result
+	res.InterSite = slices.Clone(res.InterSite)
+	for _, s := range res.InterSite {
+		r.interSeen.Add(s)
+	}
+	r.res = &res
+	r.requests, r.failures = p.Requests, p.Failures
+	return nil
+}
+
+// progress returns the run's state now; it is called between pages.
+func (r *run) progress() (*Progress, error) {
+	p := &Progress{Requests: r.requests, Failures: r.failures}
+	todo, err := r.todo.entries()
+	if err != nil {
+		return nil, err
+	}
+	p.Todo = make([]Pending, len(todo))
+	for i, e := range todo {
+		p.Todo[i] = Pending{URL: e.URL, Depth: e.Depth}
+	}
+	p.Seen = make([]byte, 0, 8*len(r.seen))
+	for h := range r.seen {
+		p.Seen = binary.BigEndian.AppendUint64(p.Seen, h)
+	}
+	for h := range r.hosts {
+		p.Hosts = append(p.Hosts, h)
+	}
+	slices.Sort(p.Hosts)
+	res := *r.res
+	res.InterSite = slices.Clone(res.InterSite)
+	p.Result = &res
+	return p, nil
+}
+
+// entries returns every waiting entry in order, leaving f as it was.
+func (f *frontier) entries() ([]entry, error) {
+	out := slices.Clone(f.mem[f.head:])
+	if f.spilled == 0 {
+		return out, nil
+	}
+	if err := f.w.Flush(); err != nil {
+		return nil, fmt.Errorf("flush URLtodo spill file: %w", err)
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(f.file, f.rOff, f.wOff-f.rOff), 64<<10)
+	for range f.spilled {
+		e, _, err := readEntry(br)
+		if err != nil {
+			return nil, fmt.Errorf("read URLtodo spill file: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// DecodeProgress decodes a checkpoint stored with json.Marshal, checking
+// what resume relies on.
+func DecodeProgress(b []byte) (*Progress, error) {
+	var p Progress
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("decode crawl progress: %w", err)
+	}
+	if p.Result == nil || len(p.Seen)%8 != 0 || p.Requests < 0 {
+		return nil, errors.New("decode crawl progress: incomplete")
+	}
+	return &p, nil
+}

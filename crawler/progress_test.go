@@ -1,0 +1,117 @@
+package crawler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// stoppingSink keeps pages and cancels the run after n of them.
+type stoppingSink struct {
+	memSink
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *stoppingSink) Page(p *task.Page) error {
+	s.memSink.Page(p)
+	if len(s.pages) == s.n {
+		s.cancel()
+	}
+	return nil
+}
+
+// A run stopped mid-crawl and resumed from its last checkpoint crawls
+// every page exactly once across both runs (pages delivered after the
+// checkpoint are dropped, as a spool truncated to it drops them), and
+// requests no more than the pages since that checkpoint again.
+func TestResumeFromCheckpoint(t *testing.T) {
+	const n = 60
+	site := map[string]string{}
+	for i := range n {
+		var ls []string
+		for j := 1; j <= 30; j++ {
+			ls = append(ls, fmt.Sprintf("/p%d.html", (i*30+j)%n))
+		}
+		site[fmt.Sprintf("/p%d.html", i)] = html(links(ls...))
+	}
+	s := newSite(t, pages(site))
+	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 10, MaxPages: 1000}
+	c := New(testConfig(t))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	first := &stoppingSink{n: 23, cancel: cancel}
+	var last []byte
+	var kept int
+	_, err := c.RunFrom(ctx, tk, first, RunOptions{Every: 5, Checkpoint: func(p *Progress) error {
+		b, err := json.Marshal(p)
+		last, kept = b, len(first.pages)
+		return err
+	}})
+	if err == nil {
+		t.Fatal("the run was not interrupted")
+	}
+	if kept != 20 {
+		t.Fatalf("last checkpoint after %d pages, want 20", kept)
+	}
+	p, err := DecodeProgress(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := &memSink{}
+	res, err := New(testConfig(t)).RunFrom(context.Background(), tk, second, RunOptions{Resume: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, pg := range append(first.pages[:kept], second.pages...) {
+		got[pg.URL]++
+	}
+	if len(got) != n {
+		t.Errorf("%d distinct pages across both runs, want %d", len(got), n)
+	}
+	for u, k := range got {
+		if k != 1 {
+			t.Errorf("%s delivered %d times", u, k)
+		}
+	}
+	if res.Stats.PagesFetched != n {
+		t.Errorf("resumed result counts %d pages fetched, want %d over both runs", res.Stats.PagesFetched, n)
+	}
+	pageHits := len(s.requests("/p"))
+	if pageHits > n+3 {
+		t.Errorf("%d page requests for %d pages: more than the 3 after the checkpoint again", pageHits, n)
+	}
+}
+
+// A checkpoint lists URLtodo in order, the part spilled to disk included,
+// and leaves it as it was.
+func TestFrontierEntriesIncludeSpilled(t *testing.T) {
+	f := newFrontier(t.TempDir(), 3)
+	defer f.Close()
+	for i := range 10 {
+		if err := f.Push(entry{URL: fmt.Sprint(i), Depth: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Pop()
+	f.Pop()
+	f.Pop()
+	f.Pop() // refills from the file
+	got, err := f.entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 6 || got[0].URL != "4" || got[5].URL != "9" || got[5].Depth != 9 {
+		t.Fatalf("entries %v, want 4…9", got)
+	}
+	for want := 4; want < 10; want++ {
+		e, ok, err := f.Pop()
+		if err != nil || !ok || e.URL != fmt.Sprint(want) {
+			t.Fatalf("after entries, Pop = %v %v %v, want %d", e, ok, err, want)
+		}
+	}
+}
