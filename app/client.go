@@ -169,7 +169,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.q, err = queue.Open(dirs.QueueFile(), queue.Options{MaxLen: cfg.QueueLength, Logger: opts.Logger})
+	spoolDir := filepath.Join(dirs.Data, "spool")
+	c.q, err = queue.Open(dirs.QueueFile(), queue.Options{MaxLen: cfg.QueueLength, Reached: taskmgr.SpoolReach(spoolDir), Logger: opts.Logger})
 	if err != nil {
 		c.ledger.Close()
 		return nil, err
@@ -198,7 +199,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		TempDir:       filepath.Join(dirs.Data, "tmp"),
 		Logger:        opts.Logger.With("part", "crawler"),
 	})
-	// Spill files a crash left behind are of no use: their crawls re-run.
+	// Spill files a crash left behind are of no use: a resumed crawl
+	// takes its URLtodo from its checkpoint.
 	if err := os.RemoveAll(filepath.Join(dirs.Data, "tmp")); err != nil {
 		c.log.Warn("Cannot delete old crawl spill files", "err", err)
 	}
@@ -224,7 +226,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Reporter: reporter,
 		Leaser:   leaser,
 		Stopper:  stopper,
-		SpoolDir: filepath.Join(dirs.Data, "spool"),
+		SpoolDir: spoolDir,
 		Threads:  threadLimit(cfg),
 		Overload: cfg.OverloadThreshold(),
 		Grace:    opts.Grace,

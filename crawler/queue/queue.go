@@ -44,9 +44,14 @@ type Options struct {
 	// stay as they are and every change fails. A damaged file is refused.
 	ReadOnly bool
 	// MaxCrashes is how many times in a row the process may stop without
-	// closing the queue while a task runs before the task is set aside
-	// rather than run again. Default DefaultMaxCrashes.
+	// closing the queue while a task runs, getting no further in it each
+	// time, before the task is set aside rather than run again. Default
+	// DefaultMaxCrashes.
 	MaxCrashes int
+	// Reached tells how far the crawl of a task that was running at a crash
+	// got (the pages its spool holds); a crash after progress does not
+	// count. nil = progress unknown: every crash counts.
+	Reached func(*Record) int
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 	// Logger gets the one line about a damaged file moved aside, and one per
@@ -65,9 +70,10 @@ type Queue struct {
 
 // Open opens or creates the queue file at path and returns tasks that were
 // running when the last process stopped to the queue. When that process
-// did not Close the queue (it crashed or was killed), each such task's
-// crash count goes up, and a task at opts.MaxCrashes is set aside instead,
-// with one log line: a page that kills the client is not fetched forever.
+// did not Close the queue (it crashed or was killed), each such task that
+// got no further than at its last crash (opts.Reached) counts a crash, and
+// a task at opts.MaxCrashes crashes in a row is set aside instead, with one
+// log line: a page that kills the client is not fetched forever.
 //
 // A damaged file (see internal/boltfile) or one with a record that does
 // not decode is moved aside as queue.db.broken-TIME, with one log line, and
@@ -186,11 +192,19 @@ func (q *Queue) recover() error {
 		}
 		for _, r := range requeue {
 			if crashed {
-				r.Crashes++
+				reached := 0
+				if q.opts.Reached != nil {
+					reached = q.opts.Reached(r)
+				}
+				if reached > r.Reach {
+					r.Reach, r.Crashes = reached, 0 // it got further: not stuck
+				} else {
+					r.Crashes++
+				}
 			}
 			if r.Crashes >= q.opts.MaxCrashes {
 				r.State, r.Finished = SetAside, now
-				r.Reason = fmt.Sprintf("set aside: Hivecrawl stopped unexpectedly each of the %d times it crawled this task", r.Crashes)
+				r.Reason = fmt.Sprintf("set aside: Hivecrawl stopped unexpectedly %d times in a row while crawling this task", r.Crashes)
 				aside = append(aside, r)
 				if err := put(tasks, r); err != nil {
 					return err
@@ -383,6 +397,20 @@ func (q *Queue) Finish(id string, res *task.Result, spool string, now time.Time)
 			return ErrState
 		}
 		r.State, r.Finished, r.Result, r.Spool, r.Upload = Done, now, res, spool, UploadPending
+		r.Progress = nil
+		return nil
+	})
+}
+
+// SaveProgress stores a running task's checkpoint, replacing the last one.
+// Progress is made, so the task's crash count starts again: only crashes
+// in a row without progress set a task aside.
+func (q *Queue) SaveProgress(id string, progress []byte) error {
+	return q.change(id, "save progress of", func(r *Record) error {
+		if r.State != Running {
+			return ErrState
+		}
+		r.Progress, r.Crashes = progress, 0
 		return nil
 	})
 }
@@ -400,7 +428,7 @@ func (q *Queue) Cancel(id, reason string, now time.Time) error {
 					return err
 				}
 			}
-			r.State, r.Reason, r.Finished = Cancelled, reason, now
+			r.State, r.Reason, r.Finished, r.Progress = Cancelled, reason, now, nil
 			return nil
 		})
 		if err != nil {

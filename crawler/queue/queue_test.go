@@ -583,3 +583,39 @@ func TestCrashLoopSetsTaskAside(t *testing.T) {
 		t.Errorf("b has %d crashes", b.Crashes)
 	}
 }
+
+// A crash after the task got further than at its last crash does not
+// count: only a task stuck at the same place is set aside.
+func TestCrashAfterProgressDoesNotCount(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "queue.db")
+	reach := 0
+	opts := Options{MaxLen: 10, MaxCrashes: 2, Now: func() time.Time { return t0 }, Reached: func(*Record) int { return reach }}
+	q, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enqueue(t, q, "a")
+	for i := 1; i <= 5; i++ {
+		next(t, q, t0)
+		reach += 3 // each life gets three pages further
+		crash(t, q)
+		if q, err = Open(path, opts); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := q.Get("a")
+		if r.State != Queued || r.Crashes != 0 || r.Reach != reach {
+			t.Fatalf("after crash %d with progress: %s, %d crashes, reach %d", i, r.State, r.Crashes, r.Reach)
+		}
+	}
+	for i := 1; i <= 2; i++ { // stuck: no further
+		next(t, q, t0)
+		crash(t, q)
+		if q, err = Open(path, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer q.Close()
+	if r, _ := q.Get("a"); r.State != SetAside {
+		t.Fatalf("after two crashes without progress: %s, want set aside", r.State)
+	}
+}

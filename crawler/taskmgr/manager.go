@@ -49,6 +49,9 @@ type Options struct {
 	Stopper *Stopper
 	// SpoolDir holds spool files; created if missing.
 	SpoolDir string
+	// CheckpointEvery is the pages between two checkpoints of a running
+	// task when Runner is a Resumer; 0 = crawler.DefaultCheckpointEvery.
+	CheckpointEvery int
 	// Threads is CL, the maximum number of running tasks. Default 3.
 	Threads int
 	// Overload is OT, the contributor's overloading threshold; when it is
@@ -317,13 +320,24 @@ func (m *Manager) stopping(ctx context.Context) bool {
 	return ctx.Err() != nil || (m.opts.Stopper != nil && m.opts.Stopper.Stopped())
 }
 
-// removeOrphans deletes spool files no pending upload needs: partial spools
-// of tasks interrupted by a crash or handed over. Nothing runs yet, so no
-// other spool is being written.
+// removeOrphans deletes spool files nothing needs: neither a pending upload
+// nor the checkpoint of a task to resume (partial spools of tasks handed
+// over, or interrupted before their first checkpoint). Nothing runs yet,
+// so no other spool is being written.
 func (m *Manager) removeOrphans(pending []*queue.Record) {
 	keep := make(map[string]bool, len(pending))
 	for _, r := range pending {
 		keep[filepath.Base(r.Spool)] = true
+	}
+	waiting, err := m.q.Waiting()
+	if err != nil {
+		m.log.Warn("Cannot list queued tasks; keeping every spool", "err", err)
+		return
+	}
+	for _, r := range waiting {
+		if len(r.Progress) > 0 {
+			keep[filepath.Base(spoolPath(m.opts.SpoolDir, r.ID))] = true
+		}
 	}
 	entries, err := os.ReadDir(m.opts.SpoolDir)
 	if err != nil {

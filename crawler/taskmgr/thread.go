@@ -52,22 +52,55 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 		lease = h
 	}
 	path := spoolPath(m.opts.SpoolDir, r.ID)
-	sp, err := crawler.OpenSpool(path)
+	resumer, _ := m.opts.Runner.(Resumer)
+	var (
+		sp     *crawler.Spool
+		resume *crawler.Progress
+		err    error
+	)
+	if resumer != nil {
+		sp, resume, err = m.openSpool(log, r, path)
+	} else {
+		sp, err = crawler.OpenSpool(path)
+	}
 	if err != nil {
 		m.cancel(log, r.ID, "cannot write its spool: "+err.Error())
 		return
 	}
+	th.pages.Store(int64(sp.Count()))
 	log.Info("Task started", "attempt", r.Attempts)
 	var refused atomic.Bool
-	res, err := m.opts.Runner.Run(withRefusal(crawlCtx, &refused), r.Task, counting{next: sp, th: th})
+	checkpointed := resume != nil
+	sink := counting{next: sp, th: th}
+	var res *task.Result
+	if resumer != nil {
+		res, err = resumer.RunFrom(withRefusal(crawlCtx, &refused), r.Task, sink, crawler.RunOptions{
+			Resume: resume,
+			Every:  m.opts.CheckpointEvery,
+			Checkpoint: func(p *crawler.Progress) error {
+				if err := m.saveCheckpoint(r.ID, sp, p); err != nil {
+					return err
+				}
+				checkpointed = true
+				return nil
+			},
+		})
+	} else {
+		res, err = m.opts.Runner.Run(withRefusal(crawlCtx, &refused), r.Task, sink)
+	}
 	if cause := context.Cause(crawlCtx); err != nil && res != nil && errors.Is(cause, errLeaseEnded) {
 		// The lease ran out: keep what was crawled, as a result cut short.
 		log.Warn("Crawl stopped by its lease", "pages", th.pages.Load(), "cause", cause)
 		res.Stopped, err = cause.Error(), nil
 	}
 	if err != nil || refused.Load() {
-		discardSpool(sp, path)
-		if m.stopping(ctx) || refused.Load() {
+		interrupted := m.stopping(ctx) || refused.Load()
+		if interrupted && checkpointed {
+			keepSpool(sp) // the next start resumes at the checkpoint
+		} else {
+			discardSpool(sp, path)
+		}
+		if interrupted {
 			log.Info("Task interrupted by shutdown", "pages", th.pages.Load())
 			if lease != nil {
 				lease.end()

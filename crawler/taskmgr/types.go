@@ -13,6 +13,13 @@ type Runner interface {
 	Run(ctx context.Context, t *task.Task, sink crawler.Sink) (*task.Result, error)
 }
 
+// Resumer is a Runner that checkpoints its progress and resumes from a
+// checkpoint; *crawler.Crawler is one. With it, a task interrupted by a
+// stop or a crash goes on where its last checkpoint left it.
+type Resumer interface {
+	RunFrom(ctx context.Context, t *task.Task, sink crawler.Sink, opts crawler.RunOptions) (*task.Result, error)
+}
+
 // Delivery is a finished task's result on its way to the storage module.
 type Delivery struct {
 	TaskID  string `json:"task_id"`
