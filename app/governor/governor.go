@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 )
 
@@ -25,10 +27,15 @@ const DefaultInterval = time.Second
 // throttled by it.
 const atCap = 0.9
 
-// usageSaveEvery bounds how often the transfer counters are written, and so
-// how much transfer a crash can leave uncounted against the quotas: a few
-// seconds of it. Writes happen only while bytes move.
-const usageSaveEvery = 2 * time.Second
+// usageSaveEvery is how often the transfer counters are brought up to date
+// and written while bytes move, and so how much transfer a crash can leave
+// uncounted against the quotas. These writes replace the file without
+// syncing it, which a killed process cannot undo; usageSyncEvery bounds
+// what a power cut can.
+const (
+	usageSaveEvery = 50 * time.Millisecond
+	usageSyncEvery = 30 * time.Second
+)
 
 // ReleaseAfter is how long the client must have crawled and uploaded
 // nothing, after start-up or after its last burst of work, before the
@@ -86,7 +93,7 @@ type Governor struct {
 	last     time.Time
 	downRate int64 // measured over the last interval
 	upRate   int64
-	saved    time.Time
+	synced   time.Time // last synced write of the counters
 	dirty    bool
 	memLimit config.Bytes  // the memory cap the Go runtime's soft limit was set for
 	busy     time.Time     // last tick with bytes crawled or uploaded (start-up counts); zero once released
@@ -240,20 +247,28 @@ func (g *Governor) quietLocked(now time.Time, moved bool) bool {
 // held.
 func (g *Governor) countLocked(now time.Time) bool {
 	down, up := g.down.Total(), g.up.Total()
-	delta := down + up - g.counted
+	delta := g.accountLocked(now)
+	if dt := now.Sub(g.last).Seconds(); dt > 0 {
+		g.downRate = int64(float64(down-g.prev[0]) / dt)
+		g.upRate = int64(float64(up-g.prev[1]) / dt)
+	}
+	g.prev = [2]int64{down, up}
+	g.last = now
+	return delta > 0
+}
+
+// accountLocked adds the bytes metered since it last ran to the usage and
+// returns them; g.mu must be held.
+func (g *Governor) accountLocked(now time.Time) int64 {
+	total := g.down.Total() + g.up.Total()
+	delta := total - g.counted
 	g.usage.roll(now, g.cfg.QuotaResetDay)
 	if delta > 0 {
 		g.usage.add(delta)
 		g.dirty = true
 	}
-	if dt := now.Sub(g.last).Seconds(); dt > 0 {
-		g.downRate = int64(float64(down-g.prev[0]) / dt)
-		g.upRate = int64(float64(up-g.prev[1]) / dt)
-	}
-	g.counted = down + up
-	g.prev = [2]int64{down, up}
-	g.last = now
-	return delta > 0
+	g.counted = total
+	return delta
 }
 
 // Serve samples every Interval and applies each configuration received on
@@ -261,6 +276,8 @@ func (g *Governor) countLocked(now time.Time) bool {
 func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) error {
 	t := time.NewTicker(g.opts.Interval)
 	defer t.Stop()
+	save := time.NewTicker(usageSaveEvery)
+	defer save.Stop()
 	defer g.saveUsage(true)
 	for {
 		select {
@@ -272,7 +289,8 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 			if err := g.Tick(ctx); err != nil && ctx.Err() == nil {
 				g.opts.Logger.Warn("Cannot read the machine's load", "err", err)
 			}
-			g.saveUsage(false)
+		case <-save.C:
+			g.persistUsage()
 		}
 	}
 }
@@ -389,26 +407,68 @@ func (g *Governor) Status() Status {
 	return s
 }
 
-// saveUsage writes the counters when they changed and the last write is
-// old enough, or always when final.
+// persistUsage brings the counters up to the bytes metered so far and
+// writes them if they changed; Serve calls it every usageSaveEvery.
+func (g *Governor) persistUsage() {
+	g.mu.Lock()
+	g.accountLocked(g.opts.Now())
+	g.mu.Unlock()
+	g.saveUsage(false)
+}
+
+// saveUsage writes the counters when they changed since the last write:
+// synced when final or when the last synced write is usageSyncEvery old,
+// else only replaced (safe from a killed process, not from a power cut).
 func (g *Governor) saveUsage(final bool) {
 	if g.opts.UsageFile == "" {
 		return
 	}
 	g.mu.Lock()
 	now := g.opts.Now()
-	if !g.dirty || (!final && now.Sub(g.saved) < usageSaveEvery) {
+	if !g.dirty {
 		g.mu.Unlock()
 		return
 	}
+	sync := final || now.Sub(g.synced) >= usageSyncEvery
 	u := g.usage
 	g.dirty = false
-	g.saved = now
+	if sync {
+		g.synced = now
+	}
 	g.mu.Unlock()
 	data, _ := json.Marshal(u)
-	if err := config.WriteFileAtomic(g.opts.UsageFile, data, 0o600); err != nil {
+	write := replaceFile
+	if sync {
+		write = atomicfile.WriteFile
+	}
+	if err := write(g.opts.UsageFile, data, 0o600); err != nil {
 		g.opts.Logger.Warn("Cannot save transfer counters", "err", err)
 	}
+}
+
+// replaceFile replaces path with data through a temporary file and a
+// rename, without syncing: a killed process leaves the old or the new
+// contents, which the kernel writes out later.
+func replaceFile(path string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 func loadUsage(path string) (Usage, error) {
