@@ -7,9 +7,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -26,14 +29,29 @@ func TestHelperClientUntilKilled(t *testing.T) {
 		t.Skip("run by tests that start client processes")
 	}
 	ctx := context.Background()
+	st := SeedTasks{Delay: time.Millisecond, MaxDepth: 1}
+	if d, err := time.ParseDuration(os.Getenv("HIVECRAWL_TEST_DELAY")); err == nil {
+		st.Delay = d
+	}
+	if n, err := strconv.Atoi(os.Getenv("HIVECRAWL_TEST_DEPTH")); err == nil {
+		st.MaxDepth, st.MaxPages = n, 10000
+	}
 	c, err := New(ctx, Options{
 		Home: home, Mode: ModeLocal, Seeds: os.Getenv("HIVECRAWL_TEST_CRASH_SEEDS"), AllowLoopback: true,
-		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
+		SeedTasks: st, Logger: quiet, Version: "test",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Fatal(c.Serve(ctx))
+	// SIGTERM stops it gracefully, as the tray's Quit does.
+	sctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+	defer stop()
+	if err := c.Serve(sctx); err != nil {
+		t.Error(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
 }
 
 // A page that kills the client each time it is crawled (here: the client

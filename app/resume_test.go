@@ -1,0 +1,183 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/governor"
+	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// A client killed 10 times while crawling a 500-page site resumes each time
+// from its last checkpoint: the site sees at most 1.15 requests per page,
+// the result holds every page exactly once, and the transfer counter is
+// within 5 % of the bytes the site served.
+func TestKilledClientResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills client processes")
+	}
+	const pages = 500
+	var (
+		mu     sync.Mutex
+		hits   = map[string]int{}
+		served int64
+	)
+	filler := strings.Repeat("Words of an ordinary page, enough to weigh something. ", 40)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body string
+		var i int
+		switch _, err := fmt.Sscanf(r.URL.Path, "/p%d.html", &i); {
+		case r.URL.Path == "/robots.txt":
+			body = "User-agent: *\nAllow: /\n"
+		case err == nil && i >= 0 && i < pages:
+			var links string
+			for _, j := range []int{2*i + 1, 2*i + 2} {
+				if j < pages {
+					links += fmt.Sprintf(`<a href="/p%d.html">p%d</a> `, j, j)
+				}
+			}
+			body = fmt.Sprintf(`<html><head><title>Page %d</title></head><body><p>%s</p>%s</body></html>`, i, filler, links)
+		default:
+			t.Errorf("request for %s, which no page links to", r.URL.Path)
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		n, _ := w.Write([]byte(body))
+		mu.Lock()
+		hits[r.URL.Path]++
+		served += int64(n)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	requests := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for p, k := range hits {
+			if p != "/robots.txt" {
+				n += k
+			}
+		}
+		return n
+	}
+
+	home := t.TempDir()
+	quietConfig(t, home, "")
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	os.WriteFile(seeds, []byte(srv.URL+"/p0.html\n"), 0o600)
+	var out strings.Builder
+	start := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seeds,
+			"HIVECRAWL_TEST_DEPTH=20", "HIVECRAWL_TEST_DELAY=40ms")
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("client output:\n%s", out.String())
+		}
+	}()
+	r := rand.New(rand.NewPCG(1, 2))
+	for kill := 1; kill <= 10; kill++ {
+		cmd := start()
+		// Kill somewhere in the next stretch of the crawl, at a random page.
+		at := requests() + 20 + r.IntN(20)
+		eventuallyFor(t, 2*time.Minute, fmt.Sprintf("request %d before kill %d", at, kill), func() bool { return requests() >= at })
+		time.Sleep(time.Duration(r.IntN(200)) * time.Millisecond) // not always just after a page
+		cmd.Process.Kill()
+		cmd.Wait()
+		os.Remove(filepath.Join(home, "config", "api.json"))
+	}
+	cmd := start()
+	var st localapi.Status
+	eventuallyFor(t, 3*time.Minute, "the crawl to finish after the kills", func() bool {
+		api, err := localapi.Dial(filepath.Join(home, "config", "api.json"))
+		if err != nil {
+			return false
+		}
+		st, err = api.Status(context.Background())
+		return err == nil && st.Pages.Total > 0 && len(st.Tasks.Running) == 0
+	})
+
+	// Stop it gracefully; the counters on disk are then final.
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("graceful stop: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(home, "data", paths.UsageName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usage governor.Usage
+	if err := json.Unmarshal(b, &usage); err != nil {
+		t.Fatal(err)
+	}
+
+	// The result: every page once.
+	spools, _ := filepath.Glob(filepath.Join(home, "data", "results", "*.spool"))
+	if len(spools) != 1 {
+		t.Fatalf("%d results, want 1", len(spools))
+	}
+	got := map[string]int{}
+	if err := crawler.ReadSpool(spools[0], func(p *task.Page) error { got[p.URL]++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	missing, doubled := 0, 0
+	for i := range pages {
+		switch got[fmt.Sprintf("%s/p%d.html", srv.URL, i)] {
+		case 0:
+			missing++
+		case 1:
+		default:
+			doubled++
+		}
+	}
+	if missing > 0 || doubled > 0 || len(got) != pages {
+		t.Errorf("result: %d pages, %d missing, %d doubled; want each of the %d once", len(got), missing, doubled, pages)
+	}
+	n := requests()
+	mu.Lock()
+	bytesServed := served
+	mu.Unlock()
+	counted := usage.TotalBytes
+	t.Logf("10 kills: %d page requests for %d pages (%.3f×); transfer counted %d of %d bytes served (%.1f %%)",
+		n, pages, float64(n)/pages, counted, bytesServed, 100*float64(counted)/float64(bytesServed))
+	if float64(n) > 1.15*pages {
+		t.Errorf("%d page requests for %d pages: over 1.15×", n, pages)
+	}
+	if d := float64(counted-bytesServed) / float64(bytesServed); d > 0.05 || d < -0.05 {
+		t.Errorf("transfer counter %d bytes, %.1f %% off the %d bytes served", counted, 100*d, bytesServed)
+	}
+}
+
+// eventuallyFor is eventually with its own time limit.
+func eventuallyFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
