@@ -78,6 +78,11 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 			Resume: resume,
 			Every:  m.opts.CheckpointEvery,
 			Checkpoint: func(p *crawler.Progress) error {
+				if refused.Load() {
+					// The crawler counted refused requests as failed pages:
+					// this progress lost URLs. The last checkpoint stands.
+					return ErrStopping
+				}
 				if err := m.saveCheckpoint(r.ID, sp, p); err != nil {
 					return err
 				}
