@@ -115,3 +115,30 @@ func TestFrontierEntriesIncludeSpilled(t *testing.T) {
 		}
 	}
 }
+
+// A checkpoint read back from a damaged queue either fails to decode or
+// resumes a run without panicking.
+func FuzzDecodeProgress(f *testing.F) {
+	f.Add([]byte(`{"requests":3,"todo":[{"url":"http://example.com/a","depth":1}],"seen":"AAAAAAAAAAE=","hosts":["example.com"],"result":{"task_id":"t","channel":"c"}}`))
+	f.Add([]byte(`{"result":{"task_id":"t"},"seen":"AAE="}`))
+	f.Add([]byte(`{}`))
+	c := New(Config{AllowLoopback: true, TempDir: f.TempDir()})
+	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{"http://example.com/"}, MaxDepth: 2, MaxPages: 10}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := DecodeProgress(b)
+		if err != nil {
+			return
+		}
+		r, err := c.newRun(tk, &memSink{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.close()
+		if err := r.resume(p); err != nil {
+			return
+		}
+		if _, err := r.progress(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
