@@ -248,6 +248,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 			seeds: seeds, params: opts.SeedTasks, roundFile: filepath.Join(dirs.Data, "seeds-round.json"),
 			q: c.q, m: c.mgr, now: opts.Now, log: opts.Logger.With("part", "seeds"),
 		}
+		if err := c.feeder.openRound(); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	return c, nil
 }

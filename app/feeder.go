@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 )
 
 // feedEvery is how often the seeds feeder tries to top up the queue.
@@ -23,14 +25,29 @@ type feeder struct {
 	m         *taskmgr.Manager
 	now       func() time.Time
 	log       *slog.Logger
+	round     seedRound // as openRound read it
+}
+
+// openRound reads the round file. A damaged one is moved aside with one
+// line and the rounds count again from the first: tasks of a round already
+// in the queue are not submitted twice.
+func (f *feeder) openRound() error {
+	r, err := loadRound(f.roundFile)
+	if err != nil {
+		aside, merr := boltfile.MoveAsidePath(f.roundFile, f.now())
+		if merr != nil {
+			return fmt.Errorf("%w, and moving it aside failed: %v", err, merr)
+		}
+		f.log.Warn("Seeds round file damaged; moved aside, counting rounds from the first", "file", f.roundFile, "moved_to", aside, "problem", err.Error())
+		r = seedRound{}
+	}
+	f.round = r
+	return nil
 }
 
 // Serve feeds the queue until ctx ends.
 func (f *feeder) Serve(ctx context.Context) error {
-	r, err := loadRound(f.roundFile)
-	if err != nil {
-		return err
-	}
+	r := f.round
 	if r.Round == 0 {
 		r = seedRound{Round: 1, Started: f.now()}
 		if err := saveRound(f.roundFile, r); err != nil {

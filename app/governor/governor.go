@@ -278,7 +278,12 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 	defer t.Stop()
 	save := time.NewTicker(usageSaveEvery)
 	defer save.Stop()
-	defer g.saveUsage(true)
+	defer func() {
+		g.mu.Lock()
+		g.accountLocked(g.opts.Now())
+		g.mu.Unlock()
+		g.saveUsage(true)
+	}()
 	for {
 		select {
 		case <-ctx.Done():

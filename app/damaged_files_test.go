@@ -1,0 +1,191 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/hivecrawl/hivecrawl/internal/boltfile"
+)
+
+// lockedBuffer is a log destination safe for the client's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// copyTree copies the directory src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each file a client keeps, damaged each way a disk or a crash damages
+// files: the client never panics, and either starts (the file moved aside
+// or replaced, with a log line naming it) or fails with an error naming it.
+func TestClientDamagedFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts many clients")
+	}
+	srv := smallSites(t)
+	seeds := writeSeeds(t, srv, 2)
+	opts := func(home string, log *slog.Logger) Options {
+		return Options{Home: home, Mode: ModeLocal, Seeds: seeds, AllowLoopback: true,
+			SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: log, Version: "test"}
+	}
+	// A home with every file a local client keeps.
+	good := t.TempDir()
+	quietConfig(t, good, `, "download": "1MB/s"`)
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := New(ctx, opts(good, quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Serve(ctx) }()
+	eventually(t, "both results", func() bool {
+		m, _ := filepath.Glob(filepath.Join(good, "data", "results", "*.json"))
+		return len(m) == 2
+	})
+	cancel()
+	<-done
+	c.Close()
+
+	files := []string{"config/config.json", "data/queue.db", "data/ledger.db", "data/usage.json", "data/seeds-round.json"}
+	damages := []struct {
+		name   string
+		damage func(path string) error
+	}{
+		{"truncated", func(p string) error {
+			fi, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p, fi.Size()/2)
+		}},
+		{"garbage in the middle", func(p string) error {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			copy(b[len(b)/3:], bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 64))
+			return os.WriteFile(p, b, 0o600)
+		}},
+		{"zero length", func(p string) error { return os.Truncate(p, 0) }},
+		{"a directory in its place", func(p string) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.MkdirAll(filepath.Join(p, "x"), 0o700)
+		}},
+	}
+	for _, file := range files {
+		for _, d := range damages {
+			t.Run(file+"/"+d.name, func(t *testing.T) {
+				home := t.TempDir()
+				copyTree(t, good, home)
+				path := filepath.Join(home, file)
+				if err := d.damage(path); err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasSuffix(file, ".db") && stillSound(t, path) {
+					// The damage hit only pages bbolt does not use: the
+					// file is as good as it was, and starting without a
+					// word is right.
+					t.Logf("%s: the damage hit no page in use", file)
+					return
+				}
+				var logs lockedBuffer
+				log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+				name := filepath.Base(file)
+				var c *Client
+				err := func() (err error) {
+					defer func() {
+						if p := recover(); p != nil {
+							err = fmt.Errorf("panic: %v", p)
+							t.Errorf("New panicked: %v", p)
+						}
+					}()
+					c, err = New(context.Background(), opts(home, log))
+					return err
+				}()
+				if err != nil {
+					if !strings.Contains(err.Error(), name) {
+						t.Errorf("New failed without naming %s: %v", name, err)
+					}
+					return
+				}
+				defer c.Close()
+				if !strings.Contains(logs.String(), name) {
+					t.Errorf("started with %s damaged and said nothing naming it; log:\n%s", file, logs.String())
+				}
+				if st, err := c.Status(context.Background()); err != nil {
+					t.Errorf("status after starting: %v", err)
+				} else if st.Download.Cap != 1_000_000 && st.State != "paused" {
+					t.Errorf("running with download cap %d: the contributor's 1MB/s was lost", st.Download.Cap)
+				}
+			})
+		}
+	}
+}
+
+// stillSound reports whether a copy of the bbolt file at path opens and
+// passes bbolt's consistency check.
+func stillSound(t *testing.T, path string) bool {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	cp := filepath.Join(t.TempDir(), "copy.db")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	os.WriteFile(cp, b, 0o600)
+	db, err := boltfile.Open(cp, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "copy", OnDamage: boltfile.Refuse})
+	if err != nil {
+		return false
+	}
+	db.Close()
+	return true
+}
