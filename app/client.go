@@ -196,6 +196,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Gate:          stopper,
 		Sign:          sign,
 		Limiter:       c.gov.Down(),
+		Admit:         c.gov.Parses(),
 		TempDir:       filepath.Join(dirs.Data, "tmp"),
 		Logger:        opts.Logger.With("part", "crawler"),
 	})

@@ -64,6 +64,20 @@ type Gate interface {
 	Wait(ctx context.Context) error
 }
 
+// Admitter admits work against a shared memory budget: Admit blocks until
+// n bytes fit beside the work already admitted (work larger than the whole
+// budget runs alone) and returns the function that gives them back. The
+// client's governor supplies one sized from the contributor's memory cap,
+// so parses on all threads together stay under it.
+type Admitter interface {
+	Admit(ctx context.Context, n int64) (release func(), err error)
+}
+
+// ParseCost estimates the memory parsing a body of n bytes takes: the body
+// decoded, the parse (bounded by extract.MaxTreeTokens, at most about 70 MB)
+// and the text.
+func ParseCost(n int) int64 { return min(int64(n)*8, 80<<20) + 2<<20 }
+
 // Sink receives pages as they are done, so a large channel never sits in
 // memory. A Spool is a Sink.
 type Sink interface {
@@ -116,6 +130,9 @@ type Config struct {
 	SkipText bool // skip main-text extraction (benchmarks)
 	Limiter  Limiter
 	Gate     Gate
+	// Admit, when set, admits each page's parse against the client's
+	// memory budget (ParseCost of its body). nil = parses are not held.
+	Admit Admitter
 	TempDir  string // URLtodo spill files; default os.TempDir()
 	Logger   *slog.Logger
 	// NoDelay makes a run with a zero Delay and a task without one wait

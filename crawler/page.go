@@ -217,6 +217,13 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), r.token)
 	unchanged := r.known.Has(page.Digest) || r.knownBloom.Has(page.Digest)
 	wantText := !r.cfg.SkipText && !unchanged && !noindex
+	if a := r.cfg.Admit; a != nil {
+		release, err := a.Admit(ctx, ParseCost(len(resp.Body)))
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	parsed, err := extract.Parse(resp.Body, resp.RawType, final, extract.Options{Text: wantText, UserAgent: r.token, MaxLinks: MaxPageLinks})
 	if err != nil {
 		kind := "parse"

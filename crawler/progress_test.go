@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/task"
@@ -141,4 +142,35 @@ func FuzzDecodeProgress(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// countingAdmitter records what a run asks to admit.
+type countingAdmitter struct {
+	mu              sync.Mutex
+	asked, released int
+	bytes           int64
+}
+
+func (a *countingAdmitter) Admit(ctx context.Context, n int64) (func(), error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked++
+	a.bytes += n
+	return func() { a.mu.Lock(); a.released++; a.mu.Unlock() }, nil
+}
+
+// Every page's parse is admitted against the memory budget at its
+// ParseCost, and given back.
+func TestParsesAdmitted(t *testing.T) {
+	body := html(links("/a", "/b"))
+	s := newSite(t, pages(map[string]string{"/": body, "/a": body, "/b": body}))
+	cfg := testConfig(t)
+	a := &countingAdmitter{}
+	cfg.Admit = a
+	if _, err := New(cfg).Run(context.Background(), &task.Task{ID: "t", Seeds: []string{s.URL + "/"}, MaxDepth: 1}, &memSink{}); err != nil {
+		t.Fatal(err)
+	}
+	if a.asked != 3 || a.released != 3 || a.bytes != 3*ParseCost(len(body)) {
+		t.Errorf("admitted %d parses (%d bytes), released %d; want 3 at ParseCost %d each", a.asked, a.bytes, a.released, ParseCost(len(body)))
+	}
 }

@@ -78,10 +78,11 @@ const (
 // Governor enforces the limits. Create it with New, run Serve, and hand
 // Down() to the crawler as its Limiter and the Governor itself as its Gate.
 type Governor struct {
-	opts  Options
-	down  *Bucket
-	up    *Bucket
-	conns *Conns
+	opts   Options
+	down   *Bucket
+	up     *Bucket
+	conns  *Conns
+	parses *Budget
 
 	mu       sync.Mutex // guards the fields below
 	cfg      config.Config
@@ -123,11 +124,12 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error
 		opts.Sampler = s
 	}
 	g := &Governor{
-		opts:  opts,
-		down:  NewBucket(0),
-		up:    NewBucket(0),
-		conns: NewConns(0),
-		wake:  make(chan struct{}),
+		opts:   opts,
+		down:   NewBucket(0),
+		up:     NewBucket(0),
+		conns:  NewConns(0),
+		parses: NewBudget(0),
+		wake:   make(chan struct{}),
 	}
 	if opts.UsageFile != "" {
 		u, err := loadUsage(opts.UsageFile)
@@ -156,6 +158,10 @@ func (g *Governor) Up() *Bucket { return g.up }
 // Conns is the connection cap.
 func (g *Governor) Conns() *Conns { return g.conns }
 
+// Parses is the memory budget page parses are admitted against: half the
+// memory cap (none without a cap).
+func (g *Governor) Parses() *Budget { return g.parses }
+
 // Apply makes cfg the live configuration: caps change at once and pauses
 // are re-decided without waiting for the next sample.
 func (g *Governor) Apply(cfg config.Config) {
@@ -177,6 +183,9 @@ func (g *Governor) decideLocked(now time.Time) {
 			up = w.Upload
 		}
 	}
+	// Half the cap for parses at once: the rest is the client itself and
+	// the bodies being fetched.
+	g.parses.SetLimit(int64(g.cfg.Memory) / 2)
 	if g.cfg.Memory != g.memLimit {
 		// Make the garbage collector work harder before the cap is reached:
 		// a soft limit at 80 % of it (none without a cap).
