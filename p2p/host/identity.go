@@ -3,11 +3,12 @@ package host
 import (
 	"errors"
 	"fmt"
-	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"io/fs"
 	"os"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 )
 
 // maxKeyFileSize bounds a key file; an Ed25519 key file is under 100 bytes.
@@ -25,6 +26,9 @@ func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
 			return nil, fmt.Errorf("read key %s: %d bytes is too large for a key", path, len(b))
 		}
 		k, err := crypto.UnmarshalPrivateKey(b)
+		if err == nil {
+			err = selfCheck(k)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("key %s is damaged: %w; restore it from a backup (deleting it makes a new identity, and what the old one signed no longer verifies)", path, err)
 		}
@@ -44,4 +48,20 @@ func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
 		return nil, fmt.Errorf("save key %s: %w", path, err)
 	}
 	return k, nil
+}
+
+// selfCheck signs with k and verifies with its public key. A stored
+// Ed25519 key holds its public half beside the seed, unchecked by
+// UnmarshalPrivateKey: a changed byte in either gives a key that decodes
+// but whose signatures nobody can verify.
+func selfCheck(k crypto.PrivKey) error {
+	msg := []byte("hivecrawl key self-check")
+	sig, err := k.Sign(msg)
+	if err != nil {
+		return err
+	}
+	if ok, err := k.GetPublic().Verify(msg, sig); err != nil || !ok {
+		return errors.New("its public half does not match its private half")
+	}
+	return nil
 }
