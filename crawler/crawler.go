@@ -132,9 +132,9 @@ type Config struct {
 	Gate     Gate
 	// Admit, when set, admits each page's parse against the client's
 	// memory budget (ParseCost of its body). nil = parses are not held.
-	Admit Admitter
-	TempDir  string // URLtodo spill files; default os.TempDir()
-	Logger   *slog.Logger
+	Admit   Admitter
+	TempDir string // URLtodo spill files; default os.TempDir()
+	Logger  *slog.Logger
 	// NoDelay makes a run with a zero Delay and a task without one wait
 	// not at all instead of DefaultDelay (benchmarks and tests only;
 	// robots Crawl-delay still applies).
