@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/testbin"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -26,12 +27,13 @@ func TestHostileHostsBoundedClientMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts client processes")
 	}
+	bin := testbin.WithoutRace(t, raceEnabled)
 	for _, tc := range []struct{ memory, limit int64 }{{256, 300}, {128, 160}} {
-		t.Run(fmt.Sprintf("memory=%dMB", tc.memory), func(t *testing.T) { hostileHosts(t, tc.memory, tc.limit) })
+		t.Run(fmt.Sprintf("memory=%dMB", tc.memory), func(t *testing.T) { hostileHosts(t, bin, tc.memory, tc.limit) })
 	}
 }
 
-func hostileHosts(t *testing.T, memoryMB, limitMB int64) {
+func hostileHosts(t *testing.T, bin string, memoryMB, limitMB int64) {
 	units := []string{`<a href><span><font><p><em>`, `<p>word `, `<p><b>x</p>`}
 	var served atomic.Int64
 	var seeds strings.Builder
@@ -56,7 +58,7 @@ func hostileHosts(t *testing.T, memoryMB, limitMB int64) {
 	seedFile := filepath.Join(t.TempDir(), "seeds.txt")
 	os.WriteFile(seedFile, []byte(seeds.String()), 0o600)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
+	cmd := exec.Command(bin, "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seedFile)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out

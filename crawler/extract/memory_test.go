@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
+
+	"github.com/hivecrawl/hivecrawl/internal/testbin"
 )
 
 // hostileBodySize is the crawler's body cap: the largest page Parse sees.
@@ -141,9 +143,10 @@ func TestHostilePagesBoundedMemory(t *testing.T) {
 		names = append(names, name)
 	}
 	const limitKB = 10 * hostileBodySize / 1024
+	bin := testbin.WithoutRace(t, raceEnabled)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperParseHostile$", "-test.count=1", "-test.v")
+			cmd := exec.Command(bin, "-test.run=^TestHelperParseHostile$", "-test.count=1", "-test.v")
 			cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_HOSTILE="+name)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
