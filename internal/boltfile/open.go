@@ -94,6 +94,17 @@ func Open(path string, opts *bolt.Options, p Policy) (*bolt.DB, error) {
 	return db, nil
 }
 
+// Check reports whether the bbolt file at path is damaged, by the checks
+// Open makes, without changing it: nil for a sound file, an error wrapping
+// ErrDamaged for a damaged one, another error when it cannot be read.
+func Check(path string) error {
+	db, err := Open(path, &bolt.Options{ReadOnly: true, Timeout: time.Second}, Policy{Name: "file", OnDamage: Refuse})
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}
+
 // MoveAsidePath renames a damaged file (or directory) to
 // path.broken-TIME and returns the new name.
 func MoveAsidePath(path string, now time.Time) (string, error) {

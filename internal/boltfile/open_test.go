@@ -198,3 +198,26 @@ func TestOpenLocked(t *testing.T) {
 		t.Fatalf("second open: %v, want a lock error", err)
 	}
 }
+
+// Check finds each damage Open refuses, and changes nothing.
+func TestCheck(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sound.db")
+	makeFile(t, path)
+	if err := Check(path); err != nil {
+		t.Fatalf("Check of a sound file: %v", err)
+	}
+	for _, d := range damages {
+		t.Run(d.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ledger.db")
+			makeFile(t, path)
+			d.damage(t, path)
+			before, _ := os.ReadFile(path)
+			if err := Check(path); !errors.Is(err, ErrDamaged) {
+				t.Errorf("Check = %v, want ErrDamaged", err)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+				t.Error("Check changed the file")
+			}
+		})
+	}
+}
