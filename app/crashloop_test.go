@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -54,14 +55,18 @@ func TestHelperClientUntilKilled(t *testing.T) {
 	}
 }
 
-// A page that kills the client each time it is crawled (here: the client
-// is killed while it waits on the page) is not fetched forever: after
-// queue.DefaultMaxCrashes crashes its task is set aside, with the reason
-// in the status, and the next start leaves the site alone.
+// A page that kills the client each time it is processed is not fetched
+// forever: the client dies (here: is killed) while it parses the page, and
+// after queue.DefaultMaxCrashes such deaths in a row its task is set aside,
+// with the reason in the status, and the next start leaves the site alone.
+// The test kills the client exactly then: when the task's spool ends in
+// the mark the crawler writes before it processes a page.
 func TestCrashLoopSetsTaskAside(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts client processes")
 	}
+	// 10 MiB of unclosed links: a page that takes a while to parse.
+	body := []byte(strings.Repeat(`<a href>`, (10<<20)/8))
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
@@ -69,7 +74,8 @@ func TestCrashLoopSetsTaskAside(t *testing.T) {
 			return
 		}
 		hits.Add(1)
-		<-r.Context().Done() // the page never comes
+		w.Header().Set("Content-Type", "text/html")
+		w.Write(body)
 	}))
 	defer srv.Close()
 	home := t.TempDir()
@@ -79,7 +85,9 @@ func TestCrashLoopSetsTaskAside(t *testing.T) {
 
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seeds)
+		// A real politeness wait: the page is processed over a second
+		// into the task (queue.MinCrashLife).
+		cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seeds, "HIVECRAWL_TEST_DELAY=1200ms")
 		var out strings.Builder
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -94,9 +102,21 @@ func TestCrashLoopSetsTaskAside(t *testing.T) {
 		})
 		return cmd
 	}
-	for i := int64(1); i <= 3; i++ {
+	processing := func() bool {
+		spools, _ := filepath.Glob(filepath.Join(home, "data", "spool", "*.spool"))
+		for _, sp := range spools {
+			if _, dying, _, err := crawler.SpoolState(sp); err == nil && dying {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 1; i <= 3; i++ {
 		cmd := start()
-		eventually(t, fmt.Sprintf("request %d to the page", i), func() bool { return hits.Load() >= i })
+		// The last run's spool ends in its mark until this run starts the
+		// task again: first its request, then its mark.
+		eventuallyFor(t, 2*time.Minute, fmt.Sprintf("the page fetched in run %d", i), func() bool { return hits.Load() >= int64(i) })
+		eventuallyFor(t, 2*time.Minute, fmt.Sprintf("the page processed in run %d", i), processing)
 		cmd.Process.Kill()
 		cmd.Wait()
 		os.Remove(filepath.Join(home, "config", "api.json"))

@@ -217,6 +217,11 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), r.token)
 	unchanged := r.known.Has(page.Digest) || r.knownBloom.Has(page.Digest)
 	wantText := !r.cfg.SkipText && !unchanged && !noindex
+	if mark := processingMark(ctx); mark != nil {
+		// A mark that cannot be written costs only the crash count's
+		// precision; the page goes on.
+		_ = mark()
+	}
 	if a := r.cfg.Admit; a != nil {
 		release, err := a.Admit(ctx, ParseCost(len(resp.Body)))
 		if err != nil {

@@ -50,6 +50,25 @@ type RunOptions struct {
 	Every int
 }
 
+// processingKey marks a run's context with the function that records that
+// a fetched page is about to be processed (parsed, extracted).
+type processingKey struct{}
+
+// WithProcessingMark returns ctx carrying mark, which a run calls just
+// before it processes each fetched page. The task manager passes
+// Spool.Mark: a process that dies while it processes a page (a page that
+// makes it run out of memory, say) leaves a mark as the spool's last
+// record, which tells a crash caused by the page from a kill at a random
+// moment.
+func WithProcessingMark(ctx context.Context, mark func() error) context.Context {
+	return context.WithValue(ctx, processingKey{}, mark)
+}
+
+func processingMark(ctx context.Context) func() error {
+	mark, _ := ctx.Value(processingKey{}).(func() error)
+	return mark
+}
+
 // RunFrom is Run with options: resume from a checkpoint, and take new
 // ones as the crawl goes.
 func (c *Crawler) RunFrom(ctx context.Context, t *task.Task, sink Sink, opts RunOptions) (*task.Result, error) {

@@ -10,15 +10,17 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Spool file format: the 8-byte magic "HCSPOOL1", then one record per page:
 // a 4-byte big-endian payload length, a 4-byte big-endian CRC-32C of the
-// payload, and the payload, the page as JSON. A crash mid-write leaves a
-// short last record, which ReadSpool reports as ErrSpoolTruncated after
-// delivering every whole record before it.
+// payload, and the payload, the page as JSON. A record with an empty
+// payload is a mark (Spool.Mark: a request began) and holds no page. A
+// crash mid-write leaves a short last record, which ReadSpool reports as
+// ErrSpoolTruncated after delivering every whole record before it.
 const spoolMagic = "HCSPOOL1"
 
 // maxSpoolRecord bounds one record, so a corrupt length cannot make the
@@ -40,12 +42,13 @@ var (
 // Spool streams pages to a file as they are done. It is a Sink and is safe
 // for concurrent use.
 type Spool struct {
-	mu    sync.Mutex // guards the fields below
-	f     *os.File
-	w     *bufio.Writer
-	n     int
-	bytes int64
-	buf   []byte
+	mu      sync.Mutex // guards the fields below
+	f       *os.File
+	w       *bufio.Writer
+	n       int // pages
+	records int // pages and marks
+	bytes   int64
+	buf     []byte
 }
 
 var _ Sink = (*Spool)(nil)
@@ -66,9 +69,9 @@ func OpenSpool(path string) (*Spool, error) {
 }
 
 // ResumeSpool reopens the spool at path to append after its first count
-// pages, size bytes in all (as Count and Size gave them at a Sync): what
-// was written after that is cut off.
-func ResumeSpool(path string, size int64, count int) (*Spool, error) {
+// pages and records records, size bytes in all (as Count, Records and
+// Size gave them at a Sync): what was written after that is cut off.
+func ResumeSpool(path string, size int64, count, records int) (*Spool, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("resume spool: %w", err)
@@ -81,7 +84,7 @@ func ResumeSpool(path string, size int64, count int) (*Spool, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if size < int64(len(spoolMagic)) || fi.Size() < size || count < 0 {
+	if size < int64(len(spoolMagic)) || fi.Size() < size || count < 0 || records < count {
 		return fail(fmt.Errorf("%w: %d bytes on disk, %d expected", ErrSpoolTruncated, fi.Size(), size))
 	}
 	if err := f.Truncate(size); err != nil {
@@ -90,7 +93,7 @@ func ResumeSpool(path string, size int64, count int) (*Spool, error) {
 	if _, err := f.Seek(size, io.SeekStart); err != nil {
 		return fail(err)
 	}
-	return &Spool{f: f, w: bufio.NewWriterSize(f, 256<<10), n: count, bytes: size}, nil
+	return &Spool{f: f, w: bufio.NewWriterSize(f, 256<<10), n: count, records: records, bytes: size}, nil
 }
 
 // Sync writes what is buffered and makes it durable: a crash after Sync
@@ -134,24 +137,74 @@ func (s *Spool) Page(p *task.Page) error {
 		return fmt.Errorf("spool page %s: %w", p.URL, err)
 	}
 	// Hand every page to the kernel: a killed process leaves it in the
-	// file, which tells the next start how far the crawl got (SpoolPages).
+	// file, which tells the next start how far the crawl got
+	// (SpoolRecords).
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("spool page %s: %w", p.URL, err)
 	}
 	s.n++
+	s.records++
 	s.bytes += int64(len(hdr) + len(payload))
 	return nil
 }
 
-// SpoolPages counts the whole pages in the spool at path, as a crash left
-// it: a partial last record is not counted. A missing file has none.
-func SpoolPages(path string) (int, error) {
-	n := 0
-	err := ReadSpool(path, func(*task.Page) error { n++; return nil })
-	if err != nil && !errors.Is(err, ErrSpoolTruncated) && !errors.Is(err, os.ErrNotExist) {
-		return n, err
+// Mark appends a mark, an empty record, and hands it to the kernel: a run
+// marks each fetched page before processing it (WithProcessingMark), so
+// that after a crash SpoolState tells whether the process died while
+// processing a page.
+func (s *Spool) Mark() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return errors.New("spool mark: spool is closed")
 	}
-	return n, nil
+	var hdr [8]byte // length 0; the CRC-32C of nothing is 0
+	if _, err := s.w.Write(hdr[:]); err != nil {
+		return fmt.Errorf("spool mark: %w", err)
+	}
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("spool mark: %w", err)
+	}
+	s.records++
+	s.bytes += int64(len(hdr))
+	return nil
+}
+
+// Records returns the number of records written: pages and marks.
+func (s *Spool) Records() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.records
+}
+
+// SpoolState reads the spool at path as a crash left it: the whole pages
+// it holds, whether its last whole record is a mark (the process died
+// while processing a page), and when it was last written, which tells one
+// death from the next. A partial last record is ignored; a missing file
+// has no pages.
+func SpoolState(path string) (pages int, dying bool, written time.Time, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, false, time.Time{}, nil
+	}
+	if err != nil {
+		return 0, false, time.Time{}, fmt.Errorf("open spool: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		written = fi.ModTime()
+	}
+	err = scanSpool(bufio.NewReaderSize(f, 256<<10), func(payload []byte) error {
+		dying = len(payload) == 0
+		if !dying {
+			pages++
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrSpoolTruncated) {
+		return pages, dying, written, fmt.Errorf("read spool %s: %w", path, err)
+	}
+	return pages, dying, written, nil
 }
 
 // Count returns the number of pages written.
@@ -207,6 +260,20 @@ func ReadSpool(path string, fn func(*task.Page) error) error {
 }
 
 func readSpool(r io.Reader, fn func(*task.Page) error) error {
+	return scanSpool(r, func(payload []byte) error {
+		if len(payload) == 0 {
+			return nil // a mark
+		}
+		var p task.Page
+		if err := json.Unmarshal(payload, &p); err != nil {
+			return fmt.Errorf("%w: %v", ErrSpoolCorrupt, err)
+		}
+		return fn(&p)
+	})
+}
+
+// scanSpool calls fn with each record's checked payload, in order.
+func scanSpool(r io.Reader, fn func(payload []byte) error) error {
 	magic := make([]byte, len(spoolMagic))
 	if n, err := io.ReadFull(r, magic); err != nil {
 		if n == 0 && err == io.EOF {
@@ -241,11 +308,10 @@ func readSpool(r io.Reader, fn func(*task.Page) error) error {
 		if crc32.Checksum(payload, crcTable) != binary.BigEndian.Uint32(hdr[4:]) {
 			return fmt.Errorf("%w: record %d: checksum mismatch", ErrSpoolCorrupt, rec)
 		}
-		var p task.Page
-		if err := json.Unmarshal(payload, &p); err != nil {
-			return fmt.Errorf("%w: record %d: %v", ErrSpoolCorrupt, rec, err)
-		}
-		if err := fn(&p); err != nil {
+		if err := fn(payload); err != nil {
+			if errors.Is(err, ErrSpoolCorrupt) {
+				return fmt.Errorf("record %d: %w", rec, err)
+			}
 			return err
 		}
 	}

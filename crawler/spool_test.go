@@ -103,31 +103,50 @@ func FuzzReadSpool(f *testing.F) {
 	})
 }
 
-// Every page is in the file as soon as Page returns, without Close, so a
-// killed process leaves them for SpoolPages to count; a partial last record
-// is not counted.
-func TestSpoolPagesAfterKill(t *testing.T) {
+// Every page and mark is in the file as soon as Page or Mark returns,
+// without Close, so a killed process leaves them for SpoolState to read:
+// a mark as the last record means it died processing a page. A partial
+// last record is ignored, and readers skip marks.
+func TestSpoolStateAfterKill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.spool")
 	sp, err := OpenSpool(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	state := func(wantPages int, wantDying bool) {
+		t.Helper()
+		pages, dying, written, err := SpoolState(path)
+		if err != nil || pages != wantPages || dying != wantDying || written.IsZero() {
+			t.Fatalf("SpoolState = %d, %v, %v; want %d pages, dying %v", pages, dying, err, wantPages, wantDying)
+		}
+	}
 	for i := range 3 {
+		if err := sp.Mark(); err != nil {
+			t.Fatal(err)
+		}
 		if err := sp.Page(&task.Page{URL: fmt.Sprintf("http://example.com/%d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n, err := SpoolPages(path); err != nil || n != 3 {
-		t.Fatalf("SpoolPages = %d, %v before Close; want 3", n, err)
+	state(3, false)
+	if err := sp.Mark(); err != nil { // processing a page that is never written
+		t.Fatal(err)
+	}
+	state(3, true)
+	if sp.Records() != 7 || sp.Count() != 3 {
+		t.Fatalf("spool counts %d records and %d pages, want 7 and 3", sp.Records(), sp.Count())
 	}
 	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	f.Write([]byte{0, 0, 1, 0, 9}) // a record cut short
 	f.Close()
-	if n, err := SpoolPages(path); err != nil || n != 3 {
-		t.Fatalf("SpoolPages = %d, %v with a partial record; want 3", n, err)
+	state(3, true)
+	pages := 0
+	err = ReadSpool(path, func(*task.Page) error { pages++; return nil })
+	if pages != 3 || !errors.Is(err, ErrSpoolTruncated) {
+		t.Fatalf("ReadSpool gave %d pages and %v; want the 3 pages, marks skipped, then the truncation", pages, err)
 	}
-	if n, err := SpoolPages(path + ".missing"); err != nil || n != 0 {
-		t.Fatalf("SpoolPages of a missing file = %d, %v", n, err)
+	if pages, dying, _, err := SpoolState(path + ".missing"); err != nil || pages != 0 || dying {
+		t.Fatalf("SpoolState of a missing file = %d, %v, %v", pages, dying, err)
 	}
 	sp.Close()
 }

@@ -28,6 +28,20 @@ var (
 	openKey = []byte("open")
 )
 
+// Reach is what a crash left of a running task's crawl.
+type Reach struct {
+	Pages int  // pages crawled
+	Dying bool // the process died while processing a page
+	// Written is when the crawl last wrote; a death with the same time was
+	// counted already (a process that died before starting the task again
+	// leaves the last one's state).
+	Written time.Time
+}
+
+// MinCrashLife is how long a task must have run before a death while
+// processing one of its pages counts against it.
+const MinCrashLife = time.Second
+
 // DefaultMaxCrashes is how many crashes in a row a task may cause before it
 // is set aside.
 const DefaultMaxCrashes = 3
@@ -48,10 +62,12 @@ type Options struct {
 	// time, before the task is set aside rather than run again. Default
 	// DefaultMaxCrashes.
 	MaxCrashes int
-	// Reached tells how far the crawl of a task that was running at a crash
-	// got (the pages its spool holds); a crash after progress does not
-	// count. nil = progress unknown: every crash counts.
-	Reached func(*Record) int
+	// Reached tells what a crash left of a task that was running (see
+	// Reach). A crash counts only when the process died processing a page
+	// no further in the task than at its last crash; a kill at a random
+	// moment tells nothing, and getting further starts the count again.
+	// nil = every crash counts.
+	Reached func(*Record) Reach
 	// Now is the clock; nil = time.Now.
 	Now func() time.Time
 	// Logger gets the one line about a damaged file moved aside, and one per
@@ -70,10 +86,11 @@ type Queue struct {
 
 // Open opens or creates the queue file at path and returns tasks that were
 // running when the last process stopped to the queue. When that process
-// did not Close the queue (it crashed or was killed), each such task that
-// got no further than at its last crash (opts.Reached) counts a crash, and
-// a task at opts.MaxCrashes crashes in a row is set aside instead, with one
-// log line: a page that kills the client is not fetched forever.
+// did not Close the queue (it crashed or was killed), each such task whose
+// run died processing a page no further than at its last crash
+// (opts.Reached) counts a crash, and a task at opts.MaxCrashes crashes in
+// a row is set aside instead, with one log line: a page that kills the
+// client is not fetched forever.
 //
 // A damaged file (see internal/boltfile) or one with a record that does
 // not decode is moved aside as queue.db.broken-TIME, with one log line, and
@@ -192,15 +209,7 @@ func (q *Queue) recover() error {
 		}
 		for _, r := range requeue {
 			if crashed {
-				reached := 0
-				if q.opts.Reached != nil {
-					reached = q.opts.Reached(r)
-				}
-				if reached > r.Reach {
-					r.Reach, r.Crashes = reached, 0 // it got further: not stuck
-				} else {
-					r.Crashes++
-				}
+				r.Crashes = q.crashes(r)
 			}
 			if r.Crashes >= q.opts.MaxCrashes {
 				r.State, r.Finished = SetAside, now
@@ -228,6 +237,34 @@ func (q *Queue) recover() error {
 		logger(q.opts).Warn("Task set aside after crashes", "task", r.ID, "channel", r.Task.Channel, "crashes", r.Crashes, "reason", r.Reason)
 	}
 	return nil
+}
+
+// crashes returns r's crash count after a crash while it ran, updating
+// its reach (see Options.Reached).
+func (q *Queue) crashes(r *Record) int {
+	if q.opts.Reached == nil {
+		return r.Crashes + 1
+	}
+	at := q.opts.Reached(r)
+	if at.Dying && at.Written.Sub(r.Started) < MinCrashLife {
+		// Killed within a moment of starting the task: that says nothing
+		// of the page (and a page is not processed that soon anyway: the
+		// politeness wait comes after robots.txt).
+		at.Dying = false
+	}
+	if !at.Dying || at.Written.Equal(r.DiedAt) {
+		if at.Pages > r.Reach {
+			r.Reach = at.Pages
+			return 0 // further than ever
+		}
+		return r.Crashes // a kill at a random moment, or a death counted
+	}
+	r.DiedAt = at.Written
+	if at.Pages > r.Reach {
+		r.Reach = at.Pages
+		return 1 // died at a new place
+	}
+	return r.Crashes + 1 // died again, no further
 }
 
 // check verifies a read-only file: both buckets exist and every record

@@ -584,38 +584,68 @@ func TestCrashLoopSetsTaskAside(t *testing.T) {
 	}
 }
 
-// A crash after the task got further than at its last crash does not
-// count: only a task stuck at the same place is set aside.
-func TestCrashAfterProgressDoesNotCount(t *testing.T) {
+// Only crashes in a row while processing a page, no further in the task
+// than the last, set a task aside: a kill at a random moment tells
+// nothing, a death already counted is not counted again, and getting
+// further starts the count again.
+func TestCrashCountNeedsDyingInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "queue.db")
-	reach := 0
-	opts := Options{MaxLen: 10, MaxCrashes: 2, Now: func() time.Time { return t0 }, Reached: func(*Record) int { return reach }}
+	var at Reach
+	opts := Options{MaxLen: 10, MaxCrashes: 3, Now: func() time.Time { return t0 }, Reached: func(*Record) Reach { return at }}
 	q, err := Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	enqueue(t, q, "a")
-	for i := 1; i <= 5; i++ {
+	clock := 0
+	life := func(pages int, dying, rewritten bool) *Record {
+		t.Helper()
 		next(t, q, t0)
-		reach += 3 // each life gets three pages further
+		if rewritten {
+			clock++
+		}
+		at = Reach{Pages: pages, Dying: dying, Written: t0.Add(MinCrashLife + time.Duration(clock)*time.Second)}
 		crash(t, q)
 		if q, err = Open(path, opts); err != nil {
 			t.Fatal(err)
 		}
-		r, _ := q.Get("a")
-		if r.State != Queued || r.Crashes != 0 || r.Reach != reach {
-			t.Fatalf("after crash %d with progress: %s, %d crashes, reach %d", i, r.State, r.Crashes, r.Reach)
+		rec, err := q.Get("a")
+		if err != nil {
+			t.Fatal(err)
 		}
+		return rec
 	}
-	for i := 1; i <= 2; i++ { // stuck: no further
-		next(t, q, t0)
-		crash(t, q)
-		if q, err = Open(path, opts); err != nil {
-			t.Fatal(err)
+	steps := []struct {
+		pages            int
+		dying, rewritten bool
+		crashes          int
+	}{
+		{0, false, true, 0}, // killed while waiting
+		{0, true, true, 1},  // died processing the first page
+		{0, true, false, 1}, // killed before the task restarted: the same death
+		{0, false, true, 1}, // killed at random: nothing learnt
+		{0, true, true, 2},  // died there again
+		{4, true, true, 1},  // further than ever: a new place
+		{4, false, true, 1},
+		{4, true, true, 2},
+	}
+	for i, s := range steps {
+		if r := life(s.pages, s.dying, s.rewritten); r.State != Queued || r.Crashes != s.crashes {
+			t.Fatalf("life %d (%+v): %s with %d crashes, want queued with %d", i+1, s, r.State, r.Crashes, s.crashes)
 		}
 	}
 	defer q.Close()
-	if r, _ := q.Get("a"); r.State != SetAside {
-		t.Fatalf("after two crashes without progress: %s, want set aside", r.State)
+	// Dying within MinCrashLife of the task's start counts nothing.
+	next(t, q, t0)
+	at = Reach{Pages: 4, Dying: true, Written: t0.Add(MinCrashLife / 2)}
+	crash(t, q)
+	if q, err = Open(path, opts); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := q.Get("a"); r.Crashes != 2 {
+		t.Fatalf("a death a moment after the start counted: %d crashes", r.Crashes)
+	}
+	if r := life(3, true, true); r.State != SetAside || r.Crashes != 3 { // a checkpoint behind, no further
+		t.Fatalf("after a third crash in place: %s, %d crashes; want set aside", r.State, r.Crashes)
 	}
 }

@@ -56,13 +56,14 @@ type Record struct {
 	// Attempts counts how often the task was started; more than one means it
 	// was re-executed after a crash.
 	Attempts int `json:"attempts,omitempty"`
-	// Crashes counts the processes in a row that ended without closing the
-	// queue while the task was running and had got no further in it than
-	// Reach.
+	// Crashes counts the processes in a row that died processing a page of
+	// the task and had got no further in it than Reach.
 	Crashes int `json:"crashes,omitempty"`
-	// Reach is the furthest any process got in the task (Options.Reached)
-	// when it crashed.
-	Reach int `json:"reach,omitempty"`
+	// Reach is the most pages any process had crawled of the task
+	// (Options.Reached) when it crashed; DiedAt when the crawl last wrote
+	// before the last death counted.
+	Reach  int       `json:"reach,omitempty"`
+	DiedAt time.Time `json:"died_at,omitzero"`
 	// Progress is the running task's last checkpoint (the task manager's
 	// encoding), kept while it is queued or running so that a restart
 	// resumes the crawl instead of starting it again.

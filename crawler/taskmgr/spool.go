@@ -20,21 +20,22 @@ func spoolPath(dir, id string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:12])+".spool")
 }
 
-// SpoolReach returns, for queue.Options.Reached, how many pages the spool
-// of a task holds in dir.
-func SpoolReach(dir string) func(*queue.Record) int {
-	return func(r *queue.Record) int {
-		n, _ := crawler.SpoolPages(spoolPath(dir, r.ID))
-		return n
+// SpoolReach returns, for queue.Options.Reached, what the spool of a task
+// in dir says of its crawl (crawler.SpoolState).
+func SpoolReach(dir string) func(*queue.Record) queue.Reach {
+	return func(r *queue.Record) queue.Reach {
+		pages, dying, written, _ := crawler.SpoolState(spoolPath(dir, r.ID))
+		return queue.Reach{Pages: pages, Dying: dying, Written: written}
 	}
 }
 
 // checkpoint is a task's progress as the queue keeps it: the crawl's, and
 // how much of the spool it covers.
 type checkpoint struct {
-	Crawl      json.RawMessage `json:"crawl"`
-	SpoolBytes int64           `json:"spool_bytes"`
-	SpoolPages int             `json:"spool_pages"`
+	Crawl        json.RawMessage `json:"crawl"`
+	SpoolBytes   int64           `json:"spool_bytes"`
+	SpoolPages   int             `json:"spool_pages"`
+	SpoolRecords int             `json:"spool_records"`
 }
 
 // openSpool opens the task's spool: resumed at its checkpoint when the
@@ -50,7 +51,7 @@ func (m *Manager) openSpool(log *slog.Logger, r *queue.Record, path string) (*cr
 			return crawler.DecodeProgress(cp.Crawl)
 		}()
 		if err == nil {
-			sp, serr := crawler.ResumeSpool(path, cp.SpoolBytes, cp.SpoolPages)
+			sp, serr := crawler.ResumeSpool(path, cp.SpoolBytes, cp.SpoolPages, cp.SpoolRecords)
 			if serr == nil {
 				log.Info("Task resumed from its checkpoint", "pages", cp.SpoolPages, "waiting", len(p.Todo))
 				return sp, p, nil
@@ -73,7 +74,7 @@ func (m *Manager) saveCheckpoint(id string, sp *crawler.Spool, p *crawler.Progre
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
 	}
-	b, err := json.Marshal(checkpoint{Crawl: crawl, SpoolBytes: sp.Size(), SpoolPages: sp.Count()})
+	b, err := json.Marshal(checkpoint{Crawl: crawl, SpoolBytes: sp.Size(), SpoolPages: sp.Count(), SpoolRecords: sp.Records()})
 	if err != nil {
 		return fmt.Errorf("encode checkpoint: %w", err)
 	}

@@ -48,7 +48,9 @@ func refuse(ctx context.Context) error {
 
 // Wait blocks while the inner gate blocks and returns ErrStopping after
 // Stop.
-func (s *Stopper) Wait(ctx context.Context) error {
+func (s *Stopper) Wait(ctx context.Context) error { return s.wait(ctx) }
+
+func (s *Stopper) wait(ctx context.Context) error {
 	select {
 	case <-s.stopped:
 		return refuse(ctx)

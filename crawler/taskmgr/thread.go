@@ -68,6 +68,7 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 		return
 	}
 	th.pages.Store(int64(sp.Count()))
+	crawlCtx = crawler.WithProcessingMark(crawlCtx, sp.Mark)
 	log.Info("Task started", "attempt", r.Attempts)
 	var refused atomic.Bool
 	checkpointed := resume != nil
