@@ -195,7 +195,15 @@ func (s *swarm) waitMembers(t *testing.T) {
 			}
 		}
 		st, err := s.m.Status()
-		return err == nil && len(st.Swarm.Peers) == len(s.clients)
+		if err != nil || len(st.Swarm.Peers) != len(s.clients) {
+			return false
+		}
+		for _, p := range st.Swarm.Peers {
+			if len(p.Zones) == 0 {
+				return false
+			}
+		}
+		return true
 	})
 }
 
@@ -463,7 +471,7 @@ func TestNetworkHashAssignment(t *testing.T) {
 		owners[h.Owner]++
 	}
 	if len(owners) < 2 {
-		t.Errorf("hashing gave all %d hosts to %d peer(s): %v", len(st.Swarm.Hosts), len(owners), owners)
+		t.Errorf("hashing gave all %d hosts to %d peer(s): %v; members: %+v", len(st.Swarm.Hosts), len(owners), owners, st.Swarm.Peers)
 	}
 	code, page := getPage(t, s.m)
 	if code != 200 || !strings.Contains(page, "<circle") || !strings.Contains(page, "<line") {

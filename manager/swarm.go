@@ -77,9 +77,12 @@ func (m *Manager) swarm() (Swarm, error) {
 // hashDirect is the consistent-hashing assignment: hosts go to members by
 // a ring of their peer IDs weighted by their reported capacity (1 when
 // they report none), each to a point of its first zone so the member
-// queues the task itself.
+// queues the task itself. The ring holds every member whose membership has
+// not lapsed, connected at this instant or not: a ring that dropped a
+// member for a moment's disconnection would move its hosts to the others
+// and back.
 func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
-	members := m.entry.MemberInfos()
+	members := m.entry.Reported()
 	slices.SortFunc(members, func(a, b entry.Member) int { return cmp.Compare(a.ID, b.ID) })
 	ring := hashring.New(0)
 	byID := map[can.PeerID]entry.Member{}

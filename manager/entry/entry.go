@@ -211,6 +211,25 @@ func (r *Registry) MemberInfos() []Member {
 	return out
 }
 
+// Reported returns every member whose membership has not lapsed, as it
+// last reported itself, whether or not it is connected right now: a
+// connection the manager or the member closed for a while does not end a
+// membership.
+func (r *Registry) Reported() []Member {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	var out []Member
+	for id, m := range r.members {
+		if now.Sub(m.Seen) > memberFor {
+			delete(r.members, id)
+			continue
+		}
+		out = append(out, *m)
+	}
+	return out
+}
+
 func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
 	var out []peer.ID
 	for id, m := range r.members {

@@ -42,7 +42,8 @@ func askManager(ctx context.Context, t *testing.T, h, mh *host.Host, member bool
 // TestFirstPeer: the first volunteer to ask is told to start the overlay,
 // one asking right after is sent to it (never told to start a second
 // overlay), and once members confirm, askers get members to join through
-// and members are not offered to themselves.
+// and members are not offered to themselves, nor once disconnected,
+// though their membership lasts until it lapses.
 func TestFirstPeer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -93,6 +94,11 @@ func TestFirstPeer(t *testing.T) {
 			t.Fatalf("members %v after %s disconnected", m, peer.ID(a.ID()))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	// Its membership has not lapsed, though: the hashing baseline's ring
+	// keeps it.
+	if r := reg.Reported(); len(r) != 2 {
+		t.Fatalf("reported members %+v after a disconnection, want both", r)
 	}
 }
 
