@@ -128,8 +128,14 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 			m.opts.Policy.SignatureAgent = m.dir.origin()
 		}
 	}
-	m.store, err = storage.New(storage.Options{Dir: opts.Dir, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
-		MaxFileSize: opts.MaxWARCFile, Now: opts.Now, Logger: opts.Logger})
+	sopts := storage.Options{Dir: opts.Dir, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
+		MaxFileSize: opts.MaxWARCFile, Now: opts.Now, Logger: opts.Logger}
+	if !opts.Solo && !opts.NoValidation {
+		v := opts.Validation
+		v.Checks, v.OnInvalid = book{m}, m.resultFailed
+		sopts.Validation = &v
+	}
+	m.store, err = storage.New(sopts)
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}

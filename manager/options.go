@@ -7,6 +7,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -108,6 +109,12 @@ type Options struct {
 	// Policy.SignatureAgent defaults to its origin; an operator behind a
 	// TLS front end names the public origin there instead.
 	Directory string `json:"directory,omitempty"`
+	// Validation tunes the spot-checks of results (storage.Validation;
+	// its Checks and OnInvalid are the manager's). Results are checked
+	// unless NoValidation is set, or in solo mode, where the only crawler
+	// is the user's own.
+	Validation   storage.Validation `json:"-"`
+	NoValidation bool               `json:"no_validation,omitempty"`
 	// Version is the software version the default User-Agent names.
 	Version string `json:"-"`
 	// Solo marks the manager embedded in a single client (solo mode): its

@@ -34,6 +34,9 @@ func (m *Manager) Tick(ctx context.Context) error {
 	if err := m.startRounds(now); err != nil {
 		errs = append(errs, err)
 	}
+	if err := m.store.IssueChecks(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	if err := m.send(ctx); err != nil {
 		errs = append(errs, err)
 	}
@@ -164,11 +167,23 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 		return false, fmt.Errorf("task %s: %w", t.ID, err)
 	}
 	now := m.opts.Now()
+	var check submit.Aim
+	if t.Checks != "" {
+		// A spot-check goes to a volunteer that did not crawl the result.
+		var ok bool
+		if check, ok = m.checkAim(t); !ok {
+			m.log.Debug("No other volunteer to run a spot-check yet", "task", t.ID)
+			return false, nil
+		}
+	}
 	g, ok, err := m.db.Grant(t.ID, now, m.opts.leaseTimes(time.Duration(spec.Interval)))
 	if err != nil || !ok {
 		return false, err
 	}
-	aim := m.sub.Aim(ctx, g.Host)
+	aim := check
+	if t.Checks == "" {
+		aim = m.sub.Aim(ctx, g.Host)
+	}
 	spec.Issued = now
 	spec.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}
 	spec.Target = aim.Target

@@ -21,4 +21,28 @@ type Receipt struct {
 	// Credits granted for the upload.
 	Credits  float64   `json:"credits"`
 	IssuedAt time.Time `json:"issued_at"`
+	// State is where the credit stands: CreditPending while the result
+	// waits for a spot-check, CreditConfirmed once it passed one or the
+	// peer's record let it through, CreditRevoked when it failed one.
+	// Receipts signed before results were checked carry none and count as
+	// confirmed (see Settled).
+	State string `json:"state,omitempty"`
+	// Reason says why credit was revoked, or why a check was skipped.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Credit states of a receipt.
+const (
+	CreditPending   = "pending"
+	CreditConfirmed = "confirmed"
+	CreditRevoked   = "revoked"
+)
+
+// Settled returns the receipt's credit state, CreditConfirmed for a
+// receipt that names none.
+func (r Receipt) Settled() string {
+	if r.State == "" {
+		return CreditConfirmed
+	}
+	return r.State
 }

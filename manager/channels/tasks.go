@@ -58,6 +58,12 @@ type Task struct {
 	// Owner is the peer that queued it.
 	Sent  bool   `json:"sent,omitempty"`
 	Owner string `json:"owner,omitempty"`
+	// Checks, set on a spot-check task, is the task whose result it
+	// checks: it re-fetches a sample of that result's pages and belongs to
+	// no round of its channel. Avoid are the peers that must not run it
+	// (the checked result's crawler and earlier checkers).
+	Checks string   `json:"checks,omitempty"`
+	Avoid  []string `json:"avoid,omitempty"`
 	// Sending is set while the manager hands the task to an entry peer.
 	// Found set after a restart, it means the manager stopped mid-send and
 	// the overlay may have queued the task.
@@ -128,6 +134,27 @@ func (d *DB) Issue(channel string, round int, tasks []Task, now time.Time) error
 	})
 	if err != nil {
 		return fmt.Errorf("issue round %d of %s: %w", round, channel, err)
+	}
+	return nil
+}
+
+// IssueCheck stores spot-check task t (t.Checks set, Deadline and Spec
+// too) as open. It belongs to no round: its result or loss changes nothing
+// in its channel.
+func (d *DB) IssueCheck(t Task) error {
+	if t.Checks == "" {
+		return fmt.Errorf("issue check task %s: it checks no task", t.ID)
+	}
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		tb := tx.Bucket(bucketTasks)
+		if tb.Get([]byte(t.ID)) != nil {
+			return fmt.Errorf("task %s exists", t.ID)
+		}
+		t.State = TaskOpen
+		return putJSON(tb, []byte(t.ID), &t)
+	})
+	if err != nil {
+		return fmt.Errorf("issue check task %s: %w", t.ID, err)
 	}
 	return nil
 }
@@ -232,6 +259,15 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		}
 		if out.Task.Epoch > 0 && out.Task.Holder != peer {
 			return fmt.Errorf("%w: the lease is held by %q", ErrNotHolder, out.Task.Holder)
+		}
+		if out.Task.Checks != "" {
+			out.First = true
+			out.Task.State, out.Task.Peer, out.Task.Finished = TaskDone, peer, now
+			out.Task.Envelope, out.Task.Spec = nil, nil
+			if err := putJSON(tb, []byte(id), &out.Task); err != nil {
+				return err
+			}
+			return endLeaseTx(tx, &out.Task, now)
 		}
 		var c Channel
 		if _, err := getJSON(chs, []byte(out.Task.Channel), &c); err != nil {
@@ -428,6 +464,9 @@ func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (L
 		return Lost{}, err
 	}
 	l := Lost{Task: t, ChannelIndex: c.Index}
+	if t.Checks != "" {
+		return l, nil // a spot-check belongs to no round
+	}
 	c.Failures++
 	if t.Round == c.Round && c.Pending > 0 {
 		c.Pending--
@@ -447,6 +486,9 @@ func (d *DB) Latest() (map[string]Task, error) {
 	later := func(t, cur Task) bool { return t.Round > cur.Round || (t.Round == cur.Round && t.ID < cur.ID) }
 	err := d.db.View(func(tx *bolt.Tx) error {
 		return forEachTask(tx, func(t Task) error {
+			if t.Checks != "" {
+				return nil
+			}
 			t.Envelope, t.Spec = nil, nil
 			if cur, ok := any[t.Channel]; !ok || later(t, cur) {
 				any[t.Channel] = t

@@ -57,7 +57,10 @@ func newHost(t *testing.T) *host.Host {
 	return h
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { t.Helper(); return newRigWith(t, nil) }
+
+// newRigWith is newRig with the storage options changed by opt.
+func newRigWith(t *testing.T, opt func(*Options)) *rig {
 	t.Helper()
 	r := &rig{dir: t.TempDir(), clock: t0, channel: "site.example"}
 	var err error
@@ -74,7 +77,11 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return r.clock }
-	r.st, err = New(Options{Dir: r.dir, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now}, Now: now, Logger: quiet})
+	opts := Options{Dir: r.dir, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now}, Now: now, Logger: quiet}
+	if opt != nil {
+		opt(&opts)
+	}
+	r.st, err = New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package storage
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -41,13 +42,17 @@ type stored struct {
 
 // Contributor is one peer's totals.
 type Contributor struct {
-	Peer     string    `json:"peer"`
-	Nickname string    `json:"nickname,omitempty"`
-	Receipts int       `json:"receipts"`
-	Credits  float64   `json:"credits"`
-	Pages    int64     `json:"pages"`
-	Bytes    int64     `json:"bytes"`
-	Last     time.Time `json:"last"`
+	Peer     string `json:"peer"`
+	Nickname string `json:"nickname,omitempty"`
+	Receipts int    `json:"receipts"`
+	// Credits is the credit granted and not revoked, Pending the part of
+	// it waiting for a spot-check, Revoked what failed one.
+	Credits float64   `json:"credits"`
+	Pending float64   `json:"pending,omitempty"`
+	Revoked float64   `json:"revoked,omitempty"`
+	Pages   int64     `json:"pages"`
+	Bytes   int64     `json:"bytes"`
+	Last    time.Time `json:"last"`
 }
 
 // Totals are the storage module's sums.
@@ -58,6 +63,16 @@ type Totals struct {
 	Pages      int64 `json:"pages"`
 	Records    int64 `json:"records"`
 	Bytes      int64 `json:"bytes"`
+	// Checked counts results chosen for a spot-check, Unchecked those let
+	// through by their peer's record; Passed and Failed the verdicts;
+	// CheckFetches the pages checkers re-fetched; Quarantined the WARC
+	// records of failed results.
+	Checked      int   `json:"checked,omitempty"`
+	Unchecked    int   `json:"unchecked,omitempty"`
+	Passed       int   `json:"passed,omitempty"`
+	Failed       int   `json:"failed,omitempty"`
+	CheckFetches int64 `json:"check_fetches,omitempty"`
+	Quarantined  int64 `json:"quarantined,omitempty"`
 }
 
 // indexFile is the index's name in the manager's data directory.
@@ -78,7 +93,8 @@ func openIndex(path string, readOnly bool) (*index, error) {
 		return &index{db: db}, nil
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta} {
+		for _, b := range [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta,
+			bucketChecks, bucketCheckOf, bucketVerdicts, bucketRecords} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -145,7 +161,9 @@ func (x *index) entries(urls []string) (map[string]Entry, error) {
 
 // commit stores an accepted upload: its index entries, its receipt and the
 // contributor's and global totals, in one transaction.
-func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nickname string, records int) error {
+// A result chosen for a spot-check is stored with its pending check chk;
+// with validating set, one not chosen counts as let through unchecked.
+func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nickname string, records int, chk *checkRec, validating bool) error {
 	return x.db.Update(func(tx *bolt.Tx) error {
 		urls := tx.Bucket(bucketURLs)
 		for u, e := range entries {
@@ -167,13 +185,32 @@ func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nic
 		}
 		c.Receipts++
 		c.Credits += r.Credits
+		if r.State == task.CreditPending {
+			c.Pending += r.Credits
+		}
 		c.Pages += int64(r.PagesAccepted)
 		c.Bytes += r.Bytes
 		c.Last = r.IssuedAt
 		if err := putJSON(peers, []byte(r.Peer), c); err != nil {
 			return err
 		}
+		switch {
+		case chk != nil:
+			if err := putJSON(tx.Bucket(bucketChecks), []byte(chk.Task), chk); err != nil {
+				return err
+			}
+		case validating:
+			if err := updateRecord(tx, r.Peer, func(pr *PeerRecord) { pr.Unchecked++ }); err != nil {
+				return err
+			}
+		}
 		return x.addTotalsTx(tx, func(t *Totals) {
+			switch {
+			case chk != nil:
+				t.Checked++
+			case validating:
+				t.Unchecked++
+			}
 			t.Uploads++
 			t.Pages += int64(r.PagesAccepted)
 			t.Records += int64(records)
@@ -255,3 +292,272 @@ func getJSON(b *bolt.Bucket, k []byte, v any) (bool, error) {
 	}
 	return true, nil
 }
+
+// peerRecord returns peer's validation record (zero for a new peer).
+func (x *index) peerRecord(peer string) (PeerRecord, error) {
+	var r PeerRecord
+	err := x.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketRecords)
+		if b == nil {
+			return nil
+		}
+		_, err := getJSON(b, []byte(peer), &r)
+		return err
+	})
+	return r, err
+}
+
+// pendingChecks returns every result waiting for its verdict.
+func (x *index) pendingChecks() ([]checkRec, error) {
+	var out []checkRec
+	err := x.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketChecks).ForEach(func(k, v []byte) error {
+			var c checkRec
+			if err := json.Unmarshal(v, &c); err != nil {
+				return fmt.Errorf("pending check %s: %w", k, err)
+			}
+			out = append(out, c)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// pendingCheck returns the pending check of the result of task id.
+func (x *index) pendingCheck(id string) (checkRec, bool, error) {
+	var c checkRec
+	var found bool
+	err := x.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketChecks)
+		if b == nil {
+			return nil
+		}
+		var err error
+		found, err = getJSON(b, []byte(id), &c)
+		return err
+	})
+	return c, found, err
+}
+
+// verdict returns the verdict on the result of task id.
+func (x *index) verdict(id string) (Verdict, bool, error) {
+	var v Verdict
+	var found bool
+	err := x.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketVerdicts)
+		if b == nil {
+			return nil
+		}
+		var err error
+		found, err = getJSON(b, []byte(id), &v)
+		return err
+	})
+	return v, found, err
+}
+
+// verdicts returns every verdict.
+func (x *index) verdicts() ([]Verdict, error) {
+	var out []Verdict
+	err := x.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketVerdicts).ForEach(func(k, v []byte) error {
+			var vd Verdict
+			if err := json.Unmarshal(v, &vd); err != nil {
+				return fmt.Errorf("verdict %s: %w", k, err)
+			}
+			out = append(out, vd)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// addRound records a check task issued for the result of task checked.
+func (x *index) addRound(checked string, r checkRound) error {
+	return x.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketChecks)
+		var c checkRec
+		found, err := getJSON(b, []byte(checked), &c)
+		if err != nil || !found {
+			return err
+		}
+		c.Rounds = append(c.Rounds, r)
+		if err := tx.Bucket(bucketCheckOf).Put([]byte(r.Task), []byte(checked)); err != nil {
+			return err
+		}
+		return putJSON(b, []byte(checked), c)
+	})
+}
+
+// recordRound stores a check round's outcome and the checker's pending
+// receipt r.
+func (x *index) recordRound(checked string, round checkRound, r task.Receipt, raw []byte) error {
+	return x.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketChecks)
+		var c checkRec
+		found, err := getJSON(b, []byte(checked), &c)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("record check %s: result of task %s is not pending", round.Task, checked)
+		}
+		for i := range c.Rounds {
+			if c.Rounds[i].Task == round.Task {
+				c.Rounds[i] = round
+			}
+		}
+		if err := putJSON(b, []byte(checked), c); err != nil {
+			return err
+		}
+		if err := putJSON(tx.Bucket(bucketReceipts), []byte(r.TaskID), stored{Peer: r.Peer, Raw: raw}); err != nil {
+			return err
+		}
+		if err := updateContributor(tx, r.Peer, func(ct *Contributor) {
+			ct.Receipts++
+			ct.Credits += r.Credits
+			ct.Pending += r.Credits
+			ct.Last = r.IssuedAt
+		}); err != nil {
+			return err
+		}
+		return x.addTotalsTx(tx, func(t *Totals) { t.CheckFetches += int64(r.PagesAccepted) })
+	})
+}
+
+// settle applies verdict v on pending result c in one transaction: the
+// result's receipt and its checkers' are signed again as confirmed or
+// revoked, the peers' records and credit follow, an invalid result's pages
+// leave the index. It returns the checked peer's failures so far.
+func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.PubKey) (failures int, err error) {
+	valid := v.Verdict == VerdictValid
+	err = x.db.Update(func(tx *bolt.Tx) error {
+		state := task.CreditConfirmed
+		reason := v.Reason
+		if !valid {
+			state = task.CreditRevoked
+		}
+		if err := resignTx(tx, c.Task, state, reason, key, pub); err != nil {
+			return err
+		}
+		if err := updateRecord(tx, c.Peer, func(r *PeerRecord) {
+			if valid {
+				r.Valid++
+				r.Streak++
+			} else {
+				r.Invalid++
+				r.Streak = 0
+			}
+			failures = r.Invalid
+		}); err != nil {
+			return err
+		}
+		for _, rd := range c.Rounds {
+			if rd.Peer == "" {
+				continue
+			}
+			agree := (valid && rd.Outcome != outcomeMismatch) || (!valid && rd.Outcome != outcomeMatch)
+			st, why := task.CreditConfirmed, "the spot-check agreed with the verdict"
+			if !agree {
+				st, why = task.CreditRevoked, "the spot-check was contradicted by the others"
+				if err := updateRecord(tx, rd.Peer, func(r *PeerRecord) { r.BadChecks++; r.Streak = 0 }); err != nil {
+					return err
+				}
+			}
+			if err := resignTx(tx, rd.Task, st, why, key, pub); err != nil {
+				return err
+			}
+		}
+		quarantined := 0
+		if !valid {
+			urls := tx.Bucket(bucketURLs)
+			for _, u := range c.URLs {
+				var e Entry
+				found, err := getJSON(urls, []byte(u), &e)
+				if err != nil {
+					return err
+				}
+				if found && e.Task == c.Task {
+					if err := urls.Delete([]byte(u)); err != nil {
+						return err
+					}
+				}
+			}
+			quarantined = len(c.Records)
+		}
+		if err := tx.Bucket(bucketChecks).Delete([]byte(c.Task)); err != nil {
+			return err
+		}
+		if err := putJSON(tx.Bucket(bucketVerdicts), []byte(c.Task), v); err != nil {
+			return err
+		}
+		return x.addTotalsTx(tx, func(t *Totals) {
+			if valid {
+				t.Passed++
+			} else {
+				t.Failed++
+				t.Quarantined += int64(quarantined)
+			}
+		})
+	})
+	return failures, err
+}
+
+// resignTx signs the stored receipt of task id again with a settled
+// credit state, and moves its credit out of its peer's pending total.
+func resignTx(tx *bolt.Tx, id, state, reason string, key crypto.PrivKey, pub crypto.PubKey) error {
+	b := tx.Bucket(bucketReceipts)
+	var st stored
+	found, err := getJSON(b, []byte(id), &st)
+	if err != nil {
+		return err
+	}
+	if !found {
+		return fmt.Errorf("settle receipt of task %s: none stored", id)
+	}
+	r, err := VerifyReceipt(st.Raw, pub)
+	if err != nil {
+		return fmt.Errorf("settle receipt of task %s: %w", id, err)
+	}
+	if r.State != task.CreditPending {
+		return nil
+	}
+	r.State, r.Reason = state, reason
+	raw, err := SignReceipt(r, key)
+	if err != nil {
+		return err
+	}
+	if err := putJSON(b, []byte(id), stored{Peer: st.Peer, Raw: raw}); err != nil {
+		return err
+	}
+	return updateContributor(tx, r.Peer, func(c *Contributor) {
+		c.Pending -= r.Credits
+		if state == task.CreditRevoked {
+			c.Credits -= r.Credits
+			c.Revoked += r.Credits
+		}
+	})
+}
+
+func updateContributor(tx *bolt.Tx, peer string, fn func(*Contributor)) error {
+	b := tx.Bucket(bucketPeers)
+	var c Contributor
+	if _, err := getJSON(b, []byte(peer), &c); err != nil {
+		return err
+	}
+	c.Peer = peer
+	fn(&c)
+	c.Credits, c.Pending, c.Revoked = round2(c.Credits), round2(c.Pending), round2(c.Revoked)
+	return putJSON(b, []byte(peer), c)
+}
+
+func updateRecord(tx *bolt.Tx, peer string, fn func(*PeerRecord)) error {
+	b := tx.Bucket(bucketRecords)
+	var r PeerRecord
+	if _, err := getJSON(b, []byte(peer), &r); err != nil {
+		return err
+	}
+	fn(&r)
+	return putJSON(b, []byte(peer), r)
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }

@@ -42,37 +42,47 @@ func (s *Storage) Read(u string, limit int64) (rec Record, found bool, err error
 	if err != nil || !found || e.File == "" {
 		return Record{}, false, err
 	}
+	rec, err = s.readAt(e.Location, limit)
+	if err != nil {
+		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+	}
+	return rec, true, nil
+}
+
+// readAt reads the conversion record at loc, at most limit bytes of its
+// text (0 = all).
+func (s *Storage) readAt(loc Location, limit int64) (Record, error) {
 	// The name comes from the index; Base keeps a damaged one inside the
 	// WARC directory.
-	name := filepath.Base(e.File)
+	name := filepath.Base(loc.File)
 	f, err := os.Open(filepath.Join(WARCDir(s.opts.Dir), name))
 	if err != nil {
-		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+		return Record{}, err
 	}
 	defer f.Close()
-	if _, err := f.Seek(e.Offset, io.SeekStart); err != nil {
-		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+	if _, err := f.Seek(loc.Offset, io.SeekStart); err != nil {
+		return Record{}, err
 	}
-	rd, err := gowarc.NewWarcFileReaderFromStream(f, e.Offset)
+	rd, err := gowarc.NewWarcFileReaderFromStream(f, loc.Offset)
 	if err != nil {
-		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+		return Record{}, err
 	}
 	wr, _, _, err := rd.Next()
 	if err != nil {
-		return Record{}, false, fmt.Errorf("read stored text of %s at %s:%d: %w", u, name, e.Offset, err)
+		return Record{}, fmt.Errorf("record at %s:%d: %w", name, loc.Offset, err)
 	}
 	defer wr.Close()
 	if wr.Type() != gowarc.Conversion {
-		return Record{}, false, fmt.Errorf("read stored text of %s: record at %s:%d is %s, not a conversion", u, name, e.Offset, wr.Type())
+		return Record{}, fmt.Errorf("record at %s:%d is %s, not a conversion", name, loc.Offset, wr.Type())
 	}
 	h := wr.WarcHeader()
-	rec = Record{Target: h.Get(gowarc.WarcTargetURI), Title: h.Get(export.FieldTitle), Location: Location{File: name, Offset: e.Offset}}
+	rec := Record{Target: h.Get(gowarc.WarcTargetURI), Title: h.Get(export.FieldTitle), Location: Location{File: name, Offset: loc.Offset}}
 	if d, err := h.GetTime(gowarc.WarcDate); err == nil {
 		rec.Date = d
 	}
 	body, err := wr.Block().RawBytes()
 	if err != nil {
-		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+		return Record{}, err
 	}
 	var r io.Reader = body
 	if limit > 0 {
@@ -80,14 +90,14 @@ func (s *Storage) Read(u string, limit int64) (rec Record, found bool, err error
 	}
 	text, err := io.ReadAll(r)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
+		return Record{}, err
 	}
 	if limit > 0 && int64(len(text)) > limit {
 		text, rec.Truncated = text[:limit], true
 	}
 	// A cut may split a character; drop its remains.
 	rec.Text = strings.ToValidUTF8(string(text), "")
-	return rec, true, nil
+	return rec, nil
 }
 
 // ReadReceipts returns, by task ID, the receipts the storage module whose

@@ -69,5 +69,10 @@ func decodeReceipt(b []byte) (task.Receipt, error) {
 	if r.TaskID == "" || r.Peer == "" || r.Credits < 0 || r.PagesAccepted < 0 || r.Bytes < 0 {
 		return task.Receipt{}, fmt.Errorf("%w: receipt lacks task or peer, or has negative figures", ErrMalformed)
 	}
+	switch r.State {
+	case "", task.CreditPending, task.CreditConfirmed, task.CreditRevoked:
+	default:
+		return task.Receipt{}, fmt.Errorf("%w: receipt credit state %q", ErrMalformed, r.State)
+	}
 	return r, nil
 }

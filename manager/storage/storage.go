@@ -53,6 +53,9 @@ type Options struct {
 	Timeout time.Duration
 	Now     func() time.Time
 	Logger  *slog.Logger
+	// Validation, when set, spot-checks results (see Validation); without
+	// it every result's credit is confirmed at once.
+	Validation *Validation
 }
 
 // Storage is the storage module. Create it with New, attach it to a host
@@ -83,6 +86,14 @@ func New(opts Options) (*Storage, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if v := opts.Validation; v != nil {
+		if v.Checks == nil {
+			return nil, errors.New("new storage: Validation needs Checks")
+		}
+		vc := *v
+		vc.defaults()
+		opts.Validation = &vc
 	}
 	idx, err := openIndex(filepath.Join(opts.Dir, indexFile), false)
 	if err != nil {
@@ -224,6 +235,8 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 		// The deadline passed and the task was counted lost; its channel
 		// is due again, so this late result is not needed.
 		return s.duplicate(t, from)
+	case rec.Checks != "":
+		return s.judge(ctx, t, rec, from, pages)
 	}
 	return s.store(ctx, t, rec, from, h, pages)
 }
@@ -275,6 +288,8 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		unchang  int
 		records  int
 		textSize int64
+		written  []Location
+		sample   []sampled
 	)
 	for _, p := range accepted {
 		prev, wasKnown := known[p.URL]
@@ -282,6 +297,8 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if p.Unchanged || (wasKnown && prev.Digest == p.Digest) {
 			unchang++
 			fb.Pages = append(fb.Pages, pr)
+			sample = append(sample, sampled{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
+				Fetched: p.FetchedAt, Unchanged: true, Location: prev.Location})
 			continue
 		}
 		if _, err := export.Text(p); err != nil {
@@ -294,7 +311,10 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if ok {
 			records++
 			textSize += int64(len(p.Text))
+			written = append(written, loc)
 		}
+		sample = append(sample, sampled{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
+			Fetched: p.FetchedAt, Location: loc})
 		pr.Changed = wasKnown
 		fb.Pages = append(fb.Pages, pr)
 		entries[p.URL] = Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Task: t.ID, Location: loc}
@@ -310,6 +330,23 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	r.PagesAccepted = r.PagesNew + r.PagesChanged + unchang
 	r.Bytes = textSize
 	r.Credits = Credits(r.PagesNew, r.PagesChanged, unchang, textSize)
+	var chk *checkRec
+	if r.Credits > 0 {
+		picked, err := s.chooseCheck(from, sample)
+		if err != nil {
+			return nil, fmt.Errorf("validation record of %s: %w", from, err)
+		}
+		if len(picked) > 0 {
+			r.State = task.CreditPending
+			chk = &checkRec{Task: t.ID, Channel: t.Channel, Peer: from, Stored: now, Sample: picked, Records: written}
+			for u := range entries {
+				chk.URLs = append(chk.URLs, u)
+			}
+		} else if s.opts.Validation != nil {
+			r.State = task.CreditConfirmed
+			r.Reason = "the peer's record let it through unchecked"
+		}
+	}
 	if rec.State == channels.TaskOpen {
 		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, fb)
 		if err != nil {
@@ -323,7 +360,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.commit(entries, r, raw, h.Nickname, records); err != nil {
+	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, s.opts.Validation != nil); err != nil {
 		return nil, fmt.Errorf("store receipt of task %s: %w", t.ID, err)
 	}
 	s.log.Info("Upload stored", "task", t.ID, "peer", from, "new", r.PagesNew, "changed", r.PagesChanged,

@@ -1,0 +1,111 @@
+package manager
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// checkInterval is a spot-check task's interval when its channel has none
+// yet: it bounds when the task must start and when it counts lost.
+const checkInterval = time.Hour
+
+// IssueCheck issues a spot-check task for the storage module: it
+// re-fetches urls, a sample of the result of task of, with the operator's
+// politeness, and goes through its host's lease like any task, so it never
+// runs beside another crawler of the host. It is sent to a member not in
+// avoid.
+func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []string) (string, error) {
+	m := b.m
+	orig, err := m.db.Task(of)
+	if err != nil {
+		return "", err
+	}
+	now := m.opts.Now()
+	iv := checkInterval
+	if c, err := m.db.Get(orig.Channel); err == nil {
+		if v, ok := m.interval(c.Index); ok && v > 0 {
+			iv = v
+		}
+	}
+	sum := sha256.Sum256([]byte(of))
+	spec := task.Task{
+		ID:       fmt.Sprintf("check/%x/%d", sum[:12], now.UnixNano()),
+		Channel:  orig.Channel,
+		Seeds:    urls,
+		MaxDepth: 0,
+		MaxPages: len(urls),
+		Delay:    task.Duration(m.opts.Delay),
+		Interval: task.Duration(iv),
+		Issued:   now,
+	}
+	if err := spec.Validate(); err != nil {
+		return "", fmt.Errorf("spot-check of task %s: %w", of, err)
+	}
+	raw, err := spec.Encode()
+	if err != nil {
+		return "", err
+	}
+	rec := channels.Task{ID: spec.ID, Channel: orig.Channel, Issued: now, Deadline: now.Add(2*iv + m.opts.Slack),
+		Spec: raw, Host: spec.Host(), Checks: of, Avoid: avoid}
+	if err := m.db.IssueCheck(rec); err != nil {
+		return "", err
+	}
+	m.log.Info("Spot-check issued", "task", spec.ID, "checks", of, "pages", len(urls))
+	return spec.ID, nil
+}
+
+// checkAim picks the member that runs spot-check t: a member holding a
+// zone and not in t.Avoid, the same one for t while members stay (the
+// highest hash of task and peer), with a target point in its first zone so
+// it queues the task itself.
+func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
+	type cand struct {
+		id    peer.ID
+		score uint64
+		zone  can.Zone
+	}
+	var cs []cand
+	for _, mb := range m.entry.Reported() {
+		if len(mb.Zones) == 0 || slices.Contains(t.Avoid, mb.ID.String()) || m.withdrawn(mb.ID) {
+			continue
+		}
+		h := sha256.Sum256([]byte(t.ID + "\x00" + mb.ID.String()))
+		z := mb.Zones[0]
+		cs = append(cs, cand{id: mb.ID, score: binary.BigEndian.Uint64(h[:8]), zone: can.Zone{Lo: z.Lo, Hi: z.Hi}})
+	}
+	if len(cs) == 0 {
+		return submit.Aim{}, false
+	}
+	best := slices.MaxFunc(cs, func(a, b cand) int { return cmp.Compare(a.score, b.score) })
+	centre := make(can.Point, len(best.zone.Lo))
+	for i := range centre {
+		centre[i] = (best.zone.Lo[i] + best.zone.Hi[i]) / 2
+	}
+	return submit.Aim{Target: centre, Direct: best.id}, true
+}
+
+// resultFailed is told when a peer's result failed its spot-checks: from
+// the operator's strike limit on, the peer's request-signing key is
+// withdrawn, so it is granted no lease and web sites see its requests as
+// unverified.
+func (m *Manager) resultFailed(p string, failures int, withdraw bool) {
+	m.log.Warn("A result failed validation", "peer", p, "failures", failures)
+	if !withdraw {
+		return
+	}
+	if err := m.WithdrawKey(p, fmt.Sprintf("%d results failed validation", failures)); err != nil {
+		m.log.Warn("Key not withdrawn", "peer", p, "err", err)
+	}
+}

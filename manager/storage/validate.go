@@ -1,0 +1,545 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/hivecrawl/hivecrawl/crawler/export"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Spot-check validation (BOINC's adaptive replication, applied to
+// crawling). A share of results is checked: every result of a peer
+// without a record of NewPeer results validated in a row, fewer as its
+// record grows (NewPeer / (streak+1)), never fewer than MinShare. A checked
+// result's credit is pending; a sample of its pages is re-fetched by
+// another volunteer in a spot-check task, which goes through the host's
+// lease like any task, so it never runs beside the original crawler and
+// keeps the operator's politeness. Each page the checker brings back is
+// compared with the stored one:
+//
+//   - the same body digest, or texts at least sameText alike when the
+//     server's validators (ETag, Last-Modified) say the page did not
+//     change, at least changedText alike otherwise: a match;
+//   - texts less alike where the page demonstrably changed between the two
+//     fetches (other validators, a Last-Modified after the first fetch):
+//     inconclusive;
+//   - anything else, a page the checker could not fetch included: a
+//     mismatch.
+//
+// A check round matches when its matches outnumber its mismatches and
+// mismatches when they are more than half of the compared pages. The
+// result is valid once matching rounds outnumber mismatching ones, invalid
+// once two rounds mismatch and they outnumber matching ones; otherwise
+// another volunteer checks, up to MaxRounds, after which a result no round
+// disproved is valid. A checker wrongly lying about a page is outvoted by
+// the next one, and its own check credit is revoked.
+//
+// A valid result's credit is confirmed and extends its peer's streak. An
+// invalid one's credit is revoked, its pages are dropped from the index and
+// its WARC records listed in QuarantineFile, and its peer's streak is
+// reset; a peer whose results failed Strikes times is reported to
+// Validation.OnInvalid (the manager withdraws its request-signing key).
+
+// Checker issues spot-check tasks; the manager implements it.
+type Checker interface {
+	// IssueCheck issues a task re-fetching urls (pages of one host) for
+	// the result of task of, run by a peer not in avoid. It returns the
+	// new task's ID.
+	IssueCheck(ctx context.Context, of string, urls []string, avoid []string) (string, error)
+}
+
+// Validation configures spot-checks. The zero value of each field takes
+// its default.
+type Validation struct {
+	Checks Checker
+	// NewPeer is how many results in a row a peer must have validated
+	// before any of its results goes unchecked. Default 5.
+	NewPeer int
+	// MinShare is the share of results checked whatever the record.
+	// Default 0.05.
+	MinShare float64
+	// Sample is how many pages of a result one check re-fetches. Default 5.
+	Sample int
+	// MaxRounds bounds the checks of one result. Default 3.
+	MaxRounds int
+	// MaxLost is how many check tasks of one result may be lost (no
+	// volunteer ran them) before the result is let through. Default 4.
+	MaxLost int
+	// Strikes is how many failed results make a peer reported to
+	// OnInvalid. Default 2.
+	Strikes int
+	// OnInvalid is told each time one of peer's results fails, with its
+	// failures so far; withdraw is set from Strikes failures on, when the
+	// peer should no longer be trusted (its request-signing key
+	// withdrawn).
+	OnInvalid func(peer string, failures int, withdraw bool)
+	// Rand draws the checked share; default a seeded generator.
+	Rand func() float64
+}
+
+func (v *Validation) defaults() {
+	if v.NewPeer <= 0 {
+		v.NewPeer = 5
+	}
+	if v.MinShare <= 0 {
+		v.MinShare = 0.05
+	}
+	if v.Sample <= 0 {
+		v.Sample = 5
+	}
+	if v.MaxRounds <= 0 {
+		v.MaxRounds = 3
+	}
+	if v.MaxLost <= 0 {
+		v.MaxLost = 4
+	}
+	if v.Strikes <= 0 {
+		v.Strikes = 2
+	}
+	if v.Rand == nil {
+		var mu sync.Mutex
+		r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x636865636b))
+		v.Rand = func() float64 { mu.Lock(); defer mu.Unlock(); return r.Float64() }
+	}
+}
+
+// Comparison thresholds (word-pair Jaccard similarity of the texts).
+const (
+	sameText    = 0.9
+	changedText = 0.5
+)
+
+// CreditPerCheckedPage is a checker's credit for each page of a sample it
+// re-fetched, confirmed when its check agreed with the verdict.
+const CreditPerCheckedPage = 0.1
+
+// Outcomes of a check round.
+const (
+	outcomeMatch        = "match"
+	outcomeMismatch     = "mismatch"
+	outcomeInconclusive = "inconclusive"
+)
+
+// Verdicts.
+const (
+	VerdictValid   = "valid"
+	VerdictInvalid = "invalid"
+)
+
+// sampled is one page of a checked result as it was stored.
+type sampled struct {
+	URL          string      `json:"url"`
+	Digest       task.Digest `json:"digest"`
+	ETag         string      `json:"etag,omitempty"`
+	LastModified string      `json:"last_modified,omitempty"`
+	Fetched      time.Time   `json:"fetched"`
+	// Unchanged: the crawler reported the page unchanged, so no text was
+	// stored; Location is empty then.
+	Unchanged bool `json:"unchanged,omitempty"`
+	Location
+}
+
+// checkRound is one spot-check of a result.
+type checkRound struct {
+	Task   string    `json:"task"`
+	Issued time.Time `json:"issued"`
+	// Peer and Outcome are set when the check's result came.
+	Peer    string `json:"peer,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	// Match, Mismatch and Inconclusive count the pages of the sample.
+	Match, Mismatch, Inconclusive int
+}
+
+// checkRec is a result waiting for its verdict.
+type checkRec struct {
+	Task    string    `json:"task"`
+	Channel string    `json:"channel"`
+	Peer    string    `json:"peer"`
+	Stored  time.Time `json:"stored"`
+	Sample  []sampled `json:"sample"`
+	// URLs are the index entries the result wrote; Records its WARC
+	// records.
+	URLs    []string     `json:"urls,omitempty"`
+	Records []Location   `json:"records,omitempty"`
+	Rounds  []checkRound `json:"rounds,omitempty"`
+	Lost    int          `json:"lost,omitempty"`
+}
+
+// Verdict is how a checked result ended.
+type Verdict struct {
+	Task    string    `json:"task"`
+	Peer    string    `json:"peer"`
+	Verdict string    `json:"verdict"`
+	Reason  string    `json:"reason"`
+	Rounds  int       `json:"rounds"`
+	At      time.Time `json:"at"`
+	// Records are the quarantined WARC records of an invalid result.
+	Records []Location `json:"records,omitempty"`
+}
+
+// PeerRecord is a peer's validation record.
+type PeerRecord struct {
+	// Streak counts its results validated in a row since its last failure.
+	Streak int `json:"streak"`
+	// Valid and Invalid count checked results; Unchecked those its record
+	// let through.
+	Valid     int `json:"valid"`
+	Invalid   int `json:"invalid"`
+	Unchecked int `json:"unchecked"`
+	// BadChecks counts its spot-checks the verdict contradicted.
+	BadChecks int `json:"bad_checks,omitempty"`
+}
+
+var (
+	bucketChecks   = []byte("checks")   // checked task ID → checkRec, while pending
+	bucketCheckOf  = []byte("check-of") // check task ID → checked task ID
+	bucketVerdicts = []byte("verdicts") // checked task ID → Verdict
+	bucketRecords  = []byte("records")  // peer ID → PeerRecord
+)
+
+// QuarantineFile lists, in the WARC directory, the records of results that
+// failed validation, one "file offset task" line each: readers of the WARC
+// files skip them.
+const QuarantineFile = "QUARANTINE"
+
+// share returns the share of a peer's results to check.
+func (v *Validation) share(r PeerRecord) float64 {
+	if r.Streak < v.NewPeer {
+		return 1
+	}
+	return max(v.MinShare, float64(v.NewPeer)/float64(r.Streak+1))
+}
+
+// chooseCheck decides whether the result of task t by peer is checked and
+// returns its sample.
+func (s *Storage) chooseCheck(peer string, pages []sampled) ([]sampled, error) {
+	v := s.opts.Validation
+	if v == nil || len(pages) == 0 {
+		return nil, nil
+	}
+	rec, err := s.idx.peerRecord(peer)
+	if err != nil {
+		return nil, err
+	}
+	if v.Rand() >= v.share(rec) {
+		return nil, nil
+	}
+	// Pages with text first: they are compared by content.
+	pick := slices.Clone(pages)
+	rand.Shuffle(len(pick), func(i, j int) { pick[i], pick[j] = pick[j], pick[i] })
+	slices.SortStableFunc(pick, func(a, b sampled) int {
+		switch {
+		case a.Unchanged == b.Unchanged:
+			return 0
+		case b.Unchanged:
+			return -1
+		}
+		return 1
+	})
+	return pick[:min(len(pick), v.Sample)], nil
+}
+
+// IssueChecks issues the spot-checks results wait for: a first one, the
+// next one after a round that did not decide, or a new one for a check
+// task that was lost. The manager calls it every tick.
+func (s *Storage) IssueChecks(ctx context.Context) error {
+	v := s.opts.Validation
+	if v == nil {
+		return nil
+	}
+	recs, err := s.idx.pendingChecks()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, c := range recs {
+		if n := len(c.Rounds); n > 0 && c.Rounds[n-1].Outcome == "" {
+			t, err := s.opts.Tasks.Task(c.Rounds[n-1].Task)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if t.State == channels.TaskOpen || t.State == channels.TaskDone {
+				continue // running, or its result is being judged
+			}
+			if err := s.loseRound(c.Task, t.ID); err != nil {
+				errs = append(errs, err)
+			}
+			continue // issued again at the next call
+		}
+		avoid := []string{c.Peer}
+		for _, r := range c.Rounds {
+			if r.Peer != "" {
+				avoid = append(avoid, r.Peer)
+			}
+		}
+		urls := make([]string, len(c.Sample))
+		for i, p := range c.Sample {
+			urls[i] = p.URL
+		}
+		id, err := v.Checks.IssueCheck(ctx, c.Task, urls, avoid)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("check result of task %s: %w", c.Task, err))
+			continue
+		}
+		if err := s.idx.addRound(c.Task, checkRound{Task: id, Issued: s.opts.Now().UTC()}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// loseRound drops a check round whose task was lost; after MaxLost, the
+// result goes through unchecked.
+func (s *Storage) loseRound(checked, checkTask string) error {
+	v := s.opts.Validation
+	var settle bool
+	err := s.idx.db.Update(func(tx *bolt.Tx) error {
+		var c checkRec
+		found, err := getJSON(tx.Bucket(bucketChecks), []byte(checked), &c)
+		if err != nil || !found {
+			return err
+		}
+		c.Rounds = slices.DeleteFunc(c.Rounds, func(r checkRound) bool { return r.Task == checkTask })
+		c.Lost++
+		settle = c.Lost >= v.MaxLost
+		return putJSON(tx.Bucket(bucketChecks), []byte(checked), c)
+	})
+	if err != nil || !settle {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err = s.decide(checked, true)
+	return err
+}
+
+// judge compares a spot-check's pages with the checked result's and
+// settles the result when the rounds decide. The check's pages are not
+// stored.
+func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages []*task.Page) (*Response, error) {
+	c, found, err := s.idx.pendingCheck(rec.Checks)
+	if err != nil {
+		return nil, err
+	}
+	ri := slices.IndexFunc(c.Rounds, func(r checkRound) bool { return r.Task == t.ID })
+	if !found || ri < 0 || c.Rounds[ri].Outcome != "" {
+		// Decided already, or a round the result no longer waits for.
+		return s.duplicate(t, from)
+	}
+	round := s.compare(c.Sample, pages)
+	round.Task, round.Issued, round.Peer = t.ID, c.Rounds[ri].Issued, from
+	if rec.State == channels.TaskOpen {
+		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{})
+		if err != nil {
+			return nil, fmt.Errorf("record check %s: %w", t.ID, err)
+		}
+		if !out.First && out.Task.Peer != from {
+			return s.duplicate(t, from)
+		}
+	}
+	compared := round.Match + round.Mismatch + round.Inconclusive
+	r := task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: s.opts.Now().UTC(),
+		PagesAccepted: compared, State: task.CreditPending,
+		Credits: math.Round(CreditPerCheckedPage*float64(compared)*100) / 100}
+	raw, err := SignReceipt(r, s.opts.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.idx.recordRound(c.Task, round, r, raw); err != nil {
+		return nil, err
+	}
+	s.log.Info("Spot-check judged", "task", c.Task, "check", t.ID, "checker", from, "outcome", round.Outcome,
+		"match", round.Match, "mismatch", round.Mismatch, "inconclusive", round.Inconclusive)
+	v, err := s.decide(c.Task, false)
+	if err != nil {
+		return nil, err
+	}
+	if v != nil {
+		// The check's own receipt was settled with the verdict.
+		if st, _, err := s.idx.receipt(t.ID); err == nil {
+			raw = st.Raw
+		}
+	}
+	return &Response{Receipt: raw}, nil
+}
+
+// compare judges one check's pages against the sample.
+func (s *Storage) compare(sample []sampled, pages []*task.Page) checkRound {
+	got := make(map[string]*task.Page, len(pages))
+	for _, p := range pages {
+		got[p.URL] = p
+	}
+	var r checkRound
+	for _, want := range sample {
+		switch s.comparePage(want, got[want.URL]) {
+		case outcomeMatch:
+			r.Match++
+		case outcomeMismatch:
+			r.Mismatch++
+		default:
+			r.Inconclusive++
+		}
+	}
+	switch {
+	case r.Mismatch > 0 && 2*r.Mismatch > r.Match+r.Mismatch:
+		r.Outcome = outcomeMismatch
+	case r.Match > r.Mismatch:
+		r.Outcome = outcomeMatch
+	default:
+		r.Outcome = outcomeInconclusive
+	}
+	return r
+}
+
+// comparePage compares one stored page with the checker's fetch of it.
+func (s *Storage) comparePage(want sampled, p *task.Page) string {
+	if p == nil || p.Error != "" || p.Status >= 400 || p.Status == 0 {
+		return outcomeMismatch // the page the result claimed is not there
+	}
+	if p.Digest == want.Digest {
+		return outcomeMatch
+	}
+	unchanged := (want.ETag != "" && p.ETag == want.ETag) || (want.LastModified != "" && p.LastModified == want.LastModified)
+	changed := !unchanged && (want.ETag != "" && p.ETag != "" && p.ETag != want.ETag ||
+		modifiedAfter(p.LastModified, want.Fetched))
+	if want.Unchanged || want.File == "" {
+		// No stored text: only the digest and validators tell.
+		if unchanged {
+			return outcomeMismatch
+		}
+		return outcomeInconclusive
+	}
+	stored, err := s.readAt(want.Location, 0)
+	if err != nil {
+		s.log.Warn("Spot-check cannot read the stored page", "url", want.URL, "err", err)
+		return outcomeInconclusive
+	}
+	text, err := export.Text(p)
+	if err != nil {
+		return outcomeMismatch
+	}
+	sim := similarity(stored.Text, text)
+	switch {
+	case unchanged && sim >= sameText, !unchanged && sim >= changedText:
+		return outcomeMatch
+	case changed:
+		return outcomeInconclusive
+	}
+	return outcomeMismatch
+}
+
+// modifiedAfter reports whether an HTTP Last-Modified value is after t.
+func modifiedAfter(lastModified string, t time.Time) bool {
+	if lastModified == "" || t.IsZero() {
+		return false
+	}
+	lm, err := http.ParseTime(lastModified)
+	return err == nil && lm.After(t.Add(time.Second))
+}
+
+// decide settles checked's result when its rounds decide (or force, for
+// one that could not be checked), with s.mu held. It returns the verdict,
+// nil when undecided.
+func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
+	v := s.opts.Validation
+	c, found, err := s.idx.pendingCheck(checked)
+	if err != nil || !found {
+		return nil, err
+	}
+	var match, mismatch, done int
+	for _, r := range c.Rounds {
+		switch r.Outcome {
+		case outcomeMatch:
+			match++
+		case outcomeMismatch:
+			mismatch++
+		}
+		if r.Outcome != "" {
+			done++
+		}
+	}
+	var verdict, reason string
+	switch {
+	case match > mismatch:
+		verdict = VerdictValid
+		reason = fmt.Sprintf("%d of %d spot-checks matched", match, done)
+	case mismatch >= 2 && mismatch > match:
+		verdict = VerdictInvalid
+		reason = fmt.Sprintf("%d of %d spot-checks found pages that were not as uploaded", mismatch, done)
+	case force:
+		verdict = VerdictValid
+		reason = fmt.Sprintf("let through: %d spot-check tasks were lost", c.Lost)
+	case done >= v.MaxRounds && len(c.Rounds) == done:
+		if mismatch > match {
+			verdict = VerdictInvalid
+			reason = fmt.Sprintf("%d of %d spot-checks found pages that were not as uploaded", mismatch, done)
+		} else {
+			verdict = VerdictValid
+			reason = fmt.Sprintf("no spot-check disproved it (%d matched, %d could not tell)", match, done-match-mismatch)
+		}
+	default:
+		return nil, nil
+	}
+	out := Verdict{Task: c.Task, Peer: c.Peer, Verdict: verdict, Reason: reason, Rounds: done, At: s.opts.Now().UTC()}
+	if verdict == VerdictInvalid {
+		out.Records = c.Records
+	}
+	failures, err := s.idx.settle(c, out, s.opts.Key, s.opts.Manager)
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("Result validated", "task", c.Task, "peer", c.Peer, "verdict", verdict, "reason", reason)
+	if verdict == VerdictInvalid {
+		if err := s.writeQuarantine(); err != nil {
+			s.log.Warn("Quarantine list not written", "err", err)
+		}
+		if v.OnInvalid != nil {
+			v.OnInvalid(c.Peer, failures, failures >= v.Strikes)
+		}
+	}
+	return &out, nil
+}
+
+// Verdict returns the verdict on the result of task id; found is false
+// while it is pending or when it was never checked.
+func (s *Storage) Verdict(id string) (Verdict, bool, error) { return s.idx.verdict(id) }
+
+// Pending reports whether the result of task id waits for a spot-check.
+func (s *Storage) Pending(id string) (bool, error) {
+	_, found, err := s.idx.pendingCheck(id)
+	return found, err
+}
+
+// PeerRecord returns peer's validation record.
+func (s *Storage) PeerRecord(peer string) (PeerRecord, error) { return s.idx.peerRecord(peer) }
+
+// writeQuarantine rewrites QuarantineFile from the verdicts.
+func (s *Storage) writeQuarantine() error {
+	vs, err := s.idx.verdicts()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("# WARC records of results that failed validation: file offset task\n")
+	for _, v := range vs {
+		for _, l := range v.Records {
+			fmt.Fprintf(&b, "%s %d %s\n", l.File, l.Offset, v.Task)
+		}
+	}
+	return atomicfile.WriteFile(filepath.Join(WARCDir(s.opts.Dir), QuarantineFile), []byte(b.String()), 0o644)
+}

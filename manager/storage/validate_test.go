@@ -1,0 +1,427 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// issuedCheck is a spot-check task the fake manager issued.
+type issuedCheck struct {
+	id    string
+	env   []byte
+	urls  []string
+	avoid []string
+}
+
+// checker issues spot-check tasks into the rig's channel database, as the
+// manager does, and keeps them for the test to answer.
+type checker struct {
+	r      *rig
+	issued []issuedCheck
+}
+
+func (c *checker) IssueCheck(_ context.Context, of string, urls []string, avoid []string) (string, error) {
+	id := fmt.Sprintf("check/%d", len(c.issued))
+	tk := &task.Task{ID: id, Channel: c.r.channel, Seeds: urls, MaxPages: len(urls), Issued: c.r.clock}
+	env, err := envelope.Seal(tk, c.r.key)
+	if err != nil {
+		return "", err
+	}
+	rec := channels.Task{ID: id, Channel: c.r.channel, Issued: c.r.clock, Deadline: c.r.clock.Add(time.Hour), Checks: of, Avoid: avoid}
+	if err := c.r.db.IssueCheck(rec); err != nil {
+		return "", err
+	}
+	c.issued = append(c.issued, issuedCheck{id: id, env: env, urls: urls, avoid: avoid})
+	return id, nil
+}
+
+// failure is one OnInvalid call.
+type failure struct {
+	peer     string
+	failures int
+	withdraw bool
+}
+
+// validatingRig is a rig whose storage checks every result (draw returns
+// the random draws; 0 checks everything).
+func validatingRig(t *testing.T, draw func() float64) (*rig, *checker, *[]failure) {
+	t.Helper()
+	c := &checker{}
+	var failed []failure
+	r := newRigWith(t, func(o *Options) {
+		o.Validation = &Validation{Checks: c, Rand: draw, Sample: 4,
+			OnInvalid: func(p string, n int, w bool) { failed = append(failed, failure{p, n, w}) }}
+	})
+	c.r = r
+	return r, c, &failed
+}
+
+// article returns a page text of about 120 words, distinct per seed.
+func article(seed string) string {
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "%s sentence %d tells readers something new. ", seed, i)
+	}
+	return b.String()
+}
+
+// site is the four pages of the honest crawl, as the web serves them.
+func site() []*task.Page {
+	var out []*task.Page
+	for _, path := range []string{"", "a", "b", "c"} {
+		p := page("http://site.example/"+path, article("page "+path))
+		p.ETag = `"v1-` + path + `"`
+		out = append(out, p)
+	}
+	return out
+}
+
+// upload sends pages as the result of the task env from a new peer and
+// returns its receipt and peer ID.
+func (r *rig) upload(t *testing.T, id string, env []byte, pages []*task.Page) (task.Receipt, string) {
+	t.Helper()
+	up, h := r.client(t)
+	raw, err := up.Upload(context.Background(), delivery(t, id, env, pages, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := VerifyReceipt(raw, r.key.GetPublic())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc, h.ID().String()
+}
+
+// stored returns the storage module's current receipt of task id.
+func (r *rig) stored(t *testing.T, id string) task.Receipt {
+	t.Helper()
+	rc, found, err := r.st.Receipt(id)
+	if err != nil || !found {
+		t.Fatalf("receipt of %s: found %v, %v", id, found, err)
+	}
+	return rc
+}
+
+// checkRound issues the next spot-check and answers it with the pages
+// answer returns for it.
+func (r *rig) checkRound(t *testing.T, c *checker, answer func(issuedCheck) []*task.Page) (task.Receipt, string) {
+	t.Helper()
+	n := len(c.issued)
+	if err := r.st.IssueChecks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.issued) != n+1 {
+		t.Fatalf("%d spot-checks issued, want %d", len(c.issued), n+1)
+	}
+	ic := c.issued[n]
+	return r.upload(t, ic.id, ic.env, answer(ic))
+}
+
+// live answers a check as a checker fetching the web would, from pages.
+func live(pages []*task.Page) func(issuedCheck) []*task.Page {
+	return func(ic issuedCheck) []*task.Page { return fetched(ic.urls, pages) }
+}
+
+// fetched returns the sample as a checker fetching the live site sees it.
+func fetched(sample []string, live []*task.Page) []*task.Page {
+	by := map[string]*task.Page{}
+	for _, p := range live {
+		by[p.URL] = p
+	}
+	var out []*task.Page
+	for _, u := range sample {
+		if p, ok := by[u]; ok {
+			cp := *p
+			out = append(out, &cp)
+			continue
+		}
+		out = append(out, &task.Page{URL: u, Status: 404, FetchedAt: t0, Error: "http status 404"})
+	}
+	return out
+}
+
+// TestSpotCheckConfirmsHonestResult: a new peer's result is pending until
+// another volunteer re-fetched a sample and found it as uploaded; then its
+// credit is confirmed, as is the checker's, and the peer's streak grows.
+func TestSpotCheckConfirmsHonestResult(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	rc, crawler := r.upload(t, tk.ID, env, site())
+	if rc.State != task.CreditPending || rc.Credits < 4 {
+		t.Fatalf("receipt of a new peer's result %+v, want pending credit", rc)
+	}
+	if err := r.st.IssueChecks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ic := c.issued[0]
+	if len(ic.urls) != 4 || len(ic.avoid) != 1 || ic.avoid[0] != crawler {
+		t.Fatalf("spot-check %+v: want a sample of 4 pages avoiding %s", ic, crawler)
+	}
+	// Issuing again while the check is open issues nothing more.
+	if err := r.st.IssueChecks(context.Background()); err != nil || len(c.issued) != 1 {
+		t.Fatalf("%d checks issued while one is open (%v)", len(c.issued), err)
+	}
+	crc, checker := r.upload(t, ic.id, ic.env, fetched(ic.urls, site()))
+	if crc.Peer != checker || crc.State != task.CreditConfirmed || crc.Credits != 0.4 {
+		t.Fatalf("checker's receipt %+v", crc)
+	}
+	if got := r.stored(t, tk.ID); got.State != task.CreditConfirmed || got.Credits != rc.Credits {
+		t.Fatalf("result's receipt after a matching check %+v", got)
+	}
+	v, found, err := r.st.Verdict(tk.ID)
+	if err != nil || !found || v.Verdict != VerdictValid {
+		t.Fatalf("verdict %+v %v %v", v, found, err)
+	}
+	rec, _ := r.st.PeerRecord(crawler)
+	if rec.Streak != 1 || rec.Valid != 1 {
+		t.Fatalf("record %+v", rec)
+	}
+	cs, _ := r.st.Contributors()
+	for _, ct := range cs {
+		if ct.Pending != 0 || ct.Revoked != 0 {
+			t.Fatalf("contributor %+v keeps pending or revoked credit", ct)
+		}
+	}
+	tot, _ := r.st.Totals()
+	if tot.Checked != 1 || tot.Passed != 1 || tot.CheckFetches != 4 || len(*failed) != 0 {
+		t.Fatalf("totals %+v, failures %v", tot, *failed)
+	}
+	// The checker's pages were compared, not stored.
+	if types, _ := warcRecords(t, r.dir); len(types) != 5 {
+		t.Fatalf("%d WARC records, want warcinfo and the 4 pages", len(types))
+	}
+}
+
+// TestSpotCheckRevokesInventedPages: a result of invented pages fails two
+// checks (the pages are not there), so its credit is revoked, its pages
+// leave the index, its records are listed in the quarantine file, and the
+// manager is told.
+func TestSpotCheckRevokesInventedPages(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	var forged []*task.Page
+	for i := range 6 {
+		forged = append(forged, page(fmt.Sprintf("http://site.example/invented-%d", i), article(fmt.Sprint("spam ", i))))
+	}
+	rc, cheater := r.upload(t, tk.ID, env, forged)
+	if rc.State != task.CreditPending {
+		t.Fatalf("receipt %+v, want pending", rc)
+	}
+	web := site() // the invented URLs do not exist there
+	first, _ := r.checkRound(t, c, live(web))
+	if first.State != task.CreditPending {
+		t.Fatalf("after one mismatching check the checker's receipt is %+v, want pending", first)
+	}
+	if got := r.stored(t, tk.ID); got.State != task.CreditPending {
+		t.Fatalf("one mismatching check settled the result: %+v", got)
+	}
+	second, _ := r.checkRound(t, c, live(web))
+	if avoid := c.issued[1].avoid; len(avoid) != 2 {
+		t.Fatalf("second check avoids %v, want the crawler and the first checker", avoid)
+	}
+	got := r.stored(t, tk.ID)
+	if got.State != task.CreditRevoked || !strings.Contains(got.Reason, "2 of 2") {
+		t.Fatalf("result's receipt after two mismatching checks %+v", got)
+	}
+	if second.State != task.CreditConfirmed || r.stored(t, c.issued[0].id).State != task.CreditConfirmed {
+		t.Fatalf("checkers' receipts %+v %+v, want confirmed", second, r.stored(t, c.issued[0].id))
+	}
+	for _, p := range forged {
+		if _, ok, _ := r.st.Lookup(p.URL); ok {
+			t.Fatalf("forged page %s still in the index", p.URL)
+		}
+	}
+	q, err := os.ReadFile(filepath.Join(WARCDir(r.dir), QuarantineFile))
+	if err != nil || strings.Count(string(q), tk.ID) != len(forged) {
+		t.Fatalf("quarantine file lists %d records of %s, want %d (%v):\n%s", strings.Count(string(q), tk.ID), tk.ID, len(forged), err, q)
+	}
+	if len(*failed) != 1 || (*failed)[0].peer != cheater || (*failed)[0].withdraw {
+		t.Fatalf("failures %+v, want one for %s without withdrawal yet", *failed, cheater)
+	}
+	cs, _ := r.st.Contributors()
+	for _, ct := range cs {
+		if ct.Peer == cheater && (ct.Credits != 0 || ct.Revoked != rc.Credits || ct.Pending != 0) {
+			t.Fatalf("cheater's totals %+v", ct)
+		}
+	}
+	rec, _ := r.st.PeerRecord(cheater)
+	if rec.Invalid != 1 || rec.Streak != 0 {
+		t.Fatalf("cheater's record %+v", rec)
+	}
+}
+
+
+// TestSpotCheckToleratesChangedPages: pages that changed between the two
+// fetches (new validators, a later Last-Modified, or much of the text the
+// same) do not fail an honest result.
+func TestSpotCheckToleratesChangedPages(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	later := site()
+	for i, p := range later {
+		switch i {
+		case 0: // rewritten since, and says so
+			txt := article("rewritten " + p.URL)
+			*p = *page(p.URL, txt)
+			p.ETag, p.LastModified = `"v2"`, t0.Add(time.Hour).Format(http1123)
+		case 1: // a paragraph added, no validators
+			txt := article("page a") + " A late correction was added to the end of this article."
+			*p = *page(p.URL, txt)
+			p.ETag = ""
+		}
+	}
+	r.checkRound(t, c, live(later))
+	if got := r.stored(t, tk.ID); got.State != task.CreditConfirmed {
+		t.Fatalf("result with pages that really changed: %+v", got)
+	}
+	if len(*failed) != 0 {
+		t.Fatalf("failures %v", *failed)
+	}
+}
+
+const http1123 = "Mon, 02 Jan 2006 15:04:05 GMT"
+
+// TestSpotCheckFailsAlteredText: a real crawl whose text was altered fails
+// when the server's validators say the page did not change.
+func TestSpotCheckFailsAlteredText(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	altered := site()
+	for _, p := range altered {
+		etag := p.ETag
+		*p = *page(p.URL, article("buy cheap pills at example dot com"))
+		p.ETag = etag
+	}
+	r.upload(t, tk.ID, env, altered)
+	r.checkRound(t, c, live(site()))
+	r.checkRound(t, c, live(site()))
+	if got := r.stored(t, tk.ID); got.State != task.CreditRevoked {
+		t.Fatalf("altered result: %+v", got)
+	}
+}
+
+// TestLyingCheckerOutvoted: a checker that reports an honest result's
+// pages wrong is outvoted by the next two; the result is confirmed and the
+// lying checker's own credit revoked.
+func TestLyingCheckerOutvoted(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	_, liar := r.checkRound(t, c, func(ic issuedCheck) []*task.Page {
+		return fetched(ic.urls, nil) // "nothing there"
+	})
+	if got := r.stored(t, tk.ID); got.State != task.CreditPending {
+		t.Fatalf("one lying check settled the result: %+v", got)
+	}
+	r.checkRound(t, c, live(site()))
+	if got := r.stored(t, tk.ID); got.State != task.CreditPending {
+		t.Fatalf("one check each way settled the result: %+v", got)
+	}
+	r.checkRound(t, c, live(site()))
+	if got := r.stored(t, tk.ID); got.State != task.CreditConfirmed {
+		t.Fatalf("result after 2 of 3 checks matched: %+v", got)
+	}
+	if lied := r.stored(t, c.issued[0].id); lied.State != task.CreditRevoked {
+		t.Fatalf("lying checker's receipt %+v", lied)
+	}
+	if rec, _ := r.st.PeerRecord(liar); rec.BadChecks != 1 {
+		t.Fatalf("liar's record %+v", rec)
+	}
+	if len(*failed) != 0 {
+		t.Fatalf("an honest result was reported failed: %v", *failed)
+	}
+}
+
+// TestRecordLetsResultsThrough: once a peer has NewPeer results validated
+// in a row, its results are checked at the share its record sets, and the
+// others' credit is confirmed at once; a peer failing Strikes times is
+// reported for withdrawal.
+func TestRecordLetsResultsThrough(t *testing.T) {
+	draw := 0.0
+	r, c, failed := validatingRig(t, func() float64 { return draw })
+	up, h := r.client(t)
+	peer := h.ID().String()
+	result := func(round int, pages []*task.Page) task.Receipt {
+		t.Helper()
+		tk, env := r.issue(t, round)
+		raw, err := up.Upload(context.Background(), delivery(t, tk.ID, env, pages, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := VerifyReceipt(raw, r.key.GetPublic())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rc
+	}
+	draw = 0.99 // a new peer is checked whatever the draw
+	for round := 1; round <= 5; round++ {
+		if rc := result(round, site()); rc.State != task.CreditPending {
+			t.Fatalf("result %d of a new peer: %+v", round, rc)
+		}
+		r.checkRound(t, c, live(site()))
+	}
+	if rec, _ := r.st.PeerRecord(peer); rec.Streak != 5 {
+		t.Fatalf("record after 5 validated results: %+v", rec)
+	}
+	rc := result(6, site())
+	if rc.State != task.CreditConfirmed || !strings.Contains(rc.Reason, "record") {
+		t.Fatalf("result of a peer with a record, draw above its share: %+v", rc)
+	}
+	draw = 0.5 // below the share 5/6: checked
+	if rc := result(7, site()); rc.State != task.CreditPending {
+		t.Fatalf("result drawn for a check: %+v", rc)
+	}
+	r.checkRound(t, c, live(nil))
+	r.checkRound(t, c, live(nil))
+	draw = 0.99 // the failure reset the record: checked whatever the draw
+	if rc := result(8, site()); rc.State != task.CreditPending {
+		t.Fatalf("result after a failure: %+v", rc)
+	}
+	r.checkRound(t, c, live(nil))
+	r.checkRound(t, c, live(nil))
+	if len(*failed) != 2 || !(*failed)[1].withdraw || (*failed)[1].failures != 2 {
+		t.Fatalf("failures %+v, want the second to ask for withdrawal", *failed)
+	}
+	tot, _ := r.st.Totals()
+	if tot.Unchecked != 1 || tot.Passed != 5 || tot.Failed != 2 {
+		t.Fatalf("totals %+v", tot)
+	}
+}
+
+// TestLostChecksLetResultThrough: a result whose check tasks no volunteer
+// ran is let through after MaxLost of them.
+func TestLostChecksLetResultThrough(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	for i := range 4 {
+		if err := r.st.IssueChecks(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.issued) != i+1 {
+			t.Fatalf("%d checks issued after %d lost", len(c.issued), i)
+		}
+		r.clock = r.clock.Add(2 * time.Hour)
+		if _, err := r.db.Expire(r.clock, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.st.IssueChecks(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := r.stored(t, tk.ID)
+	if got.State != task.CreditConfirmed || !strings.Contains(got.Reason, "lost") {
+		t.Fatalf("result after 4 lost checks: %+v", got)
+	}
+}
