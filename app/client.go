@@ -60,6 +60,9 @@ type Options struct {
 	Threads int
 	// Grace bounds the shutdown wait for pages in flight. Default 5s.
 	Grace time.Duration
+	// SettleEvery is how often a network client asks the storage module
+	// whether its pending credit was confirmed or revoked. Default 1m.
+	SettleEvery time.Duration
 	// Network tunes the overlay part (solo and network modes).
 	Network NetworkOptions
 	// Manager tunes solo mode's embedded manager; its Dir, Listen and
@@ -348,6 +351,7 @@ func (c *Client) Serve(ctx context.Context) error {
 	}
 	if c.net != nil {
 		run("overlay", c.net.serve)
+		run("receipts", c.settleReceipts)
 	}
 	if c.feeder != nil {
 		run("seeds", c.feeder.Serve)

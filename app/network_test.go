@@ -66,7 +66,7 @@ func startSwarmWith(t *testing.T, n int, mo manager.Options) *swarm {
 			t.Fatal(err)
 		}
 		c, err := New(ctx, Options{
-			Home: home, AllowLoopback: true, Logger: quiet,
+			Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond,
 			Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond},
 		})
 		if err != nil {

@@ -39,7 +39,14 @@ func (s *ledgerSink) Receipt(ctx context.Context, d taskmgr.Delivery, raw []byte
 		if err != nil {
 			return fmt.Errorf("keep receipt of task %s: %w", d.TaskID, err)
 		}
-		_, err = s.l.Add(raw, r, true, s.now())
+		added, err := s.l.Add(raw, r, r.Settled() == task.CreditConfirmed, s.now())
+		if err != nil || added {
+			if err == nil && r.Settled() == task.CreditRevoked {
+				_, err = s.l.Settle(raw, r)
+			}
+			return err
+		}
+		_, err = s.l.Settle(raw, r)
 		return err
 	}
 	var lr LocalReceipt
@@ -55,6 +62,60 @@ func (s *ledgerSink) Receipt(ctx context.Context, d taskmgr.Delivery, raw []byte
 	}
 	if _, err := s.l.Add(raw, r, false, s.now()); err != nil {
 		return err
+	}
+	return nil
+}
+
+// defaultSettleEvery is how often pending credit is asked about.
+const defaultSettleEvery = time.Minute
+
+// settleReceipts asks the storage module, while ctx lasts, for the current
+// receipts of the results whose credit is pending, and keeps those it
+// confirmed or revoked.
+func (c *Client) settleReceipts(ctx context.Context) error {
+	every := c.opts.SettleEvery
+	if every <= 0 {
+		every = defaultSettleEvery
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		if err := c.settleOnce(ctx); err != nil {
+			c.log.Debug("Pending credit not brought up to date", "err", err)
+		}
+	}
+}
+
+// settleOnce brings the ledger's pending receipts up to date once.
+func (c *Client) settleOnce(ctx context.Context) error {
+	ids, err := c.ledger.Pending(storage.MaxReceiptsAsked)
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	raws, err := storage.FetchReceipts(ctx, c.net.h, c.net.manager, ids)
+	if err != nil {
+		return err
+	}
+	for _, raw := range raws {
+		r, err := storage.VerifyReceipt(raw, c.net.key)
+		if err != nil {
+			return err
+		}
+		if r.Peer != c.net.h.ID().String() {
+			return fmt.Errorf("storage sent the receipt of task %s for peer %s", r.TaskID, r.Peer)
+		}
+		changed, err := c.ledger.Settle(raw, r)
+		if err != nil {
+			return err
+		}
+		if changed {
+			c.log.Info("Credit settled", "task", r.TaskID, "state", r.Settled(), "credits", r.Credits, "reason", r.Reason)
+		}
 	}
 	return nil
 }

@@ -60,7 +60,7 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	if err != nil {
 		return st, fmt.Errorf("client status: %w", err)
 	}
-	st.Credits = localapi.Credits{Confirmed: tot.Confirmed, Pending: tot.Pending, RecentAverage: tot.RecentAverage}
+	st.Credits = localapi.Credits{Confirmed: tot.Confirmed, Pending: tot.Pending, Revoked: tot.Revoked, RecentAverage: tot.RecentAverage}
 	st.Pages.Total = tot.PagesAccepted
 	today, err := c.ledger.Days(now, now)
 	if err != nil {

@@ -23,10 +23,7 @@ func (l *Ledger) WriteCSV(w io.Writer) error {
 	cw.Write(csvHeader)
 	for _, e := range es {
 		r := e.Receipt
-		status := "pending"
-		if e.Confirmed {
-			status = "confirmed"
-		}
+		status := e.State()
 		cw.Write([]string{
 			r.IssuedAt.UTC().Format(time.RFC3339), r.TaskID, r.Channel, r.Peer,
 			strconv.Itoa(r.PagesAccepted), strconv.Itoa(r.PagesNew), strconv.Itoa(r.PagesChanged),

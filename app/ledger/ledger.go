@@ -28,9 +28,23 @@ var (
 type Entry struct {
 	Receipt task.Receipt `json:"receipt"`
 	// Raw is the receipt exactly as the storage module signed it.
-	Raw       []byte    `json:"raw"`
-	Confirmed bool      `json:"confirmed"`
-	Added     time.Time `json:"added"`
+	Raw       []byte `json:"raw"`
+	Confirmed bool   `json:"confirmed"`
+	// Revoked is set when the result failed its spot-check.
+	Revoked bool      `json:"revoked,omitempty"`
+	Added   time.Time `json:"added"`
+}
+
+// State returns the entry's credit state: task.CreditPending,
+// CreditConfirmed or CreditRevoked.
+func (e Entry) State() string {
+	switch {
+	case e.Revoked:
+		return task.CreditRevoked
+	case e.Confirmed:
+		return task.CreditConfirmed
+	}
+	return task.CreditPending
 }
 
 // Day is one local calendar day's totals (by receipt issue time).
@@ -39,6 +53,7 @@ type Day struct {
 	Receipts      int     `json:"receipts"`
 	Confirmed     float64 `json:"confirmed"`
 	Pending       float64 `json:"pending"`
+	Revoked       float64 `json:"revoked,omitempty"`
 	PagesAccepted int64   `json:"pages_accepted"`
 	PagesNew      int64   `json:"pages_new"`
 	PagesChanged  int64   `json:"pages_changed"`
@@ -47,9 +62,11 @@ type Day struct {
 
 // Totals are the whole ledger's sums.
 type Totals struct {
-	Receipts      int     `json:"receipts"`
-	Confirmed     float64 `json:"confirmed"`
-	Pending       float64 `json:"pending"`
+	Receipts  int     `json:"receipts"`
+	Confirmed float64 `json:"confirmed"`
+	Pending   float64 `json:"pending"`
+	// Revoked is credit whose results failed a spot-check.
+	Revoked       float64 `json:"revoked,omitempty"`
 	PagesAccepted int64   `json:"pages_accepted"`
 	Bytes         int64   `json:"bytes"`
 	// RecentAverage is confirmed credit per day, 7-day half-life.
@@ -138,7 +155,7 @@ func confirmTx(tx *bolt.Tx, loc *time.Location, taskID string) error {
 	if !found {
 		return ErrNotFound
 	}
-	if e.Confirmed {
+	if e.Confirmed || e.Revoked {
 		return nil
 	}
 	e.Confirmed = true
@@ -146,6 +163,87 @@ func confirmTx(tx *bolt.Tx, loc *time.Location, taskID string) error {
 		return err
 	}
 	return count(tx, loc, e.Receipt, true, false)
+}
+
+// Settle applies a newer signed copy of a pending receipt (raw, r) whose
+// credit the storage module confirmed or revoked. It reports whether the
+// entry changed: a receipt not in the ledger, not pending or still pending
+// changes nothing.
+func (l *Ledger) Settle(raw []byte, r task.Receipt) (changed bool, err error) {
+	state := r.Settled()
+	if state == task.CreditPending {
+		return false, nil
+	}
+	err = l.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		var e Entry
+		found, err := getJSON(b, []byte(r.TaskID), &e)
+		if err != nil || !found || e.State() != task.CreditPending {
+			return err
+		}
+		if r.Credits != e.Receipt.Credits {
+			return fmt.Errorf("the settled receipt grants %.2f, the pending one %.2f", r.Credits, e.Receipt.Credits)
+		}
+		changed = true
+		if state == task.CreditConfirmed {
+			e.Receipt, e.Raw, e.Confirmed = r, raw, true
+			if err := putJSON(b, []byte(r.TaskID), e); err != nil {
+				return err
+			}
+			return count(tx, l.loc, e.Receipt, true, false)
+		}
+		e.Receipt, e.Raw, e.Revoked = r, raw, true
+		if err := putJSON(b, []byte(r.TaskID), e); err != nil {
+			return err
+		}
+		return revoke(tx, l.loc, r)
+	})
+	if err != nil {
+		return false, fmt.Errorf("settle receipt for task %s: %w", r.TaskID, err)
+	}
+	return changed, nil
+}
+
+// revoke moves r's credit from pending to revoked in its day and the
+// totals.
+func revoke(tx *bolt.Tx, loc *time.Location, r task.Receipt) error {
+	days, meta := tx.Bucket(bucketDays), tx.Bucket(bucketMeta)
+	date := r.IssuedAt.In(loc).Format(time.DateOnly)
+	var d Day
+	if _, err := getJSON(days, []byte(date), &d); err != nil {
+		return err
+	}
+	var t Totals
+	if _, err := getJSON(meta, keyTotals, &t); err != nil {
+		return err
+	}
+	d.Pending -= r.Credits
+	d.Revoked += r.Credits
+	t.Pending -= r.Credits
+	t.Revoked += r.Credits
+	if err := putJSON(days, []byte(date), d); err != nil {
+		return err
+	}
+	return putJSON(meta, keyTotals, t)
+}
+
+// Pending returns the task IDs of up to limit pending receipts (0 = all),
+// oldest first: those whose credit may yet be confirmed or revoked.
+func (l *Ledger) Pending(limit int) ([]string, error) {
+	es, err := l.Entries(0)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].State() == task.CreditPending {
+			out = append(out, es[i].Receipt.TaskID)
+			if limit > 0 && len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // count adds r to its day, the totals and (when confirmed) the average. A

@@ -132,3 +132,59 @@ func TestPersistsAndRefusesBadReceipts(t *testing.T) {
 		t.Fatal("duplicate counted after reopen")
 	}
 }
+
+// TestSettle: pending credit moves to confirmed or revoked when the
+// storage module's newer receipt says so, once, and only for the same
+// credit; a revoked receipt is never confirmed afterwards.
+func TestSettle(t *testing.T) {
+	l, _ := open(t)
+	for _, id := range []string{"ok", "bad", "still"} {
+		r := receipt(id, 4, noon)
+		r.State = task.CreditPending
+		if _, err := l.Add([]byte("pending:"+id), r, false, noon); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ids, err := l.Pending(0); err != nil || len(ids) != 3 {
+		t.Fatalf("pending %v, %v", ids, err)
+	}
+	settle := func(id, state string, credits float64) bool {
+		t.Helper()
+		r := receipt(id, credits, noon)
+		r.State, r.Reason = state, "spot-checked"
+		changed, err := l.Settle([]byte(state+":"+id), r)
+		if err != nil {
+			t.Fatalf("settle %s %s: %v", id, state, err)
+		}
+		return changed
+	}
+	if !settle("ok", task.CreditConfirmed, 4) || !settle("bad", task.CreditRevoked, 4) || settle("still", task.CreditPending, 4) {
+		t.Fatal("settling changed the wrong entries")
+	}
+	if settle("ok", task.CreditConfirmed, 4) || settle("bad", task.CreditConfirmed, 4) || settle("nope", task.CreditConfirmed, 4) {
+		t.Fatal("a settled or unknown receipt changed again")
+	}
+	r := receipt("still", 9, noon)
+	r.State = task.CreditConfirmed
+	if _, err := l.Settle(nil, r); err == nil {
+		t.Fatal("a settled receipt granting other credit was accepted")
+	}
+	l.Add(nil, receipt("bad", 4, noon), true, noon) // a confirmed copy cannot undo a revocation
+	tot, err := l.Totals(noon)
+	if err != nil || tot.Confirmed != 4 || tot.Pending != 4 || tot.Revoked != 4 || tot.Receipts != 3 {
+		t.Fatalf("totals %+v, %v", tot, err)
+	}
+	days, err := l.Days(noon, noon)
+	if err != nil || len(days) != 1 || days[0].Revoked != 4 || days[0].Pending != 4 {
+		t.Fatalf("days %+v, %v", days, err)
+	}
+	if ids, _ := l.Pending(0); len(ids) != 1 || ids[0] != "still" {
+		t.Fatalf("pending after settling: %v", ids)
+	}
+	es, _ := l.Entries(0)
+	for _, e := range es {
+		if e.Receipt.TaskID == "bad" && (e.State() != task.CreditRevoked || string(e.Raw) != "revoked:bad") {
+			t.Fatalf("revoked entry %+v", e)
+		}
+	}
+}

@@ -409,6 +409,7 @@
     if (S.status) {
       $('c-confirmed').textContent = fmtCredits(S.status.credits.confirmed);
       $('c-pending').textContent = fmtCredits(S.status.credits.pending);
+      $('c-revoked').textContent = fmtCredits(S.status.credits.revoked || 0);
       $('c-rac').textContent = fmtCredits(S.status.credits.recent_average);
     }
     const body = $('receipts-body');
@@ -425,7 +426,8 @@
       }
       body.replaceChildren(...res.receipts.map(r => {
         const tr = document.createElement('tr');
-        const status = r.confirmed ? 'confirmed' : r.signed ? 'pending' : 'pending (unsigned local receipt)';
+        const status = r.state === 'revoked' ? 'revoked: ' + (r.reason || 'failed a spot-check')
+          : r.confirmed ? 'confirmed' : r.signed ? 'pending spot-check' : 'pending (unsigned local receipt)';
         [[fmtTime(r.issued_at), ''], [r.channel || r.task_id, ''], [fmtCount(r.pages_accepted), 'num'], [fmtCount(r.pages_new), 'num'],
           [fmtCount(r.pages_changed), 'num'], [fmtBytes(r.bytes), 'num'], [fmtCredits(r.credits), 'num'], [status, '']].forEach(([v, c]) => {
           const td = document.createElement('td');

@@ -60,6 +60,9 @@ func writeStatus(w io.Writer, st localapi.Status) {
 	}
 	fmt.Fprintf(tw, "Pages\ttoday %d, total %d\n", st.Pages.Today, st.Pages.Total)
 	fmt.Fprintf(tw, "Credits\t%.1f confirmed, %.1f pending, %.1f a day recently\n", st.Credits.Confirmed, st.Credits.Pending, st.Credits.RecentAverage)
+	if st.Credits.Revoked > 0 {
+		fmt.Fprintf(tw, "\t%.1f revoked: results that failed a spot-check (see the Credits page)\n", st.Credits.Revoked)
+	}
 	if st.UIURL != "" {
 		fmt.Fprintf(tw, "Dashboard\t%s\n", st.UIURL)
 	}

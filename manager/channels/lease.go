@@ -3,6 +3,7 @@ package channels
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -127,6 +128,9 @@ func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, er
 // lapsed, and only before the task's StartBy. ErrLeaseHeld: try later;
 // ErrLeaseOver: drop the task.
 func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
+	if err := d.refuseAvoided(id, peer, now); err != nil {
+		return Task{}, err
+	}
 	return d.leaseOp(id, "claim", func(t *Task) error {
 		if err := current(t, epoch); err != nil {
 			return err
@@ -142,6 +146,40 @@ func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt Lease
 		return nil
 	})
 }
+
+// refuseAvoided ends spot-check id as misrouted when peer, who must not
+// run it, claims it: the overlay delivered it to the crawler it checks
+// (zones moved under the manager's view). Refused here, whatever the
+// overlay did; the host's lease ends with it, and the check is issued
+// again.
+func (d *DB) refuseAvoided(id, peer string, now time.Time) error {
+	var refused bool
+	err := d.db.Update(func(tx *bolt.Tx) error {
+		tb := tx.Bucket(bucketTasks)
+		var t Task
+		found, err := getJSON(tb, []byte(id), &t)
+		if err != nil || !found || t.State != TaskOpen || !slices.Contains(t.Avoid, peer) {
+			return err
+		}
+		refused = true
+		t.State, t.Reason, t.Misrouted, t.Finished, t.Envelope, t.Spec = TaskCancelled, ReasonMisrouted, true, now, nil, nil
+		if err := putJSON(tb, []byte(id), &t); err != nil {
+			return err
+		}
+		return endLeaseTx(tx, &t, now)
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("claim the lease of task %s: %w", id, err)
+	case refused:
+		return fmt.Errorf("claim the lease of task %s: %w: %s may not run a spot-check of its own result", id, ErrLeaseOver, peer)
+	}
+	return nil
+}
+
+// ReasonMisrouted is the Reason of a spot-check refused to a peer it had
+// to avoid.
+const ReasonMisrouted = "misrouted"
 
 // Renew extends the lease peer holds on task id to now+Hold. A lease that
 // lapsed, was released or is held by another peer is ErrLeaseOver: the

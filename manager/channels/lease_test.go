@@ -225,3 +225,56 @@ func TestLeaseSurvivesRestart(t *testing.T) {
 		t.Fatalf("claim after restart = %v", err)
 	}
 }
+
+// TestSpotCheckLease: a spot-check shares its host's lease with the
+// host's rounds, belongs to no round, and a peer it must avoid cannot
+// claim it: the check ends as misrouted and the host is free again.
+func TestSpotCheckLease(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	recs := issueOn(t, d, "a.example", "a.example", 1, t0)
+	g := grantSend(t, d, recs[0].ID, t0, true)
+	if _, err := d.Claim(recs[0].ID, g.Epoch, "crawler", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	chk := Task{ID: "check/1", Channel: "a.example", Issued: t0, Deadline: t0.Add(time.Hour), Spec: []byte("{}"),
+		Host: "a.example", Checks: recs[0].ID, Avoid: []string{"crawler"}}
+	if err := d.IssueCheck(chk); err != nil {
+		t.Fatal(err)
+	}
+	// The round's lease is live: the check waits for it.
+	grantSend(t, d, chk.ID, t0, false)
+	if _, err := d.Complete(recs[0].ID, "crawler", Feedback{}, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Minute + testLease.Gap)
+	cg := grantSend(t, d, chk.ID, at, true)
+	_, err := d.Claim(chk.ID, cg.Epoch, "crawler", at, testLease)
+	if !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("the checked crawler claimed its own spot-check: %v", err)
+	}
+	got, _ := d.Task(chk.ID)
+	if got.State != TaskCancelled || !got.Misrouted || got.Reason != ReasonMisrouted {
+		t.Fatalf("misrouted check %+v", got)
+	}
+	// The host is free for the next check or round, and the channel's
+	// round was not touched by the check.
+	next := Task{ID: "check/2", Channel: "a.example", Issued: at, Deadline: at.Add(time.Hour), Spec: []byte("{}"),
+		Host: "a.example", Checks: recs[0].ID, Avoid: []string{"crawler"}}
+	if err := d.IssueCheck(next); err != nil {
+		t.Fatal(err)
+	}
+	ng := grantSend(t, d, next.ID, at.Add(testLease.Gap), true)
+	if _, err := d.Claim(next.ID, ng.Epoch, "checker", at.Add(testLease.Gap), testLease); err != nil {
+		t.Fatalf("another peer's claim: %v", err)
+	}
+	if out, err := d.Complete(next.ID, "checker", Feedback{}, at.Add(time.Minute)); err != nil || !out.First || out.RoundDone {
+		t.Fatalf("check result: %+v, %v", out, err)
+	}
+	c, _ := d.Get("a.example")
+	if c.Round != 1 || c.Updates != 1 || c.Failures != 0 {
+		t.Fatalf("channel after its checks: round %d, %d updates, %d failures", c.Round, c.Updates, c.Failures)
+	}
+}

@@ -64,6 +64,8 @@ type Task struct {
 	// (the checked result's crawler and earlier checkers).
 	Checks string   `json:"checks,omitempty"`
 	Avoid  []string `json:"avoid,omitempty"`
+	// Misrouted is set when a peer in Avoid tried to claim the task.
+	Misrouted bool `json:"misrouted,omitempty"`
 	// Sending is set while the manager hands the task to an entry peer.
 	// Found set after a restart, it means the manager stopped mid-send and
 	// the overlay may have queued the task.

@@ -115,8 +115,11 @@ type StreamHost interface {
 	SetStreamHandler(pid protocol.ID, handler network.StreamHandler)
 }
 
-// Attach serves UploadProtocol on h until Close.
-func (s *Storage) Attach(h StreamHost) { h.SetStreamHandler(UploadProtocol, s.handle) }
+// Attach serves UploadProtocol and ReceiptsProtocol on h until Close.
+func (s *Storage) Attach(h StreamHost) {
+	h.SetStreamHandler(UploadProtocol, s.handle)
+	h.SetStreamHandler(ReceiptsProtocol, s.handleReceipts)
+}
 
 // Close ends the current WARC file and closes the index. Uploads still
 // running fail.

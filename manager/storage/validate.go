@@ -187,6 +187,8 @@ type Verdict struct {
 	Reason  string    `json:"reason"`
 	Rounds  int       `json:"rounds"`
 	At      time.Time `json:"at"`
+	// Checkers are the peers whose spot-checks were judged.
+	Checkers []string `json:"checkers,omitempty"`
 	// Records are the quarantined WARC records of an invalid result.
 	Records []Location `json:"records,omitempty"`
 }
@@ -276,7 +278,7 @@ func (s *Storage) IssueChecks(ctx context.Context) error {
 			if t.State == channels.TaskOpen || t.State == channels.TaskDone {
 				continue // running, or its result is being judged
 			}
-			if err := s.loseRound(c.Task, t.ID); err != nil {
+			if err := s.loseRound(c.Task, t.ID, !t.Misrouted); err != nil {
 				errs = append(errs, err)
 			}
 			continue // issued again at the next call
@@ -303,9 +305,11 @@ func (s *Storage) IssueChecks(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// loseRound drops a check round whose task was lost; after MaxLost, the
-// result goes through unchecked.
-func (s *Storage) loseRound(checked, checkTask string) error {
+// loseRound drops a check round whose task was lost; after MaxLost such
+// losses (counted unless the overlay delivered the check to a peer that
+// had to avoid it, which the manager refused), the result goes through
+// unchecked.
+func (s *Storage) loseRound(checked, checkTask string, counts bool) error {
 	v := s.opts.Validation
 	var settle bool
 	err := s.idx.db.Update(func(tx *bolt.Tx) error {
@@ -315,7 +319,9 @@ func (s *Storage) loseRound(checked, checkTask string) error {
 			return err
 		}
 		c.Rounds = slices.DeleteFunc(c.Rounds, func(r checkRound) bool { return r.Task == checkTask })
-		c.Lost++
+		if counts {
+			c.Lost++
+		}
 		settle = c.Lost >= v.MaxLost
 		return putJSON(tx.Bucket(bucketChecks), []byte(checked), c)
 	})
@@ -332,6 +338,11 @@ func (s *Storage) loseRound(checked, checkTask string) error {
 // settles the result when the rounds decide. The check's pages are not
 // stored.
 func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages []*task.Page) (*Response, error) {
+	if slices.Contains(rec.Avoid, from) {
+		// The lease refuses such a claim; a result still arriving is not
+		// a check.
+		return nil, fmt.Errorf("refused: %s may not check its own result", from)
+	}
 	c, found, err := s.idx.pendingCheck(rec.Checks)
 	if err != nil {
 		return nil, err
@@ -496,6 +507,11 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 		return nil, nil
 	}
 	out := Verdict{Task: c.Task, Peer: c.Peer, Verdict: verdict, Reason: reason, Rounds: done, At: s.opts.Now().UTC()}
+	for _, r := range c.Rounds {
+		if r.Peer != "" {
+			out.Checkers = append(out.Checkers, r.Peer)
+		}
+	}
 	if verdict == VerdictInvalid {
 		out.Records = c.Records
 	}
@@ -518,6 +534,9 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 // Verdict returns the verdict on the result of task id; found is false
 // while it is pending or when it was never checked.
 func (s *Storage) Verdict(id string) (Verdict, bool, error) { return s.idx.verdict(id) }
+
+// Verdicts returns every verdict given.
+func (s *Storage) Verdicts() ([]Verdict, error) { return s.idx.verdicts() }
 
 // Pending reports whether the result of task id waits for a spot-check.
 func (s *Storage) Pending(id string) (bool, error) {

@@ -259,7 +259,6 @@ func TestSpotCheckRevokesInventedPages(t *testing.T) {
 	}
 }
 
-
 // TestSpotCheckToleratesChangedPages: pages that changed between the two
 // fetches (new validators, a later Last-Modified, or much of the text the
 // same) do not fail an honest result.

@@ -142,7 +142,9 @@ type Pages struct {
 // Credits are the ledger's totals; RecentAverage is credits per day with a
 // 7-day half-life (as BOINC's RAC).
 type Credits struct {
-	Confirmed     float64 `json:"confirmed"`
+	Confirmed float64 `json:"confirmed"`
+	// Pending waits for a spot-check of its results; Revoked failed one.
 	Pending       float64 `json:"pending"`
+	Revoked       float64 `json:"revoked,omitempty"`
 	RecentAverage float64 `json:"recent_average"`
 }

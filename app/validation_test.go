@@ -1,0 +1,105 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// TestNetworkSpotChecks runs a manager and 3 real peers over 6 hosts:
+// every result of these new peers is spot-checked by another peer through
+// the host's lease, found as uploaded, and its credit moves from pending
+// to confirmed in the storage module and in the crawler's own ledger.
+func TestNetworkSpotChecks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 4 libp2p hosts and 6 web hosts")
+	}
+	sites := make([]fixture.Site, 6)
+	for i := range sites {
+		sites[i] = fixture.Site{Name: fmt.Sprintf("checked-%02d.test", i), Pages: 8, PageBytes: 2 << 10}
+	}
+	web, err := fixture.New(sites, fixture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Close() })
+	s := startSwarm(t, 3, time.Hour, manager.AssignCAN)
+	s.waitMembers(t)
+	var seeds []string
+	for _, st := range sites {
+		seeds = append(seeds, web.URL(st.Name))
+	}
+	if _, err := s.m.AddSeeds(seeds); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 90*time.Second, "every channel crawled", func() bool { return allUpdated(t, s.m.Channels(), 1) })
+	st := s.m.Storage()
+	waitFor(t, 120*time.Second, "every result validated", func() bool {
+		tot, err := st.Totals()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tot.Checked >= len(sites) && tot.Passed+tot.Failed == tot.Checked
+	})
+	tot, _ := st.Totals()
+	if tot.Failed != 0 || tot.Unchecked != 0 {
+		t.Errorf("honest results: %d failed validation, %d went unchecked (new peers' results are all checked)", tot.Failed, tot.Unchecked)
+	}
+	vs, err := st.Verdicts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		if len(v.Checkers) == 0 || slices.Contains(v.Checkers, v.Peer) {
+			t.Errorf("result of %s checked by %v: want another peer", v.Task, v.Checkers)
+		}
+	}
+	// Each crawler's ledger learns it: no credit stays pending.
+	waitFor(t, 30*time.Second, "every ledger settled", func() bool {
+		for _, c := range s.clients {
+			sts, err := c.Status(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sts.Credits.Pending != 0 {
+				return false
+			}
+		}
+		return true
+	})
+	var confirmed float64
+	for i, c := range s.clients {
+		sts, _ := c.Status(context.Background())
+		if sts.Credits.Revoked != 0 {
+			t.Errorf("client %d: %.2f credits revoked for honest work", i, sts.Credits.Revoked)
+		}
+		confirmed += sts.Credits.Confirmed
+		es, err := c.ledger.Entries(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if e.Receipt.Settled() != task.CreditConfirmed {
+				t.Errorf("client %d: receipt of %s is %s", i, e.Receipt.TaskID, e.Receipt.Settled())
+			}
+		}
+	}
+	var granted float64
+	cs, _ := st.Contributors()
+	for _, c := range cs {
+		granted += c.Credits
+		if c.Pending != 0 || c.Revoked != 0 {
+			t.Errorf("contributor %s: %.2f pending, %.2f revoked", c.Peer, c.Pending, c.Revoked)
+		}
+	}
+	if !near(confirmed, granted) {
+		t.Errorf("ledgers confirm %.2f credits, storage granted %.2f", confirmed, granted)
+	}
+	t.Logf("%d results checked, %d passed, %d pages re-fetched for checks; %.2f credits confirmed", tot.Checked, tot.Passed, tot.CheckFetches, confirmed)
+}
