@@ -67,12 +67,14 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 }
 
 // checkAim picks the member that runs spot-check t: a member holding a
-// zone and not in t.Avoid, the same one for t while members stay (the
-// highest hash of task and peer), with a target point in its first zone so
-// it queues the task itself.
+// zone and not in t.Avoid, trusted by its validation record if any is,
+// else one with nothing against it; among those the same one for t while
+// members stay (the highest hash of task and peer); with a target point in
+// its first zone so it queues the task itself.
 func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 	type cand struct {
 		id    peer.ID
+		rank  int // 2 trusted, 1 no record against it, 0 suspect
 		score uint64
 		zone  can.Zone
 	}
@@ -83,12 +85,26 @@ func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 		}
 		h := sha256.Sum256([]byte(t.ID + "\x00" + mb.ID.String()))
 		z := mb.Zones[0]
-		cs = append(cs, cand{id: mb.ID, score: binary.BigEndian.Uint64(h[:8]), zone: can.Zone{Lo: z.Lo, Hi: z.Hi}})
+		c := cand{id: mb.ID, rank: 1, score: binary.BigEndian.Uint64(h[:8]), zone: can.Zone{Lo: z.Lo, Hi: z.Hi}}
+		if rec, err := m.store.PeerRecord(mb.ID.String()); err == nil {
+			switch {
+			case rec.Trusted():
+				c.rank = 2
+			case rec.Suspect():
+				c.rank = 0
+			}
+		}
+		cs = append(cs, c)
 	}
 	if len(cs) == 0 {
 		return submit.Aim{}, false
 	}
-	best := slices.MaxFunc(cs, func(a, b cand) int { return cmp.Compare(a.score, b.score) })
+	best := slices.MaxFunc(cs, func(a, b cand) int {
+		if a.rank != b.rank {
+			return cmp.Compare(a.rank, b.rank)
+		}
+		return cmp.Compare(a.score, b.score)
+	})
 	centre := make(can.Point, len(best.zone.Lo))
 	for i := range centre {
 		centre[i] = (best.zone.Lo[i] + best.zone.Hi[i]) / 2

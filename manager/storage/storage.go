@@ -296,6 +296,11 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	)
 	for _, p := range accepted {
 		prev, wasKnown := known[p.URL]
+		if p.Unchanged && !wasKnown {
+			// "Unchanged" since a crawl that stored nothing: a page count
+			// inflated without content, or a filter's false positive.
+			continue
+		}
 		pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Known: wasKnown}
 		if p.Unchanged || (wasKnown && prev.Digest == p.Digest) {
 			unchang++

@@ -42,11 +42,17 @@ import (
 //
 // A check round matches when its matches outnumber its mismatches and
 // mismatches when they are more than half of the compared pages. The
-// result is valid once matching rounds outnumber mismatching ones, invalid
-// once two rounds mismatch and they outnumber matching ones; otherwise
-// another volunteer checks, up to MaxRounds, after which a result no round
-// disproved is valid. A checker wrongly lying about a page is outvoted by
-// the next one, and its own check credit is revoked.
+// result is valid once matching rounds outnumber mismatching ones; it is
+// invalid once mismatching rounds outnumber matching ones by two and
+// either a trusted checker (one with a validated result and no failure or
+// contradicted check) is among them or three checkers found it so;
+// otherwise another volunteer checks, up to MaxRounds, after which a
+// result is invalid only if mismatching rounds outnumber matching ones.
+// Checkers are never the crawler or an earlier checker of the result, so
+// one or two dishonest checkers cannot fail an honest result: they are
+// outvoted, and their own check credit is revoked. (Three or more
+// colluding identities could; that is the limit of any quorum without
+// identities that cost something.)
 //
 // A valid result's credit is confirmed and extends its peer's streak. An
 // invalid one's credit is revoked, its pages are dropped from the index and
@@ -74,7 +80,7 @@ type Validation struct {
 	MinShare float64
 	// Sample is how many pages of a result one check re-fetches. Default 5.
 	Sample int
-	// MaxRounds bounds the checks of one result. Default 3.
+	// MaxRounds bounds the checks of one result. Default 5.
 	MaxRounds int
 	// MaxLost is how many check tasks of one result may be lost (no
 	// volunteer ran them) before the result is let through. Default 4.
@@ -102,7 +108,7 @@ func (v *Validation) defaults() {
 		v.Sample = 5
 	}
 	if v.MaxRounds <= 0 {
-		v.MaxRounds = 3
+		v.MaxRounds = 5
 	}
 	if v.MaxLost <= 0 {
 		v.MaxLost = 4
@@ -205,6 +211,13 @@ type PeerRecord struct {
 	// BadChecks counts its spot-checks the verdict contradicted.
 	BadChecks int `json:"bad_checks,omitempty"`
 }
+
+// Trusted reports whether a peer's checks weigh more: it had a result
+// validated and never a failed result nor a contradicted check.
+func (r PeerRecord) Trusted() bool { return r.Valid > 0 && r.Invalid == 0 && r.BadChecks == 0 }
+
+// Suspect reports whether a peer failed a result or a check.
+func (r PeerRecord) Suspect() bool { return r.Invalid > 0 || r.BadChecks > 0 }
 
 var (
 	bucketChecks   = []byte("checks")   // checked task ID → checkRec, while pending
@@ -473,12 +486,18 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 		return nil, err
 	}
 	var match, mismatch, done int
+	trustedMismatch := false
 	for _, r := range c.Rounds {
 		switch r.Outcome {
 		case outcomeMatch:
 			match++
 		case outcomeMismatch:
 			mismatch++
+			rec, err := s.idx.peerRecord(r.Peer)
+			if err != nil {
+				return nil, err
+			}
+			trustedMismatch = trustedMismatch || rec.Trusted()
 		}
 		if r.Outcome != "" {
 			done++
@@ -489,7 +508,7 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 	case match > mismatch:
 		verdict = VerdictValid
 		reason = fmt.Sprintf("%d of %d spot-checks matched", match, done)
-	case mismatch >= 2 && mismatch > match:
+	case mismatch >= match+2 && (trustedMismatch || mismatch >= 3):
 		verdict = VerdictInvalid
 		reason = fmt.Sprintf("%d of %d spot-checks found pages that were not as uploaded", mismatch, done)
 	case force:

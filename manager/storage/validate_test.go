@@ -201,10 +201,10 @@ func TestSpotCheckConfirmsHonestResult(t *testing.T) {
 	}
 }
 
-// TestSpotCheckRevokesInventedPages: a result of invented pages fails two
-// checks (the pages are not there), so its credit is revoked, its pages
-// leave the index, its records are listed in the quarantine file, and the
-// manager is told.
+// TestSpotCheckRevokesInventedPages: a result of invented pages fails
+// three checks by peers without a record (the pages are not there), so its
+// credit is revoked, its pages leave the index, its records are listed in
+// the quarantine file, and the manager is told.
 func TestSpotCheckRevokesInventedPages(t *testing.T) {
 	r, c, failed := validatingRig(t, func() float64 { return 0 })
 	tk, env := r.issue(t, 1)
@@ -224,13 +224,17 @@ func TestSpotCheckRevokesInventedPages(t *testing.T) {
 	if got := r.stored(t, tk.ID); got.State != task.CreditPending {
 		t.Fatalf("one mismatching check settled the result: %+v", got)
 	}
-	second, _ := r.checkRound(t, c, live(web))
+	r.checkRound(t, c, live(web))
 	if avoid := c.issued[1].avoid; len(avoid) != 2 {
 		t.Fatalf("second check avoids %v, want the crawler and the first checker", avoid)
 	}
+	if got := r.stored(t, tk.ID); got.State != task.CreditPending {
+		t.Fatalf("two checkers without a record settled the result: %+v", got)
+	}
+	second, _ := r.checkRound(t, c, live(web))
 	got := r.stored(t, tk.ID)
-	if got.State != task.CreditRevoked || !strings.Contains(got.Reason, "2 of 2") {
-		t.Fatalf("result's receipt after two mismatching checks %+v", got)
+	if got.State != task.CreditRevoked || !strings.Contains(got.Reason, "3 of 3") {
+		t.Fatalf("result's receipt after three mismatching checks %+v", got)
 	}
 	if second.State != task.CreditConfirmed || r.stored(t, c.issued[0].id).State != task.CreditConfirmed {
 		t.Fatalf("checkers' receipts %+v %+v, want confirmed", second, r.stored(t, c.issued[0].id))
@@ -302,8 +306,9 @@ func TestSpotCheckFailsAlteredText(t *testing.T) {
 		p.ETag = etag
 	}
 	r.upload(t, tk.ID, env, altered)
-	r.checkRound(t, c, live(site()))
-	r.checkRound(t, c, live(site()))
+	for range 3 {
+		r.checkRound(t, c, live(site()))
+	}
 	if got := r.stored(t, tk.ID); got.State != task.CreditRevoked {
 		t.Fatalf("altered result: %+v", got)
 	}
@@ -381,14 +386,16 @@ func TestRecordLetsResultsThrough(t *testing.T) {
 	if rc := result(7, site()); rc.State != task.CreditPending {
 		t.Fatalf("result drawn for a check: %+v", rc)
 	}
-	r.checkRound(t, c, live(nil))
-	r.checkRound(t, c, live(nil))
+	for range 3 {
+		r.checkRound(t, c, live(nil))
+	}
 	draw = 0.99 // the failure reset the record: checked whatever the draw
 	if rc := result(8, site()); rc.State != task.CreditPending {
 		t.Fatalf("result after a failure: %+v", rc)
 	}
-	r.checkRound(t, c, live(nil))
-	r.checkRound(t, c, live(nil))
+	for range 3 {
+		r.checkRound(t, c, live(nil))
+	}
 	if len(*failed) != 2 || !(*failed)[1].withdraw || (*failed)[1].failures != 2 {
 		t.Fatalf("failures %+v, want the second to ask for withdrawal", *failed)
 	}
@@ -422,5 +429,63 @@ func TestLostChecksLetResultThrough(t *testing.T) {
 	got := r.stored(t, tk.ID)
 	if got.State != task.CreditConfirmed || !strings.Contains(got.Reason, "lost") {
 		t.Fatalf("result after 4 lost checks: %+v", got)
+	}
+}
+
+// TestTrustedCheckerDecidesSooner: two mismatching checks fail a result
+// when one checker has a validated record; two checkers without one need a
+// third.
+func TestTrustedCheckerDecidesSooner(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	// A peer earns a record: its result is validated.
+	trusted, th := r.client(t)
+	tk1, env1 := r.issue(t, 1)
+	if _, err := trusted.Upload(context.Background(), delivery(t, tk1.ID, env1, site(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	r.checkRound(t, c, live(site()))
+	if rec, _ := r.st.PeerRecord(th.ID().String()); !rec.Trusted() {
+		t.Fatalf("record after a validated result: %+v", rec)
+	}
+	// A forged result, checked first by that peer, then by a new one.
+	tk2, env2 := r.issue(t, 2)
+	r.upload(t, tk2.ID, env2, []*task.Page{page("http://site.example/made-up", article("made up"))})
+	if err := r.st.IssueChecks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ic := c.issued[len(c.issued)-1]
+	if _, err := trusted.Upload(context.Background(), delivery(t, ic.id, ic.env, fetched(ic.urls, site()), nil)); err != nil {
+		t.Fatal(err)
+	}
+	r.checkRound(t, c, live(site()))
+	if got := r.stored(t, tk2.ID); got.State != task.CreditRevoked {
+		t.Fatalf("forged result after two mismatching checks, one trusted: %+v", got)
+	}
+}
+
+// TestUnchangedClaimsNeedKnownPages: "unchanged" pages earn a little credit
+// without text, so storage accepts the claim only for pages it holds: a
+// count inflated with unchanged claims for other URLs earns nothing.
+func TestUnchangedClaimsNeedKnownPages(t *testing.T) {
+	r := newRig(t)
+	tk, env := r.issue(t, 1)
+	pages := site()
+	for i := range 20 {
+		pages = append(pages, &task.Page{URL: fmt.Sprintf("http://site.example/claimed-%d", i), Status: 200, FetchedAt: t0,
+			Digest: task.DigestString(fmt.Sprint(i)), Unchanged: true})
+	}
+	rc, _ := r.upload(t, tk.ID, env, pages)
+	if rc.PagesAccepted != 4 || rc.PagesNew != 4 || rc.Credits >= 5 {
+		t.Fatalf("receipt of 4 pages and 20 unchanged claims for unknown URLs: %+v", rc)
+	}
+	// Claims for pages it holds are accepted in the next round.
+	tk2, env2 := r.issue(t, 2)
+	var again []*task.Page
+	for _, p := range site() {
+		again = append(again, &task.Page{URL: p.URL, Status: 304, FetchedAt: t0, Digest: p.Digest, Unchanged: true})
+	}
+	rc2, _ := r.upload(t, tk2.ID, env2, again)
+	if rc2.PagesAccepted != 4 || rc2.Credits != Credits(0, 0, 4, 0) {
+		t.Fatalf("receipt of 4 unchanged known pages: %+v", rc2)
 	}
 }
