@@ -13,6 +13,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 
+	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/ledger"
@@ -21,6 +22,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -60,6 +63,10 @@ type Options struct {
 	Threads int
 	// Grace bounds the shutdown wait for pages in flight. Default 5s.
 	Grace time.Duration
+	// Cheat, demo only, makes the client a dishonest volunteer that
+	// forges every result it uploads (app/cheat names the modes), so the
+	// demo can show what validation catches. Network mode only.
+	Cheat string
 	// SettleEvery is how often a network client asks the storage module
 	// whether its pending credit was confirmed or revoked. Default 1m.
 	SettleEvery time.Duration
@@ -221,6 +228,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.net != nil {
 		up, signer, reporter = c.net.uploader(cfg.Nickname, c.gov.Up()), c.net.key, c.net
 		leaser = networkLeaser{nw: c.net, botKey: botKey}
+		if opts.Cheat != "" {
+			up = c.cheater(opts.Cheat, up, cfg.Nickname)
+		}
+	} else if opts.Cheat != "" {
+		return nil, errors.New("new client: cheating needs a network to cheat")
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
@@ -476,4 +488,34 @@ func (c *Client) Close() error {
 		c.closeErr = errors.Join(errs...)
 	})
 	return c.closeErr
+}
+
+// cheater wraps the honest uploader in the demo's dishonest one
+// (app/cheat); its second identity, for results uploaded by a peer that
+// does not hold their task, is a fresh libp2p host made on first use.
+func (c *Client) cheater(mode string, honest taskmgr.Uploader, nickname string) taskmgr.Uploader {
+	c.log.Warn("This client cheats: every result it uploads is forged (demo only)", "mode", mode)
+	var (
+		mu    sync.Mutex
+		sybil *storage.Uploader
+	)
+	return &cheat.Uploader{Mode: mode, Honest: honest, Dir: c.dirs.Data, Manager: c.net.key,
+		Sybil: func(ctx context.Context) (taskmgr.Uploader, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if sybil != nil {
+				return sybil, nil
+			}
+			ip := c.opts.SourceIP
+			if ip == "" {
+				ip = "127.0.0.1"
+			}
+			h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/" + ip + "/tcp/0"}, NoDHT: true, Logger: c.log})
+			if err != nil {
+				return nil, err
+			}
+			h.Peerstore().AddAddrs(c.net.manager, c.net.h.Peerstore().Addrs(c.net.manager), time.Hour)
+			sybil = &storage.Uploader{Host: h, Storage: c.net.manager, Manager: c.net.key, Nickname: nickname}
+			return sybil, nil
+		}}
 }

@@ -23,6 +23,7 @@ func init() {
 // demoFlags are demo's command line.
 type demoFlags struct {
 	peers, hosts int
+	cheaters     int
 	latency      string
 	churn        bool
 	churnEvery   time.Duration
@@ -40,6 +41,7 @@ func parseDemo(args []string) (demoFlags, error) {
 	fs.IntVar(&f.peers, "peers", swarm.DefaultPeers, "volunteer clients (at most 254)")
 	fs.IntVar(&f.hosts, "hosts", swarm.DefaultHosts, "web hosts of the synthetic web (at most 254)")
 	fs.StringVar(&f.latency, "latency", "", "latency matrix `FILE` in milliseconds, or planetlab or seattle (default: the PlanetLab matrix)")
+	fs.IntVar(&f.cheaters, "cheaters", 0, "how many of the volunteers forge every result they upload (invented pages, altered text, inflated counts, replayed results, results for tasks they do not hold)")
 	fs.BoolVar(&f.churn, "churn", false, "volunteers leave (1/3 gracefully, 2/3 by crashing) and rejoin at random")
 	fs.DurationVar(&f.churnEvery, "churn-every", 5*time.Second, "time between churn events")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: at Ctrl-C)")
@@ -56,6 +58,9 @@ func parseDemo(args []string) (demoFlags, error) {
 	}
 	if f.peers < 1 || f.peers > swarm.MaxPeers || f.hosts < 1 || f.hosts > swarm.MaxHosts {
 		return f, fmt.Errorf("--peers and --hosts must be 1..%d", swarm.MaxHosts)
+	}
+	if f.cheaters < 0 || f.cheaters >= f.peers {
+		return f, fmt.Errorf("--cheaters must be 0..%d (fewer than --peers)", f.peers-1)
 	}
 	return f, nil
 }
@@ -96,7 +101,7 @@ func demo(ctx context.Context, f demoFlags) error {
 	}
 	fmt.Fprintf(os.Stderr, "Starting a web of %d hosts, a manager and %d volunteers in %s …\n", f.hosts, f.peers, dir)
 	s, err := swarm.Start(ctx, swarm.Config{
-		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency,
+		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency, Cheaters: f.cheaters,
 		Web: fixture.DemoOptions{MaxPages: f.maxPages}, Logger: log,
 		Client: func(c *config.Config) { c.Delay = config.Duration(f.delay) },
 	})
@@ -134,6 +139,11 @@ func demo(ctx context.Context, f demoFlags) error {
 	closeErr := s.Close(end)
 	if rep, err := s.Manager.ReadChannels(); err == nil {
 		rep.AddChannels(&sum)
+	} else if obsErr == nil {
+		obsErr = err
+	}
+	if v, err := s.Validation(sum.PagesServed); err == nil {
+		sum.Validation = &v
 	} else if obsErr == nil {
 		obsErr = err
 	}

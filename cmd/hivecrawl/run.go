@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app"
+	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -38,12 +40,17 @@ func runClient(ctx context.Context, args []string) int {
 	delay := fs.Duration("delay", 0, "politeness wait between requests of seeds-file tasks (0: the crawler's default, 1s)")
 	threads := fs.Int("threads", 0, "tasks crawled at once (default 3)")
 	allowLoopback := fs.Bool("allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
+	cheatMode := fs.String("cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
 	verbose := fs.Bool("v", false, "log at debug level")
 	home := paths.Flag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return 2
+	}
+	if *cheatMode != "" && !cheat.Valid(*cheatMode) {
+		fmt.Fprintf(os.Stderr, "hivecrawl run: --cheat %q: want one of %s\n", *cheatMode, strings.Join(cheat.Modes, ", "))
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -77,6 +84,7 @@ func runClient(ctx context.Context, args []string) int {
 		Seeds:         *seeds,
 		SeedTasks:     app.SeedTasks{Delay: *delay, MaxDepth: *seedDepth, MaxPages: *seedPages, Interval: *seedEvery},
 		AllowLoopback: *allowLoopback,
+		Cheat:         *cheatMode,
 		Threads:       *threads,
 		Grace:         5 * time.Second,
 		Version:       version,

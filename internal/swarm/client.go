@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -21,11 +22,18 @@ type Client struct {
 	Home  string
 	// API is the local API of the current run.
 	API localapi.Info
+	// Cheat is the client's way of cheating (app/cheat), "" for an honest
+	// one.
+	Cheat string
 }
 
 func (s *Swarm) newClient(i int) *Client {
 	c := &Client{s: s, Index: i, IP: ClientIP(i), Home: filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d", i))}
 	args := append([]string{"run", "--headless", "--home", c.Home, "--allow-loopback", "--bind", c.IP, "--emulate", s.LayoutFile}, s.cfg.ClientArgs...)
+	if k := i - (s.cfg.Peers - s.cfg.Cheaters); k >= 0 {
+		c.Cheat = cheat.Modes[k%len(cheat.Modes)]
+		args = append(args, "--cheat", c.Cheat)
+	}
 	c.Proc = NewProc(fmt.Sprintf("client-%02d", i), s.cfg.Bin, filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d.log", i)), args...)
 	return c
 }

@@ -82,6 +82,9 @@ type Summary struct {
 	TasksCV float64 `json:"tasks_cv"`
 	// PagesPerSecond is PagesServed over Seconds.
 	PagesPerSecond float64 `json:"pages_per_second"`
+	// Validation is what the spot-checks of results did (read after the
+	// run from the stopped manager).
+	Validation *Validation `json:"validation,omitempty"`
 }
 
 // Observe fills what the running processes can tell: the manager's

@@ -53,6 +53,9 @@ type Config struct {
 	// ManagerArgs and ClientArgs are added to `hivecrawl manager` and
 	// `hivecrawl run`.
 	ManagerArgs, ClientArgs []string
+	// Cheaters is how many of the clients (the last ones) forge every
+	// result they upload, each in one of app/cheat's modes in turn.
+	Cheaters int
 	// DeferSeeds starts the manager without the web's hosts; AddSeeds
 	// adds them later, so tasks are placed by an overlay that has
 	// settled rather than by the first peers to arrive.

@@ -73,6 +73,12 @@ type Totals struct {
 	Failed       int   `json:"failed,omitempty"`
 	CheckFetches int64 `json:"check_fetches,omitempty"`
 	Quarantined  int64 `json:"quarantined,omitempty"`
+	// RecordedPages counts pages of results whose peer already had a
+	// record (NewPeer results validated in a row) when they came, and
+	// RecordedCheckFetches the pages re-fetched to check those: what
+	// validation costs once peers have a record.
+	RecordedPages        int64 `json:"recorded_pages,omitempty"`
+	RecordedCheckFetches int64 `json:"recorded_check_fetches,omitempty"`
 }
 
 // indexFile is the index's name in the manager's data directory.
@@ -163,7 +169,7 @@ func (x *index) entries(urls []string) (map[string]Entry, error) {
 // contributor's and global totals, in one transaction.
 // A result chosen for a spot-check is stored with its pending check chk;
 // with validating set, one not chosen counts as let through unchecked.
-func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nickname string, records int, chk *checkRec, validating bool) error {
+func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nickname string, records int, chk *checkRec, validating, recorded bool) error {
 	return x.db.Update(func(tx *bolt.Tx) error {
 		urls := tx.Bucket(bucketURLs)
 		for u, e := range entries {
@@ -210,6 +216,9 @@ func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nic
 				t.Checked++
 			case validating:
 				t.Unchecked++
+			}
+			if recorded {
+				t.RecordedPages += int64(r.PagesAccepted)
 			}
 			t.Uploads++
 			t.Pages += int64(r.PagesAccepted)
@@ -420,7 +429,12 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 		}); err != nil {
 			return err
 		}
-		return x.addTotalsTx(tx, func(t *Totals) { t.CheckFetches += int64(r.PagesAccepted) })
+		return x.addTotalsTx(tx, func(t *Totals) {
+			t.CheckFetches += int64(r.PagesAccepted)
+			if c.Recorded {
+				t.RecordedCheckFetches += int64(r.PagesAccepted)
+			}
+		})
 	})
 }
 
@@ -457,7 +471,16 @@ func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.Pub
 			}
 			agree := (valid && rd.Outcome != outcomeMismatch) || (!valid && rd.Outcome != outcomeMatch)
 			st, why := task.CreditConfirmed, "the spot-check agreed with the verdict"
-			if !agree {
+			var checker PeerRecord
+			if _, err := getJSON(tx.Bucket(bucketRecords), []byte(rd.Peer), &checker); err != nil {
+				return err
+			}
+			switch {
+			case agree && checker.Invalid > 0:
+				// A peer whose own results failed earns nothing for
+				// checks: its "not there" may be as made up as its pages.
+				st, why = task.CreditRevoked, "results of this peer failed validation"
+			case !agree:
 				st, why = task.CreditRevoked, "the spot-check was contradicted by the others"
 				if err := updateRecord(tx, rd.Peer, func(r *PeerRecord) { r.BadChecks++; r.Streak = 0 }); err != nil {
 					return err

@@ -129,3 +129,39 @@ func ReadReceipts(dataDir string, key crypto.PubKey, ids []string) (map[string]t
 func (s *Storage) Receipt(id string) (task.Receipt, bool, error) {
 	return s.idx.verifiedReceipt(id, s.opts.Key.GetPublic())
 }
+
+// Audit reads the index of a stopped storage module: what the demo and
+// operators' tools check results against. Close it after use.
+type Audit struct{ x *index }
+
+// OpenAudit opens the index in data directory dataDir read-only; the
+// storage module must be stopped (a running one holds the file's lock).
+func OpenAudit(dataDir string) (*Audit, error) {
+	x, err := openIndex(filepath.Join(dataDir, indexFile), true)
+	if err != nil {
+		return nil, fmt.Errorf("audit storage: %w", err)
+	}
+	return &Audit{x: x}, nil
+}
+
+// Close closes the index.
+func (a *Audit) Close() error { return a.x.Close() }
+
+// Totals returns the storage module's sums.
+func (a *Audit) Totals() (Totals, error) { return a.x.totals() }
+
+// Contributors returns every contributing peer, most credit first.
+func (a *Audit) Contributors() ([]Contributor, error) { return a.x.contributors() }
+
+// Verdicts returns every verdict given.
+func (a *Audit) Verdicts() ([]Verdict, error) { return a.x.verdicts() }
+
+// Lookup returns the index entry of URL u: the content the operator's
+// index serves for it.
+func (a *Audit) Lookup(u string) (Entry, bool, error) { return a.x.entry(u) }
+
+// Pending reports whether the result of task id waits for a spot-check.
+func (a *Audit) Pending(id string) (bool, error) {
+	_, found, err := a.x.pendingCheck(id)
+	return found, err
+}

@@ -338,15 +338,19 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	r.PagesAccepted = r.PagesNew + r.PagesChanged + unchang
 	r.Bytes = textSize
 	r.Credits = Credits(r.PagesNew, r.PagesChanged, unchang, textSize)
-	var chk *checkRec
+	var (
+		chk      *checkRec
+		recorded bool
+	)
 	if r.Credits > 0 {
-		picked, err := s.chooseCheck(from, sample)
+		picked, rec, err := s.chooseCheck(from, sample)
+		recorded = rec
 		if err != nil {
 			return nil, fmt.Errorf("validation record of %s: %w", from, err)
 		}
 		if len(picked) > 0 {
 			r.State = task.CreditPending
-			chk = &checkRec{Task: t.ID, Channel: t.Channel, Peer: from, Stored: now, Sample: picked, Records: written}
+			chk = &checkRec{Task: t.ID, Channel: t.Channel, Peer: from, Stored: now, Sample: picked, Records: written, Recorded: recorded}
 			for u := range entries {
 				chk.URLs = append(chk.URLs, u)
 			}
@@ -368,7 +372,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, s.opts.Validation != nil); err != nil {
+	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, s.opts.Validation != nil, recorded); err != nil {
 		return nil, fmt.Errorf("store receipt of task %s: %w", t.ID, err)
 	}
 	s.log.Info("Upload stored", "task", t.ID, "peer", from, "new", r.PagesNew, "changed", r.PagesChanged,

@@ -183,6 +183,9 @@ type checkRec struct {
 	Records []Location   `json:"records,omitempty"`
 	Rounds  []checkRound `json:"rounds,omitempty"`
 	Lost    int          `json:"lost,omitempty"`
+	// Recorded: its peer had a record (NewPeer results validated in a
+	// row) when it came.
+	Recorded bool `json:"recorded,omitempty"`
 }
 
 // Verdict is how a checked result ended.
@@ -239,19 +242,20 @@ func (v *Validation) share(r PeerRecord) float64 {
 	return max(v.MinShare, float64(v.NewPeer)/float64(r.Streak+1))
 }
 
-// chooseCheck decides whether the result of task t by peer is checked and
-// returns its sample.
-func (s *Storage) chooseCheck(peer string, pages []sampled) ([]sampled, error) {
+// chooseCheck decides whether a result of peer is checked and returns its
+// sample, and whether the peer has a record.
+func (s *Storage) chooseCheck(peer string, pages []sampled) (sample []sampled, recorded bool, err error) {
 	v := s.opts.Validation
 	if v == nil || len(pages) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	rec, err := s.idx.peerRecord(peer)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	recorded = rec.Streak >= v.NewPeer
 	if v.Rand() >= v.share(rec) {
-		return nil, nil
+		return nil, recorded, nil
 	}
 	// Pages with text first: they are compared by content.
 	pick := slices.Clone(pages)
@@ -265,7 +269,7 @@ func (s *Storage) chooseCheck(peer string, pages []sampled) ([]sampled, error) {
 		}
 		return 1
 	})
-	return pick[:min(len(pick), v.Sample)], nil
+	return pick[:min(len(pick), v.Sample)], recorded, nil
 }
 
 // IssueChecks issues the spot-checks results wait for: a first one, the

@@ -1,0 +1,282 @@
+// Package cheat is the demo's dishonest volunteer: an uploader that forges
+// every result it delivers, in the ways real cheaters of volunteer
+// projects do, so that `hivecrawl demo --cheaters` can count what the
+// operator's validation lets through. It is switched on only by the demo
+// (`hivecrawl run --cheat MODE`) and writes down every page it forged, so
+// the demo can look for them in the operator's output.
+//
+// The modes:
+//
+//   - invent: the result's pages replaced by pages that do not exist on the
+//     host, with made-up text;
+//   - alter: a real crawl whose text was changed before upload;
+//   - inflate: the real pages' text claimed again under many URLs that do
+//     not exist, and the counts inflated, for more credit;
+//   - replay: the pages of an earlier result (another host's) uploaded as
+//     this task's result;
+//   - foreign: the real result uploaded from another identity, one that
+//     does not hold the task (a peer stealing results).
+package cheat
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/export"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Modes of cheating.
+const (
+	Invent  = "invent"
+	Alter   = "alter"
+	Inflate = "inflate"
+	Replay  = "replay"
+	Foreign = "foreign"
+)
+
+// Modes lists every mode, in the order the demo hands them out.
+var Modes = []string{Invent, Alter, Inflate, Replay, Foreign}
+
+// LogFile is the file, in the client's data directory, listing the forged
+// pages: one JSON Forged per line.
+const LogFile = "forged.jsonl"
+
+// Forged is one page a cheater uploaded that is not the page the web
+// serves at its URL.
+type Forged struct {
+	Mode string `json:"mode"`
+	Task string `json:"task"`
+	URL  string `json:"url"`
+}
+
+// Uploader forges each delivery, then hands it to Honest (or, in foreign
+// mode, to Sybil, an uploader with an identity that holds no task).
+type Uploader struct {
+	Mode   string
+	Honest taskmgr.Uploader
+	// Sybil returns the uploader of another identity (foreign mode).
+	Sybil func(ctx context.Context) (taskmgr.Uploader, error)
+	// Dir is where forged spools and LogFile are written.
+	Dir string
+	// Manager opens the signed tasks.
+	Manager crypto.PubKey
+
+	mu   sync.Mutex
+	last []*task.Page // the previous delivery's pages (replay)
+	host string       // their host
+}
+
+var _ taskmgr.Uploader = (*Uploader)(nil)
+
+// Valid reports whether mode names a mode.
+func Valid(mode string) bool {
+	for _, m := range Modes {
+		if m == mode {
+			return true
+		}
+	}
+	return false
+}
+
+// Upload forges d and uploads the forgery.
+func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, error) {
+	var pages []*task.Page
+	if err := crawler.ReadSpool(d.Spool, func(p *task.Page) error { pages = append(pages, p); return nil }); err != nil {
+		return nil, err
+	}
+	t, err := envelope.Open(d.Raw, u.Manager)
+	if err != nil {
+		return nil, fmt.Errorf("cheat: %w", err)
+	}
+	host := t.Host()
+	if u.Mode == Foreign {
+		if u.Sybil == nil {
+			return nil, errors.New("cheat: foreign mode needs a second identity")
+		}
+		s, err := u.Sybil(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := u.log(d.TaskID, pages); err != nil {
+			return nil, err
+		}
+		return s.Upload(ctx, d)
+	}
+	forged := u.forge(d, host, pages)
+	if err := u.log(d.TaskID, forged); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(u.Dir, "forged-"+fmt.Sprintf("%x", sha256.Sum256([]byte(d.TaskID)))[:16]+".spool")
+	sp, err := crawler.OpenSpool(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range forged {
+		if err := sp.Page(p); err != nil {
+			sp.Close()
+			return nil, err
+		}
+	}
+	if err := sp.Close(); err != nil {
+		return nil, err
+	}
+	defer os.Remove(path)
+	fd := d
+	fd.Spool = path
+	if d.Result != nil {
+		r := *d.Result
+		r.Stats.PagesFetched = len(forged)
+		if u.Mode == Inflate {
+			r.Stats.PagesFetched *= 10
+			r.Stats.PagesNew *= 10
+		}
+		fd.Result = &r
+	}
+	return u.Honest.Upload(ctx, fd)
+}
+
+// forge returns the pages uploaded instead of pages.
+func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []*task.Page {
+	rng := rand.New(rand.NewPCG(uint64(len(d.TaskID)), uint64(time.Now().UnixNano())))
+	scheme := "http"
+	if len(pages) > 0 && strings.HasPrefix(pages[0].URL, "https:") {
+		scheme = "https"
+	}
+	made := func(i int, text string) *task.Page {
+		return &task.Page{
+			URL: fmt.Sprintf("%s://%s/%s-%d-%d.html", scheme, host, u.Mode, rng.Uint32(), i), Status: 200, FetchedAt: time.Now().UTC(),
+			Title: "Page " + fmt.Sprint(i), Text: []byte(text), TextBytes: len(text), Digest: task.DigestString(text),
+		}
+	}
+	switch u.Mode {
+	case Invent:
+		out := make([]*task.Page, 0, max(len(pages), 5))
+		for i := range cap(out) {
+			out = append(out, made(i, madeUp(rng)))
+		}
+		return out
+	case Alter:
+		out := make([]*task.Page, 0, len(pages))
+		for _, p := range pages {
+			text, err := export.Text(p)
+			if err != nil || text == "" {
+				continue
+			}
+			q := *p
+			alt := alter(text, rng)
+			q.Text, q.Compression, q.TextBytes, q.Digest = []byte(alt), "", len(alt), task.DigestString(alt)
+			out = append(out, &q)
+		}
+		return out
+	case Inflate:
+		var out []*task.Page
+		for _, p := range pages {
+			text, err := export.Text(p)
+			if err != nil || text == "" {
+				continue
+			}
+			for range 3 {
+				out = append(out, made(len(out), text))
+			}
+		}
+		return out
+	case Replay:
+		u.mu.Lock()
+		old, oldHost := u.last, u.host
+		if host != oldHost {
+			u.last, u.host = pages, host
+		}
+		u.mu.Unlock()
+		if len(old) == 0 || oldHost == host {
+			// Nothing from another host to replay yet: invent instead.
+			out := make([]*task.Page, 0, max(len(pages), 5))
+			for i := range cap(out) {
+				out = append(out, made(i, madeUp(rng)))
+			}
+			return out
+		}
+		return old
+	}
+	return pages
+}
+
+// log appends the forged pages of task id to LogFile.
+func (u *Uploader) log(id string, pages []*task.Page) error {
+	f, err := os.OpenFile(filepath.Join(u.Dir, LogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, p := range pages {
+		if err := enc.Encode(Forged{Mode: u.Mode, Task: id, URL: p.URL}); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// ReadLog returns the forged pages listed in the LogFile of data
+// directory dir (none when there is no file).
+func ReadLog(dir string) ([]Forged, error) {
+	b, err := os.ReadFile(filepath.Join(dir, LogFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Forged
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if line == "" {
+			continue
+		}
+		var f Forged
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			return nil, fmt.Errorf("%s: %w", LogFile, err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+var words = strings.Fields("cheap pills casino bonus winner free offer click now limited deal prize miracle crypto loan")
+
+// madeUp returns about 150 words of made-up text.
+func madeUp(rng *rand.Rand) string {
+	var b strings.Builder
+	for i := range 150 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[rng.IntN(len(words))])
+	}
+	return b.String()
+}
+
+// alter replaces every third word of text with a spam word.
+func alter(text string, rng *rand.Rand) string {
+	f := strings.Fields(text)
+	for i := range f {
+		if i%3 == 1 {
+			f[i] = words[rng.IntN(len(words))]
+		}
+	}
+	return strings.Join(f, " ")
+}
+
