@@ -49,6 +49,13 @@ func startSwarm(t *testing.T, n int, prior time.Duration, assignment string) *sw
 // network.
 func startSwarmWith(t *testing.T, n int, mo manager.Options) *swarm {
 	t.Helper()
+	return startCheatingSwarm(t, n, mo, nil)
+}
+
+// startCheatingSwarm is startSwarmWith where client i cheats in mode
+// cheats[i] (app/cheat).
+func startCheatingSwarm(t *testing.T, n int, mo manager.Options, cheats map[int]string) *swarm {
+	t.Helper()
 	mctx, cancelManager := context.WithCancel(context.Background())
 	ctx, cancelClients := context.WithCancel(context.Background())
 	mo.Dir, mo.Listen, mo.AllowLoopback = t.TempDir(), []string{"/ip4/127.0.0.1/tcp/0"}, true
@@ -67,7 +74,7 @@ func startSwarmWith(t *testing.T, n int, mo manager.Options) *swarm {
 			t.Fatal(err)
 		}
 		c, err := New(ctx, Options{
-			Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond,
+			Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond, Cheat: cheats[i],
 			Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond},
 		})
 		if err != nil {

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -102,4 +105,83 @@ func TestNetworkSpotChecks(t *testing.T) {
 		t.Errorf("ledgers confirm %.2f credits, storage granted %.2f", confirmed, granted)
 	}
 	t.Logf("%d results checked, %d passed, %d pages re-fetched for checks; %.2f credits confirmed", tot.Checked, tot.Passed, tot.CheckFetches, confirmed)
+}
+
+// TestNetworkCatchesCheaters runs 5 real peers, one of them forging every
+// result (invented pages), over 8 hosts: none of its pages is served by the
+// operator's index once its results are judged, it keeps no confirmed
+// credit, and no honest result is rejected.
+func TestNetworkCatchesCheaters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 6 libp2p hosts and 8 web hosts")
+	}
+	sites := make([]fixture.Site, 8)
+	for i := range sites {
+		sites[i] = fixture.Site{Name: fmt.Sprintf("cheated-%02d.test", i), Pages: 6, PageBytes: 2 << 10}
+	}
+	web, err := fixture.New(sites, fixture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Close() })
+	const cheater = 4
+	s := startCheatingSwarm(t, 5, manager.Options{
+		Channels:   channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1},
+		Assignment: manager.AssignHash, // every peer gets hosts
+	}, map[int]string{cheater: cheat.Invent})
+	s.waitMembers(t)
+	var seeds []string
+	for _, st := range sites {
+		seeds = append(seeds, web.URL(st.Name))
+	}
+	if _, err := s.m.AddSeeds(seeds); err != nil {
+		t.Fatal(err)
+	}
+	st := s.m.Storage()
+	cheaterID := ""
+	waitFor(t, 60*time.Second, "the cheater's peer ID", func() bool {
+		sts, err := s.clients[cheater].Status(context.Background())
+		if err == nil && sts.Overlay != nil {
+			cheaterID = sts.Overlay.Peer
+		}
+		return cheaterID != ""
+	})
+	waitFor(t, 150*time.Second, "a judged result of the cheater and every result judged", func() bool {
+		vs, err := st.Verdicts()
+		if err != nil {
+			t.Fatal(err)
+		}
+		judged := false
+		for _, v := range vs {
+			judged = judged || v.Peer == cheaterID
+		}
+		tot, _ := st.Totals()
+		return judged && allUpdated(t, s.m.Channels(), 1) && tot.Passed+tot.Failed == tot.Checked
+	})
+	forged, err := cheat.ReadLog(s.clients[cheater].Dirs().Data)
+	if err != nil || len(forged) == 0 {
+		t.Fatalf("the cheater logged %d forged pages (%v)", len(forged), err)
+	}
+	for _, f := range forged {
+		if e, found, _ := st.Lookup(f.URL); found && e.Task == f.Task {
+			t.Errorf("forged page %s of %s is in the index", f.URL, f.Task)
+		}
+	}
+	vs, _ := st.Verdicts()
+	for _, v := range vs {
+		if v.Verdict == storage.VerdictInvalid && v.Peer != cheaterID {
+			t.Errorf("honest result %s of %s rejected: %s", v.Task, v.Peer, v.Reason)
+		}
+		if v.Verdict == storage.VerdictValid && v.Peer == cheaterID {
+			t.Errorf("forged result %s passed: %s", v.Task, v.Reason)
+		}
+	}
+	cs, _ := st.Contributors()
+	for _, c := range cs {
+		if c.Peer == cheaterID && c.Credits-c.Pending > 0 {
+			t.Errorf("the cheater keeps %.2f confirmed credits", c.Credits-c.Pending)
+		}
+	}
+	tot, _ := st.Totals()
+	t.Logf("%d forged pages; %d results checked, %d passed, %d failed; %d pages re-fetched", len(forged), tot.Checked, tot.Passed, tot.Failed, tot.CheckFetches)
 }

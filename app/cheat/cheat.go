@@ -279,4 +279,3 @@ func alter(text string, rng *rand.Rand) string {
 	}
 	return strings.Join(f, " ")
 }
-
