@@ -100,7 +100,7 @@ func openIndex(path string, readOnly bool) (*index, error) {
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta,
-			bucketChecks, bucketCheckOf, bucketVerdicts, bucketRecords} {
+			bucketChecks, bucketCheckOf, bucketVerdicts, bucketRecords, bucketDeferred} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -465,6 +465,9 @@ func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.Pub
 		}); err != nil {
 			return err
 		}
+		if err := settleDeferredTx(tx, c.Peer, valid, key, pub); err != nil {
+			return err
+		}
 		for _, rd := range c.Rounds {
 			if rd.Peer == "" {
 				continue
@@ -480,6 +483,14 @@ func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.Pub
 				// A peer whose own results failed earns nothing for
 				// checks: its "not there" may be as made up as its pages.
 				st, why = task.CreditRevoked, "results of this peer failed validation"
+			case agree && rd.Outcome == outcomeMismatch && !checker.Trusted():
+				// A check that found a result false is as easily forged as
+				// a result: its credit waits for the checker's own first
+				// verdict.
+				if err := deferTx(tx, rd.Peer, rd.Task); err != nil {
+					return err
+				}
+				continue
 			case !agree:
 				st, why = task.CreditRevoked, "the spot-check was contradicted by the others"
 				if err := updateRecord(tx, rd.Peer, func(r *PeerRecord) { r.BadChecks++; r.Streak = 0 }); err != nil {
@@ -584,3 +595,43 @@ func updateRecord(tx *bolt.Tx, peer string, fn func(*PeerRecord)) error {
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// deferTx keeps check task id's receipt pending until peer's next
+// verdict.
+func deferTx(tx *bolt.Tx, peer, id string) error {
+	b := tx.Bucket(bucketDeferred)
+	var ids []string
+	if _, err := getJSON(b, []byte(peer), &ids); err != nil {
+		return err
+	}
+	return putJSON(b, []byte(peer), append(ids, id))
+}
+
+// settleDeferredTx settles peer's deferred check receipts with the verdict
+// on one of its own results: confirmed once it is trusted, revoked when
+// its result failed.
+func settleDeferredTx(tx *bolt.Tx, peer string, valid bool, key crypto.PrivKey, pub crypto.PubKey) error {
+	b := tx.Bucket(bucketDeferred)
+	var ids []string
+	found, err := getJSON(b, []byte(peer), &ids)
+	if err != nil || !found {
+		return err
+	}
+	var rec PeerRecord
+	if _, err := getJSON(tx.Bucket(bucketRecords), []byte(peer), &rec); err != nil {
+		return err
+	}
+	st, why := task.CreditConfirmed, "the spot-check agreed with the verdict, and the checker's own results passed"
+	switch {
+	case !valid:
+		st, why = task.CreditRevoked, "results of this peer failed validation"
+	case !rec.Trusted():
+		return nil
+	}
+	for _, id := range ids {
+		if err := resignTx(tx, id, st, why, key, pub); err != nil {
+			return err
+		}
+	}
+	return b.Delete([]byte(peer))
+}

@@ -227,6 +227,7 @@ var (
 	bucketCheckOf  = []byte("check-of") // check task ID → checked task ID
 	bucketVerdicts = []byte("verdicts") // checked task ID → Verdict
 	bucketRecords  = []byte("records")  // peer ID → PeerRecord
+	bucketDeferred = []byte("deferred") // peer ID → check task IDs whose credit waits for its record
 )
 
 // QuarantineFile lists, in the WARC directory, the records of results that

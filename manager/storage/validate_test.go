@@ -236,8 +236,11 @@ func TestSpotCheckRevokesInventedPages(t *testing.T) {
 	if got.State != task.CreditRevoked || !strings.Contains(got.Reason, "3 of 3") {
 		t.Fatalf("result's receipt after three mismatching checks %+v", got)
 	}
-	if second.State != task.CreditConfirmed || r.stored(t, c.issued[0].id).State != task.CreditConfirmed {
-		t.Fatalf("checkers' receipts %+v %+v, want confirmed", second, r.stored(t, c.issued[0].id))
+	// The checkers found a forgery, but none has a record yet: a "not
+	// there" is as easily forged as a page, so their credit waits for a
+	// verdict on their own results (TestDeferredCheckCredit).
+	if second.State != task.CreditPending || r.stored(t, c.issued[0].id).State != task.CreditPending {
+		t.Fatalf("checkers' receipts %+v %+v, want pending", second, r.stored(t, c.issued[0].id))
 	}
 	for _, p := range forged {
 		if _, ok, _ := r.st.Lookup(p.URL); ok {
@@ -487,5 +490,53 @@ func TestUnchangedClaimsNeedKnownPages(t *testing.T) {
 	rc2, _ := r.upload(t, tk2.ID, env2, again)
 	if rc2.PagesAccepted != 4 || rc2.Credits != Credits(0, 0, 4, 0) {
 		t.Fatalf("receipt of 4 unchanged known pages: %+v", rc2)
+	}
+}
+
+// TestDeferredCheckCredit: a checker without a record that found a result
+// false is confirmed once a result of its own passes, and revoked if one
+// fails.
+func TestDeferredCheckCredit(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	up := func() (*Uploader, string) { u, h := r.client(t); return u, h.ID().String() }
+	answer := func(u *Uploader, pages func(issuedCheck) []*task.Page) string {
+		t.Helper()
+		if err := r.st.IssueChecks(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ic := c.issued[len(c.issued)-1]
+		if _, err := u.Upload(context.Background(), delivery(t, ic.id, ic.env, pages(ic), nil)); err != nil {
+			t.Fatal(err)
+		}
+		return ic.id
+	}
+	good, _ := up()
+	bad, _ := up()
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, []*task.Page{page("http://site.example/made-up", article("made up"))})
+	goodCheck := answer(good, live(site()))
+	badCheck := answer(bad, live(site()))
+	answer(func() *Uploader { u, _ := up(); return u }(), live(site()))
+	if got := r.stored(t, tk.ID); got.State != task.CreditRevoked {
+		t.Fatalf("forged result: %+v", got)
+	}
+	// good's own result passes; bad's own result is forged and fails.
+	tk2, env2 := r.issue(t, 2)
+	if _, err := good.Upload(context.Background(), delivery(t, tk2.ID, env2, site(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	r.checkRound(t, c, live(site()))
+	if got := r.stored(t, goodCheck); got.State != task.CreditConfirmed {
+		t.Fatalf("check credit of a checker whose result passed: %+v", got)
+	}
+	tk3, env3 := r.issue(t, 3)
+	if _, err := bad.Upload(context.Background(), delivery(t, tk3.ID, env3, []*task.Page{page("http://site.example/also-made-up", article("x"))}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		r.checkRound(t, c, live(site()))
+	}
+	if got := r.stored(t, badCheck); got.State != task.CreditRevoked {
+		t.Fatalf("check credit of a checker whose result failed: %+v", got)
 	}
 }
