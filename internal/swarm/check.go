@@ -41,7 +41,9 @@ func (c *Client) ReadLedger() (Ledger, error) {
 	}
 	out := Ledger{Credits: tot.Confirmed + tot.Pending, Receipts: map[string]float64{}, Count: len(es), Tasks: map[string]bool{}}
 	for _, e := range es {
-		out.Receipts[e.Receipt.Peer] += e.Receipt.Credits
+		if e.State() != task.CreditRevoked {
+			out.Receipts[e.Receipt.Peer] += e.Receipt.Credits
+		}
 		out.Tasks[e.Receipt.TaskID] = true
 	}
 	return out, nil

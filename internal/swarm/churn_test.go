@@ -244,6 +244,12 @@ func TestChurn(t *testing.T) {
 	// Tasks still open are rounds started late in the test, within their
 	// deadline: none was stranded.
 	for _, task := range rep.Open {
+		if task.Checks != "" {
+			// A spot-check waits for its host's lease behind the rounds;
+			// lost, it is issued again (manager/storage).
+			t.Logf("spot-check %s of %s open at the end (issued %v)", task.ID, task.Checks, task.Issued)
+			continue
+		}
 		if !task.Issued.After(reissued) || task.Deadline.Before(closed) {
 			t.Errorf("task %s stranded: open, issued %v, deadline %v, swarm closed %v", task.ID, task.Issued, task.Deadline, closed)
 		}

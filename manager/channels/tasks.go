@@ -519,9 +519,11 @@ func (d *DB) Latest() (map[string]Task, error) {
 type TaskStats struct {
 	// Counts are tasks per state; Cancelled, cancelled tasks per reason.
 	Counts, Cancelled map[string]int
-	// OldestOpen is when the oldest open task was issued; zero when none
-	// is open. An old one is a task no peer has finished nor the manager
-	// yet counted lost.
+	// OldestOpen is when the oldest open crawl task was issued; zero when
+	// none is open. An old one is a task no peer has finished nor the
+	// manager yet counted lost. Spot-checks do not count: they wait for
+	// their host's lease behind its rounds, and a lost one is issued
+	// again.
 	OldestOpen time.Time
 }
 
@@ -534,7 +536,7 @@ func (d *DB) Stats() (TaskStats, error) {
 			switch {
 			case t.State == TaskCancelled:
 				st.Cancelled[t.Reason]++
-			case t.State == TaskOpen && (st.OldestOpen.IsZero() || t.Issued.Before(st.OldestOpen)):
+			case t.State == TaskOpen && t.Checks == "" && (st.OldestOpen.IsZero() || t.Issued.Before(st.OldestOpen)):
 				st.OldestOpen = t.Issued
 			}
 			return nil

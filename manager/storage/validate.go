@@ -37,8 +37,10 @@ import (
 //   - texts less alike where the page demonstrably changed between the two
 //     fetches (other validators, a Last-Modified after the first fetch):
 //     inconclusive;
-//   - anything else, a page the checker could not fetch included: a
-//     mismatch.
+//   - anything else, a page the server says does not exist (404, 410)
+//     included: a mismatch; a page the checker could not fetch for another
+//     reason (a timeout, a server error, not fetched at all) tells
+//     nothing.
 //
 // A check round matches when its matches outnumber its mismatches and
 // mismatches when they are more than half of the compared pages. The
@@ -437,8 +439,13 @@ func (s *Storage) compare(sample []sampled, pages []*task.Page) checkRound {
 
 // comparePage compares one stored page with the checker's fetch of it.
 func (s *Storage) comparePage(want sampled, p *task.Page) string {
-	if p == nil || p.Error != "" || p.Status >= 400 || p.Status == 0 {
+	switch {
+	case p == nil:
+		return outcomeInconclusive // not fetched (stopped, disallowed, cut short)
+	case p.Status == http.StatusNotFound || p.Status == http.StatusGone:
 		return outcomeMismatch // the page the result claimed is not there
+	case p.Error != "" || p.Status != http.StatusOK:
+		return outcomeInconclusive // a timeout, a server error: tells nothing
 	}
 	if p.Digest == want.Digest {
 		return outcomeMatch
