@@ -398,8 +398,8 @@ func (x *index) addRound(checked string, r checkRound) error {
 }
 
 // recordRound stores a check round's outcome and the checker's pending
-// receipt r.
-func (x *index) recordRound(checked string, round checkRound, r task.Receipt, raw []byte) error {
+// receipt r; fetches are the pages the checker re-fetched.
+func (x *index) recordRound(checked string, round checkRound, r task.Receipt, raw []byte, fetches int) error {
 	return x.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketChecks)
 		var c checkRec
@@ -430,9 +430,9 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 			return err
 		}
 		return x.addTotalsTx(tx, func(t *Totals) {
-			t.CheckFetches += int64(r.PagesAccepted)
+			t.CheckFetches += int64(fetches)
 			if c.Recorded {
-				t.RecordedCheckFetches += int64(r.PagesAccepted)
+				t.RecordedCheckFetches += int64(fetches)
 			}
 		})
 	})

@@ -132,7 +132,8 @@ const (
 )
 
 // CreditPerCheckedPage is a checker's credit for each page of a sample it
-// re-fetched, confirmed when its check agreed with the verdict.
+// re-fetched that matched or disproved the stored one, confirmed when its
+// check agreed with the verdict.
 const CreditPerCheckedPage = 0.1
 
 // Outcomes of a check round.
@@ -383,15 +384,17 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 			return s.duplicate(t, from)
 		}
 	}
-	compared := round.Match + round.Mismatch + round.Inconclusive
+	// Credit only for the pages that told something: a page left out or
+	// answered with an error is as cheap to send as it is useless.
+	decisive := round.Match + round.Mismatch
 	r := task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: s.opts.Now().UTC(),
-		PagesAccepted: compared, State: task.CreditPending,
-		Credits: math.Round(CreditPerCheckedPage*float64(compared)*100) / 100}
+		PagesAccepted: decisive, State: task.CreditPending,
+		Credits: math.Round(CreditPerCheckedPage*float64(decisive)*100) / 100}
 	raw, err := SignReceipt(r, s.opts.Key)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.recordRound(c.Task, round, r, raw); err != nil {
+	if err := s.idx.recordRound(c.Task, round, r, raw, min(len(pages), len(c.Sample))); err != nil {
 		return nil, err
 	}
 	s.log.Info("Spot-check judged", "task", c.Task, "check", t.ID, "checker", from, "outcome", round.Outcome,

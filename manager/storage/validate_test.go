@@ -540,3 +540,29 @@ func TestDeferredCheckCredit(t *testing.T) {
 		t.Fatalf("check credit of a checker whose result failed: %+v", got)
 	}
 }
+
+// TestUselessCheckEarnsNothing: a check that leaves the sample's pages
+// out or answers them with errors tells nothing and earns nothing; the
+// result waits for another check.
+func TestUselessCheckEarnsNothing(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	rc, _ := r.checkRound(t, c, func(ic issuedCheck) []*task.Page {
+		var out []*task.Page
+		for _, u := range ic.urls[:2] {
+			out = append(out, &task.Page{URL: u, Status: 503, FetchedAt: t0, Error: "http status 503"})
+		}
+		return out // the other pages left out
+	})
+	if rc.Credits != 0 || rc.PagesAccepted != 0 {
+		t.Fatalf("receipt of a check that told nothing: %+v", rc)
+	}
+	if got := r.stored(t, tk.ID); got.State != task.CreditPending {
+		t.Fatalf("result after a check that told nothing: %+v", got)
+	}
+	r.checkRound(t, c, live(site()))
+	if got := r.stored(t, tk.ID); got.State != task.CreditConfirmed {
+		t.Fatalf("result after a matching check: %+v", got)
+	}
+}
