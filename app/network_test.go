@@ -263,6 +263,36 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// waitCrawled waits until every channel of the manager has n results; on
+// timeout it reports where each channel still lacking one stands.
+func waitCrawled(t *testing.T, m *manager.Manager, d time.Duration, n int) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !allUpdated(t, m.Channels(), n) {
+		if time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		all, _ := m.Channels().All(0)
+		latest, _ := m.Channels().Latest()
+		open, _ := m.Channels().Open()
+		for _, c := range all {
+			if c.Updates < n {
+				tk := latest[c.ID]
+				t.Logf("channel %s: %d results, %d submitted, %d failures; latest task %s %s sent %v owner %q holder %q epoch %d start-by %v",
+					c.ID, c.Updates, c.Submitted, c.Failures, tk.ID, tk.State, tk.Sent, tk.Owner, tk.Holder, tk.Epoch, tk.StartBy)
+			}
+		}
+		for _, tk := range open {
+			t.Logf("open task %s (checks %q) host %s sent %v sending %v owner %q holder %q epoch %d", tk.ID, tk.Checks, tk.Host, tk.Sent, tk.Sending, tk.Owner, tk.Holder, tk.Epoch)
+		}
+		if st, err := m.Status(); err == nil {
+			t.Logf("manager: tasks %v, %d peers", st.Tasks, len(st.Swarm.Peers))
+		}
+		t.Fatalf("gave up waiting for every channel to have %d results", n)
+	}
+}
+
 func allUpdated(t *testing.T, db *channels.DB, n int) bool {
 	all, err := db.All(0)
 	if err != nil {
@@ -470,7 +500,7 @@ func TestNetworkHashAssignment(t *testing.T) {
 	if _, err := s.m.AddSeeds(seeds); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, "every channel crawled", func() bool { return allUpdated(t, s.m.Channels(), 1) })
+	waitCrawled(t, s.m, 60*time.Second, 1)
 	checkSwarmView(t, s)
 	st, err := s.m.Status()
 	if err != nil {
