@@ -2,8 +2,10 @@ package storage
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -397,6 +399,10 @@ func (x *index) addRound(checked string, r checkRound) error {
 	})
 }
 
+// errNotAwaited: the result was settled, or dropped the check round, while
+// the check's pages were compared.
+var errNotAwaited = errors.New("the result no longer waits for this check")
+
 // recordRound stores a check round's outcome and the checker's pending
 // receipt r; fetches are the pages the checker re-fetched.
 func (x *index) recordRound(checked string, round checkRound, r task.Receipt, raw []byte, fetches int) error {
@@ -407,14 +413,11 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 		if err != nil {
 			return err
 		}
-		if !found {
-			return fmt.Errorf("record check %s: result of task %s is not pending", round.Task, checked)
+		i := slices.IndexFunc(c.Rounds, func(r checkRound) bool { return r.Task == round.Task })
+		if !found || i < 0 {
+			return fmt.Errorf("record check %s of task %s: %w", round.Task, checked, errNotAwaited)
 		}
-		for i := range c.Rounds {
-			if c.Rounds[i].Task == round.Task {
-				c.Rounds[i] = round
-			}
-		}
+		c.Rounds[i] = round
 		if err := putJSON(b, []byte(checked), c); err != nil {
 			return err
 		}

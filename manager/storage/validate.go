@@ -371,7 +371,9 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 	ri := slices.IndexFunc(c.Rounds, func(r checkRound) bool { return r.Task == t.ID })
 	if !found || ri < 0 || c.Rounds[ri].Outcome != "" {
 		// Decided already, or a round the result no longer waits for.
-		return s.duplicate(t, from)
+		// The check task still ends here, and its host's lease with it:
+		// left open, it would hold the host until the lease lapsed.
+		return s.unneededCheck(ctx, t, rec, from)
 	}
 	round := s.compare(c.Sample, pages)
 	round.Task, round.Issued, round.Peer = t.ID, c.Rounds[ri].Issued, from
@@ -394,7 +396,9 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.recordRound(c.Task, round, r, raw, min(len(pages), len(c.Sample))); err != nil {
+	if err := s.idx.recordRound(c.Task, round, r, raw, min(len(pages), len(c.Sample))); errors.Is(err, errNotAwaited) {
+		return s.unneededCheck(ctx, t, rec, from)
+	} else if err != nil {
 		return nil, err
 	}
 	s.log.Info("Spot-check judged", "task", c.Task, "check", t.ID, "checker", from, "outcome", round.Outcome,
@@ -410,6 +414,17 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		}
 	}
 	return &Response{Receipt: raw}, nil
+}
+
+// unneededCheck ends check task t, whose result no longer waits for it,
+// with a receipt of zero.
+func (s *Storage) unneededCheck(ctx context.Context, t *task.Task, rec channels.Task, from string) (*Response, error) {
+	if rec.State == channels.TaskOpen {
+		if _, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{}); err != nil {
+			return nil, fmt.Errorf("end check %s: %w", t.ID, err)
+		}
+	}
+	return s.duplicate(t, from)
 }
 
 // compare judges one check's pages against the sample.

@@ -566,3 +566,31 @@ func TestUselessCheckEarnsNothing(t *testing.T) {
 		t.Fatalf("result after a matching check: %+v", got)
 	}
 }
+
+// TestUnneededCheckEnds: a check whose result no longer waits for it (its
+// round was dropped as lost while the checker still ran it) ends with a
+// receipt of zero, and the check task ends too: left open, it would hold
+// its host's lease until the lease lapsed.
+func TestUnneededCheckEnds(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	if err := r.st.IssueChecks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	late := c.issued[0]
+	if err := r.st.loseRound(tk.ID, late.id, true); err != nil {
+		t.Fatal(err)
+	}
+	r.checkRound(t, c, live(site())) // the next check settles the result
+	if got := r.stored(t, tk.ID); got.State != task.CreditConfirmed {
+		t.Fatalf("result: %+v", got)
+	}
+	rc, _ := r.upload(t, late.id, late.env, fetched(late.urls, site()))
+	if rc.Credits != 0 {
+		t.Fatalf("receipt of a check no longer awaited: %+v", rc)
+	}
+	if rec, err := r.db.Task(late.id); err != nil || rec.State != channels.TaskDone {
+		t.Fatalf("check task after its late result: %+v, %v", rec, err)
+	}
+}
