@@ -271,6 +271,26 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// serveSites serves n fixture hosts named prefix-NN.test of pages pages
+// each until the test ends, and returns their seed URLs.
+func serveSites(t *testing.T, prefix string, n, pages int) []string {
+	t.Helper()
+	sites := make([]fixture.Site, n)
+	for i := range sites {
+		sites[i] = fixture.Site{Name: fmt.Sprintf("%s-%02d.test", prefix, i), Pages: pages, PageBytes: 2 << 10}
+	}
+	web, err := fixture.New(sites, fixture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { web.Close() })
+	seeds := make([]string, n)
+	for i, st := range sites {
+		seeds[i] = web.URL(st.Name)
+	}
+	return seeds
+}
+
 // waitCrawled waits until every channel of the manager has n results; on
 // timeout it reports where each channel still lacking one stands.
 func waitCrawled(t *testing.T, m *manager.Manager, d time.Duration, n int) {
@@ -490,21 +510,9 @@ func TestNetworkHashAssignment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 5 libp2p hosts and 12 web hosts")
 	}
-	sites := make([]fixture.Site, 12)
-	for i := range sites {
-		sites[i] = fixture.Site{Name: fmt.Sprintf("hash-%02d.test", i), Pages: 4, PageBytes: 2 << 10}
-	}
-	web, err := fixture.New(sites, fixture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { web.Close() })
+	seeds := serveSites(t, "hash", 12, 4)
 	s := startSwarm(t, 4, time.Hour, manager.AssignHash)
 	s.waitMembers(t)
-	var seeds []string
-	for _, st := range sites {
-		seeds = append(seeds, web.URL(st.Name))
-	}
 	if _, err := s.m.AddSeeds(seeds); err != nil {
 		t.Fatal(err)
 	}

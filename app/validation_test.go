@@ -2,13 +2,11 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/cheat"
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -23,21 +21,9 @@ func TestNetworkSpotChecks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 4 libp2p hosts and 6 web hosts")
 	}
-	sites := make([]fixture.Site, 6)
-	for i := range sites {
-		sites[i] = fixture.Site{Name: fmt.Sprintf("checked-%02d.test", i), Pages: 8, PageBytes: 2 << 10}
-	}
-	web, err := fixture.New(sites, fixture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { web.Close() })
+	seeds := serveSites(t, "checked", 6, 8)
 	s := startSwarm(t, 3, time.Hour, manager.AssignCAN)
 	s.waitMembers(t)
-	var seeds []string
-	for _, st := range sites {
-		seeds = append(seeds, web.URL(st.Name))
-	}
 	if _, err := s.m.AddSeeds(seeds); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +34,7 @@ func TestNetworkSpotChecks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return tot.Checked >= len(sites) && tot.Passed+tot.Failed == tot.Checked
+		return tot.Checked >= len(seeds) && tot.Passed+tot.Failed == tot.Checked
 	})
 	tot, _ := st.Totals()
 	if tot.Failed != 0 || tot.Unchecked != 0 {
@@ -115,25 +101,13 @@ func TestNetworkCatchesCheaters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 6 libp2p hosts and 8 web hosts")
 	}
-	sites := make([]fixture.Site, 8)
-	for i := range sites {
-		sites[i] = fixture.Site{Name: fmt.Sprintf("cheated-%02d.test", i), Pages: 6, PageBytes: 2 << 10}
-	}
-	web, err := fixture.New(sites, fixture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { web.Close() })
+	seeds := serveSites(t, "cheated", 8, 6)
 	const cheater = 4
 	s := startCheatingSwarm(t, 5, manager.Options{
 		Channels:   channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1},
 		Assignment: manager.AssignHash, // every peer gets hosts
 	}, map[int]string{cheater: cheat.Invent})
 	s.waitMembers(t)
-	var seeds []string
-	for _, st := range sites {
-		seeds = append(seeds, web.URL(st.Name))
-	}
 	if _, err := s.m.AddSeeds(seeds); err != nil {
 		t.Fatal(err)
 	}

@@ -207,6 +207,18 @@ func (l *Ledger) Settle(raw []byte, r task.Receipt) (changed bool, err error) {
 // revoke moves r's credit from pending to revoked in its day and the
 // totals.
 func revoke(tx *bolt.Tx, loc *time.Location, r task.Receipt) error {
+	return withDay(tx, loc, r, func(d *Day, t *Totals) error {
+		d.Pending -= r.Credits
+		d.Revoked += r.Credits
+		t.Pending -= r.Credits
+		t.Revoked += r.Credits
+		return nil
+	})
+}
+
+// withDay applies fn to r's day (by its issue date in loc) and to the
+// totals, and stores both.
+func withDay(tx *bolt.Tx, loc *time.Location, r task.Receipt, fn func(*Day, *Totals) error) error {
 	days, meta := tx.Bucket(bucketDays), tx.Bucket(bucketMeta)
 	date := r.IssuedAt.In(loc).Format(time.DateOnly)
 	var d Day
@@ -217,10 +229,10 @@ func revoke(tx *bolt.Tx, loc *time.Location, r task.Receipt) error {
 	if _, err := getJSON(meta, keyTotals, &t); err != nil {
 		return err
 	}
-	d.Pending -= r.Credits
-	d.Revoked += r.Credits
-	t.Pending -= r.Credits
-	t.Revoked += r.Credits
+	d.Date = date
+	if err := fn(&d, &t); err != nil {
+		return err
+	}
 	if err := putJSON(days, []byte(date), d); err != nil {
 		return err
 	}
@@ -250,49 +262,35 @@ func (l *Ledger) Pending(limit int) ([]string, error) {
 // new receipt adds its pages and bytes; a confirmation only moves credit
 // from pending to confirmed.
 func count(tx *bolt.Tx, loc *time.Location, r task.Receipt, confirmed, isNew bool) error {
-	days, meta := tx.Bucket(bucketDays), tx.Bucket(bucketMeta)
-	date := r.IssuedAt.In(loc).Format(time.DateOnly)
-	var d Day
-	if _, err := getJSON(days, []byte(date), &d); err != nil {
-		return err
-	}
-	var t Totals
-	if _, err := getJSON(meta, keyTotals, &t); err != nil {
-		return err
-	}
-	d.Date = date
-	if isNew {
-		d.Receipts++
-		d.PagesAccepted += int64(r.PagesAccepted)
-		d.PagesNew += int64(r.PagesNew)
-		d.PagesChanged += int64(r.PagesChanged)
-		d.Bytes += r.Bytes
-		t.Receipts++
-		t.PagesAccepted += int64(r.PagesAccepted)
-		t.Bytes += r.Bytes
-	} else {
-		d.Pending -= r.Credits
-		t.Pending -= r.Credits
-	}
-	if confirmed {
+	return withDay(tx, loc, r, func(d *Day, t *Totals) error {
+		if isNew {
+			d.Receipts++
+			d.PagesAccepted += int64(r.PagesAccepted)
+			d.PagesNew += int64(r.PagesNew)
+			d.PagesChanged += int64(r.PagesChanged)
+			d.Bytes += r.Bytes
+			t.Receipts++
+			t.PagesAccepted += int64(r.PagesAccepted)
+			t.Bytes += r.Bytes
+		} else {
+			d.Pending -= r.Credits
+			t.Pending -= r.Credits
+		}
+		if !confirmed {
+			d.Pending += r.Credits
+			t.Pending += r.Credits
+			return nil
+		}
 		d.Confirmed += r.Credits
 		t.Confirmed += r.Credits
+		meta := tx.Bucket(bucketMeta)
 		var a Average
 		if _, err := getJSON(meta, keyAverage, &a); err != nil {
 			return err
 		}
 		a.Add(r.IssuedAt, r.Credits)
-		if err := putJSON(meta, keyAverage, a); err != nil {
-			return err
-		}
-	} else {
-		d.Pending += r.Credits
-		t.Pending += r.Credits
-	}
-	if err := putJSON(days, []byte(date), d); err != nil {
-		return err
-	}
-	return putJSON(meta, keyTotals, t)
+		return putJSON(meta, keyAverage, a)
+	})
 }
 
 // Totals returns the sums and the recent average at now.
