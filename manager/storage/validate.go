@@ -24,7 +24,9 @@ import (
 // Spot-check validation (BOINC's adaptive replication, applied to
 // crawling). A share of results is checked: every result of a peer
 // without a record of NewPeer results validated in a row, fewer as its
-// record grows (NewPeer / (streak+1)), never fewer than MinShare. A checked
+// record grows (NewPeer / (streak+1)), and no more than keeps the pages
+// re-fetched within Budget of the result's pages, never fewer than
+// MinShare. A checked
 // result's credit is pending; a sample of its pages is re-fetched by
 // another volunteer in a spot-check task, which goes through the host's
 // lease like any task, so it never runs beside the original crawler and
@@ -80,6 +82,11 @@ type Validation struct {
 	// MinShare is the share of results checked whatever the record.
 	// Default 0.05.
 	MinShare float64
+	// Budget bounds what checking a peer with a record costs, as a share
+	// of the pages of its results: a result of n pages is checked with
+	// probability at most Budget × n / Sample (never below MinShare).
+	// Default 0.05.
+	Budget float64
 	// Sample is how many pages of a result one check re-fetches. Default 5.
 	Sample int
 	// MaxRounds bounds the checks of one result. Default 5.
@@ -108,6 +115,9 @@ func (v *Validation) defaults() {
 	}
 	if v.Sample <= 0 {
 		v.Sample = 5
+	}
+	if v.Budget <= 0 {
+		v.Budget = 0.05
 	}
 	if v.MaxRounds <= 0 {
 		v.MaxRounds = 5
@@ -238,12 +248,13 @@ var (
 // files skip them.
 const QuarantineFile = "QUARANTINE"
 
-// share returns the share of a peer's results to check.
-func (v *Validation) share(r PeerRecord) float64 {
+// share returns the share of a peer's results of n pages to check.
+func (v *Validation) share(r PeerRecord, n int) float64 {
 	if r.Streak < v.NewPeer {
 		return 1
 	}
-	return max(v.MinShare, float64(v.NewPeer)/float64(r.Streak+1))
+	budget := v.Budget * float64(n) / float64(v.Sample)
+	return max(v.MinShare, min(float64(v.NewPeer)/float64(r.Streak+1), budget))
 }
 
 // chooseCheck decides whether a result of peer is checked and returns its
@@ -258,7 +269,7 @@ func (s *Storage) chooseCheck(peer string, pages []sampled) (sample []sampled, r
 		return nil, false, err
 	}
 	recorded = rec.Streak >= v.NewPeer
-	if v.Rand() >= v.share(rec) {
+	if v.Rand() >= v.share(rec, len(pages)) {
 		return nil, recorded, nil
 	}
 	// Pages with text first: they are compared by content.

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -350,9 +351,9 @@ func TestLyingCheckerOutvoted(t *testing.T) {
 }
 
 // TestRecordLetsResultsThrough: once a peer has NewPeer results validated
-// in a row, its results are checked at the share its record sets, and the
-// others' credit is confirmed at once; a peer failing Strikes times is
-// reported for withdrawal.
+// in a row, its results are checked at the share its record and the
+// budget set, and the others' credit is confirmed at once; a peer failing
+// Strikes times is reported for withdrawal.
 func TestRecordLetsResultsThrough(t *testing.T) {
 	draw := 0.0
 	r, c, failed := validatingRig(t, func() float64 { return draw })
@@ -385,7 +386,7 @@ func TestRecordLetsResultsThrough(t *testing.T) {
 	if rc.State != task.CreditConfirmed || !strings.Contains(rc.Reason, "record") {
 		t.Fatalf("result of a peer with a record, draw above its share: %+v", rc)
 	}
-	draw = 0.5 // below the share 5/6: checked
+	draw = 0.04 // below the share, MinShare for these 4-page results: checked
 	if rc := result(7, site()); rc.State != task.CreditPending {
 		t.Fatalf("result drawn for a check: %+v", rc)
 	}
@@ -592,5 +593,27 @@ func TestUnneededCheckEnds(t *testing.T) {
 	}
 	if rec, err := r.db.Task(late.id); err != nil || rec.State != channels.TaskDone {
 		t.Fatalf("check task after its late result: %+v, %v", rec, err)
+	}
+}
+
+// TestCheckShare: the share of a peer's results checked: all until it has
+// a record, then falling with its streak, within the budget for the
+// result's size, never below MinShare.
+func TestCheckShare(t *testing.T) {
+	v := Validation{Checks: &checker{}}
+	v.defaults()
+	for _, c := range []struct {
+		streak, pages int
+		want          float64
+	}{
+		{0, 3, 1}, {4, 1000, 1}, // no record yet
+		{5, 1000, 5.0 / 6}, {99, 1000, 0.05}, // the record
+		{5, 20, 0.2}, {5, 100, 5.0 / 6}, // the budget: 5 % of 20 pages is one page of a 5-page sample
+		{5, 2, 0.05}, // never below MinShare
+	} {
+		got := v.share(PeerRecord{Streak: c.streak}, c.pages)
+		if math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("streak %d, %d pages: share %.4f, want %.4f", c.streak, c.pages, got, c.want)
+		}
 	}
 }
