@@ -258,6 +258,11 @@ func (s *Storage) duplicate(t *task.Task, from string) (*Response, error) {
 	return &Response{Receipt: raw, Duplicate: true}, nil
 }
 
+// fetchSkew is how far a crawler's clock may lag the manager's when it
+// dates a fetched page: pages dated earlier than their task's issue time by
+// more are replayed from an older result and not accepted.
+const fetchSkew = 5 * time.Minute
+
 // store writes the pages of a first result and issues its receipt. The
 // WARC records are made durable before the task is marked done, and the
 // receipt is stored after it: a crash in between makes the same peer's
@@ -275,6 +280,10 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	for _, p := range pages {
 		u, err := url.Parse(p.URL)
 		if err != nil || !hosts[u.Host] || p.Error != "" {
+			continue
+		}
+		if !t.Issued.IsZero() && p.FetchedAt.Before(t.Issued.Add(-fetchSkew)) {
+			// Fetched before its task was issued: a replayed page.
 			continue
 		}
 		accepted = append(accepted, p)

@@ -112,7 +112,9 @@ func TestChangedAndUnchangedPages(t *testing.T) {
 	}
 	unchanged := page("http://site.example/b", "b1")
 	unchanged.Text, unchanged.Unchanged = nil, true
-	raw, err := up.Upload(ctx, delivery(t, tk.ID, env, []*task.Page{page("http://site.example/", "v2"), unchanged}, nil))
+	changed := page("http://site.example/", "v2")
+	changed.FetchedAt, unchanged.FetchedAt = r.clock, r.clock // fetched for this round
+	raw, err := up.Upload(ctx, delivery(t, tk.ID, env, []*task.Page{changed, unchanged}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -617,3 +617,34 @@ func TestCheckShare(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayedPagesRefused: pages of an older result uploaded again as a
+// later task's result (fetched before that task was issued) are not
+// accepted, so a replay earns nothing whether or not the pages changed.
+func TestReplayedPagesRefused(t *testing.T) {
+	r := newRig(t)
+	tk1, env1 := r.issue(t, 1)
+	old := site()
+	r.upload(t, tk1.ID, env1, old)
+	r.clock = r.clock.Add(24 * time.Hour)
+	tk2, env2 := r.issue(t, 2)
+	var replayed []*task.Page
+	for _, p := range old {
+		q := *p
+		q.Text = []byte(article("changed since " + p.URL)) // as if new, with old dates
+		q.TextBytes, q.Digest = len(q.Text), task.DigestString(string(q.Text))
+		replayed = append(replayed, &q)
+	}
+	rc, _ := r.upload(t, tk2.ID, env2, replayed)
+	if rc.PagesAccepted != 0 || rc.Credits != 0 {
+		t.Fatalf("receipt of a replayed result: %+v", rc)
+	}
+	fresh := site()
+	for _, p := range fresh {
+		p.FetchedAt = r.clock.Add(time.Minute)
+	}
+	tk3, env3 := r.issue(t, 3)
+	if rc, _ := r.upload(t, tk3.ID, env3, fresh); rc.PagesAccepted != 4 {
+		t.Fatalf("receipt of a fresh result: %+v", rc)
+	}
+}
