@@ -128,10 +128,17 @@ func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, er
 // lapsed, and only before the task's StartBy. ErrLeaseHeld: try later;
 // ErrLeaseOver: drop the task.
 func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
-	if err := d.refuseAvoided(id, peer, now); err != nil {
-		return Task{}, err
-	}
-	return d.leaseOp(id, "claim", func(t *Task) error {
+	var misrouted bool
+	t, err := d.leaseOp(id, "claim", func(tx *bolt.Tx, t *Task) error {
+		if t.State == TaskOpen && slices.Contains(t.Avoid, peer) {
+			// The overlay delivered a spot-check to the crawler it checks
+			// (zones moved under the manager's view). Refused here,
+			// whatever the overlay did: the check ends as misrouted, the
+			// host's lease with it, and the check is issued again.
+			misrouted = true
+			t.State, t.Reason, t.Misrouted, t.Finished, t.Envelope, t.Spec = TaskCancelled, ReasonMisrouted, true, now, nil, nil
+			return endLeaseTx(tx, t, now)
+		}
 		if err := current(t, epoch); err != nil {
 			return err
 		}
@@ -145,36 +152,10 @@ func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt Lease
 		t.Holder, t.Released, t.Expires = peer, false, now.Add(lt.Hold)
 		return nil
 	})
-}
-
-// refuseAvoided ends spot-check id as misrouted when peer, who must not
-// run it, claims it: the overlay delivered it to the crawler it checks
-// (zones moved under the manager's view). Refused here, whatever the
-// overlay did; the host's lease ends with it, and the check is issued
-// again.
-func (d *DB) refuseAvoided(id, peer string, now time.Time) error {
-	var refused bool
-	err := d.db.Update(func(tx *bolt.Tx) error {
-		tb := tx.Bucket(bucketTasks)
-		var t Task
-		found, err := getJSON(tb, []byte(id), &t)
-		if err != nil || !found || t.State != TaskOpen || !slices.Contains(t.Avoid, peer) {
-			return err
-		}
-		refused = true
-		t.State, t.Reason, t.Misrouted, t.Finished, t.Envelope, t.Spec = TaskCancelled, ReasonMisrouted, true, now, nil, nil
-		if err := putJSON(tb, []byte(id), &t); err != nil {
-			return err
-		}
-		return endLeaseTx(tx, &t, now)
-	})
-	switch {
-	case err != nil:
-		return fmt.Errorf("claim the lease of task %s: %w", id, err)
-	case refused:
-		return fmt.Errorf("claim the lease of task %s: %w: %s may not run a spot-check of its own result", id, ErrLeaseOver, peer)
+	if err == nil && misrouted {
+		return Task{}, fmt.Errorf("claim the lease of task %s: %w: %s may not run a spot-check of its own result", id, ErrLeaseOver, peer)
 	}
-	return nil
+	return t, err
 }
 
 // ReasonMisrouted is the Reason of a spot-check refused to a peer it had
@@ -185,7 +166,7 @@ const ReasonMisrouted = "misrouted"
 // lapsed, was released or is held by another peer is ErrLeaseOver: the
 // crawler must stop at once.
 func (d *DB) Renew(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
-	return d.leaseOp(id, "renew", func(t *Task) error {
+	return d.leaseOp(id, "renew", func(_ *bolt.Tx, t *Task) error {
 		if err := current(t, epoch); err != nil {
 			return err
 		}
@@ -200,7 +181,7 @@ func (d *DB) Renew(id string, epoch uint64, peer string, now time.Time, lt Lease
 // Release records that peer, the holder, stopped crawling task id (it
 // leaves and hands the task to an heir, which may then claim it).
 func (d *DB) Release(id string, epoch uint64, peer string) (Task, error) {
-	return d.leaseOp(id, "release", func(t *Task) error {
+	return d.leaseOp(id, "release", func(_ *bolt.Tx, t *Task) error {
 		if t.Epoch != epoch || t.Holder != peer {
 			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
 		}
@@ -220,7 +201,9 @@ func current(t *Task, epoch uint64) error {
 	return nil
 }
 
-func (d *DB) leaseOp(id, what string, fn func(*Task) error) (Task, error) {
+// leaseOp applies fn to task id in one transaction and stores the task
+// when fn succeeds.
+func (d *DB) leaseOp(id, what string, fn func(*bolt.Tx, *Task) error) (Task, error) {
 	var t Task
 	err := d.db.Update(func(tx *bolt.Tx) error {
 		tb := tx.Bucket(bucketTasks)
@@ -231,7 +214,7 @@ func (d *DB) leaseOp(id, what string, fn func(*Task) error) (Task, error) {
 		if !found {
 			return fmt.Errorf("%w: %w: task %s", ErrLeaseOver, ErrNotFound, id)
 		}
-		if err := fn(&t); err != nil {
+		if err := fn(tx, &t); err != nil {
 			return err
 		}
 		return putJSON(tb, []byte(id), &t)
