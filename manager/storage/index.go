@@ -102,7 +102,7 @@ func openIndex(path string, readOnly bool) (*index, error) {
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta,
-			bucketChecks, bucketCheckOf, bucketVerdicts, bucketRecords, bucketDeferred} {
+			bucketChecks, bucketWritten, bucketVerdicts, bucketRecords, bucketDeferred} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -182,29 +182,27 @@ func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nic
 		if err := putJSON(tx.Bucket(bucketReceipts), []byte(r.TaskID), stored{Peer: r.Peer, Raw: raw}); err != nil {
 			return err
 		}
-		peers := tx.Bucket(bucketPeers)
-		var c Contributor
-		if _, err := getJSON(peers, []byte(r.Peer), &c); err != nil {
-			return err
-		}
-		c.Peer = r.Peer
-		if nickname != "" {
-			c.Nickname = nickname
-		}
-		c.Receipts++
-		c.Credits += r.Credits
-		if r.State == task.CreditPending {
-			c.Pending += r.Credits
-		}
-		c.Pages += int64(r.PagesAccepted)
-		c.Bytes += r.Bytes
-		c.Last = r.IssuedAt
-		if err := putJSON(peers, []byte(r.Peer), c); err != nil {
+		if err := updateContributor(tx, r.Peer, func(c *Contributor) {
+			if nickname != "" {
+				c.Nickname = nickname
+			}
+			c.Receipts++
+			c.Credits += r.Credits
+			if r.State == task.CreditPending {
+				c.Pending += r.Credits
+			}
+			c.Pages += int64(r.PagesAccepted)
+			c.Bytes += r.Bytes
+			c.Last = r.IssuedAt
+		}); err != nil {
 			return err
 		}
 		switch {
 		case chk != nil:
 			if err := putJSON(tx.Bucket(bucketChecks), []byte(chk.Task), chk); err != nil {
+				return err
+			}
+			if err := putJSON(tx.Bucket(bucketWritten), []byte(chk.Task), chk.Written); err != nil {
 				return err
 			}
 		case validating:
@@ -392,9 +390,6 @@ func (x *index) addRound(checked string, r checkRound) error {
 			return err
 		}
 		c.Rounds = append(c.Rounds, r)
-		if err := tx.Bucket(bucketCheckOf).Put([]byte(r.Task), []byte(checked)); err != nil {
-			return err
-		}
 		return putJSON(b, []byte(checked), c)
 	})
 }
@@ -444,8 +439,9 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 // settle applies verdict v on pending result c in one transaction: the
 // result's receipt and its checkers' are signed again as confirmed or
 // revoked, the peers' records and credit follow, an invalid result's pages
-// leave the index. It returns the checked peer's failures so far.
-func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.PubKey) (failures int, err error) {
+// leave the index and its WARC records go into v.Records. It returns the
+// checked peer's failures so far.
+func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.PubKey) (failures int, err error) {
 	valid := v.Verdict == VerdictValid
 	err = x.db.Update(func(tx *bolt.Tx) error {
 		state := task.CreditConfirmed
@@ -504,10 +500,14 @@ func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.Pub
 				return err
 			}
 		}
-		quarantined := 0
 		if !valid {
+			var w written
+			if _, err := getJSON(tx.Bucket(bucketWritten), []byte(c.Task), &w); err != nil {
+				return err
+			}
+			v.Records = w.Records
 			urls := tx.Bucket(bucketURLs)
-			for _, u := range c.URLs {
+			for _, u := range w.URLs {
 				var e Entry
 				found, err := getJSON(urls, []byte(u), &e)
 				if err != nil {
@@ -519,9 +519,11 @@ func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.Pub
 					}
 				}
 			}
-			quarantined = len(c.Records)
 		}
 		if err := tx.Bucket(bucketChecks).Delete([]byte(c.Task)); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketWritten).Delete([]byte(c.Task)); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bucketVerdicts), []byte(c.Task), v); err != nil {
@@ -532,7 +534,7 @@ func (x *index) settle(c checkRec, v Verdict, key crypto.PrivKey, pub crypto.Pub
 				t.Passed++
 			} else {
 				t.Failed++
-				t.Quarantined += int64(quarantined)
+				t.Quarantined += int64(len(v.Records))
 			}
 		})
 	})

@@ -294,14 +294,15 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	var (
-		fb       = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped}
-		entries  = make(map[string]Entry, len(accepted))
-		r        = task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: now}
-		unchang  int
-		records  int
-		textSize int64
-		written  []Location
-		sample   []sampled
+		fb         = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped}
+		entries    = make(map[string]Entry, len(accepted))
+		r          = task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: now}
+		unchang    int
+		records    int
+		textSize   int64
+		validating = s.opts.Validation != nil
+		wrote      written   // kept when validating
+		sample     []sampled // kept when validating
 	)
 	for _, p := range accepted {
 		prev, wasKnown := known[p.URL]
@@ -314,8 +315,10 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if p.Unchanged || (wasKnown && prev.Digest == p.Digest) {
 			unchang++
 			fb.Pages = append(fb.Pages, pr)
-			sample = append(sample, sampled{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
-				Fetched: p.FetchedAt, Unchanged: true, Location: prev.Location})
+			if validating {
+				e := Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Location: prev.Location}
+				sample = append(sample, sampled{URL: p.URL, Entry: e, Unchanged: true})
+			}
 			continue
 		}
 		if _, err := export.Text(p); err != nil {
@@ -328,13 +331,18 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if ok {
 			records++
 			textSize += int64(len(p.Text))
-			written = append(written, loc)
 		}
-		sample = append(sample, sampled{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
-			Fetched: p.FetchedAt, Location: loc})
 		pr.Changed = wasKnown
 		fb.Pages = append(fb.Pages, pr)
-		entries[p.URL] = Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Task: t.ID, Location: loc}
+		e := Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Task: t.ID, Location: loc}
+		entries[p.URL] = e
+		if validating {
+			sample = append(sample, sampled{URL: p.URL, Entry: e})
+			wrote.URLs = append(wrote.URLs, p.URL)
+			if ok {
+				wrote.Records = append(wrote.Records, loc)
+			}
+		}
 		if wasKnown {
 			r.PagesChanged++
 		} else {
@@ -359,11 +367,8 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		}
 		if len(picked) > 0 {
 			r.State = task.CreditPending
-			chk = &checkRec{Task: t.ID, Channel: t.Channel, Peer: from, Stored: now, Sample: picked, Records: written, Recorded: recorded}
-			for u := range entries {
-				chk.URLs = append(chk.URLs, u)
-			}
-		} else if s.opts.Validation != nil {
+			chk = &checkRec{Task: t.ID, Peer: from, Sample: picked, Recorded: recorded, Written: wrote}
+		} else if validating {
 			r.State = task.CreditConfirmed
 			r.Reason = "the peer's record let it through unchecked"
 		}
@@ -381,7 +386,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, s.opts.Validation != nil, recorded); err != nil {
+	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, validating, recorded); err != nil {
 		return nil, fmt.Errorf("store receipt of task %s: %w", t.ID, err)
 	}
 	s.log.Info("Upload stored", "task", t.ID, "peer", from, "new", r.PagesNew, "changed", r.PagesChanged,

@@ -159,23 +159,19 @@ const (
 	VerdictInvalid = "invalid"
 )
 
-// sampled is one page of a checked result as it was stored.
+// sampled is one page of a checked result as the result gave it: its
+// index entry, for an unchanged page the one it confirmed.
 type sampled struct {
-	URL          string      `json:"url"`
-	Digest       task.Digest `json:"digest"`
-	ETag         string      `json:"etag,omitempty"`
-	LastModified string      `json:"last_modified,omitempty"`
-	Fetched      time.Time   `json:"fetched"`
+	URL string `json:"url"`
+	Entry
 	// Unchanged: the crawler reported the page unchanged, so no text was
-	// stored; Location is empty then.
+	// stored with the result.
 	Unchanged bool `json:"unchanged,omitempty"`
-	Location
 }
 
 // checkRound is one spot-check of a result.
 type checkRound struct {
-	Task   string    `json:"task"`
-	Issued time.Time `json:"issued"`
+	Task string `json:"task"`
 	// Peer and Outcome are set when the check's result came.
 	Peer    string `json:"peer,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
@@ -183,22 +179,27 @@ type checkRound struct {
 	Match, Mismatch, Inconclusive int
 }
 
-// checkRec is a result waiting for its verdict.
+// checkRec is a result waiting for its verdict: small, as every tick reads
+// all of them.
 type checkRec struct {
-	Task    string    `json:"task"`
-	Channel string    `json:"channel"`
-	Peer    string    `json:"peer"`
-	Stored  time.Time `json:"stored"`
-	Sample  []sampled `json:"sample"`
-	// URLs are the index entries the result wrote; Records its WARC
-	// records.
-	URLs    []string     `json:"urls,omitempty"`
-	Records []Location   `json:"records,omitempty"`
-	Rounds  []checkRound `json:"rounds,omitempty"`
-	Lost    int          `json:"lost,omitempty"`
+	Task   string       `json:"task"`
+	Peer   string       `json:"peer"`
+	Sample []sampled    `json:"sample"`
+	Rounds []checkRound `json:"rounds,omitempty"`
+	Lost   int          `json:"lost,omitempty"`
 	// Recorded: its peer had a record (NewPeer results validated in a
 	// row) when it came.
 	Recorded bool `json:"recorded,omitempty"`
+	// Written is stored apart (bucketWritten), once: it is read only to
+	// quarantine an invalid result.
+	Written written `json:"-"`
+}
+
+// written is what a checked result put in the operator's output: its
+// index entries and its WARC records.
+type written struct {
+	URLs    []string   `json:"urls,omitempty"`
+	Records []Location `json:"records,omitempty"`
 }
 
 // Verdict is how a checked result ended.
@@ -237,7 +238,7 @@ func (r PeerRecord) Suspect() bool { return r.Invalid > 0 || r.BadChecks > 0 }
 
 var (
 	bucketChecks   = []byte("checks")   // checked task ID → checkRec, while pending
-	bucketCheckOf  = []byte("check-of") // check task ID → checked task ID
+	bucketWritten  = []byte("written")  // checked task ID → written, while pending
 	bucketVerdicts = []byte("verdicts") // checked task ID → Verdict
 	bucketRecords  = []byte("records")  // peer ID → PeerRecord
 	bucketDeferred = []byte("deferred") // peer ID → check task IDs whose credit waits for its record
@@ -330,7 +331,7 @@ func (s *Storage) IssueChecks(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("check result of task %s: %w", c.Task, err))
 			continue
 		}
-		if err := s.idx.addRound(c.Task, checkRound{Task: id, Issued: s.opts.Now().UTC()}); err != nil {
+		if err := s.idx.addRound(c.Task, checkRound{Task: id}); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -387,7 +388,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return s.unneededCheck(ctx, t, rec, from)
 	}
 	round := s.compare(c.Sample, pages)
-	round.Task, round.Issued, round.Peer = t.ID, c.Rounds[ri].Issued, from
+	round.Task, round.Peer = t.ID, from
 	if rec.State == channels.TaskOpen {
 		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{})
 		if err != nil {
@@ -572,10 +573,7 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 			out.Checkers = append(out.Checkers, r.Peer)
 		}
 	}
-	if verdict == VerdictInvalid {
-		out.Records = c.Records
-	}
-	failures, err := s.idx.settle(c, out, s.opts.Key, s.opts.Manager)
+	failures, err := s.idx.settle(c, &out, s.opts.Key, s.opts.Manager)
 	if err != nil {
 		return nil, err
 	}
@@ -597,12 +595,6 @@ func (s *Storage) Verdict(id string) (Verdict, bool, error) { return s.idx.verdi
 
 // Verdicts returns every verdict given.
 func (s *Storage) Verdicts() ([]Verdict, error) { return s.idx.verdicts() }
-
-// Pending reports whether the result of task id waits for a spot-check.
-func (s *Storage) Pending(id string) (bool, error) {
-	_, found, err := s.idx.pendingCheck(id)
-	return found, err
-}
 
 // PeerRecord returns peer's validation record.
 func (s *Storage) PeerRecord(peer string) (PeerRecord, error) { return s.idx.peerRecord(peer) }
