@@ -120,18 +120,7 @@ func (x *index) Close() error { return x.db.Close() }
 
 // receipt returns the receipt stored for a task.
 func (x *index) receipt(taskID string) (stored, bool, error) {
-	var s stored
-	var found bool
-	err := x.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketReceipts)
-		if b == nil {
-			return nil // a file the storage module never opened for writing
-		}
-		var err error
-		found, err = getJSON(b, []byte(taskID), &s)
-		return err
-	})
-	return s, found, err
+	return getOne[stored](x, bucketReceipts, []byte(taskID))
 }
 
 // verifiedReceipt returns the receipt stored for a task, verified with key.
@@ -243,26 +232,12 @@ func (x *index) addTotalsTx(tx *bolt.Tx, fn func(*Totals)) error {
 }
 
 func (x *index) totals() (Totals, error) {
-	var t Totals
-	err := x.db.View(func(tx *bolt.Tx) error {
-		_, err := getJSON(tx.Bucket(bucketMeta), keyTotals, &t)
-		return err
-	})
+	t, _, err := getOne[Totals](x, bucketMeta, keyTotals)
 	return t, err
 }
 
 func (x *index) contributors() ([]Contributor, error) {
-	var out []Contributor
-	err := x.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketPeers).ForEach(func(k, v []byte) error {
-			var c Contributor
-			if err := json.Unmarshal(v, &c); err != nil {
-				return fmt.Errorf("contributor %s: %w", k, err)
-			}
-			out = append(out, c)
-			return nil
-		})
-	})
+	out, err := getAll[Contributor](x, bucketPeers, "contributor")
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Credits != out[j].Credits {
 			return out[i].Credits > out[j].Credits
@@ -273,14 +248,43 @@ func (x *index) contributors() ([]Contributor, error) {
 }
 
 func (x *index) entry(u string) (Entry, bool, error) {
-	var e Entry
-	var found bool
-	err := x.db.View(func(tx *bolt.Tx) error {
-		var err error
-		found, err = getJSON(tx.Bucket(bucketURLs), []byte(u), &e)
+	return getOne[Entry](x, bucketURLs, []byte(u))
+}
+
+// getOne reads the value of key in bucket, in a read transaction of its
+// own. found is false when the key is absent, or the bucket is (a file
+// the storage module never opened for writing since the bucket came).
+func getOne[T any](x *index, bucket, key []byte) (v T, found bool, err error) {
+	err = x.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucket)
+		if b == nil {
+			return nil
+		}
+		found, err = getJSON(b, key, &v)
 		return err
 	})
-	return e, found, err
+	return v, found, err
+}
+
+// getAll decodes every value of bucket (none when it is absent); what
+// names a value in errors.
+func getAll[T any](x *index, bucket []byte, what string) ([]T, error) {
+	var out []T
+	err := x.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucket)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, data []byte) error {
+			var v T
+			if err := json.Unmarshal(data, &v); err != nil {
+				return fmt.Errorf("%s %s: %w", what, k, err)
+			}
+			out = append(out, v)
+			return nil
+		})
+	})
+	return out, err
 }
 
 func putJSON(b *bolt.Bucket, k []byte, v any) error {
@@ -304,80 +308,28 @@ func getJSON(b *bolt.Bucket, k []byte, v any) (bool, error) {
 
 // peerRecord returns peer's validation record (zero for a new peer).
 func (x *index) peerRecord(peer string) (PeerRecord, error) {
-	var r PeerRecord
-	err := x.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketRecords)
-		if b == nil {
-			return nil
-		}
-		_, err := getJSON(b, []byte(peer), &r)
-		return err
-	})
+	r, _, err := getOne[PeerRecord](x, bucketRecords, []byte(peer))
 	return r, err
 }
 
 // pendingChecks returns every result waiting for its verdict.
 func (x *index) pendingChecks() ([]checkRec, error) {
-	var out []checkRec
-	err := x.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketChecks).ForEach(func(k, v []byte) error {
-			var c checkRec
-			if err := json.Unmarshal(v, &c); err != nil {
-				return fmt.Errorf("pending check %s: %w", k, err)
-			}
-			out = append(out, c)
-			return nil
-		})
-	})
-	return out, err
+	return getAll[checkRec](x, bucketChecks, "pending check")
 }
 
 // pendingCheck returns the pending check of the result of task id.
 func (x *index) pendingCheck(id string) (checkRec, bool, error) {
-	var c checkRec
-	var found bool
-	err := x.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketChecks)
-		if b == nil {
-			return nil
-		}
-		var err error
-		found, err = getJSON(b, []byte(id), &c)
-		return err
-	})
-	return c, found, err
+	return getOne[checkRec](x, bucketChecks, []byte(id))
 }
 
 // verdict returns the verdict on the result of task id.
 func (x *index) verdict(id string) (Verdict, bool, error) {
-	var v Verdict
-	var found bool
-	err := x.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketVerdicts)
-		if b == nil {
-			return nil
-		}
-		var err error
-		found, err = getJSON(b, []byte(id), &v)
-		return err
-	})
-	return v, found, err
+	return getOne[Verdict](x, bucketVerdicts, []byte(id))
 }
 
 // verdicts returns every verdict.
 func (x *index) verdicts() ([]Verdict, error) {
-	var out []Verdict
-	err := x.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketVerdicts).ForEach(func(k, v []byte) error {
-			var vd Verdict
-			if err := json.Unmarshal(v, &vd); err != nil {
-				return fmt.Errorf("verdict %s: %w", k, err)
-			}
-			out = append(out, vd)
-			return nil
-		})
-	})
-	return out, err
+	return getAll[Verdict](x, bucketVerdicts, "verdict")
 }
 
 // addRound records a check task issued for the result of task checked.
@@ -578,25 +530,27 @@ func resignTx(tx *bolt.Tx, id, state, reason string, key crypto.PrivKey, pub cry
 }
 
 func updateContributor(tx *bolt.Tx, peer string, fn func(*Contributor)) error {
-	b := tx.Bucket(bucketPeers)
-	var c Contributor
-	if _, err := getJSON(b, []byte(peer), &c); err != nil {
-		return err
-	}
-	c.Peer = peer
-	fn(&c)
-	c.Credits, c.Pending, c.Revoked = round2(c.Credits), round2(c.Pending), round2(c.Revoked)
-	return putJSON(b, []byte(peer), c)
+	return updateTx(tx, bucketPeers, peer, func(c *Contributor) {
+		c.Peer = peer
+		fn(c)
+		c.Credits, c.Pending, c.Revoked = round2(c.Credits), round2(c.Pending), round2(c.Revoked)
+	})
 }
 
 func updateRecord(tx *bolt.Tx, peer string, fn func(*PeerRecord)) error {
-	b := tx.Bucket(bucketRecords)
-	var r PeerRecord
-	if _, err := getJSON(b, []byte(peer), &r); err != nil {
+	return updateTx(tx, bucketRecords, peer, fn)
+}
+
+// updateTx applies fn to the value of key in bucket (its zero value when
+// absent) and stores it.
+func updateTx[T any](tx *bolt.Tx, bucket []byte, key string, fn func(*T)) error {
+	b := tx.Bucket(bucket)
+	var v T
+	if _, err := getJSON(b, []byte(key), &v); err != nil {
 		return err
 	}
-	fn(&r)
-	return putJSON(b, []byte(peer), r)
+	fn(&v)
+	return putJSON(b, []byte(key), v)
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
@@ -604,12 +558,7 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 // deferTx keeps check task id's receipt pending until peer's next
 // verdict.
 func deferTx(tx *bolt.Tx, peer, id string) error {
-	b := tx.Bucket(bucketDeferred)
-	var ids []string
-	if _, err := getJSON(b, []byte(peer), &ids); err != nil {
-		return err
-	}
-	return putJSON(b, []byte(peer), append(ids, id))
+	return updateTx(tx, bucketDeferred, peer, func(ids *[]string) { *ids = append(*ids, id) })
 }
 
 // settleDeferredTx settles peer's deferred check receipts with the verdict
