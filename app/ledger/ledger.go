@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +20,12 @@ var ErrNotFound = errors.New("no receipt for this task")
 var (
 	bucketReceipts = []byte("receipts") // task ID → Entry
 	bucketDays     = []byte("days")     // "2006-01-02" → Day
-	bucketMeta     = []byte("meta")
-	keyTotals      = []byte("totals") // Totals (without RecentAverage)
-	keyAverage     = []byte("average")
+	// bucketPending indexes the pending receipts, oldest first: issue time
+	// (8 bytes, big-endian Unix nanoseconds) and task ID → nothing.
+	bucketPending = []byte("pending")
+	bucketMeta    = []byte("meta")
+	keyTotals     = []byte("totals") // Totals (without RecentAverage)
+	keyAverage    = []byte("average")
 )
 
 // Entry is one stored receipt.
@@ -93,7 +97,24 @@ func Open(path string) (*Ledger, error) {
 				return err
 			}
 		}
-		return nil
+		if tx.Bucket(bucketPending) != nil {
+			return nil
+		}
+		// A ledger from before the index: build it once.
+		pb, err := tx.CreateBucket(bucketPending)
+		if err != nil {
+			return err
+		}
+		return tx.Bucket(bucketReceipts).ForEach(func(k, v []byte) error {
+			var e Entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("receipt %s: %w", k, err)
+			}
+			if e.State() != task.CreditPending {
+				return nil
+			}
+			return pb.Put(pendingKey(e.Receipt), nil)
+		})
 	})
 	if err != nil {
 		db.Close()
@@ -127,6 +148,11 @@ func (l *Ledger) Add(raw []byte, r task.Receipt, confirmed bool, now time.Time) 
 		e := Entry{Receipt: r, Raw: raw, Confirmed: confirmed, Added: now}
 		if err := putJSON(b, []byte(r.TaskID), e); err != nil {
 			return err
+		}
+		if !confirmed {
+			if err := tx.Bucket(bucketPending).Put(pendingKey(r), nil); err != nil {
+				return err
+			}
 		}
 		return count(tx, l.loc, r, confirmed, true)
 	})
@@ -162,7 +188,16 @@ func confirmTx(tx *bolt.Tx, loc *time.Location, taskID string) error {
 	if err := putJSON(b, []byte(taskID), e); err != nil {
 		return err
 	}
+	if err := tx.Bucket(bucketPending).Delete(pendingKey(e.Receipt)); err != nil {
+		return err
+	}
 	return count(tx, loc, e.Receipt, true, false)
+}
+
+// pendingKey is r's key in bucketPending.
+func pendingKey(r task.Receipt) []byte {
+	k := binary.BigEndian.AppendUint64(nil, uint64(r.IssuedAt.UnixNano()))
+	return append(k, r.TaskID...)
 }
 
 // Settle applies a newer signed copy of a pending receipt (raw, r) whose
@@ -185,6 +220,9 @@ func (l *Ledger) Settle(raw []byte, r task.Receipt) (changed bool, err error) {
 			return fmt.Errorf("the settled receipt grants %.2f, the pending one %.2f", r.Credits, e.Receipt.Credits)
 		}
 		changed = true
+		if err := tx.Bucket(bucketPending).Delete(pendingKey(e.Receipt)); err != nil {
+			return err
+		}
 		if state == task.CreditConfirmed {
 			e.Receipt, e.Raw, e.Confirmed = r, raw, true
 			if err := putJSON(b, []byte(r.TaskID), e); err != nil {
@@ -242,18 +280,18 @@ func withDay(tx *bolt.Tx, loc *time.Location, r task.Receipt, fn func(*Day, *Tot
 // Pending returns the task IDs of up to limit pending receipts (0 = all),
 // oldest first: those whose credit may yet be confirmed or revoked.
 func (l *Ledger) Pending(limit int) ([]string, error) {
-	es, err := l.Entries(0)
-	if err != nil {
-		return nil, err
-	}
 	var out []string
-	for i := len(es) - 1; i >= 0; i-- {
-		if es[i].State() == task.CreditPending {
-			out = append(out, es[i].Receipt.TaskID)
-			if limit > 0 && len(out) == limit {
-				break
+	err := l.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketPending).Cursor()
+		for k, _ := c.First(); k != nil && (limit <= 0 || len(out) < limit); k, _ = c.Next() {
+			if len(k) > 8 {
+				out = append(out, string(k[8:]))
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read pending receipts: %w", err)
 	}
 	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -186,5 +188,32 @@ func TestSettle(t *testing.T) {
 		if e.Receipt.TaskID == "bad" && (e.State() != task.CreditRevoked || string(e.Raw) != "revoked:bad") {
 			t.Fatalf("revoked entry %+v", e)
 		}
+	}
+}
+
+// TestPendingIndexBuiltOnce: a ledger written before the pending index
+// existed gets it at its next opening, with its pending receipts only.
+func TestPendingIndexBuiltOnce(t *testing.T) {
+	l, path := open(t)
+	pending := receipt("waits", 2, noon)
+	pending.State = task.CreditPending
+	l.Add(nil, pending, false, noon)
+	l.Add(nil, receipt("done", 3, noon.Add(-time.Hour)), true, noon)
+	l.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketPending) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	l, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if ids, err := l.Pending(0); err != nil || len(ids) != 1 || ids[0] != "waits" {
+		t.Fatalf("pending after rebuilding the index: %v, %v", ids, err)
 	}
 }
