@@ -39,13 +39,11 @@ func (s *ledgerSink) Receipt(ctx context.Context, d taskmgr.Delivery, raw []byte
 		if err != nil {
 			return fmt.Errorf("keep receipt of task %s: %w", d.TaskID, err)
 		}
-		added, err := s.l.Add(raw, r, r.Settled() == task.CreditConfirmed, s.now())
-		if err != nil || added {
-			if err == nil && r.Settled() == task.CreditRevoked {
-				_, err = s.l.Settle(raw, r)
-			}
+		if _, err := s.l.Add(raw, r, r.Settled() == task.CreditConfirmed, s.now()); err != nil {
 			return err
 		}
+		// A receipt signed again as confirmed or revoked settles the
+		// pending copy kept before; Settle leaves anything else alone.
 		_, err = s.l.Settle(raw, r)
 		return err
 	}
