@@ -105,11 +105,7 @@ func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 		}
 		return cmp.Compare(a.score, b.score)
 	})
-	centre := make(can.Point, len(best.zone.Lo))
-	for i := range centre {
-		centre[i] = (best.zone.Lo[i] + best.zone.Hi[i]) / 2
-	}
-	return submit.Aim{Target: centre, Direct: best.id}, true
+	return submit.Aim{Target: best.zone.Centre(), Direct: best.id}, true
 }
 
 // resultFailed is told when a peer's result failed its spot-checks: from

@@ -104,11 +104,7 @@ func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
 		return "", nil, false
 	}
 	z := byID[id].Zones[0]
-	centre := make(can.Point, len(z.Lo))
-	for i := range centre {
-		centre[i] = (z.Lo[i] + z.Hi[i]) / 2
-	}
-	return peer.ID(id), centre, true
+	return peer.ID(id), can.Zone{Lo: z.Lo, Hi: z.Hi}.Centre(), true
 }
 
 // SwarmMap is the swarm view drawn as SVG: the CAN space projected on its

@@ -218,25 +218,27 @@ func (r *Registry) MemberInfos() []Member {
 func (r *Registry) Reported() []Member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	now := r.now()
-	var out []Member
-	for id, m := range r.members {
-		if now.Sub(m.Seen) > memberFor {
-			delete(r.members, id)
-			continue
-		}
+	r.pruneLocked(r.now())
+	out := make([]Member, 0, len(r.members))
+	for _, m := range r.members {
 		out = append(out, *m)
 	}
 	return out
 }
 
-func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
-	var out []peer.ID
+// pruneLocked forgets the members whose membership lapsed at now.
+func (r *Registry) pruneLocked(now time.Time) {
 	for id, m := range r.members {
 		if now.Sub(m.Seen) > memberFor {
 			delete(r.members, id)
-			continue
 		}
+	}
+}
+
+func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
+	r.pruneLocked(now)
+	var out []peer.ID
+	for id := range r.members {
 		if id != except && r.h.Network().Connectedness(id) == network.Connected {
 			out = append(out, id)
 		}
