@@ -16,6 +16,7 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
@@ -33,8 +34,6 @@ import (
 
 // Network options' defaults.
 const (
-	// peerKeyName is the peer's private key file in the data directory.
-	peerKeyName = "peer.key"
 	// retryJoin is the wait after a failed attempt to enter the overlay.
 	retryJoin = 3 * time.Second
 	// leaveTimeout bounds a graceful leave (handover included).
@@ -94,7 +93,7 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	}
 	h, err := host.New(ctx, host.Config{
 		ListenAddrs: opts.Listen,
-		KeyFile:     filepath.Join(dataDir, peerKeyName),
+		KeyFile:     filepath.Join(dataDir, paths.PeerKeyName),
 		MaxConns:    overlayConns(cfg),
 		Bootstrap:   prof.Bootstrap,
 		Logger:      log,

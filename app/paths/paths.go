@@ -36,6 +36,9 @@ const (
 	LedgerName = "ledger.db"
 	// UsageName is the governor's transfer counters in the data directory.
 	UsageName = "usage.json"
+	// PeerKeyName is the peer's private key (its overlay identity) in the
+	// data directory.
+	PeerKeyName = "peer.key"
 )
 
 // Dirs are one instance's directories.
@@ -92,6 +95,9 @@ func (d Dirs) LedgerFile() string { return filepath.Join(d.Data, LedgerName) }
 
 // UsageFile is the path of the governor's transfer counters.
 func (d Dirs) UsageFile() string { return filepath.Join(d.Data, UsageName) }
+
+// PeerKeyFile returns the peer key's path.
+func (d Dirs) PeerKeyFile() string { return filepath.Join(d.Data, PeerKeyName) }
 
 // Flag registers the --home flag on fs and returns its value's address.
 // Every client subcommand calls it so one instance is isolated from another.

@@ -3,7 +3,6 @@ package swarm
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -70,7 +69,7 @@ func (s *Swarm) Validation(pagesServed int64) (Validation, error) {
 			v.CheatModes = map[string]int{}
 		}
 		v.CheatModes[c.Cheat]++
-		key, err := host.LoadOrCreateKey(filepath.Join(homeDirs(c.Home).Data, "peer.key"))
+		key, err := host.LoadKey(homeDirs(c.Home).PeerKeyFile())
 		if err != nil {
 			return v, fmt.Errorf("%s's identity: %w", c.Name, err)
 		}

@@ -19,24 +19,11 @@ const maxKeyFileSize = 16 << 10
 // file does not exist. The write is atomic: a crash never leaves a truncated
 // key behind.
 func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
-	b, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		if len(b) > maxKeyFileSize {
-			return nil, fmt.Errorf("read key %s: %d bytes is too large for a key", path, len(b))
-		}
-		k, err := crypto.UnmarshalPrivateKey(b)
-		if err == nil {
-			err = selfCheck(k)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("key %s is damaged: %w; restore it from a backup (deleting it makes a new identity, and what the old one signed no longer verifies)", path, err)
-		}
-		return k, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("read key %s: %w", path, err)
+	k, err := LoadKey(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return k, err
 	}
-	k, _, err := crypto.GenerateEd25519Key(nil)
+	k, _, err = crypto.GenerateEd25519Key(nil)
 	if err != nil {
 		return nil, fmt.Errorf("generate key: %w", err)
 	}
@@ -46,6 +33,27 @@ func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
 	}
 	if err := atomicfile.WriteFile(path, raw, 0o600); err != nil {
 		return nil, fmt.Errorf("save key %s: %w", path, err)
+	}
+	return k, nil
+}
+
+// LoadKey reads the private key stored at path, as LoadOrCreateKey does,
+// without making one when there is none (an error wrapping
+// fs.ErrNotExist).
+func LoadKey(path string) (crypto.PrivKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read key %s: %w", path, err)
+	}
+	if len(b) > maxKeyFileSize {
+		return nil, fmt.Errorf("read key %s: %d bytes is too large for a key", path, len(b))
+	}
+	k, err := crypto.UnmarshalPrivateKey(b)
+	if err == nil {
+		err = selfCheck(k)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("key %s is damaged: %w; restore it from a backup (deleting it makes a new identity, and what the old one signed no longer verifies)", path, err)
 	}
 	return k, nil
 }
