@@ -163,13 +163,17 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 			Title: "Page " + fmt.Sprint(i), Text: []byte(text), TextBytes: len(text), Digest: task.DigestString(text),
 		}
 	}
-	switch u.Mode {
-	case Invent:
+	// invent makes as many pages as the real result has, at least 5.
+	invent := func() []*task.Page {
 		out := make([]*task.Page, 0, max(len(pages), 5))
 		for i := range cap(out) {
 			out = append(out, made(i, madeUp(rng)))
 		}
 		return out
+	}
+	switch u.Mode {
+	case Invent:
+		return invent()
 	case Alter:
 		out := make([]*task.Page, 0, len(pages))
 		for _, p := range pages {
@@ -203,12 +207,7 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 		}
 		u.mu.Unlock()
 		if len(old) == 0 || oldHost == host {
-			// Nothing from another host to replay yet: invent instead.
-			out := make([]*task.Page, 0, max(len(pages), 5))
-			for i := range cap(out) {
-				out = append(out, made(i, madeUp(rng)))
-			}
-			return out
+			return invent() // nothing from another host to replay yet
 		}
 		return old
 	}
