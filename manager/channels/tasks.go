@@ -262,19 +262,6 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if out.Task.Epoch > 0 && out.Task.Holder != peer {
 			return fmt.Errorf("%w: the lease is held by %q", ErrNotHolder, out.Task.Holder)
 		}
-		if out.Task.Checks != "" {
-			out.First = true
-			out.Task.State, out.Task.Peer, out.Task.Finished = TaskDone, peer, now
-			out.Task.Envelope, out.Task.Spec = nil, nil
-			if err := putJSON(tb, []byte(id), &out.Task); err != nil {
-				return err
-			}
-			return endLeaseTx(tx, &out.Task, now)
-		}
-		var c Channel
-		if _, err := getJSON(chs, []byte(out.Task.Channel), &c); err != nil {
-			return err
-		}
 		out.First = true
 		out.Task.State, out.Task.Peer, out.Task.Finished = TaskDone, peer, now
 		out.Task.Envelope, out.Task.Spec = nil, nil
@@ -282,6 +269,13 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return err
 		}
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
+			return err
+		}
+		if out.Task.Checks != "" {
+			return nil // a spot-check belongs to no round
+		}
+		var c Channel
+		if _, err := getJSON(chs, []byte(out.Task.Channel), &c); err != nil {
 			return err
 		}
 		c.apply(fb, now, out.Task.Round, out.Task.ID)
