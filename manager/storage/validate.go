@@ -369,13 +369,9 @@ func (s *Storage) loseRound(checked, checkTask string, counts bool) error {
 
 // judge compares a spot-check's pages with the checked result's and
 // settles the result when the rounds decide. The check's pages are not
-// stored.
+// stored. from holds the check's lease (Accept): a peer the check had to
+// avoid never does, as the lease refuses it.
 func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages []*task.Page) (*Response, error) {
-	if slices.Contains(rec.Avoid, from) {
-		// The lease refuses such a claim; a result still arriving is not
-		// a check.
-		return nil, fmt.Errorf("refused: %s may not check its own result", from)
-	}
 	c, found, err := s.idx.pendingCheck(rec.Checks)
 	if err != nil {
 		return nil, err
