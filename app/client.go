@@ -245,9 +245,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		SpoolDir: spoolDir,
 		Threads:  threadLimit(cfg),
 		Overload: cfg.OverloadThreshold(),
-		Grace:    opts.Grace,
-		Now:      opts.Now,
-		Logger:   opts.Logger.With("part", "tasks"),
+		// A volunteer that leaves the network passes the rest of its
+		// running crawls on instead of taking them along.
+		HandOff: c.mode == ModeNetwork,
+		Grace:   opts.Grace,
+		Now:     opts.Now,
+		Logger:  opts.Logger.With("part", "tasks"),
 	})
 	if err != nil {
 		c.Close()

@@ -28,8 +28,10 @@ import (
 type swarm struct {
 	m       *manager.Manager
 	clients []*Client
-	// cancelClients stops the clients, cancelManager the manager.
+	// cancelClients stops the clients, cancelManager the manager;
+	// cancelClient[i] stops client i alone.
 	cancelClients, cancelManager context.CancelFunc
+	cancelClient                 []context.CancelFunc
 	clientsDone                  []chan error
 	managerDone                  chan error
 }
@@ -84,7 +86,9 @@ func startCheatingSwarm(t *testing.T, n int, mo manager.Options, cheats map[int]
 			t.Fatalf("client %d runs in %s mode with a profile stored, want network", i, c.Mode())
 		}
 		done := make(chan error, 1)
-		go func() { done <- c.Serve(ctx) }()
+		cctx, cancel := context.WithCancel(ctx)
+		go func() { done <- c.Serve(cctx) }()
+		s.cancelClient = append(s.cancelClient, cancel)
 		s.clients = append(s.clients, c)
 		s.clientsDone = append(s.clientsDone, done)
 	}

@@ -77,8 +77,13 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 		return nil, err
 	}
 	defer r.close()
-	if opts.Resume != nil {
+	switch {
+	case opts.Resume != nil:
 		if err := r.resume(opts.Resume); err != nil {
+			return nil, err
+		}
+	case t.Resume != nil:
+		if err := r.continueFrom(t.Resume); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -32,10 +33,7 @@ type Progress struct {
 }
 
 // Pending is one URL waiting in URLtodo.
-type Pending struct {
-	URL   string `json:"url"`
-	Depth int    `json:"depth,omitempty"`
-}
+type Pending = task.Pending
 
 // RunOptions are the optional parts of a run.
 type RunOptions struct {
@@ -73,6 +71,45 @@ func processingMark(ctx context.Context) func() error {
 // ones as the crawl goes.
 func (c *Crawler) RunFrom(ctx context.Context, t *task.Task, sink Sink, opts RunOptions) (*task.Result, error) {
 	return c.run(ctx, t, sink, opts)
+}
+
+// Rest is what p leaves for another volunteer to crawl (task.Rest), or
+// nil when it is too large for a continuation task.
+func (p *Progress) Rest() *task.Rest {
+	if len(p.Todo) > task.MaxRestTodo || len(p.Seen)/8 > task.MaxRestSeen {
+		return nil
+	}
+	rest := &task.Rest{Requests: p.Requests, Todo: slices.Clone(p.Todo), Seen: slices.Clone(p.Seen)}
+	if b, err := json.Marshal(rest); err != nil || len(b) > task.MaxRestBytes {
+		return nil
+	}
+	return rest
+}
+
+// continueFrom replaces the fresh run's URLtodo and URLseen with those of
+// rest, the continuation of a crawl another volunteer began. A rest comes
+// from that volunteer, so only URLs this task may crawl are taken.
+func (r *run) continueFrom(rest *task.Rest) error {
+	if err := r.todo.Close(); err != nil {
+		return err
+	}
+	r.todo = newFrontier(r.cfg.TempDir, memEntries)
+	r.seen = newSeenSet(len(rest.Seen)/8 + len(rest.Todo))
+	for b := rest.Seen; len(b) >= 8; b = b[8:] {
+		r.seen[binary.BigEndian.Uint64(b)] = struct{}{}
+	}
+	for _, e := range rest.Todo {
+		u, err := urls.Canonical(e.URL, nil)
+		if err != nil || !r.hosts[u.Host] || e.Depth > r.t.MaxDepth || !r.filter.Match(u) {
+			continue
+		}
+		r.seen.Add(u.String())
+		if err := r.todo.Push(entry{URL: u.String(), Depth: e.Depth}); err != nil {
+			return err
+		}
+	}
+	r.requests = rest.Requests
+	return nil
 }
 
 // resume replaces the fresh run's state with p's.

@@ -88,6 +88,78 @@ func TestResumeFromCheckpoint(t *testing.T) {
 	}
 }
 
+// A continuation task (task.Resume, built from the first volunteer's last
+// checkpoint) crawls the pages that volunteer had not: across both, every
+// page exactly once. URLs of the rest that the task may not crawl (another
+// host, beyond its depth) are dropped, since a rest comes from a volunteer.
+func TestContinuationGoesOnFromRest(t *testing.T) {
+	const n = 60
+	site := map[string]string{}
+	for i := range n {
+		var ls []string
+		for j := 1; j <= 30; j++ {
+			ls = append(ls, fmt.Sprintf("/p%d.html", (i*30+j)%n))
+		}
+		site[fmt.Sprintf("/p%d.html", i)] = html(links(ls...))
+	}
+	s := newSite(t, pages(site))
+	other := newSite(t, pages(map[string]string{"/x.html": html("elsewhere")}))
+	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 10, MaxPages: 1000}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	first := &stoppingSink{n: 23, cancel: cancel}
+	var last *Progress
+	var kept int
+	_, err := New(testConfig(t)).RunFrom(ctx, tk, first, RunOptions{Every: 5, Checkpoint: func(p *Progress) error {
+		last, kept = p, len(first.pages)
+		return nil
+	}})
+	if err == nil || last == nil {
+		t.Fatal("the run was not interrupted after a checkpoint")
+	}
+	rest := last.Rest()
+	if rest == nil {
+		t.Fatal("a small crawl's progress gave no rest")
+	}
+	rest.Todo = append(rest.Todo, task.Pending{URL: other.URL + "/x.html", Depth: 1}, task.Pending{URL: s.URL + "/deep.html", Depth: 11})
+	cont := *tk
+	cont.ID, cont.Resume = task.ContinuationID(tk.ID), rest
+	if err := cont.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	second := &memSink{}
+	res, err := New(testConfig(t)).Run(context.Background(), &cont, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, pg := range append(first.pages[:kept], second.pages...) {
+		got[pg.URL]++
+	}
+	if len(got) != n {
+		t.Errorf("%d distinct pages across both volunteers, want %d", len(got), n)
+	}
+	for u, k := range got {
+		if k != 1 {
+			t.Errorf("%s delivered %d times", u, k)
+		}
+	}
+	if len(other.hits) != 0 || len(s.requests("/deep")) != 0 {
+		t.Errorf("the continuation fetched URLs its task may not crawl: %d on the other host, %d too deep", len(other.hits), len(s.requests("/deep")))
+	}
+	if res.Stats.PagesFetched != n-kept {
+		t.Errorf("continuation fetched %d pages, want the %d left", res.Stats.PagesFetched, n-kept)
+	}
+}
+
+func TestContinuationID(t *testing.T) {
+	for in, want := range map[string]string{"a/1/0": "a/1/0+2", "a/1/0+2": "a/1/0+3", "a+b/1/0": "a+b/1/0+2", "x+": "x++2"} {
+		if got := task.ContinuationID(in); got != want {
+			t.Errorf("ContinuationID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // A checkpoint lists URLtodo in order, the part spilled to disk included,
 // and leaves it as it was.
 func TestFrontierEntriesIncludeSpilled(t *testing.T) {

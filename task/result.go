@@ -69,4 +69,6 @@ type Result struct {
 	// Stopped says why the crawl ended early, if it did ("max pages",
 	// "too many consecutive failures", "robots.txt unavailable", ...).
 	Stopped string `json:"stopped,omitempty"`
+	// Rest, with Stopped = StoppedHandedOff, is what the crawl left undone.
+	Rest *Rest `json:"rest,omitempty"`
 }

@@ -90,6 +90,10 @@ type Task struct {
 	// Policy is the operator's politeness policy for this crawl; a
 	// volunteer may crawl slower, never faster or under another name.
 	Policy Policy `json:"policy,omitzero"`
+	// Resume, set on a continuation task, is where the crawl its first
+	// volunteer stopped stood: the crawler starts from it instead of from
+	// the seeds (which still name the host).
+	Resume *Rest `json:"resume,omitempty"`
 }
 
 // Lease is a crawler's right to work on one web host for a time. The
@@ -231,6 +235,11 @@ func (t *Task) Validate() error {
 	}
 	if t.KnownFilter != nil {
 		if err := t.KnownFilter.Validate(); err != nil {
+			return err
+		}
+	}
+	if t.Resume != nil {
+		if err := t.Resume.Validate(""); err != nil {
 			return err
 		}
 	}

@@ -57,8 +57,15 @@ type Options struct {
 	// Overload is OT, the contributor's overloading threshold; when it is
 	// below Threads it is the limit. 0 = no threshold.
 	Overload int
-	// Grace bounds how long running pages may take to finish at shutdown.
-	// Default 5s.
+	// HandOff, set for a volunteer of a network, ends a task that a
+	// graceful shutdown interrupts as a result cut short at its last
+	// checkpoint (task.StoppedHandedOff, with the rest of the crawl), and
+	// uploads it within Grace: the manager issues the rest to whoever
+	// takes the host over. Unset, the task stays running and resumes at
+	// the next start.
+	HandOff bool
+	// Grace bounds how long running pages may take to finish at shutdown,
+	// and HandOff's uploads after them. Default 5s.
 	Grace time.Duration
 	// MinBackoff and MaxBackoff bound the exponential wait between upload
 	// attempts. Defaults 1s and 5m.
@@ -90,6 +97,8 @@ type Manager struct {
 	overload  int
 	// uploading counts upload goroutines.
 	uploading int
+	// handedOff are the tasks HandOff ended during this shutdown.
+	handedOff []*queue.Record
 	serving   bool
 }
 
@@ -239,6 +248,7 @@ func (m *Manager) Serve(ctx context.Context) error {
 		case <-tick.C:
 		case <-ctx.Done():
 			m.drain(done, cancelCrawls)
+			m.deliverHandedOff(ctx)
 			return nil
 		}
 	}

@@ -1,6 +1,7 @@
 package taskmgr
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,9 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // spoolPath names the spool file of a task; task IDs may hold any bytes, so
@@ -105,4 +108,76 @@ func commitSpool(sp *crawler.Spool, path string) error {
 func discardSpool(sp *crawler.Spool, path string) {
 	sp.Close()
 	os.Remove(path)
+}
+
+// handOff ends task id, interrupted by a graceful stop, at its last
+// checkpoint (Options.HandOff): the spool is cut back to it and the task
+// is done with a result cut short that carries the rest of the crawl.
+// When that cannot be done (the rest is too large for a continuation
+// task, the checkpoint does not read) the task stays running, its spool
+// kept: handed over, it starts again from its seeds at the heir.
+func (m *Manager) handOff(log *slog.Logger, id, path string) {
+	r, err := m.q.Get(id)
+	if err != nil {
+		log.Warn("Task not handed off", "err", err)
+		return
+	}
+	var cp checkpoint
+	if err := json.Unmarshal(r.Progress, &cp); err != nil {
+		log.Warn("Task not handed off: its checkpoint does not read", "err", err)
+		return
+	}
+	p, err := crawler.DecodeProgress(cp.Crawl)
+	if err != nil {
+		log.Warn("Task not handed off", "err", err)
+		return
+	}
+	rest := p.Rest()
+	if rest == nil {
+		log.Info("Task not handed off: what is left is too large to pass on", "waiting", len(p.Todo))
+		return
+	}
+	res := p.Result
+	if len(rest.Todo) > 0 {
+		res.Stopped, res.Rest = task.StoppedHandedOff, rest
+	}
+	sp, err := crawler.ResumeSpool(path, cp.SpoolBytes, cp.SpoolPages, cp.SpoolRecords)
+	if err == nil {
+		err = commitSpool(sp, path)
+	}
+	if err == nil {
+		err = m.q.Finish(id, res, path, m.opts.Now())
+	}
+	if err != nil {
+		log.Warn("Task not handed off", "err", err)
+		return
+	}
+	done, err := m.q.Get(id)
+	if err != nil {
+		log.Error("Cannot read a handed-off task back", "err", err)
+		return
+	}
+	log.Info("Task handed off at its checkpoint", "pages", cp.SpoolPages, "left", len(rest.Todo))
+	m.mu.Lock()
+	m.handedOff = append(m.handedOff, done)
+	m.mu.Unlock()
+}
+
+// deliverHandedOff uploads the results HandOff made during this shutdown,
+// within Grace; what is not delivered by then goes at the next start.
+func (m *Manager) deliverHandedOff(ctx context.Context) {
+	m.mu.Lock()
+	rs := m.handedOff
+	m.handedOff = nil
+	m.mu.Unlock()
+	if len(rs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.opts.Grace)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, r := range rs {
+		wg.Go(func() { m.deliver(ctx, r) })
+	}
+	wg.Wait()
 }

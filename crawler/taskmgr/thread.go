@@ -101,9 +101,13 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 	}
 	if err != nil || refused.Load() {
 		interrupted := m.stopping(ctx) || refused.Load()
-		if interrupted && checkpointed {
+		switch {
+		case interrupted && checkpointed && m.opts.HandOff:
+			sp.Close()
+			m.handOff(log, r.ID, path)
+		case interrupted && checkpointed:
 			keepSpool(sp) // the next start resumes at the checkpoint
-		} else {
+		default:
 			discardSpool(sp, path)
 		}
 		if interrupted {

@@ -354,3 +354,55 @@ func TestMarkSent(t *testing.T) {
 		t.Fatalf("MarkSent(nope) = %v", err)
 	}
 }
+
+// A result handed off with a continuation keeps its round open: the
+// continuation joins the round and its result ends it. A continuation of
+// a round the channel has left, or for another host, is not issued.
+func TestCompleteHandedOffContinues(t *testing.T) {
+	d := openDB(t, "", Options{MaxPerFeedback: -1})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	recs := issue(t, d, "a.example", 1, t0)
+	first := recs[0]
+	next := &task.Task{ID: task.ContinuationID(first.ID), Channel: "a.example", Seeds: []string{"http://a.example/"},
+		Resume: &task.Rest{Todo: []task.Pending{{URL: "http://a.example/b", Depth: 1}}}}
+	fb := Feedback{Pages: []PageResult{{URL: "http://a.example/", Digest: 1}}, Stopped: task.StoppedHandedOff, Continue: next}
+	if err := d.updateTask(first.ID, func(tk *Task) { tk.Host = "a.example" }); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.Complete(first.ID, "p1", fb, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.RoundDone || out.Continued != next.ID || out.Channel.Pending != 1 {
+		t.Fatalf("handed-off outcome: round done %v, continued %q, pending %d", out.RoundDone, out.Continued, out.Channel.Pending)
+	}
+	cont, err := d.Task(next.ID)
+	if err != nil || cont.State != TaskOpen || cont.Round != 1 || len(cont.Spec) == 0 || cont.Host != "a.example" {
+		t.Fatalf("continuation %+v, %v", cont, err)
+	}
+	if !cont.Deadline.Equal(t0.Add(time.Minute).Add(time.Hour)) {
+		t.Errorf("continuation deadline %v, want as long as the first task had", cont.Deadline)
+	}
+	out, err = d.Complete(next.ID, "p2", Feedback{Pages: []PageResult{{URL: "http://a.example/b", Digest: 2}}}, t0.Add(2*time.Minute))
+	if err != nil || !out.RoundDone || !out.RoundOK || len(out.Channel.Pages) != 2 {
+		t.Fatalf("continuation's outcome %+v, %v", out, err)
+	}
+
+	// Round 2 is handed off after round 3 began: no continuation.
+	recs = issue(t, d, "a.example", 2, t0.Add(time.Hour))
+	old := recs[0]
+	if err := d.updateTask(old.ID, func(tk *Task) { tk.Host = "a.example" }); err != nil {
+		t.Fatal(err)
+	}
+	issue(t, d, "a.example", 3, t0.Add(2*time.Hour))
+	stale := *next
+	stale.ID = task.ContinuationID(old.ID)
+	if out, err := d.Complete(old.ID, "p1", Feedback{Stopped: task.StoppedHandedOff, Continue: &stale}, t0.Add(3*time.Hour)); err != nil || out.Continued != "" {
+		t.Fatalf("continuation of a past round: %q, %v", out.Continued, err)
+	}
+	if _, err := d.Task(stale.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a past round's continuation was stored: %v", err)
+	}
+}

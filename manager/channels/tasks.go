@@ -94,6 +94,11 @@ type Feedback struct {
 	// Stopped is the result's task.Result.Stopped: a crawl cut short does
 	// not count its missing pages as gone.
 	Stopped string
+	// Continue, set for a crawl its volunteer handed off
+	// (task.StoppedHandedOff), is the unsigned continuation task: it joins
+	// the result's round in the task's place, so the round ends with the
+	// continuation's result, not this one.
+	Continue *task.Task
 }
 
 // Outcome is what Complete did.
@@ -106,6 +111,8 @@ type Outcome struct {
 	// RoundDone is set when this result ended the channel's round; RoundOK
 	// when the round brought at least one result.
 	RoundDone, RoundOK bool
+	// Continued is the continuation task Complete issued (Feedback.Continue).
+	Continued string
 	// Created are the channels made from inter-site URLs.
 	Created []Channel
 }
@@ -279,7 +286,15 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return err
 		}
 		c.apply(fb, now, out.Task.Round, out.Task.ID)
-		if out.Task.Round == c.Round && c.Pending > 0 {
+		continued, err := continueTx(tb, &c, out.Task, fb.Continue, now)
+		if err != nil {
+			return err
+		}
+		switch {
+		case continued:
+			out.Continued = fb.Continue.ID
+			c.RoundOK = true
+		case out.Task.Round == c.Round && c.Pending > 0:
 			c.Pending--
 			c.RoundOK = true
 			out.RoundDone, out.RoundOK = c.Pending == 0, true
@@ -301,6 +316,25 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		return Outcome{}, fmt.Errorf("complete task %s: %w", id, err)
 	}
 	return out, nil
+}
+
+// continueTx stores next, the continuation of done task t, as an open
+// task of t's round, when that round is still the channel's and next is
+// well formed. The continuation gets as long as t had to bring a result.
+func continueTx(tb *bolt.Bucket, c *Channel, t Task, next *task.Task, now time.Time) (bool, error) {
+	if next == nil || t.Round != c.Round || c.Pending == 0 || next.Channel != t.Channel || next.Host() != t.Host {
+		return false, nil
+	}
+	if tb.Get([]byte(next.ID)) != nil {
+		return false, nil
+	}
+	spec, err := next.Encode()
+	if err != nil || len(spec) > task.MaxEncodedSize-8<<10 { // room for the lease, target and policy
+		return false, nil
+	}
+	rec := Task{ID: next.ID, Channel: t.Channel, Round: t.Round, Issued: now,
+		Deadline: now.Add(t.Deadline.Sub(t.Issued)), State: TaskOpen, Spec: spec, Host: t.Host}
+	return true, putJSON(tb, []byte(rec.ID), &rec)
 }
 
 // apply folds the result of task id of the given round into the channel.

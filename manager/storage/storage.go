@@ -244,6 +244,25 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 	return s.store(ctx, t, rec, from, h, pages)
 }
 
+// continuation is the rest of handed-off task t (task.StoppedHandedOff) as
+// an unsigned task for whoever takes the host over, or nil when res
+// carries no rest that task t may go on with.
+func continuation(t *task.Task, res *task.Result) *task.Task {
+	if res.Stopped != task.StoppedHandedOff || res.Rest == nil || len(res.Rest.Todo) == 0 {
+		return nil
+	}
+	if err := res.Rest.Validate(t.Host()); err != nil {
+		return nil
+	}
+	next := *t
+	next.ID, next.Resume = task.ContinuationID(t.ID), res.Rest
+	next.Issued, next.Lease, next.Target, next.Policy = time.Time{}, task.Lease{}, nil, task.Policy{}
+	if next.Validate() != nil {
+		return nil
+	}
+	return &next
+}
+
 // duplicate answers a result that came after another: a signed receipt of
 // zero, so the crawler stops retrying.
 func (s *Storage) duplicate(t *task.Task, from string) (*Response, error) {
@@ -373,6 +392,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			r.Reason = "the peer's record let it through unchecked"
 		}
 	}
+	fb.Continue = continuation(t, &h.Result)
 	if rec.State == channels.TaskOpen {
 		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, fb)
 		if err != nil {
