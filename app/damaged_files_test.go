@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
+	"github.com/hivecrawl/hivecrawl/internal/testbin"
 )
 
 // lockedBuffer is a log destination safe for the client's goroutines.
@@ -125,6 +127,7 @@ func TestClientDamagedFiles(t *testing.T) {
 		}},
 	}
 	for _, file := range files {
+		t.Run(file+"/unreadable", func(t *testing.T) { unreadableClientFile(t, good, seeds, file) })
 		for _, d := range damages {
 			t.Run(file+"/"+d.name, func(t *testing.T) {
 				home := t.TempDir()
@@ -171,5 +174,91 @@ func TestClientDamagedFiles(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// permChild, set in a child's environment, names the home whose client
+// TestPermissionChild starts, and
+// permSeeds its seeds file.
+const (
+	permChild = "HIVECRAWL_TEST_PERMISSION_HOME"
+	permSeeds = "HIVECRAWL_TEST_PERMISSION_SEEDS"
+)
+
+// unreadableClientFile starts a client, as a user other than root (root
+// reads any file), over a copy of home whose file has mode 0000: the
+// client does not panic, and it either starts with a line naming the file
+// and the contributor's limits kept, or fails with an error naming it.
+func unreadableClientFile(t *testing.T, good, seeds, file string) {
+	dir, err := os.MkdirTemp("", "hivecrawl-perm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	home := filepath.Join(dir, "home")
+	copyTree(t, good, home)
+	b, err := os.ReadFile(seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds = filepath.Join(dir, "seeds.txt")
+	if err := os.WriteFile(seeds, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(testbin.WithoutRace(t, raceEnabled), "-test.run=^TestPermissionChild$", "-test.v")
+	cmd.Env = append(os.Environ(), permChild+"="+home, permSeeds+"="+seeds)
+	testbin.AsUser(t, cmd, dir)
+	if err := os.Chmod(filepath.Join(home, file), 0); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	name := filepath.Base(file)
+	switch {
+	case strings.Contains(text, "panic:"):
+		t.Fatalf("the client panicked over an unreadable %s:\n%s", file, text)
+	case strings.Contains(text, "STARTED") && err == nil:
+		if !strings.Contains(text, name) {
+			t.Errorf("started with %s unreadable and said nothing naming it:\n%s", file, text)
+		}
+		if !strings.Contains(text, "limits kept") {
+			t.Errorf("started with %s unreadable and lost the contributor's download cap:\n%s", file, text)
+		}
+	case strings.Contains(text, "FAILED"):
+		if !strings.Contains(text, name) {
+			t.Errorf("failed without naming %s:\n%s", file, text)
+		}
+	default:
+		t.Fatalf("child did not run (%v):\n%s", err, text)
+	}
+	t.Logf("%s unreadable: %s", file, lastLines(text, 3))
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
+}
+
+// TestPermissionChild is the child of unreadableClientFile.
+func TestPermissionChild(t *testing.T) {
+	home := os.Getenv(permChild)
+	if home == "" {
+		t.Skip("runs only as the child of TestClientDamagedFiles")
+	}
+	log := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	c, err := New(context.Background(), Options{Home: home, Mode: ModeLocal, Seeds: os.Getenv(permSeeds), AllowLoopback: true,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: log, Version: "test"})
+	if err != nil {
+		fmt.Println("FAILED", err)
+		return
+	}
+	defer c.Close()
+	st, err := c.Status(context.Background())
+	if err != nil {
+		t.Fatalf("status after starting: %v", err)
+	}
+	fmt.Println("STARTED")
+	if st.Download.Cap == 1_000_000 || st.State == "paused" {
+		fmt.Println("limits kept")
 	}
 }

@@ -2,14 +2,17 @@ package manager
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
+	"github.com/hivecrawl/hivecrawl/internal/testbin"
 )
 
 // TestNewFails makes each step of New fail in turn: New returns an error
@@ -128,6 +131,9 @@ func TestNewDamagedFiles(t *testing.T) {
 			damages = append(damages, damage{file, d.how, d.damage})
 		}
 	}
+	for _, file := range []string{ChannelsFile, "storage.db", "botkeys.db", KeyFile} {
+		t.Run(file+"/unreadable", func(t *testing.T) { unreadableManagerFile(t, file) })
+	}
 	for _, tt := range damages {
 		t.Run(tt.file+"/"+tt.how, func(t *testing.T) {
 			dir := t.TempDir()
@@ -159,4 +165,64 @@ func TestNewDamagedFiles(t *testing.T) {
 			t.Log(err)
 		})
 	}
+}
+
+// permDir, set in a child's environment, names the directory whose
+// manager TestPermissionChild starts.
+const permDir = "HIVECRAWL_TEST_PERMISSION_DIR"
+
+// unreadableManagerFile starts a manager, as a user other than root (root
+// reads any file), over a directory whose file has mode 0000: it fails
+// with one line naming the file, and does not panic.
+func unreadableManagerFile(t *testing.T, file string) {
+	dir, err := os.MkdirTemp("", "hivecrawl-perm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPermissionChild$", "-test.v")
+	cmd.Env = append(os.Environ(), permDir+"="+dir)
+	testbin.AsUser(t, cmd, dir)
+	path := filepath.Join(dir, file)
+	if err := os.Chmod(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := cmd.CombinedOutput()
+	text := string(out)
+	switch {
+	case strings.Contains(text, "panic:"):
+		t.Fatalf("the manager panicked over an unreadable %s:\n%s", file, text)
+	case strings.Contains(text, "STARTED"):
+		t.Fatalf("the manager started over an unreadable %s:\n%s", file, text)
+	case !strings.Contains(text, "FAILED"):
+		t.Fatalf("child did not run:\n%s", text)
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "FAILED") {
+			if !strings.Contains(l, path) {
+				t.Errorf("error %q does not name %s", l, path)
+			}
+			t.Log(l)
+		}
+	}
+}
+
+// TestPermissionChild is the child of unreadableManagerFile.
+func TestPermissionChild(t *testing.T) {
+	dir := os.Getenv(permDir)
+	if dir == "" {
+		t.Skip("runs only as the child of TestNewDamagedFiles")
+	}
+	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts})
+	if err != nil {
+		fmt.Println("FAILED", err)
+		return
+	}
+	m.Close()
+	fmt.Println("STARTED")
 }

@@ -4,9 +4,12 @@
 package testbin
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -30,4 +33,61 @@ func WithoutRace(t testing.TB, race bool) string {
 		t.Fatalf("build a test binary without the race detector: %v\n%s", err, b)
 	}
 	return bin
+}
+
+// Nobody is the user and group a root test runs a child as, so that file
+// permissions bind it as they bind a volunteer: root reads a file of mode
+// 0000.
+const Nobody = 65534
+
+// AsUser sets cmd to run as Nobody, from a copy of its binary that every
+// user may run, when the test runs as root; otherwise cmd is left as it
+// is. dirs, which must lie in the temporary directory, are chowned to
+// Nobody (recursively) so the child owns its files as a volunteer owns
+// theirs.
+func AsUser(t testing.TB, cmd *exec.Cmd, dirs ...string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return
+	}
+	dir, err := os.MkdirTemp("", "hivecrawl-bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, filepath.Base(cmd.Path))
+	b, err := os.ReadFile(cmd.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		err := filepath.WalkDir(d, func(p string, _ fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, Nobody, Nobody)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every directory above d, up to the temporary directory, must
+		// let the child through (t.TempDir makes them 0700).
+		tmp := filepath.Clean(os.TempDir())
+		for p := filepath.Dir(d); strings.HasPrefix(p, tmp+string(filepath.Separator)); p = filepath.Dir(p) {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o001 == 0 {
+				os.Chmod(p, fi.Mode().Perm()|0o001)
+			}
+		}
+	}
+	cmd.Path = bin
+	if len(cmd.Args) > 0 {
+		cmd.Args[0] = bin
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: Nobody, Gid: Nobody}}
 }

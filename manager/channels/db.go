@@ -79,7 +79,7 @@ type DB struct {
 func Open(path string, opts Options) (*DB, error) {
 	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "channel database", Advice: "it holds every channel and task; restore it from a backup, or move it aside to start a new network"})
 	if err != nil {
-		return nil, fmt.Errorf("open channel database %s: %w (is another manager running with the same data directory?)", path, err)
+		return nil, err // boltfile.Open names the file, and says when another process holds it
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts} {
