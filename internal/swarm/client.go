@@ -27,14 +27,14 @@ type Client struct {
 	Cheat string
 }
 
-func (s *Swarm) newClient(i int) *Client {
+func (s *Swarm) newClient(i int, bin string) *Client {
 	c := &Client{s: s, Index: i, IP: ClientIP(i), Home: filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d", i))}
 	args := append([]string{"run", "--headless", "--home", c.Home, "--allow-loopback", "--bind", c.IP, "--emulate", s.LayoutFile}, s.cfg.ClientArgs...)
 	if k := i - (s.cfg.Peers - s.cfg.Cheaters); k >= 0 {
 		c.Cheat = cheat.Modes[k%len(cheat.Modes)]
 		args = append(args, "--cheat", c.Cheat)
 	}
-	c.Proc = NewProc(fmt.Sprintf("client-%02d", i), s.cfg.Bin, filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d.log", i)), args...)
+	c.Proc = NewProc(fmt.Sprintf("client-%02d", i), bin, filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d.log", i)), args...)
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -50,6 +51,12 @@ type Config struct {
 	Matrix string
 	// Web shapes the demo web (fixture.DemoSites).
 	Web fixture.DemoOptions
+	// OwnBinaries runs each client from its own copy of Bin, as each
+	// volunteer runs the program on a machine of their own: processes of
+	// one executable share its pages, so without copies one client's
+	// resident memory counts pages that a single volunteer's client alone
+	// would hold or let go (the idle footprint).
+	OwnBinaries bool
 	// ManagerArgs and ClientArgs are added to `hivecrawl manager` and
 	// `hivecrawl run`.
 	ManagerArgs, ClientArgs []string
@@ -161,7 +168,14 @@ func (s *Swarm) start(ctx context.Context) error {
 	}
 	s.Clients = make([]*Client, cfg.Peers)
 	for i := range s.Clients {
-		s.Clients[i] = s.newClient(i)
+		bin := cfg.Bin
+		if cfg.OwnBinaries {
+			bin = filepath.Join(cfg.Dir, fmt.Sprintf("client-%02d.bin", i))
+			if err := copyFile(cfg.Bin, bin); err != nil {
+				return err
+			}
+		}
+		s.Clients[i] = s.newClient(i, bin)
 	}
 	return s.parallel(ctx, func(ctx context.Context, c *Client) error {
 		if err := c.join(ctx); err != nil {
@@ -294,4 +308,16 @@ func homeDirs(home string) paths.Dirs {
 		panic(err)
 	}
 	return d
+}
+
+// copyFile copies the executable src to dst.
+func copyFile(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("copy client binary: %w", err)
+	}
+	if err := os.WriteFile(dst, b, 0o755); err != nil {
+		return fmt.Errorf("copy client binary: %w", err)
+	}
+	return nil
 }

@@ -21,7 +21,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -32,10 +34,15 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/swarm"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
+
+// cpuProfile is the -cpuprofile flag.
+var cpuProfile string
 
 type variant struct {
 	name    string
@@ -53,6 +60,7 @@ func main() {
 	settle := flag.Duration("settle", 2*time.Minute, "wait after every client joined before the hosts are submitted (60 heartbeat intervals: Vivaldi's samples and each peer's turn for its first move)")
 	verbose := flag.Bool("v", false, "log progress")
 	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the first client's CPU profile over the idle measuring time to this file")
 	flag.Parse()
 	if *only != "" && *only != "idle" {
 		fmt.Fprintf(os.Stderr, "swarmbench: -only %q: want \"idle\" or nothing\n", *only)
@@ -139,7 +147,7 @@ func idleFootprint(ctx context.Context, bin, tmp string, peers int, idle time.Du
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
-	return footprint(ctx, swarm.Config{Bin: bin, Dir: dir, Peers: peers, Hosts: 1, Seed: 11,
+	return footprint(ctx, swarm.Config{Bin: bin, Dir: dir, Peers: peers, Hosts: 1, Seed: 11, OwnBinaries: true,
 		Web: fixture.DemoOptions{MaxPages: 8}, ManagerArgs: []string{"--coordinates"}, Logger: log}, idle)
 }
 
@@ -275,28 +283,42 @@ func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error 
 	if err := members(ctx, s); err != nil {
 		return err
 	}
-	time.Sleep(15 * time.Second) // the one host crawled, the overlay quiet
+	// The one host crawled, the overlay quiet, and each client past its
+	// first quiet spell (governor.ReleaseAfter), as a client idle for
+	// long is.
+	time.Sleep(governor.ReleaseAfter + 15*time.Second)
 	before := make([]float64, len(s.Clients))
 	for i, c := range s.Clients {
 		before[i] = cpuSeconds(c.PID())
 	}
 	start := time.Now()
+	profiled := make(chan error, 1)
+	if cpuProfile != "" {
+		go func() { profiled <- saveProfile(ctx, s.Clients[0], idle, cpuProfile) }()
+	} else {
+		profiled <- nil
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-time.After(idle):
 	}
+	if err := <-profiled; err != nil {
+		return err
+	}
 	el := time.Since(start).Seconds()
-	var maxRSS, sumRSS, maxCPU, sumCPU float64
+	var maxRSS, sumRSS, maxCPU, sumCPU, sumAnon, sumFile float64
 	for i, c := range s.Clients {
 		cpu := (cpuSeconds(c.PID()) - before[i]) / el * 100
-		rss := rssMB(c.PID())
+		rss := rssMB(c.PID(), "VmRSS")
 		maxRSS, sumRSS = max(maxRSS, rss), sumRSS+rss
 		maxCPU, sumCPU = max(maxCPU, cpu), sumCPU+cpu
+		sumAnon += rssMB(c.PID(), "RssAnon")
+		sumFile += rssMB(c.PID(), "RssFile")
 	}
 	n := float64(len(s.Clients))
-	fmt.Printf("idle client, %d peers connected, over %.0f s: RSS mean %.1f MB max %.1f MB (goal ≤ 40); CPU mean %.2f %% max %.2f %% of a core (goal ≤ 0.5)\n",
-		len(s.Clients), el, sumRSS/n, maxRSS, sumCPU/n, maxCPU)
+	fmt.Printf("idle client, %d clients in the swarm, over %.0f s: RSS mean %.1f MB (anonymous %.1f, executable %.1f) max %.1f MB (goal ≤ 40); CPU mean %.2f %% max %.2f %% of a core (goal ≤ 0.5)\n",
+		len(s.Clients), el, sumRSS/n, sumAnon/n, sumFile/n, maxRSS, sumCPU/n, maxCPU)
 	return nil
 }
 
@@ -315,16 +337,40 @@ func cpuSeconds(pid int) float64 {
 }
 
 // rssMB returns a process's resident memory in MB.
-func rssMB(pid int) float64 {
+func rssMB(pid int, field string) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field+":") {
 			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
 			return kb / 1024
 		}
 	}
 	return 0
+}
+
+// saveProfile writes client c's CPU profile over d to path, from its local
+// API's /debug/pprof/profile.
+func saveProfile(ctx context.Context, c *swarm.Client, d time.Duration, path string) error {
+	u := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", c.API.URL, int(d.Seconds()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set(localapi.TokenHeader, c.API.Token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("CPU profile of %s: %w", c.Name, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("CPU profile of %s: %s", c.Name, res.Status)
+	}
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return fmt.Errorf("CPU profile of %s: %w", c.Name, err)
+	}
+	return os.WriteFile(path, b, 0o644)
 }
