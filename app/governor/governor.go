@@ -62,6 +62,12 @@ type Options struct {
 	// has been quiet for ReleaseAfter, and when RSS first goes over the
 	// memory cap. Default debug.FreeOSMemory.
 	Release func()
+	// PageOut lets the resident pages of the executable go: when the
+	// client has been quiet for ReleaseAfter, then again after twice as
+	// long each time while it stays quiet, up to every maxPageOutEvery,
+	// since the code a settling overlay ran comes back before the client
+	// is down to what it runs while idle. Default pageOutCode.
+	PageOut func()
 	Logger  *slog.Logger
 }
 
@@ -96,9 +102,17 @@ type Governor struct {
 	upRate   int64
 	synced   time.Time // last synced write of the counters
 	dirty    bool
-	memLimit config.Bytes  // the memory cap the Go runtime's soft limit was set for
-	busy     time.Time     // last tick with bytes crawled or uploaded (start-up counts); zero once released
-	wake     chan struct{} // closed and replaced when reasons may have cleared
+	memLimit config.Bytes // the memory cap the Go runtime's soft limit was set for
+	busy     time.Time    // last tick with bytes crawled or uploaded (start-up counts); zero once released
+	// nextPageOut is when a quiet client pages its code out again, every
+	// pageOutEvery, which doubles up to maxPageOutEvery (zero while busy).
+	nextPageOut  time.Time
+	pageOutEvery time.Duration
+	wake         chan struct{} // closed and replaced when reasons may have cleared
+	// slow is set while Serve samples every IdleInterval; active tells it
+	// that a crawl asked to go meanwhile.
+	slow   bool
+	active chan struct{}
 }
 
 // New returns a governor for cfg. It reads the saved transfer counters;
@@ -116,6 +130,9 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error
 	if opts.Release == nil {
 		opts.Release = debug.FreeOSMemory
 	}
+	if opts.PageOut == nil {
+		opts.PageOut = func() { pageOutCode() }
+	}
 	if opts.Sampler == nil {
 		s, err := NewSystemSampler(ctx)
 		if err != nil {
@@ -130,6 +147,7 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error
 		conns:  NewConns(0),
 		parses: NewBudget(0),
 		wake:   make(chan struct{}),
+		active: make(chan struct{}, 1),
 	}
 	if opts.UsageFile != "" {
 		u, err := loadUsage(opts.UsageFile)
@@ -222,6 +240,7 @@ func (g *Governor) Tick(ctx context.Context) error {
 	overMemory := g.pol.memPaused && !wasMem
 	moved := g.countLocked(now)
 	quiet := g.quietLocked(now, moved)
+	pageOut := g.pageOutLocked(now, quiet)
 	g.decideLocked(now)
 	g.mu.Unlock()
 	if overMemory || quiet {
@@ -229,6 +248,9 @@ func (g *Governor) Tick(ctx context.Context) error {
 		// shows what is really still in use; when quiet, so an idle
 		// client keeps only what it uses.
 		g.opts.Release()
+	}
+	if pageOut {
+		g.opts.PageOut()
 	}
 	if err != nil {
 		return fmt.Errorf("sample load: %w", err)
@@ -242,12 +264,39 @@ func (g *Governor) Tick(ctx context.Context) error {
 func (g *Governor) quietLocked(now time.Time, moved bool) bool {
 	if moved {
 		g.busy = now
+		g.nextPageOut, g.pageOutEvery = time.Time{}, 0
 		return false
 	}
 	if g.busy.IsZero() || now.Sub(g.busy) < ReleaseAfter {
 		return false
 	}
 	g.busy = time.Time{}
+	return true
+}
+
+// idleSampling is how many Intervals apart Serve samples once the client
+// has been quiet for ReleaseAfter: nothing crawls then, so nothing needs
+// throttling, and reading the load each second was a third of an idle
+// client's CPU. Wait brings the sampling back at once when a crawl
+// starts.
+const idleSampling = 5
+
+// maxPageOutEvery bounds the wait between two page-outs of a quiet client.
+const maxPageOutEvery = 32 * time.Minute
+
+// pageOutLocked reports whether a quiet client should page its code out
+// now (Options.PageOut): when its quiet spell began (quiet), then after
+// ReleaseAfter, twice that, and so on. g.mu must be held.
+func (g *Governor) pageOutLocked(now time.Time, quiet bool) bool {
+	switch {
+	case quiet:
+		g.pageOutEvery = ReleaseAfter
+	case g.nextPageOut.IsZero() || now.Before(g.nextPageOut):
+		return false
+	default:
+		g.pageOutEvery = min(2*g.pageOutEvery, maxPageOutEvery)
+	}
+	g.nextPageOut = now.Add(g.pageOutEvery)
 	return true
 }
 
@@ -283,10 +332,27 @@ func (g *Governor) accountLocked(now time.Time) int64 {
 // Serve samples every Interval and applies each configuration received on
 // updates (nil = none) until ctx ends; then it saves the counters.
 func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) error {
-	t := time.NewTicker(g.opts.Interval)
+	t := time.NewTimer(g.opts.Interval)
 	defer t.Stop()
-	save := time.NewTicker(usageSaveEvery)
+	tick := func() {
+		if err := g.Tick(ctx); err != nil && ctx.Err() == nil {
+			g.opts.Logger.Warn("Cannot read the machine's load", "err", err)
+		}
+		g.mu.Lock()
+		g.slow = g.busy.IsZero() // quiet since the last release
+		next := g.opts.Interval
+		if g.slow {
+			next *= idleSampling
+		}
+		g.mu.Unlock()
+		t.Reset(next)
+	}
+	// The counters are written every usageSaveEvery while bytes move;
+	// once a write finds none moved, the next waits for the next sample,
+	// so an idle client wakes once a second, not twenty times.
+	save := time.NewTimer(usageSaveEvery)
 	defer save.Stop()
+	saving := true
 	defer func() {
 		g.mu.Lock()
 		g.accountLocked(g.opts.Now())
@@ -299,12 +365,18 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 			return nil
 		case cfg := <-updates:
 			g.Apply(cfg)
+		case <-g.active:
+			tick()
 		case <-t.C:
-			if err := g.Tick(ctx); err != nil && ctx.Err() == nil {
-				g.opts.Logger.Warn("Cannot read the machine's load", "err", err)
+			tick()
+			if !saving {
+				saving = true
+				save.Reset(usageSaveEvery)
 			}
 		case <-save.C:
-			g.persistUsage()
+			if saving = g.persistUsage(); saving {
+				save.Reset(usageSaveEvery)
+			}
 		}
 	}
 }
@@ -315,6 +387,15 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 func (g *Governor) Wait(ctx context.Context) error {
 	for {
 		g.mu.Lock()
+		if g.slow {
+			// A crawl starts while the client was quiet: sample now,
+			// and every Interval again.
+			g.slow = false
+			select {
+			case g.active <- struct{}{}:
+			default:
+			}
+		}
 		paused := len(g.reasons) > 0
 		wake := g.wake
 		off := offFor(g.opts.Now(), g.pol.throttle, g.opts.Interval)
@@ -422,12 +503,14 @@ func (g *Governor) Status() Status {
 }
 
 // persistUsage brings the counters up to the bytes metered so far and
-// writes them if they changed; Serve calls it every usageSaveEvery.
-func (g *Governor) persistUsage() {
+// writes them if they changed, reporting whether bytes moved; Serve calls
+// it every usageSaveEvery while they do.
+func (g *Governor) persistUsage() (moved bool) {
 	g.mu.Lock()
-	g.accountLocked(g.opts.Now())
+	moved = g.accountLocked(g.opts.Now()) > 0
 	g.mu.Unlock()
 	g.saveUsage(false)
+	return moved
 }
 
 // saveUsage writes the counters when they changed since the last write:

@@ -7,8 +7,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -552,5 +554,88 @@ func TestUsageDamagedMovedAside(t *testing.T) {
 	aside, _ := filepath.Glob(path + ".broken-*")
 	if len(aside) != 1 || strings.Count(logs.String(), "\n") != 1 || !strings.Contains(logs.String(), "moved aside") {
 		t.Errorf("moved aside %v, log %q: want the file moved aside with one line", aside, logs.String())
+	}
+}
+
+// A quiet client pages its code out when its quiet spell begins, then
+// after ReleaseAfter, twice that, and so on; bytes moving start it over.
+func TestPageOutWhileQuiet(t *testing.T) {
+	s := &script{readings: []Reading{{TotalCPU: 5, ProcessCPU: 1, RSS: 50 << 20}}}
+	c := &clock{t: monday}
+	var at []int // seconds since start of each page-out
+	start := c.t
+	g, err := New(context.Background(), config.Default(), Options{Sampler: s, Now: c.Now, Release: func() {},
+		PageOut: func() { at = append(at, int(c.t.Sub(start)/time.Second)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := int(ReleaseAfter / time.Second)
+	ticks(t, g, c, 8*q)
+	if want := []int{q, 2 * q, 4 * q, 8 * q}; !slices.Equal(at, want) {
+		t.Fatalf("paged out at %v s, want %v", at, want)
+	}
+	if err := g.Down().WaitN(context.Background(), 1000); err != nil { // a crawl
+		t.Fatal(err)
+	}
+	ticks(t, g, c, 1)
+	at = nil
+	ticks(t, g, c, 2*q)
+	if want := []int{9*q + 1, 10*q + 1}; !slices.Equal(at, want) {
+		t.Fatalf("after a crawl, paged out at %v s, want %v", at, want)
+	}
+}
+
+// countingSampler counts its readings and moves the clock a second on
+// with each, so Serve's ticks pass the client's time.
+type countingSampler struct {
+	c *clock
+	n atomic.Int64
+}
+
+func (s *countingSampler) Sample(context.Context) (Reading, error) {
+	s.n.Add(1)
+	s.c.Add(time.Second)
+	return Reading{TotalCPU: 5, ProcessCPU: 1, RSS: 50 << 20}, nil
+}
+
+// Once quiet, Serve samples less often; a crawl that asks to go brings a
+// reading at once and the short interval back.
+func TestQuietClientSamplesLess(t *testing.T) {
+	c := &clock{t: monday}
+	s := &countingSampler{c: c}
+	g, err := New(context.Background(), config.Default(), Options{Sampler: s, Now: c.Now, Interval: 5 * time.Millisecond,
+		Release: func() {}, PageOut: func() {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Serve(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	slow := func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.slow }
+	waitUntil(t, "quiet sampling", slow)
+	before := s.n.Load()
+	if err := g.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a reading after the crawl asked to go", func() bool { return s.n.Load() > before })
+	if err := g.Down().WaitN(context.Background(), 1000); err != nil { // the crawl moves bytes
+		t.Fatal(err)
+	}
+	n := s.n.Load()
+	waitUntil(t, "two more readings", func() bool { return s.n.Load() >= n+2 })
+	if slow() {
+		t.Fatal("sampling slowly while bytes move")
+	}
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
