@@ -3,10 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,42 +23,9 @@ func TestHandOffContinuesAtHeir(t *testing.T) {
 		t.Skip("starts 3 libp2p hosts")
 	}
 	const pages = 150
-	var (
-		mu   sync.Mutex
-		hits = map[string]int{}
-	)
-	filler := strings.Repeat("Words of an ordinary page, enough to weigh something. ", 20)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var i int
-		if r.URL.Path == "/robots.txt" {
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
-			return
-		}
-		if _, err := fmt.Sscanf(r.URL.Path, "/p%d.html", &i); err != nil || i < 0 || i >= pages {
-			http.NotFound(w, r)
-			return
-		}
-		mu.Lock()
-		hits[r.URL.Path]++
-		mu.Unlock()
-		time.Sleep(10 * time.Millisecond) // a crawl long enough to stop in its middle
-		var links string
-		for _, j := range []int{2*i + 1, 2*i + 2} {
-			if j < pages {
-				links += fmt.Sprintf(`<a href="/p%d.html">p%d</a> `, j, j)
-			}
-		}
-		fmt.Fprintf(w, `<html><head><title>Page %d</title></head><body><p>%d %s</p>%s</body></html>`, i, i, filler, links)
-	}))
-	defer srv.Close()
-	requests := func() (total, distinct int) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, n := range hits {
-			total += n
-		}
-		return total, len(hits)
-	}
+	// Pages slow enough to stop the crawl in its middle.
+	srv := newTreeSite(t, pages, 20, 10*time.Millisecond)
+	requests := srv.pageRequests
 
 	s := startSwarmWith(t, 2, manager.Options{
 		Channels:   channels.Options{Prior: time.Hour, MaxDepth: 20, MaxPerFeedback: -1},

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,50 +30,8 @@ func TestKilledClientResumes(t *testing.T) {
 		t.Skip("starts and kills client processes")
 	}
 	const pages = 500
-	var (
-		mu     sync.Mutex
-		hits   = map[string]int{}
-		served int64
-	)
-	filler := strings.Repeat("Words of an ordinary page, enough to weigh something. ", 40)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body string
-		var i int
-		switch _, err := fmt.Sscanf(r.URL.Path, "/p%d.html", &i); {
-		case r.URL.Path == "/robots.txt":
-			body = "User-agent: *\nAllow: /\n"
-		case err == nil && i >= 0 && i < pages:
-			var links string
-			for _, j := range []int{2*i + 1, 2*i + 2} {
-				if j < pages {
-					links += fmt.Sprintf(`<a href="/p%d.html">p%d</a> `, j, j)
-				}
-			}
-			body = fmt.Sprintf(`<html><head><title>Page %d</title></head><body><p>%s</p>%s</body></html>`, i, filler, links)
-		default:
-			t.Errorf("request for %s, which no page links to", r.URL.Path)
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		n, _ := w.Write([]byte(body))
-		mu.Lock()
-		hits[r.URL.Path]++
-		served += int64(n)
-		mu.Unlock()
-	}))
-	defer srv.Close()
-	requests := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		n := 0
-		for p, k := range hits {
-			if p != "/robots.txt" {
-				n += k
-			}
-		}
-		return n
-	}
+	srv := newTreeSite(t, pages, 40, 0)
+	requests := func() int { n, _ := srv.pageRequests(); return n }
 
 	home := t.TempDir()
 	quietConfig(t, home, "")
@@ -161,9 +116,7 @@ func TestKilledClientResumes(t *testing.T) {
 		t.Errorf("result: %d pages, %d missing, %d doubled; want each of the %d once", len(got), missing, doubled, pages)
 	}
 	n := requests()
-	mu.Lock()
-	bytesServed := served
-	mu.Unlock()
+	bytesServed := srv.bytesServed()
 	counted := usage.TotalBytes
 	t.Logf("9 kills, 3 graceful stops: %d page requests for %d pages (%.3f×); transfer counted %d of %d bytes served (%.1f %%)",
 		n, pages, float64(n)/pages, counted, bytesServed, 100*float64(counted)/float64(bytesServed))

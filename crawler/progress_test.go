@@ -31,15 +31,7 @@ func (s *stoppingSink) Page(p *task.Page) error {
 // requests no more than the pages since that checkpoint again.
 func TestResumeFromCheckpoint(t *testing.T) {
 	const n = 60
-	site := map[string]string{}
-	for i := range n {
-		var ls []string
-		for j := 1; j <= 30; j++ {
-			ls = append(ls, fmt.Sprintf("/p%d.html", (i*30+j)%n))
-		}
-		site[fmt.Sprintf("/p%d.html", i)] = html(links(ls...))
-	}
-	s := newSite(t, pages(site))
+	s := newSite(t, pages(linkedPages(n)))
 	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 10, MaxPages: 1000}
 	c := New(testConfig(t))
 
@@ -67,18 +59,7 @@ func TestResumeFromCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]int{}
-	for _, pg := range append(first.pages[:kept], second.pages...) {
-		got[pg.URL]++
-	}
-	if len(got) != n {
-		t.Errorf("%d distinct pages across both runs, want %d", len(got), n)
-	}
-	for u, k := range got {
-		if k != 1 {
-			t.Errorf("%s delivered %d times", u, k)
-		}
-	}
+	deliveredOnce(t, append(first.pages[:kept], second.pages...), n)
 	if res.Stats.PagesFetched != n {
 		t.Errorf("resumed result counts %d pages fetched, want %d over both runs", res.Stats.PagesFetched, n)
 	}
@@ -94,15 +75,7 @@ func TestResumeFromCheckpoint(t *testing.T) {
 // host, beyond its depth) are dropped, since a rest comes from a volunteer.
 func TestContinuationGoesOnFromRest(t *testing.T) {
 	const n = 60
-	site := map[string]string{}
-	for i := range n {
-		var ls []string
-		for j := 1; j <= 30; j++ {
-			ls = append(ls, fmt.Sprintf("/p%d.html", (i*30+j)%n))
-		}
-		site[fmt.Sprintf("/p%d.html", i)] = html(links(ls...))
-	}
-	s := newSite(t, pages(site))
+	s := newSite(t, pages(linkedPages(n)))
 	other := newSite(t, pages(map[string]string{"/x.html": html("elsewhere")}))
 	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 10, MaxPages: 1000}
 
@@ -132,18 +105,7 @@ func TestContinuationGoesOnFromRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]int{}
-	for _, pg := range append(first.pages[:kept], second.pages...) {
-		got[pg.URL]++
-	}
-	if len(got) != n {
-		t.Errorf("%d distinct pages across both volunteers, want %d", len(got), n)
-	}
-	for u, k := range got {
-		if k != 1 {
-			t.Errorf("%s delivered %d times", u, k)
-		}
-	}
+	deliveredOnce(t, append(first.pages[:kept], second.pages...), n)
 	if len(other.hits) != 0 || len(s.requests("/deep")) != 0 {
 		t.Errorf("the continuation fetched URLs its task may not crawl: %d on the other host, %d too deep", len(other.hits), len(s.requests("/deep")))
 	}
@@ -156,6 +118,36 @@ func TestContinuationID(t *testing.T) {
 	for in, want := range map[string]string{"a/1/0": "a/1/0+2", "a/1/0+2": "a/1/0+3", "a+b/1/0": "a+b/1/0+2", "x+": "x++2"} {
 		if got := task.ContinuationID(in); got != want {
 			t.Errorf("ContinuationID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// linkedPages is a site of n pages, each linking to the next 30 (modulo n).
+func linkedPages(n int) map[string]string {
+	site := map[string]string{}
+	for i := range n {
+		var ls []string
+		for j := 1; j <= 30; j++ {
+			ls = append(ls, fmt.Sprintf("/p%d.html", (i*30+j)%n))
+		}
+		site[fmt.Sprintf("/p%d.html", i)] = html(links(ls...))
+	}
+	return site
+}
+
+// deliveredOnce checks that ps holds n pages, each once.
+func deliveredOnce(t *testing.T, ps []*task.Page, n int) {
+	t.Helper()
+	got := map[string]int{}
+	for _, pg := range ps {
+		got[pg.URL]++
+	}
+	if len(got) != n {
+		t.Errorf("%d distinct pages across both runs, want %d", len(got), n)
+	}
+	for u, k := range got {
+		if k != 1 {
+			t.Errorf("%s delivered %d times", u, k)
 		}
 	}
 }
