@@ -26,6 +26,8 @@ type Bucket struct {
 	lim   *rate.Limiter
 	rate  atomic.Int64 // bytes/s; 0 = unlimited
 	total atomic.Int64 // bytes metered, ever
+	// moved, when set, hears (without blocking) that bytes were metered.
+	moved chan<- struct{}
 }
 
 // NewBucket returns a bucket with the given rate (0 = unlimited).
@@ -63,6 +65,12 @@ func (b *Bucket) WaitN(ctx context.Context, n int) error {
 		return nil
 	}
 	b.total.Add(int64(n))
+	if b.moved != nil {
+		select {
+		case b.moved <- struct{}{}:
+		default:
+		}
+	}
 	for n > 0 {
 		if b.rate.Load() == 0 {
 			return nil

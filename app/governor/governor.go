@@ -113,6 +113,9 @@ type Governor struct {
 	// that a crawl asked to go meanwhile.
 	slow   bool
 	active chan struct{}
+	// moving hears from the buckets that bytes moved, so that Serve writes
+	// the counters again at once after a pause.
+	moving chan struct{}
 }
 
 // New returns a governor for cfg. It reads the saved transfer counters;
@@ -144,11 +147,13 @@ func New(ctx context.Context, cfg config.Config, opts Options) (*Governor, error
 		opts:   opts,
 		down:   NewBucket(0),
 		up:     NewBucket(0),
+		moving: make(chan struct{}, 1),
 		conns:  NewConns(0),
 		parses: NewBudget(0),
 		wake:   make(chan struct{}),
 		active: make(chan struct{}, 1),
 	}
+	g.down.moved, g.up.moved = g.moving, g.moving
 	if opts.UsageFile != "" {
 		u, err := loadUsage(opts.UsageFile)
 		if err != nil {
@@ -348,8 +353,8 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 		t.Reset(next)
 	}
 	// The counters are written every usageSaveEvery while bytes move;
-	// once a write finds none moved, the next waits for the next sample,
-	// so an idle client wakes once a second, not twenty times.
+	// once a write finds none moved, the next waits for bytes to move
+	// again, so an idle client does not wake twenty times a second.
 	save := time.NewTimer(usageSaveEvery)
 	defer save.Stop()
 	saving := true
@@ -367,6 +372,11 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 			g.Apply(cfg)
 		case <-g.active:
 			tick()
+		case <-g.moving:
+			if !saving {
+				saving = true
+				save.Reset(usageSaveEvery)
+			}
 		case <-t.C:
 			tick()
 			if !saving {

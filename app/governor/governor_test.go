@@ -3,6 +3,7 @@ package governor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -637,5 +638,34 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// Bytes that move after a pause reach the counters file at once, not at
+// the next sample: a crash then loses at most usageSaveEvery of them.
+func TestCountersWrittenWhenBytesMoveAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.json")
+	s := &script{readings: []Reading{{TotalCPU: 5, ProcessCPU: 1, RSS: 50 << 20}}}
+	g, err := New(context.Background(), config.Default(), Options{Sampler: s, Interval: time.Hour, UsageFile: path,
+		Release: func() {}, PageOut: func() {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Serve(ctx, nil) }()
+	defer func() { cancel(); <-done }()
+	time.Sleep(10 * usageSaveEvery) // the first write finds nothing moved, and writing stops
+	for round, want := range []int64{1000, 3000} {
+		if err := g.Down().WaitN(context.Background(), int(want)-int(g.Down().Total())); err != nil {
+			t.Fatal(err)
+		}
+		waitUntil(t, fmt.Sprintf("%d bytes in the counters file", want), func() bool {
+			u, err := loadUsage(path)
+			return err == nil && u.TotalBytes == want
+		})
+		if round == 0 {
+			time.Sleep(10 * usageSaveEvery) // a pause: writing stops again
+		}
 	}
 }
