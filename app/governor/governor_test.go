@@ -604,15 +604,7 @@ func (s *countingSampler) Sample(context.Context) (Reading, error) {
 func TestQuietClientSamplesLess(t *testing.T) {
 	c := &clock{t: monday}
 	s := &countingSampler{c: c}
-	g, err := New(context.Background(), config.Default(), Options{Sampler: s, Now: c.Now, Interval: 5 * time.Millisecond,
-		Release: func() {}, PageOut: func() {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- g.Serve(ctx, nil) }()
-	defer func() { cancel(); <-done }()
+	g := serving(t, Options{Sampler: s, Now: c.Now, Interval: 5 * time.Millisecond})
 	slow := func() bool { g.mu.Lock(); defer g.mu.Unlock(); return g.slow }
 	waitUntil(t, "quiet sampling", slow)
 	before := s.n.Load()
@@ -628,6 +620,22 @@ func TestQuietClientSamplesLess(t *testing.T) {
 	if slow() {
 		t.Fatal("sampling slowly while bytes move")
 	}
+}
+
+// serving returns a governor with opts (releasing and paging out
+// nothing) whose Serve runs until t ends.
+func serving(t *testing.T, opts Options) *Governor {
+	t.Helper()
+	opts.Release, opts.PageOut = func() {}, func() {}
+	g, err := New(context.Background(), config.Default(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- g.Serve(ctx, nil) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return g
 }
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -646,15 +654,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 func TestCountersWrittenWhenBytesMoveAgain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "usage.json")
 	s := &script{readings: []Reading{{TotalCPU: 5, ProcessCPU: 1, RSS: 50 << 20}}}
-	g, err := New(context.Background(), config.Default(), Options{Sampler: s, Interval: time.Hour, UsageFile: path,
-		Release: func() {}, PageOut: func() {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- g.Serve(ctx, nil) }()
-	defer func() { cancel(); <-done }()
+	g := serving(t, Options{Sampler: s, Interval: time.Hour, UsageFile: path})
 	time.Sleep(10 * usageSaveEvery) // the first write finds nothing moved, and writing stops
 	for round, want := range []int64{1000, 3000} {
 		if err := g.Down().WaitN(context.Background(), int(want)-int(g.Down().Total())); err != nil {
