@@ -16,8 +16,7 @@ import (
 // manager issues what was left as a continuation task, and the volunteer
 // that takes the host over crawls only that. The site sees at most 1.15
 // requests per page, storage holds every page, and the channel's round
-// ends with the continuation's result, both parts credited to the peers
-// that crawled them.
+// ends with the continuation's result, done by another peer.
 func TestHandOffContinuesAtHeir(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 3 libp2p hosts")
