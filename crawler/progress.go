@@ -24,10 +24,10 @@ const DefaultCheckpointEvery = 5
 // A run resumed from it (RunOptions.Resume) goes on where it stood; the
 // pages it had delivered to its sink stay the caller's to keep.
 type Progress struct {
-	Requests int          `json:"requests"`
+	// Rest is URLtodo, URLseen (8-byte big-endian hashes) and the
+	// requests made: what a continuation task carries, and the same JSON.
+	task.Rest
 	Failures int          `json:"failures,omitempty"`
-	Todo     []Pending    `json:"todo"`
-	Seen     []byte       `json:"seen"` // URLseen hashes, 8 bytes each, big-endian
 	Hosts    []string     `json:"hosts"`
 	Result   *task.Result `json:"result"`
 }
@@ -73,9 +73,9 @@ func (c *Crawler) RunFrom(ctx context.Context, t *task.Task, sink Sink, opts Run
 	return c.run(ctx, t, sink, opts)
 }
 
-// Rest is what p leaves for another volunteer to crawl (task.Rest), or
+// PassOn is what p leaves for another volunteer to crawl (task.Rest), or
 // nil when it is too large for a continuation task.
-func (p *Progress) Rest() *task.Rest {
+func (p *Progress) PassOn() *task.Rest {
 	if len(p.Todo) > task.MaxRestTodo || len(p.Seen)/8 > task.MaxRestSeen {
 		return nil
 	}
@@ -86,10 +86,9 @@ func (p *Progress) Rest() *task.Rest {
 	return rest
 }
 
-// continueFrom replaces the fresh run's URLtodo and URLseen with those of
-// rest, the continuation of a crawl another volunteer began. A rest comes
-// from that volunteer, so only URLs this task may crawl are taken.
-func (r *run) continueFrom(rest *task.Rest) error {
+// load replaces the run's URLtodo, URLseen and request count with rest's;
+// keep, when set, admits each URL to fetch and may rewrite it.
+func (r *run) load(rest *task.Rest, keep func(*entry) bool) error {
 	if err := r.todo.Close(); err != nil {
 		return err
 	}
@@ -98,13 +97,12 @@ func (r *run) continueFrom(rest *task.Rest) error {
 	for b := rest.Seen; len(b) >= 8; b = b[8:] {
 		r.seen[binary.BigEndian.Uint64(b)] = struct{}{}
 	}
-	for _, e := range rest.Todo {
-		u, err := urls.Canonical(e.URL, nil)
-		if err != nil || !r.hosts[u.Host] || e.Depth > r.t.MaxDepth || !r.filter.Match(u) {
+	for _, p := range rest.Todo {
+		e := entry{URL: p.URL, Depth: p.Depth}
+		if keep != nil && !keep(&e) {
 			continue
 		}
-		r.seen.Add(u.String())
-		if err := r.todo.Push(entry{URL: u.String(), Depth: e.Depth}); err != nil {
+		if err := r.todo.Push(e); err != nil {
 			return err
 		}
 	}
@@ -112,23 +110,28 @@ func (r *run) continueFrom(rest *task.Rest) error {
 	return nil
 }
 
+// continueFrom starts the fresh run from rest, the continuation of a crawl
+// another volunteer began. A rest comes from that volunteer, so only URLs
+// this task may crawl are taken.
+func (r *run) continueFrom(rest *task.Rest) error {
+	return r.load(rest, func(e *entry) bool {
+		u, err := urls.Canonical(e.URL, nil)
+		if err != nil || !r.hosts[u.Host] || e.Depth > r.t.MaxDepth || !r.filter.Match(u) {
+			return false
+		}
+		e.URL = u.String()
+		r.seen.Add(e.URL)
+		return true
+	})
+}
+
 // resume replaces the fresh run's state with p's.
 func (r *run) resume(p *Progress) error {
 	if p.Result == nil || p.Result.TaskID != r.t.ID || len(p.Seen)%8 != 0 {
 		return fmt.Errorf("task %s: progress is not this task's", r.t.ID)
 	}
-	if err := r.todo.Close(); err != nil {
+	if err := r.load(&p.Rest, nil); err != nil {
 		return err
-	}
-	r.todo = newFrontier(r.cfg.TempDir, memEntries)
-	for _, e := range p.Todo {
-		if err := r.todo.Push(entry{URL: e.URL, Depth: e.Depth}); err != nil {
-			return err
-		}
-	}
-	r.seen = newSeenSet(len(p.Seen) / 8)
-	for b := p.Seen; len(b) > 0; b = b[8:] {
-		r.seen[binary.BigEndian.Uint64(b)] = struct{}{}
 	}
 	for _, h := range p.Hosts {
 		r.hosts[h] = true
@@ -139,13 +142,13 @@ func (r *run) resume(p *Progress) error {
 		r.interSeen.Add(s)
 	}
 	r.res = &res
-	r.requests, r.failures = p.Requests, p.Failures
+	r.failures = p.Failures
 	return nil
 }
 
 // progress returns the run's state now; it is called between pages.
 func (r *run) progress() (*Progress, error) {
-	p := &Progress{Requests: r.requests, Failures: r.failures}
+	p := &Progress{Rest: task.Rest{Requests: r.requests}, Failures: r.failures}
 	todo, err := r.todo.entries()
 	if err != nil {
 		return nil, err

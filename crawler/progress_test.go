@@ -90,7 +90,7 @@ func TestContinuationGoesOnFromRest(t *testing.T) {
 	if err == nil || last == nil {
 		t.Fatal("the run was not interrupted after a checkpoint")
 	}
-	rest := last.Rest()
+	rest := last.PassOn()
 	if rest == nil {
 		t.Fatal("a small crawl's progress gave no rest")
 	}

@@ -41,18 +41,22 @@ type checkpoint struct {
 	SpoolRecords int             `json:"spool_records"`
 }
 
+// readCheckpoint decodes a checkpoint as saveCheckpoint stored it.
+func readCheckpoint(raw []byte) (checkpoint, *crawler.Progress, error) {
+	var cp checkpoint
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		return cp, nil, fmt.Errorf("decode checkpoint: %w", err)
+	}
+	p, err := crawler.DecodeProgress(cp.Crawl)
+	return cp, p, err
+}
+
 // openSpool opens the task's spool: resumed at its checkpoint when the
 // record has one that still matches the file, else new. It returns the
 // crawl progress to resume from (nil for a new start).
 func (m *Manager) openSpool(log *slog.Logger, r *queue.Record, path string) (*crawler.Spool, *crawler.Progress, error) {
 	if len(r.Progress) > 0 {
-		var cp checkpoint
-		p, err := func() (*crawler.Progress, error) {
-			if err := json.Unmarshal(r.Progress, &cp); err != nil {
-				return nil, err
-			}
-			return crawler.DecodeProgress(cp.Crawl)
-		}()
+		cp, p, err := readCheckpoint(r.Progress)
 		if err == nil {
 			sp, serr := crawler.ResumeSpool(path, cp.SpoolBytes, cp.SpoolPages, cp.SpoolRecords)
 			if serr == nil {
@@ -122,17 +126,12 @@ func (m *Manager) handOff(log *slog.Logger, id, path string) {
 		log.Warn("Task not handed off", "err", err)
 		return
 	}
-	var cp checkpoint
-	if err := json.Unmarshal(r.Progress, &cp); err != nil {
+	cp, p, err := readCheckpoint(r.Progress)
+	if err != nil {
 		log.Warn("Task not handed off: its checkpoint does not read", "err", err)
 		return
 	}
-	p, err := crawler.DecodeProgress(cp.Crawl)
-	if err != nil {
-		log.Warn("Task not handed off", "err", err)
-		return
-	}
-	rest := p.Rest()
+	rest := p.PassOn()
 	if rest == nil {
 		log.Info("Task not handed off: what is left is too large to pass on", "waiting", len(p.Todo))
 		return
