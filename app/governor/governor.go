@@ -105,12 +105,12 @@ type Governor struct {
 	memLimit config.Bytes // the memory cap the Go runtime's soft limit was set for
 	busy     time.Time    // last tick with bytes crawled or uploaded (start-up counts); zero once released
 	// nextPageOut is when a quiet client pages its code out again, every
-	// pageOutEvery, which doubles up to maxPageOutEvery (zero while busy).
+	// pageOutEvery, which doubles up to maxPageOutEvery.
 	nextPageOut  time.Time
 	pageOutEvery time.Duration
 	wake         chan struct{} // closed and replaced when reasons may have cleared
-	// slow is set while Serve samples every IdleInterval; active tells it
-	// that a crawl asked to go meanwhile.
+	// slow is set while Serve samples every idleSampling Intervals;
+	// active tells it that a crawl asked to go meanwhile.
 	slow   bool
 	active chan struct{}
 	// moving hears from the buckets that bytes moved, so that Serve writes
@@ -269,7 +269,6 @@ func (g *Governor) Tick(ctx context.Context) error {
 func (g *Governor) quietLocked(now time.Time, moved bool) bool {
 	if moved {
 		g.busy = now
-		g.nextPageOut, g.pageOutEvery = time.Time{}, 0
 		return false
 	}
 	if g.busy.IsZero() || now.Sub(g.busy) < ReleaseAfter {
@@ -281,8 +280,8 @@ func (g *Governor) quietLocked(now time.Time, moved bool) bool {
 
 // idleSampling is how many Intervals apart Serve samples once the client
 // has been quiet for ReleaseAfter: nothing crawls then, so nothing needs
-// throttling, and reading the load each second was a third of an idle
-// client's CPU. Wait brings the sampling back at once when a crawl
+// throttling, and reading the load each second was half of an idle
+// client's CPU samples. Wait brings the sampling back at once when a crawl
 // starts.
 const idleSampling = 5
 
@@ -296,7 +295,7 @@ func (g *Governor) pageOutLocked(now time.Time, quiet bool) bool {
 	switch {
 	case quiet:
 		g.pageOutEvery = ReleaseAfter
-	case g.nextPageOut.IsZero() || now.Before(g.nextPageOut):
+	case !g.busy.IsZero() || now.Before(g.nextPageOut): // busy, or not yet
 		return false
 	default:
 		g.pageOutEvery = min(2*g.pageOutEvery, maxPageOutEvery)
