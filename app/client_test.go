@@ -22,7 +22,22 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+// quiet is the tests' logger: silent, or, with HIVECRAWL_TEST_LOG set to
+// a file, every record at debug level appended there (to read after a
+// failure the test output does not explain).
+var quiet = testLogger()
+
+func testLogger() *slog.Logger {
+	path := os.Getenv("HIVECRAWL_TEST_LOG")
+	if path == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil { // a child running as another user, say
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
 
 // smallSites serves /s/N/ indexes linking to two pages each.
 func smallSites(t *testing.T) *httptest.Server {

@@ -281,6 +281,14 @@ func (m *Manager) Serve(ctx context.Context) error {
 			}
 			return nil
 		case err := <-errc:
+			if err == nil && ctx.Err() != nil {
+				// The API saw ctx end before this loop did.
+				m.saveStrategy()
+				return nil
+			}
+			if err == nil {
+				err = errors.New("stopped serving")
+			}
 			return fmt.Errorf("local API: %w", err)
 		case <-t.C:
 		}

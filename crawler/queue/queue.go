@@ -322,15 +322,24 @@ func (q *Queue) SetMaxLen(n int) {
 
 // Enqueue appends a task at the tail of the queue. raw is stored as given;
 // t is its decoded form and must be valid. It returns ErrFull when MaxLen
-// tasks are waiting and ErrDuplicate when t.ID is already known.
+// tasks are waiting and ErrDuplicate when t.ID is already known. A task
+// still waiting under an earlier lease epoch is the exception: the manager
+// sent it again under the host's next lease, which the waiting copy could
+// never claim, so the new copy takes its place in the queue.
 func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("enqueue task: %w", err)
 	}
 	err := q.db.Update(func(tx *bolt.Tx) error {
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
-		if tasks.Get([]byte(t.ID)) != nil {
-			return ErrDuplicate
+		if old, err := get(tasks, []byte(t.ID)); err == nil {
+			if old.State != Queued || old.Task.Lease.Epoch >= t.Lease.Epoch {
+				return ErrDuplicate
+			}
+			old.Raw, old.Task = raw, t
+			return put(tasks, old)
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
 		}
 		if count(fifo) >= q.MaxLen() {
 			return ErrFull

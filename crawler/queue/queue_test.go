@@ -94,6 +94,45 @@ func TestEnqueue(t *testing.T) {
 	}
 }
 
+// TestEnqueueNextLeaseReplacesWaitingCopy: a task sent again under the
+// host's next lease takes the place of its waiting copy, whose lease it
+// could never claim; an earlier or the same epoch, or a copy already
+// running, is a duplicate.
+func TestEnqueueNextLeaseReplacesWaitingCopy(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 1})
+	withEpoch := func(id string, epoch uint64) (*task.Task, []byte) {
+		tk := newTask(id, 0)
+		tk.Lease = task.Lease{Host: id + ".example", Epoch: epoch, Expires: t0.Add(time.Hour)}
+		raw, _ := tk.Encode()
+		return tk, raw
+	}
+	tk, raw := withEpoch("a", 1)
+	if err := q.Enqueue(raw, tk, t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, epoch := range []uint64{1, 0} {
+		tk, raw := withEpoch("a", epoch)
+		if err := q.Enqueue(raw, tk, t0); !errors.Is(err, ErrDuplicate) {
+			t.Fatalf("epoch %d over a waiting epoch 1: %v, want ErrDuplicate", epoch, err)
+		}
+	}
+	tk, raw = withEpoch("a", 2)
+	if err := q.Enqueue(raw, tk, t0); err != nil {
+		t.Fatalf("epoch 2 over a waiting epoch 1 (queue full with it): %v", err)
+	}
+	r := next(t, q, t0)
+	if r == nil || r.Task.Lease.Epoch != 2 || string(r.Raw) != string(raw) {
+		t.Fatalf("taken %+v, want the epoch 2 copy", r)
+	}
+	if r := next(t, q, t0); r != nil {
+		t.Fatalf("a second copy was queued: %s", r.ID)
+	}
+	tk, raw = withEpoch("a", 3)
+	if err := q.Enqueue(raw, tk, t0); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("epoch 3 over a running epoch 2: %v, want ErrDuplicate", err)
+	}
+}
+
 func TestSetMaxLen(t *testing.T) {
 	q, _ := openTemp(t, Options{MaxLen: 1})
 	enqueue(t, q, "a")

@@ -9,9 +9,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// The seen set: the IDs of tasks the overlay peer has taken on (queued,
-// balanced to a neighbour, received in a handover), so that a genuine task
-// replayed to it is refused, also after a restart. A record is kept until
+// The seen set: the deliveries of tasks the overlay peer has taken on
+// (queued, balanced to a neighbour, received in a handover), each named by
+// the overlay as task ID and lease epoch, so that a genuine task replayed
+// to it is refused, also after a restart. A record is kept until
 // its expiry, after which the task is refused as expired anyway, so the set
 // holds only the tasks of the last lease period. Both buckets are created
 // by the first Seen.

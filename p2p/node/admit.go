@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -145,11 +146,12 @@ func (n *Node) admitHandedOver(ctx context.Context, t *task.Task, from peer.ID) 
 	return err
 }
 
-// record records t as seen here, refusing it if it was already.
+// record records t's delivery as seen here, refusing it if it was
+// already.
 func (n *Node) record(ctx context.Context, t *task.Task) error {
 	// The margin keeps the record while a clock stepped back could still
 	// take the task's lease for live.
-	seen, err := n.seen.Seen(ctx, t.ID, t.Lease.Expires.Add(MaxClockSkew))
+	seen, err := n.seen.Seen(ctx, seenKey(t), t.Lease.Expires.Add(MaxClockSkew))
 	switch {
 	case err != nil:
 		return fmt.Errorf("record task %s as seen: %w", t.ID, err)
@@ -157,6 +159,16 @@ func (n *Node) record(ctx context.Context, t *task.Task) error {
 		return fmt.Errorf("%w: task %s", ErrSeen, t.ID)
 	}
 	return nil
+}
+
+// seenKey names one delivery of t: its ID under one lease epoch. A replay
+// of the envelope is the same delivery and is refused. A task the manager
+// sends again after a refusal (a full queue, a peer leaving) comes under
+// the host's next lease, so it is a new delivery, and a peer that took and
+// then refused the first one does not refuse it for ever. The earlier
+// epoch's copy, wherever it is, can no longer claim the host's lease.
+func seenKey(t *task.Task) string {
+	return t.ID + "@" + strconv.FormatUint(t.Lease.Epoch, 10)
 }
 
 // refused counts and logs a genuine task refused for err.

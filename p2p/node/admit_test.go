@@ -348,3 +348,33 @@ func TestHandoverAdmission(t *testing.T) {
 		t.Fatalf("heir stats %+v, want %+v", st, want)
 	}
 }
+
+// TestRefusedTaskTakenUnderNextLease: a peer that admitted a task and then
+// could not queue it (its queue full) refuses a replay of that delivery,
+// but takes the task when the manager sends it again under the host's
+// next lease. Keyed by task ID alone, the seen record refused every later
+// send, and the manager's retries never ended.
+func TestRefusedTaskTakenUnderNextLease(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour})
+	target := can.Point{0.5, 0.5, 0.5}
+	m := c.addAt(ctx, target)
+	tk := c.task("retried", target)
+	first := c.seal(tk)
+
+	m.q.fail = errors.New("queue full")
+	if _, _, err := m.n.Insert(ctx, first, target); err == nil || !strings.Contains(err.Error(), "queue full") {
+		t.Fatalf("insert into a full queue: %v, want it refused as full", err)
+	}
+	if _, _, err := m.n.Insert(ctx, first, target); !errors.Is(err, ErrSeen) {
+		t.Fatalf("replay of the refused delivery: %v, want %v", err, ErrSeen)
+	}
+	tk.Lease.Epoch++
+	if _, _, err := m.n.Insert(ctx, c.seal(tk), target); err != nil {
+		t.Fatalf("the task under the next lease: %v, want it queued", err)
+	}
+	if got := c.countTasks()["retried"]; got != 1 {
+		t.Fatalf("task queued %d times, want once", got)
+	}
+}

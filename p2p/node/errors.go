@@ -31,7 +31,8 @@ var (
 	// ErrMisaimed: a load-balanced insert whose target lies neither in
 	// this peer's zones nor in the zones of the neighbour that sent it.
 	ErrMisaimed = errors.New("load-balanced task not from its target's owner")
-	// ErrSeen: this peer has taken the task before (queued it, balanced
-	// it to a neighbour, or received it in a handover).
+	// ErrSeen: this peer has taken the task under this lease before
+	// (queued it, balanced it to a neighbour, or received it in a
+	// handover).
 	ErrSeen = errors.New("task seen before")
 )
