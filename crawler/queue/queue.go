@@ -366,6 +366,19 @@ func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
 // are cancelled with ReasonExpired on the way and returned as expired.
 // next is nil when no task may start.
 func (q *Queue) Next(now time.Time, may func(*Record) bool) (next *Record, expired []*Record, err error) {
+	// An idle client asks every few seconds: an empty queue is answered
+	// from a read, without a write transaction's sync to disk.
+	var empty bool
+	if err := q.db.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(fifoBucket).Cursor().First()
+		empty = k == nil
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("take next task: %w", err)
+	}
+	if empty {
+		return nil, nil, nil
+	}
 	err = q.db.Update(func(tx *bolt.Tx) error {
 		next, expired = nil, nil
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)

@@ -688,3 +688,23 @@ func TestCrashCountNeedsDyingInPlace(t *testing.T) {
 		t.Fatalf("after a third crash in place: %s, %d crashes; want set aside", r.State, r.Crashes)
 	}
 }
+
+// TestNextOnEmptyQueueWritesNothing: an idle client asks for the next task
+// every few seconds; an empty queue must not cost a write and a sync.
+func TestNextOnEmptyQueueWritesNothing(t *testing.T) {
+	q, _ := openTemp(t, Options{})
+	writes := func() int64 { st := q.db.Stats(); return st.TxStats.GetWrite() }
+	before := writes()
+	for range 3 {
+		if r := next(t, q, t0); r != nil {
+			t.Fatalf("empty queue gave %s", r.ID)
+		}
+	}
+	if w := writes() - before; w != 0 {
+		t.Fatalf("Next on an empty queue wrote %d pages", w)
+	}
+	enqueue(t, q, "a")
+	if r := next(t, q, t0); r == nil || r.ID != "a" {
+		t.Fatalf("next after an enqueue: %+v", r)
+	}
+}

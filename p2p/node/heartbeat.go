@@ -33,20 +33,37 @@ func (n *Node) probeEvery() time.Duration {
 	return time.Duration(n.cfg.DeadAfter) * n.cfg.Heartbeat
 }
 
-// heartbeatRound exchanges heartbeats with every neighbour, and probes
-// peers to be heard from first-hand, concurrently.
-func (n *Node) heartbeatRound(ctx context.Context) {
+// sampleEvery is how many heartbeat intervals may pass without this node
+// starting an exchange with a neighbour that keeps starting them: each
+// exchange this node starts is a round-trip sample for its coordinate.
+const sampleEvery = 4
+
+// heartbeatRound exchanges heartbeats with the neighbours, and probes
+// peers to be heard from first-hand, concurrently. One exchange carries
+// both peers' news, so once this node's coordinate rests on
+// firstMoveSamples samples, a neighbour whose own round reached us within
+// the last interval and a half is skipped (unless all is set, or
+// sampleEvery intervals passed since we last started one with it): a pair
+// of peers exchanges about once an interval, not twice. Should that
+// neighbour go quiet, the next round reaches it and counts the miss, an
+// interval later than before at most. Before that, every exchange is a
+// sample the coordinate still needs.
+func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	n.mu.Lock()
 	if n.leaving || len(n.zones) == 0 {
 		n.mu.Unlock()
 		return
 	}
 	hb := n.heartbeatLocked()
+	now := time.Now()
+	all = all || n.viv.Samples() < firstMoveSamples
 	ids := make([]peer.ID, 0, len(n.nbrs))
-	for id := range n.nbrs {
+	for id, nb := range n.nbrs {
+		if !all && now.Sub(nb.asked) < n.cfg.Heartbeat*3/2 && now.Sub(nb.told) < sampleEvery*n.cfg.Heartbeat {
+			continue
+		}
 		ids = append(ids, id)
 	}
-	now := time.Now()
 	var probes []peer.ID
 	for id, at := range n.probes {
 		switch _, known := n.nbrs[id]; {
@@ -91,6 +108,12 @@ func (n *Node) heartbeatRound(ctx context.Context) {
 			}
 			n.observe(id, resp.Self.Coord, time.Since(start))
 			n.onHeartbeat(resp, id)
+			n.mu.Lock()
+			n.stats.Heartbeats++
+			if nb, ok := n.nbrs[id]; ok {
+				nb.told = time.Now()
+			}
+			n.mu.Unlock()
 		}()
 	}
 	wg.Wait()
@@ -124,8 +147,12 @@ func (n *Node) handleHeartbeat(s network.Stream) {
 		s.Reset()
 		return
 	}
-	n.onHeartbeat(&hb, s.Conn().RemotePeer())
+	from := s.Conn().RemotePeer()
+	n.onHeartbeat(&hb, from)
 	n.mu.Lock()
+	if nb, ok := n.nbrs[from]; ok && len(hb.Self.GetZones()) > 0 {
+		nb.asked = time.Now()
+	}
 	reply := n.heartbeatLocked()
 	n.mu.Unlock()
 	if err := c.Write(ctx, reply, wire.MaxHeartbeatSize); err != nil {

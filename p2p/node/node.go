@@ -52,6 +52,9 @@ type Stats struct {
 	// HandoversRefused counts handovers refused whole: the sender is not
 	// a neighbour handing over zones it holds, or we are leaving.
 	HandoversRefused int64
+	// Heartbeats counts the heartbeat exchanges this node started and
+	// completed with neighbours.
+	Heartbeats int64
 }
 
 // neighbour is what the node knows of one neighbour.
@@ -69,6 +72,10 @@ type neighbour struct {
 	// yielded is when this node gave up an area the neighbour also
 	// claimed (an overlap settlement).
 	yielded time.Time
+	// asked is when the neighbour last sent us a heartbeat of its own
+	// round, told when we last exchanged one of ours with it (see
+	// heartbeatRound).
+	asked, told time.Time
 }
 
 // deadPeer is a neighbour found dead whose zones wait for an heir, or
@@ -203,13 +210,15 @@ func (n *Node) Serve(ctx context.Context) error {
 	t := time.NewTicker(n.cfg.Heartbeat)
 	defer t.Stop()
 	for {
+		all := false
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
 		case <-n.kick:
+			all = true // news to spread: to every neighbour
 		}
-		n.heartbeatRound(ctx)
+		n.heartbeatRound(ctx, all)
 		n.checkDead(time.Now())
 		if err := n.checkLost(ctx); err != nil {
 			n.log.Warn("Rejoin after losing every zone failed; retrying next round", "err", err)
