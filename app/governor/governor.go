@@ -95,6 +95,7 @@ type Governor struct {
 	pol      policy
 	usage    Usage
 	reasons  []string
+	kinds    []string // reasons without their figures, for the log
 	counted  int64    // down+up totals already added to usage
 	prev     [2]int64 // down and up totals at the last tick
 	last     time.Time
@@ -222,11 +223,13 @@ func (g *Governor) decideLocked(now time.Time) {
 	g.down.SetRate(int64(down))
 	g.up.SetRate(int64(up))
 	g.conns.SetCap(g.cfg.Connections)
-	reasons := g.pol.reasons(g.cfg, now, g.usage)
-	if !slices.Equal(reasons, g.reasons) {
+	reasons, kinds := g.pol.reasons(g.cfg, now, g.usage)
+	if !slices.Equal(kinds, g.kinds) {
+		// Logged when a reason comes or goes, not when a figure in one
+		// moves (the other programs' CPU share, read every second).
 		g.opts.Logger.Info("Crawling state changed", "reasons", reasons)
 	}
-	g.reasons = reasons
+	g.reasons, g.kinds = reasons, kinds
 	// Wake waiters to re-check; those still held back wait again.
 	close(g.wake)
 	g.wake = make(chan struct{})

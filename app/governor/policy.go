@@ -128,34 +128,36 @@ func monthStart(now time.Time, resetDay int) time.Time {
 
 // reasons lists why crawling is paused under cfg at now, in the order a
 // contributor most needs to know; empty means it may run.
-func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) []string {
-	var out []string
+func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) (texts, kinds []string) {
+	add := func(kind, text string) {
+		kinds, texts = append(kinds, kind), append(texts, text)
+	}
 	if cfg.Held != "" {
-		out = append(out, "Paused: "+cfg.Held)
+		add("held", "Paused: "+cfg.Held)
 	}
 	if cfg.Paused {
-		out = append(out, "Paused by you")
+		add("paused", "Paused by you")
 	}
 	if now.Before(cfg.SnoozeUntil) {
-		out = append(out, "Snoozed until "+formatUntil(now, cfg.SnoozeUntil))
+		add("snoozed", "Snoozed until "+formatUntil(now, cfg.SnoozeUntil))
 	}
 	if _, ok := cfg.Schedule.Active(now); !ok {
-		out = append(out, "Paused: outside the crawl schedule until "+formatUntil(now, cfg.Schedule.NextStart(now)))
+		add("schedule", "Paused: outside the crawl schedule until "+formatUntil(now, cfg.Schedule.NextStart(now)))
 	}
 	if cfg.DailyQuota > 0 && u.DayBytes >= int64(cfg.DailyQuota) {
-		out = append(out, fmt.Sprintf("Paused: daily transfer quota of %v reached", cfg.DailyQuota))
+		add("daily quota", fmt.Sprintf("Paused: daily transfer quota of %v reached", cfg.DailyQuota))
 	}
 	if cfg.MonthlyQuota > 0 && u.MonthBytes >= int64(cfg.MonthlyQuota) {
 		next := monthStart(now, cfg.QuotaResetDay).AddDate(0, 1, 0)
-		out = append(out, fmt.Sprintf("Paused: monthly transfer quota of %v reached (resets %s)", cfg.MonthlyQuota, next.Format("2 Jan")))
+		add("monthly quota", fmt.Sprintf("Paused: monthly transfer quota of %v reached (resets %s)", cfg.MonthlyQuota, next.Format("2 Jan")))
 	}
 	if p.busy {
-		out = append(out, fmt.Sprintf("Paused: other programs are using %.0f %% CPU", p.lastOther))
+		add("busy", fmt.Sprintf("Paused: other programs are using %.0f %% CPU", p.lastOther))
 	}
 	if p.memPaused {
-		out = append(out, fmt.Sprintf("Paused: Hivecrawl is using %v of memory, over its cap of %v", config.Bytes(p.lastRSS), cfg.Memory))
+		add("memory", fmt.Sprintf("Paused: Hivecrawl is using %v of memory, over its cap of %v", config.Bytes(p.lastRSS), cfg.Memory))
 	}
-	return out
+	return texts, kinds
 }
 
 // formatUntil writes t as "14:05", or "Mon 14:05" when it is not today.
