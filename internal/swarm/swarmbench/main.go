@@ -41,8 +41,11 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-// cpuProfile is the -cpuprofile flag.
-var cpuProfile string
+// cpuProfile and idleWait are the -cpuprofile and -idle-wait flags.
+var (
+	cpuProfile string
+	idleWait   time.Duration
+)
 
 type variant struct {
 	name    string
@@ -61,6 +64,7 @@ func main() {
 	verbose := flag.Bool("v", false, "log progress")
 	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the first client's CPU profile over the idle measuring time to this file")
+	flag.DurationVar(&idleWait, "idle-wait", governor.ReleaseAfter+15*time.Second, "wait after every client joined before the idle footprint is measured (default: past the clients' first quiet spell, governor.ReleaseAfter)")
 	flag.Parse()
 	if *only != "" && *only != "idle" {
 		fmt.Fprintf(os.Stderr, "swarmbench: -only %q: want \"idle\" or nothing\n", *only)
@@ -285,8 +289,9 @@ func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error 
 	}
 	// The one host crawled, the overlay quiet, and each client past its
 	// first quiet spell (governor.ReleaseAfter), as a client idle for
-	// long is.
-	time.Sleep(governor.ReleaseAfter + 15*time.Second)
+	// long is; with a longer -idle-wait, also past its coordinate's first
+	// move.
+	time.Sleep(idleWait)
 	before := make([]float64, len(s.Clients))
 	for i, c := range s.Clients {
 		before[i] = cpuSeconds(c.PID())
@@ -308,8 +313,10 @@ func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error 
 	}
 	el := time.Since(start).Seconds()
 	var maxRSS, sumRSS, maxCPU, sumCPU, sumAnon, sumFile float64
+	cpus := make([]float64, len(s.Clients))
 	for i, c := range s.Clients {
 		cpu := (cpuSeconds(c.PID()) - before[i]) / el * 100
+		cpus[i] = cpu
 		rss := rssMB(c.PID(), "VmRSS")
 		maxRSS, sumRSS = max(maxRSS, rss), sumRSS+rss
 		maxCPU, sumCPU = max(maxCPU, cpu), sumCPU+cpu
@@ -317,8 +324,9 @@ func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error 
 		sumFile += rssMB(c.PID(), "RssFile")
 	}
 	n := float64(len(s.Clients))
-	fmt.Printf("idle client, %d clients in the swarm, over %.0f s: RSS mean %.1f MB (anonymous %.1f, executable %.1f) max %.1f MB (goal ≤ 40); CPU mean %.2f %% max %.2f %% of a core (goal ≤ 0.5)\n",
-		len(s.Clients), el, sumRSS/n, sumAnon/n, sumFile/n, maxRSS, sumCPU/n, maxCPU)
+	slices.Sort(cpus)
+	fmt.Printf("idle client, %d clients in the swarm, %.0f s after joining, over %.0f s: RSS mean %.1f MB (anonymous %.1f, executable %.1f) max %.1f MB (goal ≤ 40); CPU mean %.2f %% median %.2f %% max %.2f %% of a core (goal ≤ 0.5)\n",
+		len(s.Clients), idleWait.Seconds(), el, sumRSS/n, sumAnon/n, sumFile/n, maxRSS, sumCPU/n, cpus[len(cpus)/2], maxCPU)
 	return nil
 }
 
