@@ -2,8 +2,9 @@
 GO       ?= go
 PKGS     ?= ./...
 BIN      ?= bin/hivecrawl
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+# The version is cmd/hivecrawl/version.go's; the build names the commit.
+COMMIT   ?= $(shell . scripts/lib.sh && commit_id)
+LDFLAGS  := -s -w -X main.commit=$(COMMIT)
 export CGO_ENABLED ?= 0
 
 .PHONY: help run test bench lint build fuzz clean package

@@ -26,7 +26,7 @@ const devVersion = "0.0.0-dev"
 // UserAgent("v1.4.0", ContactURL) is
 // "Hivecrawl/1.4.0 (+https://github.com/hivecrawl/hivecrawl)".
 //
-// version is what the build was stamped with (`git describe`): a semantic
+// version is the build's release (cmd/hivecrawl's version): a semantic
 // version, with or without its "v" ("v1.4.0", "v1.4.0-3-g1f6fbb9-dirty"),
 // is sent as it is without the "v"; anything else ("dev", a bare commit
 // "1f6fbb9") becomes 0.0.0-dev, with the original as build metadata when

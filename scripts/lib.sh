@@ -22,3 +22,13 @@ need_pkg() {
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
+
+# commit_id prints the checkout's commit (12 hex digits, "-dirty" with
+# uncommitted changes), or nothing outside a git checkout; builds stamp it
+# with -ldflags "-X main.commit=...".
+commit_id() {
+	local c
+	c=$(git rev-parse --short=12 HEAD 2>/dev/null) || return 0
+	git diff --quiet HEAD -- 2>/dev/null || c=$c-dirty
+	echo "$c"
+}

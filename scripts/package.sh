@@ -9,14 +9,16 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
 need_go
-VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
-# Package versions start with a number: v1.2.3 → 1.2.3, 1f6fbb9 → 0.0.0~git1f6fbb9.
-if [[ $VERSION =~ ^v?[0-9]+\.[0-9]+ ]]; then
-	PKGVERSION=${VERSION#v}
-else
-	PKGVERSION="0.0.0~git${VERSION}"
+# The release is cmd/hivecrawl/version.go's unless VERSION names another.
+# Package versions take no hyphen.
+VERSION=${VERSION:-$(sed -n 's/^var version = "\(.*\)"$/\1/p' cmd/hivecrawl/version.go)}
+VERSION=${VERSION#v}
+if ! [[ $VERSION =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]]; then
+	echo "package.sh: version '$VERSION' is not a semantic version X.Y.Z" >&2
+	exit 1
 fi
-PKGVERSION=${PKGVERSION//-/.}
+PKGVERSION=${VERSION//-/.}
+COMMIT=$(commit_id)
 ARCH=${ARCH:-amd64}
 OUT=${OUT:-dist}
 NFPM=(go run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2)
@@ -24,7 +26,7 @@ mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
 echo "== hivecrawl $VERSION for linux/$ARCH"
-CGO_ENABLED=0 GOOS=linux GOARCH=$ARCH go build -trimpath -ldflags "-s -w -X main.version=$VERSION" \
+CGO_ENABLED=0 GOOS=linux GOARCH=$ARCH go build -trimpath -ldflags "-s -w -X main.version=$VERSION -X main.commit=$COMMIT" \
 	-o "$OUT/linux-$ARCH/hivecrawl" ./cmd/hivecrawl
 # nfpm expands variables in the fields but not in file sources.
 sed "s|\${BINARY}|$OUT/linux-$ARCH/hivecrawl|" installer/nfpm.yaml >"$OUT/nfpm.yaml"
@@ -38,7 +40,7 @@ if [ -z "${SKIP_WINDOWS:-}" ]; then
 	echo "== hivecrawl.exe for windows/amd64 and its installer"
 	# windowsgui: the tray program opens no console window.
 	CGO_ENABLED=0 GOOS=windows GOARCH=amd64 go build -trimpath \
-		-ldflags "-s -w -H windowsgui -X main.version=$VERSION" -o "$OUT/windows-amd64/hivecrawl.exe" ./cmd/hivecrawl
+		-ldflags "-s -w -H windowsgui -X main.version=$VERSION -X main.commit=$COMMIT" -o "$OUT/windows-amd64/hivecrawl.exe" ./cmd/hivecrawl
 	makensis -V2 -DVERSION="$VERSION" -DEXE="$OUT/windows-amd64/hivecrawl.exe" -DICONS="$PWD/assets/icons" \
 		-DOUTFILE="$OUT/hivecrawl-$PKGVERSION-setup.exe" installer/windows/hivecrawl.nsi
 fi

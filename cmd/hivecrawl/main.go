@@ -6,14 +6,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sort"
 	"syscall"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 // command is one subcommand. run gets the arguments after its name and
 // returns the process exit code.
@@ -38,15 +36,15 @@ func dispatch(ctx context.Context, args []string) int {
 		if c, ok := commands["default"]; ok {
 			return c.run(ctx, nil)
 		}
-		usage()
+		usage(os.Stderr)
 		return 2
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
-		usage()
+		usage(os.Stdout)
 		return 0
 	case "--version", "version":
-		fmt.Println("hivecrawl", version)
+		fmt.Println(versionLine())
 		return 0
 	}
 	c, ok := commands[args[0]]
@@ -57,8 +55,10 @@ func dispatch(ctx context.Context, args []string) int {
 	return c.run(ctx, args[1:])
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: hivecrawl <command> [flags]\n\ncommands:")
+// usage lists the commands on w: stdout when asked for, stderr after a
+// mistake.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: hivecrawl <command> [flags]\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		if n != "default" {
@@ -67,6 +67,6 @@ func usage() {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 }
