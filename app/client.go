@@ -337,10 +337,14 @@ func (c *Client) Dirs() paths.Dirs { return c.dirs }
 func (c *Client) Serve(ctx context.Context) error {
 	defer c.Close()
 	api, err := localapi.Listen(c, localapi.Options{
-		Port: c.cfg.Get().APIPort, InfoFile: c.dirs.APIFile(), Logger: c.log.With("part", "api"),
+		Port: c.cfg.Get().APIPort, Fallback: true, InfoFile: c.dirs.APIFile(), Logger: c.log.With("part", "api"),
 	})
 	if err != nil {
 		return err
+	}
+	if api.FellBack() {
+		c.log.Warn("The dashboard's port is taken (by another program, or a second Hivecrawl); using another for this run",
+			"port", c.cfg.Get().APIPort, "dashboard", api.URL(), "to_change", "hivecrawl set api_port=PORT")
 	}
 	c.api.Store(api)
 	page := c.webPage(api)

@@ -13,6 +13,9 @@ const (
 	DefaultThreads                = 3
 	DefaultQueueLength            = 5
 	DefaultQuotaResetDay          = 1
+	// DefaultAPIPort is the dashboard's port: below the range Linux hands
+	// out to outgoing connections (32768–60999), so none of those takes it.
+	DefaultAPIPort = 7339
 	// MaxThreads bounds Threads and Overload: a contributor's PC, not a
 	// crawl farm.
 	MaxThreads = 64
@@ -80,8 +83,11 @@ type Config struct {
 	StartAtLogin bool `json:"start_at_login"`
 	// Nickname is shown to the operator beside this peer's credits.
 	Nickname string `json:"nickname,omitempty"`
-	// APIPort is the local API's port on 127.0.0.1. 0 = a random free port
-	// (written to api.json for the CLI and tray).
+	// APIPort is the local API's and dashboard's port on 127.0.0.1, the
+	// same at every start so the dashboard can be bookmarked. When it is
+	// taken (another program, a second client), the client takes a free
+	// port for that run and says so. 0 = a random free port at each start.
+	// The address is written to api.json for the CLI and tray.
 	APIPort int `json:"api_port"`
 }
 
@@ -103,6 +109,7 @@ func Default() Config {
 		Threads:        DefaultThreads,
 		QueueLength:    DefaultQueueLength,
 		QuotaResetDay:  DefaultQuotaResetDay,
+		APIPort:        DefaultAPIPort,
 		Notifications: Notifications{
 			FirstContribution: true,
 			Milestones:        true,

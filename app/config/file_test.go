@@ -56,7 +56,7 @@ func TestLoadErrors(t *testing.T) {
 func TestLoadMissingAndPartial(t *testing.T) {
 	dir := t.TempDir()
 	c, err := Load(filepath.Join(dir, "none.json"))
-	if err != nil || c.Threads != DefaultThreads {
+	if err != nil || c.Threads != DefaultThreads || c.APIPort != DefaultAPIPort {
 		t.Fatalf("missing file: %+v, %v", c, err)
 	}
 	path := filepath.Join(dir, "c.json")
@@ -65,7 +65,8 @@ func TestLoadMissingAndPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Download != 200000 || c.Threads != DefaultThreads || c.BusyThreshold != DefaultBusyThreshold || len(c.Schedule.Windows) != 1 {
+	if c.Download != 200000 || c.Threads != DefaultThreads || c.BusyThreshold != DefaultBusyThreshold || len(c.Schedule.Windows) != 1 ||
+		c.APIPort != DefaultAPIPort {
 		t.Errorf("partial file: %+v", c)
 	}
 }

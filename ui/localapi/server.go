@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -53,6 +54,9 @@ type Change struct {
 type Options struct {
 	// Port on 127.0.0.1; 0 = a free port.
 	Port int
+	// Fallback takes a free port when Port is in use (a second client, or
+	// another program), instead of failing; Server.FellBack tells.
+	Fallback bool
 	// Token required for state changes; "" = a fresh random one.
 	Token string
 	// InfoFile is where the address and token are written for the CLI and
@@ -67,7 +71,9 @@ type Server struct {
 	opts    Options
 	ln      net.Listener
 	port    string
-	mux     *http.ServeMux
+	// fellBack is set when Options.Port was in use and a free port taken.
+	fellBack bool
+	mux      *http.ServeMux
 }
 
 // Listen binds 127.0.0.1:opts.Port and returns the server, ready to Serve.
@@ -81,17 +87,26 @@ func Listen(b Backend, opts Options) (*Server, error) {
 		opts.Token = hex.EncodeToString(buf)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
+	fellBack := false
+	if err != nil && opts.Port != 0 && opts.Fallback && errors.Is(err, syscall.EADDRINUSE) {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		fellBack = true
+	}
 	if err != nil {
 		return nil, fmt.Errorf("listen for the local API on 127.0.0.1:%d: %w", opts.Port, err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	s := &Server{backend: b, opts: opts, ln: ln, port: port, mux: http.NewServeMux()}
+	s := &Server{backend: b, opts: opts, ln: ln, port: port, fellBack: fellBack, mux: http.NewServeMux()}
 	s.routes()
 	return s, nil
 }
 
 // URL is the server's base address, "http://127.0.0.1:PORT".
 func (s *Server) URL() string { return "http://127.0.0.1:" + s.port }
+
+// FellBack reports whether Options.Port was in use and the server took
+// another port (Options.Fallback).
+func (s *Server) FellBack() bool { return s.fellBack }
 
 // Token is the API token.
 func (s *Server) Token() string { return s.opts.Token }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -293,5 +294,36 @@ func TestNotRunning(t *testing.T) {
 	}
 	if _, err := c.Status(context.Background()); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("stale api.json: %v", err)
+	}
+}
+
+// TestPortTaken: the configured port in use, a server with Fallback takes
+// a free one and says so; one without fails with the port in the error.
+func TestPortTaken(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	port := busy.Addr().(*net.TCPAddr).Port
+	if _, err := Listen(newFake(), Options{Port: port}); err == nil || !strings.Contains(err.Error(), fmt.Sprint(port)) {
+		t.Fatalf("port %d taken, no fallback: %v, want an error naming it", port, err)
+	}
+	s, err := Listen(newFake(), Options{Port: port, Fallback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.ln.Close()
+	if !s.FellBack() || s.URL() == fmt.Sprintf("http://127.0.0.1:%d", port) {
+		t.Fatalf("fell back %v at %s, want another port than %d", s.FellBack(), s.URL(), port)
+	}
+	busy.Close()
+	s2, err := Listen(newFake(), Options{Port: port, Fallback: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.ln.Close()
+	if s2.FellBack() || s2.URL() != fmt.Sprintf("http://127.0.0.1:%d", port) {
+		t.Fatalf("port free again: fell back %v at %s", s2.FellBack(), s2.URL())
 	}
 }
