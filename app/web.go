@@ -15,7 +15,8 @@ import (
 func (c *Client) webPage(api *localapi.Server) *web.UI {
 	page := web.New(web.Options{
 		Status: c, Credits: webCredits{c.ledger}, Auth: api,
-		Logger: c.log.With("part", "web"), Now: c.opts.Now,
+		SessionFile: c.dirs.WebSessionsFile(),
+		Logger:      c.log.With("part", "web"), Now: c.opts.Now,
 	})
 	page.Mount(api)
 	return page

@@ -39,6 +39,9 @@ const (
 	// PeerKeyName is the peer's private key (its overlay identity) in the
 	// data directory.
 	PeerKeyName = "peer.key"
+	// WebSessionsName is the dashboard's sign-ins (hashed) in the data
+	// directory.
+	WebSessionsName = "web-sessions.json"
 )
 
 // Dirs are one instance's directories.
@@ -98,6 +101,9 @@ func (d Dirs) UsageFile() string { return filepath.Join(d.Data, UsageName) }
 
 // PeerKeyFile returns the peer key's path.
 func (d Dirs) PeerKeyFile() string { return filepath.Join(d.Data, PeerKeyName) }
+
+// WebSessionsFile returns the path of the dashboard's sign-ins.
+func (d Dirs) WebSessionsFile() string { return filepath.Join(d.Data, WebSessionsName) }
 
 // Flag registers the --home flag on fs and returns its value's address.
 // Every client subcommand calls it so one instance is isolated from another.

@@ -24,7 +24,9 @@
 // one-time code (POST /ui/login-code with the token) and opens the browser
 // at /ui/login?code=C. The code is good once, for two minutes; the server
 // answers with an HttpOnly, SameSite=Strict session cookie and sends the
-// browser on to the dashboard. The page's script then reads the token from
+// browser on to the dashboard. The session lasts 30 days; with
+// Options.SessionFile it outlives restarts (the file keeps its SHA-256),
+// so a bookmarked dashboard at the client's fixed address stays signed in. The page's script then reads the token from
 // GET /ui/session (which answers only with that cookie, and only to
 // same-origin requests) and sends it in the X-Hivecrawl-Token header of its
 // fetch calls. Another web site cannot do any of this: the cookie is not

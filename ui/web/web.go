@@ -77,8 +77,11 @@ type Options struct {
 	Auth    Auth
 	// Interval between status samples; default 2s.
 	Interval time.Duration
-	Logger   *slog.Logger     // default: discard
-	Now      func() time.Time // default time.Now
+	// SessionFile keeps the page's sign-ins across restarts (mode 0600);
+	// "" = in memory only.
+	SessionFile string
+	Logger      *slog.Logger     // default: discard
+	Now         func() time.Time // default time.Now
 }
 
 // UI is the local web page. Mount it on the API server, then run Serve,
@@ -107,7 +110,7 @@ func New(opts Options) *UI {
 	}
 	return &UI{
 		opts:     opts,
-		sessions: newSessions(),
+		sessions: newSessions(opts.SessionFile, opts.Logger),
 		cookie:   cookieName(opts.Auth.URL()),
 		hist:     NewHistory(HistorySpan, opts.Interval),
 		subs:     make(map[chan []byte]struct{}),

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -155,7 +158,7 @@ func TestSessions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newSessions()
+			s := newSessions("", slog.New(slog.DiscardHandler))
 			code := c.code(s)
 			id, ok := s.redeem(code, t0.Add(c.at))
 			if ok != c.wantOK {
@@ -437,7 +440,7 @@ func FuzzLogin(f *testing.F) {
 	f.Add("", "")
 	f.Add("abc", "settings")
 	f.Add("%00", "//x")
-	s := newSessions()
+	s := newSessions("", slog.New(slog.DiscardHandler))
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	issued := s.code(t0)
 	f.Fuzz(func(t *testing.T, code, next string) {
@@ -452,4 +455,50 @@ func FuzzLogin(f *testing.F) {
 			t.Fatalf("code %q next %q: %d with cookies %v", code, next, rec.Code, rec.Result().Cookies())
 		}
 	})
+}
+
+// TestSessionsOutliveRestart: a session kept in a file is valid for the
+// next process, which reads the file; the file holds no session ID the
+// cookie carries; signing out ends it for the next process too; a
+// damaged file gets one log line and no sessions.
+func TestSessionsOutliveRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "web-sessions.json")
+	var logged strings.Builder
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	first := newSessions(path, log)
+	id, ok := first.redeem(first.code(t0), t0)
+	if !ok {
+		t.Fatal("code not redeemed")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), id) {
+		t.Fatalf("the file holds the session ID itself: %s", b)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("file mode %v, want 0600", st.Mode().Perm())
+	}
+	second := newSessions(path, log)
+	if !second.valid(id, t0.Add(time.Hour)) {
+		t.Fatal("session not valid after a restart")
+	}
+	if second.valid(id, t0.Add(SessionTTL)) {
+		t.Fatal("session valid past its lifetime")
+	}
+	second.end(id)
+	if newSessions(path, log).valid(id, t0.Add(time.Hour)) {
+		t.Fatal("signed-out session valid after a restart")
+	}
+	if logged.Len() != 0 {
+		t.Fatalf("logged %q", logged.String())
+	}
+
+	os.WriteFile(path, []byte(`{"sessions": {"ab`), 0o600)
+	damaged := newSessions(path, log)
+	if len(damaged.live) != 0 || strings.Count(logged.String(), "\n") != 1 || !strings.Contains(logged.String(), "sign in again") {
+		t.Fatalf("damaged file: %d sessions, log %q", len(damaged.live), logged.String())
+	}
 }
