@@ -355,8 +355,9 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 		t.Reset(next)
 	}
 	// The counters are written every usageSaveEvery while bytes move;
-	// once a write finds none moved, the next waits for bytes to move
-	// again, so an idle client does not wake twenty times a second.
+	// once a write finds none moved, the next waits for the buckets to say
+	// bytes move again (moving), so an idle client does not wake twenty
+	// times a second.
 	save := time.NewTimer(usageSaveEvery)
 	defer save.Stop()
 	saving := true
@@ -381,10 +382,6 @@ func (g *Governor) Serve(ctx context.Context, updates <-chan config.Config) erro
 			}
 		case <-t.C:
 			tick()
-			if !saving {
-				saving = true
-				save.Reset(usageSaveEvery)
-			}
 		case <-save.C:
 			if saving = g.persistUsage(); saving {
 				save.Reset(usageSaveEvery)
