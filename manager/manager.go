@@ -281,15 +281,13 @@ func (m *Manager) Serve(ctx context.Context) error {
 			}
 			return nil
 		case err := <-errc:
-			if err == nil && ctx.Err() != nil {
-				// The API saw ctx end before this loop did.
-				m.saveStrategy()
-				return nil
+			if err != nil {
+				return fmt.Errorf("local API: %w", err)
 			}
-			if err == nil {
-				err = errors.New("stopped serving")
-			}
-			return fmt.Errorf("local API: %w", err)
+			// The API ends without an error only when ctx ends: it saw
+			// that before this loop did.
+			m.saveStrategy()
+			return nil
 		case <-t.C:
 		}
 	}
