@@ -7,7 +7,6 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -65,27 +64,11 @@ func TestDashboardAddressStable(t *testing.T) {
 		t.Skipf("port %d taken between the runs: %v", port, err)
 	}
 	defer busy.Close()
-	var logged strings.Builder
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil))
-	if got := start(log); got == want || !strings.HasPrefix(got, "http://127.0.0.1:") {
+	var logged lockedBuffer
+	if got := start(slog.New(slog.NewTextHandler(&logged, nil))); got == want || !strings.HasPrefix(got, "http://127.0.0.1:") {
 		t.Fatalf("port taken: dashboard at %s, want another port on 127.0.0.1", got)
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if !strings.Contains(logged.String(), "port is taken") || !strings.Contains(logged.String(), "api_port") {
 		t.Errorf("no line saying the port was taken and how to change it:\n%s", logged.String())
 	}
-}
-
-// lockedWriter serialises writes to w.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *strings.Builder
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -673,19 +673,9 @@ func TestCountersWrittenWhenBytesMoveAgain(t *testing.T) {
 // TestStateChangeLoggedOnce: a pause for other programs' load is logged
 // when it begins and when it ends, not at every reading of their share.
 func TestStateChangeLoggedOnce(t *testing.T) {
-	var buf strings.Builder
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return buf.Write(p)
-	}), nil))
-	s := &script{readings: []Reading{{TotalCPU: 40, ProcessCPU: 5}}}
-	c := &clock{t: monday}
-	g, err := New(context.Background(), config.Default(), Options{Sampler: s, Now: c.Now, Logger: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, s, c := newTest(t, config.Default(), Reading{TotalCPU: 40, ProcessCPU: 5})
+	var buf strings.Builder // Tick logs on the test's goroutine
+	g.opts.Logger = slog.New(slog.NewTextHandler(&buf, nil))
 	ticks(t, g, c, BusyAfter)
 	for i := range 10 { // the share moves at every reading
 		s.push(Reading{TotalCPU: float64(41 + i), ProcessCPU: 5})
@@ -696,13 +686,7 @@ func TestStateChangeLoggedOnce(t *testing.T) {
 	}
 	s.push(Reading{TotalCPU: 5})
 	ticks(t, g, c, CalmAfter)
-	mu.Lock()
-	defer mu.Unlock()
 	if n := strings.Count(buf.String(), "Crawling state changed"); n != 2 {
 		t.Fatalf("state change logged %d times, want 2 (paused, resumed):\n%s", n, buf.String())
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
