@@ -317,11 +317,11 @@ func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error 
 	for i, c := range s.Clients {
 		cpu := (cpuSeconds(c.PID()) - before[i]) / el * 100
 		cpus[i] = cpu
-		rss := rssMB(c.PID(), "VmRSS")
-		maxRSS, sumRSS = max(maxRSS, rss), sumRSS+rss
+		mem := statusMB(c.PID(), "VmRSS", "RssAnon", "RssFile")
+		maxRSS, sumRSS = max(maxRSS, mem[0]), sumRSS+mem[0]
 		maxCPU, sumCPU = max(maxCPU, cpu), sumCPU+cpu
-		sumAnon += rssMB(c.PID(), "RssAnon")
-		sumFile += rssMB(c.PID(), "RssFile")
+		sumAnon += mem[1]
+		sumFile += mem[2]
 	}
 	n := float64(len(s.Clients))
 	slices.Sort(cpus)
@@ -344,19 +344,24 @@ func cpuSeconds(pid int) float64 {
 	return (u + st) / 100 // USER_HZ is 100 on Linux
 }
 
-// rssMB returns a process's resident memory in MB.
-func rssMB(pid int, field string) float64 {
+// statusMB returns the given memory fields of a process's
+// /proc/PID/status in MB, in their order (0 for one not there).
+func statusMB(pid int, fields ...string) []float64 {
+	out := make([]float64, len(fields))
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return out
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
-			return kb / 1024
+		name, rest, ok := strings.Cut(line, ":")
+		if i := slices.Index(fields, name); ok && i >= 0 {
+			if f := strings.Fields(rest); len(f) > 0 {
+				kb, _ := strconv.ParseFloat(f[0], 64)
+				out[i] = kb / 1024
+			}
 		}
 	}
-	return 0
+	return out
 }
 
 // saveProfile writes client c's CPU profile over d to path, from its local
