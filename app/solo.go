@@ -63,6 +63,9 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	mo.Listen = soloListen
 	mo.AllowLoopback = true
 	mo.Solo = true
+	// The user crawls the sites they chose: links to other hosts create
+	// no channels unless a channel is set to follow them.
+	mo.Channels.StayOnHost = true
 	if mo.Name == "" {
 		mo.Name = "solo"
 	}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"sort"
+	"strings"
 
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -42,16 +46,9 @@ func (c *Client) SoloChannels(ctx context.Context) ([]localapi.SoloChannel, erro
 	}
 	out := make([]localapi.SoloChannel, 0, len(all))
 	for _, ch := range all {
-		sc := localapi.SoloChannel{
-			ID: ch.ID, Seeds: ch.Seeds, Added: ch.Added, Crawling: ch.Pending > 0,
-			ChangeSeconds: ch.ChangeInterval.Seconds(),
-			LastSubmit:    ch.LastSubmit, LastUpdate: ch.LastUpdate,
-			Rounds: ch.Round, Updates: ch.Updates, Failures: ch.Failures, Pages: len(ch.Pages),
+		if !ch.Removed() {
+			out = append(out, c.soloChannel(ch))
 		}
-		if next, iv, ok := c.solo.NextCrawl(ch); ok {
-			sc.NextCrawl, sc.IntervalSeconds = next, iv.Seconds()
-		}
-		out = append(out, sc)
 	}
 	return out, nil
 }
@@ -64,7 +61,7 @@ func (c *Client) AddSeeds(ctx context.Context, urls []string) (localapi.SeedsAdd
 	}
 	var bad []error
 	for _, u := range urls {
-		if _, _, err := channels.ParseSeed(u); err != nil {
+		if err := c.checkSeed(u); err != nil {
 			bad = append(bad, err)
 		}
 	}
@@ -130,4 +127,91 @@ func (c *Client) SoloText(ctx context.Context, url string) (localapi.SoloText, e
 		URL: url, Target: rec.Target, Title: rec.Title, Fetched: rec.Date, Text: rec.Text,
 		Truncated: rec.Truncated, File: rec.File, Offset: rec.Offset,
 	}, nil
+}
+
+// checkSeed parses seed URL u as the manager will, and refuses a host the
+// crawler would never dial: a literal address that is not public, or
+// localhost. (A name that resolves to such an address is only known at
+// crawl time; its channel then says so.)
+func (c *Client) checkSeed(u string) error {
+	_, id, err := channels.ParseSeed(u)
+	if err != nil {
+		return err
+	}
+	host := id
+	if h, _, err := net.SplitHostPort(id); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	const advice = "Hivecrawl crawls only public web sites (test fixtures on loopback need the client's --allow-loopback)"
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return fmt.Errorf("%s: %s names this machine; %s", u, host, advice)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if err := netguard.Check(ip, c.opts.AllowLoopback); err != nil {
+			return fmt.Errorf("%s: %s is not a public address; %s", u, host, advice)
+		}
+	}
+	return nil
+}
+
+// ChannelAction pauses, resumes, removes or crawls now a solo channel.
+func (c *Client) ChannelAction(ctx context.Context, id, action string) (localapi.SoloChannel, error) {
+	if err := c.needSolo(action + " a channel"); err != nil {
+		return localapi.SoloChannel{}, err
+	}
+	db := c.solo.Channels()
+	var (
+		ch  channels.Channel
+		err error
+	)
+	switch action {
+	case localapi.ChannelCrawl:
+		ch, err = db.CrawlNow(id)
+		if err == nil {
+			c.solo.Wake()
+		}
+	case localapi.ChannelPause, localapi.ChannelResume:
+		ch, err = db.Pause(id, action == localapi.ChannelPause)
+	case localapi.ChannelRemove:
+		ch, err = db.Remove(id, c.opts.Now())
+	default:
+		return localapi.SoloChannel{}, localapi.Invalid(fmt.Errorf("no channel action %q", action))
+	}
+	if err != nil {
+		return localapi.SoloChannel{}, channelError(err)
+	}
+	c.log.Info("Channel "+actionPast[action], "channel", id)
+	return c.soloChannel(ch), nil
+}
+
+var actionPast = map[string]string{
+	localapi.ChannelCrawl: "to be crawled now", localapi.ChannelPause: "paused",
+	localapi.ChannelResume: "resumed", localapi.ChannelRemove: "removed",
+}
+
+// SetChannel applies a solo channel's settings, all or none.
+func (c *Client) SetChannel(ctx context.Context, id string, set localapi.ChannelSettings) (localapi.SoloChannel, error) {
+	if err := c.needSolo("change a channel"); err != nil {
+		return localapi.SoloChannel{}, err
+	}
+	ch, err := c.solo.Channels().Set(id, channels.Settings{MaxDepth: set.MaxDepth, MaxPages: set.MaxPages, OtherHosts: set.OtherHosts})
+	if err != nil {
+		return localapi.SoloChannel{}, channelError(err)
+	}
+	c.log.Info("Channel settings changed", "channel", id, "max_depth", ch.MaxDepth, "max_pages", ch.MaxPages, "other_hosts", c.solo.Channels().FollowsOtherHosts(ch))
+	return c.soloChannel(ch), nil
+}
+
+// channelError maps the channel database's errors to the local API's.
+func channelError(err error) error {
+	switch {
+	case errors.Is(err, channels.ErrNotFound), errors.Is(err, channels.ErrRemoved):
+		return fmt.Errorf("%w: %w", localapi.ErrNotFound, err)
+	case errors.Is(err, channels.ErrBusy):
+		return localapi.Conflict(err)
+	case errors.Is(err, channels.ErrBadSetting):
+		return localapi.Invalid(err)
+	}
+	return err
 }

@@ -18,32 +18,10 @@ import (
 // back from the WARC records.
 func TestSoloAPICrawlsAddedSeeds(t *testing.T) {
 	srv := smallSites(t)
-	home := t.TempDir()
-	quietConfig(t, home, `, "delay": "10ms"`)
-	ctx, cancel := context.WithCancel(context.Background())
-	c, err := New(ctx, Options{
-		Home: home, AllowLoopback: true, Logger: quiet, Version: "test",
-		Manager: manager.Options{Tick: 200 * time.Millisecond},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := c.Serve(ctx); err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	if c.Mode() != ModeSolo {
-		t.Fatalf("mode %s, want solo", c.Mode())
-	}
+	c, ctx := startSolo(t, true)
 
 	// A bad URL refuses the whole request, with the seed parser's words.
-	_, err = c.AddSeeds(ctx, []string{srv.URL + "/s/0/", "ftp://example.org/"})
+	_, err := c.AddSeeds(ctx, []string{srv.URL + "/s/0/", "ftp://example.org/"})
 	if !errors.Is(err, localapi.ErrInvalid) || !strings.Contains(err.Error(), "scheme must be http or https") {
 		t.Fatalf("AddSeeds with a bad URL: %v", err)
 	}
@@ -118,6 +96,139 @@ func TestSoloAPIOutsideSoloMode(t *testing.T) {
 	}
 	if _, err := c.SoloChannels(context.Background()); !errors.Is(err, localapi.ErrNotSolo) {
 		t.Errorf("SoloChannels in local mode: %v", err)
+	}
+}
+
+// startSolo starts a real client in solo mode (no network profile) with a
+// fast schedule; it stops when the test ends.
+func startSolo(t *testing.T, allowLoopback bool) (*Client, context.Context) {
+	t.Helper()
+	home := t.TempDir()
+	quietConfig(t, home, `, "delay": "10ms"`)
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := New(ctx, Options{
+		Home: home, AllowLoopback: allowLoopback, Logger: quiet, Version: "test",
+		Manager: manager.Options{Tick: 200 * time.Millisecond},
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := c.Serve(ctx); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	if c.Mode() != ModeSolo {
+		t.Fatalf("mode %s, want solo", c.Mode())
+	}
+	return c, ctx
+}
+
+// soloChannel returns channel id as the local API lists it, ok false when
+// it is not listed.
+func soloChannel(t *testing.T, c *Client, id string) (localapi.SoloChannel, bool) {
+	t.Helper()
+	chs, err := c.SoloChannels(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range chs {
+		if ch.ID == id {
+			return ch, true
+		}
+	}
+	return localapi.SoloChannel{}, false
+}
+
+// TestSoloRefusesPrivateSeeds: without the loopback switch, a seed the
+// crawler would never fetch is refused when added, with the reason; a name
+// that resolves to such an address is only found out by its crawl, and its
+// channel then says why it fails.
+func TestSoloRefusesPrivateSeeds(t *testing.T) {
+	srv := smallSites(t)
+	c, ctx := startSolo(t, false)
+	for _, seed := range []string{srv.URL + "/", "http://10.1.2.3/", "http://[::1]:8080/", "http://localhost/", "http://169.254.169.254/latest/"} {
+		_, err := c.AddSeeds(ctx, []string{seed})
+		if !errors.Is(err, localapi.ErrInvalid) || !strings.Contains(err.Error(), "only public web sites") || !strings.Contains(err.Error(), "--allow-loopback") {
+			t.Errorf("AddSeeds(%s) = %v, want a refusal with the reason", seed, err)
+		}
+	}
+	// localhost resolves to loopback: what a name resolving to a private
+	// address looks like, added past the API's check.
+	seed := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/"
+	if _, err := c.solo.AddSeeds([]string{seed}); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimPrefix(strings.TrimSuffix(seed, "/"), "http://")
+	var ch localapi.SoloChannel
+	eventually(t, "the crawl of a loopback name to fail", func() bool {
+		ch, _ = soloChannel(t, c, id)
+		return ch.State == localapi.StateFailing
+	})
+	if !strings.Contains(ch.Reason, "not public") || ch.Last == nil || ch.Last.Stopped != "forbidden address" || ch.Last.Errors["forbidden_address"] != 1 {
+		t.Fatalf("failing channel %+v (last %+v)", ch, ch.Last)
+	}
+}
+
+// TestSoloChannelControls: a channel is paused, crawled now once while
+// paused, limited to its seeds, resumed and removed, through the client's
+// API, with a real crawl in between.
+func TestSoloChannelControls(t *testing.T) {
+	srv := smallSites(t)
+	c, ctx := startSolo(t, true)
+	id := strings.TrimPrefix(srv.URL, "http://")
+	if _, err := c.AddSeeds(ctx, []string{srv.URL + "/s/0/"}); err != nil {
+		t.Fatal(err)
+	}
+	var ch localapi.SoloChannel
+	eventually(t, "the first crawl", func() bool {
+		ch, _ = soloChannel(t, c, id)
+		return ch.Updates == 1 && ch.State == localapi.StateWaiting
+	})
+	if ch.Last == nil || ch.Last.Pages != 3 || ch.OtherHosts || ch.MaxDepth != 5 || ch.Reason != "" {
+		t.Fatalf("after the first crawl: %+v (last %+v)", ch, ch.Last)
+	}
+
+	if ch, err := c.ChannelAction(ctx, id, localapi.ChannelPause); err != nil || ch.State != localapi.StatePaused || !strings.Contains(ch.Reason, "paused by you") {
+		t.Fatalf("pause: %+v, %v", ch, err)
+	}
+	depth := 0
+	if ch, err := c.SetChannel(ctx, id, localapi.ChannelSettings{MaxDepth: &depth}); err != nil || ch.MaxDepth != 0 {
+		t.Fatalf("settings: %+v, %v", ch, err)
+	}
+	bad := 99
+	if _, err := c.SetChannel(ctx, id, localapi.ChannelSettings{MaxDepth: &bad}); !errors.Is(err, localapi.ErrInvalid) {
+		t.Fatalf("a depth out of range: %v", err)
+	}
+	if _, err := c.ChannelAction(ctx, id, localapi.ChannelCrawl); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the crawl asked for", func() bool {
+		ch, _ = soloChannel(t, c, id)
+		return ch.Updates == 2 && !ch.Crawling
+	})
+	if ch.State != localapi.StatePaused || ch.Rounds != 2 || ch.Last.Pages != 1 {
+		t.Fatalf("after crawl now on a paused channel: %+v (last %+v), want still paused, the seed alone fetched", ch, ch.Last)
+	}
+	if ch, err := c.ChannelAction(ctx, id, localapi.ChannelResume); err != nil || ch.State != localapi.StateWaiting {
+		t.Fatalf("resume: %+v, %v", ch, err)
+	}
+	if _, err := c.ChannelAction(ctx, id, localapi.ChannelRemove); err != nil {
+		t.Fatal(err)
+	}
+	if _, listed := soloChannel(t, c, id); listed {
+		t.Fatal("a removed channel is still listed")
+	}
+	if _, err := c.ChannelAction(ctx, id, localapi.ChannelPause); !errors.Is(err, localapi.ErrNotFound) {
+		t.Fatalf("pause of a removed channel: %v", err)
+	}
+	if _, err := c.ChannelAction(ctx, "nowhere.example", localapi.ChannelCrawl); !errors.Is(err, localapi.ErrNotFound) {
+		t.Fatalf("crawl now of an unknown channel: %v", err)
 	}
 }
 

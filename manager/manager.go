@@ -46,6 +46,8 @@ type Manager struct {
 	// them to web sites when Options.Directory is set.
 	keys *botkeys.Registry
 	dir  *directoryServer
+	// wake asks Serve for a schedule round before the next tick.
+	wake chan struct{}
 
 	mu       sync.Mutex // guards the fields below
 	strat    recrawl.Strategy
@@ -95,7 +97,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
-	m := &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}}
+	m := &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}, wake: make(chan struct{}, 1)}
 	defer func() {
 		if err != nil {
 			m.Close()
@@ -289,7 +291,17 @@ func (m *Manager) Serve(ctx context.Context) error {
 			m.saveStrategy()
 			return nil
 		case <-t.C:
+		case <-m.wake:
 		}
+	}
+}
+
+// Wake asks Serve for a schedule round now (a channel to crawl at once),
+// not at the next tick.
+func (m *Manager) Wake() {
+	select {
+	case m.wake <- struct{}{}:
+	default: // a round is asked for already
 	}
 }
 

@@ -76,7 +76,7 @@ func (m *Manager) startRounds(now time.Time) error {
 	var errs []error
 	for _, c := range all {
 		iv, ok := m.interval(c.Index)
-		if !ok || c.Pending > 0 || (!c.LastSubmit.IsZero() && now.Sub(c.LastSubmit) < iv) {
+		if !ok || !due(c, iv, now) {
 			continue
 		}
 		if err := m.startRound(c, iv, now); err != nil {
@@ -84,6 +84,21 @@ func (m *Manager) startRounds(now time.Time) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// due says whether channel c, with recrawl interval iv, starts a round at
+// now: when none of its rounds is under way, it is not removed, and either
+// its user asked for a crawl or it is not paused and the interval passed.
+func due(c channels.Channel, iv time.Duration, now time.Time) bool {
+	switch {
+	case c.Pending > 0 || c.Removed():
+		return false
+	case c.CrawlSoon:
+		return true
+	case c.Paused:
+		return false
+	}
+	return c.LastSubmit.IsZero() || now.Sub(c.LastSubmit) >= iv
 }
 
 // startRound signs and stores the tasks of channel c's next round.

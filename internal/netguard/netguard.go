@@ -18,17 +18,31 @@ import (
 // can branch on their own sentinel error. allowLoopback admits 127.0.0.0/8
 // and ::1 only; it exists for local test fixtures.
 func Control(allowLoopback bool, forbidden error) func(network, address string, c syscall.RawConn) error {
-	opts := []ssrf.Option{ssrf.WithAnyPort()}
-	if allowLoopback {
-		opts = append(opts,
-			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8")),
-			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
-	}
-	g := ssrf.New(opts...)
+	g := guardian(allowLoopback)
 	return func(network, address string, c syscall.RawConn) error {
 		if err := g.Safe(network, address, c); err != nil {
 			return fmt.Errorf("%w: %w", forbidden, err)
 		}
 		return nil
 	}
+}
+
+// Check applies the same rule to one address before any dial, for input
+// that names an IP literally: nil when it may be dialled, else why not.
+func Check(addr netip.Addr, allowLoopback bool) error {
+	network := "tcp4"
+	if !addr.Unmap().Is4() {
+		network = "tcp6"
+	}
+	return guardian(allowLoopback).Safe(network, netip.AddrPortFrom(addr.Unmap(), 80).String(), nil)
+}
+
+func guardian(allowLoopback bool) *ssrf.Guardian {
+	opts := []ssrf.Option{ssrf.WithAnyPort()}
+	if allowLoopback {
+		opts = append(opts,
+			ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8")),
+			ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
+	}
+	return ssrf.New(opts...)
 }

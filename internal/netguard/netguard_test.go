@@ -2,6 +2,7 @@ package netguard
 
 import (
 	"errors"
+	"net/netip"
 	"testing"
 )
 
@@ -34,5 +35,25 @@ func TestControl(t *testing.T) {
 				t.Fatalf("%s: err = %v, want forbidden", c.addr, err)
 			}
 		})
+	}
+}
+
+func TestCheckAgreesWithControl(t *testing.T) {
+	for _, addr := range []string{"93.184.216.34", "127.0.0.1", "10.0.0.1", "169.254.169.254", "::1", "2606:4700::1111", "fe80::1", "::ffff:127.0.0.1", "0.0.0.0"} {
+		for _, allow := range []bool{false, true} {
+			ip := netip.MustParseAddr(addr)
+			network := "tcp4"
+			if !ip.Unmap().Is4() {
+				network = "tcp6"
+			}
+			dialErr := Control(allow, errForbidden)(network, netip.AddrPortFrom(ip.Unmap(), 443).String(), nil)
+			checkErr := Check(ip, allow)
+			if (dialErr == nil) != (checkErr == nil) {
+				t.Errorf("%s (loopback allowed %v): Check says %v, the dialler %v", addr, allow, checkErr, dialErr)
+			}
+		}
+	}
+	if Check(netip.MustParseAddr("::ffff:127.0.0.1"), false) == nil {
+		t.Error("a v4-mapped loopback address passed")
 	}
 }

@@ -61,6 +61,16 @@ type Channel struct {
 	Submitted int `json:"submitted"`
 	Updates   int `json:"updates"`
 	Failures  int `json:"failures"`
+	// Last is how the latest task ended (nil: none has).
+	Last *LastCrawl `json:"last,omitempty"`
+	// The user's controls (control.go): Paused keeps new rounds from
+	// starting; CrawlSoon makes the channel due at the next tick, paused
+	// or not; RemovedAt, when set, takes it off the schedule and out of
+	// lists. OtherHosts, when set, overrides Options.StayOnHost.
+	Paused     bool      `json:"paused,omitempty"`
+	CrawlSoon  bool      `json:"crawl_soon,omitempty"`
+	RemovedAt  time.Time `json:"removed_at,omitzero"`
+	OtherHosts *bool     `json:"other_hosts,omitempty"`
 }
 
 // Page is what the manager knows about one page of a channel.

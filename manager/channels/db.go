@@ -41,6 +41,10 @@ type Options struct {
 	MaxPerFeedback int `json:"max_per_feedback"`
 	// Groups is K; new channels start in the middle group. Default 5.
 	Groups int `json:"groups"`
+	// StayOnHost keeps links to other hosts from creating channels, for
+	// every channel that did not choose otherwise (solo mode: the user
+	// crawls the sites they chose).
+	StayOnHost bool `json:"stay_on_host,omitempty"`
 }
 
 func (o Options) withDefaults() Options {
@@ -135,6 +139,15 @@ func (d *DB) addSeedTx(tx *bolt.Tx, raw, source string, now time.Time, limited b
 	found, err := getJSON(b, []byte(id), &c)
 	if err != nil {
 		return nil, false, err
+	}
+	if found && c.Removed() {
+		if limited {
+			return &c, false, nil // the user removed it: links do not bring it back
+		}
+		c.RemovedAt, c.Paused, c.CrawlSoon = time.Time{}, false, false
+		if err := putJSON(b, []byte(id), &c); err != nil {
+			return nil, false, err
+		}
 	}
 	if found {
 		for _, s := range c.Seeds {

@@ -137,7 +137,7 @@ func (d *DB) Issue(channel string, round int, tasks []Task, now time.Time) error
 			}
 		}
 		c.Round, c.Pending, c.RoundOK = round, len(tasks), false
-		c.LastSubmit = now
+		c.LastSubmit, c.CrawlSoon = now, false
 		c.Submitted++
 		return putJSON(chs, []byte(channel), &c)
 	})
@@ -286,6 +286,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return err
 		}
 		c.apply(fb, now, out.Task.Round, out.Task.ID)
+		c.lastFromResult(fb, now)
 		continued, err := continueTx(tb, &c, out.Task, fb.Continue, now)
 		if err != nil {
 			return err
@@ -302,11 +303,13 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if err := putJSON(chs, []byte(c.ID), &c); err != nil {
 			return err
 		}
-		created, err := d.addInterSiteTx(tx, fb.InterSite, now)
-		if err != nil {
-			return err
+		if d.FollowsOtherHosts(c) && !c.Removed() {
+			created, err := d.addInterSiteTx(tx, fb.InterSite, now)
+			if err != nil {
+				return err
+			}
+			out.Created = created
 		}
-		out.Created = created
 		if _, err := getJSON(chs, []byte(out.Task.Channel), &out.Channel); err != nil {
 			return err
 		}
@@ -498,6 +501,7 @@ func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (L
 		return l, nil // a spot-check belongs to no round
 	}
 	c.Failures++
+	c.lastLost(reason, now)
 	if t.Round == c.Round && c.Pending > 0 {
 		c.Pending--
 		l.RoundDone, l.RoundOK = c.Pending == 0, c.RoundOK

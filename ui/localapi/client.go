@@ -88,6 +88,38 @@ func (c *Client) Snooze(ctx context.Context, d string) (time.Time, error) {
 	return res.Until, err
 }
 
+// SoloChannels lists solo mode's channels.
+func (c *Client) SoloChannels(ctx context.Context) ([]SoloChannel, error) {
+	var chs []SoloChannel
+	err := c.do(ctx, http.MethodGet, "/api/solo/channels", nil, "", &chs)
+	return chs, err
+}
+
+// AddSeeds adds seed URLs in solo mode, all or none.
+func (c *Client) AddSeeds(ctx context.Context, urls []string) (SeedsAdded, error) {
+	body, _ := json.Marshal(struct {
+		URLs []string `json:"urls"`
+	}{urls})
+	var res SeedsAdded
+	err := c.do(ctx, http.MethodPost, "/api/solo/seeds", body, "application/json", &res)
+	return res, err
+}
+
+// ChannelAction applies one of the Channel* actions to a solo channel.
+func (c *Client) ChannelAction(ctx context.Context, channel, action string) (SoloChannel, error) {
+	var ch SoloChannel
+	err := c.do(ctx, http.MethodPost, "/api/solo/channels/"+url.PathEscape(channel)+"/"+url.PathEscape(action), nil, "", &ch)
+	return ch, err
+}
+
+// SetChannel applies settings to a solo channel, all or none.
+func (c *Client) SetChannel(ctx context.Context, channel string, set ChannelSettings) (SoloChannel, error) {
+	body, _ := json.Marshal(set)
+	var ch SoloChannel
+	err := c.do(ctx, http.MethodPost, "/api/solo/channels/"+url.PathEscape(channel)+"/settings", body, "application/json", &ch)
+	return ch, err
+}
+
 func (c *Client) do(ctx context.Context, method, path string, body []byte, ctype string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.info.URL+path, bytes.NewReader(body))
 	if err != nil {

@@ -21,6 +21,10 @@ var ErrNotFound = errors.New("not found")
 // answers 409 with the error's text.
 var ErrNotSolo = errors.New("the client is not in solo mode")
 
+// ErrConflict marks a Backend error for a request the current state
+// refuses (crawl now while a crawl runs); the server answers 409.
+var ErrConflict = errors.New("conflict")
+
 // Invalid marks err as the caller's mistake, keeping its message.
 func Invalid(err error) error {
 	if err == nil {
@@ -42,3 +46,16 @@ type APIError struct {
 
 // Error formats the server's message with the HTTP status code.
 func (e *APIError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Message, e.Code) }
+
+// Conflict marks err as refused by the current state, keeping its message.
+func Conflict(err error) error {
+	if err == nil {
+		return nil
+	}
+	return conflictError{err}
+}
+
+type conflictError struct{ err error }
+
+func (e conflictError) Error() string   { return e.err.Error() }
+func (e conflictError) Unwrap() []error { return []error{ErrConflict, e.err} }

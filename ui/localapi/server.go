@@ -366,7 +366,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
 		return
-	case errors.Is(err, ErrNotSolo):
+	case errors.Is(err, ErrNotSolo), errors.Is(err, ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -26,6 +27,54 @@ type Solo interface {
 	SoloPages(ctx context.Context, channel string) (SoloPages, error)
 	// SoloText returns a page's stored text (ErrNotFound when none is).
 	SoloText(ctx context.Context, url string) (SoloText, error)
+	// ChannelAction applies one of the Channel* actions to a channel and
+	// returns it after (ErrNotFound for an unknown or removed channel,
+	// ErrConflict for crawl now during a crawl).
+	ChannelAction(ctx context.Context, channel, action string) (SoloChannel, error)
+	// SetChannel applies settings to a channel, all or none.
+	SetChannel(ctx context.Context, channel string, s ChannelSettings) (SoloChannel, error)
+}
+
+// The per-channel actions of POST /api/solo/channels/{id}/{action}.
+const (
+	ChannelCrawl  = "crawl"  // crawl now, paused or not
+	ChannelPause  = "pause"  // start no new crawl
+	ChannelResume = "resume" // undo pause
+	ChannelRemove = "remove" // stop crawling it and drop it from the list
+)
+
+// ChannelActions lists the actions, for usage texts.
+var ChannelActions = []string{ChannelCrawl, ChannelPause, ChannelResume, ChannelRemove}
+
+// ChannelSettings are the per-channel choices of POST
+// /api/solo/channels/{id}/settings; a missing field is left as it is.
+type ChannelSettings struct {
+	// MaxDepth is the number of link hops followed from a seed.
+	MaxDepth *int `json:"max_depth,omitempty"`
+	// MaxPages bounds the pages of one crawl; 0 = the crawler's default.
+	MaxPages *int `json:"max_pages,omitempty"`
+	// OtherHosts says whether links to other hosts become channels of
+	// their own (off by default in solo mode).
+	OtherHosts *bool `json:"other_hosts,omitempty"`
+}
+
+// The channel states of SoloChannel.State.
+const (
+	StateCrawling = "crawling" // a crawl is out, no result yet
+	StateStarting = "starting" // crawl now was asked; it starts at the next tick
+	StateWaiting  = "waiting"  // fine; the next crawl is scheduled
+	StatePaused   = "paused"   // paused by the user
+	StateFailing  = "failing"  // the last crawl brought nothing: Reason says why
+)
+
+// LastCrawl is how a channel's latest crawl ended.
+type LastCrawl struct {
+	At     time.Time      `json:"at"`
+	Pages  int            `json:"pages"`
+	Errors map[string]int `json:"errors,omitempty"`
+	// Stopped is why it ended early; Lost why no result came.
+	Stopped string `json:"stopped,omitempty"`
+	Lost    string `json:"lost,omitempty"`
 }
 
 // SoloChannel is one web host the embedded manager recrawls.
@@ -33,8 +82,19 @@ type SoloChannel struct {
 	ID    string    `json:"id"`
 	Seeds []string  `json:"seeds"`
 	Added time.Time `json:"added"`
+	// State is one of the State* values; Reason says in words why a
+	// channel is failing or paused, and what to do about it.
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
 	// Crawling says a round's tasks are out without a result yet.
 	Crawling bool `json:"crawling"`
+	Paused   bool `json:"paused"`
+	// Last is how the latest crawl ended (absent: none has).
+	Last *LastCrawl `json:"last,omitempty"`
+	// The channel's settings.
+	MaxDepth   int  `json:"max_depth"`
+	MaxPages   int  `json:"max_pages"`
+	OtherHosts bool `json:"other_hosts"`
 	// NextCrawl is when the next round is due (it starts at the manager's
 	// next tick after that); zero while the schedule does not know the
 	// channel yet.
@@ -126,6 +186,34 @@ func (s *Server) soloRoutes() {
 			res.Created = []string{}
 		}
 		writeJSON(w, http.StatusOK, res)
+	})))
+	s.mux.Handle("POST /api/solo/channels/{id}/{action}", s.needToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id, action := r.PathValue("id"), r.PathValue("action")
+		var (
+			ch  SoloChannel
+			err error
+		)
+		if action == "settings" {
+			var set ChannelSettings
+			dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&set); err != nil {
+				writeError(w, http.StatusBadRequest, fmt.Sprintf(`body must be {"max_depth": N, "max_pages": N, "other_hosts": BOOL} (any of them): %v`, err))
+				return
+			}
+			ch, err = so.SetChannel(r.Context(), id, set)
+		} else {
+			if !slices.Contains(ChannelActions, action) {
+				writeError(w, http.StatusNotFound, fmt.Sprintf("no action %q: one of %s, or settings", action, strings.Join(ChannelActions, ", ")))
+				return
+			}
+			ch, err = so.ChannelAction(r.Context(), id, action)
+		}
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, ch)
 	})))
 	s.mux.HandleFunc("GET /api/solo/pages", func(w http.ResponseWriter, r *http.Request) {
 		ch := r.URL.Query().Get("channel")

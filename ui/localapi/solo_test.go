@@ -67,6 +67,30 @@ func (f *fakeSolo) SoloText(_ context.Context, u string) (SoloText, error) {
 	return SoloText{URL: u, Text: "the words"}, nil
 }
 
+func (f *fakeSolo) ChannelAction(_ context.Context, ch, action string) (SoloChannel, error) {
+	switch {
+	case ch != "known.example":
+		return SoloChannel{}, fmt.Errorf("channel %s: %w", ch, ErrNotFound)
+	case action == ChannelCrawl:
+		return SoloChannel{}, Conflict(fmt.Errorf("%s is being crawled now", ch))
+	}
+	return SoloChannel{ID: ch, State: action + "d"}, nil
+}
+
+func (f *fakeSolo) SetChannel(_ context.Context, ch string, set ChannelSettings) (SoloChannel, error) {
+	if set.MaxDepth != nil && *set.MaxDepth > 20 {
+		return SoloChannel{}, Invalid(fmt.Errorf("depth %d out of range", *set.MaxDepth))
+	}
+	out := SoloChannel{ID: ch}
+	if set.MaxDepth != nil {
+		out.MaxDepth = *set.MaxDepth
+	}
+	if set.OtherHosts != nil {
+		out.OtherHosts = *set.OtherHosts
+	}
+	return out, nil
+}
+
 func TestSoloRoutes(t *testing.T) {
 	b := &fakeSolo{fakeBackend: newFake()}
 	s, _ := start(t, b)
@@ -102,6 +126,14 @@ func TestSoloRoutes(t *testing.T) {
 		{"text without a URL", s, "GET", "/api/solo/text", "", false, "", "", 400, "name a page"},
 		{"text of an unknown page", s, "GET", "/api/solo/text?url=" + url.QueryEscape("http://x.example/"), "", false, "", "", 404, "not found"},
 		{"text of a page", s, "GET", "/api/solo/text?url=" + url.QueryEscape("http://known.example/"), "", false, "", "", 200, "the words"},
+		{"pause a channel", s, "POST", "/api/solo/channels/known.example/pause", "", true, "", "", 200, `"state": "paused"`},
+		{"pause without token", s, "POST", "/api/solo/channels/known.example/pause", "", false, "", "", 401, "API token"},
+		{"pause an unknown channel", s, "POST", "/api/solo/channels/nope.example/pause", "", true, "", "", 404, "nope.example"},
+		{"crawl now during a crawl", s, "POST", "/api/solo/channels/known.example/crawl", "", true, "", "", 409, "being crawled now"},
+		{"an unknown action", s, "POST", "/api/solo/channels/known.example/explode", "", true, "", "", 404, "crawl, pause, resume, remove"},
+		{"settings", s, "POST", "/api/solo/channels/known.example/settings", "", true, "application/json", `{"max_depth": 2, "other_hosts": true}`, 200, `"other_hosts": true`},
+		{"settings out of range", s, "POST", "/api/solo/channels/known.example/settings", "", true, "application/json", `{"max_depth": 99}`, 400, "out of range"},
+		{"settings of the wrong shape", s, "POST", "/api/solo/channels/known.example/settings", "", true, "application/json", `{"depth": 2}`, 400, "body must be"},
 		{"seeds by GET", s, "GET", "/api/solo/seeds", "", true, "", "", 405, ""},
 		{"channels in a network", sn, "GET", "/api/solo/channels", "", false, "", "", 409, "not in solo mode"},
 		{"seeds in a network", sn, "POST", "/api/solo/seeds", "", true, "text/plain", "http://a.example/", 409, "not in solo mode"},

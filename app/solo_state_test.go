@@ -1,0 +1,40 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+func TestChannelState(t *testing.T) {
+	tests := []struct {
+		name   string
+		c      channels.Channel
+		state  string
+		reason string // a part of it; "" wants none
+	}{
+		{"new", channels.Channel{}, localapi.StateWaiting, ""},
+		{"crawling beats paused", channels.Channel{Pending: 1, Paused: true}, localapi.StateCrawling, ""},
+		{"crawl asked for", channels.Channel{CrawlSoon: true, Paused: true}, localapi.StateStarting, ""},
+		{"paused", channels.Channel{Paused: true, Last: &channels.LastCrawl{Lost: "lost"}}, localapi.StatePaused, "paused by you"},
+		{"pages fetched", channels.Channel{Last: &channels.LastCrawl{Pages: 3, Errors: map[string]int{"http_404": 1}}}, localapi.StateWaiting, ""},
+		{"cut short at the page limit", channels.Channel{Last: &channels.LastCrawl{Pages: 3, Stopped: "max pages"}}, localapi.StateWaiting, ""},
+		{"private address", channels.Channel{Last: &channels.LastCrawl{Stopped: "forbidden address"}}, localapi.StateFailing, "only public web sites"},
+		{"robots.txt unreadable", channels.Channel{Last: &channels.LastCrawl{Stopped: "robots.txt unavailable"}}, localapi.StateFailing, "robots.txt could not be read"},
+		{"lost", channels.Channel{Last: &channels.LastCrawl{Lost: "lost"}}, localapi.StateFailing, "no result in time"},
+		{"cancelled", channels.Channel{Last: &channels.LastCrawl{Lost: "expired"}}, localapi.StateFailing, "cancelled the last crawl: expired"},
+		{"retry later", channels.Channel{Last: &channels.LastCrawl{Pages: 2, Stopped: "server asked to retry after 1h0m0s"}}, localapi.StateFailing, "asked to retry after 1h0m0s"},
+		{"errors, most frequent first", channels.Channel{Last: &channels.LastCrawl{Errors: map[string]int{"dns": 1, "http_503": 3}}}, localapi.StateFailing, "HTTP 503 (3 times); the host name does not resolve"},
+		{"nothing allowed", channels.Channel{Last: &channels.LastCrawl{}}, localapi.StateFailing, "robots.txt disallows every seed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state, reason := channelState(tt.c)
+			if state != tt.state || (tt.reason == "") != (reason == "") || !strings.Contains(reason, tt.reason) {
+				t.Fatalf("channelState = %q, %q; want %q with %q", state, reason, tt.state, tt.reason)
+			}
+		})
+	}
+}
