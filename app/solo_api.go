@@ -179,7 +179,7 @@ func (c *Client) ChannelAction(ctx context.Context, id, action string) (localapi
 		return localapi.SoloChannel{}, localapi.Invalid(fmt.Errorf("no channel action %q", action))
 	}
 	if err != nil {
-		return localapi.SoloChannel{}, channelError(err)
+		return localapi.SoloChannel{}, channelError(id, err)
 	}
 	c.log.Info("Channel "+actionPast[action], "channel", id)
 	return c.soloChannel(ch), nil
@@ -197,17 +197,20 @@ func (c *Client) SetChannel(ctx context.Context, id string, set localapi.Channel
 	}
 	ch, err := c.solo.Channels().Set(id, channels.Settings{MaxDepth: set.MaxDepth, MaxPages: set.MaxPages, OtherHosts: set.OtherHosts})
 	if err != nil {
-		return localapi.SoloChannel{}, channelError(err)
+		return localapi.SoloChannel{}, channelError(id, err)
 	}
 	c.log.Info("Channel settings changed", "channel", id, "max_depth", ch.MaxDepth, "max_pages", ch.MaxPages, "other_hosts", c.solo.Channels().FollowsOtherHosts(ch))
 	return c.soloChannel(ch), nil
 }
 
-// channelError maps the channel database's errors to the local API's.
-func channelError(err error) error {
+// channelError maps the channel database's errors about channel id to the
+// local API's.
+func channelError(id string, err error) error {
 	switch {
-	case errors.Is(err, channels.ErrNotFound), errors.Is(err, channels.ErrRemoved):
-		return fmt.Errorf("%w: %w", localapi.ErrNotFound, err)
+	case errors.Is(err, channels.ErrNotFound):
+		return fmt.Errorf("no channel %s (see the list of channels): %w", id, localapi.ErrNotFound)
+	case errors.Is(err, channels.ErrRemoved):
+		return fmt.Errorf("channel %s was removed; adding a seed URL on its host brings it back: %w", id, localapi.ErrNotFound)
 	case errors.Is(err, channels.ErrBusy):
 		return localapi.Conflict(err)
 	case errors.Is(err, channels.ErrBadSetting):

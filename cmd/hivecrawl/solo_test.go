@@ -74,6 +74,35 @@ func TestSoloMode(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The channel as `hivecrawl channels` shows it, and its actions.
+	host := strings.TrimPrefix(srv.URL, "http://")
+	run := func(args ...string) (string, error) {
+		b, err := exec.Command(bin, append([]string{"channels", "--home", home}, args...)...).CombinedOutput()
+		return string(b), err
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // in the output; a leading ! wants a failure
+	}{
+		{nil, host},
+		{[]string{"--json"}, `"state": "`},
+		{[]string{"set", host, "depth=1", "other-hosts=on"}, host + ": depth 1, pages default, other hosts on"},
+		{[]string{"set", host, "depth=x"}, "!not a whole number"},
+		{[]string{"pause", host}, host + ": paused: paused by you"},
+		{nil, "paused by you"},
+		{[]string{"crawl", "nowhere.example"}, "!no channel"},
+		{[]string{"explode", host}, "!unknown action"},
+		{[]string{"add", "http://10.0.0.1/"}, "!only public web sites"},
+		{[]string{"remove", host}, host + ": removed"},
+		{nil, "No channels yet"},
+	} {
+		out, err := run(tc.args...)
+		want, fails := strings.CutPrefix(tc.want, "!")
+		if (err != nil) != fails || !strings.Contains(out, want) {
+			t.Errorf("channels %v: %v\n%s\nwant %q", tc.args, err, out, tc.want)
+		}
+	}
+
 	warcs, _ := filepath.Glob(filepath.Join(dirs.Data, "manager", "warc", "*.warc.gz"))
 	if len(warcs) == 0 {
 		t.Error("no WARC file under the embedded manager's data directory")
