@@ -13,6 +13,7 @@
     known: new Map(),  // channel ID → the channel as last listed
     shownUpdates: -1,  // the shown channel's results when its pages were read
     channel: null,     // the channel whose pages are shown
+    settings: null,    // the channel whose settings are open
     timer: null,
     token: false,
   };
@@ -37,14 +38,22 @@
 
   function nextWords(c) {
     if (c.crawling) return 'crawling now';
+    if (c.state === 'starting') return 'within seconds';
+    if (c.paused) return 'when resumed';
     if (!c.next_crawl) return 'being scheduled';
     return Date.parse(c.next_crawl) <= Date.now() ? 'due now' : fmtWhen(c.next_crawl);
   }
 
   function lastWords(c) {
-    if (c.last_update) return fmtWhen(c.last_update);
-    return c.last_submit ? 'not finished yet' : 'not yet';
+    const l = c.last;
+    if (!l) return c.last_submit ? 'not finished yet' : 'not yet';
+    let w = fmtWhen(l.at) + ' · ' + window.HC.fmtCount(l.pages) + (l.pages === 1 ? ' page' : ' pages');
+    const errs = Object.values(l.errors || {}).reduce((a, b) => a + b, 0);
+    if (errs) w += ', ' + errs + (errs === 1 ? ' error' : ' errors');
+    return w;
   }
+
+  const STATE_WORDS = { crawling: 'Crawling', starting: 'Starting', waiting: 'OK', paused: 'Paused', failing: 'Failing' };
 
   // status follows the client's mode; the page changes only when it does.
   function status(st) {
@@ -86,6 +95,7 @@
   function signedIn(ok) {
     R.token = ok;
     $('solo-seeds').disabled = !ok;
+    document.querySelectorAll('#solo-channels .needs-token').forEach(b => { b.disabled = !ok; });
   }
 
   async function load() {
@@ -112,8 +122,16 @@
     R.rows.clear();
   }
 
-  // renderChannels updates the rows in place, so a focused Browse button
-  // keeps its focus across refreshes.
+  function button(text, label, cls, onClick) {
+    const b = document.createElement('button');
+    b.type = 'button'; b.className = cls; b.textContent = text;
+    b.setAttribute('aria-label', label);
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  // renderChannels updates the rows in place, so a focused button keeps
+  // its focus across refreshes.
   function renderChannels(chs) {
     if (!chs.length) {
       emptyRow('No channels yet: add a seed URL above.');
@@ -128,31 +146,112 @@
       if (!tr) {
         tr = document.createElement('tr');
         tr.dataset.channel = c.id;
-        for (const cls of ['', '', 'num', '', 'num', '']) {
+        for (const cls of ['', 'state', '', '', 'num', 'row-actions']) {
           const td = document.createElement('td');
           td.className = cls;
           tr.appendChild(td);
         }
-        const b = document.createElement('button');
-        b.type = 'button'; b.className = 'link'; b.textContent = 'Browse';
-        b.setAttribute('aria-label', 'Browse the pages of ' + c.id);
-        b.addEventListener('click', () => loadPages(c.id, true));
-        tr.cells[5].appendChild(b);
+        const host = document.createElement('span');
+        host.className = 'host';
+        const why = document.createElement('span');
+        why.className = 'why';
+        tr.cells[0].append(host, why);
+        const id = c.id;
+        tr.cells[5].append(
+          button('Browse', 'Browse the pages of ' + id, 'link act-browse', () => loadPages(id, true)),
+          button('Crawl now', 'Crawl ' + id + ' now', 'link needs-token act-crawl', () => act(id, 'crawl')),
+          button('Pause', 'Pause ' + id, 'link needs-token act-pause', ev => act(id, ev.currentTarget.dataset.action)),
+          button('Settings', 'Settings of ' + id, 'link act-settings', () => openSettings(id)),
+          button('Remove', 'Remove ' + id, 'link needs-token act-remove', ev => removeClicked(id, ev.currentTarget)));
+        for (const b of tr.cells[5].querySelectorAll('.needs-token')) b.disabled = !R.token;
         R.rows.set(c.id, tr);
       }
       body.appendChild(tr); // keeps the manager's order
       const cells = tr.cells;
-      cells[0].textContent = c.id;
+      tr.dataset.state = c.state;
+      cells[0].querySelector('.host').textContent = c.id;
       cells[0].title = 'Seeds: ' + (c.seeds || []).join(' ');
-      cells[1].textContent = nextWords(c);
-      cells[2].textContent = fmtDuration(c.interval_seconds);
-      cells[2].title = c.change_seconds > 0 ? 'Estimated to change about every ' + fmtDuration(c.change_seconds) : '';
+      cells[0].querySelector('.why').textContent = c.reason || '';
+      cells[1].textContent = STATE_WORDS[c.state] || c.state;
+      cells[1].dataset.state = c.state;
+      cells[2].textContent = nextWords(c);
+      cells[2].title = (c.interval_seconds > 0 ? 'Recrawled every ' + fmtDuration(c.interval_seconds) : '') +
+        (c.change_seconds > 0 ? '; estimated to change about every ' + fmtDuration(c.change_seconds) : '');
       cells[3].textContent = lastWords(c);
-      cells[3].title = c.last_update ? window.HC.fmtTime(c.last_update) : '';
+      cells[3].title = c.last ? window.HC.fmtTime(c.last.at) : '';
       cells[4].textContent = window.HC.fmtCount(c.pages);
+      const pause = cells[5].querySelector('.act-pause');
+      pause.dataset.action = c.paused ? 'resume' : 'pause';
+      pause.textContent = c.paused ? 'Resume' : 'Pause';
+      pause.setAttribute('aria-label', (c.paused ? 'Resume ' : 'Pause ') + c.id);
+      cells[5].querySelector('.act-crawl').hidden = c.crawling || c.state === 'starting';
     }
     for (const [id, tr] of R.rows) {
       if (!seen.has(id)) { tr.remove(); R.rows.delete(id); }
+    }
+  }
+
+  const ACT_WORDS = { crawl: 'will be crawled within seconds', pause: 'paused: no new crawl starts', resume: 'resumed', remove: 'removed' };
+
+  async function act(id, action) {
+    const msg = $('channels-msg');
+    try {
+      await window.HC.post('/api/solo/channels/' + encodeURIComponent(id) + '/' + action);
+      window.HC.say(msg, id + ' ' + ACT_WORDS[action] + '.', true);
+    } catch (e) {
+      window.HC.say(msg, e.message, false);
+    }
+    load();
+  }
+
+  // removeClicked asks for a second click before removing a channel.
+  function removeClicked(id, b) {
+    if (b.dataset.armed) {
+      delete b.dataset.armed;
+      if (R.channel === id) closeBrowse();
+      if (R.settings === id) closeSettings();
+      act(id, 'remove');
+      return;
+    }
+    b.dataset.armed = '1';
+    b.textContent = 'Confirm remove';
+    setTimeout(() => { delete b.dataset.armed; b.textContent = 'Remove'; }, 5000);
+  }
+
+  function openSettings(id) {
+    const c = R.known.get(id);
+    if (!c) return;
+    R.settings = id;
+    $('chset-channel').textContent = id;
+    $('chset-depth').value = c.max_depth;
+    $('chset-pages').value = c.max_pages;
+    $('chset-other').checked = c.other_hosts;
+    $('chset-msg').textContent = '';
+    $('solo-settings').hidden = false;
+    $('chset-depth').focus();
+  }
+
+  function closeSettings() {
+    R.settings = null;
+    $('solo-settings').hidden = true;
+  }
+
+  async function saveSettings(ev) {
+    ev.preventDefault();
+    const id = R.settings;
+    const msg = $('chset-msg');
+    const depth = Number($('chset-depth').value), pages = Number($('chset-pages').value);
+    if (!Number.isInteger(depth) || !Number.isInteger(pages) || $('chset-depth').value === '' || $('chset-pages').value === '') {
+      window.HC.say(msg, 'Depth and pages are whole numbers.', false);
+      return;
+    }
+    try {
+      await window.HC.post('/api/solo/channels/' + encodeURIComponent(id) + '/settings',
+        { max_depth: depth, max_pages: pages, other_hosts: $('chset-other').checked });
+      window.HC.say(msg, 'Saved: the next crawl of ' + id + ' uses them.', true);
+      load();
+    } catch (e) {
+      window.HC.say(msg, e.message, false);
     }
   }
 
@@ -177,6 +276,11 @@
       $('solo-seeds').setAttribute('aria-invalid', 'true');
       window.HC.say(msg, e.message, false);
     }
+  }
+
+  function closeBrowse() {
+    R.channel = null;
+    $('solo-browse').hidden = true;
   }
 
   async function loadPages(id, focus) {
@@ -257,11 +361,12 @@
   document.addEventListener('DOMContentLoaded', () => {
     $('solo-form').addEventListener('submit', addSeeds);
     $('btn-close-browse').addEventListener('click', () => {
-      R.channel = null;
-      $('solo-browse').hidden = true;
+      closeBrowse();
       const b = document.querySelector('#solo-channels button');
       if (b) b.focus();
     });
+    $('chset-form').addEventListener('submit', saveSettings);
+    $('btn-close-chset').addEventListener('click', closeSettings);
   });
 
   window.HCSolo = { status, show, signedIn };

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/hivecrawl/hivecrawl/app"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // checkOverlayPanel: a solo client's dashboard counts its peers and draws
@@ -50,14 +52,15 @@ func checkSoloPage(t *testing.T, ctx context.Context, r running) {
 	}
 	host := chs[0].ID
 	text(t, ctx, "solo page live", `String(!document.getElementById('solo-live').hidden && document.getElementById('solo-other').hidden)`, func(s string) bool { return s == "true" })
-	text(t, ctx, "channel listed", `Array.from(document.querySelectorAll('#solo-channels tr')).map(tr => tr.cells[0].textContent).join(' ')`,
+	text(t, ctx, "channel listed", `Array.from(document.querySelectorAll('#solo-channels tr .host')).map(h => h.textContent).join(' ')`,
 		func(s string) bool { return s == host })
 	row := `document.querySelector('#solo-channels tr[data-channel="` + host + `"]')`
-	text(t, ctx, "next crawl", row+`.cells[1].textContent`, func(s string) bool { return strings.HasPrefix(s, "in ") || s == "crawling now" || s == "due now" })
-	text(t, ctx, "interval", row+`.cells[2].textContent`, func(s string) bool { return s != "–" && s != "" })
-	text(t, ctx, "last crawl", row+`.cells[3].textContent`, func(s string) bool { return strings.HasSuffix(s, " ago") })
+	text(t, ctx, "state", row+`.cells[1].textContent`, func(s string) bool { return s == "OK" || s == "Crawling" })
+	text(t, ctx, "next crawl", row+`.cells[2].textContent`, func(s string) bool { return strings.HasPrefix(s, "in ") || s == "crawling now" || s == "due now" })
+	text(t, ctx, "interval", row+`.cells[2].title`, func(s string) bool { return strings.HasPrefix(s, "Recrawled every ") })
+	text(t, ctx, "last crawl", row+`.cells[3].textContent`, func(s string) bool { return strings.Contains(s, " ago · ") && strings.HasSuffix(s, " pages") })
 	text(t, ctx, "pages", row+`.cells[4].textContent`, func(s string) bool { return s != "0" && s != "" })
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#solo-channels tr[data-channel="`+host+`"] button`))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#solo-channels tr[data-channel="`+host+`"] button.act-browse`))); err != nil {
 		t.Fatal(err)
 	}
 	text(t, ctx, "pages listed", `Array.from(document.querySelectorAll('#solo-pages .page-link .path')).map(p => p.textContent).join(' ')`,
@@ -98,6 +101,85 @@ func checkSoloPage(t *testing.T, ctx context.Context, r running) {
 	text(t, ctx, "new channel listed", `String(document.querySelectorAll('#solo-channels tr[data-channel]').length)`, func(s string) bool { return s == "2" })
 	if chs, _ := r.c.SoloChannels(ctx); len(chs) != 2 || chs[1].ID != otherHost {
 		t.Errorf("channels after adding a seed: %+v", chs)
+	}
+	checkChannelActions(t, ctx, r, otherHost)
+}
+
+// checkChannelActions: a private seed is refused with the reason, and a
+// channel is paused, crawled now, set to its seeds alone, resumed and
+// removed from its row's buttons.
+func checkChannelActions(t *testing.T, ctx context.Context, r running, host string) {
+	t.Helper()
+	click := func(sel string) {
+		t.Helper()
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+			t.Fatalf("click %s: %v", sel, err)
+		}
+	}
+	soloChannel := func() (localapi.SoloChannel, bool) {
+		chs, err := r.c.SoloChannels(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range chs {
+			if ch.ID == host {
+				return ch, true
+			}
+		}
+		return localapi.SoloChannel{}, false
+	}
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#solo-seeds"), "http://10.0.0.1/"), chromedp.Click(chromedp.CSS("#btn-add-seeds"))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "private seed refused", `document.getElementById('seeds-msg').textContent`, func(s string) bool {
+		return strings.Contains(s, "10.0.0.1 is not a public address") && strings.Contains(s, "only public web sites")
+	})
+
+	rowSel := `#solo-channels tr[data-channel="` + host + `"]`
+	row := `document.querySelector('` + rowSel + `')`
+	click(rowSel + ` button.act-pause`)
+	text(t, ctx, "paused", row+`.cells[1].textContent + '|' + `+row+`.querySelector('.why').textContent + '|' + `+row+`.querySelector('.act-pause').textContent`,
+		func(s string) bool {
+			return strings.HasPrefix(s, "Paused|paused by you") && strings.HasSuffix(s, "|Resume")
+		})
+	screenshot(t, ctx, "solo-paused")
+
+	click(rowSel + ` button.act-settings`)
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#chset-depth"), "0"), chromedp.Click(chromedp.CSS(`#chset-form button[type="submit"]`))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "settings saved", `document.getElementById('chset-msg').textContent`, func(s string) bool { return strings.HasPrefix(s, "Saved") })
+	screenshot(t, ctx, "solo-settings")
+	if ch, _ := soloChannel(); ch.MaxDepth != 0 || ch.OtherHosts {
+		t.Fatalf("after saving the settings: %+v", ch)
+	}
+
+	before, _ := soloChannel()
+	click(rowSel + ` button.act-crawl`)
+	text(t, ctx, "crawl asked for", `document.getElementById('channels-msg').textContent`, func(s string) bool { return strings.Contains(s, "will be crawled within seconds") })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ch, _ := soloChannel()
+		if ch.Updates > before.Updates && !ch.Crawling {
+			if ch.State != localapi.StatePaused || ch.Last == nil || ch.Last.Pages != 1 {
+				t.Fatalf("after crawl now on a paused channel at depth 0: %+v (last %+v)", ch, ch.Last)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("crawl now brought no result in 30 s: %+v", ch)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	click(rowSel + ` button.act-pause`)
+	text(t, ctx, "resumed", row+`.cells[1].textContent`, func(s string) bool { return s == "OK" || s == "Crawling" })
+
+	click(rowSel + ` button.act-remove`)
+	text(t, ctx, "remove asks again", row+`.querySelector('.act-remove').textContent`, func(s string) bool { return s == "Confirm remove" })
+	click(rowSel + ` button.act-remove`)
+	text(t, ctx, "row gone", `String(document.querySelector('`+rowSel+`') === null)`, func(s string) bool { return s == "true" })
+	if _, listed := soloChannel(); listed {
+		t.Fatal("the removed channel is still listed by the API")
 	}
 }
 
