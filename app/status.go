@@ -42,9 +42,15 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	}
 	st.Tasks = localapi.Tasks{Running: []localapi.RunningTask{}, Queued: len(ts.Queued), Threads: ts.Threads}
 	for _, r := range ts.Running {
-		st.Tasks.Running = append(st.Tasks.Running, localapi.RunningTask{
+		left, d, ok := r.Left()
+		rt := localapi.RunningTask{
 			ID: r.ID, Channel: r.Channel, Pages: r.Pages, Depth: r.Depth, Started: r.Started,
-		})
+			Known: r.Known(), PagesLeft: left,
+		}
+		if ok {
+			rt.SecondsLeft = max(d.Seconds(), 1)
+		}
+		st.Tasks.Running = append(st.Tasks.Running, rt)
 	}
 	aside, err := c.q.SetAside()
 	if err != nil {

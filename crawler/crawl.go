@@ -180,9 +180,13 @@ func (r *run) close() {
 
 // crawl is the task thread's loop: pop a URL, fetch it, process it.
 func (r *run) crawl(ctx context.Context) error {
+	outlook := frontierOf(ctx)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if outlook != nil {
+			outlook.set(r.requests, r.todo.Len(), max(r.maxPages-r.requests, 0))
 		}
 		if r.requests >= r.maxPages {
 			if r.todo.Len() > 0 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -65,6 +66,40 @@ func WithProcessingMark(ctx context.Context, mark func() error) context.Context 
 func processingMark(ctx context.Context) func() error {
 	mark, _ := ctx.Value(processingKey{}).(func() error)
 	return mark
+}
+
+// Frontier is a running crawl's outlook, for progress displays: requests
+// made, URLs found and not yet fetched, and requests left within the page
+// limit, as of one moment. The crawl updates it before each request.
+type Frontier struct {
+	mu                        sync.Mutex
+	requests, waiting, budget int
+}
+
+func (f *Frontier) set(requests, waiting, budget int) {
+	f.mu.Lock()
+	f.requests, f.waiting, f.budget = requests, waiting, budget
+	f.mu.Unlock()
+}
+
+// Outlook returns the requests made, the URLs waiting and the requests the
+// page limit leaves, all as of the same moment.
+func (f *Frontier) Outlook() (requests, waiting, budget int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests, f.waiting, f.budget
+}
+
+type frontierKey struct{}
+
+// WithFrontier asks the crawl run with ctx to keep f up to date.
+func WithFrontier(ctx context.Context, f *Frontier) context.Context {
+	return context.WithValue(ctx, frontierKey{}, f)
+}
+
+func frontierOf(ctx context.Context) *Frontier {
+	f, _ := ctx.Value(frontierKey{}).(*Frontier)
+	return f
 }
 
 // RunFrom is Run with options: resume from a checkpoint, and take new

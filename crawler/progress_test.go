@@ -238,3 +238,38 @@ func TestParsesAdmitted(t *testing.T) {
 		t.Errorf("admitted %d parses (%d bytes), released %d; want 3 at ParseCost %d each", a.asked, a.bytes, a.released, ParseCost(len(body)))
 	}
 }
+
+// outlookSink records the crawl's frontier as each page arrives.
+type outlookSink struct {
+	f                         *Frontier
+	requests, waiting, budget []int
+}
+
+func (s *outlookSink) Page(*task.Page) error {
+	r, w, b := s.f.Outlook()
+	s.requests, s.waiting, s.budget = append(s.requests, r), append(s.waiting, w), append(s.budget, b)
+	return nil
+}
+
+// TestFrontierOutlook: before each request the crawl says how many URLs
+// wait and how many requests its page limit leaves.
+func TestFrontierOutlook(t *testing.T) {
+	s := newSite(t, pages(map[string]string{
+		"/":  html(links("/a", "/b", "/c", "/d")),
+		"/a": html("<p>a</p>"),
+		"/b": html("<p>b</p>"),
+		"/c": html("<p>c</p>"),
+		"/d": html("<p>d</p>"),
+	}))
+	sink := &outlookSink{f: &Frontier{}}
+	ctx := WithFrontier(context.Background(), sink.f)
+	if _, err := New(testConfig(t)).Run(ctx, &task.Task{ID: "t", Seeds: []string{s.URL + "/"}, MaxDepth: 1, MaxPages: 4}, sink); err != nil {
+		t.Fatal(err)
+	}
+	// The index: the seed alone waited, 4 requests left. Then its 4 links
+	// wait, one fewer before each page; the limit of 4 leaves 3, 2, 1.
+	want := "[0 1 2 3] [1 4 3 2] [4 3 2 1]"
+	if got := fmt.Sprint(sink.requests, sink.waiting, sink.budget); got != want {
+		t.Fatalf("requests, waiting, budget %s; want %s", got, want)
+	}
+}

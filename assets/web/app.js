@@ -138,6 +138,10 @@
     $('credits-pending').textContent = fmtCredits(st.credits.pending);
     $('credits-rac').textContent = fmtCredits(st.credits.recent_average);
     const running = st.tasks.running || [];
+    // Pages count once their result is stored; a crawl under way shows its
+    // own pages beside them.
+    const crawling = running.reduce((n, t) => n + t.pages, 0);
+    $('pages-running').textContent = crawling ? ' · ' + fmtCount(crawling) + ' in crawls under way' : '';
     $('tasks-running').textContent = running.length + ' running';
     $('tasks-queued').textContent = st.tasks.queued;
     $('tasks-threads').textContent = st.tasks.threads;
@@ -156,14 +160,16 @@
     if (running.length === 0) {
       const tr = document.createElement('tr');
       const td = document.createElement('td');
-      td.colSpan = 4; td.className = 'empty';
+      td.colSpan = 5; td.className = 'empty';
       td.textContent = st.state === 'paused' ? 'Nothing runs while paused.' : 'No task is running.';
       tr.appendChild(td);
       body.replaceChildren(tr);
     } else {
       body.replaceChildren(...running.map(t => {
         const tr = document.createElement('tr');
-        [[t.channel, ''], [fmtCount(t.pages), 'num'], [t.depth, 'num'], [fmtElapsed(Date.now() - Date.parse(t.started)), 'num']].forEach(([v, c]) => {
+        const pages = fmtCount(t.pages) + (t.known > t.pages ? ' of ' + fmtCount(t.known) + ' found' : '');
+        const left = t.seconds_left ? 'about ' + fmtElapsed(t.seconds_left * 1000) : (t.pages_left ? 'estimating…' : '–');
+        [[t.channel, ''], [pages, 'num'], [t.depth, 'num'], [fmtElapsed(Date.now() - Date.parse(t.started)), 'num'], [left, 'num']].forEach(([v, c]) => {
           const td = document.createElement('td');
           td.textContent = v; td.className = c;
           tr.appendChild(td);

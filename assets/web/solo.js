@@ -140,7 +140,7 @@
     const body = $('solo-channels');
     if (!R.rows.size) body.replaceChildren();
     const seen = new Set();
-    for (const c of chs) {
+    chs.forEach((c, i) => {
       seen.add(c.id);
       let tr = R.rows.get(c.id);
       if (!tr) {
@@ -166,7 +166,9 @@
         for (const b of tr.cells[5].querySelectorAll('.needs-token')) b.disabled = !R.token;
         R.rows.set(c.id, tr);
       }
-      body.appendChild(tr); // keeps the manager's order
+      // Keeps the manager's order, moving a row only when it is out of
+      // place: a moved node loses focus and its identity for tools.
+      if (body.children[i] !== tr) body.insertBefore(tr, body.children[i] || null);
       const cells = tr.cells;
       tr.dataset.state = c.state;
       cells[0].querySelector('.host').textContent = c.id;
@@ -185,7 +187,7 @@
       pause.textContent = c.paused ? 'Resume' : 'Pause';
       pause.setAttribute('aria-label', (c.paused ? 'Resume ' : 'Pause ') + c.id);
       cells[5].querySelector('.act-crawl').hidden = c.crawling || c.state === 'starting';
-    }
+    });
     for (const [id, tr] of R.rows) {
       if (!seen.has(id)) { tr.remove(); R.rows.delete(id); }
     }

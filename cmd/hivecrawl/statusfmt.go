@@ -48,7 +48,17 @@ func writeStatus(w io.Writer, st localapi.Status) {
 		if !t.Started.IsZero() {
 			el = ", " + time.Since(t.Started).Round(time.Second).String()
 		}
-		fmt.Fprintf(tw, "\t  %s: %d pages, depth %d%s\n", t.Channel, t.Pages, t.Depth, el)
+		pages := fmt.Sprintf("%d pages", t.Pages)
+		if t.Pages == 1 {
+			pages = "1 page"
+		}
+		if t.Known > t.Pages {
+			pages = fmt.Sprintf("%d of %d pages found", t.Pages, t.Known)
+		}
+		if t.SecondsLeft > 0 {
+			el += ", about " + (time.Duration(t.SecondsLeft) * time.Second).Round(time.Second).String() + " left"
+		}
+		fmt.Fprintf(tw, "\t  %s: %s, depth %d%s\n", t.Channel, pages, t.Depth, el)
 	}
 	for _, t := range st.Tasks.SetAside {
 		fmt.Fprintf(tw, "\t  %s: %s (%s)\n", t.Channel, t.Reason, t.When.Local().Format("2 Jan 15:04"))

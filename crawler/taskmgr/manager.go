@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -110,6 +111,10 @@ type thread struct {
 	started     time.Time
 	pages       atomic.Int64
 	depth       atomic.Int64
+	// resumed is the pages a resumed crawl had when it started again;
+	// outlook is the crawl's frontier, for the time-left estimate.
+	resumed atomic.Int64
+	outlook crawler.Frontier
 }
 
 // New checks opts and returns a Manager.

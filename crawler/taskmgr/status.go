@@ -33,6 +33,30 @@ type Running struct {
 	Depth   int           `json:"depth"`
 	Started time.Time     `json:"started"`
 	Elapsed time.Duration `json:"elapsed"`
+	// Resumed is the pages done before this start (a crawl resumed from
+	// its checkpoint). Requests, Waiting and Budget are the crawl's
+	// outlook (crawler.Frontier): requests made, URLs found and not yet
+	// fetched, requests left within its page limit.
+	Resumed  int `json:"resumed"`
+	Requests int `json:"requests"`
+	Waiting  int `json:"waiting"`
+	Budget   int `json:"budget"`
+}
+
+// Known is the pages the crawl has fetched or found so far, bounded by its
+// page limit.
+func (r Running) Known() int { return r.Requests + min(r.Waiting, r.Budget) }
+
+// Left estimates the pages still to fetch and, from the pace since the
+// task (re)started, the time that takes; ok is false until there is a pace
+// to go by (a few pages, a few seconds).
+func (r Running) Left() (pages int, d time.Duration, ok bool) {
+	pages = min(r.Waiting, r.Budget)
+	done := r.Pages - r.Resumed
+	if done < 3 || r.Elapsed < 3*time.Second {
+		return pages, 0, false
+	}
+	return pages, time.Duration(float64(r.Elapsed) / float64(done) * float64(pages)), true
 }
 
 // Queued is one waiting task.
@@ -52,9 +76,11 @@ func (m *Manager) Status() (Status, error) {
 		Refused: m.refused.Load(), Expired: m.expired.Load(),
 	}
 	for _, th := range m.running {
+		requests, waiting, budget := th.outlook.Outlook()
 		st.Running = append(st.Running, Running{
 			ID: th.id, Channel: th.channel, Pages: int(th.pages.Load()), Depth: int(th.depth.Load()),
-			Started: th.started, Elapsed: now.Sub(th.started),
+			Started: th.started, Elapsed: now.Sub(th.started), Resumed: int(th.resumed.Load()),
+			Requests: requests, Waiting: waiting, Budget: budget,
 		})
 	}
 	m.mu.Unlock()

@@ -68,7 +68,9 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 		return
 	}
 	th.pages.Store(int64(sp.Count()))
+	th.resumed.Store(int64(sp.Count()))
 	crawlCtx = crawler.WithProcessingMark(crawlCtx, sp.Mark)
+	crawlCtx = crawler.WithFrontier(crawlCtx, &th.outlook)
 	log.Info("Task started", "attempt", r.Attempts)
 	var refused atomic.Bool
 	checkpointed := resume != nil

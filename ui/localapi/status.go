@@ -131,6 +131,14 @@ type RunningTask struct {
 	Pages   int       `json:"pages"`
 	Depth   int       `json:"depth"`
 	Started time.Time `json:"started"`
+	// Known is the pages fetched and found so far (more are found as it
+	// goes), bounded by the page limit; PagesLeft the found ones not yet
+	// fetched.
+	Known     int `json:"known"`
+	PagesLeft int `json:"pages_left"`
+	// SecondsLeft estimates the time PagesLeft take at the pace so far;
+	// absent until there is a pace to go by.
+	SecondsLeft float64 `json:"seconds_left,omitempty"`
 }
 
 // Pages counts pages crawled.
