@@ -21,12 +21,11 @@ import (
 )
 
 func init() {
-	register(command{name: "crawl", summary: "crawl one site here and write its text as JSON lines or WARC", run: runCrawl})
+	register(command{name: "crawl", summary: "crawl one site here and write its text as JSON lines or WARC",
+		args: "URL [flags]", help: crawlHelp, flags: flagsOf(crawlFlags), run: runCrawl})
 }
 
-const crawlUsage = `usage: hivecrawl crawl URL [flags]
-
-Crawls URL's host (links to other hosts are listed, not followed), politely:
+const crawlHelp = `Crawls URL's host (links to other hosts are listed, not followed), politely:
 robots.txt first, one connection, a wait between requests. Writes one JSON
 line per page with its extracted text and a summary line, or a WARC file
 with one text/plain conversion record per page and a JSON metadata record
@@ -36,9 +35,7 @@ This is your own crawl, not the swarm's: --user-agent names it to the
 sites you crawl (default: Hivecrawl with its version and contact URL), and
 robots.txt is obeyed for the product token it starts with, so the rules
 you follow are those the site wrote for the name you send. Name your own
-crawler, never another one: sites let known crawlers in on their word.
-
-flags:`
+crawler, never another one: sites let known crawlers in on their word.`
 
 func runCrawl(ctx context.Context, args []string) int {
 	fi, err := os.Stderr.Stat()
@@ -62,22 +59,12 @@ type crawlOptions struct {
 	verbose       bool
 }
 
-// usageError is a mistake in the command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
 // crawlMain runs the command with its output streams passed in, so tests
 // can run it in-process. progress draws a status line on stderr.
 func crawlMain(ctx context.Context, args []string, stdout, stderr io.Writer, progress bool) int {
-	o, err := parseCrawlFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "hivecrawl crawl: %s (see 'hivecrawl crawl -h')\n", oneLine(ue.msg))
-		return 2
+	o, code, done := parseCrawlFlags(args, stdout, stderr)
+	if done {
+		return code
 	}
 	if err := crawl(ctx, o, stdout, stderr, progress); err != nil {
 		fmt.Fprintln(stderr, "hivecrawl crawl:", oneLine(err.Error()))
@@ -99,11 +86,9 @@ func (f *filterList) Set(s string) error {
 	return nil
 }
 
-// parseCrawlFlags accepts flags before and after the URL.
-func parseCrawlFlags(args []string, stderr io.Writer) (*crawlOptions, error) {
-	o := &crawlOptions{}
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+// crawlFlags declares crawl's flags into o.
+func crawlFlags(o *crawlOptions) *flag.FlagSet {
+	fs := newFlagSet("crawl")
 	fs.IntVar(&o.depth, "depth", 3, "follow links up to `N` hops from URL")
 	fs.IntVar(&o.maxPages, "max-pages", 1000, "fetch at most `N` pages")
 	fs.DurationVar(&o.delay, "delay", crawler.DefaultDelay, "politeness wait `D` between requests (robots.txt Crawl-delay may raise it)")
@@ -113,17 +98,19 @@ func parseCrawlFlags(args []string, stderr io.Writer) (*crawlOptions, error) {
 	fs.StringVar(&o.format, "format", "jsonl", "output `format`: jsonl or warc")
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
 	fs.BoolVar(&o.verbose, "v", false, "log each page to stderr")
+	return fs
+}
 
+// parseCrawlFlags accepts flags before and after the URL. done is true
+// when the command ends here with exit status code: after its help, or
+// after a mistake it reported in one line.
+func parseCrawlFlags(args []string, stdout, stderr io.Writer) (o *crawlOptions, code int, done bool) {
+	o = &crawlOptions{}
+	fs := crawlFlags(o)
 	var rest []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintln(stderr, crawlUsage)
-				fs.SetOutput(stderr)
-				fs.PrintDefaults()
-				return nil, err
-			}
-			return nil, &usageError{err.Error()}
+		if code, done := parseFlags(fs, args, stdout, stderr); done {
+			return nil, code, true
 		}
 		if fs.NArg() == 0 {
 			break
@@ -131,27 +118,36 @@ func parseCrawlFlags(args []string, stderr io.Writer) (*crawlOptions, error) {
 		rest = append(rest, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	if err := o.check(fs, rest); err != nil {
+		fmt.Fprintf(stderr, "hivecrawl crawl: %s (see 'hivecrawl crawl -h')\n", oneLine(err.Error()))
+		return nil, 2, true
+	}
+	return o, 0, false
+}
+
+// check validates the parsed flags and the URL and makes the task.
+func (o *crawlOptions) check(fs *flag.FlagSet, rest []string) error {
 	fs.Visit(func(f *flag.Flag) { o.delaySet = o.delaySet || f.Name == "delay" })
 
 	switch {
 	case len(rest) == 0:
-		return nil, &usageError{"missing URL to crawl"}
+		return errors.New("missing URL to crawl")
 	case len(rest) > 1:
-		return nil, &usageError{fmt.Sprintf("one URL only, got %d arguments", len(rest))}
+		return fmt.Errorf("one URL only, got %d arguments", len(rest))
 	case o.format != "jsonl" && o.format != "warc":
-		return nil, &usageError{fmt.Sprintf("unknown format %q: use jsonl or warc", o.format)}
+		return fmt.Errorf("unknown format %q: use jsonl or warc", o.format)
 	case o.depth < 0 || o.depth > task.MaxDepthLimit:
-		return nil, &usageError{fmt.Sprintf("--depth %d outside 0..%d", o.depth, task.MaxDepthLimit)}
+		return fmt.Errorf("--depth %d outside 0..%d", o.depth, task.MaxDepthLimit)
 	case o.maxPages <= 0:
-		return nil, &usageError{"--max-pages must be at least 1"}
+		return errors.New("--max-pages must be at least 1")
 	case o.delay < 0:
-		return nil, &usageError{"--delay must not be negative"}
+		return errors.New("--delay must not be negative")
 	case !crawler.ValidUserAgent(o.userAgent):
-		return nil, &usageError{"--user-agent must start with a product token (letters, - and _), such as \"mybot/1.0 (+https://example.org/bot)\", in printable ASCII"}
+		return errors.New("--user-agent must start with a product token (letters, - and _), such as \"mybot/1.0 (+https://example.org/bot)\", in printable ASCII")
 	}
 	u, err := url.Parse(rest[0])
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &usageError{fmt.Sprintf("%q is not an http or https URL", rest[0])}
+		return fmt.Errorf("%q is not an http or https URL", rest[0])
 	}
 	o.seed = u
 	o.task = &task.Task{
@@ -165,9 +161,9 @@ func parseCrawlFlags(args []string, stderr io.Writer) (*crawlOptions, error) {
 		Issued:   time.Now(),
 	}
 	if err := o.task.Validate(); err != nil {
-		return nil, &usageError{err.Error()}
+		return err
 	}
-	return o, nil
+	return nil
 }
 
 // crawl runs the task and writes its output.

@@ -230,9 +230,9 @@ func TestCrawlCommandLineErrors(t *testing.T) {
 }
 
 func TestCrawlHelp(t *testing.T) {
-	code, _, errs := runCrawlCmd(t, "-h")
-	if code != 0 || !strings.Contains(errs, "usage: hivecrawl crawl URL") || !strings.Contains(errs, "-max-pages") {
-		t.Fatalf("exit %d, stderr %q", code, errs)
+	code, out, errs := runCrawlCmd(t, "-h")
+	if code != 0 || !strings.Contains(out, "usage: hivecrawl crawl URL") || !strings.Contains(out, "--max-pages N") || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the usage on stdout", code, out, errs)
 	}
 }
 
@@ -264,9 +264,10 @@ func TestCrawlUserAgentFlag(t *testing.T) {
 		{"your own crawler's name", []string{"--user-agent", "mybot/1.0 (+https://example.org/bot)"}, "mybot/1.0 (+https://example.org/bot)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := parseCrawlFlags(append(tt.args, "http://a.example/"), io.Discard)
-			if err != nil {
-				t.Fatal(err)
+			var errb bytes.Buffer
+			o, _, done := parseCrawlFlags(append(tt.args, "http://a.example/"), io.Discard, &errb)
+			if done {
+				t.Fatal(errb.String())
 			}
 			if o.userAgent != tt.want {
 				t.Fatalf("user agent %q, want %q", o.userAgent, tt.want)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,14 +23,26 @@ import (
 )
 
 func init() {
-	register(command{name: "default", summary: "the client with a tray icon, or headless without a desktop", run: runDefault})
-	register(command{name: "open", summary: "open the dashboard in your browser, signed in (--print: only print the link)", run: runOpen})
+	register(command{name: "default", summary: "the client with a tray icon, or headless without a desktop", hidden: true, run: runDefault})
+	register(command{name: "open", summary: "open the dashboard in your browser, signed in (--print: only print the link)",
+		args: "[flags] [" + strings.Join(openPages, "|") + "]", words: openPages, flags: flagsOf(openFlags), run: runOpen})
 }
+
+// openPages are the dashboard's pages 'hivecrawl open' opens.
+var openPages = []string{"dashboard", "settings", "credits", "solo"}
 
 // runDefault is `hivecrawl` without arguments: with a desktop session the
 // client with its tray, notifications and start-at-login; without one, as
 // `hivecrawl run --headless`.
 func runDefault(ctx context.Context, args []string) int {
+	fs := newFlagSet("default")
+	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "hivecrawl: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
 	if !tray.HasDesktop() {
 		fmt.Fprintln(os.Stderr, "hivecrawl: no desktop session, so running without a tray (as 'hivecrawl run --headless')")
 		return runClient(ctx, []string{"--headless"})
@@ -155,23 +168,28 @@ func followAutostart(s *config.Store, log *slog.Logger) func() {
 	})
 }
 
+// openOptions are open's flags.
+type openOptions struct {
+	printOnly bool
+	home      *string
+}
+
+func openFlags(o *openOptions) *flag.FlagSet {
+	fs := newFlagSet("open")
+	fs.BoolVar(&o.printOnly, "print", false, "print the one-time sign-in link instead of opening a browser")
+	o.home = paths.Flag(fs)
+	return fs
+}
+
 // runOpen is `hivecrawl open [--print] [PAGE]`.
 func runOpen(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("open", flag.ContinueOnError)
-	printOnly := fs.Bool("print", false, "print the one-time sign-in link instead of opening a browser")
-	home := paths.Flag(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: hivecrawl open [--print] [--home DIR] [dashboard|settings|credits|solo]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	var o openOptions
+	fs := openFlags(&o)
+	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
+		return code
 	}
 	page := fs.Arg(0)
-	dirs, err := paths.Resolve(*home)
+	dirs, err := paths.Resolve(*o.home)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)
 		return 1
@@ -181,7 +199,7 @@ func runOpen(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)
 		return 1
 	}
-	return openPage(ctx, info, page, *printOnly)
+	return openPage(ctx, info, page, o.printOnly)
 }
 
 // openPage opens (or prints) a one-time sign-in link to page.

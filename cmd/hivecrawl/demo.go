@@ -17,7 +17,8 @@ import (
 )
 
 func init() {
-	register(command{name: "demo", summary: "run a whole swarm on this machine: manager, volunteers and a synthetic web", run: runDemo})
+	register(command{name: "demo", summary: "run a whole swarm on this machine: manager, volunteers and a synthetic web",
+		flags: flagsOf(demoFlagSet), run: runDemo})
 }
 
 // demoFlags are demo's command line.
@@ -35,9 +36,8 @@ type demoFlags struct {
 	delay        time.Duration
 }
 
-func parseDemo(args []string) (demoFlags, error) {
-	var f demoFlags
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+func demoFlagSet(f *demoFlags) *flag.FlagSet {
+	fs := newFlagSet("demo")
 	fs.IntVar(&f.peers, "peers", swarm.DefaultPeers, "volunteer clients (at most 254)")
 	fs.IntVar(&f.hosts, "hosts", swarm.DefaultHosts, "web hosts of the synthetic web (at most 254)")
 	fs.StringVar(&f.latency, "latency", "", "latency matrix `FILE` in milliseconds, or planetlab or seattle (default: the PlanetLab matrix)")
@@ -50,27 +50,30 @@ func parseDemo(args []string) (demoFlags, error) {
 	fs.IntVar(&f.maxPages, "max-pages", 0, "pages of the largest web host (default 400)")
 	fs.DurationVar(&f.delay, "delay", 250*time.Millisecond, "volunteers' politeness wait between requests to one host")
 	fs.BoolVar(&f.verbose, "v", false, "log the swarm's progress")
-	if err := fs.Parse(args); err != nil {
-		return f, err
-	}
+	return fs
+}
+
+// checkDemo checks demo's flags and arguments once parsed.
+func checkDemo(f demoFlags, fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if f.peers < 1 || f.peers > swarm.MaxPeers || f.hosts < 1 || f.hosts > swarm.MaxHosts {
-		return f, fmt.Errorf("--peers and --hosts must be 1..%d", swarm.MaxHosts)
+		return fmt.Errorf("--peers and --hosts must be 1..%d", swarm.MaxHosts)
 	}
 	if f.cheaters < 0 || f.cheaters >= f.peers {
-		return f, fmt.Errorf("--cheaters must be 0..%d (fewer than --peers)", f.peers-1)
+		return fmt.Errorf("--cheaters must be 0..%d (fewer than --peers)", f.peers-1)
 	}
-	return f, nil
+	return nil
 }
 
 func runDemo(ctx context.Context, args []string) int {
-	f, err := parseDemo(args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	var f demoFlags
+	fs := demoFlagSet(&f)
+	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
+		return code
+	}
+	if err := checkDemo(f, fs); err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl demo:", err)
 		return 2
 	}

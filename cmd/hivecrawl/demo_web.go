@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -12,29 +11,32 @@ import (
 )
 
 func init() {
-	register(command{name: "fixture-web", summary: "serve the demo's synthetic web on 127.0.1.x (demo and tests)", run: runFixtureWeb})
+	register(command{name: "fixture-web", summary: "serve the demo's synthetic web on 127.0.1.x (demo and tests)",
+		args: "--info FILE [flags]", flags: flagsOf(fixtureWebFlags), run: runFixtureWeb})
 }
 
-// runFixtureWeb serves the demo web in its own process, so the swarm's
-// web is a process of its own like every other part, and its CPU and
-// memory are not counted against the demo's parent.
-func runFixtureWeb(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("fixture-web", flag.ContinueOnError)
-	var o swarm.WebOptions
+func fixtureWebFlags(o *swarm.WebOptions) *flag.FlagSet {
+	fs := newFlagSet("fixture-web")
 	fs.IntVar(&o.Hosts, "hosts", swarm.DefaultHosts, "number of web `hosts` (at most 254)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "content and size `seed`")
 	fs.IntVar(&o.Demo.MaxPages, "max-pages", 0, "pages of the largest host (default 400)")
 	fs.IntVar(&o.Demo.MinPages, "min-pages", 0, "pages of the smallest hosts (default 8)")
 	fs.StringVar(&o.Layout, "layout", "", "delay answers by the emulated RTT of the latency layout `FILE`")
 	fs.StringVar(&o.Info, "info", "", "write the control API's address to `FILE` (required)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	return fs
+}
+
+// runFixtureWeb serves the demo web in its own process, so the swarm's
+// web is a process of its own like every other part, and its CPU and
+// memory are not counted against the demo's parent.
+func runFixtureWeb(ctx context.Context, args []string) int {
+	var o swarm.WebOptions
+	fs := fixtureWebFlags(&o)
+	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
+		return code
 	}
 	if o.Info == "" || fs.NArg() > 0 || o.Hosts < 1 || o.Hosts > swarm.MaxHosts {
-		fmt.Fprintf(os.Stderr, "usage: hivecrawl fixture-web --info FILE [--hosts 1..%d] [--seed N] [--layout FILE]\n", swarm.MaxHosts)
+		fmt.Fprintf(os.Stderr, "hivecrawl fixture-web: --info FILE is required, --hosts must be 1..%d, and no arguments follow\n", swarm.MaxHosts)
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,11 +15,23 @@ import (
 )
 
 // command is one subcommand. run gets the arguments after its name and
-// returns the process exit code.
+// returns the process exit code. Help (-h), shell completion and the man
+// page are written from the other fields, so they follow the commands.
 type command struct {
 	name    string
-	summary string
-	run     func(ctx context.Context, args []string) int
+	summary string // one line, in the list of commands
+	// args is the usage line after "hivecrawl NAME", such as "[flags] URL";
+	// "" means "[flags]" for a command with flags.
+	args string
+	// help says more than the summary, in -h and the man page: paragraphs,
+	// and lines indented two spaces ("  TERM  what it is") for lists.
+	help string
+	// flags returns a new flag set with the command's flags (nil: none).
+	flags func() *flag.FlagSet
+	// words are what the first argument may be, for shell completion.
+	words  []string
+	hidden bool // left out of the list of commands and the man page
+	run    func(ctx context.Context, args []string) int
 }
 
 var commands = map[string]command{}
@@ -59,14 +72,20 @@ func dispatch(ctx context.Context, args []string) int {
 // mistake.
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: hivecrawl <command> [flags]\n\ncommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		if n != "default" {
-			names = append(names, n)
+	for _, c := range listed() {
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\n'hivecrawl <command> -h' tells more; without a command, hivecrawl starts the client.")
+}
+
+// listed returns the commands that are not hidden, by name.
+func listed() []command {
+	var out []command
+	for _, c := range commands {
+		if !c.hidden {
+			out = append(out, c)
 		}
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
-	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -20,8 +19,10 @@ import (
 )
 
 func init() {
-	register(command{name: "manager", summary: "run the operator's manager and storage module", run: runManager})
-	register(command{name: "join", summary: "join the network a manager's profile describes", run: runJoin})
+	register(command{name: "manager", summary: "run the operator's manager and storage module",
+		flags: flagsOf(managerFlags), run: runManager})
+	register(command{name: "join", summary: "join the network a manager's profile describes",
+		args: "[flags] PROFILE", flags: flagsOf(joinFlags), run: runJoin})
 }
 
 // listFlag collects a repeatable flag.
@@ -33,58 +34,73 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 // managerDir is the manager's data directory within an instance's dirs.
 func managerDir(d paths.Dirs) string { return app.ManagerDir(d) }
 
+// managerOptions are manager's flags.
+type managerOptions struct {
+	seeds                                string
+	listen                               listFlag
+	api, strategy, name, assignment      string
+	tick, prior, slack, delay            time.Duration
+	leaseHold, startWithin, clockSkew    time.Duration
+	allowLoopback, coordinates, verbose  bool
+	pieceAbove                           int
+	userAgent, signatureAgent, directory string
+	home                                 *string
+}
+
+func managerFlags(o *managerOptions) *flag.FlagSet {
+	fs := newFlagSet("manager")
+	fs.StringVar(&o.seeds, "seeds", "", "add the seed URLs in `FILE` (one per line) as channels")
+	fs.Var(&o.listen, "listen", "libp2p listen `ADDR` (multiaddr, repeatable; default TCP and QUIC on port 4901)")
+	fs.StringVar(&o.api, "api", manager.DefaultAPI, "local API and status page `ADDR` (loopback only)")
+	fs.StringVar(&o.strategy, "strategy", manager.DefaultStrategy, "recrawl strategy: fixed, iir, icr or controller")
+	fs.StringVar(&o.name, "name", "", "network `NAME` written into the profile")
+	fs.DurationVar(&o.tick, "tick", manager.DefaultTick, "scheduling `period`")
+	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: keep loopback addresses in the network profile")
+	fs.BoolVar(&o.coordinates, "coordinates", false, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements (bounds ±120 ms)")
+	fs.StringVar(&o.assignment, "assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
+	fs.DurationVar(&o.prior, "prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
+	fs.DurationVar(&o.slack, "slack", manager.DefaultSlack, "added to 2 × a task's interval before a task without a result counts as lost and its channel is due again")
+	fs.IntVar(&o.pieceAbove, "piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
+	fs.DurationVar(&o.delay, "delay", time.Second, "the politeness wait between requests to one host that every crawler keeps at least (robots.txt Crawl-delay can raise it)")
+	fs.StringVar(&o.userAgent, "user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+"+manager.DefaultContact+")\"): name your network's contact page in it")
+	fs.StringVar(&o.signatureAgent, "signature-agent", "", "the `URL` of the origin serving this network's key directory (/.well-known/http-message-signatures-directory), sent with every signed request")
+	fs.StringVar(&o.directory, "directory", "", "serve the key directory web sites verify crawlers' signed requests against on `ADDR` (host:port, reachable by sites); --signature-agent defaults to its origin")
+	fs.DurationVar(&o.leaseHold, "lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
+	fs.DurationVar(&o.startWithin, "start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
+	fs.DurationVar(&o.clockSkew, "clock-skew", manager.DefaultClockSkew, "how far a crawler's clock may run behind the manager's: a host's lease counts as live this much longer")
+	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
+	o.home = paths.Flag(fs)
+	return fs
+}
+
 func runManager(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-	seeds := fs.String("seeds", "", "add the seed URLs in `FILE` (one per line) as channels")
-	var listen listFlag
-	fs.Var(&listen, "listen", "libp2p listen `ADDR` (multiaddr, repeatable; default TCP and QUIC on port 4901)")
-	apiAddr := fs.String("api", manager.DefaultAPI, "local API and status page `ADDR` (loopback only)")
-	strategy := fs.String("strategy", manager.DefaultStrategy, "recrawl strategy: fixed, iir, icr or controller")
-	name := fs.String("name", "", "network `NAME` written into the profile")
-	tick := fs.Duration("tick", manager.DefaultTick, "scheduling `period`")
-	allowLoopback := fs.Bool("allow-loopback", false, "test only: keep loopback addresses in the network profile")
-	coordinates := fs.Bool("coordinates", false, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements (bounds ±120 ms)")
-	assignment := fs.String("assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
-	prior := fs.Duration("prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
-	slack := fs.Duration("slack", manager.DefaultSlack, "added to 2 × a task's interval before a task without a result counts as lost and its channel is due again")
-	pieceAbove := fs.Int("piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
-	delay := fs.Duration("delay", time.Second, "the politeness wait between requests to one host that every crawler keeps at least (robots.txt Crawl-delay can raise it)")
-	userAgent := fs.String("user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+"+manager.DefaultContact+")\"): name your network's contact page in it")
-	signatureAgent := fs.String("signature-agent", "", "the `URL` of the origin serving this network's key directory (/.well-known/http-message-signatures-directory), sent with every signed request")
-	directory := fs.String("directory", "", "serve the key directory web sites verify crawlers' signed requests against on `ADDR` (host:port, reachable by sites); --signature-agent defaults to its origin")
-	leaseHold := fs.Duration("lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
-	startWithin := fs.Duration("start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
-	clockSkew := fs.Duration("clock-skew", manager.DefaultClockSkew, "how far a crawler's clock may run behind the manager's: a host's lease counts as live this much longer")
-	verbose := fs.Bool("v", false, "log at debug level")
-	home := paths.Flag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	var o managerOptions
+	fs := managerFlags(&o)
+	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "hivecrawl manager: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if o.verbose {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	dirs, err := paths.Resolve(*home)
+	dirs, err := paths.Resolve(*o.home)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 		return 1
 	}
 	opts := manager.Options{
-		Dir: managerDir(dirs), Listen: listen, API: *apiAddr, Name: *name, Strategy: *strategy,
-		Tick: *tick, AllowLoopback: *allowLoopback, PieceAbove: *pieceAbove, Assignment: *assignment, Logger: log,
-		Slack: *slack, Channels: channels.Options{Prior: *prior},
-		Directory: *directory, Delay: *delay, LeaseHold: *leaseHold, StartWithin: *startWithin, ClockSkew: *clockSkew, Version: version,
-		Policy: task.Policy{UserAgent: *userAgent, SignatureAgent: *signatureAgent},
+		Dir: managerDir(dirs), Listen: o.listen, API: o.api, Name: o.name, Strategy: o.strategy,
+		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
+		Slack: o.slack, Channels: channels.Options{Prior: o.prior},
+		Directory: o.directory, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,
+		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 	}
-	if *coordinates {
+	if o.coordinates {
 		b := manager.DefaultBounds
 		opts.Bounds = &b
 	}
@@ -93,8 +109,8 @@ func runManager(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 		return 1
 	}
-	if *seeds != "" {
-		if err := importSeeds(m, *seeds); err != nil {
+	if o.seeds != "" {
+		if err := importSeeds(m, o.seeds); err != nil {
 			m.Close()
 			fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 			return 1
@@ -140,17 +156,25 @@ func importSeeds(m *manager.Manager, path string) error {
 	return nil
 }
 
+// joinOptions are join's flags.
+type joinOptions struct {
+	home *string
+}
+
+func joinFlags(o *joinOptions) *flag.FlagSet {
+	fs := newFlagSet("join")
+	o.home = paths.Flag(fs)
+	return fs
+}
+
 func runJoin(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("join", flag.ContinueOnError)
-	home := paths.Flag(fs)
-	if err := fs.Parse(reorder(args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	var o joinOptions
+	fs := joinFlags(&o)
+	if code, done := parseFlags(fs, reorder(args), os.Stdout, os.Stderr); done {
+		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: hivecrawl join [--home DIR] PROFILE")
+		fs.Usage()
 		return 2
 	}
 	p, err := profile.Read(fs.Arg(0))
@@ -158,7 +182,7 @@ func runJoin(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
 		return 1
 	}
-	dirs, err := paths.Resolve(*home)
+	dirs, err := paths.Resolve(*o.home)
 	if err == nil {
 		err = dirs.Ensure()
 	}

@@ -20,72 +20,85 @@ import (
 )
 
 func init() {
-	register(command{name: "run", summary: "run the volunteer client (--headless: without a tray)", run: runClient})
+	register(command{name: "run", summary: "run the volunteer client (--headless: without a tray)",
+		flags: flagsOf(runFlags), run: runClient})
+}
+
+// runOptions are run's flags.
+type runOptions struct {
+	headless, local, noLBI, allowLoopback, verbose bool
+	seeds, bind, emulateFile, cheatMode            string
+	listen                                         listFlag
+	heartbeat, seedEvery, delay                    time.Duration
+	seedDepth, seedPages, threads                  int
+	home                                           *string
+}
+
+func runFlags(o *runOptions) *flag.FlagSet {
+	fs := newFlagSet("run")
+	fs.BoolVar(&o.headless, "headless", false, "run without a tray icon (servers)")
+	fs.StringVar(&o.seeds, "seeds", "", "add the seed URLs in `FILE` (one per line): to solo mode's manager, or, with --local, crawl them as tasks")
+	fs.BoolVar(&o.local, "local", false, "join no network: crawl the --seeds file's tasks and keep results in the data directory")
+	fs.StringVar(&o.bind, "bind", "", "test and demo only: the loopback `IP` this client listens on and crawls from")
+	fs.StringVar(&o.emulateFile, "emulate", "", "test and demo only: add emulated latency from the layout `FILE` (p2p/emulate)")
+	fs.DurationVar(&o.heartbeat, "heartbeat", 0, "overlay heartbeat `interval` (default 2s)")
+	fs.BoolVar(&o.noLBI, "no-lbi", false, "for comparisons: keep every task at the owner of its point (no load balancing on insert)")
+	fs.Var(&o.listen, "listen", "libp2p listen `MULTIADDR` (repeatable; default: every interface, port 4901; solo mode: 127.0.0.1)")
+	fs.DurationVar(&o.seedEvery, "seed-interval", app.DefaultSeedInterval, "submit the seeds file's tasks again after this `interval`")
+	fs.IntVar(&o.seedDepth, "seed-depth", app.DefaultSeedDepth, "link depth of seeds-file tasks")
+	fs.IntVar(&o.seedPages, "seed-pages", app.DefaultSeedPages, "most pages per seeds-file task")
+	fs.DurationVar(&o.delay, "delay", 0, "politeness wait between requests of seeds-file tasks (0: the crawler's default, 1s)")
+	fs.IntVar(&o.threads, "threads", 0, "tasks crawled at once (default 3)")
+	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
+	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
+	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
+	o.home = paths.Flag(fs)
+	return fs
 }
 
 func runClient(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	headless := fs.Bool("headless", false, "run without a tray icon (servers)")
-	seeds := fs.String("seeds", "", "add the seed URLs in `FILE` (one per line): to solo mode's manager, or, with --local, crawl them as tasks")
-	local := fs.Bool("local", false, "join no network: crawl the --seeds file's tasks and keep results in the data directory")
-	bind := fs.String("bind", "", "test and demo only: the loopback `IP` this client listens on and crawls from")
-	emulateFile := fs.String("emulate", "", "test and demo only: add emulated latency from the layout `FILE` (p2p/emulate)")
-	heartbeat := fs.Duration("heartbeat", 0, "overlay heartbeat `interval` (default 2s)")
-	noLBI := fs.Bool("no-lbi", false, "for comparisons: keep every task at the owner of its point (no load balancing on insert)")
-	var listen listFlag
-	fs.Var(&listen, "listen", "libp2p listen `MULTIADDR` (repeatable; default: every interface, port 4901; solo mode: 127.0.0.1)")
-	seedEvery := fs.Duration("seed-interval", app.DefaultSeedInterval, "submit the seeds file's tasks again after this `interval`")
-	seedDepth := fs.Int("seed-depth", app.DefaultSeedDepth, "link depth of seeds-file tasks")
-	seedPages := fs.Int("seed-pages", app.DefaultSeedPages, "most pages per seeds-file task")
-	delay := fs.Duration("delay", 0, "politeness wait between requests of seeds-file tasks (0: the crawler's default, 1s)")
-	threads := fs.Int("threads", 0, "tasks crawled at once (default 3)")
-	allowLoopback := fs.Bool("allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
-	cheatMode := fs.String("cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
-	verbose := fs.Bool("v", false, "log at debug level")
-	home := paths.Flag(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	var o runOptions
+	fs := runFlags(&o)
+	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
+		return code
 	}
-	if *cheatMode != "" && !cheat.Valid(*cheatMode) {
-		fmt.Fprintf(os.Stderr, "hivecrawl run: --cheat %q: want one of %s\n", *cheatMode, strings.Join(cheat.Modes, ", "))
+	if o.cheatMode != "" && !cheat.Valid(o.cheatMode) {
+		fmt.Fprintf(os.Stderr, "hivecrawl run: --cheat %q: want one of %s\n", o.cheatMode, strings.Join(cheat.Modes, ", "))
 		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "hivecrawl run: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if !*headless {
+	if !o.headless {
 		fmt.Fprintln(os.Stderr, "hivecrawl run: the tray is not available yet; use 'hivecrawl run --headless'")
 		return 2
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if o.verbose {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	nopts, err := networkOptions(listen, *bind, *emulateFile, *heartbeat)
-	nopts.NoLBI = *noLBI
+	nopts, err := networkOptions(o.listen, o.bind, o.emulateFile, o.heartbeat)
+	nopts.NoLBI = o.noLBI
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
 		return 2
 	}
 	mode := app.Mode("")
-	if *local {
+	if o.local {
 		mode = app.ModeLocal
 	}
 	c, err := app.New(ctx, app.Options{
 		Mode:          mode,
 		Network:       nopts,
-		SourceIP:      *bind,
-		Home:          *home,
-		Seeds:         *seeds,
-		SeedTasks:     app.SeedTasks{Delay: *delay, MaxDepth: *seedDepth, MaxPages: *seedPages, Interval: *seedEvery},
-		AllowLoopback: *allowLoopback,
-		Cheat:         *cheatMode,
-		Threads:       *threads,
+		SourceIP:      o.bind,
+		Home:          *o.home,
+		Seeds:         o.seeds,
+		SeedTasks:     app.SeedTasks{Delay: o.delay, MaxDepth: o.seedDepth, MaxPages: o.seedPages, Interval: o.seedEvery},
+		AllowLoopback: o.allowLoopback,
+		Cheat:         o.cheatMode,
+		Threads:       o.threads,
 		Grace:         5 * time.Second,
 		Version:       version,
 		Logger:        log,

@@ -20,44 +20,50 @@ import (
 )
 
 func init() {
-	register(command{name: "seed", summary: "add seed URLs: seed add URL... --manager", run: runSeed})
+	register(command{name: "seed", summary: "add seed URLs: seed add URL... --manager",
+		args: "add [flags] URL...", words: []string{"add"}, flags: flagsOf(seedFlags), run: runSeed})
+}
+
+// seedOptions are seed's flags.
+type seedOptions struct {
+	home *string
+}
+
+func seedFlags(o *seedOptions) *flag.FlagSet {
+	fs := newFlagSet("seed")
+	fs.Bool("manager", false, "add to the manager running with the same --home (also solo mode's, so the flag may be left out)")
+	o.home = paths.Flag(fs)
+	return fs
 }
 
 func runSeed(ctx context.Context, args []string) int {
-	if len(args) == 0 || args[0] != "add" {
-		fmt.Fprintln(os.Stderr, "usage: hivecrawl seed add [--manager] [--home DIR] URL...")
+	var o seedOptions
+	fs := seedFlags(&o)
+	if code, done := parseFlags(fs, reorder(args), os.Stdout, os.Stderr); done {
+		return code
+	}
+	if fs.NArg() < 2 || fs.Arg(0) != "add" {
+		fs.Usage()
 		return 2
 	}
-	fs := flag.NewFlagSet("seed add", flag.ContinueOnError)
-	fs.Bool("manager", false, "add to the manager running with the same --home (also solo mode's, so the flag may be left out)")
-	home := paths.Flag(fs)
-	if err := fs.Parse(reorder(args[1:])); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: hivecrawl seed add [--manager] [--home DIR] URL...")
-		return 2
-	}
-	for _, u := range fs.Args() {
+	urls := fs.Args()[1:]
+	for _, u := range urls {
 		if _, _, err := channels.ParseSeed(u); err != nil {
 			fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
 			return 2
 		}
 	}
-	dirs, err := paths.Resolve(*home)
+	dirs, err := paths.Resolve(*o.home)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
 		return 1
 	}
-	resp, err := postSeeds(ctx, filepath.Join(managerDir(dirs), manager.APIFile), fs.Args())
+	resp, err := postSeeds(ctx, filepath.Join(managerDir(dirs), manager.APIFile), urls)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
 		return 1
 	}
-	fmt.Printf("%d seed URLs sent, %d new channels", fs.NArg(), len(resp.Created))
+	fmt.Printf("%d seed URLs sent, %d new channels", len(urls), len(resp.Created))
 	for _, c := range resp.Created {
 		fmt.Printf(" %s", c)
 	}

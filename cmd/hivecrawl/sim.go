@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"time"
 
@@ -20,12 +20,16 @@ import (
 )
 
 func init() {
-	register(command{name: "sim", summary: "run one of the papers' experiments in the simulator and write CSV, SVG and a summary", run: runSim})
+	names := make([]string, 0, len(simExperiments))
+	for n := range simExperiments {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	register(command{name: "sim", summary: "run one of the papers' experiments in the simulator and write CSV, SVG and a summary",
+		args: "EXPERIMENT [flags]", help: simHelp, words: names, flags: flagsOf(simFlags), run: runSim})
 }
 
-const simUsage = `usage: hivecrawl sim EXPERIMENT [flags]
-
-Runs a deterministic discrete-time simulation with the project's own
+const simHelp = `Runs a deterministic discrete-time simulation with the project's own
 scheduling code and writes CSV files, SVG charts and summary.md (our
 figures beside the paper's) into the output folder.
 
@@ -33,9 +37,7 @@ experiments:
   recrawl-rec   paper 000 §4, 1,400 crawlers (the swarm cannot keep up)
   recrawl-ruc   paper 000 §4, 2,800 crawlers (it can)
   webfountain   paper 001 §5, the WebFountain planner
-  assignment    paper 002 §5.3, assigning hosts to crawlers
-
-flags:`
+  assignment    paper 002 §5.3, assigning hosts to crawlers`
 
 // simExperiment runs one experiment into dir and returns the summary's
 // body.
@@ -72,35 +74,45 @@ func runSim(_ context.Context, args []string) int {
 	return simMain(args, os.Stdout, os.Stderr)
 }
 
+// simOptions are sim's flags.
+type simOptions struct {
+	seed    uint64
+	out     string
+	scale   float64
+	literal bool
+}
+
+func simFlags(o *simOptions) *flag.FlagSet {
+	fs := newFlagSet("sim")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed; the same seed gives the same results")
+	fs.StringVar(&o.out, "out", "", "output folder (default docs/results/EXPERIMENT)")
+	fs.Float64Var(&o.scale, "scale", 1, "shrink the experiment to this share of its size (tests and quick looks)")
+	fs.BoolVar(&o.literal, "count-all", false, "count tasks lost to crashes in the strategies' success rate (paper 000's literal reading)")
+	return fs
+}
+
 func simMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, simUsage)
-		fs.PrintDefaults()
+	var o simOptions
+	fs := simFlags(&o)
+	name, flags := "", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, flags = args[0], args[1:]
 	}
-	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same results")
-	out := fs.String("out", "", "output folder (default docs/results/EXPERIMENT)")
-	scale := fs.Float64("scale", 1, "shrink the experiment to this share of its size (tests and quick looks)")
-	literal := fs.Bool("count-all", false, "count tasks lost to crashes in the strategies' success rate (paper 000's literal reading)")
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+	if code, done := parseFlags(fs, flags, stdout, stderr); done {
+		return code
+	}
+	run, ok := simExperiments[name]
+	if name == "" {
+		fmt.Fprintln(stderr, "hivecrawl sim: name an experiment")
 		fs.Usage()
 		return 2
 	}
-	name := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	run, ok := simExperiments[name]
-	if !ok || fs.NArg() > 0 || !(*scale > 0 && *scale <= 1) {
+	if !ok || fs.NArg() > 0 || !(o.scale > 0 && o.scale <= 1) {
 		fmt.Fprintf(stderr, "hivecrawl sim: unknown experiment %q or bad arguments (scale must be in (0, 1])\n", name)
 		fs.Usage()
 		return 2
 	}
-	dir := *out
+	dir := o.out
 	if dir == "" {
 		dir = filepath.Join("docs", "results", name)
 	}
@@ -109,24 +121,24 @@ func simMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	counting := mr.CountLoadOnly
-	if *literal {
+	if o.literal {
 		counting = mr.CountAll
 	}
 	// The runs keep a few hundred MB of long-lived state and allocate
 	// little per step; a laxer collector saves about a tenth of the CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	start := time.Now()
-	body, err := run(*seed, *scale, counting, dir)
+	body, err := run(o.seed, o.scale, counting, dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "hivecrawl sim %s: %v\n", name, err)
 		return 1
 	}
 	took := time.Since(start)
 	cmdline := "hivecrawl sim " + strings.Join(args, " ")
-	if *out == "" {
+	if o.out == "" {
 		body += "\nWhy our figures differ from the paper's where they do is discussed in [the results overview](../README.md).\n"
 	}
-	params := fmt.Sprintf("seed %d, scale %g", *seed, *scale)
+	params := fmt.Sprintf("seed %d, scale %g", o.seed, o.scale)
 	if strings.HasPrefix(name, "recrawl") {
 		params += fmt.Sprintf(", success-rate counting %s", counting)
 	}

@@ -17,11 +17,27 @@ import (
 )
 
 func init() {
-	register(command{name: "status", summary: "show the running client's state, limits and credits (--json)", run: stdio(statusMain)})
-	register(command{name: "pause", summary: "pause crawling until 'hivecrawl resume'", run: stdio(pauseMain)})
-	register(command{name: "resume", summary: "resume crawling (ends a pause or snooze)", run: stdio(resumeMain)})
-	register(command{name: "snooze", summary: "pause for a while: snooze [1h|30m|tomorrow]", run: stdio(snoozeMain)})
-	register(command{name: "set", summary: "change settings: set KEY=VALUE... (set --help lists the keys)", run: stdio(setMain)})
+	register(command{name: "status", summary: "show the running client's state, limits and credits (--json)",
+		flags: flagsOf(statusFlags), run: stdio(statusMain)})
+	register(command{name: "pause", summary: "pause crawling until 'hivecrawl resume'",
+		flags: controlFlagsOf("pause"), run: stdio(pauseMain)})
+	register(command{name: "resume", summary: "resume crawling (ends a pause or snooze)",
+		flags: controlFlagsOf("resume"), run: stdio(resumeMain)})
+	register(command{name: "snooze", summary: "pause for a while: snooze [1h|30m|tomorrow]",
+		args: "[flags] [1h|30m|tomorrow]", words: []string{"1h", "30m", "tomorrow"}, flags: controlFlagsOf("snooze"), run: stdio(snoozeMain)})
+	register(command{name: "set", summary: "change settings: set KEY=VALUE... (set --help lists the keys)",
+		args: "[flags] KEY=VALUE...", help: setHelp(), flags: controlFlagsOf("set"), run: stdio(setMain)})
+}
+
+// setHelp lists the settings' keys.
+func setHelp() string {
+	var b strings.Builder
+	b.WriteString("Changes settings: at once when the client runs, else in its configuration\nfile for its next start. The keys:\n\n")
+	for _, k := range config.Keys() {
+		fmt.Fprintf(&b, "  %-34s %s\n", k[0], k[1])
+	}
+	b.WriteString("\nSizes and rates take units: 200KB/s, 1.5MiB/s, 512MB (0 = unlimited).")
+	return b.String()
 }
 
 // stdio adapts a command written against explicit streams (for tests).
@@ -29,25 +45,59 @@ func stdio(f func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return func(ctx context.Context, args []string) int { return f(ctx, args, os.Stdout, os.Stderr) }
 }
 
-// controlFlags parses the flags every control command shares and returns
-// the instance's directories.
+// controlOptions are the control commands' flags: --home, and status's
+// --json.
+type controlOptions struct {
+	home   *string
+	asJSON bool
+}
+
+// controlFlagSet declares the flag every control command has, --home.
+func controlFlagSet(name string, o *controlOptions) *flag.FlagSet {
+	fs := newFlagSet(name)
+	o.home = paths.Flag(fs)
+	return fs
+}
+
+// controlFlagsOf is the command table's flags of a control command that
+// has only --home.
+func controlFlagsOf(name string) func() *flag.FlagSet {
+	return func() *flag.FlagSet { return controlFlagSet(name, new(controlOptions)) }
+}
+
+func statusFlags(o *controlOptions) *flag.FlagSet {
+	fs := controlFlagSet("status", o)
+	fs.BoolVar(&o.asJSON, "json", false, "print the status as JSON")
+	return fs
+}
+
+// parseControl parses a control command's arguments into fs and returns
+// the instance's directories; done and code as parseFlags.
+func parseControl(fs *flag.FlagSet, o *controlOptions, args []string, stdout, stderr io.Writer) (dirs paths.Dirs, code int, done bool) {
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
+		return paths.Dirs{}, code, true
+	}
+	dirs, err := paths.Resolve(*o.home)
+	if err != nil {
+		fmt.Fprintf(stderr, "hivecrawl %s: %v\n", fs.Name(), err)
+		return paths.Dirs{}, 1, true
+	}
+	return dirs, 0, false
+}
+
+// controlFlags parses the arguments of a control command that adds flags
+// of its own with extra, and returns the instance's directories; fs is
+// nil when the command ends with exit status code. Its help goes to the
+// process's stdout; parseControl takes the command's.
 func controlFlags(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*flag.FlagSet, paths.Dirs, int) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	home := paths.Flag(fs)
+	var o controlOptions
+	fs := controlFlagSet(name, &o)
 	if extra != nil {
 		extra(fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, paths.Dirs{}, 0
-		}
-		return nil, paths.Dirs{}, 2
-	}
-	dirs, err := paths.Resolve(*home)
-	if err != nil {
-		fmt.Fprintf(stderr, "hivecrawl %s: %v\n", name, err)
-		return nil, paths.Dirs{}, 1
+	dirs, code, done := parseControl(fs, &o, args, os.Stdout, stderr)
+	if done {
+		return nil, paths.Dirs{}, code
 	}
 	return fs, dirs, -1
 }
@@ -68,11 +118,9 @@ func fail(stderr io.Writer, name string, err error) int {
 }
 
 func statusMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var asJSON *bool
-	fs, dirs, code := controlFlags("status", args, stderr, func(fs *flag.FlagSet) {
-		asJSON = fs.Bool("json", false, "print the status as JSON")
-	})
-	if fs == nil {
+	var o controlOptions
+	dirs, code, done := parseControl(statusFlags(&o), &o, args, stdout, stderr)
+	if done {
 		return code
 	}
 	c, err := localapi.Dial(dirs.APIFile())
@@ -83,7 +131,7 @@ func statusMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		return fail(stderr, "status", err)
 	}
-	if *asJSON {
+	if o.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(st); err != nil {
@@ -105,8 +153,10 @@ func resumeMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 func stateChange(ctx context.Context, name string, args []string, stdout, stderr io.Writer,
 	do func(*localapi.Client, context.Context) (localapi.Status, error)) int {
-	fs, dirs, code := controlFlags(name, args, stderr, nil)
-	if fs == nil {
+	var o controlOptions
+	fs := controlFlagSet(name, &o)
+	dirs, code, done := parseControl(fs, &o, args, stdout, stderr)
+	if done {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -126,8 +176,10 @@ func stateChange(ctx context.Context, name string, args []string, stdout, stderr
 }
 
 func snoozeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, dirs, code := controlFlags("snooze", args, stderr, nil)
-	if fs == nil {
+	var o controlOptions
+	fs := controlFlagSet("snooze", &o)
+	dirs, code, done := parseControl(fs, &o, args, stdout, stderr)
+	if done {
 		return code
 	}
 	d := "1h"
@@ -156,16 +208,10 @@ func snoozeMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 func setMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, dirs, code := controlFlags("set", args, stderr, func(fs *flag.FlagSet) {
-		fs.Usage = func() {
-			fmt.Fprintln(stderr, "usage: hivecrawl set [--home DIR] KEY=VALUE...\n\nkeys:")
-			for _, k := range config.Keys() {
-				fmt.Fprintf(stderr, "  %-34s %s\n", k[0], k[1])
-			}
-			fmt.Fprintln(stderr, "\nSizes and rates take units: 200KB/s, 1.5MiB/s, 512MB (0 = unlimited).")
-		}
-	})
-	if fs == nil {
+	var o controlOptions
+	fs := controlFlagSet("set", &o)
+	dirs, code, done := parseControl(fs, &o, args, stdout, stderr)
+	if done {
 		return code
 	}
 	if fs.NArg() == 0 {

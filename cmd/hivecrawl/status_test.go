@@ -160,7 +160,7 @@ func TestControlCommands(t *testing.T) {
 			}
 		}},
 		{"set not a pair", "set", []string{"download"}, 2, "", "not KEY=VALUE", nil},
-		{"set help lists keys", "set", []string{"--help"}, 0, "", "quota_reset_day", nil},
+		{"set help lists keys", "set", []string{"--help"}, 0, "quota_reset_day", "", nil},
 		{"set without pairs shows usage", "set", nil, 2, "", "usage: hivecrawl set", nil},
 		{"pause", "pause", nil, 0, "Hivecrawl is paused: Paused by you", "", nil},
 		{"status json while paused", "status", []string{"--json"}, 0, `"state": "paused"`, "", nil},
