@@ -11,6 +11,8 @@ need_pkg dbus-daemon dbus
 # The installer tests build with NSIS and inspect with file.
 need_pkg makensis nsis
 need_pkg file file
+# hivecrawl(1) is checked as lintian does, with man --warnings.
+need_pkg man man-db
 # crawler/botauth checks its signatures with the web-bot-auth npm package,
 # which the test installs into the user's cache.
 need_pkg node nodejs
