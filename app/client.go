@@ -17,6 +17,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/ledger"
+	"github.com/hivecrawl/hivecrawl/app/eventlog"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
@@ -110,6 +111,7 @@ type Client struct {
 	net     *network         // nil in local mode
 	solo    *manager.Manager // set in solo mode
 	started time.Time
+	events  *eventlog.Log
 
 	closeOnce sync.Once
 	closeErr  error
@@ -152,7 +154,15 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if err := dirs.Ensure(); err != nil {
 		return nil, err
 	}
-	c := &Client{opts: opts, dirs: dirs, log: opts.Logger, started: opts.Now()}
+	// Everything at Info and above also goes to the event log: the
+	// rotating file under the state directory and the dashboard's view.
+	events, err := eventlog.Open(dirs.LogFile())
+	if err != nil {
+		opts.Logger.Warn("No log file; events are kept in memory only", "err", err)
+		events, _ = eventlog.Open("")
+	}
+	opts.Logger = slog.New(events.Handler(opts.Logger.Handler()))
+	c := &Client{opts: opts, dirs: dirs, log: opts.Logger, events: events, started: opts.Now()}
 	c.cfg = config.Open(dirs.ConfigFile())
 	if err := c.cfg.Problem(); err != nil {
 		c.log.Warn("Configuration file damaged", "err", err)
@@ -348,7 +358,7 @@ func (c *Client) Serve(ctx context.Context) error {
 	}
 	c.api.Store(api)
 	page := c.webPage(api)
-	c.log.Info("Client started", "config", c.dirs.Config, "data", c.dirs.Data, "api", api.URL())
+	c.log.Info("Client started", "config", c.dirs.Config, "data", c.dirs.Data, "log", c.events.Path(), "api", api.URL())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -492,6 +502,7 @@ func (c *Client) Close() error {
 		if c.ledger != nil {
 			errs = append(errs, c.ledger.Close())
 		}
+		errs = append(errs, c.events.Close())
 		c.closeErr = errors.Join(errs...)
 	})
 	return c.closeErr

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -229,6 +230,29 @@ func TestSoloChannelControls(t *testing.T) {
 	}
 	if _, err := c.ChannelAction(ctx, "nowhere.example", localapi.ChannelCrawl); !errors.Is(err, localapi.ErrNotFound) {
 		t.Fatalf("crawl now of an unknown channel: %v", err)
+	}
+
+	// Each action is one line of the event log, in memory and on disk.
+	log, err := c.Events(ctx, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, e := range log.Events {
+		msgs = append(msgs, e.Message)
+	}
+	all := strings.Join(msgs, "|")
+	file, err := os.ReadFile(log.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Channel removed", "Channel resumed", "Channel to be crawled now", "Channel settings changed", "Channel paused", "Seeds added"} {
+		if !strings.Contains(all, want) || !strings.Contains(string(file), want) {
+			t.Errorf("event %q missing: events %s; file %s", want, all, log.File)
+		}
+	}
+	if strings.Index(all, "Channel removed") > strings.Index(all, "Channel paused") {
+		t.Errorf("events not newest first: %s", all)
 	}
 }
 

@@ -13,3 +13,12 @@ func dataBase() (string, error) {
 	}
 	return filepath.Join(home, "Library", "Application Support"), nil
 }
+
+// stateBase is ~/Library/Logs, where macOS apps keep logs.
+func stateBase() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "Library", "Logs"), nil
+}

@@ -13,3 +13,6 @@ func dataBase() (string, error) {
 	}
 	return "", errors.New("%LocalAppData% is not set")
 }
+
+// stateBase is %LocalAppData%, as dataBase: the log stays on the machine.
+func stateBase() (string, error) { return dataBase() }

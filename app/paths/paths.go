@@ -6,8 +6,11 @@
 // honours XDG_CONFIG_HOME on Linux) and the data in the platform's data
 // directory: XDG_DATA_HOME or ~/.local/share on Unix, ~/Library/Application
 // Support on macOS, %LocalAppData% on Windows, each with a "hivecrawl"
-// subdirectory. A --home DIR flag overrides both: configuration in DIR/config,
-// data in DIR/data.
+// subdirectory. The event log goes in the state directory: XDG_STATE_HOME or
+// ~/.local/state on Unix, ~/Library/Logs on macOS, %LocalAppData% on
+// Windows, with the same subdirectory. A --home DIR flag overrides all
+// three: configuration in DIR/config, data in DIR/data, the log in
+// DIR/state.
 //
 // Caveat: Resolve only computes names; call Dirs.Ensure before writing.
 package paths
@@ -42,12 +45,15 @@ const (
 	// WebSessionsName is the dashboard's sign-ins (hashed) in the data
 	// directory.
 	WebSessionsName = "web-sessions.json"
+	// LogName is the event log in the state directory.
+	LogName = "hivecrawl.log"
 )
 
 // Dirs are one instance's directories.
 type Dirs struct {
 	Config string // configuration, API token
 	Data   string // task queue, spools, ledger, counters
+	State  string // the event log
 }
 
 // Resolve returns the directories for home, or the per-user defaults when
@@ -58,7 +64,7 @@ func Resolve(home string) (Dirs, error) {
 		if err != nil {
 			return Dirs{}, fmt.Errorf("resolve home %s: %w", home, err)
 		}
-		return Dirs{Config: filepath.Join(abs, "config"), Data: filepath.Join(abs, "data")}, nil
+		return Dirs{Config: filepath.Join(abs, "config"), Data: filepath.Join(abs, "data"), State: filepath.Join(abs, "state")}, nil
 	}
 	cfg, err := os.UserConfigDir()
 	if err != nil {
@@ -68,7 +74,11 @@ func Resolve(home string) (Dirs, error) {
 	if err != nil {
 		return Dirs{}, fmt.Errorf("find data directory: %w (set --home DIR)", err)
 	}
-	return Dirs{Config: filepath.Join(cfg, App), Data: filepath.Join(data, App)}, nil
+	state, err := stateBase()
+	if err != nil {
+		return Dirs{}, fmt.Errorf("find state directory: %w (set --home DIR)", err)
+	}
+	return Dirs{Config: filepath.Join(cfg, App), Data: filepath.Join(data, App), State: filepath.Join(state, App)}, nil
 }
 
 // Ensure creates both directories (mode 0700) if they are missing.
@@ -102,11 +112,20 @@ func (d Dirs) UsageFile() string { return filepath.Join(d.Data, UsageName) }
 // PeerKeyFile returns the peer key's path.
 func (d Dirs) PeerKeyFile() string { return filepath.Join(d.Data, PeerKeyName) }
 
+// LogFile returns the event log's path; "" when there is no state
+// directory.
+func (d Dirs) LogFile() string {
+	if d.State == "" {
+		return ""
+	}
+	return filepath.Join(d.State, LogName)
+}
+
 // WebSessionsFile returns the path of the dashboard's sign-ins.
 func (d Dirs) WebSessionsFile() string { return filepath.Join(d.Data, WebSessionsName) }
 
 // Flag registers the --home flag on fs and returns its value's address.
 // Every client subcommand calls it so one instance is isolated from another.
 func Flag(fs *flag.FlagSet) *string {
-	return fs.String("home", "", "keep this instance's config in `DIR`/config and data in DIR/data")
+	return fs.String("home", "", "keep this instance's config in `DIR`/config, data in DIR/data and log in DIR/state")
 }

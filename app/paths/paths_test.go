@@ -14,35 +14,42 @@ func TestResolve(t *testing.T) {
 		home       string
 		xdgConfig  string
 		xdgData    string
+		xdgState   string
 		wantConfig string
 		wantData   string
+		wantState  string
 	}{
 		{
 			name:       "home flag overrides everything",
 			home:       filepath.Join(base, "inst1"),
 			xdgConfig:  filepath.Join(base, "xc"),
 			xdgData:    filepath.Join(base, "xd"),
+			xdgState:   filepath.Join(base, "xs"),
 			wantConfig: filepath.Join(base, "inst1", "config"),
 			wantData:   filepath.Join(base, "inst1", "data"),
+			wantState:  filepath.Join(base, "inst1", "state"),
 		},
 		{
 			name:       "XDG variables",
 			xdgConfig:  filepath.Join(base, "xc"),
 			xdgData:    filepath.Join(base, "xd"),
+			xdgState:   filepath.Join(base, "xs"),
 			wantConfig: filepath.Join(base, "xc", App),
 			wantData:   filepath.Join(base, "xd", App),
+			wantState:  filepath.Join(base, "xs", App),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("XDG_CONFIG_HOME", tt.xdgConfig)
 			t.Setenv("XDG_DATA_HOME", tt.xdgData)
+			t.Setenv("XDG_STATE_HOME", tt.xdgState)
 			d, err := Resolve(tt.home)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d.Config != tt.wantConfig || d.Data != tt.wantData {
-				t.Errorf("Resolve(%q) = %+v, want config %s data %s", tt.home, d, tt.wantConfig, tt.wantData)
+			if d.Config != tt.wantConfig || d.Data != tt.wantData || d.State != tt.wantState || d.LogFile() != filepath.Join(tt.wantState, LogName) {
+				t.Errorf("Resolve(%q) = %+v, want config %s data %s state %s", tt.home, d, tt.wantConfig, tt.wantData, tt.wantState)
 			}
 		})
 	}
@@ -53,12 +60,16 @@ func TestResolveDefaultDataUnderHome(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("XDG_STATE_HOME", "")
 	d, err := Resolve("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := filepath.Join(home, ".local", "share", App); d.Data != want {
 		t.Errorf("data = %s, want %s", d.Data, want)
+	}
+	if want := filepath.Join(home, ".local", "state", App); d.State != want {
+		t.Errorf("state = %s, want %s", d.State, want)
 	}
 	if want := filepath.Join(home, ".config", App); d.Config != want {
 		t.Errorf("config = %s, want %s", d.Config, want)

@@ -96,7 +96,7 @@
     if (focus) $('main').focus();
     if (page === 'settings') loadConfig();
     if (page === 'credits') loadReceipts();
-    if (page === 'dashboard') drawCharts();
+    if (page === 'dashboard') { drawCharts(); loadEvents(); }
     if (page === 'solo') window.HCSolo.show();
   }
 
@@ -467,6 +467,39 @@
     window.HCSolo.signedIn(!!S.token);
   }
 
+  // ---- the event log: one line per change, newest first ----
+  async function loadEvents() {
+    let log;
+    try {
+      log = await getJSON('/api/events?n=30');
+    } catch (e) {
+      $('events-file').textContent = 'Cannot read the event log: ' + e.message;
+      return;
+    }
+    $('events-file').replaceChildren(...(log.file ? ['Also written to ', Object.assign(document.createElement('code'), { textContent: log.file }), '.'] : ['Kept in memory only: the log file could not be opened.']));
+    const list = $('events');
+    if (!log.events.length) {
+      list.replaceChildren(Object.assign(document.createElement('li'), { className: 'empty', textContent: 'No events yet.' }));
+      return;
+    }
+    list.replaceChildren(...log.events.map(e => {
+      const li = document.createElement('li');
+      li.className = 'ev-' + e.level.toLowerCase();
+      const when = document.createElement('time');
+      when.dateTime = e.time;
+      when.textContent = new Date(e.time).toLocaleTimeString([], { timeStyle: 'medium' });
+      when.title = fmtTime(e.time);
+      const msg = document.createElement('span');
+      msg.className = 'ev-msg';
+      msg.textContent = (e.level === 'INFO' ? '' : e.level.charAt(0) + e.level.slice(1).toLowerCase() + ': ') + e.message;
+      const attrs = document.createElement('span');
+      attrs.className = 'ev-attrs';
+      attrs.textContent = (e.attrs || []).join(' ');
+      li.append(when, msg, attrs);
+      return li;
+    }));
+  }
+
   async function start() {
     await signIn();
     fields().forEach(input => input.addEventListener('change', () => saveField(input)));
@@ -493,4 +526,5 @@
   }
 
   document.addEventListener('DOMContentLoaded', start);
+  setInterval(() => { if (S.page === 'dashboard' && !document.hidden) loadEvents(); }, 5000);
 })();

@@ -160,6 +160,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /api/resume", s.needToken(http.HandlerFunc(s.postResume)))
 	s.mux.Handle("POST /api/snooze", s.needToken(http.HandlerFunc(s.postSnooze)))
 	s.soloRoutes()
+	s.eventRoutes()
 	s.debugRoutes()
 }
 

@@ -251,6 +251,10 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 	text(t, ctx, "memory reading", `document.getElementById('now-mem').textContent`, func(s string) bool { return strings.HasPrefix(s, "50.3 MB") })
 	text(t, ctx, "credit bars", `String(document.querySelectorAll('#chart-credits rect').length)`, func(s string) bool { return s != "0" })
 	checkOverlayPanel(t, ctx, r)
+	// The event log shows the tasks done, with where its file is.
+	text(t, ctx, "events", `Array.from(document.querySelectorAll('#events .ev-msg')).map(m => m.textContent).join('|')`,
+		func(s string) bool { return strings.Contains(s, "Task done") })
+	text(t, ctx, "log file", `document.getElementById('events-file').textContent`, func(s string) bool { return strings.HasSuffix(s, "hivecrawl.log.") })
 	screenshot(t, ctx, "dashboard")
 
 	// A pause made elsewhere (the CLI) reaches the open page.
