@@ -4,9 +4,10 @@
 // Each platform is in its own file; all of them act for the current user
 // only and need no administrator rights.
 //
-// On Linux a package may also install a system-wide entry
-// (/etc/xdg/autostart); turning autostart off then writes a user entry with
-// Hidden=true, which the XDG specification says overrides it.
+// On Linux an administrator may also install a system-wide entry
+// (/etc/xdg/autostart; Hivecrawl's packages do not); turning autostart off
+// then writes a user entry with Hidden=true, which the XDG specification
+// says overrides it.
 package autostart
 
 // Name is the program's name in every platform's entry.

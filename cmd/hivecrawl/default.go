@@ -131,7 +131,8 @@ func waitForAPI(ctx context.Context, path string, served <-chan error) (localapi
 }
 
 // followAutostart keeps the start-at-login entry and the setting in step:
-// at start the entry decides (a package may have installed one), then
+// at start the entry decides (an administrator may have installed one for
+// everyone), then
 // changes of the setting write the entry. It returns the stop function.
 func followAutostart(s *config.Store, log *slog.Logger) func() {
 	exe, err := os.Executable()
