@@ -66,6 +66,7 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	// The user crawls the sites they chose: links to other hosts create
 	// no channels unless a channel is set to follow them.
 	mo.Channels.StayOnHost = true
+	mo.Search = true
 	if mo.Name == "" {
 		mo.Name = "solo"
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -217,4 +218,27 @@ func channelError(id string, err error) error {
 		return localapi.Invalid(err)
 	}
 	return err
+}
+
+// SoloSearch finds up to n pages solo mode stored that match query.
+func (c *Client) SoloSearch(ctx context.Context, query string, n int) (localapi.SearchResults, error) {
+	if err := c.needSolo("search"); err != nil {
+		return localapi.SearchResults{}, err
+	}
+	res, err := c.solo.Search().Search(query, n)
+	if errors.Is(err, search.ErrBadQuery) {
+		return localapi.SearchResults{}, localapi.Invalid(err)
+	}
+	if err != nil {
+		return localapi.SearchResults{}, err
+	}
+	out := localapi.SearchResults{Query: res.Query, Total: res.Total, Took: res.Took, Hits: make([]localapi.SearchHit, len(res.Hits))}
+	for i, h := range res.Hits {
+		hit := localapi.SearchHit{URL: h.URL, Channel: h.Channel, Title: h.Title, Fetched: h.Fetched}
+		for _, s := range h.Snippet {
+			hit.Snippet = append(hit.Snippet, localapi.SnippetSegment{Text: s.Text, Match: s.Match})
+		}
+		out.Hits[i] = hit
+	}
+	return out, nil
 }

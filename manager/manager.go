@@ -25,6 +25,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/report"
+	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -48,6 +49,8 @@ type Manager struct {
 	dir  *directoryServer
 	// wake asks Serve for a schedule round before the next tick.
 	wake chan struct{}
+	// search indexes the stored text when Options.Search is set.
+	search *search.Index
 
 	mu       sync.Mutex // guards the fields below
 	strat    recrawl.Strategy
@@ -137,6 +140,17 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		v.Checks, v.OnInvalid = book{m}, m.resultFailed
 		sopts.Validation = &v
 	}
+	if opts.Search {
+		var moved string
+		m.search, moved, err = search.Open(filepath.Join(opts.Dir, SearchDir))
+		if err != nil {
+			return nil, fmt.Errorf("new manager: %w", err)
+		}
+		if moved != "" {
+			m.log.Warn("Search index did not open; a new one is made and the old one kept aside (pages are searchable again as they are recrawled)", "moved_to", moved)
+		}
+		sopts.Search = m.search
+	}
 	m.store, err = storage.New(sopts)
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -196,6 +210,10 @@ func (m *Manager) Host() *host.Host { return m.host }
 
 // Channels returns the channel database.
 func (m *Manager) Channels() *channels.DB { return m.db }
+
+// Search returns the full-text index of the stored text; nil unless
+// Options.Search is set.
+func (m *Manager) Search() *search.Index { return m.search }
 
 // Storage returns the storage module.
 func (m *Manager) Storage() *storage.Storage { return m.store }
@@ -320,6 +338,9 @@ func (m *Manager) Close() error {
 	}
 	if m.store != nil {
 		errs = append(errs, m.store.Close())
+	}
+	if m.search != nil {
+		errs = append(errs, m.search.Close())
 	}
 	if m.db != nil {
 		errs = append(errs, m.db.Close())

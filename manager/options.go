@@ -121,6 +121,8 @@ type Options struct {
 	// overlay is that client alone and ends with it, so a restart never
 	// waits for members to renew.
 	Solo bool `json:"-"`
+	// Search indexes the stored text for full-text search (solo mode).
+	Search bool `json:"-"`
 	// Now is the clock; default time.Now.
 	Now    func() time.Time `json:"-"`
 	Logger *slog.Logger     `json:"-"`
@@ -191,6 +193,8 @@ const (
 	ChannelsFile = "channels.db"
 	ProfileFile  = "profile.json"
 	APIFile      = "api.json"
+	// SearchDir is the full-text index (Options.Search).
+	SearchDir = "search.bleve"
 	// OverlayFile records that the network's overlay has had members: a
 	// manager restarted with it waits for members to renew before it
 	// lets anyone start the overlay afresh.

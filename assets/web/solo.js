@@ -285,6 +285,54 @@
     $('solo-browse').hidden = true;
   }
 
+  // ---- full-text search over the stored text ----
+  async function doSearch(ev) {
+    ev.preventDefault();
+    const q = $('search-q').value.trim();
+    const msg = $('search-msg'), list = $('search-hits');
+    if (!q) {
+      window.HC.say(msg, 'Type a word to look for.', false);
+      return;
+    }
+    let res;
+    try {
+      res = await window.HC.getJSON('/api/solo/search?n=20&q=' + encodeURIComponent(q));
+    } catch (e) {
+      window.HC.say(msg, e.message, false);
+      list.replaceChildren();
+      return;
+    }
+    window.HC.say(msg, !res.total ? 'No page crawled so far has those words.' :
+      res.total + (res.total === 1 ? ' page' : ' pages') + (res.hits.length < res.total ? ', the best ' + res.hits.length + ' shown' : '') + '.', true);
+    list.replaceChildren(...res.hits.map(h => {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button'; b.className = 'link hit-title';
+      b.textContent = h.title || h.url;
+      b.addEventListener('click', async () => {
+        await loadPages(h.channel, false);
+        loadText(h.url);
+        $('h-browse').scrollIntoView({ block: 'nearest' });
+      });
+      const where = document.createElement('span');
+      where.className = 'sub hit-url'; where.textContent = h.url;
+      const snip = document.createElement('p');
+      snip.className = 'snippet';
+      // The snippet comes as plain-text runs; matches are marked here.
+      for (const seg of h.snippet || []) {
+        if (seg.match) {
+          const m = document.createElement('mark');
+          m.textContent = seg.text;
+          snip.appendChild(m);
+        } else {
+          snip.appendChild(document.createTextNode(seg.text));
+        }
+      }
+      li.append(b, where, snip);
+      return li;
+    }));
+  }
+
   async function loadPages(id, focus) {
     R.channel = id;
     const card = $('solo-browse');
@@ -368,6 +416,7 @@
       if (b) b.focus();
     });
     $('chset-form').addEventListener('submit', saveSettings);
+    $('search-form').addEventListener('submit', doSearch);
     $('btn-close-chset').addEventListener('click', closeSettings);
   });
 

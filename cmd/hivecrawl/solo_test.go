@@ -74,6 +74,12 @@ func TestSoloMode(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	// `hivecrawl search` finds a phrase of one stored page.
+	if b, err := exec.Command(bin, "search", "--home", home, `title:"site 0 p2.html"`).CombinedOutput(); err != nil ||
+		!strings.Contains(string(b), srv.URL+"/s/0/p2.html\n") || !strings.Contains(string(b), "1 of 1 pages shown") {
+		t.Errorf("search: %v\n%s", err, b)
+	}
+
 	// The channel as `hivecrawl channels` shows it, and its actions.
 	host := strings.TrimPrefix(srv.URL, "http://")
 	run := func(args ...string) (string, error) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -56,6 +57,10 @@ type Options struct {
 	// Validation, when set, spot-checks results (see Validation); without
 	// it every result's credit is confirmed at once.
 	Validation *Validation
+	// Search, when set, indexes the text of every page stored, for
+	// full-text search (solo mode). Its failures are logged, not fatal:
+	// the WARC files are the record.
+	Search *search.Index
 }
 
 // Storage is the storage module. Create it with New, attach it to a host
@@ -322,6 +327,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		validating = s.opts.Validation != nil
 		wrote      written   // kept when validating
 		sample     []sampled // kept when validating
+		found      []search.Page
 	)
 	for _, p := range accepted {
 		prev, wasKnown := known[p.URL]
@@ -340,8 +346,12 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			}
 			continue
 		}
-		if _, err := export.Text(p); err != nil {
+		text, err := export.Text(p)
+		if err != nil {
 			continue // text that does not decompress is not accepted
+		}
+		if s.opts.Search != nil && text != "" {
+			found = append(found, search.Page{URL: p.URL, Channel: t.Channel, Title: p.Title, Text: text, Fetched: p.FetchedAt})
 		}
 		loc, ok, err := s.rot.Page(p)
 		if err != nil {
@@ -408,6 +418,9 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	}
 	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, validating, recorded); err != nil {
 		return nil, fmt.Errorf("store receipt of task %s: %w", t.ID, err)
+	}
+	if err := s.opts.Search.Add(found); err != nil {
+		s.log.Warn("Pages stored but not indexed for search", "task", t.ID, "err", err)
 	}
 	s.log.Info("Upload stored", "task", t.ID, "peer", from, "new", r.PagesNew, "changed", r.PagesChanged,
 		"unchanged", unchang, "credits", r.Credits)

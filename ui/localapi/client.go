@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -118,6 +119,13 @@ func (c *Client) SetChannel(ctx context.Context, channel string, set ChannelSett
 	var ch SoloChannel
 	err := c.do(ctx, http.MethodPost, "/api/solo/channels/"+url.PathEscape(channel)+"/settings", body, "application/json", &ch)
 	return ch, err
+}
+
+// SoloSearch finds up to n pages solo mode stored that match query.
+func (c *Client) SoloSearch(ctx context.Context, query string, n int) (SearchResults, error) {
+	var res SearchResults
+	err := c.do(ctx, http.MethodGet, "/api/solo/search?q="+url.QueryEscape(query)+"&n="+strconv.Itoa(n), nil, "", &res)
+	return res, err
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body []byte, ctype string, out any) error {

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -33,6 +34,34 @@ type Solo interface {
 	ChannelAction(ctx context.Context, channel, action string) (SoloChannel, error)
 	// SetChannel applies settings to a channel, all or none.
 	SetChannel(ctx context.Context, channel string, s ChannelSettings) (SoloChannel, error)
+	// SoloSearch finds up to n stored pages matching query (an Invalid
+	// error for a query that cannot be read).
+	SoloSearch(ctx context.Context, query string, n int) (SearchResults, error)
+}
+
+// SearchResults is the answer to GET /api/solo/search.
+type SearchResults struct {
+	Query string      `json:"query"`
+	Total uint64      `json:"total"`
+	Hits  []SearchHit `json:"hits"`
+	Took  string      `json:"took"`
+}
+
+// SearchHit is one page found.
+type SearchHit struct {
+	URL     string    `json:"url"`
+	Channel string    `json:"channel"`
+	Title   string    `json:"title"`
+	Fetched time.Time `json:"fetched"`
+	// Snippet is a passage around the matches: plain-text segments, the
+	// matched words with Match set.
+	Snippet []SnippetSegment `json:"snippet"`
+}
+
+// SnippetSegment is a run of a snippet's text.
+type SnippetSegment struct {
+	Text  string `json:"text"`
+	Match bool   `json:"match,omitempty"`
 }
 
 // The per-channel actions of POST /api/solo/channels/{id}/{action}.
@@ -230,6 +259,30 @@ func (s *Server) soloRoutes() {
 			ps.Pages = []SoloPage{}
 		}
 		writeJSON(w, http.StatusOK, ps)
+	})
+	s.mux.HandleFunc("GET /api/solo/search", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query().Get("q")
+		if strings.TrimSpace(q) == "" {
+			writeError(w, http.StatusBadRequest, "give words to search for: /api/solo/search?q=WORDS")
+			return
+		}
+		n := 20
+		if v := r.URL.Query().Get("n"); v != "" {
+			var err error
+			if n, err = strconv.Atoi(v); err != nil || n < 1 || n > 100 {
+				writeError(w, http.StatusBadRequest, "n must be a whole number from 1 to 100")
+				return
+			}
+		}
+		res, err := so.SoloSearch(r.Context(), q, n)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		if res.Hits == nil {
+			res.Hits = []SearchHit{}
+		}
+		writeJSON(w, http.StatusOK, res)
 	})
 	s.mux.HandleFunc("GET /api/solo/text", func(w http.ResponseWriter, r *http.Request) {
 		u := r.URL.Query().Get("url")

@@ -91,6 +91,13 @@ func (f *fakeSolo) SetChannel(_ context.Context, ch string, set ChannelSettings)
 	return out, nil
 }
 
+func (f *fakeSolo) SoloSearch(_ context.Context, q string, n int) (SearchResults, error) {
+	if q == "(" {
+		return SearchResults{}, Invalid(fmt.Errorf("search %q: syntax error", q))
+	}
+	return SearchResults{Query: q, Total: 1, Hits: []SearchHit{{URL: "http://known.example/", Snippet: []SnippetSegment{{Text: q, Match: true}}}}}, nil
+}
+
 func TestSoloRoutes(t *testing.T) {
 	b := &fakeSolo{fakeBackend: newFake()}
 	s, _ := start(t, b)
@@ -134,6 +141,10 @@ func TestSoloRoutes(t *testing.T) {
 		{"settings", s, "POST", "/api/solo/channels/known.example/settings", "", true, "application/json", `{"max_depth": 2, "other_hosts": true}`, 200, `"other_hosts": true`},
 		{"settings out of range", s, "POST", "/api/solo/channels/known.example/settings", "", true, "application/json", `{"max_depth": 99}`, 400, "out of range"},
 		{"settings of the wrong shape", s, "POST", "/api/solo/channels/known.example/settings", "", true, "application/json", `{"depth": 2}`, 400, "body must be"},
+		{"search", s, "GET", "/api/solo/search?q=bees", "", false, "", "", 200, `"match": true`},
+		{"search without words", s, "GET", "/api/solo/search?q=+", "", false, "", "", 400, "give words"},
+		{"search, bad n", s, "GET", "/api/solo/search?q=bees&n=1000", "", false, "", "", 400, "n must be"},
+		{"search, bad query", s, "GET", "/api/solo/search?q=(", "", false, "", "", 400, "syntax error"},
 		{"seeds by GET", s, "GET", "/api/solo/seeds", "", true, "", "", 405, ""},
 		{"channels in a network", sn, "GET", "/api/solo/channels", "", false, "", "", 409, "not in solo mode"},
 		{"seeds in a network", sn, "POST", "/api/solo/seeds", "", true, "text/plain", "http://a.example/", 409, "not in solo mode"},

@@ -73,6 +73,20 @@ func checkSoloPage(t *testing.T, ctx context.Context, r running) {
 	text(t, ctx, "its title", `document.querySelector('#solo-text h3').textContent`, func(s string) bool { return s == "/site0/a.html" })
 	screenshot(t, ctx, "solo")
 
+	// A phrase from one crawled page finds it, the match marked; the hit
+	// opens its text.
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#search-q"), `"about /site0/b.html"`), chromedp.Click(chromedp.CSS("#btn-search"))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "search answer", `document.getElementById('search-msg').textContent`, func(s string) bool { return s == "1 page." })
+	text(t, ctx, "hit", `document.querySelector('#search-hits .hit-title').textContent + '|' + Array.from(document.querySelectorAll('#search-hits mark')).map(m => m.textContent).join(' ')`,
+		func(s string) bool { return strings.HasPrefix(s, "/site0/b.html|") && strings.Contains(s, "site0") })
+	screenshot(t, ctx, "solo-search")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#search-hits .hit-title"))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "hit's text", `document.querySelector('#solo-text h3').textContent`, func(s string) bool { return s == "/site0/b.html" })
+
 	// A bad seed: the manager's parser says why, nothing is added.
 	addSeeds := func(urls string) {
 		t.Helper()
