@@ -1,6 +1,8 @@
 package installer
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +20,10 @@ var (
 	buildErr  error
 	buildLog  []byte
 	windows   bool // whether the Windows installer was built
+
+	installOnce sync.Once
+	installed   string // the throwaway root the .deb is installed into
+	installErr  error
 )
 
 // need returns the path of cmd. Outside CI a missing tool skips the test;
@@ -83,44 +89,63 @@ func glob(t *testing.T, pattern string) string {
 	return m[0]
 }
 
-func TestDebInstallsIntoAThrowawayRoot(t *testing.T) {
+// installedRoot installs the .deb once, for real, into a throwaway root
+// with an empty dpkg database, and returns the root.
+func installedRoot(t *testing.T) string {
+	t.Helper()
 	dpkg := need(t, "dpkg", "dpkg")
 	out := packages(t)
 	deb := glob(t, filepath.Join(out, "hivecrawl_9.8.7.test_*.deb"))
+	installOnce.Do(func() {
+		root := filepath.Join(out, "root")
+		for _, d := range []string{"var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers"} {
+			os.MkdirAll(filepath.Join(root, d), 0o755)
+		}
+		for _, f := range []string{"var/lib/dpkg/status", "var/lib/dpkg/available"} {
+			os.WriteFile(filepath.Join(root, f), nil, 0o644)
+		}
+		if b, err := exec.Command(dpkg, "--root="+root, "--force-not-root", "--force-script-chrootless", "-i", deb).CombinedOutput(); err != nil {
+			installErr = fmt.Errorf("dpkg -i: %v\n%s", err, b)
+			return
+		}
+		installed = root
+	})
+	if installErr != nil {
+		t.Fatal(installErr)
+	}
+	return installed
+}
 
-	// An empty dpkg database under a fresh root, and a real install into it.
-	root := t.TempDir()
-	for _, d := range []string{"var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers"} {
-		os.MkdirAll(filepath.Join(root, d), 0o755)
-	}
-	for _, f := range []string{"var/lib/dpkg/status", "var/lib/dpkg/available"} {
-		os.WriteFile(filepath.Join(root, f), nil, 0o644)
-	}
-	if b, err := exec.Command(dpkg, "--root="+root, "--force-not-root", "--force-script-chrootless", "-i", deb).CombinedOutput(); err != nil {
-		t.Fatalf("dpkg -i: %v\n%s", err, b)
-	}
-	list, err := exec.Command(dpkg, "--root="+root, "-L", "hivecrawl").Output()
+func TestDebInstallsIntoAThrowawayRoot(t *testing.T) {
+	root := installedRoot(t)
+	b, err := exec.Command("dpkg", "--root="+root, "-L", "hivecrawl").Output()
 	if err != nil {
 		t.Fatalf("dpkg -L: %v", err)
 	}
-	for _, f := range []string{"/usr/bin/hivecrawl", "/usr/share/applications/hivecrawl.desktop",
-		"/usr/share/icons/hicolor/256x256/apps/hivecrawl.png"} {
-		if !strings.Contains(string(list), f+"\n") {
+	list := string(b)
+	for _, f := range []string{
+		"/usr/bin/hivecrawl",
+		"/usr/share/applications/hivecrawl.desktop",
+		"/usr/share/icons/hicolor/256x256/apps/hivecrawl.png",
+		"/usr/lib/systemd/user/hivecrawl.service",
+	} {
+		if !strings.Contains(list, f+"\n") {
 			t.Errorf("package lacks %s:\n%s", f, list)
 		}
 	}
-	// Nothing starts by itself: no root daemon, no service, no autostart
-	// entry for every user, no maintainer scripts, nothing in /etc.
+	// Nothing starts by itself: no autostart entry for every user, no
+	// system service, no unit enabled, no maintainer scripts, nothing in
+	// /etc.
+	for _, f := range []string{"/etc/", "/lib/systemd/system", "/usr/lib/systemd/system", "init.d", ".wants/"} {
+		if strings.Contains(list, f) {
+			t.Errorf("package installs %s:\n%s", f, list)
+		}
+	}
 	infos, _ := filepath.Glob(filepath.Join(root, "var/lib/dpkg/info/hivecrawl.*"))
 	for _, f := range infos {
 		switch filepath.Ext(f) {
 		case ".preinst", ".postinst", ".prerm", ".postrm", ".conffiles":
 			t.Errorf("package has %s", filepath.Base(f))
-		}
-	}
-	for _, f := range []string{"/etc/", "systemd", "init.d"} {
-		if strings.Contains(string(list), f) {
-			t.Errorf("package installs %s:\n%s", f, list)
 		}
 	}
 
@@ -129,17 +154,99 @@ func TestDebInstallsIntoAThrowawayRoot(t *testing.T) {
 	if want := "hivecrawl " + strings.TrimPrefix(testVersion, "v") + " ("; err != nil || !strings.HasPrefix(string(v), want) || !strings.HasSuffix(string(v), ")\n") {
 		t.Errorf("installed hivecrawl --version: %q (%v), want %q, the commit and ')'", v, err, want)
 	}
-	for _, entry := range []string{"usr/share/applications/hivecrawl.desktop"} {
-		data, err := os.ReadFile(filepath.Join(root, entry))
-		if err != nil || !strings.Contains(string(data), "\nExec=hivecrawl\n") || !strings.Contains(string(data), "\nIcon=hivecrawl\n") {
-			t.Errorf("%s: %v\n%s", entry, err, data)
-		}
-		if v, err := exec.LookPath("desktop-file-validate"); err == nil {
-			if b, err := exec.Command(v, filepath.Join(root, entry)).CombinedOutput(); err != nil {
-				t.Errorf("desktop-file-validate %s: %v\n%s", entry, err, b)
-			}
+	entry := filepath.Join(root, "usr/share/applications/hivecrawl.desktop")
+	data, err := os.ReadFile(entry)
+	if err != nil || !strings.Contains(string(data), "\nExec=hivecrawl\n") || !strings.Contains(string(data), "\nIcon=hivecrawl\n") {
+		t.Errorf("%s: %v\n%s", entry, err, data)
+	}
+	if v, err := exec.LookPath("desktop-file-validate"); err == nil {
+		if b, err := exec.Command(v, entry).CombinedOutput(); err != nil {
+			t.Errorf("desktop-file-validate %s: %v\n%s", entry, err, b)
 		}
 	}
+}
+
+// TestSystemdUserUnit checks the user unit: systemd accepts it, and what
+// it starts is a command of the installed hivecrawl with flags it has.
+func TestSystemdUserUnit(t *testing.T) {
+	root := installedRoot(t)
+	path := filepath.Join(root, "usr/lib/systemd/user/hivecrawl.service")
+	unit, err := readUnit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range [][3]string{
+		{"Service", "Restart", "on-failure"},
+		{"Service", "Nice", "19"},
+		{"Service", "CPUSchedulingPolicy", "idle"},
+		{"Service", "IOSchedulingClass", "idle"},
+		{"Install", "WantedBy", "default.target"},
+	} {
+		if got := unit[kv[0]][kv[1]]; got != kv[2] {
+			t.Errorf("[%s] %s=%q, want %q", kv[0], kv[1], got, kv[2])
+		}
+	}
+	exec0 := strings.Fields(unit["Service"]["ExecStart"])
+	if len(exec0) < 2 || exec0[0] != "/usr/bin/hivecrawl" {
+		t.Fatalf("ExecStart=%q: want /usr/bin/hivecrawl and a command", unit["Service"]["ExecStart"])
+	}
+	// The command and its flags exist: they parse, up to --help.
+	var stdout, stderr strings.Builder
+	cmd := exec.Command(filepath.Join(root, exec0[0]), append(exec0[1:], "--help")...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || !strings.HasPrefix(stdout.String(), "usage: hivecrawl "+exec0[1]) {
+		t.Errorf("hivecrawl %s --help: %v\nstdout: %s\nstderr: %s", strings.Join(exec0[1:], " "), err, stdout.String(), stderr.String())
+	}
+
+	analyze, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Log("systemd-analyze is not installed: the unit was read, not verified by systemd")
+		return
+	}
+	// systemd-analyze checks that ExecStart is there: point it at the root.
+	data, _ := os.ReadFile(path)
+	dir := t.TempDir()
+	verified := filepath.Join(dir, "hivecrawl.service")
+	os.WriteFile(verified, []byte(strings.ReplaceAll(string(data), "=/usr/bin/", "="+root+"/usr/bin/")), 0o644)
+	run := t.TempDir()
+	cmd = exec.Command(analyze, "--user", "--man=no", "verify", verified)
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+run)
+	out, err := cmd.CombinedOutput()
+	if bytes.Contains(out, []byte("Failed to initialize manager")) {
+		t.Logf("systemd-analyze cannot run here, the unit was read, not verified by systemd: %s", out)
+		return
+	}
+	// verify exits 0 after some complaints: any output is one.
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("systemd-analyze --user verify: %v\n%s", err, out)
+	}
+}
+
+// readUnit reads a systemd unit file's sections and keys (the last value
+// of a key repeated).
+func readUnit(path string) (map[string]map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	unit := map[string]map[string]string{}
+	section := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || line[0] == '#' || line[0] == ';':
+		case line[0] == '[' && line[len(line)-1] == ']':
+			section = line[1 : len(line)-1]
+			unit[section] = map[string]string{}
+		default:
+			k, v, ok := strings.Cut(line, "=")
+			if !ok || section == "" {
+				return nil, fmt.Errorf("%s:%d: not a key=value in a section: %q", path, i+1, line)
+			}
+			unit[section][strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return unit, nil
 }
 
 func TestRPM(t *testing.T) {
