@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -42,11 +43,12 @@ func need(t *testing.T, cmd, pkg string) string {
 }
 
 // packages builds every package once for all tests, with `make package`'s
-// script.
+// script. The Windows installer's files are stored uncompressed: the tests
+// look at what it is, and LZMA took most of the build's time.
 func packages(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds the packages (about a minute)")
+		t.Skip("builds the packages (about half a minute)")
 	}
 	buildOnce.Do(func() {
 		out, err := os.MkdirTemp("", "hivecrawl-dist")
@@ -56,7 +58,7 @@ func packages(t *testing.T) string {
 		}
 		built = out
 		cmd := exec.Command("../scripts/package.sh")
-		cmd.Env = append(os.Environ(), "OUT="+out, "VERSION="+testVersion)
+		cmd.Env = append(os.Environ(), "OUT="+out, "VERSION="+testVersion, "NSIS_FAST=1")
 		if _, err := exec.LookPath("makensis"); err == nil {
 			windows = true
 		} else if os.Getenv("CI") != "true" {
@@ -128,6 +130,12 @@ func TestDebInstallsIntoAThrowawayRoot(t *testing.T) {
 		"/usr/share/applications/hivecrawl.desktop",
 		"/usr/share/icons/hicolor/256x256/apps/hivecrawl.png",
 		"/usr/lib/systemd/user/hivecrawl.service",
+		"/usr/share/man/man1/hivecrawl.1.gz",
+		"/usr/share/bash-completion/completions/hivecrawl",
+		"/usr/share/zsh/vendor-completions/_hivecrawl",
+		"/usr/share/fish/vendor_completions.d/hivecrawl.fish",
+		"/usr/share/doc/hivecrawl/copyright",
+		"/usr/share/doc/hivecrawl/changelog.gz",
 	} {
 		if !strings.Contains(list, f+"\n") {
 			t.Errorf("package lacks %s:\n%s", f, list)
@@ -247,6 +255,80 @@ func readUnit(path string) (map[string]map[string]string, error) {
 		}
 	}
 	return unit, nil
+}
+
+// TestInstalledManPageAndCompletion reads the installed manual page with
+// man, as lintian does, and completes a command with the installed bash
+// script.
+func TestInstalledManPageAndCompletion(t *testing.T) {
+	root := installedRoot(t)
+	if man, err := exec.LookPath("man"); err == nil {
+		cmd := exec.Command(man, "--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z", filepath.Join(root, "usr/share/man/man1/hivecrawl.1.gz"))
+		cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil || stderr.Len() > 0 || stdout.Len() == 0 {
+			t.Errorf("man --warnings on the installed page: %v, %d bytes\n%s", err, stdout.Len(), stderr.String())
+		}
+	} else {
+		t.Log("man is not installed: the manual page is not read")
+	}
+	bash := need(t, "bash", "bash")
+	out, err := exec.Command(bash, "--norc", "--noprofile", "-c",
+		`source "$1" && COMP_WORDS=(hivecrawl compl) && COMP_CWORD=1 && _hivecrawl && echo "${COMPREPLY[@]}"`,
+		"bash", filepath.Join(root, "usr/share/bash-completion/completions/hivecrawl")).CombinedOutput()
+	if err != nil || string(out) != "completion\n" {
+		t.Errorf("the installed bash completion offers %q (%v), want completion", out, err)
+	}
+}
+
+// TestLintian runs lintian on the .deb: no errors. Warnings and the rest
+// are logged.
+func TestLintian(t *testing.T) {
+	lintian := need(t, "lintian", "lintian")
+	out := packages(t)
+	deb := glob(t, filepath.Join(out, "hivecrawl_9.8.7.test_*.deb"))
+	b, err := exec.Command(lintian, "--display-info", "--pedantic", deb).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("lintian: %v", err)
+	} else if ee != nil && !bytes.Contains(b, []byte("E: ")) {
+		t.Errorf("lintian exited %d without an error tag:\n%s", ee.ExitCode(), b)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(line, "E: "):
+			t.Errorf("lintian: %s", line)
+		case strings.HasPrefix(line, "W: "), strings.HasPrefix(line, "I: "), strings.HasPrefix(line, "P: "):
+			t.Logf("lintian: %s", line)
+		}
+	}
+}
+
+// TestChangelogNamesTheVersion checks that the Debian changelog's latest
+// entry is the release cmd/hivecrawl/version.go names, so a release is not
+// packaged without its entry.
+func TestChangelogNamesTheVersion(t *testing.T) {
+	src, err := os.ReadFile("../cmd/hivecrawl/version.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^var version = "(.*)"$`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("no version in cmd/hivecrawl/version.go")
+	}
+	log, err := os.ReadFile("linux/changelog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "hivecrawl (" + string(m[1]) + ") "
+	if !strings.HasPrefix(string(log), want) {
+		t.Errorf("linux/changelog starts %q, want %q", strings.SplitN(string(log), "\n", 2)[0], want)
+	}
+	if p, err := exec.LookPath("dpkg-parsechangelog"); err == nil {
+		if b, err := exec.Command(p, "-l", "linux/changelog", "-S", "Version").CombinedOutput(); err != nil || strings.TrimSpace(string(b)) != string(m[1]) {
+			t.Errorf("dpkg-parsechangelog: %v: %s", err, b)
+		}
+	}
 }
 
 func TestRPM(t *testing.T) {

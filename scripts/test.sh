@@ -8,9 +8,11 @@ need_go
 # The desktop's tests drive a real browser and a private D-Bus session.
 need_pkg chromium chromium
 need_pkg dbus-daemon dbus
-# The installer tests build with NSIS and inspect with file.
+# The installer tests build with NSIS, inspect with file and check the
+# .deb with lintian.
 need_pkg makensis nsis
 need_pkg file file
+need_pkg lintian lintian
 # hivecrawl(1) is checked as lintian does, with man --warnings.
 need_pkg man man-db
 # crawler/botauth checks its signatures with the web-bot-auth npm package,
