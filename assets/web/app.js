@@ -115,6 +115,11 @@
     const held = S.config ? (S.config.paused || (S.config.snooze_until && Date.parse(S.config.snooze_until) > Date.now())) : st.state === 'paused';
     $('btn-pause').hidden = !!held;
     $('btn-resume').hidden = !held;
+    // Paused for a reason of its own (load, schedule, quota): the button
+    // keeps it paused after the reason ends.
+    const auto = !held && st.state === 'paused';
+    $('btn-pause').textContent = auto ? 'Stay paused' : 'Pause';
+    $('btn-pause').title = auto ? 'Hivecrawl is paused for the reason shown; this keeps it paused until you resume it' : '';
   }
 
   function renderStatus(st) {
@@ -137,6 +142,12 @@
     $('credits-confirmed').textContent = fmtCredits(st.credits.confirmed);
     $('credits-pending').textContent = fmtCredits(st.credits.pending);
     $('credits-rac').textContent = fmtCredits(st.credits.recent_average);
+    // The Credits page's totals follow the status too, so they show when
+    // that page is the first one opened.
+    $('c-confirmed').textContent = fmtCredits(st.credits.confirmed);
+    $('c-pending').textContent = fmtCredits(st.credits.pending);
+    $('c-revoked').textContent = fmtCredits(st.credits.revoked || 0);
+    $('c-rac').textContent = fmtCredits(st.credits.recent_average);
     const running = st.tasks.running || [];
     // Pages count once their result is stored; a crawl under way shows its
     // own pages beside them.

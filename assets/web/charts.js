@@ -42,7 +42,13 @@
     const tEnd = opts.now, tStart = tEnd - opts.span;
     let maxV = opts.max || 0;
     for (const s of opts.series) for (const p of s.points) if (p[0] >= tStart) maxV = Math.max(maxV, p[1]);
-    if (opts.cap) for (const p of opts.cap) if (p[0] >= tStart) maxV = Math.max(maxV, p[1]);
+    // The scale takes in the cap in force when it is near the readings;
+    // a cap far above them (or an old one) would flatten them to nothing,
+    // so it is drawn at the top and named instead.
+    const caps = opts.cap ? opts.cap.filter(p => p[0] >= tStart) : [];
+    const capNow = caps.length ? caps[caps.length - 1][1] : 0;
+    const capOff = capNow > 0 && capNow > 4 * Math.max(maxV, 1e-9);
+    if (capNow > 0 && !capOff) maxV = Math.max(maxV, capNow);
     maxV = niceMax(maxV * 1.05);
     if (opts.ceil) maxV = Math.min(maxV, opts.ceil);
     const X = t => x0 + (x1 - x0) * (t - tStart) / (tEnd - tStart);
@@ -81,6 +87,9 @@
         seg.push(X(p[0]).toFixed(1) + ',' + Y(p[1]).toFixed(1));
       });
       flush();
+    }
+    if (capOff) {
+      svg.appendChild(el('text', { x: x1, y: y1 + 10, 'text-anchor': 'end', class: 'axis-label cap-note' }, 'cap ' + opts.fmt(capNow) + ', above the scale'));
     }
     if (opts.series.every(s => s.points.length === 0)) {
       svg.appendChild(el('text', { x: (x0 + x1) / 2, y: (y0 + y1) / 2, 'text-anchor': 'middle', class: 'placeholder' }, 'Collecting readings…'));

@@ -94,6 +94,9 @@
     const share = (ov.zones || []).reduce((a, z) => a + volume(z), 0);
     const zs = (ov.zones || []).length;
     $('zone-share').textContent = zs ? fmtShare(share) + ' of the space, in ' + zs + (zs === 1 ? ' zone' : ' zones') : 'no zone yet';
+    // Load balancing, forwarding and takeovers happen between peers: a
+    // solo client has none of them to show.
+    document.querySelectorAll('#zone-info .net-only').forEach(e => { e.hidden = ov.mode === 'solo'; });
     $('zone-rtl').textContent = fmtLoad(ov.rtl);
     $('zone-rpl').textContent = fmtLoad(ov.rpl);
     $('zone-accepted').textContent = ov.accepted;

@@ -34,6 +34,8 @@ func checkOverlayPanel(t *testing.T, ctx context.Context, r running) {
 		func(s string) bool { return s == "206.0x206.0" })
 	text(t, ctx, "its label", `document.querySelector('#chart-zone text.zone-label').textContent`, func(s string) bool { return s == "you" })
 	text(t, ctx, "space held", `document.getElementById('zone-share').textContent`, func(s string) bool { return s == "100 % of the space, in 1 zone" })
+	text(t, ctx, "no load balancing words in solo mode", `Array.from(document.querySelectorAll('#zone-info .net-only')).map(e => e.hidden).join(' ')`,
+		func(s string) bool { return s != "" && !strings.Contains(s, "false") })
 	text(t, ctx, "peer ID", `document.getElementById('zone-peer').textContent`, func(s string) bool { return s == st.Overlay.Peer })
 	text(t, ctx, "accepted tasks", `document.getElementById('zone-accepted').textContent`, func(s string) bool { return s != "" && s != "0" })
 }

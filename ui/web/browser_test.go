@@ -249,6 +249,27 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 	text(t, ctx, "charts", `String(document.querySelectorAll('#chart-down polyline.line, #chart-cpu polyline.line, #chart-mem polyline.line').length)`,
 		func(s string) bool { return s == "4" })
 	text(t, ctx, "memory reading", `document.getElementById('now-mem').textContent`, func(s string) bool { return strings.HasPrefix(s, "50.3 MB") })
+	// A cap far above the readings is named, not drawn to scale: the
+	// readings keep an axis of their own size.
+	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "memory", Value: "1TB"}); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "memory chart's scale", `document.querySelector('#chart-mem .cap-note') ? document.querySelector('#chart-mem .cap-note').textContent + '|' + Array.from(document.querySelectorAll('#chart-mem text.axis-label')).map(e => e.textContent).join(' ') : ""`,
+		func(s string) bool { return strings.HasPrefix(s, "cap 1.00 TB, above the scale|") && strings.Contains(s, "100 MB") && !strings.Contains(s, "TB ") })
+	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "memory", Value: "0"}); err != nil {
+		t.Fatal(err)
+	}
+	// Paused by its own rule (the day's quota spent), it offers to stay
+	// paused, not to pause.
+	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "daily_quota", Value: "1KB"}); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "auto-paused buttons", `document.getElementById('state-text').textContent + '|' + document.getElementById('btn-pause').textContent + '|' + document.getElementById('btn-resume').hidden`,
+		func(s string) bool { return s == "Paused|Stay paused|true" })
+	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "daily_quota", Value: "0"}); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "running again", `document.getElementById('btn-pause').textContent`, func(s string) bool { return s == "Pause" })
 	text(t, ctx, "credit bars", `String(document.querySelectorAll('#chart-credits rect').length)`, func(s string) bool { return s != "0" })
 	checkOverlayPanel(t, ctx, r)
 	// The event log shows the tasks done, with where its file is.
@@ -274,9 +295,12 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 		return err == nil && st.State != "paused"
 	})
 
-	if err := chromedp.Do(ctx, chromedp.Navigate(r.info.URL+"/#credits")); err != nil {
+	// Opened as the first page of a fresh load, Credits shows its totals.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(r.info.URL+"/#credits")); err != nil {
 		t.Fatal(err)
 	}
+	text(t, ctx, "credit totals", `[document.getElementById('c-confirmed').textContent, document.getElementById('c-rac').textContent].join('|')`,
+		func(s string) bool { return !strings.Contains(s, "–") })
 	text(t, ctx, "receipts", `String(document.querySelectorAll('#receipts-body tr td.num').length > 0)`, func(s string) bool { return s == "true" })
 	screenshot(t, ctx, "credits")
 	checkSoloPage(t, ctx, r)
