@@ -54,6 +54,7 @@ VIAddVersionKey "ProductName" "${NAME}"
 VIAddVersionKey "FileDescription" "${NAME} installer"
 VIAddVersionKey "ProductVersion" "${VERSION}"
 VIAddVersionKey "FileVersion" "${VERSION}"
+VIAddVersionKey "LegalCopyright" "Copyright 2026 Hivecrawl developers, Apache License 2.0"
 
 Section "Hivecrawl (required)" SecMain
   SectionIn RO
