@@ -99,7 +99,7 @@ func writeManPage(w io.Writer) {
 	}
 
 	b.WriteString(".SH FILES\n")
-	b.WriteString("The directories of the user running hivecrawl; with \\fB\\-\\-home\\fR \\fIDIR\\fR, \\fIDIR\\fR/config and \\fIDIR\\fR/data instead.\n")
+	b.WriteString("The directories of the user running hivecrawl; with \\fB\\-\\-home\\fR \\fIDIR\\fR, \\fIDIR\\fR/config, \\fIDIR\\fR/data and \\fIDIR\\fR/state instead.\n")
 	for _, f := range manFiles() {
 		fmt.Fprintf(&b, ".TP\n.I %s\n%s\n", roffText(f[0]), roffText(f[1]))
 	}
@@ -108,6 +108,7 @@ func writeManPage(w io.Writer) {
 	for _, e := range [][2]string{
 		{"XDG_CONFIG_HOME", "Where the configuration directory and the start-at-login entry are (default ~/.config)."},
 		{"XDG_DATA_HOME", "Where the data directory is (default ~/.local/share)."},
+		{"XDG_STATE_HOME", "Where the state directory, with the event log, is (default ~/.local/state)."},
 		{"XDG_CONFIG_DIRS", "Where a system-wide start-at-login entry an administrator installed is looked for (default /etc/xdg)."},
 		{"DISPLAY, WAYLAND_DISPLAY, DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR", "Whether there is a desktop session: hivecrawl without a command shows a tray icon in one, and runs headless otherwise."},
 	} {
@@ -131,7 +132,7 @@ func writeManPage(w io.Writer) {
 
 // manFiles lists the files a user's client keeps, on Linux.
 func manFiles() [][2]string {
-	d := paths.Dirs{Config: "~/.config/" + paths.App, Data: "~/.local/share/" + paths.App}
+	d := paths.Dirs{Config: "~/.config/" + paths.App, Data: "~/.local/share/" + paths.App, State: "~/.local/state/" + paths.App}
 	return [][2]string{
 		{d.Config + "/", "The configuration directory ($XDG_CONFIG_HOME/" + paths.App + ")."},
 		{d.ConfigFile(), "The settings: every limit, the schedule, notifications, start at login ('hivecrawl set', the dashboard's Settings)."},
@@ -144,6 +145,8 @@ func manFiles() [][2]string {
 		{d.PeerKeyFile(), "The peer's private key: its identity in the overlay."},
 		{d.WebSessionsFile(), "The dashboard's sign-ins, hashed."},
 		{app.ManagerDir(d) + "/", "Solo mode's (or the operator's) manager: the channel database and, in warc/, the extracted text."},
+		{d.State + "/", "The state directory ($XDG_STATE_HOME/" + paths.App + ")."},
+		{d.LogFile(), "The event log: a line for each thing the client did or that happened to it, rotated with compressed older logs beside it."},
 		{"~/.config/autostart/hivecrawl.desktop", "The start-at-login entry the dashboard's \"Start at login\" writes."},
 		{"/usr/lib/systemd/user/hivecrawl.service", "The systemd user unit that runs the client headless, when its user enables it."},
 	}
