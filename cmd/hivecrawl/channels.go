@@ -16,29 +16,44 @@ import (
 )
 
 func init() {
-	register(command{name: "channels", summary: "solo mode's sites: list, add, crawl, pause, resume, remove, set", run: stdio(channelsMain)})
+	register(command{name: "channels", summary: "solo mode's sites: list, add, crawl, pause, resume, remove, set",
+		args: "[flags] [list | add URL... | crawl|pause|resume|remove HOST... | set HOST KEY=VALUE...]",
+		help: channelsHelp, words: append([]string{"list", "add", "set"}, localapi.ChannelActions...),
+		flags: flagsOf(channelsFlags), run: stdio(channelsMain)})
 }
 
-const channelsUsage = `usage: hivecrawl channels [--home DIR] [--json]       list the sites solo mode crawls
-       hivecrawl channels add URL...                   add sites by a seed URL each
-       hivecrawl channels crawl|pause|resume|remove HOST...
-       hivecrawl channels set HOST KEY=VALUE...        depth=N, pages=N, other-hosts=on|off
+const channelsHelp = `Lists and changes the sites solo mode crawls. A channel is one web host;
+the list gives each one's state and, when it fails or is paused, why.
 
-A channel is one web host. 'crawl' crawls it now (once, even when paused);
-'pause' starts no new crawl of it; 'remove' drops it (adding a seed on its
-host brings it back). depth is the link hops followed from a seed (0: the
-seeds alone), pages bounds one crawl (0: the crawler's default), and
-other-hosts=on turns links to other hosts into channels of their own (off
-by default). The client must be running in solo mode.`
+  list                   the channels (the default)
+  add URL...             add sites by a seed URL each
+  crawl HOST...          crawl now, once, even when paused
+  pause HOST...          start no new crawl of it
+  resume HOST...         undo pause
+  remove HOST...         drop it (adding a seed on its host brings it back)
+  set HOST KEY=VALUE...  depth=N (link hops from a seed; 0: the seeds
+                         alone), pages=N (a crawl's bound; 0: the crawler's
+                         default), other-hosts=on|off (links to other hosts
+                         become channels of their own; off by default)
+
+The client must be running in solo mode.`
+
+func channelsFlags(o *controlOptions) *flag.FlagSet {
+	fs := controlFlagSet("channels", o)
+	fs.BoolVar(&o.asJSON, "json", false, "print the channels as JSON")
+	return fs
+}
 
 func channelsMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var asJSON *bool
-	fs, dirs, code := controlFlags("channels", reorder(args), stderr, func(fs *flag.FlagSet) {
-		asJSON = fs.Bool("json", false, "print the channels as JSON")
-		fs.Usage = func() { fmt.Fprintln(fs.Output(), channelsUsage) }
-	})
-	if fs == nil {
+	var o controlOptions
+	fs := channelsFlags(&o)
+	dirs, code, done := parseControl(fs, &o, reorder(args), stdout, stderr)
+	if done {
 		return code
+	}
+	usage := func() int {
+		fmt.Fprintln(stderr, "usage: "+commands["channels"].synopsis()+" (see 'hivecrawl channels -h')")
+		return 2
 	}
 	verb, rest := "list", fs.Args()
 	if len(rest) > 0 {
@@ -48,12 +63,11 @@ func channelsMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case verb == "list" && len(rest) > 0:
 		fmt.Fprintf(stderr, "hivecrawl channels: unexpected argument %q\n", rest[0])
 		return 2
-	case verb == "set" && len(rest) < 2, verb != "list" && verb != "set" && len(rest) == 0:
-		fmt.Fprintln(stderr, channelsUsage)
-		return 2
 	case verb != "list" && verb != "add" && verb != "set" && !slices.Contains(localapi.ChannelActions, verb):
-		fmt.Fprintf(stderr, "hivecrawl channels: unknown action %q\n%s\n", verb, channelsUsage)
-		return 2
+		fmt.Fprintf(stderr, "hivecrawl channels: unknown action %q\n", verb)
+		return usage()
+	case verb == "set" && len(rest) < 2, verb != "list" && verb != "set" && len(rest) == 0:
+		return usage()
 	}
 	var set localapi.ChannelSettings
 	if verb == "set" {
@@ -73,7 +87,7 @@ func channelsMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return fail(stderr, "channels", err)
 		}
-		if *asJSON {
+		if o.asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(chs); err != nil {

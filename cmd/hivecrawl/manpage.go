@@ -152,30 +152,43 @@ func manFiles() [][2]string {
 	}
 }
 
-// listItem is a line of an indented list in help text: "  TERM  what".
-var listItem = regexp.MustCompile(`^\s+(\S+)\s{2,}(\S.*)$`)
+// listItem is a line of an indented list in help text: "  TERM  what",
+// the term a few words with single spaces between them; a line indented
+// further continues the item above it.
+var listItem = regexp.MustCompile(`^  (\S(?:\S| \S)*)\s{2,}(\S.*)$`)
 
 // roffBlocks writes help text as roff: blank lines part paragraphs, and
 // indented lines are list items (or kept as they are).
 func roffBlocks(b *strings.Builder, text string) {
 	for _, block := range strings.Split(strings.TrimSpace(text), "\n\n") {
-		lines := strings.Split(block, "\n")
-		var para []string
+		var (
+			para []string
+			item []string // term, then its description's lines
+		)
 		flush := func() {
 			if len(para) > 0 {
 				fmt.Fprintf(b, ".PP\n%s\n", roffText(strings.Join(para, " ")))
 				para = nil
 			}
-		}
-		for _, l := range lines {
-			if !strings.HasPrefix(l, " ") {
-				para = append(para, strings.TrimSpace(l))
-				continue
+			if len(item) > 0 {
+				fmt.Fprintf(b, ".TP\n.B %s\n%s\n", roffText(item[0]), roffText(strings.Join(item[1:], " ")))
+				item = nil
 			}
-			flush()
-			if m := listItem.FindStringSubmatch(l); m != nil {
-				fmt.Fprintf(b, ".TP\n.B %s\n%s\n", roffText(m[1]), roffText(m[2]))
-			} else {
+		}
+		for _, l := range strings.Split(block, "\n") {
+			switch m := listItem.FindStringSubmatch(l); {
+			case !strings.HasPrefix(l, " "):
+				if len(item) > 0 {
+					flush()
+				}
+				para = append(para, strings.TrimSpace(l))
+			case m != nil:
+				flush()
+				item = []string{m[1], m[2]}
+			case len(item) > 0 && strings.HasPrefix(l, "   "):
+				item = append(item, strings.TrimSpace(l))
+			default:
+				flush()
 				fmt.Fprintf(b, ".PP\n.RS\n.nf\n%s\n.fi\n.RE\n", roffText(strings.TrimSpace(l)))
 			}
 		}

@@ -85,23 +85,6 @@ func parseControl(fs *flag.FlagSet, o *controlOptions, args []string, stdout, st
 	return dirs, 0, false
 }
 
-// controlFlags parses the arguments of a control command that adds flags
-// of its own with extra, and returns the instance's directories; fs is
-// nil when the command ends with exit status code. Its help goes to the
-// process's stdout; parseControl takes the command's.
-func controlFlags(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*flag.FlagSet, paths.Dirs, int) {
-	var o controlOptions
-	fs := controlFlagSet(name, &o)
-	if extra != nil {
-		extra(fs)
-	}
-	dirs, code, done := parseControl(fs, &o, args, os.Stdout, stderr)
-	if done {
-		return nil, paths.Dirs{}, code
-	}
-	return fs, dirs, -1
-}
-
 // fail prints err as one line and returns the exit code.
 func fail(stderr io.Writer, name string, err error) int {
 	if errors.Is(err, localapi.ErrNotRunning) {
