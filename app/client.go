@@ -337,6 +337,10 @@ func (c *Client) Mode() Mode { return c.mode }
 // Settings returns the live configuration store.
 func (c *Client) Settings() *config.Store { return c.cfg }
 
+// Logger is the client's logger: the caller's, with the event log
+// (the log file and the dashboard's view) beside it.
+func (c *Client) Logger() *slog.Logger { return c.log }
+
 // Dirs returns the client's directories.
 func (c *Client) Dirs() paths.Dirs { return c.dirs }
 

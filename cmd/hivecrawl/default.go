@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,14 +48,16 @@ func runDefault(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl: no desktop session, so running without a tray (as 'hivecrawl run --headless')")
 		return runClient(ctx, []string{"--headless"})
 	}
-	return runDesktop(ctx, "")
+	return runDesktop(ctx, app.Options{
+		Version: version, Grace: 5 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
+	})
 }
 
 // runDesktop runs the client with its tray until Quit or a signal. When a
 // client already runs, it opens that one's dashboard instead.
-func runDesktop(ctx context.Context, home string) int {
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	dirs, err := paths.Resolve(home)
+func runDesktop(ctx context.Context, opts app.Options) int {
+	dirs, err := paths.Resolve(opts.Home)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
 		return 1
@@ -64,11 +67,14 @@ func runDesktop(ctx context.Context, home string) int {
 			return openPage(ctx, info, "", false)
 		}
 	}
-	c, err := app.New(ctx, app.Options{Home: home, Version: version, Grace: 5 * time.Second, Logger: log})
+	c, err := app.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
 		return 1
 	}
+	// The tray's and notifications' lines go to the event log with the
+	// client's: a desktop session keeps no terminal output.
+	log := c.Logger()
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
 	served := make(chan error, 1)
@@ -214,9 +220,31 @@ func openPage(ctx context.Context, info localapi.Info, page string, printOnly bo
 		fmt.Println(u)
 		return 0
 	}
-	if err := tray.OpenBrowser(u); err != nil {
-		fmt.Fprintf(os.Stderr, "hivecrawl open: %v\nOpen this link in your browser within two minutes: %s\n", err, u)
-		return 1
+	err = tray.OpenBrowser(u)
+	switch {
+	case err == nil:
+		fmt.Printf("The dashboard opens in your browser (it is at %s).\n", info.URL)
+		return 0
+	case errors.Is(err, tray.ErrNoBrowser):
+		fmt.Printf("No desktop here to open a browser in. Open this link in a browser on this machine within two minutes:\n  %s\n", u)
+		fmt.Printf("From another machine, forward the port first: ssh -L %s:%s HOST, then open the link there.\n", port(info.URL), hostPort(info.URL))
+		return 0
 	}
-	return 0
+	fmt.Fprintf(os.Stderr, "hivecrawl open: %v\nOpen this link in your browser within two minutes:\n  %s\n", err, u)
+	return 1
+}
+
+// hostPort is the host:port of a local API URL; port its port.
+func hostPort(apiURL string) string {
+	if u, err := url.Parse(apiURL); err == nil {
+		return u.Host
+	}
+	return apiURL
+}
+
+func port(apiURL string) string {
+	if u, err := url.Parse(apiURL); err == nil {
+		return u.Port()
+	}
+	return apiURL
 }

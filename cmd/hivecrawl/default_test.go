@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -118,6 +119,24 @@ func TestDefaultCommand(t *testing.T) {
 		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/#settings" || len(resp.Cookies()) != 1 {
 			t.Errorf("sign-in link answered %d to %q with %d cookies", resp.StatusCode, resp.Header.Get("Location"), len(resp.Cookies()))
 		}
+		// Without a desktop, `hivecrawl open` says where to open the link.
+		open = exec.Command(bin, "open")
+		open.Env = env
+		said, err := open.Output()
+		if err != nil || !strings.Contains(string(said), "No desktop here") || !strings.Contains(string(said), "/ui/login?code=") || !strings.Contains(string(said), "ssh -L") {
+			t.Errorf("open without a desktop: %v\n%s", err, said)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-exited; err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, out.String())
+		}
+
+		// `hivecrawl run` without --headless, and no desktop: headless too.
+		cmd, exited, out = start(t, bin, env, "run")
+		waitAPI(t, config, exited, out)
+		if !strings.Contains(out.String(), "running without a tray (as with --headless)") {
+			t.Errorf("run without a desktop:\n%s", out.String())
+		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		if err := <-exited; err != nil {
 			t.Errorf("exit after SIGTERM: %v\n%s", err, out.String())
@@ -146,6 +165,19 @@ func TestDefaultCommand(t *testing.T) {
 			t.Fatalf("no tray item registered\n%s", out.String())
 		}
 		name := fmt.Sprintf("org.kde.StatusNotifierItem-%d-1", cmd.Process.Pid)
+
+		// A second `hivecrawl` opens the running one's dashboard; when no
+		// browser starts it says so and gives the link.
+		fakeBin := t.TempDir()
+		if err := os.WriteFile(filepath.Join(fakeBin, "xdg-open"), []byte("#!/bin/sh\necho 'xdg-open: no method available' >&2\nexit 3\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		second := exec.Command(bin)
+		second.Env = append(slices.Clone(env), "PATH="+fakeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		said, err := second.CombinedOutput()
+		if err == nil || !strings.Contains(string(said), "no method available") || !strings.Contains(string(said), "/ui/login?code=") {
+			t.Errorf("a second hivecrawl with no browser: %v\n%s", err, said)
+		}
 
 		// Start at login, switched on through the API, writes the entry.
 		if _, err := api.SetConfig(context.Background(), localapi.Change{Key: "start_at_login", Value: "true"}); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/app/tray"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/web"
@@ -70,10 +71,6 @@ func runClient(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "hivecrawl run: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if !o.headless {
-		fmt.Fprintln(os.Stderr, "hivecrawl run: the tray is not available yet; use 'hivecrawl run --headless'")
-		return 2
-	}
 	level := slog.LevelInfo
 	if o.verbose {
 		level = slog.LevelDebug
@@ -89,7 +86,7 @@ func runClient(ctx context.Context, args []string) int {
 	if o.local {
 		mode = app.ModeLocal
 	}
-	c, err := app.New(ctx, app.Options{
+	opts := app.Options{
 		Mode:          mode,
 		Network:       nopts,
 		SourceIP:      o.bind,
@@ -103,7 +100,15 @@ func runClient(ctx context.Context, args []string) int {
 		Version:       version,
 		Logger:        log,
 		Ready:         announce,
-	})
+	}
+	if !o.headless {
+		if tray.HasDesktop() {
+			opts.Ready = nil // the tray is the way in, not a printed link
+			return runDesktop(ctx, opts)
+		}
+		fmt.Fprintln(os.Stderr, "hivecrawl run: no desktop session, so running without a tray (as with --headless)")
+	}
+	c, err := app.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
 		return 1

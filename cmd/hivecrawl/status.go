@@ -88,7 +88,9 @@ func parseControl(fs *flag.FlagSet, o *controlOptions, args []string, stdout, st
 // fail prints err as one line and returns the exit code.
 func fail(stderr io.Writer, name string, err error) int {
 	if errors.Is(err, localapi.ErrNotRunning) {
-		fmt.Fprintln(stderr, localapi.ErrNotRunning)
+		self := selfCommand(os.Args)
+		fmt.Fprintf(stderr, "%s: start it with '%s' (or '%s run --headless' without a desktop), then try again\n",
+			localapi.ErrNotRunning, self, self)
 		return 1
 	}
 	var ae *localapi.APIError
@@ -249,4 +251,25 @@ func describeChanges(changes []localapi.Change) string {
 		parts[i] = ch.Key + "=" + ch.Value
 	}
 	return strings.Join(parts, ", ")
+}
+
+// selfCommand is how to start this same instance again, as the user
+// invoked this command: the program as typed ("bin/hivecrawl" when run
+// from the source tree) and its --home.
+func selfCommand(args []string) string {
+	self := "hivecrawl"
+	if len(args) > 0 && strings.ContainsRune(args[0], os.PathSeparator) {
+		self = args[0]
+	}
+	for i, a := range args {
+		switch {
+		case a == "--home" || a == "-home":
+			if i+1 < len(args) {
+				return self + " --home " + args[i+1]
+			}
+		case strings.HasPrefix(a, "--home=") || strings.HasPrefix(a, "-home="):
+			return self + " --home " + a[strings.IndexByte(a, '=')+1:]
+		}
+	}
+	return self
 }

@@ -190,11 +190,27 @@ func TestControlCommands(t *testing.T) {
 	}
 }
 
+func TestSelfCommand(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hivecrawl", "status"}, "hivecrawl"},
+		{[]string{"bin/hivecrawl", "status", "--home", "/tmp/hc"}, "bin/hivecrawl --home /tmp/hc"},
+		{[]string{"./hivecrawl", "pause", "-home=/tmp/x"}, "./hivecrawl --home /tmp/x"},
+		{[]string{"hivecrawl", "status", "--home"}, "hivecrawl"},
+	} {
+		if got := selfCommand(tt.args); got != tt.want {
+			t.Errorf("selfCommand(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
 func TestControlNotRunning(t *testing.T) {
 	home := t.TempDir()
 	for _, name := range []string{"status", "pause", "resume", "snooze"} {
 		code, _, errOut := ctlRun(ctlCmd(name), "--home", home)
-		if code != 1 || strings.TrimSpace(errOut) != "hivecrawl is not running: start it with 'hivecrawl run'" {
+		if code != 1 || !strings.HasPrefix(errOut, "hivecrawl is not running: start it with '") || !strings.Contains(errOut, " run --headless' without a desktop") {
 			t.Errorf("%s: code %d, stderr %q", name, code, errOut)
 		}
 	}

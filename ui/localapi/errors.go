@@ -7,7 +7,7 @@ import (
 
 // ErrNotRunning means no client answers: api.json is missing or its address
 // refuses connections.
-var ErrNotRunning = errors.New("hivecrawl is not running: start it with 'hivecrawl run'")
+var ErrNotRunning = errors.New("hivecrawl is not running")
 
 // ErrInvalid marks a Backend error caused by the request (a bad setting);
 // the server answers 400 with the error's text. Wrap with Invalid.
