@@ -13,6 +13,7 @@ help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
 
 build: ## Build bin/hivecrawl
+	@. scripts/lib.sh && need_go
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hivecrawl
 
 run: build ## Run Hivecrawl's main job (see README)

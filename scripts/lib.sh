@@ -1,8 +1,20 @@
 # Shared helpers for the scripts: sourced, not run.
 
+# need_go: Go must be there, and new enough to fetch the release go.mod
+# names (Go 1.21 and later download it by themselves through the module
+# proxy; Debian 12's golang package, Go 1.19, cannot).
 need_go() {
+	local want local_version minor
+	want=$(sed -n 's/^go //p' go.mod)
 	if ! command -v go >/dev/null 2>&1; then
-		echo "Go is not installed: see https://go.dev/doc/install" >&2
+		echo "Go is not installed: Hivecrawl needs Go $want; see https://go.dev/doc/install" >&2
+		exit 1
+	fi
+	local_version=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || echo unknown)
+	minor=$(echo "$local_version" | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+	if [ -z "$minor" ] || [ "$minor" -lt 21 ]; then
+		echo "Hivecrawl needs Go $want; this machine has $local_version, too old to fetch it." >&2
+		echo "Install Go from https://go.dev/dl (Debian's golang package is older)." >&2
 		exit 1
 	fi
 	go mod download
