@@ -255,7 +255,9 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 		t.Fatal(err)
 	}
 	text(t, ctx, "memory chart's scale", `document.querySelector('#chart-mem .cap-note') ? document.querySelector('#chart-mem .cap-note').textContent + '|' + Array.from(document.querySelectorAll('#chart-mem text.axis-label')).map(e => e.textContent).join(' ') : ""`,
-		func(s string) bool { return strings.HasPrefix(s, "cap 1.00 TB, above the scale|") && strings.Contains(s, "100 MB") && !strings.Contains(s, "TB ") })
+		func(s string) bool {
+			return strings.HasPrefix(s, "cap 1.00 TB, above the scale|") && strings.Contains(s, "100 MB") && !strings.Contains(s, "TB ")
+		})
 	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "memory", Value: "0"}); err != nil {
 		t.Fatal(err)
 	}
