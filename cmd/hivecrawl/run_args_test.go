@@ -17,7 +17,6 @@ func TestRunArguments(t *testing.T) {
 		args []string
 		want int
 	}{
-		{name: "tray not built yet", args: []string{"--home", t.TempDir()}, want: 2},
 		{name: "unknown flag", args: []string{"--headless", "--bogus"}, want: 2},
 		{name: "stray argument", args: []string{"--headless", "extra"}, want: 2},
 		{name: "bad seeds file", args: []string{"--headless", "--home", t.TempDir(), "--seeds", badSeeds}, want: 1},
