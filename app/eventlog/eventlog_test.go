@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestEventsKeptAndWritten(t *testing.T) {
@@ -83,9 +84,19 @@ func TestFileRotates(t *testing.T) {
 		log.Info("Filler", "x", line)
 	}
 	l.Close()
-	names, _ := filepath.Glob(filepath.Join(dir, "hivecrawl*"))
-	if len(names) < 2 {
-		t.Fatalf("files after %d MB: %v, want the log and a rotated one", MaxSizeMB+1, names)
+	// The rotated file is compressed in the background: wait for it, so
+	// the test's directory is not written after the test.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		gz, _ := filepath.Glob(filepath.Join(dir, "hivecrawl-*.log.gz"))
+		plain, _ := filepath.Glob(filepath.Join(dir, "hivecrawl-*.log"))
+		if len(gz) == 1 && len(plain) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %d MB: compressed %v, not yet %v; want one compressed old log", MaxSizeMB+1, gz, plain)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	st, err := os.Stat(filepath.Join(dir, "hivecrawl.log"))
 	if err != nil || st.Size() > MaxSizeMB<<20 {
