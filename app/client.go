@@ -54,8 +54,11 @@ type Options struct {
 	// pages, resubmitted every hour, the crawler's politeness wait.
 	SeedTasks SeedTasks
 	// AllowLoopback lets the crawler fetch from loopback addresses (tests
-	// and local fixtures only).
+	// and local fixtures only); AllowTestNets from the documentation
+	// ranges, with loopback still refused (fixtures in network namespaces
+	// a test builds, internal/netlab).
 	AllowLoopback bool
+	AllowTestNets bool
 	// SourceIP is the local address crawl connections are made from;
 	// empty = the system's choice (the demo sets one per client).
 	SourceIP string
@@ -212,6 +215,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		UserAgent:     crawler.UserAgent(opts.Version, crawler.ContactURL),
 		Delay:         time.Duration(cfg.Delay),
 		AllowLoopback: opts.AllowLoopback,
+		AllowTestNets: opts.AllowTestNets,
 		SourceIP:      opts.SourceIP,
 		Gate:          stopper,
 		Sign:          sign,
@@ -325,7 +329,7 @@ func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Se
 	default:
 		return fmt.Errorf("unknown client mode %q", c.mode)
 	}
-	nopts.allowLoopback = c.opts.AllowLoopback
+	nopts.allowLoopback, nopts.allowTestNets = c.opts.AllowLoopback, c.opts.AllowTestNets
 	c.opts.Network = nopts
 	c.net, err = newNetwork(ctx, prof, c.dirs.Data, cfg, nopts, c.log.With("part", "overlay"))
 	return err

@@ -64,6 +64,8 @@ type NetworkOptions struct {
 	// allowLoopback lets the RTT prober measure loopback web hosts; the
 	// client sets it from Options.AllowLoopback.
 	allowLoopback bool
+	// allowTestNets likewise admits the documentation ranges.
+	allowTestNets bool
 }
 
 // network is the client's part in a Hivecrawl network: its libp2p host,
@@ -143,7 +145,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		return err
 	}
 	nw.node = n
-	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback})
+	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets})
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
 		return node.WireCoordinate(n.Coordinate())
 	}, nw.log))

@@ -56,7 +56,8 @@ func readProfile(d paths.Dirs) (*profile.Profile, error) {
 // Solo mode sets its own politeness policy: the User-Agent names this
 // client's version, and the wait between requests is the manager's
 // default floor (1 s) or the user's longer one. Only with the test-only
-// loopback switch may the user's wait go below the floor, for fixtures.
+// switches (loopback, test nets) may the user's wait go below the floor,
+// for fixtures.
 func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Duration, log *slog.Logger) (*manager.Manager, *profile.Profile, error) {
 	mo := opts.Manager
 	mo.Dir = ManagerDir(d)
@@ -74,7 +75,7 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	if mo.Version == "" {
 		mo.Version = opts.Version
 	}
-	if mo.Delay == 0 && opts.AllowLoopback {
+	if mo.Delay == 0 && (opts.AllowLoopback || opts.AllowTestNets) {
 		mo.Delay = userDelay
 	}
 	if opts.Now != nil {

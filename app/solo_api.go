@@ -149,7 +149,7 @@ func (c *Client) checkSeed(u string) error {
 		return fmt.Errorf("%s: %s names this machine; %s", u, host, advice)
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
-		if err := netguard.Check(ip, c.opts.AllowLoopback); err != nil {
+		if err := netguard.Check(ip, netguard.Allowing(c.opts.AllowLoopback, c.opts.AllowTestNets)); err != nil {
 			return fmt.Errorf("%s: %s is not a public address; %s", u, host, advice)
 		}
 	}

@@ -123,6 +123,7 @@ type Config struct {
 	MaxRedirects  int           // default 5
 	MaxFailures   int           // consecutive failures before giving up; default 10
 	AllowLoopback bool          // test-only: allow loopback addresses (fixtures)
+	AllowTestNets bool          // test-only: allow the documentation ranges (netlab fixtures)
 	// SourceIP, when set, is the local address crawl connections are made
 	// from (the demo gives each client its own loopback address, so the
 	// fixture web can tell them apart). Empty = the system's choice.

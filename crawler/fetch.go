@@ -38,7 +38,7 @@ func newFetcher(cfg *Config) *fetcher {
 	dialer := &net.Dialer{
 		Timeout:   cfg.PageTimeout,
 		KeepAlive: 30 * time.Second,
-		Control:   netguard.Control(cfg.AllowLoopback, ErrForbiddenAddress),
+		Control:   netguard.Control(netguard.Allowing(cfg.AllowLoopback, cfg.AllowTestNets), ErrForbiddenAddress),
 	}
 	if ip := net.ParseIP(cfg.SourceIP); ip != nil {
 		dialer.LocalAddr = &net.TCPAddr{IP: ip}

@@ -192,7 +192,7 @@ func TestDialControl(t *testing.T) {
 				network = "tcp6"
 			}
 			for _, allow := range []bool{false, true} {
-				err := netguard.Control(allow, ErrForbiddenAddress)(network, tc.addr, nil)
+				err := netguard.Control(netguard.Allowing(allow, false), ErrForbiddenAddress)(network, tc.addr, nil)
 				want := tc.strict
 				if allow {
 					want = tc.loose

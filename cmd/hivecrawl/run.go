@@ -27,12 +27,12 @@ func init() {
 
 // runOptions are run's flags.
 type runOptions struct {
-	headless, local, noLBI, allowLoopback, verbose bool
-	seeds, bind, emulateFile, cheatMode            string
-	listen                                         listFlag
-	heartbeat, seedEvery, delay                    time.Duration
-	seedDepth, seedPages, threads                  int
-	home                                           *string
+	headless, local, noLBI, allowLoopback, allowTestNets, verbose bool
+	seeds, bind, emulateFile, cheatMode                           string
+	listen                                                        listFlag
+	heartbeat, seedEvery, delay                                   time.Duration
+	seedDepth, seedPages, threads                                 int
+	home                                                          *string
 }
 
 func runFlags(o *runOptions) *flag.FlagSet {
@@ -51,6 +51,7 @@ func runFlags(o *runOptions) *flag.FlagSet {
 	fs.DurationVar(&o.delay, "delay", 0, "politeness wait between requests of seeds-file tasks (0: the crawler's default, 1s)")
 	fs.IntVar(&o.threads, "threads", 0, "tasks crawled at once (default 3)")
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
+	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: allow crawling the documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32 (fixtures in network namespaces), loopback still refused")
 	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
@@ -94,6 +95,7 @@ func runClient(ctx context.Context, args []string) int {
 		Seeds:         o.seeds,
 		SeedTasks:     app.SeedTasks{Delay: o.delay, MaxDepth: o.seedDepth, MaxPages: o.seedPages, Interval: o.seedEvery},
 		AllowLoopback: o.allowLoopback,
+		AllowTestNets: o.allowTestNets,
 		Cheat:         o.cheatMode,
 		Threads:       o.threads,
 		Grace:         5 * time.Second,

@@ -24,9 +24,9 @@ func TestControl(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := Control(c.allowLoopback, errForbidden)("tcp4", c.addr, nil)
+			err := Control(Allowing(c.allowLoopback, false), errForbidden)("tcp4", c.addr, nil)
 			if c.addr[0] == '[' {
-				err = Control(c.allowLoopback, errForbidden)("tcp6", c.addr, nil)
+				err = Control(Allowing(c.allowLoopback, false), errForbidden)("tcp6", c.addr, nil)
 			}
 			if c.ok && err != nil {
 				t.Fatalf("refused %s: %v", c.addr, err)
@@ -46,14 +46,37 @@ func TestCheckAgreesWithControl(t *testing.T) {
 			if !ip.Unmap().Is4() {
 				network = "tcp6"
 			}
-			dialErr := Control(allow, errForbidden)(network, netip.AddrPortFrom(ip.Unmap(), 443).String(), nil)
-			checkErr := Check(ip, allow)
+			dialErr := Control(Allowing(allow, false), errForbidden)(network, netip.AddrPortFrom(ip.Unmap(), 443).String(), nil)
+			checkErr := Check(ip, Allowing(allow, false))
 			if (dialErr == nil) != (checkErr == nil) {
 				t.Errorf("%s (loopback allowed %v): Check says %v, the dialler %v", addr, allow, checkErr, dialErr)
 			}
 		}
 	}
-	if Check(netip.MustParseAddr("::ffff:127.0.0.1"), false) == nil {
+	if Check(netip.MustParseAddr("::ffff:127.0.0.1"), 0) == nil {
 		t.Error("a v4-mapped loopback address passed")
+	}
+}
+
+func TestTestNets(t *testing.T) {
+	cases := []struct {
+		addr  string
+		allow Allow
+		ok    bool
+	}{
+		{"198.51.100.6", 0, false},
+		{"198.51.100.6", AllowTestNets, true},
+		{"192.0.2.1", AllowTestNets, true},
+		{"203.0.113.9", AllowTestNets, true},
+		{"2001:db8::1", AllowTestNets, true},
+		{"127.0.0.1", AllowTestNets, false},
+		{"10.0.0.1", AllowTestNets | AllowLoopback, false},
+		{"127.0.0.1", AllowTestNets | AllowLoopback, true},
+		{"198.51.100.6", AllowLoopback, false},
+	}
+	for _, c := range cases {
+		if err := Check(netip.MustParseAddr(c.addr), c.allow); (err == nil) != c.ok {
+			t.Errorf("Check(%s, %b) = %v, want ok %v", c.addr, c.allow, err, c.ok)
+		}
 	}
 }

@@ -31,6 +31,8 @@ type Config struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// AllowLoopback admits loopback addresses. Test-only.
 	AllowLoopback bool `json:"-"`
+	// AllowTestNets admits the documentation ranges (netguard). Test-only.
+	AllowTestNets bool `json:"-"`
 	// Extra, when set, returns a delay added to every measurement of host
 	// (latency emulation, p2p/emulate). Test-only.
 	Extra func(host string) time.Duration `json:"-"`
@@ -58,7 +60,7 @@ func New(cfg Config) *Measurer {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Measurer{cfg: cfg, dialer: &net.Dialer{Control: netguard.Control(cfg.AllowLoopback, ErrForbiddenAddress)}}
+	return &Measurer{cfg: cfg, dialer: &net.Dialer{Control: netguard.Control(netguard.Allowing(cfg.AllowLoopback, cfg.AllowTestNets), ErrForbiddenAddress)}}
 }
 
 // Measure connects to hostPort samples times (0 = the configured number),
