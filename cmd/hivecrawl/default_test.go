@@ -87,6 +87,7 @@ func start(t *testing.T, bin string, env []string, args ...string) (*exec.Cmd, <
 }
 
 func TestDefaultCommand(t *testing.T) {
+	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -15,6 +15,7 @@ import (
 // TestDemo runs `hivecrawl demo` for a few seconds with a small swarm and
 // checks what it prints and that it leaves no process behind.
 func TestDemo(t *testing.T) {
+	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("builds the binary and runs a swarm")
 	}

@@ -100,19 +100,47 @@ func (b *syncBuffer) String() string {
 
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hivecrawl")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "hivecrawl-bin-")
+		if built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "hivecrawl")
+		cmd := exec.Command("go", "build", "-o", bin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is the binary the package's tests share: built once, removed by
+// TestMain.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // TestCrashSafety kills the client with SIGKILL at random moments while it
 // crawls 100 tasks, restarts it, 20 times, then lets it finish, and checks
 // that no task was lost, duplicated or left half-done.
 func TestCrashSafety(t *testing.T) {
+	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("builds and runs the client 21 times")
 	}

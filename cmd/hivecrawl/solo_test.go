@@ -20,6 +20,7 @@ import (
 // and the site's pages come back as signed, confirmed credit and WARC
 // records; SIGTERM stops it cleanly.
 func TestSoloMode(t *testing.T) {
+	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("builds and runs the client")
 	}
