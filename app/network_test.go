@@ -15,6 +15,7 @@ import (
 	"github.com/nlnwa/gowarc"
 
 	"github.com/hivecrawl/hivecrawl/app/ledger"
+	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/manager"
@@ -352,6 +353,9 @@ func checkWARC(t *testing.T, m *manager.Manager, web *fixture.Web, sites []fixtu
 	}
 	perHost := map[string]int{}
 	records := 0
+	// Other tests' managers write WARC meanwhile: gowarc is used under
+	// its process-wide lock.
+	defer export.LockGowarc()()
 	for _, f := range files {
 		r, err := gowarc.NewWarcFileReader(f, 0)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -304,4 +305,32 @@ func FuzzText(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestWARCWritersInParallel: writers in several goroutines (two storage
+// modules in one process, or one writing while it reads) share gowarc's
+// process-wide state; under the race detector this fails without
+// LockGowarc.
+func TestWARCWritersInParallel(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w, err := NewWARCWriter(io.Discard, WARCOptions{Compress: true})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 20 {
+				for _, p := range samplePages(t) {
+					if err := w.Page(p); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

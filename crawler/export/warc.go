@@ -88,6 +88,7 @@ func NewWARCWriter(w io.Writer, opts WARCOptions) (*WARCWriter, error) {
 	for _, f := range opts.Info {
 		fmt.Fprintf(&info, "%s: %s\r\n", f[0], f[1])
 	}
+	defer LockGowarc()()
 	rb := gowarc.NewRecordBuilder(gowarc.Warcinfo)
 	rb.AddWarcHeaderTime(gowarc.WarcDate, opts.Now())
 	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
@@ -126,6 +127,7 @@ func (w *WARCWriter) Page(p *task.Page) error {
 	}
 	digest := sha1Digest(text)
 
+	defer LockGowarc()()
 	rb := gowarc.NewRecordBuilder(gowarc.Conversion)
 	rb.AddWarcHeader(gowarc.WarcTargetURI, target)
 	rb.AddWarcHeaderTime(gowarc.WarcDate, date)
@@ -157,6 +159,7 @@ func (w *WARCWriter) Summary(r *task.Result) error {
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
+	defer LockGowarc()()
 	rb := gowarc.NewRecordBuilder(gowarc.Metadata)
 	rb.AddWarcHeaderTime(gowarc.WarcDate, w.now())
 	rb.AddWarcHeader(gowarc.ContentType, "application/json")

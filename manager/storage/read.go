@@ -63,6 +63,7 @@ func (s *Storage) readAt(loc Location, limit int64) (Record, error) {
 	if _, err := f.Seek(loc.Offset, io.SeekStart); err != nil {
 		return Record{}, err
 	}
+	defer export.LockGowarc()()
 	rd, err := gowarc.NewWarcFileReaderFromStream(f, loc.Offset)
 	if err != nil {
 		return Record{}, err
