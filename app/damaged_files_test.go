@@ -63,7 +63,6 @@ func copyTree(t *testing.T, src, dst string) {
 // files: the client never panics, and either starts (the file moved aside
 // or replaced, with a log line naming it) or fails with an error naming it.
 func TestClientDamagedFiles(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("starts many clients")
 	}

@@ -18,7 +18,6 @@ import (
 // requests per page, storage holds every page, and the channel's round
 // ends with the continuation's result, done by another peer.
 func TestHandOffContinuesAtHeir(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("starts 3 libp2p hosts")
 	}

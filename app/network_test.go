@@ -131,7 +131,6 @@ func (s *swarm) stop() {
 // together are what storage granted, and the channels' change intervals
 // follow the changes the crawls saw.
 func TestNetworkCrawlsEveryChannel(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("starts 9 libp2p hosts and 40 web hosts")
 	}
@@ -516,7 +515,6 @@ func near(a, b float64) bool { return math.Abs(a-b) < 0.005 }
 // manager hands each host straight to the member its ring picks, and that
 // member crawls it.
 func TestNetworkHashAssignment(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("starts 5 libp2p hosts and 12 web hosts")
 	}

@@ -26,7 +26,6 @@ import (
 // the result holds every page exactly once, and the transfer counter is
 // within 5 % of the bytes the site served.
 func TestKilledClientResumes(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("starts and kills client processes")
 	}

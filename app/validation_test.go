@@ -20,7 +20,6 @@ import (
 // the host's lease, found as uploaded, and its credit moves from pending
 // to confirmed in the storage module and in the crawler's own ledger.
 func TestNetworkSpotChecks(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("starts 4 libp2p hosts and 6 web hosts")
 	}
@@ -102,7 +101,6 @@ func TestNetworkSpotChecks(t *testing.T) {
 // results are judged, it keeps no confirmed credit, and no honest result
 // is rejected.
 func TestNetworkCatchesCheaters(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {
 		t.Skip("starts 6 libp2p hosts and 8 or more web hosts")
 	}

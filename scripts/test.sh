@@ -26,11 +26,16 @@ out=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$out" ]; then echo "gofmt needed:"; echo "$out"; exit 1; fi
 echo "== go test -race"
 # Time: the longest tests spend most of their time waiting (politeness
-# waits, schedule ticks, processes starting and being killed), so the
-# slowest of app, cmd/hivecrawl and ui/web call t.Parallel and run two at
-# a time (-parallel defaults to the 2 cores); cmd/hivecrawl builds its
-# binary once for all its tests. internal/swarm's two multi-process tests
-# stay one after the other: each loads the machine on its own.
+# waits, schedule ticks, processes starting and being killed). Those of
+# cmd/hivecrawl run their clients as processes, so they call t.Parallel
+# and run two at a time (-parallel defaults to the 2 cores), and the
+# package builds its binary once. Tests that run two clients in one
+# process stay one at a time: gowarc writes a process-wide uuid switch
+# for every record (uuid.EnableRandPool) while go-libp2p-kad-dht reads it
+# for every query, a data race the race detector catches as soon as one
+# test's storage module writes WARC while another's DHT refreshes.
+# internal/swarm's two multi-process tests stay one after the other: each
+# loads the machine on its own.
 # CGO is needed by the race detector.
 # -count=1: every test runs, never a cached result from an earlier run.
 CGO_ENABLED=1 go test -race -count=1 -timeout 20m ./... 2>&1 | tee /tmp/hivecrawl-test.log

@@ -225,7 +225,6 @@ func signIn(t *testing.T, ctx context.Context, r running, next string) {
 }
 
 func TestBrowserDashboardShowsLiveData(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	ctx := browser(t, "")
 	r := startClient(t)
 	// Wait for the crawl to deliver, so there is something to show.

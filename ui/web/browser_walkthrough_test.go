@@ -53,7 +53,6 @@ func walkSite(name string) http.Handler {
 // other now, and searches a word of a crawled page. Each step's page is a
 // screenshot in docs/walkthrough.md.
 func TestBrowserWalkthrough(t *testing.T) {
-	t.Parallel() // it mostly waits: see scripts/test.sh
 	bees := netlab.Site(t, walkSite("bees"))
 	wasps := netlab.Site(t, walkSite("wasps"))
 	local := httptest.NewServer(walkSite("local"))
