@@ -63,8 +63,8 @@ func TestBrowserWalkthrough(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	// A wait of 300 ms between requests: slow enough to watch.
-	if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(`{"delay": "300ms", "busy_threshold": 0, "cpu": 0, "api_port": 0}`), 0o600); err != nil {
+	// A wait of 150 ms between requests: slow enough to watch.
+	if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(`{"delay": "150ms", "busy_threshold": 0, "cpu": 0, "api_port": 0}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cctx, cancel := context.WithCancel(context.Background())
