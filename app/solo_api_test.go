@@ -72,13 +72,16 @@ func TestSoloAPICrawlsAddedSeeds(t *testing.T) {
 		t.Errorf("stored text %+v", txt)
 	}
 
-	// The stored text is searchable.
-	found, err := c.SoloSearch(ctx, `"about /s/0/a.html"`, 10)
+	// The stored text is searchable, once the storage module has indexed
+	// it, just after it committed the pages.
+	var found localapi.SearchResults
+	eventually(t, "the pages indexed for search", func() bool {
+		found, err = c.SoloSearch(ctx, "index", 10)
+		return err == nil && found.Total == 3
+	})
+	found, err = c.SoloSearch(ctx, `"about /s/0/a.html"`, 10)
 	if err != nil || found.Total != 1 || found.Hits[0].URL != srv.URL+"/s/0/a.html" || found.Hits[0].Channel != host || len(found.Hits[0].Snippet) == 0 {
 		t.Errorf("search for a phrase of a stored page: %+v, %v", found, err)
-	}
-	if found, err := c.SoloSearch(ctx, "index", 10); err != nil || found.Total != 3 {
-		t.Errorf("search for a word of every page: %+v, %v", found, err)
 	}
 	if _, err := c.SoloSearch(ctx, `title:"open`, 10); !errors.Is(err, localapi.ErrInvalid) {
 		t.Errorf("a query that does not parse: %v, want ErrInvalid", err)

@@ -416,11 +416,13 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, validating, recorded); err != nil {
-		return nil, fmt.Errorf("store receipt of task %s: %w", t.ID, err)
-	}
+	// Indexed for search before the receipt is committed: a page listed as
+	// stored, or a credit confirmed, is one that search finds.
 	if err := s.opts.Search.Add(found); err != nil {
 		s.log.Warn("Pages stored but not indexed for search", "task", t.ID, "err", err)
+	}
+	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, validating, recorded); err != nil {
+		return nil, fmt.Errorf("store receipt of task %s: %w", t.ID, err)
 	}
 	s.log.Info("Upload stored", "task", t.ID, "peer", from, "new", r.PagesNew, "changed", r.PagesChanged,
 		"unchanged", unchang, "credits", r.Credits)
