@@ -9,25 +9,17 @@ import (
 )
 
 // dataBase is XDG_DATA_HOME, or ~/.local/share (XDG Base Directory spec).
-func dataBase() (string, error) {
-	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" {
-		if !filepath.IsAbs(dir) {
-			return "", errors.New("XDG_DATA_HOME is not an absolute path")
-		}
-		return dir, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "share"), nil
-}
+func dataBase() (string, error) { return xdgBase("XDG_DATA_HOME", ".local", "share") }
 
 // stateBase is XDG_STATE_HOME, or ~/.local/state (XDG Base Directory spec).
-func stateBase() (string, error) {
-	if dir := os.Getenv("XDG_STATE_HOME"); dir != "" {
+func stateBase() (string, error) { return xdgBase("XDG_STATE_HOME", ".local", "state") }
+
+// xdgBase is the directory the variable env names, which must be absolute,
+// or the default below the home directory.
+func xdgBase(env string, def ...string) (string, error) {
+	if dir := os.Getenv(env); dir != "" {
 		if !filepath.IsAbs(dir) {
-			return "", errors.New("XDG_STATE_HOME is not an absolute path")
+			return "", errors.New(env + " is not an absolute path")
 		}
 		return dir, nil
 	}
@@ -35,5 +27,5 @@ func stateBase() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, ".local", "state"), nil
+	return filepath.Join(append([]string{home}, def...)...), nil
 }
