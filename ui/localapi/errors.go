@@ -26,17 +26,23 @@ var ErrNotSolo = errors.New("the client is not in solo mode")
 var ErrConflict = errors.New("conflict")
 
 // Invalid marks err as the caller's mistake, keeping its message.
-func Invalid(err error) error {
+func Invalid(err error) error { return mark(ErrInvalid, err) }
+
+// Conflict marks err as refused by the current state, keeping its message.
+func Conflict(err error) error { return mark(ErrConflict, err) }
+
+// mark makes err match kind with errors.Is, keeping err's message.
+func mark(kind, err error) error {
 	if err == nil {
 		return nil
 	}
-	return invalidError{err}
+	return markedError{kind, err}
 }
 
-type invalidError struct{ err error }
+type markedError struct{ kind, err error }
 
-func (e invalidError) Error() string   { return e.err.Error() }
-func (e invalidError) Unwrap() []error { return []error{ErrInvalid, e.err} }
+func (e markedError) Error() string   { return e.err.Error() }
+func (e markedError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // APIError is an error answer from the server.
 type APIError struct {
@@ -46,16 +52,3 @@ type APIError struct {
 
 // Error formats the server's message with the HTTP status code.
 func (e *APIError) Error() string { return fmt.Sprintf("%s (HTTP %d)", e.Message, e.Code) }
-
-// Conflict marks err as refused by the current state, keeping its message.
-func Conflict(err error) error {
-	if err == nil {
-		return nil
-	}
-	return conflictError{err}
-}
-
-type conflictError struct{ err error }
-
-func (e conflictError) Error() string   { return e.err.Error() }
-func (e conflictError) Unwrap() []error { return []error{ErrConflict, e.err} }
