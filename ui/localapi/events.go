@@ -38,13 +38,9 @@ func (s *Server) eventRoutes() {
 		return
 	}
 	s.mux.HandleFunc("GET /api/events", func(w http.ResponseWriter, r *http.Request) {
-		n := 100
-		if v := r.URL.Query().Get("n"); v != "" {
-			var err error
-			if n, err = strconv.Atoi(v); err != nil || n < 1 || n > MaxEvents {
-				writeError(w, http.StatusBadRequest, "n must be a whole number from 1 to "+strconv.Itoa(MaxEvents))
-				return
-			}
+		n, ok := countParam(w, r, 100, MaxEvents)
+		if !ok {
+			return
 		}
 		log, err := ev.Events(r.Context(), n)
 		if err != nil {

@@ -375,6 +375,21 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	writeError(w, http.StatusInternalServerError, err.Error())
 }
 
+// countParam reads the query's n, a count from 1 to most (def when absent);
+// ok is false when it is bad and the 400 answer has been written.
+func countParam(w http.ResponseWriter, r *http.Request, def, most int) (n int, ok bool) {
+	v := r.URL.Query().Get("n")
+	if v == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > most {
+		writeError(w, http.StatusBadRequest, "n must be a whole number from 1 to "+strconv.Itoa(most))
+		return 0, false
+	}
+	return n, true
+}
+
 type errorBody struct {
 	Error string `json:"error"`
 }

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -266,13 +265,9 @@ func (s *Server) soloRoutes() {
 			writeError(w, http.StatusBadRequest, "give words to search for: /api/solo/search?q=WORDS")
 			return
 		}
-		n := 20
-		if v := r.URL.Query().Get("n"); v != "" {
-			var err error
-			if n, err = strconv.Atoi(v); err != nil || n < 1 || n > 100 {
-				writeError(w, http.StatusBadRequest, "n must be a whole number from 1 to 100")
-				return
-			}
+		n, ok := countParam(w, r, 20, 100)
+		if !ok {
+			return
 		}
 		res, err := so.SoloSearch(r.Context(), q, n)
 		if err != nil {
