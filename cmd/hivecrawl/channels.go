@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -88,12 +87,7 @@ func channelsMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return fail(stderr, "channels", err)
 		}
 		if o.asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(chs); err != nil {
-				return fail(stderr, "channels", err)
-			}
-			return 0
+			return printJSON(stdout, stderr, "channels", chs)
 		}
 		writeChannels(stdout, chs, time.Now())
 	case "add":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -58,12 +57,7 @@ func searchMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(stderr, "search", err)
 	}
 	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return fail(stderr, "search", err)
-		}
-		return 0
+		return printJSON(stdout, stderr, "search", res)
 	}
 	if res.Total == 0 {
 		fmt.Fprintln(stdout, "No page crawled so far has those words.")

@@ -85,6 +85,17 @@ func parseControl(fs *flag.FlagSet, o *controlOptions, args []string, stdout, st
 	return dirs, 0, false
 }
 
+// printJSON writes v as indented JSON, what a control command's --json
+// prints, and returns the exit code.
+func printJSON(stdout, stderr io.Writer, name string, v any) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fail(stderr, name, err)
+	}
+	return 0
+}
+
 // fail prints err as one line and returns the exit code.
 func fail(stderr io.Writer, name string, err error) int {
 	if errors.Is(err, localapi.ErrNotRunning) {
@@ -117,12 +128,7 @@ func statusMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return fail(stderr, "status", err)
 	}
 	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(st); err != nil {
-			return fail(stderr, "status", err)
-		}
-		return 0
+		return printJSON(stdout, stderr, "status", st)
 	}
 	writeStatus(stdout, st)
 	return 0
