@@ -227,24 +227,11 @@ func openPage(ctx context.Context, info localapi.Info, page string, printOnly bo
 		return 0
 	case errors.Is(err, tray.ErrNoBrowser):
 		fmt.Printf("No desktop here to open a browser in. Open this link in a browser on this machine within two minutes:\n  %s\n", u)
-		fmt.Printf("From another machine, forward the port first: ssh -L %s:%s HOST, then open the link there.\n", port(info.URL), hostPort(info.URL))
+		if api, err := url.Parse(info.URL); err == nil {
+			fmt.Printf("From another machine, forward the port first: ssh -L %s:%s HOST, then open the link there.\n", api.Port(), api.Host)
+		}
 		return 0
 	}
 	fmt.Fprintf(os.Stderr, "hivecrawl open: %v\nOpen this link in your browser within two minutes:\n  %s\n", err, u)
 	return 1
-}
-
-// hostPort is the host:port of a local API URL; port its port.
-func hostPort(apiURL string) string {
-	if u, err := url.Parse(apiURL); err == nil {
-		return u.Host
-	}
-	return apiURL
-}
-
-func port(apiURL string) string {
-	if u, err := url.Parse(apiURL); err == nil {
-		return u.Port()
-	}
-	return apiURL
 }
