@@ -44,10 +44,11 @@ type Log struct {
 	path string
 	file *lumberjack.Logger
 
-	mu   sync.Mutex // guards ring and next
-	ring []Event
-	next int // where the next event goes once ring is full
-	seq  uint64
+	mu sync.Mutex // guards ring and added
+	// ring holds the latest Keep events: event k (counted from 0) at
+	// k % Keep.
+	ring  []Event
+	added int
 }
 
 // Open opens (creating its directory) the log file at path. An empty path
@@ -96,38 +97,22 @@ func (l *Log) Handler(next slog.Handler) slog.Handler {
 func (l *Log) Recent(n int) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]Event, 0, min(n, len(l.ring)))
-	for i := range len(l.ring) {
-		if len(out) == n {
-			break
-		}
-		// The newest is just before next (or at the end before the ring
-		// first filled).
-		j := (l.next - 1 - i + 2*len(l.ring)) % len(l.ring)
-		out = append(out, l.ring[j])
+	out := make([]Event, min(n, len(l.ring)))
+	for i := range out {
+		out[i] = l.ring[(l.added-1-i)%Keep]
 	}
 	return out
-}
-
-// Seq counts the events kept so far, so a reader can tell there are new
-// ones without copying them.
-func (l *Log) Seq() uint64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.seq
 }
 
 func (l *Log) add(e Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.seq++
 	if len(l.ring) < Keep {
 		l.ring = append(l.ring, e)
-		l.next = len(l.ring) % Keep
-		return
+	} else {
+		l.ring[l.added%Keep] = e
 	}
-	l.ring[l.next] = e
-	l.next = (l.next + 1) % Keep
+	l.added++
 }
 
 // memHandler keeps records at Info and above in the log's memory.
