@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -121,22 +120,31 @@ func startClientMode(t *testing.T, mode app.Mode) running {
 	if err := os.WriteFile(seedFile, []byte(seeds.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	home := t.TempDir()
 	// Solo mode's tasks use the configured politeness wait: keep it short.
-	if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(`{"delay": "20ms"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c, err := app.New(ctx, app.Options{
-		Home: home, Mode: mode, Seeds: seedFile, AllowLoopback: true, Sampler: calmSampler{},
+	return startClientWith(t, `{"delay": "20ms"}`, app.Options{
+		Mode: mode, Seeds: seedFile, AllowLoopback: true,
 		SeedTasks: app.SeedTasks{Delay: 20 * time.Millisecond, MaxDepth: 3, MaxPages: 20, Interval: time.Hour},
-		Grace:     time.Second, Version: "test",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Version:   "test",
 	})
+}
+
+// startClientWith starts a client with opts in a new home whose
+// configuration file is config, on a calm machine, quiet; it stops when
+// the test ends.
+func startClientWith(t *testing.T, config string, opts app.Options) running {
+	t.Helper()
+	opts.Home = t.TempDir()
+	if err := os.MkdirAll(filepath.Join(opts.Home, "config"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(opts.Home, "config", "config.json"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts.Sampler, opts.Grace, opts.Logger = calmSampler{}, time.Second, slog.New(slog.DiscardHandler)
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := app.New(ctx, opts)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

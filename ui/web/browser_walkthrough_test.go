@@ -1,16 +1,11 @@
 package web_test
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,39 +54,11 @@ func TestBrowserWalkthrough(t *testing.T) {
 	t.Cleanup(local.Close)
 	ctx := browser(t, "")
 
-	home := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, "config"), 0o700); err != nil {
-		t.Fatal(err)
-	}
 	// A wait of 150 ms between requests: slow enough to watch.
-	if err := os.WriteFile(filepath.Join(home, "config", "config.json"), []byte(`{"delay": "150ms", "busy_threshold": 0, "cpu": 0, "api_port": 0}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cctx, cancel := context.WithCancel(context.Background())
-	c, err := app.New(cctx, app.Options{
-		Home: home, AllowTestNets: true, Sampler: calmSampler{}, Grace: time.Second, Version: "0.2.0",
-		Logger:  slog.New(slog.DiscardHandler),
-		Manager: manager.Options{Tick: 300 * time.Millisecond},
+	r := startClientWith(t, `{"delay": "150ms", "busy_threshold": 0, "cpu": 0, "api_port": 0}`, app.Options{
+		AllowTestNets: true, Version: "0.2.0", Manager: manager.Options{Tick: 300 * time.Millisecond},
 	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := c.Serve(cctx); err != nil {
-			t.Errorf("client: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	var info localapi.Info
-	waitFor(t, "the client's api.json", func() bool {
-		info, err = localapi.ReadInfo(c.Dirs().APIFile())
-		return err == nil
-	})
-	r := running{c: c, info: info, api: localapi.NewClient(info)}
+	c, info := r.c, r.info
 	channel := func(host string) localapi.SoloChannel {
 		chs, _ := c.SoloChannels(ctx)
 		for _, ch := range chs {
