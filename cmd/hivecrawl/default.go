@@ -40,8 +40,7 @@ func runDefault(ctx context.Context, args []string) int {
 	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "hivecrawl: unexpected argument %q\n", fs.Arg(0))
+	if unexpectedArgs(fs, os.Stderr) {
 		return 2
 	}
 	if !tray.HasDesktop() {

@@ -45,6 +45,20 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	}
 }
 
+// unexpectedArgs says, on stderr, that a command which takes no
+// arguments was given some, and reports whether it was.
+func unexpectedArgs(fs *flag.FlagSet, stderr io.Writer) bool {
+	if fs.NArg() == 0 {
+		return false
+	}
+	name := "hivecrawl " + fs.Name()
+	if fs.Name() == "default" {
+		name = "hivecrawl"
+	}
+	fmt.Fprintf(stderr, "%s: unexpected argument %q\n", name, fs.Arg(0))
+	return true
+}
+
 // flagsOf adapts a command's flag constructor, which binds its flags to
 // an options struct, to the command table's flags field.
 func flagsOf[T any](declare func(*T) *flag.FlagSet) func() *flag.FlagSet {

@@ -79,8 +79,7 @@ func runManager(ctx context.Context, args []string) int {
 	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "hivecrawl manager: unexpected argument %q\n", fs.Arg(0))
+	if unexpectedArgs(fs, os.Stderr) {
 		return 2
 	}
 	level := slog.LevelInfo

@@ -68,8 +68,7 @@ func runClient(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "hivecrawl run: --cheat %q: want one of %s\n", o.cheatMode, strings.Join(cheat.Modes, ", "))
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "hivecrawl run: unexpected argument %q\n", fs.Arg(0))
+	if unexpectedArgs(fs, os.Stderr) {
 		return 2
 	}
 	level := slog.LevelInfo

@@ -150,8 +150,7 @@ func stateChange(ctx context.Context, name string, args []string, stdout, stderr
 	if done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "hivecrawl %s: unexpected argument %q\n", name, fs.Arg(0))
+	if unexpectedArgs(fs, stderr) {
 		return 2
 	}
 	c, err := localapi.Dial(dirs.APIFile())
