@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -135,15 +135,15 @@ func (c *Client) SoloText(ctx context.Context, url string) (localapi.SoloText, e
 // localhost. (A name that resolves to such an address is only known at
 // crawl time; its channel then says so.)
 func (c *Client) checkSeed(u string) error {
-	_, id, err := channels.ParseSeed(u)
+	seed, _, err := channels.ParseSeed(u)
 	if err != nil {
 		return err
 	}
-	host := id
-	if h, _, err := net.SplitHostPort(id); err == nil {
-		host = h
+	parsed, err := url.Parse(seed)
+	if err != nil {
+		return err
 	}
-	host = strings.Trim(host, "[]")
+	host := parsed.Hostname()
 	const advice = "Hivecrawl crawls only public web sites (test fixtures on loopback need the client's --allow-loopback)"
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return fmt.Errorf("%s: %s names this machine; %s", u, host, advice)
