@@ -52,6 +52,9 @@ type Manager struct {
 	// search indexes the stored text when Options.Search is set.
 	search *search.Index
 
+	closeOnce sync.Once
+	closeErr  error
+
 	mu       sync.Mutex // guards the fields below
 	strat    recrawl.Strategy
 	stratN   int  // channels the strategy knows
@@ -323,9 +326,16 @@ func (m *Manager) Wake() {
 	}
 }
 
-// Close stops the host and closes the files. It is bounded by libp2p's
-// shutdown timeouts.
+// Close stops the host and closes the files; closing again returns the
+// first Close's result. It is bounded by libp2p's shutdown timeouts.
 func (m *Manager) Close() error {
+	m.closeOnce.Do(func() { m.closeErr = m.close() })
+	return m.closeErr
+}
+
+// close is Close's one run: Serve closes the manager when it ends, and an
+// embedding client closes it again.
+func (m *Manager) close() error {
 	var errs []error
 	if m.api != nil {
 		errs = append(errs, m.api.close())

@@ -117,7 +117,7 @@ func pageMapping() mapping.IndexMapping {
 	return m
 }
 
-// Close closes the index; closing it again does nothing.
+// Close closes the index; closing it again returns the first result.
 func (x *Index) Close() error {
 	x.closeOnce.Do(func() { x.closeErr = x.idx.Close() })
 	return x.closeErr
