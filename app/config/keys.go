@@ -168,16 +168,25 @@ func intKey(field func(*Config) *int) func(*Config, string) error {
 
 func boolKey(field func(*Config) *bool) func(*Config, string) error {
 	return func(c *Config, v string) error {
-		switch strings.ToLower(v) {
-		case "true", "on", "yes", "1":
-			*field(c) = true
-		case "false", "off", "no", "0":
-			*field(c) = false
-		default:
-			return fmt.Errorf("%w: %q is not true or false", ErrInvalid, v)
+		on, err := ParseSwitch(v)
+		if err != nil {
+			return err
 		}
+		*field(c) = on
 		return nil
 	}
+}
+
+// ParseSwitch reads an on/off value as settings take it: true, on, yes
+// or 1, and false, off, no or 0, in any case.
+func ParseSwitch(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "on", "yes", "1":
+		return true, nil
+	case "false", "off", "no", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %q is not true or false", ErrInvalid, v)
 }
 
 func setSchedule(c *Config, v string) error {

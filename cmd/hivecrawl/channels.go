@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -138,12 +139,8 @@ func parseChannelSettings(args []string) (localapi.ChannelSettings, error) {
 				set.MaxPages = &n
 			}
 		case "other-hosts":
-			var on bool
-			switch v {
-			case "on", "true", "yes":
-				on = true
-			case "off", "false", "no":
-			default:
+			on, err := config.ParseSwitch(v)
+			if err != nil {
 				return set, fmt.Errorf("other-hosts=%q: on or off", v)
 			}
 			set.OtherHosts = &on
