@@ -46,6 +46,7 @@ type run struct {
 	knownBloom *task.Filter   // Pageseen, filtered; nil when the task lists it
 	knownInter task.DigestSet
 	validators map[string]task.Validator
+	skip       *task.Filter // known pages this crawl leaves alone; nil = none
 
 	token    string // product token robots.txt rules are matched against
 	maxPages int
@@ -134,13 +135,15 @@ func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
 		knownBloom: t.KnownFilter,
 		knownInter: task.NewDigestSet(t.KnownInterSite),
 		validators: make(map[string]task.Validator, len(t.Validators)),
+		skip:       t.Skip,
 		token:      pol.token,
 		maxPages:   pol.maxPages,
 		delay:      pol.delay,
 	}
 	for _, v := range t.Validators {
 		if u, err := urls.Canonical(v.URL, nil); err == nil {
-			r.validators[u.String()] = v
+			v.URL = u.String()
+			r.validators[v.URL] = v
 		}
 	}
 	var bad []string
@@ -164,6 +167,10 @@ func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
 	if len(r.seeds) == 0 {
 		r.close()
 		return nil, fmt.Errorf("task %s: no usable seed URL: %s", t.ID, strings.Join(bad, "; "))
+	}
+	if err := r.queueKnown(); err != nil {
+		r.close()
+		return nil, err
 	}
 	r.f = newFetcher(cfg)
 	return r, nil
@@ -206,7 +213,7 @@ func (r *run) crawl(ctx context.Context) error {
 			continue // canonical URLs always parse; nothing to fetch otherwise
 		}
 		before := r.requests
-		if err := r.visit(ctx, u, e.Depth); err != nil {
+		if err := r.visit(ctx, u, e.Depth, e.Parent); err != nil {
 			return err
 		}
 		if r.sinceCP += r.requests - before; r.checkpoint != nil && r.sinceCP >= r.every {
@@ -350,8 +357,32 @@ func (r *run) addInterSite(u *url.URL) {
 	}
 }
 
-// discover queues a link found at the given depth if the task may crawl it.
-func (r *run) discover(u *url.URL, depth int) error {
+// queueKnown queues the known pages the task revisits (its validators),
+// after the seeds, each at its own depth: a page that answers 304 has no
+// body to take links from, so the pages it links to come from this list
+// rather than from it. Seeds and pages off the channel's hosts are not
+// queued twice or at all; filters and robots.txt apply when they are
+// visited or, for filters, here.
+func (r *run) queueKnown() error {
+	for _, v := range r.t.Validators {
+		u, err := urls.Canonical(v.URL, nil)
+		if err != nil || !r.sameSite(u) || !r.filter.Match(u) {
+			continue
+		}
+		s := u.String()
+		if !r.seen.Add(s) {
+			continue
+		}
+		if err := r.todo.Push(entry{URL: s, Depth: min(v.Depth, r.t.MaxDepth)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// discover queues a link found at the given depth, on the page whose URL
+// has digest parent, if the task may crawl it.
+func (r *run) discover(u *url.URL, depth int, parent task.Digest) error {
 	if !r.sameSite(u) {
 		r.addInterSite(u)
 		return nil
@@ -366,8 +397,11 @@ func (r *run) discover(u *url.URL, depth int) error {
 	if rb, ok := r.robots[u.Scheme+"://"+u.Host]; ok && !rb.allowed(u) {
 		return nil
 	}
+	if r.skip != nil && r.skip.Has(task.DigestString(s)) {
+		return nil // known, and not due in this crawl
+	}
 	if !r.seen.Add(s) {
 		return nil
 	}
-	return r.todo.Push(entry{URL: s, Depth: depth})
+	return r.todo.Push(entry{URL: s, Depth: depth, Parent: parent})
 }

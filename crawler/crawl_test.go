@@ -471,34 +471,76 @@ func TestSpoolSink(t *testing.T) {
 	}
 }
 
-func TestConditionalGetOnlyAtMaxDepth(t *testing.T) {
-	const index = "<p>index</p>"
-	var conditional []string
+func TestConditionalGetForEveryKnownPage(t *testing.T) {
+	// Every listed page is asked for with its validators, whatever its
+	// depth; a 304 ends there, and the pages below it come from the list.
+	var conditional, full []string
+	site := pages(map[string]string{
+		"/":     html(links("/mid", "/new")),
+		"/mid":  html(links("/leaf")),
+		"/leaf": html("leaf"),
+		"/new":  html("new"),
+	})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("If-None-Match") != "" {
+		if r.URL.Path == "/robots.txt" {
+			site.ServeHTTP(w, r)
+			return
+		}
+		if r.Header.Get("If-None-Match") == `"v"` && r.URL.Path != "/" {
 			conditional = append(conditional, r.URL.Path)
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
-		pages(map[string]string{"/": html(index + links("/mid")), "/mid": html(links("/leaf")), "/leaf": html("leaf")}).ServeHTTP(w, r)
+		full = append(full, r.URL.Path)
+		w.Header().Set("ETag", `"v2"`)
+		site.ServeHTTP(w, r)
 	})
 	s := newSite(t, h)
-	var vs []task.Validator
-	for _, p := range []string{"/", "/mid", "/leaf"} {
-		vs = append(vs, task.Validator{URL: s.URL + p, ETag: `"v"`})
+	vs := []task.Validator{
+		{URL: s.URL + "/", ETag: `"v"`},
+		{URL: s.URL + "/mid", ETag: `"v"`, Depth: 1},
+		{URL: s.URL + "/leaf", ETag: `"v"`, Depth: 2},
 	}
-	res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 2, Validators: vs,
-		KnownPages: []task.Digest{task.DigestString(html(index + links("/mid")))}})
-	if fmt.Sprint(conditional) != "[/leaf]" {
-		t.Fatalf("conditional GETs for %v, want only the page at max depth", conditional)
+	res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 2, Validators: vs})
+	if fmt.Sprint(conditional) != "[/mid /leaf]" {
+		t.Fatalf("304s for %v, want /mid and /leaf", conditional)
 	}
-	if p := sink.byURL(s.URL + "/"); !p.Unchanged || p.Text != nil {
-		t.Fatalf("known index page = %+v, want unchanged by digest", p)
+	if fmt.Sprint(full) != "[/ /new]" {
+		t.Fatalf("full downloads %v, want the changed index page and the new page it links to", full)
 	}
-	if p := sink.byURL(s.URL + "/leaf"); p == nil || p.Status != 304 || !p.Unchanged {
-		t.Fatalf("leaf = %+v", p)
+	for p, depth := range map[string]int{"/mid": 1, "/leaf": 2} {
+		if pg := sink.byURL(s.URL + p); pg == nil || pg.Status != 304 || !pg.Unchanged || pg.Depth != depth {
+			t.Fatalf("%s = %+v, want unchanged at its listed depth", p, pg)
+		}
 	}
-	if res.Stats.PagesUnchanged != 2 || res.Stats.PagesChanged != 1 {
+	if p := sink.byURL(s.URL + "/new"); p == nil || p.Parent != task.DigestString(s.URL+"/") {
+		t.Fatalf("/new = %+v, want its parent to be the index page", p)
+	}
+	if res.Stats.PagesUnchanged != 2 || res.Stats.PagesChanged != 1 || res.Stats.PagesNew != 1 {
 		t.Fatalf("stats = %+v", res.Stats)
+	}
+}
+
+func TestSkipLeavesKnownPagesAlone(t *testing.T) {
+	var got []string
+	site := pages(map[string]string{
+		"/":      html(links("/due", "/later", "/new")),
+		"/due":   html("due"),
+		"/later": html("later"),
+		"/new":   html("new"),
+	})
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.Path)
+		site.ServeHTTP(w, r)
+	}))
+	skip := task.NewFilter(1, task.DefaultFalsePositive)
+	skip.Add(task.DigestString(s.URL + "/later"))
+	_, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1, Skip: skip,
+		Validators: []task.Validator{{URL: s.URL + "/due", Depth: 1}}})
+	if fmt.Sprint(got) != "[/robots.txt / /due /new]" {
+		t.Fatalf("requests %v, want the skipped page left alone", got)
+	}
+	if sink.byURL(s.URL+"/later") != nil {
+		t.Fatal("a skipped page was reported")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // memEntries is how many URLtodo entries stay in memory (paper 000 §2.2);
@@ -15,8 +17,9 @@ const memEntries = 1000
 
 // entry is one URL waiting to be fetched.
 type entry struct {
-	URL   string
-	Depth int
+	URL    string
+	Depth  int
+	Parent task.Digest // of the URL of the page the link was found on
 }
 
 // frontier is URLtodo: a FIFO of URLs to fetch holding at most max entries
@@ -102,6 +105,7 @@ func (f *frontier) spill(e entry) error {
 		f.w = bufio.NewWriterSize(file, 64<<10)
 	}
 	f.scratch = binary.AppendUvarint(f.scratch[:0], uint64(e.Depth))
+	f.scratch = binary.AppendUvarint(f.scratch, uint64(e.Parent))
 	f.scratch = binary.AppendUvarint(f.scratch, uint64(len(e.URL)))
 	f.scratch = append(f.scratch, e.URL...)
 	n, err := f.w.Write(f.scratch)
@@ -151,6 +155,10 @@ func readEntry(br *bufio.Reader) (entry, int, error) {
 	if err != nil {
 		return entry{}, 0, err
 	}
+	parent, err := binary.ReadUvarint(br)
+	if err != nil {
+		return entry{}, 0, err
+	}
 	n, err := binary.ReadUvarint(br)
 	if err != nil {
 		return entry{}, 0, err
@@ -162,8 +170,8 @@ func readEntry(br *bufio.Reader) (entry, int, error) {
 	if _, err := io.ReadFull(br, buf); err != nil {
 		return entry{}, 0, err
 	}
-	size := uvarintLen(depth) + uvarintLen(n) + int(n)
-	return entry{URL: string(buf), Depth: int(depth)}, size, nil
+	size := uvarintLen(depth) + uvarintLen(parent) + uvarintLen(n) + int(n)
+	return entry{URL: string(buf), Depth: int(depth), Parent: task.Digest(parent)}, size, nil
 }
 
 func uvarintLen(v uint64) int {

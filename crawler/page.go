@@ -14,7 +14,7 @@ import (
 // visit fetches one URL (following redirects, retrying on 429/503), turns
 // the answer into a task.Page and hands it to the sink. It returns an error
 // only when the run must end.
-func (r *run) visit(ctx context.Context, u *url.URL, depth int) error {
+func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Digest) error {
 	rb, err := r.robotsFor(ctx, u)
 	if err != nil {
 		return err
@@ -41,14 +41,14 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int) error {
 		return nil
 	}
 	r.requests++
-	page := &task.Page{URL: u.String(), Depth: depth}
+	page := &task.Page{URL: u.String(), Depth: depth, Parent: parent}
 	var (
 		final *url.URL
 		resp  *response
 	)
 	for attempt := 1; ; attempt++ {
 		page.FetchedAt = time.Now().UTC()
-		final, resp, err = r.follow(ctx, u, depth >= r.t.MaxDepth)
+		final, resp, err = r.follow(ctx, u)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -140,17 +140,16 @@ func (r *run) countDir(u *url.URL) {
 // adopts the host, as for http → https or a www. prefix); a hop out of the
 // filters or to a URL already seen ends the chain quietly.
 //
-// The GET is conditional only when conditional is set: a 304 has no body,
-// so a page whose links are still to be followed is fetched in full and
-// Pageseen decides whether it changed.
-func (r *run) follow(ctx context.Context, u *url.URL, conditional bool) (*url.URL, *response, error) {
+// The GET is conditional when the task gave validators for the URL: a 304
+// has no body, so the page's links are not followed, and the pages they
+// lead to come from the task's list of known pages (run.queueKnown).
+func (r *run) follow(ctx context.Context, u *url.URL) (*url.URL, *response, error) {
 	cur := u
 	seed := r.seeds[u.String()]
 	visited := map[string]bool{u.String(): true}
 	for hop := 0; ; hop++ {
 		req := request{URL: cur}
-		if conditional {
-			v := r.validators[cur.String()]
+		if v, ok := r.validators[cur.String()]; ok {
 			req.ETag, req.LastModified = v.ETag, v.LastModified
 		}
 		resp, err := r.request(ctx, req)
@@ -260,6 +259,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	if nofollow {
 		return nil
 	}
+	parent := task.DigestString(page.URL)
 	for _, l := range parsed.Links {
 		if l.NoFollow {
 			continue
@@ -268,7 +268,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 		if err != nil {
 			continue
 		}
-		if err := r.discover(lu, depth+1); err != nil {
+		if err := r.discover(lu, depth+1, parent); err != nil {
 			return err
 		}
 	}

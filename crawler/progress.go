@@ -133,7 +133,7 @@ func (r *run) load(rest *task.Rest, keep func(*entry) bool) error {
 		r.seen[binary.BigEndian.Uint64(b)] = struct{}{}
 	}
 	for _, p := range rest.Todo {
-		e := entry{URL: p.URL, Depth: p.Depth}
+		e := entry{URL: p.URL, Depth: p.Depth, Parent: p.Parent}
 		if keep != nil && !keep(&e) {
 			continue
 		}
@@ -190,7 +190,7 @@ func (r *run) progress() (*Progress, error) {
 	}
 	p.Todo = make([]Pending, len(todo))
 	for i, e := range todo {
-		p.Todo[i] = Pending{URL: e.URL, Depth: e.Depth}
+		p.Todo[i] = Pending{URL: e.URL, Depth: e.Depth, Parent: e.Parent}
 	}
 	p.Seen = make([]byte, 0, 8*len(r.seen))
 	for h := range r.seen {

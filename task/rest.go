@@ -39,6 +39,8 @@ type Rest struct {
 type Pending struct {
 	URL   string `json:"url"`
 	Depth int    `json:"depth,omitempty"`
+	// Parent is the digest of the URL of the page the link was found on.
+	Parent Digest `json:"parent,omitempty"`
 }
 
 // Validate checks r's sizes and, when host is not empty, that every URL

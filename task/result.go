@@ -5,15 +5,19 @@ import "time"
 // Page is the result of fetching one page of a task. Unchanged pages carry
 // no text: their content digest was known or the server answered 304.
 type Page struct {
-	URL          string    `json:"url"`
-	FinalURL     string    `json:"final_url,omitempty"`
-	Status       int       `json:"status"`
-	FetchedAt    time.Time `json:"fetched_at"`
-	Depth        int       `json:"depth"`
-	Digest       Digest    `json:"digest,omitempty"`
-	ETag         string    `json:"etag,omitempty"`
-	LastModified string    `json:"last_modified,omitempty"`
-	Title        string    `json:"title,omitempty"`
+	URL       string    `json:"url"`
+	FinalURL  string    `json:"final_url,omitempty"`
+	Status    int       `json:"status"`
+	FetchedAt time.Time `json:"fetched_at"`
+	Depth     int       `json:"depth"`
+	// Parent is the digest (DigestString) of the URL of the page whose
+	// link led here; 0 for seeds and pages the task listed. The manager
+	// keeps it as the link tree the selective recrawl rule walks.
+	Parent       Digest `json:"parent,omitempty"`
+	Digest       Digest `json:"digest,omitempty"`
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	Title        string `json:"title,omitempty"`
 	// Text is the extracted main text, compressed as named by Compression.
 	Text []byte `json:"text,omitempty"`
 	// Compression names Text's encoding: "zstd", or "" for none.

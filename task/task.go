@@ -70,9 +70,19 @@ type Task struct {
 	// KnownInterSite are the digests of inter-site URLs already known, so they
 	// are not reported again.
 	KnownInterSite []Digest `json:"known_inter_site,omitempty"`
-	// Validators carry the ETag and Last-Modified of some known pages for
-	// conditional GETs; the manager sends a bounded share of them.
+	// Validators are the known pages this crawl revisits: the crawler
+	// queues each at its depth, whether or not a link leads to it, and
+	// fetches it with a conditional GET when it has an ETag or a
+	// Last-Modified. A page that answers 304 is not downloaded, and its
+	// links are not followed: the pages they lead to are listed here
+	// themselves, or in Skip.
 	Validators []Validator `json:"validators,omitempty"`
+	// Skip is a Bloom filter of the digests (DigestString) of the known
+	// page URLs this crawl leaves alone: found through a link, such a page
+	// is neither fetched nor reported. The manager lists the pages it
+	// recrawls in Validators and puts the others here (per-page recrawl
+	// frequencies). A false positive leaves a new page for a later crawl.
+	Skip *Filter `json:"skip,omitempty"`
 	// Interval is the channel's recrawl interval: a task that waited longer
 	// than this in a queue is cancelled (paper 000 §4).
 	Interval Duration `json:"interval,omitempty"`
@@ -130,11 +140,15 @@ type Policy struct {
 	SignatureAgent string `json:"signature_agent,omitempty"`
 }
 
-// Validator is what the last crawl learned about one page's freshness.
+// Validator is a known page to revisit and what the last crawl learned
+// about its freshness.
 type Validator struct {
 	URL          string `json:"url"`
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+	// Depth is the link hops from a seed at which the page was found; its
+	// links, when it changed, are followed from there.
+	Depth int `json:"depth,omitempty"`
 }
 
 // Duration is a time.Duration that encodes as a Go duration string ("1.5s").
@@ -233,9 +247,11 @@ func (t *Task) Validate() error {
 	case len(t.Validators) > MaxValidators:
 		return fmt.Errorf("%w: %d validators exceeds %d", ErrInvalid, len(t.Validators), MaxValidators)
 	}
-	if t.KnownFilter != nil {
-		if err := t.KnownFilter.Validate(); err != nil {
-			return err
+	for _, f := range []*Filter{t.KnownFilter, t.Skip} {
+		if f != nil {
+			if err := f.Validate(); err != nil {
+				return err
+			}
 		}
 	}
 	if t.Resume != nil {
@@ -261,6 +277,9 @@ func (t *Task) Validate() error {
 	for _, v := range t.Validators {
 		if len(v.URL) > MaxURLLength {
 			return fmt.Errorf("%w: validator URL longer than %d bytes", ErrInvalid, MaxURLLength)
+		}
+		if v.Depth < 0 || v.Depth > MaxDepthLimit {
+			return fmt.Errorf("%w: validator depth %d outside 0..%d", ErrInvalid, v.Depth, MaxDepthLimit)
 		}
 	}
 	return nil
