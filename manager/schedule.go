@@ -114,7 +114,7 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	}
 	c.Pieces = ps
 	round := c.Round + 1
-	tasks := c.Tasks(round)
+	tasks := c.Tasks(round, m.db.Plan())
 	recs := make([]channels.Task, 0, len(tasks))
 	for _, t := range tasks {
 		t.Interval = task.Duration(iv)

@@ -43,6 +43,7 @@ type managerOptions struct {
 	leaseHold, startWithin, clockSkew    time.Duration
 	allowLoopback, coordinates, verbose  bool
 	pieceAbove                           int
+	pagePlan                             string
 	userAgent, signatureAgent, directory string
 	home                                 *string
 }
@@ -60,6 +61,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.assignment, "assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
 	fs.DurationVar(&o.prior, "prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
 	fs.DurationVar(&o.slack, "slack", manager.DefaultSlack, "added to 2 × a task's interval before a task without a result counts as lost and its channel is due again")
+	fs.StringVar(&o.pagePlan, "page-plan", channels.DefaultPlan, "which known pages a recrawl fetches: all (every page, every round), adaptive (each page at its own frequency, paper 003) or fountain (paper 001's planner)")
 	fs.IntVar(&o.pieceAbove, "piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
 	fs.DurationVar(&o.delay, "delay", time.Second, "the politeness wait between requests to one host that every crawler keeps at least (robots.txt Crawl-delay can raise it)")
 	fs.StringVar(&o.userAgent, "user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+"+manager.DefaultContact+")\"): name your network's contact page in it")
@@ -82,6 +84,11 @@ func runManager(ctx context.Context, args []string) int {
 	if unexpectedArgs(fs, os.Stderr) {
 		return 2
 	}
+	plan, err := channels.ParsePlan(o.pagePlan)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
+		return 2
+	}
 	level := slog.LevelInfo
 	if o.verbose {
 		level = slog.LevelDebug
@@ -95,7 +102,7 @@ func runManager(ctx context.Context, args []string) int {
 	opts := manager.Options{
 		Dir: managerDir(dirs), Listen: o.listen, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
-		Slack: o.slack, Channels: channels.Options{Prior: o.prior},
+		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
 		Directory: o.directory, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 	}

@@ -79,7 +79,7 @@ func TestChannelReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tk := c.Tasks(round)[0]
+		tk := c.Tasks(round, channels.PagePlan{})[0]
 		if err := db.Issue(h, round, []channels.Task{{ID: tk.ID, Channel: h, Round: round, Issued: now, Deadline: now.Add(time.Hour)}}, now); err != nil {
 			t.Fatal(err)
 		}

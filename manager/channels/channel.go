@@ -86,15 +86,33 @@ type Page struct {
 	// Misses counts the crawls in a row that covered the page and did not
 	// return it; at missLimit the page is forgotten.
 	Misses int `json:"x,omitempty"`
+	// Depth is the link hops from a seed at which the page was found, and
+	// Parent the digest of the URL of the page that linked it (0 for a
+	// seed, or when not known): the link tree the selective rule walks.
+	Depth  int         `json:"dp,omitempty"`
+	Parent task.Digest `json:"pa,omitempty"`
+	// Round is the channel round that last fetched the page.
+	Round int `json:"r,omitempty"`
+	// The page's adaptive frequency (recrawl.PageFreq, paper 003 §3.2):
+	// it is revisited every FrMax rounds; History has bit k set when its
+	// k-th latest crawl found it changed, over Records crawls; Threshold
+	// is its selective-incremental threshold and Follow the rule's last
+	// decision: revisit the pages it links to in the next round.
+	FrMax     int     `json:"fm,omitempty"`
+	Records   int     `json:"n,omitempty"`
+	History   uint64  `json:"h,omitempty"`
+	Threshold float64 `json:"th,omitempty"`
+	Follow    bool    `json:"fo,omitempty"`
 }
 
 // Tasks builds the tasks of the channel's next round: one for the whole
 // host, or one per piece, each with the host's main page among the seeds
-// and the piece's directories as filters. Each task carries Pageseen and
-// validators of its own pages only, bounded whatever the host's size (see
-// known.go). IDs are "<channel>/<round>/<i>". The caller sets Interval and
-// Issued.
-func (c *Channel) Tasks(round int) []*task.Task {
+// and the piece's directories as filters. Each task carries Pageseen, the
+// known pages it revisits (chosen by plan, pageplan.go) with their
+// validators, and the known pages it leaves alone, of its own pages only
+// and bounded whatever the host's size (known.go). IDs are
+// "<channel>/<round>/<i>". The caller sets Interval and Issued.
+func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 	base := task.Task{
 		Channel:        c.ID,
 		Seeds:          append([]string(nil), c.Seeds...),
@@ -114,7 +132,7 @@ func (c *Channel) Tasks(round int) []*task.Task {
 		for u := range c.Pages {
 			urls = append(urls, u)
 		}
-		c.known(&t, urls)
+		c.known(&t, urls, plan, round)
 		return []*task.Task{&t}
 	}
 	out := make([]*task.Task, 0, len(c.Pieces))
@@ -125,7 +143,7 @@ func (c *Channel) Tasks(round int) []*task.Task {
 		t.Filters = append(append([]string(nil), c.Filters...), pieces.Filters(c.ID, p)...)
 		t.ExpectedPages = p.Pages
 		t.Seeds = []string{c.mainPage()}
-		c.known(&t, urls)
+		c.known(&t, urls, plan, round)
 		out = append(out, &t)
 	}
 	return out

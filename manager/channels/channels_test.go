@@ -112,7 +112,7 @@ func issue(t *testing.T, d *DB, id string, round int, now time.Time) []Task {
 		t.Fatal(err)
 	}
 	var recs []Task
-	for _, tk := range c.Tasks(round) {
+	for _, tk := range c.Tasks(round, PagePlan{}) {
 		recs = append(recs, Task{ID: tk.ID, Channel: id, Round: round, Issued: now, Deadline: now.Add(time.Hour)})
 	}
 	if err := d.Issue(id, round, recs, now); err != nil {
@@ -267,7 +267,7 @@ func TestTasksOfPieces(t *testing.T) {
 	c := Channel{ID: "ex.com", Seeds: []string{"https://ex.com/start"}, MaxDepth: 3,
 		Pages:  map[string]Page{"https://ex.com/a": {Digest: 1, ETag: "e"}},
 		Pieces: []pieces.Piece{{Dirs: []string{"/news/"}, Pages: 10}, {Dirs: []string{"/", "/misc/"}, Pages: 5}}}
-	ts := c.Tasks(4)
+	ts := c.Tasks(4, PagePlan{})
 	if len(ts) != 2 {
 		t.Fatalf("%d tasks", len(ts))
 	}
@@ -286,11 +286,11 @@ func TestTasksOfPieces(t *testing.T) {
 		t.Fatalf("tasks %+v %+v", ts[0], ts[1])
 	}
 	c.Pieces = nil
-	if ts := c.Tasks(5); len(ts) != 1 || ts[0].Seeds[0] != "https://ex.com/start" || len(ts[0].Filters) != 0 {
+	if ts := c.Tasks(5, PagePlan{}); len(ts) != 1 || ts[0].Seeds[0] != "https://ex.com/start" || len(ts[0].Filters) != 0 {
 		t.Fatalf("whole-host task %+v", ts)
 	}
 	long := Channel{ID: strings.Repeat("a", 200) + ".com", Seeds: []string{"http://x/"}}
-	if id := long.Tasks(1)[0].ID; len(id) > 128 {
+	if id := long.Tasks(1, PagePlan{})[0].ID; len(id) > 128 {
 		t.Fatalf("task ID of %d bytes", len(id))
 	}
 }

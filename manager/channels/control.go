@@ -49,6 +49,9 @@ type Settings struct {
 	OtherHosts *bool
 }
 
+// Plan returns the page plan the database was opened with.
+func (d *DB) Plan() PagePlan { return d.opts.Plan }
+
 // FollowsOtherHosts says whether links to other hosts found by c's crawls
 // become channels: c's own choice, or the database's default.
 func (d *DB) FollowsOtherHosts(c Channel) bool {

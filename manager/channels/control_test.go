@@ -104,7 +104,7 @@ func TestChannelControls(t *testing.T) {
 	if _, err := d.Set("a.example", Settings{MaxDepth: &bad, MaxPages: &pages}); err == nil {
 		t.Fatal("a depth out of range was taken")
 	}
-	if tk := c.Tasks(2)[0]; tk.MaxDepth != 2 || tk.MaxPages != 50 {
+	if tk := c.Tasks(2, PagePlan{})[0]; tk.MaxDepth != 2 || tk.MaxPages != 50 {
 		t.Fatalf("the next round's task has depth %d, pages %d", tk.MaxDepth, tk.MaxPages)
 	}
 

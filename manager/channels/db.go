@@ -45,6 +45,8 @@ type Options struct {
 	// every channel that did not choose otherwise (solo mode: the user
 	// crawls the sites they chose).
 	StayOnHost bool `json:"stay_on_host,omitempty"`
+	// Plan chooses the known pages each recrawl fetches (pageplan.go).
+	Plan PagePlan `json:"plan,omitzero"`
 }
 
 func (o Options) withDefaults() Options {

@@ -23,28 +23,32 @@ import (
 //     ones; the others count as new and are uploaded again, which costs
 //     bandwidth but keeps the false-positive rate, and so freshness, as
 //     sized.
-//   - Validators go to at most maxValidators pages and validatorBytes of
-//     URLs and values: those seen in the last crawl whose content has been
-//     the same the longest (Page.Since), the pages most likely to answer
-//     304. The crawler sends conditional GETs only for pages at the task's
-//     maximum depth, which the manager does not know, so this is a bet on
-//     stability, not on depth.
+//   - The pages a task revisits (chosen by the channel's page plan,
+//     pageplan.go) are listed as validators, in the plan's order, up to
+//     task.MaxValidators pages and validatorBytes of URLs and values
+//     (about 1,000 pages of 100-byte URLs and validators); the crawler
+//     queues each at its
+//     depth and asks with a conditional GET. Pages past the bound are
+//     neither listed nor skipped: they are fetched in full when a link
+//     leads to them, and lead the list of a later round. The known pages
+//     the plan leaves alone go in a Bloom filter of their URL digests
+//     (Skip), sized like Pageseen's.
 //   - A piece carries only the pages of its directories (and the host's
 //     main page, which every piece fetches as its seed).
 const (
 	listPages      = 1000
-	maxValidators  = 1000
-	validatorBytes = 64 << 10
+	validatorBytes = 160 << 10
 	// validatorFraming is the JSON around one validator's strings.
-	validatorFraming = 48
+	validatorFraming = 56
 )
 
 // missLimit is how many crawls in a row may miss a known page before the
 // channel forgets it (see Channel.countMisses).
 const missLimit = 3
 
-// known fills t's Pageseen and validators from the given pages of c.
-func (c *Channel) known(t *task.Task, urls []string) {
+// known fills t's Pageseen from the given pages of c, and its validators
+// and Skip filter by plan.
+func (c *Channel) known(t *task.Task, urls []string, plan PagePlan, round int) {
 	if len(urls) <= listPages {
 		list := make([]task.Digest, 0, len(urls))
 		for _, u := range urls {
@@ -53,42 +57,68 @@ func (c *Channel) known(t *task.Task, urls []string) {
 		slices.Sort(list)
 		t.KnownPages = slices.Compact(list)
 	} else {
-		if limit := task.FilterCapacity(task.DefaultFalsePositive); len(urls) > limit {
-			urls = slices.Clone(urls)
-			slices.SortFunc(urls, func(a, b string) int {
-				return cmp.Or(c.Pages[b].Crawled.Compare(c.Pages[a].Crawled), strings.Compare(a, b))
-			})
-			urls = urls[:limit]
-		}
-		f := task.NewFilter(len(urls), task.DefaultFalsePositive)
-		for _, u := range urls {
-			f.Add(c.Pages[u].Digest)
-		}
-		t.KnownFilter = f
+		t.KnownFilter = c.filter(urls, func(u string) task.Digest { return c.Pages[u].Digest })
 	}
-	t.Validators = c.validators(urls)
+	list, skip := c.revisit(urls, plan, round)
+	t.Validators = c.validators(list)
+	if len(skip) > 0 {
+		t.Skip = c.filter(skip, task.DigestString)
+	}
 }
 
-// validators picks the validators of a task among the given pages.
-func (c *Channel) validators(urls []string) []task.Validator {
-	var cand []string
-	for _, u := range urls {
-		if p := c.Pages[u]; (p.ETag != "" || p.LastModified != "") && p.Misses == 0 {
-			cand = append(cand, u)
-		}
+// filter returns a Bloom filter of the digests of the given pages, sized
+// for them at task.DefaultFalsePositive; past the largest filter's
+// capacity it holds the most recently crawled ones.
+func (c *Channel) filter(urls []string, digest func(string) task.Digest) *task.Filter {
+	if limit := task.FilterCapacity(task.DefaultFalsePositive); len(urls) > limit {
+		urls = slices.Clone(urls)
+		slices.SortFunc(urls, func(a, b string) int {
+			return cmp.Or(c.Pages[b].Crawled.Compare(c.Pages[a].Crawled), strings.Compare(a, b))
+		})
+		urls = urls[:limit]
 	}
-	slices.SortFunc(cand, func(a, b string) int {
-		return cmp.Or(c.Pages[a].stableSince().Compare(c.Pages[b].stableSince()), strings.Compare(a, b))
-	})
+	f := task.NewFilter(len(urls), task.DefaultFalsePositive)
+	for _, u := range urls {
+		f.Add(digest(u))
+	}
+	return f
+}
+
+// validators lists the given pages, in order, as a task's validators, as
+// many as the bounds allow.
+func (c *Channel) validators(urls []string) []task.Validator {
 	var out []task.Validator
 	size := 0
-	for _, u := range cand {
+	for _, u := range urls {
 		p := c.Pages[u]
 		size += len(u) + len(p.ETag) + len(p.LastModified) + validatorFraming
-		if len(out) >= maxValidators || size > validatorBytes {
+		if len(out) >= task.MaxValidators || size > validatorBytes {
 			break
 		}
-		out = append(out, task.Validator{URL: u, ETag: p.ETag, LastModified: p.LastModified})
+		v := task.Validator{URL: u, Depth: p.Depth}
+		if p.Misses == 0 {
+			// A page missed last time is asked for in full: its
+			// validators may be of a page since removed and recreated.
+			v.ETag, v.LastModified = p.ETag, p.LastModified
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// listedPages returns the known pages an encoded task revisits, nil when
+// the spec is gone or does not decode.
+func listedPages(spec []byte) map[string]bool {
+	if len(spec) == 0 {
+		return nil
+	}
+	t, err := task.Decode(spec)
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]bool, len(t.Validators))
+	for _, v := range t.Validators {
+		out[v.URL] = true
 	}
 	return out
 }
@@ -154,7 +184,10 @@ func pageDir(raw string) string {
 // returned fewer than half the known pages of its scope (a server outage,
 // a run of failures the result does not name), counts no misses; a host
 // that lost more than half its pages at once keeps them known.
-func (c *Channel) countMisses(fb Feedback, taskID string, round int) {
+//
+// When the task recorded the pages it revisited (listed), only those can
+// be missed: a page the plan left alone was not asked for.
+func (c *Channel) countMisses(fb Feedback, taskID string, round int, listed map[string]bool) {
 	if round != c.Round || fb.Stopped != "" {
 		return
 	}
@@ -182,7 +215,7 @@ func (c *Channel) countMisses(fb Feedback, taskID string, round int) {
 	var missed []string
 	scope := 0
 	for u := range c.Pages {
-		if !inScope(u) {
+		if !inScope(u) || (listed != nil && !listed[u]) {
 			continue
 		}
 		scope++

@@ -48,14 +48,14 @@ func sealAll(t testing.TB, ts []*task.Task) int {
 
 func TestLargeChannelTaskSmall(t *testing.T) {
 	c := bigChannel(100_000)
-	ts := c.Tasks(1)
+	ts := c.Tasks(1, PagePlan{})
 	size := sealAll(t, ts)
 	t.Logf("100,000 known pages: task of %d bytes", size)
-	if len(ts) != 1 || size >= task.MaxEncodedSize/4 {
-		t.Fatalf("%d tasks, largest %d bytes; want one under %d", len(ts), size, task.MaxEncodedSize/4)
+	if len(ts) != 1 || size >= task.MaxEncodedSize/2 {
+		t.Fatalf("%d tasks, largest %d bytes; want one under %d", len(ts), size, task.MaxEncodedSize/2)
 	}
 	tk := ts[0]
-	if tk.KnownFilter == nil || tk.KnownPages != nil || len(tk.Validators) == 0 || len(tk.Validators) > maxValidators {
+	if tk.KnownFilter == nil || tk.KnownPages != nil || len(tk.Validators) == 0 || len(tk.Validators) > task.MaxValidators {
 		t.Fatalf("filter %v, %d listed, %d validators", tk.KnownFilter != nil, len(tk.KnownPages), len(tk.Validators))
 	}
 	for u, p := range c.Pages {
@@ -77,7 +77,7 @@ func TestLargeHostStillTasked(t *testing.T) {
 	p := c.Pages[recent]
 	p.Crawled = t0.Add(time.Hour)
 	c.Pages[recent] = p
-	ts := c.Tasks(1)
+	ts := c.Tasks(1, PagePlan{})
 	if size := sealAll(t, ts); size >= task.MaxEncodedSize/2 {
 		t.Fatalf("task of %d bytes", size)
 	}
@@ -109,7 +109,7 @@ func TestRecrawlPastValidatorLimit(t *testing.T) {
 		t.Fatalf("channel knows %d pages, %v", len(c.Pages), err)
 	}
 	for round := 2; round <= 3; round++ {
-		ts := c.Tasks(round)
+		ts := c.Tasks(round, PagePlan{})
 		size := sealAll(t, ts)
 		t.Logf("round %d: task of %d bytes, %d validators", round, size, len(ts[0].Validators))
 		recs := issue(t, d, "big.example", round, t0.Add(time.Duration(round)*time.Hour))
@@ -122,30 +122,35 @@ func TestRecrawlPastValidatorLimit(t *testing.T) {
 	}
 }
 
-func TestValidatorsChosen(t *testing.T) {
+func TestValidatorsListRevisitedPages(t *testing.T) {
 	c := bigChannel(5000)
-	stable := "https://big.example/section-03/article-0000003.html"
+	oldest := "https://big.example/section-03/article-0000003.html"
 	gone := "https://big.example/section-04/article-0000004.html"
-	p := c.Pages[stable]
-	p.Since = t0.Add(-30 * 24 * time.Hour)
-	c.Pages[stable] = p
+	for u, p := range c.Pages {
+		p.Round = 3
+		c.Pages[u] = p
+	}
+	p := c.Pages[oldest]
+	p.Round = 1
+	c.Pages[oldest] = p
 	p = c.Pages[gone]
-	p.Since, p.Misses = t0.Add(-60*24*time.Hour), 1
+	p.Misses = 1
 	c.Pages[gone] = p
-	vals := c.Tasks(1)[0].Validators
+	tk := c.Tasks(4, PagePlan{Kind: PlanAll})[0]
+	vals := tk.Validators
 	size := 0
 	for _, v := range vals {
 		size += len(v.URL) + len(v.ETag) + len(v.LastModified) + validatorFraming
 	}
-	if len(vals) == 0 || len(vals) > maxValidators || size > validatorBytes {
-		t.Fatalf("%d validators of %d bytes, want 1..%d within %d", len(vals), size, maxValidators, validatorBytes)
+	if len(vals) < 500 || size > validatorBytes || tk.Skip != nil {
+		t.Fatalf("%d validators of %d bytes, skip filter %v; want them to fill %d bytes and skip none", len(vals), size, tk.Skip != nil, validatorBytes)
 	}
-	if vals[0].URL != stable {
-		t.Fatalf("first validator %s, want the page unchanged longest %s", vals[0].URL, stable)
+	if vals[0].URL != oldest {
+		t.Fatalf("first validator %s, want the page fetched longest ago %s", vals[0].URL, oldest)
 	}
 	for _, v := range vals {
-		if v.URL == gone {
-			t.Fatal("a page missed by the last crawl got a validator")
+		if v.URL == gone && (v.ETag != "" || v.LastModified != "") {
+			t.Fatal("a page missed by the last crawl is asked for conditionally")
 		}
 	}
 }
@@ -159,7 +164,7 @@ func TestPiecesCarryTheirPages(t *testing.T) {
 		{Dirs: []string{"/section-00/", "/section-01/"}, Pages: 3000},
 		{Dirs: []string{pieces.Root, "/section-02/"}, Pages: 1500},
 	}
-	ts := c.Tasks(2)
+	ts := c.Tasks(2, PagePlan{})
 	if len(ts) != 2 {
 		t.Fatalf("%d tasks", len(ts))
 	}
@@ -264,7 +269,7 @@ func TestGonePagesDroppedByPiece(t *testing.T) {
 	fb := Feedback{Pages: []PageResult{{URL: "http://a.example/news/a", Digest: 1}, {URL: "http://a.example/news/b", Digest: 2}}}
 	for round := 1; round <= missLimit; round++ {
 		c.Round = round
-		c.apply(fb, t0.Add(time.Duration(round)*time.Hour), round, taskID(c.ID, round, 0))
+		c.apply(fb, t0.Add(time.Duration(round)*time.Hour), round, taskID(c.ID, round, 0), nil, DefaultLimit)
 	}
 	if _, ok := c.Pages["http://a.example/news/c"]; ok {
 		t.Fatal("page of the piece missed three times kept")
@@ -275,7 +280,7 @@ func TestGonePagesDroppedByPiece(t *testing.T) {
 	// A late result of an earlier round counts nothing.
 	c.Pages["http://a.example/news/c"] = Page{Digest: 3}
 	for range missLimit {
-		c.apply(fb, t0.Add(10*time.Hour), 1, taskID(c.ID, 1, 0))
+		c.apply(fb, t0.Add(10*time.Hour), 1, taskID(c.ID, 1, 0), nil, DefaultLimit)
 	}
 	if _, ok := c.Pages["http://a.example/news/c"]; !ok {
 		t.Fatal("late results of an old round dropped a page")
@@ -291,7 +296,7 @@ func BenchmarkTaskSize(b *testing.B) {
 			size := 0
 			b.ResetTimer()
 			for range b.N {
-				ts := c.Tasks(1)
+				ts := c.Tasks(1, PagePlan{})
 				for _, tk := range ts {
 					enc, err := tk.Encode()
 					if err != nil {

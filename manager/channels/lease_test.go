@@ -18,7 +18,7 @@ func issueOn(t *testing.T, d *DB, id, host string, round int, now time.Time) []T
 		t.Fatal(err)
 	}
 	var recs []Task
-	for _, tk := range c.Tasks(round) {
+	for _, tk := range c.Tasks(round, PagePlan{}) {
 		recs = append(recs, Task{ID: tk.ID, Channel: id, Round: round, Issued: now, Deadline: now.Add(time.Hour), Spec: []byte("{}"), Host: host})
 	}
 	if err := d.Issue(id, round, recs, now); err != nil {

@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -79,6 +81,9 @@ type PageResult struct {
 	Digest       task.Digest `json:"digest"`
 	ETag         string      `json:"etag,omitempty"`
 	LastModified string      `json:"last_modified,omitempty"`
+	// Depth and Parent are where the crawl found the page (task.Page).
+	Depth  int         `json:"depth,omitempty"`
+	Parent task.Digest `json:"parent,omitempty"`
 	// Known is set when the page was known before (so it counts as an
 	// observation for the change estimate); Changed when its content
 	// differs from what was known.
@@ -270,6 +275,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return fmt.Errorf("%w: the lease is held by %q", ErrNotHolder, out.Task.Holder)
 		}
 		out.First = true
+		listed := listedPages(out.Task.Spec)
 		out.Task.State, out.Task.Peer, out.Task.Finished = TaskDone, peer, now
 		out.Task.Envelope, out.Task.Spec = nil, nil
 		if err := putJSON(tb, []byte(id), &out.Task); err != nil {
@@ -285,7 +291,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if _, err := getJSON(chs, []byte(out.Task.Channel), &c); err != nil {
 			return err
 		}
-		c.apply(fb, now, out.Task.Round, out.Task.ID)
+		c.apply(fb, now, out.Task.Round, out.Task.ID, listed, d.opts.Plan.withDefaults().Limit)
 		c.lastFromResult(fb, now)
 		continued, err := continueTx(tb, &c, out.Task, fb.Continue, now)
 		if err != nil {
@@ -340,12 +346,15 @@ func continueTx(tb *bolt.Bucket, c *Channel, t Task, next *task.Task, now time.T
 	return true, putJSON(tb, []byte(rec.ID), &rec)
 }
 
-// apply folds the result of task id of the given round into the channel.
-func (c *Channel) apply(fb Feedback, now time.Time, round int, id string) {
+// apply folds the result of task id of the given round into the channel;
+// listed are the known pages the task revisited (nil: it was not
+// recorded), limit the page plan's.
+func (c *Channel) apply(fb Feedback, now time.Time, round int, id string, listed map[string]bool, limit int) {
 	if c.Pages == nil {
 		c.Pages = make(map[string]Page)
 	}
 	known, changed := 0, 0
+	var unchanged []string
 	for _, p := range fb.Pages {
 		if p.Known {
 			known++
@@ -353,13 +362,26 @@ func (c *Channel) apply(fb Feedback, now time.Time, round int, id string) {
 				changed++
 			}
 		}
-		since := now
-		if old, ok := c.Pages[p.URL]; ok && old.Digest == p.Digest {
-			since = old.stableSince()
+		old, ok := c.Pages[p.URL]
+		np := Page{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Crawled: now, Since: now,
+			Depth: p.Depth, Parent: cmp.Or(p.Parent, old.Parent), Round: round}
+		if ok && old.Digest == p.Digest {
+			np.Since = old.stableSince()
 		}
-		c.Pages[p.URL] = Page{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Crawled: now, Since: since}
+		f := old.freq()
+		if p.Known && ok {
+			f.Crawled(p.Changed, limit)
+			if !p.Changed {
+				unchanged = append(unchanged, p.URL)
+			}
+		} else {
+			f = recrawl.PageFreq{FrMax: 1} // new: revisited next round
+		}
+		np.setFreq(f)
+		c.Pages[p.URL] = np
 	}
-	c.countMisses(fb, id, round)
+	c.selective(unchanged)
+	c.countMisses(fb, id, round, listed)
 	if !c.LastUpdate.IsZero() && now.After(c.LastUpdate) {
 		c.Estimate.Observe(known, changed, now.Sub(c.LastUpdate))
 		if v, ok := c.Estimate.Interval(); ok {
@@ -385,6 +407,41 @@ func (c *Channel) apply(fb Feedback, now time.Time, round int, id string) {
 	}
 	c.LastUpdate = now
 	c.Updates++
+}
+
+// selective applies paper 003's selective incremental rule to the pages a
+// crawl found unchanged: one whose children (the pages it links to, as
+// Page.Parent records) changed in a share at least its threshold at their
+// latest crawl is followed, its children revisited next round whether due
+// or not; the threshold moves towards the share seen (PageFreq.Follow).
+func (c *Channel) selective(unchanged []string) {
+	if len(unchanged) == 0 {
+		return
+	}
+	type tally struct{ seen, changed int }
+	kids := make(map[task.Digest]*tally, len(unchanged))
+	for _, u := range unchanged {
+		kids[task.DigestString(u)] = &tally{}
+	}
+	for _, p := range c.Pages {
+		if k := kids[p.Parent]; p.Parent != 0 && k != nil && p.Records > 0 {
+			k.seen++
+			if p.History&1 == 1 {
+				k.changed++
+			}
+		}
+	}
+	for _, u := range unchanged {
+		p := c.Pages[u]
+		k := kids[task.DigestString(u)]
+		p.Follow = false
+		if k.seen > 0 {
+			f := p.freq()
+			p.Follow = f.Follow(float64(k.changed) / float64(k.seen))
+			p.setFreq(f)
+		}
+		c.Pages[u] = p
+	}
 }
 
 // addInterSiteTx turns inter-site URLs into channels (or seeds of known

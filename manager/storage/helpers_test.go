@@ -98,7 +98,7 @@ func (r *rig) issue(t *testing.T, round int) (*task.Task, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := c.Tasks(round)[0]
+	tk := c.Tasks(round, channels.PagePlan{})[0]
 	tk.Issued = r.clock
 	env, err := envelope.Seal(tk, r.key)
 	if err != nil {

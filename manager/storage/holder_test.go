@@ -23,7 +23,7 @@ func TestOnlyTheLeaseHolderUploads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := c.Tasks(1)[0]
+	tk := c.Tasks(1, channels.PagePlan{})[0]
 	spec, _ := tk.Encode()
 	rec := channels.Task{ID: tk.ID, Channel: c.ID, Round: 1, Issued: r.clock, Deadline: r.clock.Add(time.Hour), Spec: spec, Host: "site.example"}
 	if err := r.db.Issue(c.ID, 1, []channels.Task{rec}, r.clock); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"sync"
@@ -336,12 +337,17 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			// inflated without content, or a filter's false positive.
 			continue
 		}
-		pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Known: wasKnown}
+		pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
+			Depth: p.Depth, Parent: p.Parent, Known: wasKnown}
+		if p.Unchanged && p.Status == http.StatusNotModified {
+			// A 304 carries no body to digest: the page is what was stored.
+			pr.Digest = prev.Digest
+		}
 		if p.Unchanged || (wasKnown && prev.Digest == p.Digest) {
 			unchang++
 			fb.Pages = append(fb.Pages, pr)
 			if validating {
-				e := Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Location: prev.Location}
+				e := Entry{Digest: pr.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Location: prev.Location}
 				sample = append(sample, sampled{URL: p.URL, Entry: e, Unchanged: true})
 			}
 			continue
