@@ -37,7 +37,17 @@ bench_tasksize() {
 	go test -run '^$' -bench BenchmarkTaskSize -benchtime 1x ./manager/channels/
 }
 
-SECTIONS=(crawl swarm tasksize)
+# recrawl: recrawl strategies on an evolving synthetic site (issue 19):
+# uniform with and without conditional GETs, adaptive per-page frequencies
+# with the selective rule, and the planner, at one budget of known pages a
+# round; the real crawler and channel database, virtual time.
+# BENCH_RECRAWL_FLAGS passes extra flags, e.g. "-rounds 336 -seed 2".
+bench_recrawl() {
+	echo "== recrawl: uniform vs adaptive vs planner on an evolving site (internal/evolve/evolvebench)"
+	go run ./internal/evolve/evolvebench ${BENCH_RECRAWL_FLAGS:-}
+}
+
+SECTIONS=(crawl swarm tasksize recrawl)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")

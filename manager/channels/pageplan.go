@@ -145,20 +145,32 @@ func (p Page) overdue(round int) int {
 	return round - p.Round - p.FrMax
 }
 
-// adaptivePick returns the pages due at round by their own frequency, and
-// the pages below a page the selective rule follows, most overdue first,
-// at most budget of them (0 = no cap).
+// adaptivePick returns the pages due at round by their own frequency,
+// most overdue first, at most budget of them (0 = no cap), with paper
+// 003's selective incremental rule on top: a due page below a page found
+// unchanged waits, unless the rule follows that page (enough of the pages
+// below it changed), its own last crawl found it changed, or it is a whole
+// fr_max overdue; below a page the rule follows, pages are revisited due
+// or not.
 func (c *Channel) adaptivePick(urls []string, budget, round int) []string {
-	followed := make(map[task.Digest]bool)
+	type parent struct{ follow, quiet bool }
+	parents := make(map[task.Digest]parent)
 	for u, p := range c.Pages {
-		if p.Follow {
-			followed[task.DigestString(u)] = true
-		}
+		parents[task.DigestString(u)] = parent{follow: p.Follow, quiet: p.Records > 0 && p.History&1 == 0}
 	}
 	var due []string
 	for _, u := range urls {
 		p := c.Pages[u]
-		if p.overdue(round) >= 0 || (p.Parent != 0 && followed[p.Parent]) {
+		par, ok := parents[p.Parent]
+		over := p.overdue(round)
+		switch {
+		case p.Parent == 0 || !ok:
+			if over >= 0 {
+				due = append(due, u)
+			}
+		case par.follow:
+			due = append(due, u)
+		case over >= 0 && (!par.quiet || p.History&1 == 1 || over >= p.FrMax):
 			due = append(due, u)
 		}
 	}
