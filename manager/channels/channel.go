@@ -125,6 +125,7 @@ func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 	if len(base.Seeds) > task.MaxSeeds {
 		base.Seeds = base.Seeds[:task.MaxSeeds]
 	}
+	parents := c.parents(plan)
 	if len(c.Pieces) < 2 {
 		t := base
 		t.ID = taskID(c.ID, round, 0)
@@ -132,7 +133,7 @@ func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 		for u := range c.Pages {
 			urls = append(urls, u)
 		}
-		c.known(&t, urls, plan, round)
+		c.known(&t, urls, plan, round, parents)
 		return []*task.Task{&t}
 	}
 	out := make([]*task.Task, 0, len(c.Pieces))
@@ -143,7 +144,7 @@ func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 		t.Filters = append(append([]string(nil), c.Filters...), pieces.Filters(c.ID, p)...)
 		t.ExpectedPages = p.Pages
 		t.Seeds = []string{c.mainPage()}
-		c.known(&t, urls, plan, round)
+		c.known(&t, urls, plan, round, parents)
 		out = append(out, &t)
 	}
 	return out

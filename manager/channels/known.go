@@ -48,7 +48,7 @@ const missLimit = 3
 
 // known fills t's Pageseen from the given pages of c, and its validators
 // and Skip filter by plan.
-func (c *Channel) known(t *task.Task, urls []string, plan PagePlan, round int) {
+func (c *Channel) known(t *task.Task, urls []string, plan PagePlan, round int, parents map[task.Digest]parent) {
 	if len(urls) <= listPages {
 		list := make([]task.Digest, 0, len(urls))
 		for _, u := range urls {
@@ -59,7 +59,7 @@ func (c *Channel) known(t *task.Task, urls []string, plan PagePlan, round int) {
 	} else {
 		t.KnownFilter = c.filter(urls, func(u string) task.Digest { return c.Pages[u].Digest })
 	}
-	list, skip := c.revisit(urls, plan, round)
+	list, skip := c.revisit(urls, plan, round, parents)
 	t.Validators = c.validators(list)
 	if len(skip) > 0 {
 		t.Skip = c.filter(skip, task.DigestString)

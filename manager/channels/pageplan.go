@@ -86,7 +86,7 @@ func ParsePlan(s string) (string, error) {
 // in the order the crawler should queue them, and those it leaves alone.
 // The channel's seeds are always fetched (as seeds), so they lead the list
 // whenever the channel knows them, for their validators.
-func (c *Channel) revisit(urls []string, plan PagePlan, round int) (list, skip []string) {
+func (c *Channel) revisit(urls []string, plan PagePlan, round int, parents map[task.Digest]parent) (list, skip []string) {
 	plan = plan.withDefaults()
 	seeds := make(map[string]bool, len(c.Seeds))
 	for _, s := range c.Seeds {
@@ -120,9 +120,9 @@ func (c *Channel) revisit(urls []string, plan PagePlan, round int) (list, skip [
 		if budget <= 0 {
 			budget = int(math.Ceil(DefaultShare * float64(len(urls))))
 		}
-		chosen = c.fountainPick(rest, budget, plan.Periods, round)
+		chosen = c.fountainPick(rest, budget, plan.Periods, round, parents)
 	default:
-		chosen = c.adaptivePick(rest, budget, round)
+		chosen = c.adaptivePick(rest, budget, round, parents)
 	}
 	in := make(map[string]bool, len(chosen))
 	for _, u := range chosen {
@@ -152,12 +152,7 @@ func (p Page) overdue(round int) int {
 // below it changed), its own last crawl found it changed, or it is a whole
 // fr_max overdue; below a page the rule follows, pages are revisited due
 // or not.
-func (c *Channel) adaptivePick(urls []string, budget, round int) []string {
-	type parent struct{ follow, quiet bool }
-	parents := make(map[task.Digest]parent)
-	for u, p := range c.Pages {
-		parents[task.DigestString(u)] = parent{follow: p.Follow, quiet: p.Records > 0 && p.History&1 == 0}
-	}
+func (c *Channel) adaptivePick(urls []string, budget, round int, parents map[task.Digest]parent) []string {
 	var due []string
 	for _, u := range urls {
 		p := c.Pages[u]
@@ -183,6 +178,22 @@ func (c *Channel) adaptivePick(urls []string, budget, round int) []string {
 	return due
 }
 
+// parent is what the selective rule needs of a page others link from.
+type parent struct{ follow, quiet bool }
+
+// parents indexes c's pages by URL digest for the selective rule (nil
+// when plan does not use it): built once per round, shared by its tasks.
+func (c *Channel) parents(plan PagePlan) map[task.Digest]parent {
+	if k := plan.withDefaults().Kind; k != PlanAdaptive && k != PlanFountain {
+		return nil
+	}
+	out := make(map[task.Digest]parent, len(c.Pages))
+	for u, p := range c.Pages {
+		out[task.DigestString(u)] = parent{follow: p.Follow, quiet: p.Records > 0 && p.History&1 == 0}
+	}
+	return out
+}
+
 // changeRate estimates the share of rounds in which p changes, from its
 // crawl history, with one change in two crawls as the prior.
 func (p Page) changeRate() float64 {
@@ -204,7 +215,7 @@ var fountainBounds = []float64{0.01, 0.03, 0.1, 0.3, 1}
 // fountainPick solves paper 001's model over the next periods rounds with
 // the pages grouped by change rate, and returns the pages the plan's first
 // period crawls: in each group, those crawled longest ago.
-func (c *Channel) fountainPick(urls []string, budget, periods, round int) []string {
+func (c *Channel) fountainPick(urls []string, budget, periods, round int, parents map[task.Digest]parent) []string {
 	groups := make([][]string, len(fountainBounds))
 	m := fountain.Model{Periods: periods, Capacity: []float64{float64(budget)}, NewCost: 1}
 	m.Buckets = make([]fountain.Bucket, len(fountainBounds))
@@ -234,7 +245,7 @@ func (c *Channel) fountainPick(urls []string, budget, periods, round int) []stri
 	if err != nil {
 		// A model that does not solve (no pages) leaves the budget to the
 		// pages crawled longest ago.
-		return c.adaptivePick(urls, budget, round)
+		return c.adaptivePick(urls, budget, round, parents)
 	}
 	var out []string
 	for i, g := range groups {
