@@ -360,20 +360,20 @@ func (r *run) addInterSite(u *url.URL) {
 // queueKnown queues the known pages the task revisits (its validators),
 // after the seeds, each at its own depth: a page that answers 304 has no
 // body to take links from, so the pages it links to come from this list
-// rather than from it. Seeds and pages off the channel's hosts are not
-// queued twice or at all; filters and robots.txt apply when they are
-// visited or, for filters, here.
+// rather than from it. Seeds are not queued twice, and pages off the
+// channel's hosts, out of the filters or deeper than the task's MaxDepth
+// not at all; robots.txt applies when they are visited.
 func (r *run) queueKnown() error {
 	for _, v := range r.t.Validators {
 		u, err := urls.Canonical(v.URL, nil)
-		if err != nil || !r.sameSite(u) || !r.filter.Match(u) {
+		if err != nil || v.Depth > r.t.MaxDepth || !r.sameSite(u) || !r.filter.Match(u) {
 			continue
 		}
 		s := u.String()
 		if !r.seen.Add(s) {
 			continue
 		}
-		if err := r.todo.Push(entry{URL: s, Depth: min(v.Depth, r.t.MaxDepth)}); err != nil {
+		if err := r.todo.Push(entry{URL: s, Depth: v.Depth}); err != nil {
 			return err
 		}
 	}
