@@ -14,12 +14,14 @@
 // extraction entirely. The manager must compare digests that the crawler
 // produced; they are not comparable with digests of extracted text.
 //
-// Conditional GETs (the task's ETag / Last-Modified validators) are sent
-// only for pages at the task's maximum depth, whose links would not be
-// followed anyway: a 304 has no body, and a crawl that stopped at every
-// unchanged page would never find the new pages behind it. Other known pages
-// are fetched in full, parsed for links only, and recognised as unchanged by
-// their digest (Pageseen) without text extraction or upload.
+// A recrawl task lists the known pages it revisits (task.Validators):
+// each is queued at its depth and asked for with a conditional GET when it
+// has an ETag or Last-Modified. A 304 has no body, so its links are not
+// followed; the pages below it are in the list themselves, or in the
+// task's Skip filter of known pages this crawl leaves alone (the manager's
+// page plan decides which). Pages fetched in full are recognised as
+// unchanged by their digest (Pageseen), without text extraction or
+// upload.
 //
 // Politeness is the operator's (DESIGN §8): a task's policy names the
 // crawler (User-Agent, robots.txt product token) and sets the least wait
