@@ -30,6 +30,7 @@ var rules = []rule{
 	{"p2p/can", pure, true},
 	{"p2p/coord", pure, true},
 	{"manager/recrawl", pure, true},
+	{"manager/indexnow", pure, true},
 	{"sim", []string{"net", "net/http"}, true},
 }
 
