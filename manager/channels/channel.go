@@ -71,6 +71,9 @@ type Channel struct {
 	CrawlSoon  bool      `json:"crawl_soon,omitempty"`
 	RemovedAt  time.Time `json:"removed_at,omitzero"`
 	OtherHosts *bool     `json:"other_hosts,omitempty"`
+	// Pushed are the URLs the site pushed (IndexNow) for the next round
+	// (pushed.go).
+	Pushed Pushes `json:"pushed,omitzero"`
 }
 
 // Page is what the manager knows about one page of a channel.

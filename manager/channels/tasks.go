@@ -306,6 +306,9 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			c.RoundOK = true
 			out.RoundDone, out.RoundOK = c.Pending == 0, true
 		}
+		if out.RoundDone {
+			c.settlePushes(out.Task.Round, true)
+		}
 		if err := putJSON(chs, []byte(c.ID), &c); err != nil {
 			return err
 		}
@@ -562,6 +565,9 @@ func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (L
 	if t.Round == c.Round && c.Pending > 0 {
 		c.Pending--
 		l.RoundDone, l.RoundOK = c.Pending == 0, c.RoundOK
+	}
+	if l.RoundDone {
+		c.settlePushes(t.Round, l.RoundOK)
 	}
 	if err := putJSON(chs, []byte(c.ID), &c); err != nil {
 		return Lost{}, err
