@@ -1,13 +1,9 @@
 package manager
 
 import (
-	"context"
 	"crypto/ed25519"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -15,41 +11,13 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 )
 
-// directoryServer serves the operator's key directory to web sites
+// newDirectoryServer serves the operator's key directory to web sites
 // (Web Bot Auth): the keys of the volunteers this manager certified, which
-// verify the HTTP Message Signatures on their requests. Unlike the local
-// API it listens where sites can reach it.
-type directoryServer struct {
-	ln  net.Listener
-	srv *http.Server
-}
-
-func newDirectoryServer(addr string, reg *botkeys.Registry) (*directoryServer, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("key directory: listen on %s: %w", addr, err)
-	}
+// verify the HTTP Message Signatures on their requests.
+func newDirectoryServer(addr string, reg *botkeys.Registry) (*siteServer, error) {
 	mux := http.NewServeMux()
 	mux.Handle(botauth.DirectoryPath, reg.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
-	return &directoryServer{ln: ln, srv: srv}, nil
-}
-
-// origin is the directory's origin as the listener has it.
-func (d *directoryServer) origin() string { return "http://" + d.ln.Addr().String() }
-
-func (d *directoryServer) serve() error {
-	if err := d.srv.Serve(d.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("key directory: %w", err)
-	}
-	return nil
-}
-
-func (d *directoryServer) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	return d.srv.Shutdown(ctx)
+	return newSiteServer("key directory", addr, mux)
 }
 
 // certify puts the bot key a crawler presented with its claim in the key

@@ -46,7 +46,7 @@ type Manager struct {
 	// keys are the volunteers' certified request-signing keys; dir serves
 	// them to web sites when Options.Directory is set.
 	keys *botkeys.Registry
-	dir  *directoryServer
+	dir  *siteServer
 	// wake asks Serve for a schedule round before the next tick.
 	wake chan struct{}
 	// search indexes the stored text when Options.Search is set.

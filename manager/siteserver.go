@@ -1,0 +1,45 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// siteServer is an HTTP server for web sites rather than the operator (the
+// key directory, IndexNow): unlike the local API it listens where sites
+// can reach it, and its timeouts bound what a slow client holds.
+type siteServer struct {
+	name string
+	ln   net.Listener
+	srv  *http.Server
+}
+
+func newSiteServer(name, addr string, h http.Handler) (*siteServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listen on %s: %w", name, addr, err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+	return &siteServer{name: name, ln: ln, srv: srv}, nil
+}
+
+// origin is the server's origin as the listener has it.
+func (s *siteServer) origin() string { return "http://" + s.ln.Addr().String() }
+
+func (s *siteServer) serve() error {
+	if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	return nil
+}
+
+func (s *siteServer) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return s.srv.Shutdown(ctx)
+}
