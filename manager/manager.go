@@ -47,6 +47,8 @@ type Manager struct {
 	// them to web sites when Options.Directory is set.
 	keys *botkeys.Registry
 	dir  *siteServer
+	// inow takes IndexNow submissions when Options.IndexNow is set.
+	inow *siteServer
 	// wake asks Serve for a schedule round before the next tick.
 	wake chan struct{}
 	// search indexes the stored text when Options.Search is set.
@@ -134,6 +136,11 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		}
 		if m.opts.Policy.SignatureAgent == "" {
 			m.opts.Policy.SignatureAgent = m.dir.origin()
+		}
+	}
+	if opts.IndexNow != "" {
+		if m.inow, err = newSiteServer("IndexNow", opts.IndexNow, newIndexNow(m).handler()); err != nil {
+			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
 	sopts := storage.Options{Dir: opts.Dir, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
@@ -281,14 +288,16 @@ func (m *Manager) AddSeeds(seeds []string) ([]channels.Channel, error) {
 // the manager.
 func (m *Manager) Serve(ctx context.Context) error {
 	defer m.Close()
-	errc := make(chan error, 2)
+	errc := make(chan error, 3)
 	go func() { errc <- m.api.serve(ctx) }()
-	if m.dir != nil {
-		go func() {
-			if err := m.dir.serve(); err != nil {
-				errc <- err
-			}
-		}()
+	for _, s := range []*siteServer{m.dir, m.inow} {
+		if s != nil {
+			go func() {
+				if err := s.serve(); err != nil {
+					errc <- err
+				}
+			}()
+		}
 	}
 	t := time.NewTicker(m.opts.Tick)
 	defer t.Stop()
@@ -342,6 +351,9 @@ func (m *Manager) close() error {
 	}
 	if m.dir != nil {
 		errs = append(errs, m.dir.close())
+	}
+	if m.inow != nil {
+		errs = append(errs, m.inow.close())
 	}
 	if m.host != nil {
 		errs = append(errs, m.host.Close())

@@ -109,6 +109,11 @@ type Options struct {
 	// Policy.SignatureAgent defaults to its origin; an operator behind a
 	// TLS front end names the public origin there instead.
 	Directory string `json:"directory,omitempty"`
+	// IndexNow, when set, is the address where the manager takes IndexNow
+	// submissions from web sites (GET or POST /indexnow, docs/indexnow.md).
+	// Like Directory it need not be loopback. Key files are fetched from
+	// public addresses only, unless AllowLoopback is set (tests).
+	IndexNow string `json:"indexnow,omitempty"`
 	// Validation tunes the spot-checks of results (storage.Validation;
 	// its Checks and OnInvalid are the manager's). Results are checked
 	// unless NoValidation is set, or in solo mode, where the only crawler

@@ -115,6 +115,7 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	c.Pieces = ps
 	round := c.Round + 1
 	tasks := c.Tasks(round, m.db.Plan())
+	c.AddPushed(tasks)
 	recs := make([]channels.Task, 0, len(tasks))
 	for _, t := range tasks {
 		t.Interval = task.Duration(iv)
@@ -132,6 +133,11 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	}
 	if err := m.db.Issue(c.ID, round, recs, now); err != nil {
 		return err
+	}
+	if len(c.Pushed.URLs) > 0 {
+		if err := m.db.MarkPushes(c.ID, round, c.Pushed.Seq); err != nil {
+			return err
+		}
 	}
 	m.mu.Lock()
 	m.strat.Submitted(c.Index, now)

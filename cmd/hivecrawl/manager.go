@@ -45,6 +45,7 @@ type managerOptions struct {
 	pieceAbove                           int
 	pagePlan                             string
 	userAgent, signatureAgent, directory string
+	indexNow                             string
 	home                                 *string
 }
 
@@ -66,6 +67,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.DurationVar(&o.delay, "delay", time.Second, "the politeness wait between requests to one host that every crawler keeps at least (robots.txt Crawl-delay can raise it)")
 	fs.StringVar(&o.userAgent, "user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+"+manager.DefaultContact+")\"): name your network's contact page in it")
 	fs.StringVar(&o.signatureAgent, "signature-agent", "", "the `URL` of the origin serving this network's key directory (/.well-known/http-message-signatures-directory), sent with every signed request")
+	fs.StringVar(&o.indexNow, "indexnow", "", "take IndexNow submissions of changed URLs from web sites on `ADDR` (host:port, reachable by sites; the path is /indexnow)")
 	fs.StringVar(&o.directory, "directory", "", "serve the key directory web sites verify crawlers' signed requests against on `ADDR` (host:port, reachable by sites); --signature-agent defaults to its origin")
 	fs.DurationVar(&o.leaseHold, "lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
 	fs.DurationVar(&o.startWithin, "start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
@@ -103,7 +105,7 @@ func runManager(ctx context.Context, args []string) int {
 		Dir: managerDir(dirs), Listen: o.listen, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
-		Directory: o.directory, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,
+		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 	}
 	if o.coordinates {
@@ -130,6 +132,9 @@ func runManager(ctx context.Context, args []string) int {
 	fmt.Printf("Status page: %s/\n", m.APIURL())
 	if u := m.DirectoryURL(); u != "" {
 		fmt.Printf("Key directory for web sites: %s\n", u)
+	}
+	if u := m.IndexNowURL(); u != "" {
+		fmt.Printf("IndexNow for web sites: %s\n", u)
 	}
 	fmt.Printf("Volunteers join with: hivecrawl join %s\n", m.ProfilePath())
 	log.Info("Manager started", "peer", m.ID().String())
