@@ -119,12 +119,18 @@ func TestSoloAPIOutsideSoloMode(t *testing.T) {
 // fast schedule; it stops when the test ends.
 func startSolo(t *testing.T, allowLoopback bool) (*Client, context.Context) {
 	t.Helper()
+	return startSoloWith(t, allowLoopback, manager.Options{Tick: 200 * time.Millisecond})
+}
+
+// startSoloWith is startSolo with the embedded manager's options.
+func startSoloWith(t *testing.T, allowLoopback bool, mo manager.Options) (*Client, context.Context) {
+	t.Helper()
 	home := t.TempDir()
 	quietConfig(t, home, `, "delay": "10ms"`)
 	ctx, cancel := context.WithCancel(context.Background())
 	c, err := New(ctx, Options{
 		Home: home, AllowLoopback: allowLoopback, Logger: quiet, Version: "test",
-		Manager: manager.Options{Tick: 200 * time.Millisecond},
+		Manager: mo,
 	})
 	if err != nil {
 		cancel()
