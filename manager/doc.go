@@ -15,9 +15,13 @@
 //     recrawl.Config.MaxPeriod set, also on a timer), then re-ranks the
 //     channels into priority groups by their estimated change intervals;
 //  3. starts a round for every channel without open tasks whose interval
-//     since the last round has passed: one task, or one per piece for a
-//     host of more than Options.PieceAbove pages (manager/pieces), each
-//     signed with the manager's key and stored before it is sent;
+//     since the last round has passed, or that its user asked to crawl
+//     now, or whose site pushed URLs (IndexNow, Options.IndexNow, which
+//     wakes the schedule at once; the URLs lead the pages the round
+//     revisits): one
+//     task, or one per piece for a host of more than Options.PieceAbove
+//     pages (manager/pieces), each signed with the manager's key and
+//     stored before it is sent;
 //  4. sends the tasks not yet sent to a random entry peer (retried on the
 //     next tick while it fails). A task sent without an answer, or being
 //     sent when the manager stopped, may sit in a peer's queue: it is not

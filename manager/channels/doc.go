@@ -5,7 +5,8 @@
 // Pageseen and conditional GETs, bounded per task whatever the host's size,
 // see known.go; a page missed by three crawls in a row is forgotten), the
 // digests of inter-site URLs already
-// known, its estimated change interval and priority group, and the tasks
+// known, its estimated change interval and priority group, the URLs its
+// site pushed for the next round (IndexNow, pushed.go), and the tasks
 // issued for it.
 //
 // Channels are numbered densely in the order they were added (Channel.Index)
