@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"sync"
@@ -339,8 +338,9 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		}
 		pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
 			Depth: p.Depth, Parent: p.Parent, Known: wasKnown}
-		if p.Unchanged && p.Status == http.StatusNotModified {
-			// A 304 carries no body to digest: the page is what was stored.
+		if p.Unchanged && p.Digest == 0 {
+			// No body to digest (a 304, or a page its sitemap dated
+			// before the stored copy): the page is what was stored.
 			pr.Digest = prev.Digest
 		}
 		if p.Unchanged || (wasKnown && prev.Digest == p.Digest) {
