@@ -55,6 +55,7 @@ type run struct {
 	nextWait time.Duration // extra wait before the next request (Retry-After, backoff)
 	lastReq  time.Time
 	failures int // consecutive
+	sitemaps sitemapState
 
 	checkpoint func(*Progress) error // nil = none
 	every      int                   // requests between checkpoints

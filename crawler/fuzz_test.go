@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
+	"strings"
 	"testing"
 	"time"
 )
@@ -47,5 +48,23 @@ func FuzzHeaders(f *testing.F) {
 			t.Fatalf("retryAfter(%q) = %v, %v", retry, d, ok)
 		}
 		robotsTag([]string{tag}, "hivecrawl")
+	})
+}
+
+// FuzzParseRobots: any robots.txt parses without panicking, and the
+// Sitemap: values it keeps are bounded, trimmed and non-empty.
+func FuzzParseRobots(f *testing.F) {
+	f.Add([]byte("User-agent: *\nDisallow: /private\nCrawl-delay: 2\nSitemap: http://a.example/s.xml\n"))
+	f.Add([]byte("sitemap:\nSITE-MAP: x\nuser-agent: hivecrawl\nallow: /%zz\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := parseRobots(body, "hivecrawl")
+		if len(r.sitemaps) > maxRobotsSitemaps {
+			t.Fatalf("%d sitemaps kept", len(r.sitemaps))
+		}
+		for _, s := range r.sitemaps {
+			if s == "" || strings.TrimSpace(s) != s {
+				t.Fatalf("sitemap %q", s)
+			}
+		}
 	})
 }

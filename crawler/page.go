@@ -36,9 +36,15 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 		r.res.Stopped = "robots.txt unavailable"
 		return errStop
 	}
+	if err := r.readSitemaps(ctx, rb); err != nil {
+		return err
+	}
 	if !rb.allowed(u) {
 		r.log.Debug("Disallowed by robots.txt", "url", u.String())
 		return nil
+	}
+	if skipped, err := r.skipListed(u, depth, parent); skipped || err != nil {
+		return err
 	}
 	r.requests++
 	page := &task.Page{URL: u.String(), Depth: depth, Parent: parent}

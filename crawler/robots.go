@@ -14,6 +14,10 @@ import (
 // least 500 KiB).
 const maxRobotsBytes = 500 << 10
 
+// maxRobotsSitemaps bounds the Sitemap: lines kept from one robots.txt; a
+// run reads at most MaxSitemaps files anyway.
+const maxRobotsSitemaps = 100
+
 // robotsMode is what a robots.txt fetch decided for the run.
 type robotsMode int
 
@@ -37,6 +41,10 @@ type robots struct {
 	// err is set when the host may not be contacted at all (a forbidden
 	// address); every URL on it fails with this error.
 	err error
+	// sitemaps are the file's Sitemap: values as written, at most
+	// maxRobotsSitemaps; sitemapsRead is set once the run has read them.
+	sitemaps     []string
+	sitemapsRead bool
 }
 
 // robotsForStatus returns the policy for a robots.txt answer (RFC 9309
@@ -76,6 +84,7 @@ func parseRobots(body []byte, agent string) (r *robots) {
 	}
 	r.rules = head + rules.String()
 	r.crawlDelay = delay
+	r.sitemaps = h.sitemaps
 	return r
 }
 
@@ -108,7 +117,8 @@ func productToken(ua string) string {
 // groupCollector is a grobotstxt.ParseHandler that mirrors
 // grobotstxt.RobotsMatcher's grouping (a user-agent line after an
 // allow/disallow line starts a new group; a specific group hides the global
-// one) and records the applying rules and Crawl-delay.
+// one) and records the applying rules and Crawl-delay, and the Sitemap:
+// lines.
 type groupCollector struct {
 	agent string
 
@@ -116,11 +126,20 @@ type groupCollector struct {
 
 	specific, global           strings.Builder
 	specificDelay, globalDelay time.Duration
+	sitemaps                   []string
 }
 
-func (h *groupCollector) HandleRobotsStart()                    {}
-func (h *groupCollector) HandleRobotsEnd()                      {}
-func (h *groupCollector) HandleSitemap(lineNum int, val string) {}
+func (h *groupCollector) HandleRobotsStart() {}
+func (h *groupCollector) HandleRobotsEnd()   {}
+
+// HandleSitemap keeps a Sitemap: line (any group's: the field stands
+// apart from groups, RFC 9309 §2.2.4). grobotstxt matches the field name
+// case-insensitively and also takes "site-map".
+func (h *groupCollector) HandleSitemap(lineNum int, val string) {
+	if val = strings.TrimSpace(val); val != "" && len(h.sitemaps) < maxRobotsSitemaps {
+		h.sitemaps = append(h.sitemaps, val)
+	}
+}
 
 func (h *groupCollector) HandleUserAgent(lineNum int, ua string) {
 	if h.seenSeparator {

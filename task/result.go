@@ -51,6 +51,13 @@ type Stats struct {
 	// Dirs counts fetched pages per first-level directory ("/news/"), which
 	// the manager uses to split large hosts into pieces.
 	Dirs map[string]int `json:"dirs,omitempty"`
+	// PagesSkipped counts known pages not requested because their sitemap
+	// <lastmod> is not after their Last-Modified; each is in the pages as
+	// Unchanged, and none is in PagesFetched or PagesUnchanged.
+	PagesSkipped int `json:"pages_skipped,omitempty"`
+	// Sitemaps counts the sitemap files requested: not pages, so neither
+	// in PagesFetched nor held to the page limit.
+	Sitemaps int `json:"sitemaps,omitempty"`
 }
 
 // AddError counts one error of the given kind.
