@@ -33,6 +33,22 @@
 // The crawler never dials a non-public address (checked at dial time, after
 // DNS, on every redirect); Config.AllowLoopback exists only for test
 // fixtures.
+//
+// Sitemaps (sitemap.go, parsed by crawler/sitemap) are read when robots.txt
+// names them, never guessed at /sitemap.xml, and only by a task that
+// follows links (MaxDepth ≥ 1): the sitemaps on the channel's hosts that
+// robots.txt allows, an index's children one level deep, at most
+// MaxSitemaps requests and MaxSitemapURLs listed pages a task, each file
+// within Config.MaxBodyBytes on the wire and again decompressed. They go
+// through the same request path as pages (politeness wait, gate, address
+// check) but are not pages: Stats.Sitemaps counts them, the page limit
+// does not. Listed pages the task does not know are links at depth 1,
+// pass the same filters, and are queued when the sitemap is read: after
+// the seeds and the known pages the task revisits, before links found on
+// pages. A known page the task revisits whose <lastmod> is not after its
+// validator's Last-Modified is reported Unchanged without a request
+// (Stats.PagesSkipped). A sitemap that fails is counted in Stats.Errors
+// ("sitemap_" and the kind) and the crawl goes on.
 package crawler
 
 import (
