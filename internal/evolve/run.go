@@ -188,7 +188,7 @@ func crawlRound(ctx context.Context, db *channels.DB, cr *crawler.Crawler, s Str
 			prev, known := repo[p.URL]
 			pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
 				Depth: p.Depth, Parent: p.Parent, Known: known}
-			if p.Status == 304 {
+			if p.Unchanged && p.Digest == 0 { // a 304, or skipped by its sitemap's lastmod
 				rep.NotModified++
 				pr.Digest = prev.digest
 			} else {
