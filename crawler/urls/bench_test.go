@@ -43,3 +43,15 @@ func BenchmarkResolve(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStripQuery checks queries without tracking parameters, the
+// common case, against the rule list.
+func BenchmarkStripQuery(b *testing.B) {
+	qs := []string{"q=river&page=2", "page=3", "c=d&e=f", "id=7&category=books&sort=price"}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, q := range qs {
+			stripQuery(q)
+		}
+	}
+}
