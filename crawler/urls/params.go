@@ -63,39 +63,37 @@ func stripParams(path, query string, hasQuery bool) (string, string, bool) {
 // stripQuery removes the parameters of the rule list from a query ("a=1&b=2",
 // without the '?'), keeping the others in their order and spelling.
 func stripQuery(query string) (string, bool) {
-	var (
-		sb      strings.Builder
-		changed bool
-		wrote   bool // sb holds at least one parameter, maybe an empty one
-	)
-	rest, start := query, 0 // rest is query[start:]
+	// Most queries have nothing to drop: look for the first parameter
+	// that goes before building anything.
+	first := 0
 	for {
-		param, tail, more := strings.Cut(rest, "&")
-		switch {
-		case dropParam(param):
-			if !changed {
-				changed = true
-				sb.Grow(len(query))
-				if start > 0 {
-					sb.WriteString(query[:start-1])
-					wrote = true
-				}
+		end := strings.IndexByte(query[first:], '&')
+		if end < 0 {
+			if !dropParam(query[first:]) {
+				return query, false
 			}
-		case changed:
-			if wrote {
-				sb.WriteByte('&')
-			}
-			sb.WriteString(param)
-			wrote = true
-		}
-		if !more {
 			break
 		}
-		start += len(param) + 1
-		rest = tail
+		if dropParam(query[first : first+end]) {
+			break
+		}
+		first += end + 1
 	}
-	if !changed {
-		return query, false
+	var sb strings.Builder
+	sb.Grow(len(query))
+	wrote := first > 0 // sb holds at least one parameter, maybe an empty one
+	if wrote {
+		sb.WriteString(query[:first-1])
+	}
+	for param := range strings.SplitSeq(query[first:], "&") {
+		if dropParam(param) {
+			continue
+		}
+		if wrote {
+			sb.WriteByte('&')
+		}
+		sb.WriteString(param)
+		wrote = true
 	}
 	return sb.String(), true
 }
@@ -103,17 +101,17 @@ func stripQuery(query string) (string, bool) {
 // dropParam reports whether one "name=value" (or "name") of a query is on
 // the rule list.
 func dropParam(param string) bool {
-	name, value, _ := strings.Cut(param, "=")
-	if len(name) < 3 {
+	if len(param) < 3 {
 		return false // nothing on the list is shorter; keeps "s", "q", "id"
 	}
-	c := name[0]
+	c := param[0]
 	if 'A' <= c && c <= 'Z' {
 		c += 'a' - 'A'
 	}
-	if c >= 128 {
+	if c >= 128 || dropRules[c] == nil {
 		return false
 	}
+	name, value, _ := strings.Cut(param, "=")
 	for _, r := range dropRules[c] {
 		switch {
 		case r.prefix:
