@@ -89,7 +89,8 @@ func TestCanonicalLink(t *testing.T) {
 		// The canonical was fetched first: its aliases are duplicates.
 		"/dup/":       html(links("/dup/story", "/dup/print", "/dup/print2")),
 		"/dup/story":  html(story),
-		"/dup/print":  withCanonical("/dup/story", story),
+		"/dup/print":  withCanonical("/dup/story", story+links("/dup/child")),
+		"/dup/child":  html("child"),
 		"/dup/print2": withCanonical("/dup/story?fbclid=x", story),
 		// Canonicals that do not count.
 		"/ignored/host":    withCanonical(other.URL+"/story", story),
@@ -114,8 +115,8 @@ func TestCanonicalLink(t *testing.T) {
 		if sink.byURL(s.URL+"/queued/print") != nil {
 			t.Error("alias recorded under its own URL too")
 		}
-		if s.hitsOf("/queued/more") != 1 {
-			t.Error("links of the alias not followed")
+		if more := sink.byURL(s.URL + "/queued/more"); more == nil || more.Parent != task.DigestString(s.URL+"/queued/story") {
+			t.Errorf("link of the alias not followed, or its parent is not the canonical URL: %+v", more)
 		}
 		if res.Stats.PagesFetched != 3 || res.Stats.PagesNew != 3 || res.Stats.PagesDuplicate != 0 {
 			t.Errorf("stats = %+v", res.Stats)
@@ -131,7 +132,7 @@ func TestCanonicalLink(t *testing.T) {
 		}
 	})
 	t.Run("canonical already recorded: a duplicate", func(t *testing.T) {
-		res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/dup/"}, MaxDepth: 1, Filters: filters})
+		res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/dup/"}, MaxDepth: 2, Filters: filters})
 		if p := sink.byURL(s.URL + "/dup/story"); p == nil || p.DuplicateOf != "" || p.FinalURL != "" || len(p.Text) == 0 {
 			t.Fatalf("canonical page = %+v", p)
 		}
@@ -141,7 +142,11 @@ func TestCanonicalLink(t *testing.T) {
 				t.Errorf("alias %s = %+v", alias, p)
 			}
 		}
-		if res.Stats.PagesFetched != 4 || res.Stats.PagesDuplicate != 2 || res.Stats.PagesNew != 2 {
+		// The duplicate's links hang below the page stored.
+		if child := sink.byURL(s.URL + "/dup/child"); child == nil || child.Parent != task.DigestString(s.URL+"/dup/story") {
+			t.Errorf("page linked from a duplicate = %+v", child)
+		}
+		if res.Stats.PagesFetched != 5 || res.Stats.PagesDuplicate != 2 || res.Stats.PagesNew != 3 {
 			t.Errorf("stats = %+v", res.Stats)
 		}
 	})

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -274,7 +275,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	if nofollow {
 		return nil
 	}
-	parent := task.DigestString(page.URL)
+	parent := task.DigestString(cmp.Or(page.DuplicateOf, page.URL)) // the URL the page is stored under
 	for _, l := range parsed.Links {
 		if l.NoFollow {
 			continue
