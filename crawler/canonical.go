@@ -59,13 +59,14 @@ func (r *run) useCanonical(ctx context.Context, page *task.Page, final *url.URL,
 }
 
 // markRecorded notes the URL a page was recorded under, for useCanonical
-// and visit: a page fetched (2xx) or confirmed unchanged (304), not a
-// failure, a redirect away or a duplicate.
+// and visit: a page fetched (2xx) or reported unchanged (a 304, or skipped
+// by its sitemap's lastmod), not a failure, a redirect away or a
+// duplicate.
 func (r *run) markRecorded(p *task.Page) {
 	if r.recorded == nil {
 		r.recorded = newSeenSet(0)
 	}
-	if p.Error == "" && p.DuplicateOf == "" && (p.Status/100 == 2 || p.Status == 304) {
+	if p.Error == "" && p.DuplicateOf == "" && (p.Unchanged || p.Status/100 == 2) {
 		r.recorded.Add(p.URL)
 	}
 }

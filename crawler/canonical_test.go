@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -75,7 +76,7 @@ func TestCanonicalLink(t *testing.T) {
 	noindex := func(page string) string {
 		return strings.Replace(page, "<head>", `<head><meta name="robots" content="noindex">`, 1)
 	}
-	s := newSite(t, pages(map[string]string{
+	site := pages(map[string]string{
 		"/robots.txt": "User-agent: *\nDisallow: /private/\n",
 		// The canonical waits in URLtodo when its alias is recorded.
 		"/queued/":      html(links("/queued/print", "/queued/story")),
@@ -100,8 +101,19 @@ func TestCanonicalLink(t *testing.T) {
 		"/ignored/scheme":  withCanonical("ftp://example.com/story", story),
 		"/ignored/self":    withCanonical("/ignored/self?utm_medium=x", story),
 		"/ignored/story":   html(story),
+		// The canonical was confirmed unchanged by a 304.
+		"/rc/":      html(links("/rc/print")),
+		"/rc/print": withCanonical("/rc/story", story),
+		"/rc/story": html(story),
+	})
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/rc/story" && r.Header.Get("If-None-Match") == `"v"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		site.ServeHTTP(w, r)
 	}))
-	filters := []string{`/(queued|unseen|dup|ignored|private)/`}
+	filters := []string{`/(queued|unseen|dup|rc|ignored|private)/`}
 
 	t.Run("recorded under the canonical, which is not fetched", func(t *testing.T) {
 		res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/queued/"}, MaxDepth: 2, Filters: filters})
@@ -147,6 +159,19 @@ func TestCanonicalLink(t *testing.T) {
 			t.Errorf("page linked from a duplicate = %+v", child)
 		}
 		if res.Stats.PagesFetched != 5 || res.Stats.PagesDuplicate != 2 || res.Stats.PagesNew != 3 {
+			t.Errorf("stats = %+v", res.Stats)
+		}
+	})
+	t.Run("canonical confirmed unchanged: a duplicate", func(t *testing.T) {
+		res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/rc/"}, MaxDepth: 1, Filters: filters,
+			Validators: []task.Validator{{URL: s.URL + "/rc/story", ETag: `"v"`, Depth: 1}}})
+		if p := sink.byURL(s.URL + "/rc/story"); p == nil || p.Status != 304 || !p.Unchanged {
+			t.Fatalf("canonical page = %+v", p)
+		}
+		if p := sink.byURL(s.URL + "/rc/print"); p == nil || p.DuplicateOf != s.URL+"/rc/story" || len(p.Text) != 0 {
+			t.Errorf("alias = %+v", p)
+		}
+		if res.Stats.PagesDuplicate != 1 {
 			t.Errorf("stats = %+v", res.Stats)
 		}
 	})
