@@ -38,6 +38,7 @@ type run struct {
 	todo       *frontier
 	seen       seenSet // URLseen
 	interSeen  seenSet
+	recorded   seenSet // URLs pages were recorded under; made by markRecorded
 	seeds      map[string]bool
 	hosts      map[string]bool // hosts of the channel (seed hosts, and where seeds redirect)
 	robots     map[string]*robots

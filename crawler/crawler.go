@@ -14,6 +14,12 @@
 // extraction entirely. The manager must compare digests that the crawler
 // produced; they are not comparable with digests of extracted text.
 //
+// One page is one URL: every URL is canonical (urls.Canonical drops
+// tracking and session parameters too), and a page naming another URL of
+// the channel as its <link rel=canonical> is recorded under it, or as its
+// duplicate when the task already recorded that URL (canonical.go,
+// docs/urls.md).
+//
 // A recrawl task lists the known pages it revisits (task.Validators):
 // each is queued at its depth and asked for with a conditional GET when it
 // has an ETag or Last-Modified. A 304 has no body, so its links are not

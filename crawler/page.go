@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -15,6 +16,9 @@ import (
 // the answer into a task.Page and hands it to the sink. It returns an error
 // only when the run must end.
 func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Digest) error {
+	if r.recorded.Has(u.String()) {
+		return nil // a page declaring it canonical was recorded under it
+	}
 	rb, err := r.robotsFor(ctx, u)
 	if err != nil {
 		return err
@@ -114,6 +118,7 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 }
 
 func (r *run) emit(p *task.Page) error {
+	r.markRecorded(p)
 	if err := r.sink.Page(p); err != nil {
 		return fmt.Errorf("sink page %s: %w", p.URL, err)
 	}
@@ -246,7 +251,12 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	nofollow = nofollow || parsed.NoFollow
 	page.Title = parsed.Title
 	page.OutLinks = len(parsed.Links)
+	if err := r.useCanonical(ctx, page, final, parsed.Canonical, noindex); err != nil {
+		return err
+	}
 	switch {
+	case page.DuplicateOf != "":
+		st.PagesDuplicate++
 	case unchanged:
 		page.Unchanged = true
 		st.PagesUnchanged++
@@ -257,7 +267,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	}
 	if noindex {
 		page.NoIndex = true
-	} else if wantText && parsed.Text != "" {
+	} else if wantText && parsed.Text != "" && page.DuplicateOf == "" {
 		page.Text = r.c.encoder().EncodeAll([]byte(parsed.Text), nil)
 		page.Compression = "zstd"
 		page.TextBytes = len(parsed.Text)
@@ -265,7 +275,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	if nofollow {
 		return nil
 	}
-	parent := task.DigestString(page.URL)
+	parent := task.DigestString(cmp.Or(page.DuplicateOf, page.URL)) // the URL the page is stored under
 	for _, l := range parsed.Links {
 		if l.NoFollow {
 			continue

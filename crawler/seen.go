@@ -20,6 +20,12 @@ func (s seenSet) Add(u string) bool {
 	return true
 }
 
+// Has reports whether u was added.
+func (s seenSet) Has(u string) bool {
+	_, ok := s[fnv64a(u)]
+	return ok
+}
+
 // fnv64a is FNV-1a over a string without allocating.
 func fnv64a(s string) uint64 {
 	const (

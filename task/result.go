@@ -26,6 +26,12 @@ type Page struct {
 	TextBytes int  `json:"text_bytes,omitempty"`
 	OutLinks  int  `json:"out_links"`
 	Unchanged bool `json:"unchanged,omitempty"`
+	// DuplicateOf is set on a page whose <link rel=canonical> names a URL
+	// under which the task already recorded a page: the page carries no
+	// text and is not stored. (A page whose canonical URL was not yet
+	// recorded is recorded under it: URL is the canonical URL and FinalURL
+	// the one fetched.)
+	DuplicateOf string `json:"duplicate_of,omitempty"`
 	// NoIndex is set when the page asked not to be indexed; such a page
 	// carries no text.
 	NoIndex bool `json:"noindex,omitempty"`
@@ -58,6 +64,9 @@ type Stats struct {
 	// Sitemaps counts the sitemap files requested: not pages, so neither
 	// in PagesFetched nor held to the page limit.
 	Sitemaps int `json:"sitemaps,omitempty"`
+	// PagesDuplicate counts the fetched pages recorded as duplicates of
+	// their canonical URL (Page.DuplicateOf); PagesFetched includes them.
+	PagesDuplicate int `json:"pages_duplicate,omitempty"`
 }
 
 // AddError counts one error of the given kind.

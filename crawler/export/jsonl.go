@@ -25,6 +25,10 @@ type PageLine struct {
 	Unchanged bool      `json:"unchanged,omitempty"`
 	NoIndex   bool      `json:"noindex,omitempty"`
 	Error     string    `json:"error,omitempty"`
+
+	// DuplicateOf is the canonical URL of a page recorded as its
+	// duplicate (task.Page.DuplicateOf).
+	DuplicateOf string `json:"duplicate_of,omitempty"`
 }
 
 // SummaryLine is the last line of JSON lines output.
@@ -67,6 +71,8 @@ func (j *JSONL) Page(p *task.Page) error {
 		Unchanged: p.Unchanged,
 		NoIndex:   p.NoIndex,
 		Error:     p.Error,
+
+		DuplicateOf: p.DuplicateOf,
 	}
 	if p.Digest != 0 || p.Status == 200 {
 		line.Digest = fmt.Sprintf("%08x", uint32(p.Digest))

@@ -35,9 +35,10 @@ type canonicalizerOf interface {
 var canon = profile.(canonicalizerOf)
 
 // Canonical resolves ref against base (nil for an absolute ref) with the
-// WHATWG URL algorithm, drops the fragment, and accepts only http and https
-// URLs of at most MaxLength bytes. Errors wrap ErrInvalid, ErrScheme or
-// ErrTooLong.
+// WHATWG URL algorithm, drops the fragment and the tracking and session
+// parameters of the rule list (see the package doc), and accepts only http
+// and https URLs of at most MaxLength bytes. Errors wrap ErrInvalid,
+// ErrScheme or ErrTooLong.
 func Canonical(ref string, base *url.URL) (*url.URL, error) {
 	var b *Resolver
 	if base != nil {
@@ -122,7 +123,7 @@ func (r *Resolver) resolve(ref string) (*url.URL, error) {
 	if w.Hostname() == "" {
 		return nil, fmt.Errorf("url %q has no host: %w", clip(ref), ErrInvalid)
 	}
-	s := normalizeEscapes(w.Href(true))
+	s := stripHref(normalizeEscapes(w.Href(true)))
 	if len(s) > MaxLength {
 		return nil, fmt.Errorf("url of %d bytes: %w", len(s), ErrTooLong)
 	}
@@ -139,17 +140,10 @@ func (r *Resolver) resolve(ref string) (*url.URL, error) {
 // bytes that net/url would escape on output are escaped here so that
 // (*url.URL).String returns exactly this text.
 func normalizeEscapes(href string) string {
-	// href is "scheme://host[:port]/path[?query]"; the path starts at the
-	// first '/' after the authority.
-	i := strings.Index(href, "//")
-	if i < 0 {
+	start := pathStart(href)
+	if start < 0 {
 		return href
 	}
-	j := strings.IndexByte(href[i+2:], '/')
-	if j < 0 {
-		return href
-	}
-	start := i + 2 + j
 	rest := href[start:]
 	path, query, hasQuery := strings.Cut(rest, "?")
 	var sb strings.Builder
@@ -161,6 +155,21 @@ func normalizeEscapes(href string) string {
 		writeNormalized(&sb, query, false)
 	}
 	return sb.String()
+}
+
+// pathStart returns the index of the path in a WHATWG href
+// ("scheme://host[:port]/path[?query]"): the first '/' after the
+// authority, or -1.
+func pathStart(href string) int {
+	i := strings.Index(href, "//")
+	if i < 0 {
+		return -1
+	}
+	j := strings.IndexByte(href[i+2:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 2 + j
 }
 
 const upperHex = "0123456789ABCDEF"

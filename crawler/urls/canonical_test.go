@@ -138,6 +138,7 @@ func FuzzCanonical(f *testing.F) {
 		{"http://0x7f.0.0.1/", ""},
 		{"http://a/?q=%", ""},
 		{"http://a/%%%41", ""},
+		{"http://a/%2E;JSESSIONID=1/b;jsessionid=2?%55tm_x=1&&sid=0123456789abcdefA", ""},
 	}
 	for _, s := range seeds {
 		f.Add(s.ref, s.base)

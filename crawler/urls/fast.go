@@ -42,6 +42,7 @@ func (r *Resolver) fastResolve(ref string) (u *url.URL, ok bool) {
 	if path == "" || path[0] != '/' || hasDotSegment(path) {
 		return nil, false
 	}
+	path, query, hasQuery = stripParams(path, query, hasQuery)
 	n := len(r.fastPrefix) + len(path)
 	if hasQuery {
 		n += 1 + len(query)

@@ -57,6 +57,7 @@ func FuzzFastResolve(f *testing.F) {
 		{"a:b", "http://example.com/"},
 		{"./a", "http://example.com/a%20b/c"},
 		{"...", "http://h/a/b"},
+		{"b;jsessionid=1?fbclid=2&x", "http://example.com/a;jsessionid=z?utm_x=1"},
 	} {
 		f.Add(s[0], s[1])
 	}

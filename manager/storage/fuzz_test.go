@@ -32,6 +32,7 @@ func FuzzDecodeHeader(f *testing.F) {
 
 func FuzzDecodePage(f *testing.F) {
 	f.Add([]byte(`{"url":"http://a.example/x","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":1,"digest":5,"text":"aGk=","out_links":0}`))
+	f.Add([]byte(`{"url":"http://a.example/p","final_url":"http://a.example/p?x","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":1,"out_links":3,"duplicate_of":"http://a.example/c"}`))
 	f.Add([]byte(`{"url":"javascript:alert(1)","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":0,"out_links":0}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := DecodePage(b)

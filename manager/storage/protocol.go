@@ -89,10 +89,10 @@ func DecodePage(b []byte) (*task.Page, error) {
 	if err := frame.Strict(b, &p); err != nil {
 		return nil, fmt.Errorf("decode page: %w", err)
 	}
-	if len(p.URL) == 0 || len(p.URL) > task.MaxURLLength || len(p.FinalURL) > task.MaxURLLength {
+	if len(p.URL) == 0 || len(p.URL) > task.MaxURLLength || len(p.FinalURL) > task.MaxURLLength || len(p.DuplicateOf) > task.MaxURLLength {
 		return nil, fmt.Errorf("decode page: %w: URL length %d", ErrMalformed, len(p.URL))
 	}
-	for _, s := range []string{p.URL, p.FinalURL} {
+	for _, s := range []string{p.URL, p.FinalURL, p.DuplicateOf} {
 		if s == "" {
 			continue
 		}

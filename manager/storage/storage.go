@@ -303,7 +303,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	urls := make([]string, 0, len(pages))
 	for _, p := range pages {
 		u, err := url.Parse(p.URL)
-		if err != nil || !hosts[u.Host] || p.Error != "" {
+		if err != nil || !hosts[u.Host] || p.Error != "" || p.DuplicateOf != "" {
 			continue
 		}
 		if !t.Issued.IsZero() && p.FetchedAt.Before(t.Issued.Add(-fetchSkew)) {
