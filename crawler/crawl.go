@@ -142,12 +142,6 @@ func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
 		maxPages:   pol.maxPages,
 		delay:      pol.delay,
 	}
-	for _, v := range t.Validators {
-		if u, err := urls.Canonical(v.URL, nil); err == nil {
-			v.URL = u.String()
-			r.validators[v.URL] = v
-		}
-	}
 	var bad []string
 	for _, s := range t.Seeds {
 		u, err := urls.Canonical(s, nil)
@@ -359,23 +353,25 @@ func (r *run) addInterSite(u *url.URL) {
 	}
 }
 
-// queueKnown queues the known pages the task revisits (its validators),
-// after the seeds, each at its own depth: a page that answers 304 has no
-// body to take links from, so the pages it links to come from this list
-// rather than from it. Seeds are not queued twice, and pages off the
-// channel's hosts, out of the filters or deeper than the task's MaxDepth
-// not at all; robots.txt applies when they are visited.
+// queueKnown takes the known pages the task revisits (its validators)
+// under their canonical URLs and queues them after the seeds, each at its
+// own depth: a page that answers 304 has no body to take links from, so
+// the pages it links to come from this list rather than from it. Seeds
+// are not queued twice, and pages off the channel's hosts, out of the
+// filters or deeper than the task's MaxDepth not at all; robots.txt
+// applies when they are visited.
 func (r *run) queueKnown() error {
 	for _, v := range r.t.Validators {
 		u, err := urls.Canonical(v.URL, nil)
-		if err != nil || v.Depth > r.t.MaxDepth || !r.sameSite(u) || !r.filter.Match(u) {
+		if err != nil {
 			continue
 		}
-		s := u.String()
-		if !r.seen.Add(s) {
+		v.URL = u.String()
+		r.validators[v.URL] = v
+		if v.Depth > r.t.MaxDepth || !r.sameSite(u) || !r.filter.Match(u) || !r.seen.Add(v.URL) {
 			continue
 		}
-		if err := r.todo.Push(entry{URL: s, Depth: v.Depth}); err != nil {
+		if err := r.todo.Push(entry{URL: v.URL, Depth: v.Depth}); err != nil {
 			return err
 		}
 	}
