@@ -146,7 +146,8 @@ func (k *sink) Page(p *task.Page) error {
 }
 
 // crawlRound issues the channel's round as the manager would, crawls each
-// task, classifies its pages as the storage module does and completes it.
+// task, classifies its pages as the storage module does (channels.Classify)
+// and completes it.
 func crawlRound(ctx context.Context, db *channels.DB, cr *crawler.Crawler, s Strategy, id string, round int, now time.Time,
 	site *Site, repo map[string]stored, rep *Report) error {
 	c, err := db.Get(id)
@@ -186,14 +187,11 @@ func crawlRound(ctx context.Context, db *channels.DB, cr *crawler.Crawler, s Str
 			}
 			rep.Requests++
 			prev, known := repo[p.URL]
-			pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
-				Depth: p.Depth, Parent: p.Parent, Known: known}
+			pr, _ := channels.Classify(p, prev.digest, known)
 			if p.Unchanged && p.Digest == 0 { // a 304, or skipped by its sitemap's lastmod
 				rep.NotModified++
-				pr.Digest = prev.digest
 			} else {
 				rep.Downloads++
-				pr.Changed = known && prev.digest != p.Digest
 				u, err := url.Parse(p.URL)
 				if err != nil {
 					return err

@@ -91,6 +91,26 @@ type PageResult struct {
 	Changed bool `json:"changed"`
 }
 
+// Classify turns page p of a result into what the channel database learns
+// from it, against the stored copy: known says whether one is stored,
+// stored is its digest. unchanged is set when p brings nothing new to
+// store: reported unchanged, or with the stored digest. A page reported
+// unchanged without a digest (a 304, or a page its sitemap dated before the
+// stored copy: no body was digested) keeps the stored digest; a changed
+// page is Changed when it was known.
+func Classify(p *task.Page, stored task.Digest, known bool) (pr PageResult, unchanged bool) {
+	pr = PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
+		Depth: p.Depth, Parent: p.Parent, Known: known}
+	if p.Unchanged && p.Digest == 0 {
+		pr.Digest = stored
+	}
+	if p.Unchanged || (known && stored == p.Digest) {
+		return pr, true
+	}
+	pr.Changed = known
+	return pr, false
+}
+
 // Feedback is what one stored result tells the channel database.
 type Feedback struct {
 	Pages     []PageResult

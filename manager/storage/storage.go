@@ -336,14 +336,8 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			// inflated without content, or a filter's false positive.
 			continue
 		}
-		pr := channels.PageResult{URL: p.URL, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified,
-			Depth: p.Depth, Parent: p.Parent, Known: wasKnown}
-		if p.Unchanged && p.Digest == 0 {
-			// No body to digest (a 304, or a page its sitemap dated
-			// before the stored copy): the page is what was stored.
-			pr.Digest = prev.Digest
-		}
-		if p.Unchanged || (wasKnown && prev.Digest == p.Digest) {
+		pr, unchanged := channels.Classify(p, prev.Digest, wasKnown)
+		if unchanged {
 			unchang++
 			fb.Pages = append(fb.Pages, pr)
 			if validating {
@@ -367,7 +361,6 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			records++
 			textSize += int64(len(p.Text))
 		}
-		pr.Changed = wasKnown
 		fb.Pages = append(fb.Pages, pr)
 		e := Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Task: t.ID, Location: loc}
 		entries[p.URL] = e
