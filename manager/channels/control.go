@@ -49,7 +49,8 @@ type Settings struct {
 	OtherHosts *bool
 }
 
-// Plan returns the page plan the database was opened with.
+// Plan returns the page plan the database was opened with, defaults
+// filled in.
 func (d *DB) Plan() PagePlan { return d.opts.Plan }
 
 // FollowsOtherHosts says whether links to other hosts found by c's crawls

@@ -65,6 +65,7 @@ func (o Options) withDefaults() Options {
 	if o.Groups <= 0 {
 		o.Groups = DefaultGroups
 	}
+	o.Plan = o.Plan.withDefaults()
 	return o
 }
 

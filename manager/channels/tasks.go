@@ -311,7 +311,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if _, err := getJSON(chs, []byte(out.Task.Channel), &c); err != nil {
 			return err
 		}
-		c.apply(fb, now, out.Task.Round, out.Task.ID, listed, d.opts.Plan.withDefaults().Limit)
+		c.apply(fb, now, out.Task.Round, out.Task.ID, listed, d.opts.Plan.Limit)
 		c.lastFromResult(fb, now)
 		continued, err := continueTx(tb, &c, out.Task, fb.Continue, now)
 		if err != nil {
