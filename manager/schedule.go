@@ -115,7 +115,6 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	c.Pieces = ps
 	round := c.Round + 1
 	tasks := c.Tasks(round, m.db.Plan())
-	c.AddPushed(tasks)
 	recs := make([]channels.Task, 0, len(tasks))
 	for _, t := range tasks {
 		t.Interval = task.Duration(iv)

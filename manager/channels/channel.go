@@ -113,7 +113,8 @@ type Page struct {
 // and the piece's directories as filters. Each task carries Pageseen, the
 // known pages it revisits (chosen by plan, pageplan.go) with their
 // validators, and the known pages it leaves alone, of its own pages only
-// and bounded whatever the host's size (known.go). IDs are
+// and bounded whatever the host's size (known.go); the URLs the site
+// pushed lead the pages revisited (pushed.go). IDs are
 // "<channel>/<round>/<i>". The caller sets Interval and Issued.
 func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 	base := task.Task{
@@ -137,7 +138,9 @@ func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 			urls = append(urls, u)
 		}
 		c.known(&t, urls, plan, round, parents)
-		return []*task.Task{&t}
+		out := []*task.Task{&t}
+		c.addPushed(out)
+		return out
 	}
 	out := make([]*task.Task, 0, len(c.Pieces))
 	for i, urls := range c.piecePages() {
@@ -150,6 +153,7 @@ func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 		c.known(&t, urls, plan, round, parents)
 		out = append(out, &t)
 	}
+	c.addPushed(out)
 	return out
 }
 

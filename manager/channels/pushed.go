@@ -16,7 +16,7 @@ import (
 // channel keeps them in its record until a round that carried them ends:
 //
 //   - Push records them and makes the channel due at the next tick.
-//   - AddPushed puts them first among the pages the next round's tasks
+//   - Tasks puts them first among the pages the next round's tasks
 //     revisit, fetched whether or not a link leads to them, and in full.
 //   - MarkPushes, once the round is issued, records which round carries
 //     them; a URL pushed meanwhile waits for the round after, which it
@@ -125,7 +125,7 @@ func (c *Channel) push(pushed []string, now time.Time) PushOutcome {
 	return out
 }
 
-// AddPushed puts the URLs c's site pushed into ts, the tasks Tasks built
+// addPushed puts the URLs c's site pushed into ts, the tasks Tasks builds
 // for c's next round, first among the pages each revisits (its
 // validators): the crawler queues them whether or not a link leads to
 // them, a known page at its depth (at the task's MaxDepth when it lies
@@ -136,7 +136,7 @@ func (c *Channel) push(pushed []string, now time.Time) PushOutcome {
 // no piece covers goes to the first piece as a seed, which its filters do
 // not stop. Validators of the plan's beyond task.MaxValidators are
 // dropped.
-func (c *Channel) AddPushed(ts []*task.Task) {
+func (c *Channel) addPushed(ts []*task.Task) {
 	if len(c.Pushed.URLs) == 0 || len(ts) == 0 {
 		return
 	}

@@ -89,7 +89,7 @@ func TestPush(t *testing.T) {
 	}
 }
 
-func TestAddPushed(t *testing.T) {
+func TestTasksCarryPushed(t *testing.T) {
 	c := Channel{ID: "a.example", Seeds: []string{"http://a.example/"}, MaxDepth: 5,
 		Pages: map[string]Page{
 			"http://a.example/":       {Digest: 3, ETag: `"0"`, Crawled: t0},
@@ -97,11 +97,12 @@ func TestAddPushed(t *testing.T) {
 			"http://a.example/news/2": {Digest: 2, ETag: `"2"`, Crawled: t0, Depth: 2},
 		},
 		Pushed: Pushes{Seq: 2, URLs: []Push{{URL: "http://a.example/news/1", Seq: 1}, {URL: "http://a.example/deep/page", Seq: 2}}}}
-	ts := c.Tasks(1, PagePlan{Kind: PlanAll})
-	if len(ts[0].Validators) != 3 {
+	bare := c
+	bare.Pushed = Pushes{}
+	if ts := bare.Tasks(1, PagePlan{Kind: PlanAll}); len(ts[0].Validators) != 3 {
 		t.Fatalf("the fixture's task revisits %d pages, want 3", len(ts[0].Validators))
 	}
-	c.AddPushed(ts)
+	ts := c.Tasks(1, PagePlan{Kind: PlanAll})
 	want := []task.Validator{
 		{URL: "http://a.example/news/1", Depth: 2}, // known: at its depth, in full
 		{URL: "http://a.example/deep/page"},        // new: as a seed
@@ -115,7 +116,6 @@ func TestAddPushed(t *testing.T) {
 	// A known page deeper than the crawl goes is fetched at its limit.
 	c.MaxDepth = 1
 	ts = c.Tasks(1, PagePlan{Kind: PlanAll})
-	c.AddPushed(ts)
 	if v := ts[0].Validators[0]; v.URL != "http://a.example/news/1" || v.Depth != 1 {
 		t.Fatalf("with a depth limit of 1 the pushed page goes as %+v", v)
 	}
@@ -126,7 +126,7 @@ func TestAddPushed(t *testing.T) {
 	for i := range full.Validators {
 		full.Validators[i].URL = fmt.Sprintf("http://a.example/v%d", i)
 	}
-	c.AddPushed([]*task.Task{full})
+	c.addPushed([]*task.Task{full})
 	if len(full.Validators) != task.MaxValidators || full.Validators[1].URL != "http://a.example/deep/page" {
 		t.Fatalf("%d validators, second %s", len(full.Validators), full.Validators[1].URL)
 	}
@@ -136,7 +136,6 @@ func TestAddPushed(t *testing.T) {
 	c.Pieces = []pieces.Piece{{Dirs: []string{"/deep/"}}, {Dirs: []string{"/", "/news/"}}}
 	c.Pushed.URLs = append(c.Pushed.URLs, Push{URL: "http://a.example/new-dir/x", Seq: 3})
 	ts = c.Tasks(2, PagePlan{Kind: PlanAll})
-	c.AddPushed(ts)
 	if len(ts) != 2 ||
 		ts[0].Validators[0].URL != "http://a.example/deep/page" || ts[1].Validators[0].URL != "http://a.example/news/1" ||
 		!slices.Equal(ts[0].Seeds, []string{"http://a.example/", "http://a.example/new-dir/x"}) ||
