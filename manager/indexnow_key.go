@@ -7,10 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager/indexnow"
 )
@@ -38,25 +37,14 @@ func newKeyClient(allowLoopback bool) *http.Client {
 		if len(via) > maxKeyRedirects {
 			return fmt.Errorf("more than %d redirects", maxKeyRedirects)
 		}
-		if origin(req.URL) != origin(via[0].URL) {
+		// Hosts compared in canonical form (lower case, no default port):
+		// http://example.com/ and https://example.com/ are one host,
+		// http://example.com:8080/ another.
+		if u, err := urls.Canonical(req.URL.String(), nil); err != nil || u.Host != via[0].URL.Host {
 			return fmt.Errorf("redirected to another host, %s", req.URL.Host)
 		}
 		return nil
 	}}
-}
-
-// origin is u's host with its port unless that is its scheme's default,
-// lower case: http://example.com/ and https://example.com/ are one host,
-// http://example.com:8080/ another.
-func origin(u *url.URL) string {
-	p := u.Port()
-	if (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
-		p = ""
-	}
-	if p == "" {
-		return strings.ToLower(u.Hostname())
-	}
-	return strings.ToLower(net.JoinHostPort(u.Hostname(), p))
 }
 
 // checkKey fetches the submission's key file with the operator's
