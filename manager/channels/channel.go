@@ -129,6 +129,7 @@ func (c *Channel) Tasks(round int, plan PagePlan) []*task.Task {
 	if len(base.Seeds) > task.MaxSeeds {
 		base.Seeds = base.Seeds[:task.MaxSeeds]
 	}
+	plan = plan.withDefaults()
 	parents := c.parents(plan)
 	if len(c.Pieces) < 2 {
 		t := base

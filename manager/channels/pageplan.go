@@ -85,9 +85,9 @@ func ParsePlan(s string) (string, error) {
 // revisit splits the known pages urls of one task into those it fetches,
 // in the order the crawler should queue them, and those it leaves alone.
 // The channel's seeds are always fetched (as seeds), so they lead the list
-// whenever the channel knows them, for their validators.
+// whenever the channel knows them, for their validators. plan has its
+// defaults filled in.
 func (c *Channel) revisit(urls []string, plan PagePlan, round int, parents map[task.Digest]parent) (list, skip []string) {
-	plan = plan.withDefaults()
 	seeds := make(map[string]bool, len(c.Seeds))
 	for _, s := range c.Seeds {
 		seeds[s] = true
@@ -182,9 +182,9 @@ func (c *Channel) adaptivePick(urls []string, budget, round int, parents map[tas
 type parent struct{ follow, quiet bool }
 
 // parents indexes c's pages by URL digest for the selective rule (nil
-// when plan does not use it): built once per round, shared by its tasks.
+// when plan, its defaults filled in, does not use it): built once per round, shared by its tasks.
 func (c *Channel) parents(plan PagePlan) map[task.Digest]parent {
-	if k := plan.withDefaults().Kind; k != PlanAdaptive && k != PlanFountain {
+	if plan.Kind != PlanAdaptive && plan.Kind != PlanFountain {
 		return nil
 	}
 	out := make(map[task.Digest]parent, len(c.Pages))
