@@ -106,6 +106,13 @@ type Page struct {
 	History   uint64  `json:"h,omitempty"`
 	Threshold float64 `json:"th,omitempty"`
 	Follow    bool    `json:"fo,omitempty"`
+	// Seen crawls of the page found Changes of them changed, over Span
+	// rounds in all (each crawl covers the rounds since the one before):
+	// what its change rate is estimated from (changeRate). All three are
+	// halved together when Seen reaches seenWindow, so old crawls fade.
+	Seen    int `json:"ns,omitempty"`
+	Changes int `json:"nc,omitempty"`
+	Span    int `json:"sp,omitempty"`
 }
 
 // Tasks builds the tasks of the channel's next round: one for the whole

@@ -194,18 +194,51 @@ func (c *Channel) parents(plan PagePlan) map[task.Digest]parent {
 	return out
 }
 
-// changeRate estimates the share of rounds in which p changes, from its
-// crawl history, with one change in two crawls as the prior.
-func (p Page) changeRate() float64 {
-	n := min(p.Records, 64)
-	h := p.History
-	if n < 64 {
-		h &= 1<<n - 1
+// seenWindow is the number of crawls a page's change-rate record
+// reaches before it is halved.
+const seenWindow = 64
+
+// observe records one crawl of p that found it changed or not, gap rounds
+// after the crawl before it.
+func (p *Page) observe(changed bool, gap int) {
+	p.Seen++
+	p.Span += max(gap, 1)
+	if changed {
+		p.Changes++
 	}
-	// Each crawl covered the rounds since the one before it; FrMax is the
-	// best measure of that spacing the page keeps.
-	span := float64(n * max(p.FrMax, 1))
-	return (float64(bits.OnesCount64(h)) + 0.5) / (span + 1)
+	if p.Seen >= seenWindow {
+		p.Seen, p.Changes, p.Span = p.Seen/2, p.Changes/2, p.Span/2
+	}
+}
+
+// changeRate estimates p's Poisson change rate, per round. It is Cho and
+// Garcia-Molina's estimator for changes seen at intervals over the mean
+// interval, which, unlike X over the rounds covered, is not biased low by
+// several changes between two crawls; its denominator is n+1 instead of
+// n+½, half a change of prior, so that a page not yet seen to change is
+// not taken for one that never will (whose stored copy would then never
+// look stale, and the planner would not visit it again). A record from before crawls were counted falls back on the
+// history bits at a spacing of FrMax; a page never recrawled gets the
+// prior of one change in two rounds.
+func (p Page) changeRate() float64 {
+	n, x, span := float64(p.Seen), float64(p.Changes), float64(p.Span)
+	if p.Seen == 0 {
+		if p.Records == 0 {
+			return math.Ln2
+		}
+		k := min(p.Records, 64)
+		h := p.History
+		if k < 64 {
+			h &= 1<<k - 1
+		}
+		n, x, span = float64(k), float64(bits.OnesCount64(h)), float64(k*max(p.FrMax, 1))
+	}
+	return -math.Log((n-x+0.5)/(n+1)) / (span / n)
+}
+
+// stale is the chance that p's stored copy is out of date at round.
+func (p Page) stale(rate float64, round int) float64 {
+	return -math.Expm1(-rate * float64(max(round-p.Round, 1)))
 }
 
 // fountainBounds are the upper change rates (per round) of the planner's
@@ -214,24 +247,25 @@ var fountainBounds = []float64{0.01, 0.03, 0.1, 0.3, 1}
 
 // fountainPick solves paper 001's model over the next periods rounds with
 // the pages grouped by change rate, and returns the pages the plan's first
-// period crawls: in each group, those crawled longest ago.
+// period crawls: in each group, those likeliest to be stale.
 func (c *Channel) fountainPick(urls []string, budget, periods, round int, parents map[task.Digest]parent) []string {
 	groups := make([][]string, len(fountainBounds))
 	m := fountain.Model{Periods: periods, Capacity: []float64{float64(budget)}, NewCost: 1}
 	m.Buckets = make([]fountain.Bucket, len(fountainBounds))
 	rates := make([]float64, len(fountainBounds))
+	staleness := make(map[string]float64, len(urls))
 	for _, u := range urls {
 		p := c.Pages[u]
-		a := min(p.changeRate(), 1)
+		r := p.changeRate()
+		a := -math.Expm1(-r) // the chance of a change within one round
 		i, _ := slices.BinarySearch(fountainBounds, a)
 		i = min(i, len(fountainBounds)-1)
 		groups[i] = append(groups[i], u)
 		rates[i] += a
 		b := &m.Buckets[i]
 		b.Pages++
-		// The chance the stored copy is stale: at least one change in the
-		// rounds since it was fetched.
-		b.Obsolete += 1 - math.Pow(1-a, float64(max(round-p.Round, 1)))
+		staleness[u] = p.stale(r, round)
+		b.Obsolete += staleness[u]
 	}
 	for i := range m.Buckets {
 		b := &m.Buckets[i]
@@ -253,8 +287,9 @@ func (c *Channel) fountainPick(urls []string, budget, periods, round int, parent
 		if n <= 0 {
 			continue
 		}
+		// The likeliest stale first.
 		slices.SortFunc(g, func(a, b string) int {
-			return cmp.Or(cmp.Compare(c.Pages[a].Round, c.Pages[b].Round), strings.Compare(a, b))
+			return cmp.Or(cmp.Compare(staleness[b], staleness[a]), strings.Compare(a, b))
 		})
 		out = append(out, g[:min(n, len(g))]...)
 	}

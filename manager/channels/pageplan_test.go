@@ -1,6 +1,8 @@
 package channels
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -182,4 +184,75 @@ func TestFountainPlanSpendsBudget(t *testing.T) {
 	if tk.Skip == nil {
 		t.Fatal("pages left alone are not in the Skip filter")
 	}
+}
+
+// TestChangeRateFromCrawls: the estimate follows the crawls' changes and
+// their spacing, never reaches zero for a page seen unchanged (else the
+// planner would never look at it again), and fades old crawls.
+func TestChangeRateFromCrawls(t *testing.T) {
+	crawl := func(changes, of, gap int) Page {
+		var p Page
+		for i := range of {
+			p.observe(i < changes, gap)
+		}
+		return p
+	}
+	quiet, daily, hourly := crawl(0, 20, 24), crawl(10, 20, 24), crawl(20, 20, 1)
+	if r := quiet.changeRate(); r <= 0 || r > 0.5/float64(20*24) {
+		t.Fatalf("never seen to change in 480 rounds: rate %g per round, want in (0, %g]", r, 0.5/480)
+	}
+	if !(quiet.changeRate() < daily.changeRate() && daily.changeRate() < hourly.changeRate()) {
+		t.Fatalf("rates quiet %g, daily %g, hourly %g: want increasing", quiet.changeRate(), daily.changeRate(), hourly.changeRate())
+	}
+	// Half the crawls a day apart found a change: about ln 2 a day, more
+	// than the naive 10 changes in 480 rounds.
+	if r := daily.changeRate(); r < 10.0/480 || r > 2*math.Ln2/24 {
+		t.Fatalf("changed in 10 of 20 daily crawls: rate %g per round", r)
+	}
+	if p := crawl(100, 200, 1); p.Seen >= seenWindow || p.Span != p.Seen || p.Changes > p.Seen {
+		t.Fatalf("after 200 crawls the record is %d crawls, %d changes over %d rounds", p.Seen, p.Changes, p.Span)
+	}
+	var fresh Page
+	if r := fresh.changeRate(); r != math.Ln2 {
+		t.Fatalf("a page never recrawled: rate %g, want the prior ln 2", r)
+	}
+}
+
+// TestFountainPlanRotatesQuietPages: pages seen unchanged still take turns
+// in the planner's spare budget, the longest unvisited first, instead of
+// the same few being revisited every round.
+func TestFountainPlanRotatesQuietPages(t *testing.T) {
+	c := Channel{ID: "a.example", Seeds: []string{"http://a.example/"}, Pages: map[string]Page{}}
+	for i := range 60 {
+		p := Page{Digest: 1, Round: 1 + i%6}
+		for range 5 {
+			p.observe(false, 1)
+		}
+		c.Pages[fmt.Sprintf("http://a.example/p%02d", i)] = p
+	}
+	seen := map[string]bool{}
+	for round := 10; round < 16; round++ {
+		tk := c.Tasks(round, PagePlan{Kind: PlanFountain, Budget: 10})[0]
+		for _, u := range listedURLs(tk) {
+			if p, ok := c.Pages[u]; ok && u != c.Seeds[0] {
+				if p.Round != slices.Min(roundsOf(c)) {
+					t.Fatalf("round %d revisits %s last crawled in round %d, while pages wait since round %d", round, u, p.Round, slices.Min(roundsOf(c)))
+				}
+				seen[u] = true
+				p.Round = round
+				c.Pages[u] = p
+			}
+		}
+	}
+	if len(seen) != 60 {
+		t.Fatalf("6 rounds of 10 revisited %d of 60 quiet pages", len(seen))
+	}
+}
+
+func roundsOf(c Channel) []int {
+	var out []int
+	for _, p := range c.Pages {
+		out = append(out, p.Round)
+	}
+	return out
 }

@@ -394,6 +394,8 @@ func (c *Channel) apply(fb Feedback, now time.Time, round int, id string, listed
 		f := old.freq()
 		if p.Known && ok {
 			f.Crawled(p.Changed, limit)
+			np.Seen, np.Changes, np.Span = old.Seen, old.Changes, old.Span
+			np.observe(p.Changed, round-old.Round)
 			if !p.Changed {
 				unchanged = append(unchanged, p.URL)
 			}
