@@ -13,8 +13,9 @@
 // serf computes it.
 //
 // Web hosts run no code. Solve places a host from k ≥ d+1 RTTs measured by
-// peers with known coordinates, minimising Σ((‖x−c_j‖ + h_j + a_j − rtt_j) /
-// rtt_j)² with Nelder–Mead (a small in-package implementation, checked
+// peers with known coordinates, minimising Σ w_j((‖x−c_j‖ + h_j + a_j − rtt_j) /
+// rtt_j)², each probe weighted by its peer's confidence,
+// w_j = 1/(0.1 + e_j) for Vivaldi error e_j, with Nelder–Mead (a small in-package implementation, checked
 // against gonum's; see neldermead.go for why): the peers' own heights and adjustments are
 // subtracted from what they measured, and the host gets height 0 (web
 // servers sit on well-connected networks; with k = d+1 measurements a

@@ -28,8 +28,9 @@ type SolveConfig struct {
 type Solution struct {
 	Coord Coord
 	// Residual is the root mean square relative error of the fitted RTTs,
-	// sqrt(Σ((est_j − rtt_j)/rtt_j)² / k): 0.1 means the fit misses the
-	// measurements by about 10 %.
+	// each weighted as the solve weighs its probe,
+	// sqrt(Σ w_j((est_j − rtt_j)/rtt_j)² / Σ w_j): 0.1 means the fit misses
+	// the measurements by about 10 %.
 	Residual float64
 }
 
@@ -80,15 +81,24 @@ func Solve(probes []Probe, cfg SolveConfig, r *rand.Rand) (Solution, error) {
 		}
 		return 0
 	})
+	// Each probe counts by how sure its peer is of its own coordinate
+	// (paper 002 §3): a peer whose Vivaldi error is 0.1 weighs five times
+	// one at 0.9.
+	w := make([]float64, len(ps))
+	var wsum float64
+	for i, p := range ps {
+		w[i] = 1 / (errorFloor + max(p.Peer.Error, 0))
+		wsum += w[i]
+	}
 	f := func(x []float64) float64 {
 		s := 0.0
-		for _, p := range ps {
+		for i, p := range ps {
 			est := euclid(x, p.Peer.Vec) + p.Peer.Height
 			if adj := est + p.Peer.Adjustment; adj > 0 {
 				est = adj
 			}
 			e := (est - p.RTT) / p.RTT
-			s += e * e
+			s += w[i] * e * e
 		}
 		return s
 	}
@@ -114,9 +124,13 @@ func Solve(probes []Probe, cfg SolveConfig, r *rand.Rand) (Solution, error) {
 	if math.IsInf(bestF, 1) || math.IsNaN(bestF) {
 		return Solution{}, fmt.Errorf("solve host coordinate: no finite fit")
 	}
-	best.Residual = math.Sqrt(bestF / float64(len(ps)))
+	best.Residual = math.Sqrt(bestF / wsum)
 	return best, nil
 }
+
+// errorFloor keeps a probe whose peer claims a perfect coordinate from
+// outweighing all others.
+const errorFloor = 0.1
 
 func plausible(c Coord, d int) bool {
 	if c.Validate(d) != nil || c.Height > maxCoordValue || math.Abs(c.Adjustment) > maxCoordValue {
