@@ -2,11 +2,16 @@ package manager
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
+	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -15,23 +20,38 @@ import (
 )
 
 // DefaultBounds are the CAN space's bounds for a network with
-// coordinate-aware placement when the operator sets none: ±120 ms in each
-// of the three dimensions. Vivaldi run over the PlanetLab matrix the
-// project carries gives trained bounds (5 % trimmed each side) within
-// about ±40 to ±190 ms depending on the run, since Vivaldi's space has no
-// fixed orientation; a symmetric box of this size holds most peers of a
-// continent-wide swarm, and points outside are clamped to its faces.
+// coordinate-aware placement before the manager has trained its own from
+// the members' coordinates (bounds.go): ±120 ms in each of the three
+// dimensions. Vivaldi run over the PlanetLab matrix the project carries
+// gives trained bounds (5 % trimmed each side) within about ±40 to ±190 ms
+// depending on the run, since Vivaldi's space has no fixed orientation;
+// points outside are clamped to the box's faces.
 var DefaultBounds = coord.Bounds{Lo: []float64{-120, -120, -120}, Hi: []float64{120, 120, 120}}
 
 // probers is how many member peers measure a host: d+2, one more than the
 // solver needs, so one slow or failed answer does not stop it.
 const probers = can.DefaultDim + 2
 
+// How long a host's coordinate is trusted before it is measured again:
+// relocateAfter when the members that measured it had settled coordinates
+// and the solve fitted their measurements, relocateUnsure otherwise (a
+// host located while the swarm's coordinates were still settling).
+const (
+	relocateAfter  = 24 * time.Hour
+	relocateUnsure = 5 * time.Minute
+	sureResidual   = 0.3
+)
+
 // memberLocator places web hosts at their solved network coordinate
 // (DESIGN §2 step 3), asking member peers of the overlay to measure them.
+// Coordinates are kept in the channel database and mapped with the
+// current bounds at every call, so trained bounds move hosts with them.
 type memberLocator struct {
 	members *entry.Registry
 	loc     *node.Locator
+	db      *channels.DB
+	bounds  func() coord.Bounds
+	now     func() time.Time
 
 	mu   sync.Mutex // guards rand
 	rand *rand.Rand
@@ -39,26 +59,93 @@ type memberLocator struct {
 
 var _ submit.Locator = (*memberLocator)(nil)
 
-func newMemberLocator(m *Manager, b coord.Bounds, r *rand.Rand) *memberLocator {
-	return &memberLocator{members: m.entry, loc: node.NewLocator(m.host, b, r), rand: r}
+func newMemberLocator(m *Manager, bounds func() coord.Bounds, r *rand.Rand) *memberLocator {
+	return &memberLocator{members: m.entry, loc: node.NewLocator(m.host, bounds(), r), db: m.db, bounds: bounds, now: m.opts.Now, rand: r}
 }
 
-// Locate measures hostPort from a few random members and returns its
-// point in the CAN space.
+// Locate returns hostPort's point in the CAN space: its stored coordinate
+// while that is fresh, else one measured again from members near it (or,
+// the first time, from members at random), mapped with the current
+// bounds. A failed measurement keeps the stored coordinate.
 func (l *memberLocator) Locate(ctx context.Context, hostPort string) (can.Point, error) {
-	ms := l.members.Members()
-	if len(ms) < can.DefaultDim+1 {
-		return nil, fmt.Errorf("locate %s: %d overlay peers to measure from, need %d", hostPort, len(ms), can.DefaultDim+1)
-	}
-	l.mu.Lock()
-	l.rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
-	l.mu.Unlock()
-	p, _, err := l.loc.Locate(ctx, hostPort, ms[:min(len(ms), probers)])
+	old, found, err := l.db.GetLocated(hostPort)
 	if err != nil {
 		return nil, err
 	}
-	if len(p) != can.DefaultDim {
-		return nil, errors.New("locate: solver returned a point of the wrong dimension")
+	now := l.now()
+	if found && now.Sub(old.At) < trustFor(old) {
+		return l.bounds().Map(old.Coord), nil
 	}
-	return p, nil
+	ms := l.members.MemberInfos()
+	if len(ms) < can.DefaultDim+1 {
+		if found {
+			return l.bounds().Map(old.Coord), nil
+		}
+		return nil, fmt.Errorf("locate %s: %d overlay peers to measure from, need %d", hostPort, len(ms), can.DefaultDim+1)
+	}
+	var near []float64
+	if found {
+		near = old.Coord.Vec
+	}
+	chosen := l.choose(ms, near)
+	ids := make([]peer.ID, len(chosen))
+	var errSum float64
+	for i, mb := range chosen {
+		ids[i] = mb.ID
+		errSum += mb.CoordError
+	}
+	sol, err := l.loc.Solve(ctx, hostPort, ids)
+	if err != nil {
+		if found {
+			return l.bounds().Map(old.Coord), nil
+		}
+		return nil, err
+	}
+	loc := channels.Located{Coord: sol.Coord, Residual: sol.Residual, ProbeError: errSum / float64(len(chosen)), At: now}
+	if err := l.db.PutLocated(hostPort, loc); err != nil {
+		return nil, err
+	}
+	return l.bounds().Map(sol.Coord), nil
+}
+
+// choose picks the probers: with near (the host's last coordinate), the
+// members closest to it, where the solve is most sensitive (paper 002
+// §3); without, members at random, the settled ones first.
+func (l *memberLocator) choose(ms []entry.Member, near []float64) []entry.Member {
+	l.mu.Lock()
+	l.rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	l.mu.Unlock()
+	key := func(mb entry.Member) float64 {
+		if len(mb.Coord) == 0 || mb.CoordError > settledError {
+			return math.Inf(1)
+		}
+		if near == nil || len(near) != len(mb.Coord) {
+			return 0
+		}
+		var d float64
+		for i := range near {
+			d += (near[i] - mb.Coord[i]) * (near[i] - mb.Coord[i])
+		}
+		return d
+	}
+	slices.SortStableFunc(ms, func(a, b entry.Member) int { return cmpFloat(key(a), key(b)) })
+	return ms[:min(len(ms), probers)]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// trustFor is how long l is trusted.
+func trustFor(l channels.Located) time.Duration {
+	if l.ProbeError <= settledError && l.Residual <= sureResidual {
+		return relocateAfter
+	}
+	return relocateUnsure
 }

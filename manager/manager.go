@@ -28,6 +28,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 )
 
@@ -53,6 +54,9 @@ type Manager struct {
 	wake chan struct{}
 	// search indexes the stored text when Options.Search is set.
 	search *search.Index
+	// bounds trains the CAN space's bounds when Options.Bounds turn on
+	// coordinate-aware placement; nil otherwise.
+	bounds *boundsTrainer
 
 	closeOnce sync.Once
 	closeErr  error
@@ -190,8 +194,14 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	default:
 		return nil, fmt.Errorf("new manager: unknown assignment %q (want %s or %s)", opts.Assignment, AssignCAN, AssignHash)
 	}
-	if opts.Bounds != nil && opts.Submit.Locator == nil {
-		opts.Submit.Locator = newMemberLocator(m, *opts.Bounds, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63)))
+	if opts.Bounds != nil {
+		if m.bounds, err = newBoundsTrainer(m, *opts.Bounds); err != nil {
+			return nil, fmt.Errorf("new manager: %w", err)
+		}
+		if opts.Submit.Locator == nil {
+			current := func() coord.Bounds { return m.bounds.Current().Bounds }
+			opts.Submit.Locator = newMemberLocator(m, current, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63)))
+		}
 	}
 	m.sub = submit.New(m.host, opts.Submit)
 	if err := m.loadStrategy(opts.Now()); err != nil {

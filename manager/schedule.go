@@ -22,6 +22,11 @@ const sendTimeout = 15 * time.Second
 func (m *Manager) Tick(ctx context.Context) error {
 	now := m.opts.Now()
 	var errs []error
+	if m.bounds != nil {
+		if _, err := m.bounds.maybeTrain(now, m.entry.MemberInfos()); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := m.expire(now); err != nil {
 		errs = append(errs, err)
 	}

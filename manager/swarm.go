@@ -11,6 +11,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/hashring"
 )
 
@@ -30,6 +31,11 @@ const (
 type Swarm struct {
 	Peers []SwarmPeer `json:"peers"`
 	Hosts []SwarmHost `json:"hosts"`
+	// Bounds are the CAN space's bounds hosts and members are mapped with
+	// and BoundsEpoch their training (0: the operator's, untrained); nil
+	// without coordinate-aware placement.
+	Bounds      *coord.Bounds `json:"bounds,omitempty"`
+	BoundsEpoch uint64        `json:"bounds_epoch,omitempty"`
 }
 
 // SwarmPeer is one member peer.
@@ -51,6 +57,10 @@ type SwarmHost struct {
 // swarm gathers the swarm view.
 func (m *Manager) swarm() (Swarm, error) {
 	var sw Swarm
+	if m.bounds != nil {
+		b := m.bounds.Current()
+		sw.Bounds, sw.BoundsEpoch = &b.Bounds, b.Epoch
+	}
 	for _, mb := range m.entry.MemberInfos() {
 		sw.Peers = append(sw.Peers, SwarmPeer{ID: mb.ID.String(), Zones: mb.Zones, Coord: mb.Coord})
 	}

@@ -89,7 +89,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, err // boltfile.Open names the file, and says when another process holds it
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts} {
+		for _, b := range [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}

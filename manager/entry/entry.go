@@ -65,6 +65,11 @@ type Request struct {
 	// its network coordinate (milliseconds).
 	Zones []Box     `json:"zones,omitempty"`
 	Coord []float64 `json:"coord,omitempty"`
+	// CoordError is the coordinate's Vivaldi error (0 certain … 1.5
+	// unknown) and Samples the round trips it rests on: the manager
+	// trains the CAN space's bounds from settled coordinates only.
+	CoordError float64 `json:"coord_error,omitempty"`
+	Samples    int     `json:"samples,omitempty"`
 	// Capacity is the member's min(download Mb/s, memory GB), the scale
 	// of its load figures (DESIGN §5); it weighs the hashing baseline.
 	Capacity float64 `json:"capacity,omitempty"`
@@ -89,6 +94,9 @@ func (r *Request) Validate() error {
 	}
 	if r.Capacity < 0 || !finite([]float64{r.Capacity}) {
 		return fmt.Errorf("%w: capacity %v", ErrMalformed, r.Capacity)
+	}
+	if r.CoordError < 0 || r.Samples < 0 || !finite([]float64{r.CoordError}) {
+		return fmt.Errorf("%w: coordinate error %v over %d samples", ErrMalformed, r.CoordError, r.Samples)
 	}
 	if len(r.Coord) > maxDim || !finite(r.Coord) {
 		return fmt.Errorf("%w: coordinate %v", ErrMalformed, r.Coord)
@@ -117,11 +125,13 @@ func finite(v []float64) bool {
 
 // Member is a member peer as it last reported itself.
 type Member struct {
-	ID       peer.ID
-	Zones    []Box
-	Coord    []float64
-	Capacity float64
-	Seen     time.Time
+	ID         peer.ID
+	Zones      []Box
+	Coord      []float64
+	CoordError float64
+	Samples    int
+	Capacity   float64
+	Seen       time.Time
 }
 
 // Answer is the manager's reply.
@@ -130,6 +140,9 @@ type Answer struct {
 	First bool `json:"first,omitempty"`
 	// Entries are members to join through, in random order.
 	Entries []Peer `json:"entries,omitempty"`
+	// Bounds is the manager-signed record of the CAN space's current
+	// bounds (p2p/envelope.BoundsKind), when it has trained them.
+	Bounds []byte `json:"bounds,omitempty"`
 }
 
 // Peer is one entry peer.
@@ -173,6 +186,7 @@ type Registry struct {
 	firstAt time.Time
 	hold    time.Time // no first peer is named before it
 	rand    *rand.Rand
+	bounds  []byte // the signed bounds every answer carries
 }
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
@@ -188,6 +202,14 @@ func (r *Registry) HoldFirst(until time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.hold = until
+}
+
+// SetBounds makes every answer carry b, the manager-signed record of the
+// CAN space's bounds.
+func (r *Registry) SetBounds(b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bounds = b
 }
 
 // Members returns the peers whose membership is current and who are
@@ -251,8 +273,15 @@ func (r *Registry) Answer(from peer.ID, req Request) Answer {
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	a := r.answerLocked(now, from, req)
+	a.Bounds = r.bounds
+	return a
+}
+
+func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer {
 	if req.Member {
-		r.members[from] = &Member{ID: from, Zones: req.Zones, Coord: req.Coord, Capacity: req.Capacity, Seen: now}
+		r.members[from] = &Member{ID: from, Zones: req.Zones, Coord: req.Coord, CoordError: req.CoordError, Samples: req.Samples,
+			Capacity: req.Capacity, Seen: now}
 		if from == r.first {
 			r.first = ""
 		}
