@@ -25,6 +25,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/p2p/rtt"
@@ -133,8 +134,11 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		Manager:   nw.key,
 		Heartbeat: opts.Heartbeat,
 		Bounds:    nw.prof.Bounds,
-		Capacity:  nw.capacity,
-		MaxPieces: maxPieces(cfg, opts.NoLBI),
+		// A network with coordinate-aware placement trains its bounds
+		// from the members' coordinates; the first move waits for them.
+		AwaitBounds: nw.prof.Bounds != nil,
+		Capacity:    nw.capacity,
+		MaxPieces:   maxPieces(cfg, opts.NoLBI),
 		// At least the politeness wait between a running task's last
 		// request here and the heir's first.
 		HandoverPause: max(time.Duration(cfg.Delay), node.DefaultHandoverPause),
@@ -248,12 +252,27 @@ func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
 		c := nw.capacity
 		req.Capacity = min(c.BWDownload, c.MemoryGB)
 		v := nw.node.View()
-		req.Coord = v.Coordinate.Vec
+		req.Coord, req.CoordError, req.Samples = v.Coordinate.Vec, v.Coordinate.Error, v.Samples
 		for _, z := range v.Zones {
 			req.Zones = append(req.Zones, entry.Box{Lo: z.Lo, Hi: z.Hi})
 		}
 	}
-	return entry.Ask(ctx, nw.h, nw.manager, req)
+	a, err := entry.Ask(ctx, nw.h, nw.manager, req)
+	if err == nil && len(a.Bounds) > 0 {
+		nw.adoptBounds(a.Bounds)
+	}
+	return a, err
+}
+
+// adoptBounds hands the manager's trained bounds to the node once their
+// signature checks out; anything else is logged and ignored.
+func (nw *network) adoptBounds(signed []byte) {
+	b, err := envelope.OpenBounds(signed, nw.key)
+	if err != nil {
+		nw.log.Warn("Bounds from the manager refused", "err", err)
+		return
+	}
+	nw.node.SetBounds(b.Epoch, b.Bounds)
 }
 
 // enter joins the overlay through an entry peer the manager names, or
@@ -330,7 +349,8 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 	o := &localapi.Overlay{
 		Mode: string(mode), Network: nw.prof.Name, Peer: nw.h.ID().String(), Manager: nw.manager.String(),
 		Member: nw.member.Load() && len(v.Zones) > 0, Peers: len(nw.h.Network().Peers()),
-		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, RTL: v.Load.RTL, RPL: v.Load.RPL,
+		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, Mapped: v.Mapped, BoundsEpoch: v.BoundsEpoch, Moves: v.Stats.Moves,
+		RTL: v.Load.RTL, RPL: v.Load.RPL,
 		Neighbours: []localapi.Neighbour{},
 		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,
 		Takeovers: v.Stats.Takeovers, HandedIn: v.Stats.HandedIn,

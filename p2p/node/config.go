@@ -47,8 +47,14 @@ type Config struct {
 	// Bounds, when set, map the node's Vivaldi coordinate into the CAN
 	// space: a node whose mapped point drifts further than its zone's
 	// diagonal from the zone's centre leaves and rejoins there (DESIGN §4).
-	// Nil keeps the node at Point.
+	// Nil keeps the node at Point. The manager's trained bounds replace
+	// them (Node.SetBounds).
 	Bounds *coord.Bounds `json:"-"`
+	// AwaitBounds makes the node's first move wait for trained bounds
+	// (SetBounds with an epoch above 0), for at most awaitSamples of its
+	// coordinate's samples: moving by the operator's box and again soon
+	// after by the trained one would cost two rejoins.
+	AwaitBounds bool `json:"-"`
 	// PeerExtra, when set, returns a delay added to every heartbeat RTT
 	// measured to a peer (latency emulation, p2p/emulate). Test-only.
 	PeerExtra func(peer.ID) time.Duration `json:"-"`

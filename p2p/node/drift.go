@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
 
 // driftMaxError is the Vivaldi error (0 certain … 1.5 unknown) above which
@@ -22,6 +24,10 @@ const driftMaxError = 0.5
 // coordinate far from its zone later, yet within the zone's diagonal, and
 // stay there.
 const firstMoveSamples = 100
+
+// awaitSamples is how many samples a node with Config.AwaitBounds waits
+// for trained bounds before its first move uses the operator's.
+const awaitSamples = 3 * firstMoveSamples
 
 // firstMoveTurns is how many turns the first moves of a fresh overlay are
 // spread over. Peers that start together become confident within a round
@@ -46,20 +52,21 @@ const firstMoveTurns = 16
 func (n *Node) Drifted() (bool, []float64) { return n.driftedAt(time.Now()) }
 
 func (n *Node) driftedAt(now time.Time) (bool, []float64) {
-	if n.cfg.Bounds == nil {
-		return false, nil
-	}
 	c := n.viv.Coord()
 	if c.Error > driftMaxError {
 		return false, nil
 	}
-	p := n.cfg.Bounds.Map(c)
+	samples := n.viv.Samples()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if len(n.zones) == 0 || n.leaving {
+	if n.bounds == nil || len(n.zones) == 0 || n.leaving {
 		return false, nil
 	}
-	if !n.placed && (n.viv.Samples() < firstMoveSamples || !n.firstMoveTurn(now)) {
+	p := n.bounds.Map(c)
+	if !n.placed && (samples < firstMoveSamples || n.cfg.AwaitBounds && n.boundsEpoch == 0 && samples < awaitSamples) {
+		return false, nil
+	}
+	if !n.moveTurn(now) {
 		return false, nil
 	}
 	for _, z := range n.zones {
@@ -70,15 +77,17 @@ func (n *Node) driftedAt(now time.Time) (bool, []float64) {
 	return true, p
 }
 
-// firstMoveTurn reports whether now lies in the first half of the node's
-// turn for its first move. The turn comes from the point the node joined
-// at, which the client hashes from its peer ID, so turns spread evenly.
-func (n *Node) firstMoveTurn(now time.Time) bool {
+// moveTurn reports whether now lies in the first half of the node's turn
+// to move. The turn comes from the point the node first joined at, which
+// the client hashes from its peer ID, so turns spread evenly: the first
+// moves of a fresh overlay, and the moves trained bounds cause, come a few
+// at a time.
+func (n *Node) moveTurn(now time.Time) bool {
 	hb := n.cfg.Heartbeat
-	if hb <= 0 || len(n.cfg.Point) == 0 {
+	if hb <= 0 || len(n.first) == 0 {
 		return true
 	}
-	turn := int64(n.cfg.Point[0]*firstMoveTurns) % firstMoveTurns
+	turn := int64(n.first[0]*firstMoveTurns) % firstMoveTurns
 	half := now.UnixNano() / int64(hb) // heartbeat intervals since the epoch
 	return half%(2*firstMoveTurns) == 2*turn
 }
@@ -113,6 +122,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	}
 	n.cfg.Point = p
 	n.placed = true
+	n.stats.Moves++
 	n.mu.Unlock()
 	var errs []error
 	for _, e := range entries[:min(len(entries), 3)] {
@@ -127,4 +137,22 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	n.lost = time.Now()
 	n.mu.Unlock()
 	return fmt.Errorf("rejoin: %w", errors.Join(errs...))
+}
+
+// SetBounds adopts bounds numbered epoch, the manager's training of the
+// CAN space's box, when they are newer than the node's; it reports
+// whether it did. Members whose mapped point then lies too far from their
+// zone move to it, in their turns.
+func (n *Node) SetBounds(epoch uint64, b coord.Bounds) bool {
+	if len(b.Lo) != n.cfg.Dim || len(b.Hi) != n.cfg.Dim {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if epoch <= n.boundsEpoch || n.bounds == nil {
+		return false
+	}
+	n.bounds, n.boundsEpoch = &b, epoch
+	n.log.Info("CAN space bounds updated", "epoch", epoch)
+	return true
 }

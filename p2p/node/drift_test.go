@@ -1,6 +1,7 @@
 package node
 
 import (
+	"log/slog"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -55,7 +56,7 @@ func TestDriftedFirstMove(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := &Node{cfg: Config{Bounds: tc.bounds, Heartbeat: time.Second, Point: can.Point{0.3, 0.1, 0.1}},
-				viv: viv, zones: []can.Zone{half}, placed: tc.placed}
+				bounds: tc.bounds, first: can.Point{0.3, 0.1, 0.1}, viv: viv, zones: []can.Zone{half}, placed: tc.placed}
 			// The point's first component puts the node's turn at 4 (of
 			// 16): its own slot is intervals 8 (mod 32), the next is not.
 			turn := time.Unix(8, 0)
@@ -63,9 +64,43 @@ func TestDriftedFirstMove(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("Drifted() in its turn = %v at %v, want %v", got, p, tc.want)
 			}
-			if got, _ := n.driftedAt(turn.Add(time.Second)); got && !tc.placed {
-				t.Fatalf("Drifted() outside its turn = true, want false before the first move")
+			if got, _ := n.driftedAt(turn.Add(time.Second)); got {
+				t.Fatalf("Drifted() outside its turn = true, want false")
 			}
 		})
+	}
+}
+
+// TestFirstMoveAwaitsTrainedBounds: with AwaitBounds a node does not make
+// its first move by the operator's box until the manager's trained bounds
+// arrive (or its coordinate has rested on awaitSamples samples); once they
+// do, it moves to the point they map it to, and older or malformed bounds
+// are ignored.
+func TestFirstMoveAwaitsTrainedBounds(t *testing.T) {
+	half := can.Zone{Lo: can.Point{0, 0, 0}, Hi: can.Point{0.5, 0.5, 0.5}}
+	operator := &coord.Bounds{Lo: []float64{-2000, 1000, 1000}, Hi: []float64{-1000, 2000, 2000}} // maps to (1, 0, 0)
+	trained := coord.Bounds{Lo: []float64{1000, -2000, 1000}, Hi: []float64{2000, -1000, 2000}}   // maps to (0, 1, 0)
+	n := &Node{cfg: Config{Dim: 3, Bounds: operator, AwaitBounds: true, Heartbeat: time.Second, Point: can.Point{0.3, 0.1, 0.1}},
+		bounds: operator, first: can.Point{0.3, 0.1, 0.1}, viv: confidentVivaldi(t), zones: []can.Zone{half},
+		log: slog.New(slog.DiscardHandler)}
+	turn := time.Unix(8, 0)
+	if got, _ := n.driftedAt(turn); got {
+		t.Fatal("moved by the operator's bounds while awaiting trained ones")
+	}
+	if n.SetBounds(0, trained) {
+		t.Fatal("bounds of epoch 0 adopted")
+	}
+	if n.SetBounds(1, coord.Bounds{Lo: []float64{0}, Hi: []float64{1}}) {
+		t.Fatal("one-dimensional bounds adopted in a three-dimensional space")
+	}
+	if !n.SetBounds(2, trained) {
+		t.Fatal("trained bounds of epoch 2 not adopted")
+	}
+	if n.SetBounds(1, *operator) {
+		t.Fatal("older bounds (epoch 1) replaced newer ones (epoch 2)")
+	}
+	got, p := n.driftedAt(turn)
+	if !got || p[1] != 1 || p[0] != 0 {
+		t.Fatalf("with trained bounds: Drifted() = %v, %v; want a move to (0, 1, 0)", got, p)
 	}
 }

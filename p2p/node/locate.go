@@ -40,6 +40,15 @@ func NewLocator(h rtt.StreamOpener, b coord.Bounds, r *rand.Rand) *Locator {
 // must be in the host's peerstore) to measure hostPort and returns the
 // host's CAN point and the solver's fit.
 func (l *Locator) Locate(ctx context.Context, hostPort string, probers []peer.ID) (can.Point, coord.Solution, error) {
+	sol, err := l.Solve(ctx, hostPort, probers)
+	if err != nil {
+		return nil, sol, err
+	}
+	return l.Bounds.Map(sol.Coord), sol, nil
+}
+
+// Solve is Locate without the mapping: the host's network coordinate.
+func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID) (coord.Solution, error) {
 	type answer struct {
 		resp *wire.MeasureResponse
 		err  error
@@ -75,11 +84,11 @@ func (l *Locator) Locate(ctx context.Context, hostPort string, probers []peer.ID
 	l.mu.Unlock()
 	if err != nil {
 		if lastErr != nil {
-			return nil, coord.Solution{}, fmt.Errorf("locate %s: %w (last measurement error: %v)", hostPort, err, lastErr)
+			return coord.Solution{}, fmt.Errorf("locate %s: %w (last measurement error: %v)", hostPort, err, lastErr)
 		}
-		return nil, coord.Solution{}, fmt.Errorf("locate %s: %w", hostPort, err)
+		return coord.Solution{}, fmt.Errorf("locate %s: %w", hostPort, err)
 	}
-	return l.Bounds.Map(sol.Coord), sol, nil
+	return sol, nil
 }
 
 // WireCoordinate converts a coordinate for the wire.

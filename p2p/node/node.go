@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -55,6 +56,10 @@ type Stats struct {
 	// Heartbeats counts the heartbeat exchanges this node started and
 	// completed with neighbours.
 	Heartbeats int64
+	// Moves counts the rejoins at the node's mapped coordinate
+	// (drift.go): the first move, then one for each time its coordinate
+	// or the bounds moved it too far from its zone.
+	Moves int64
 }
 
 // neighbour is what the node knows of one neighbour.
@@ -119,6 +124,13 @@ type Node struct {
 	// (drift.go); until then it moves as soon as that point lies outside
 	// its zones.
 	placed bool
+	// bounds map the coordinate into the CAN space (Config.Bounds at
+	// first, then the manager's trained ones, boundsEpoch their number).
+	bounds      *coord.Bounds
+	boundsEpoch uint64
+	// first is the point the node first joined at; it sets its turn to
+	// move (drift.go).
+	first can.Point
 	// seq numbers this node's heartbeats. It starts at the clock, so a
 	// restarted peer's numbers exceed its previous run's, and a heartbeat
 	// built before one already applied is known by its smaller number.
@@ -147,6 +159,8 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		viv:    viv,
 		h:      h,
 		cfg:    cfg,
+		bounds: cfg.Bounds,
+		first:  slices.Clone(cfg.Point),
 		queue:  q,
 		log:    cfg.Logger.With("peer", h.ID().String()),
 		nbrs:   map[peer.ID]*neighbour{},

@@ -12,8 +12,14 @@ type View struct {
 	Zones      []can.Zone
 	Load       can.Load
 	Coordinate coord.Coord
-	Neighbours []NeighbourView
-	Stats      Stats
+	// Samples are the round trips the coordinate rests on.
+	Samples int
+	// Mapped is the coordinate's point in the CAN space under the node's
+	// bounds (nil without), BoundsEpoch their training (0: untrained).
+	Mapped      can.Point
+	BoundsEpoch uint64
+	Neighbours  []NeighbourView
+	Stats       Stats
 }
 
 // NeighbourView is one neighbour as the node last heard of it.
@@ -29,13 +35,19 @@ type NeighbourView struct {
 // View returns a snapshot of the node's zones, load, coordinate,
 // neighbours and counters.
 func (n *Node) View() View {
+	c, samples := n.viv.Coord(), n.viv.Samples()
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	v := View{
-		Zones:      append([]can.Zone(nil), n.zones...),
-		Load:       n.load(),
-		Coordinate: n.viv.Coord(),
-		Stats:      n.stats,
+		Zones:       append([]can.Zone(nil), n.zones...),
+		Load:        n.load(),
+		Coordinate:  c,
+		Samples:     int(samples),
+		BoundsEpoch: n.boundsEpoch,
+		Stats:       n.stats,
+	}
+	if n.bounds != nil {
+		v.Mapped = n.bounds.Map(c)
 	}
 	for _, nb := range n.nbrs {
 		v.Neighbours = append(v.Neighbours, NeighbourView{

@@ -42,12 +42,18 @@ type Overlay struct {
 	// Member says the peer holds a zone and the manager knows it.
 	Member bool `json:"member"`
 	// Peers counts the libp2p peers connected.
-	Peers      int         `json:"peers"`
-	Zones      []Zone      `json:"zones"`
-	Coordinate []float64   `json:"coordinate,omitempty"`
-	RTL        float64     `json:"rtl"`
-	RPL        float64     `json:"rpl"`
-	Neighbours []Neighbour `json:"neighbours"`
+	Peers      int       `json:"peers"`
+	Zones      []Zone    `json:"zones"`
+	Coordinate []float64 `json:"coordinate,omitempty"`
+	// Mapped is the coordinate's point in the CAN space under the bounds
+	// of training BoundsEpoch (0: the network profile's); Moves counts the
+	// rejoins there.
+	Mapped      []float64   `json:"mapped,omitempty"`
+	BoundsEpoch uint64      `json:"bounds_epoch,omitempty"`
+	Moves       int64       `json:"moves"`
+	RTL         float64     `json:"rtl"`
+	RPL         float64     `json:"rpl"`
+	Neighbours  []Neighbour `json:"neighbours"`
 	// Accepted, Forwarded, Refused, Takeovers and HandedIn are the node's
 	// counters since it started.
 	Accepted  int64 `json:"accepted"`
