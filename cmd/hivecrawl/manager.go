@@ -58,7 +58,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.name, "name", "", "network `NAME` written into the profile")
 	fs.DurationVar(&o.tick, "tick", manager.DefaultTick, "scheduling `period`")
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: keep loopback addresses in the network profile")
-	fs.BoolVar(&o.coordinates, "coordinates", false, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements (bounds ±120 ms)")
+	fs.BoolVar(&o.coordinates, "coordinates", true, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements; --coordinates=false places both at hashes of their names")
 	fs.StringVar(&o.assignment, "assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
 	fs.DurationVar(&o.prior, "prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
 	fs.DurationVar(&o.slack, "slack", manager.DefaultSlack, "added to 2 × a task's interval before a task without a result counts as lost and its channel is due again")

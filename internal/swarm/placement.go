@@ -33,10 +33,15 @@ type Placement struct {
 	// those among them whose coordinate, mapped into the CAN space, lies
 	// in one of their zones.
 	Clients, Held int
+	// Moves counts the clients' rejoins at their mapped coordinate, and
+	// Trained the clients using the manager's trained bounds.
+	Moves   int64
+	Trained int
 }
 
 // Placement reads every client's coordinate and zones and maps the
-// coordinate with b, the network profile's bounds.
+// coordinate with the client's own bounds, or with b (the network
+// profile's) for a client that does not report its mapped point.
 func (s *Swarm) Placement(ctx context.Context, b coord.Bounds) (Placement, error) {
 	var pl Placement
 	for _, c := range s.Clients {
@@ -49,7 +54,14 @@ func (s *Swarm) Placement(ctx context.Context, b coord.Bounds) (Placement, error
 			continue
 		}
 		pl.Clients++
-		p := b.Map(coord.Coord{Vec: o.Coordinate})
+		pl.Moves += o.Moves
+		if o.BoundsEpoch > 0 {
+			pl.Trained++
+		}
+		p := can.Point(o.Mapped)
+		if len(p) == 0 {
+			p = b.Map(coord.Coord{Vec: o.Coordinate})
+		}
 		for _, z := range o.Zones {
 			if (can.Zone{Lo: z.Lo, Hi: z.Hi}).Contains(p) {
 				pl.Held++
@@ -81,7 +93,8 @@ type HostPlacement struct {
 }
 
 // HostPlacement reads the manager's swarm view and the clients' peer IDs,
-// and maps the members' coordinates with b.
+// and maps the members' coordinates with the manager's bounds, or b when
+// it names none.
 func (s *Swarm) HostPlacement(ctx context.Context, b coord.Bounds) (HostPlacement, error) {
 	var hp HostPlacement
 	st, err := s.Manager.Status(ctx)
@@ -99,6 +112,9 @@ func (s *Swarm) HostPlacement(ctx context.Context, b coord.Bounds) (HostPlacemen
 		}
 	}
 	var rtts int
+	if st.Swarm.Bounds != nil {
+		b = *st.Swarm.Bounds // the manager's, trained or not
+	}
 	mapped := map[string]can.Point{}
 	for _, p := range st.Swarm.Peers {
 		if len(p.Coord) > 0 {

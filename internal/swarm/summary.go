@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -45,6 +46,14 @@ type Summary struct {
 	// in milliseconds (by the requester's and the host's place on the
 	// latency matrix).
 	MeanRTTms float64 `json:"mean_rtt_ms"`
+	// MeanHostAllRTTms is, for the same pages, the mean round trip from
+	// their host to every client: what a crawler chosen at random would
+	// have had.
+	MeanHostAllRTTms float64 `json:"mean_host_all_rtt_ms"`
+	// Placement is how the manager placed hosts and peers: "coordinates"
+	// (each at its network coordinate, the default), "hashed points" (CAN
+	// at hashes of names) or "consistent hashing" (the baseline).
+	Placement string `json:"placement"`
 	// MaxClientsPerHost is the most distinct requester IPs any host had
 	// connections from at once (fixture.Stats.MaxClients). Every volunteer
 	// has an address of its own, so 1 means never two volunteers on one
@@ -132,9 +141,11 @@ func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Sta
 		ms := math.Round(float64(worst.MinGap)/float64(time.Microsecond)) / 1000
 		sum.MinGapMs = &ms
 	}
+	sum.Placement = s.PlacementKind()
 	var pages int64
-	var rtt float64
+	var rtt, all float64
 	for name, hs := range web {
+		toAll := s.meanToClients(ipOf[name])
 		for ip, n := range hs.PagesBy {
 			d, ok := s.Layout.RTT(ip, ipOf[name])
 			if !ok {
@@ -142,15 +153,48 @@ func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Sta
 			}
 			pages += n
 			rtt += float64(n) * float64(d) / float64(time.Millisecond)
+			all += float64(n) * toAll
 		}
 	}
 	sum.PagesServed = pages
 	if pages > 0 {
 		sum.MeanRTTms = math.Round(rtt/float64(pages)*10) / 10
+		sum.MeanHostAllRTTms = math.Round(all/float64(pages)*10) / 10
 	}
 	if sum.Seconds > 0 {
 		sum.PagesPerSecond = math.Round(float64(pages)/sum.Seconds*100) / 100
 	}
+}
+
+// meanToClients is the mean emulated round trip in milliseconds from the
+// host at ip to every client.
+func (s *Swarm) meanToClients(ip string) float64 {
+	var sum float64
+	n := 0
+	for _, c := range s.Clients {
+		if d, ok := s.Layout.RTT(ip, c.IP); ok {
+			sum += float64(d) / float64(time.Millisecond)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// PlacementKind names how the manager's arguments place hosts and peers.
+func (s *Swarm) PlacementKind() string {
+	args := s.cfg.ManagerArgs
+	for i, a := range args {
+		if a == "--assignment=hash" || a == "--assignment" && i+1 < len(args) && args[i+1] == "hash" {
+			return "consistent hashing"
+		}
+	}
+	if slices.Contains(args, "--coordinates=false") {
+		return "hashed points"
+	}
+	return "coordinates"
 }
 
 func portOf(addr string) string {

@@ -102,7 +102,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	delay := func(c *config.Config) { c.Delay = config.Duration(200 * time.Millisecond) }
 	variants := []variant{
 		{"can+lbi", []string{"--coordinates", "--assignment", "can"}, delay},
-		{"hash", []string{"--assignment", "hash"}, delay},
+		{"hash", []string{"--coordinates=false", "--assignment", "hash"}, delay},
 		{"can-lbi", []string{"--coordinates", "--assignment", "can"}, func(c *config.Config) {
 			delay(c)
 			c.QueueLength, c.Overload = 1000, 1000 // never overloaded: no forwarding
@@ -174,13 +174,12 @@ func ratioS(a, b float64) string {
 // overlay. The note says how the coordinate variants placed peers and
 // hosts.
 func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (swarm.Summary, string, error) {
-	// With --coordinates the manager places by manager.DefaultBounds.
-	coords := slices.Contains(cfg.ManagerArgs, "--coordinates")
 	var sum swarm.Summary
 	s, err := swarm.Start(ctx, cfg)
 	if err != nil {
 		return sum, "", err
 	}
+	coords := s.PlacementKind() == "coordinates"
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -200,7 +199,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 		if err != nil {
 			return sum, "", err
 		}
-		note = fmt.Sprintf(" %d of %d clients held the point their coordinate maps to when the hosts were added", pl.Held, pl.Clients)
+		note = fmt.Sprintf(" %d of %d clients held the point their coordinate maps to when the hosts were added (%d on trained bounds, %d moves in all)", pl.Held, pl.Clients, pl.Trained, pl.Moves)
 	}
 	if err := s.AddSeeds(ctx); err != nil {
 		return sum, "", err
