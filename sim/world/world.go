@@ -3,7 +3,9 @@
 // by default) enlarged by paper 000's replication method, with coordinates
 // computed by the real p2p/coord code — Vivaldi (Converge) for crawlers, the
 // GNP-style host solver (Solve) for web hosts from RTTs measured by a few
-// crawlers — and mapped into the CAN box by trained Bounds.
+// crawlers — and mapped into the CAN box by Bounds trained from the
+// crawlers' coordinates (or, Config.BoxFromHosts, the hosts'), trimming λ %
+// per side of each dimension (paper 002 §3.2).
 //
 // The matrix's originals are split between hosts and crawlers in the
 // proportion of paper 000 (1,600 hosts and 140 crawlers out of King's 1,740
@@ -40,6 +42,14 @@ type Config struct {
 	Probes int
 	// Matrix is the base matrix. nil = latency.PlanetLab().
 	Matrix *latency.Matrix
+	// BoxFromHosts trains the CAN box from the hosts' solved coordinates,
+	// paper 002 §3.2's "historical records of known Web hosts' network
+	// coordinates"; false trains it from the crawlers' (the default, as
+	// the live overlay does from its members).
+	BoxFromHosts bool
+	// Trim is λ, the percentage of the sample trimmed off each side of
+	// each dimension. 0 = coord.DefaultTrim.
+	Trim float64
 }
 
 // World is a built network. Host h sits at matrix node HostNode[h],
@@ -109,26 +119,37 @@ func Build(cfg Config, seed uint64) (*World, error) {
 	for i, c := range clients {
 		w.CrawlerCoord[i] = c.Coord()
 	}
-	if w.Bounds, err = coord.TrainBounds(w.CrawlerCoord, coord.DefaultTrim); err != nil {
+	if err := w.solveHosts(cfg.Probes, seed); err != nil {
+		return nil, err
+	}
+	sample, trim := w.CrawlerCoord, cfg.Trim
+	if cfg.BoxFromHosts {
+		sample = w.HostCoord
+	}
+	if trim == 0 {
+		trim = coord.DefaultTrim
+	}
+	if w.Bounds, err = coord.TrainBounds(sample, trim); err != nil {
 		return nil, fmt.Errorf("build world: %w", err)
 	}
 	w.CrawlerPoint = make([]can.Point, len(w.CrawlerCoord))
 	for i, c := range w.CrawlerCoord {
 		w.CrawlerPoint[i] = w.Bounds.Map(c)
 	}
-	if err := w.solveHosts(cfg.Probes, seed); err != nil {
-		return nil, err
+	w.HostPoint = make([]can.Point, len(w.HostCoord))
+	for h, c := range w.HostCoord {
+		w.HostPoint[h] = w.Bounds.Map(c)
 	}
 	return w, nil
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
-// solveHosts gives every host a coordinate from probes crawlers' RTTs.
+// solveHosts gives every host a coordinate from probes crawlers' RTTs; the
+// crawlers' coordinates must be set.
 func (w *World) solveHosts(probes int, seed uint64) error {
 	nh := len(w.HostNode)
 	w.HostCoord = make([]coord.Coord, nh)
-	w.HostPoint = make([]can.Point, nh)
 	w.HostResidual = make([]float64, nh)
 	workers := max(1, min(runtime.GOMAXPROCS(0), 8))
 	errs := make([]error, workers)
@@ -171,7 +192,6 @@ func (w *World) solveHost(h, probes int, seed uint64) error {
 	}
 	w.HostCoord[h] = sol.Coord
 	w.HostResidual[h] = sol.Residual
-	w.HostPoint[h] = w.Bounds.Map(sol.Coord)
 	return nil
 }
 
