@@ -76,6 +76,27 @@ type Config struct {
 	Sample int
 	// ScaleSizes are the crawler counts of the scalability run (Fig. 22).
 	ScaleSizes []int
+
+	// The switches below are off in Paper(); the assignment benchmark
+	// (sim/assign/assignbench) turns them on one at a time to measure
+	// what each does.
+
+	// BoxFromHosts and Trim choose how the CAN box is trained (see
+	// world.Config).
+	BoxFromHosts bool
+	Trim         float64
+	// OneConnection keeps paper 002 §5.3's "at most one TCP connection to
+	// each Web host (piece)": a unit still being crawled when it is due
+	// again is not resubmitted (Result.Skipped counts these). Off, a
+	// resubmitted unit may run beside its unfinished previous task.
+	OneConnection bool
+	// LoadJoin makes a joining crawler split the most loaded zone near its
+	// point instead of the one holding it (see joinPoint); every scheme
+	// but DHT.
+	LoadJoin bool
+	// RTTScale multiplies every crawler–host RTT in the task time (not in
+	// placement, which a uniform scale leaves unchanged). 0 = 1.
+	RTTScale float64
 }
 
 // Paper returns paper 002 §5.3's set-up.
@@ -102,7 +123,7 @@ func (c Config) Shrink(f float64) Config {
 }
 
 func (c Config) validate() error {
-	if c.Hosts < 1 || c.Crawlers < 2 || c.Steps < 1 || c.CL < 1 || c.Sample < 1 || c.Resubmit < 1 {
+	if c.Hosts < 1 || c.Crawlers < 2 || c.Steps < 1 || c.CL < 1 || c.Sample < 1 || c.Resubmit < 1 || c.RTTScale < 0 || c.Trim < 0 || c.Trim >= 50 {
 		return fmt.Errorf("assignment sim: bad config %+v", c)
 	}
 	return nil

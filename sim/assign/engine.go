@@ -69,11 +69,31 @@ type engine struct {
 	migrated             int
 	migratedPages        int64
 	done                 []int // completions per unit
+	live                 []int // tasks per unit queued or running
+	unitPoint            []can.Point
 	capacity             can.Capacity
 }
 
 // Run simulates scheme with the first limit crawlers (0 = all).
 func (s *Scenario) Run(scheme Scheme, limit int) (*Result, error) {
+	e := s.newEngine(scheme, limit)
+	for e.step = 0; e.step < e.cfg.Steps; e.step++ {
+		if err := e.churn(); err != nil {
+			return nil, err
+		}
+		e.finishes()
+		e.expiries()
+		e.submits()
+		e.startAll()
+		e.sample()
+	}
+	e.finish()
+	return e.res, nil
+}
+
+// newEngine sets up a run of scheme with the first limit crawlers (0 =
+// all), with every arrival and first submission scheduled.
+func (s *Scenario) newEngine(scheme Scheme, limit int) *engine {
 	cfg := s.Config
 	if limit <= 0 || limit > cfg.Crawlers {
 		limit = cfg.Crawlers
@@ -95,28 +115,19 @@ func (s *Scenario) Run(scheme Scheme, limit int) (*Result, error) {
 		r:        rand.New(rand.NewPCG(s.Seed, 0x6368726e)),
 		res:      &Result{Scheme: scheme, Crawlers: limit, Units: len(units)},
 		done:     make([]int, len(units)),
+		live:     make([]int, len(units)),
 		capacity: can.Capacity{BWDownload: 1, MemoryGB: 1},
 	}
 	for c := range e.cr {
-		e.cr[c].id = can.PeerID("c" + strconv.Itoa(c))
+		e.cr[c].id = crawlerID(c)
 		e.byID[e.cr[c].id] = int32(c)
 		e.at(&e.churnAt, s.Arrive[c], int32(c))
 	}
 	for u, un := range units {
 		e.at(&e.submitAt, s.First[un.Host], int32(u))
+		e.unitPoint = append(e.unitPoint, s.World.HostPoint[un.Host])
 	}
-	for e.step = 0; e.step < cfg.Steps; e.step++ {
-		if err := e.churn(); err != nil {
-			return nil, err
-		}
-		e.finishes()
-		e.expiries()
-		e.submits()
-		e.startAll()
-		e.sample()
-	}
-	e.finish()
-	return e.res, nil
+	return e
 }
 
 func (e *engine) at(b *[][]int32, s int, v int32) {
@@ -220,6 +231,10 @@ func nearLight(self can.Load, nbrs []can.NeighbourInfo, pt can.Point, fallback c
 func (e *engine) submits() {
 	for _, u := range e.submitAt[e.step] {
 		e.at(&e.submitAt, e.step+e.cfg.Resubmit, u)
+		if e.cfg.OneConnection && e.live[u] > 0 {
+			e.res.Skipped++
+			continue
+		}
 		e.res.Submitted++
 		c, ok := e.place(u)
 		if !ok {
@@ -234,6 +249,8 @@ func (e *engine) submits() {
 			id = uint32(len(e.tasks) - 1)
 		}
 		e.tasks[id].unit = u
+		e.live[u]++
+		e.res.MaxConcurrent = max(e.res.MaxConcurrent, e.live[u])
 		e.tasks[id].enqueued = int32(e.step)
 		e.enqueue(c, id)
 		e.atRef(&e.expireAt, e.step+e.cfg.Resubmit, ref{id, e.tasks[id].gen})
@@ -256,6 +273,7 @@ func (e *engine) enqueue(c int32, id uint32) {
 
 func (e *engine) release(id uint32) {
 	t := &e.tasks[id]
+	e.live[t.unit]--
 	t.gen++
 	t.state = stFree
 	e.free = append(e.free, id)
@@ -348,6 +366,9 @@ func (e *engine) start(c int32, r ref) {
 	pages := float64(un.Pages)
 	bits := e.cfg.PageBytes * 8
 	rtt := e.sc.World.RTT(int(c), un.Host)
+	if e.cfg.RTTScale > 0 {
+		rtt *= e.cfg.RTTScale
+	}
 	secs := pages * (rtt/1000 + bits/(e.cfg.BandwidthMbps*1e6) + e.cfg.PoliteSeconds)
 	t.state, t.rate, t.rtt = stRunning, pages*bits/secs, rtt
 	cr.queued--
@@ -365,7 +386,11 @@ func (e *engine) churn() error {
 	for _, c := range e.churnAt[e.step] {
 		cr := &e.cr[c]
 		if !cr.online {
-			if _, err := e.ov.Join(cr.id, e.sc.World.CrawlerPoint[c]); err != nil {
+			pt := e.sc.World.CrawlerPoint[c]
+			if e.cfg.LoadJoin && e.scheme != DHT {
+				pt = e.joinPoint(pt)
+			}
+			if _, err := e.ov.Join(cr.id, pt); err != nil {
 				return fmt.Errorf("assignment sim step %d: %w", e.step, err)
 			}
 			if err := e.ring.Add(cr.id, 1); err != nil {

@@ -32,6 +32,12 @@ type Result struct {
 	// Units is the hosts or pieces submitted each round.
 	Units                                          int
 	Submitted, Completed, Cancelled, Lost, Refused int
+	// Skipped counts resubmissions left out because the unit was still
+	// being crawled (Config.OneConnection).
+	Skipped int
+	// MaxConcurrent is the most tasks of one unit queued or running at
+	// once.
+	MaxConcurrent int
 	// Recrawls is each host's completed crawls (a split host's completed
 	// pieces ÷ its pieces) (Fig. 21).
 	Recrawls []float64

@@ -37,7 +37,7 @@ func NewScenario(cfg Config, seed uint64) (*Scenario, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	w, err := world.Build(world.Config{Hosts: cfg.Hosts, Crawlers: cfg.Crawlers}, seed)
+	w, err := world.Build(world.Config{Hosts: cfg.Hosts, Crawlers: cfg.Crawlers, BoxFromHosts: cfg.BoxFromHosts, Trim: cfg.Trim}, seed)
 	if err != nil {
 		return nil, fmt.Errorf("assignment sim: %w", err)
 	}
