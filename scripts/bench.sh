@@ -47,7 +47,17 @@ bench_recrawl() {
 	go run ./internal/evolve/evolvebench ${BENCH_RECRAWL_FLAGS:-}
 }
 
-SECTIONS=(crawl swarm tasksize recrawl)
+# assign: paper 002 §5.3's assignment experiment in the simulator (issue 17):
+# consistent hashing vs NC-CAN vs NC-CAN+LBI throughput side by side for
+# three seeds, then the diagnosis (hosts per crawler, throughput ceilings)
+# and an ablation. BENCH_ASSIGN_FLAGS passes extra flags, e.g.
+# "-seeds 1 -ablation=false" or "-load-join -one-connection".
+bench_assign() {
+	echo "== assign: DHT vs NC-CAN vs NC-CAN+LBI in the paper 002 simulator (sim/assign/assignbench)"
+	go run ./sim/assign/assignbench ${BENCH_ASSIGN_FLAGS:-}
+}
+
+SECTIONS=(crawl swarm tasksize recrawl assign)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")
