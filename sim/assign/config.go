@@ -24,6 +24,13 @@
 // less-loaded neighbour that minimises RPL/RPL_self + distance/zone
 // diagonal to the host's point.
 //
+// Switches off in Paper() and measured by the assignment benchmark
+// (assignbench, `scripts/bench.sh assign`): the CAN box trained from the
+// hosts' coordinates or with another trim, one connection per host
+// (paper 002 §5.3's rule, which the default run does not enforce: a host
+// resubmitted while still being crawled runs beside itself), load-aware
+// joins, and a uniform RTT scale.
+//
 // Splitting: a host of p pages gets n = 1 (p < 1,000), 2 (< 10,000),
 // 3 (< 100,000) or 4 pieces, cut by pieces.Split from synthetic
 // first-level directories (Zipf-sized, so that about a fifth of them hold
