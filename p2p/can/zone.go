@@ -265,3 +265,27 @@ func dist2(a, b Point) float64 {
 	}
 	return s
 }
+
+// SplitApart splits z, which holds both keep and give, until they lie in
+// different pieces, halving at most depth times: given is the piece with
+// give, kept the piece with keep and the pieces split off along the way
+// (which hold neither). ok is false when depth halvings do not part them;
+// z is then to be split once, as a join without a point to keep does.
+// Every piece is one of z's dyadic descendants, so they tile z.
+func (z Zone) SplitApart(keep, give Point, depth int) (given Zone, kept []Zone, ok bool) {
+	cur := z
+	for range depth {
+		lo, hi := cur.Split()
+		switch {
+		case lo.Contains(keep) && hi.Contains(give):
+			return hi, append(kept, lo), true
+		case hi.Contains(keep) && lo.Contains(give):
+			return lo, append(kept, hi), true
+		case lo.Contains(keep):
+			kept, cur = append(kept, hi), lo
+		default:
+			kept, cur = append(kept, lo), hi
+		}
+	}
+	return Zone{}, nil, false
+}

@@ -204,3 +204,31 @@ func FuzzZoneValidate(f *testing.F) {
 		}
 	})
 }
+
+// TestSplitApart: two points in one zone end up in different pieces, the
+// pieces tile the zone, and points too close to part within the depth
+// are reported.
+func TestSplitApart(t *testing.T) {
+	z := Unit(3)
+	keep, give := Point{0.1, 0.2, 0.3}, Point{0.2, 0.1, 0.35}
+	given, kept, ok := z.SplitApart(keep, give, 8)
+	if !ok || !given.Contains(give) || given.Contains(keep) {
+		t.Fatalf("SplitApart: given %v, kept %v, ok %v", given, kept, ok)
+	}
+	vol, holds := given.Volume(), 0
+	for _, k := range kept {
+		vol += k.Volume()
+		if k.Contains(keep) {
+			holds++
+		}
+		if k.Contains(give) {
+			t.Fatalf("kept piece %v holds the joiner's point", k)
+		}
+	}
+	if holds != 1 || vol != z.Volume() {
+		t.Fatalf("kept %v: %d hold the point to keep, volumes sum to %v", kept, holds, vol)
+	}
+	if _, _, ok := z.SplitApart(keep, Point{0.1000001, 0.2, 0.3}, 4); ok {
+		t.Fatal("points a millionth apart parted in 4 halvings")
+	}
+}

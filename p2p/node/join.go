@@ -245,7 +245,13 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 		}
 	}
 	var give can.Zone
-	if len(n.zones) > 1 {
+	if g, kept, ok := n.keepPointLocked(idx, point); ok {
+		// Placed at its coordinate, this node keeps the piece with its own
+		// point: a peer holds the point its coordinate maps to, whoever
+		// joins near it later.
+		give = g
+		n.zones = append(append(n.zones[:idx:idx], n.zones[idx+1:]...), kept...)
+	} else if len(n.zones) > 1 {
 		// Holding several zones (after a takeover): give one away whole.
 		give = n.zones[idx]
 		n.zones = append(n.zones[:idx:idx], n.zones[idx+1:]...)
@@ -258,6 +264,29 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 	}
 	n.log.Debug("Handed a zone to a joiner", "joiner", joiner.String(), "zone", give.String())
 	return n.handLocked(joiner, addrs, []can.Zone{give})
+}
+
+// keepDepth bounds the halvings that part a placed node's point from a
+// joiner's, and keepZones the zones it may hold after them.
+const (
+	keepDepth = 12
+	keepZones = 16
+)
+
+// keepPointLocked splits zone idx, which holds the joiner's point, so
+// that the node keeps its own point when it is placed at its coordinate
+// and the point lies in that zone too (can.Zone.SplitApart); ok is false
+// when that does not apply. n.mu must be held.
+func (n *Node) keepPointLocked(idx int, point can.Point) (give can.Zone, kept []can.Zone, ok bool) {
+	z := n.zones[idx]
+	if !n.placed || !z.Contains(n.cfg.Point) {
+		return can.Zone{}, nil, false
+	}
+	give, kept, ok = z.SplitApart(n.cfg.Point, point, keepDepth)
+	if !ok || len(n.zones)-1+len(kept) > keepZones {
+		return can.Zone{}, nil, false
+	}
+	return give, kept, true
 }
 
 // handLocked answers a join with the zones given, which this node no
