@@ -90,6 +90,9 @@ type HostPlacement struct {
 	// host and the client that queued its latest task, over all hosts
 	// with an owner; ClientRTT the mean between a host and every client.
 	OwnerRTT, ClientRTT float64
+	// BoundsEpoch is the manager's training of the CAN space's bounds (0:
+	// the operator's box, untrained).
+	BoundsEpoch uint64
 }
 
 // HostPlacement reads the manager's swarm view and the clients' peer IDs,
@@ -115,6 +118,7 @@ func (s *Swarm) HostPlacement(ctx context.Context, b coord.Bounds) (HostPlacemen
 	if st.Swarm.Bounds != nil {
 		b = *st.Swarm.Bounds // the manager's, trained or not
 	}
+	hp.BoundsEpoch = st.Swarm.BoundsEpoch
 	mapped := map[string]can.Point{}
 	for _, p := range st.Swarm.Peers {
 		if len(p.Coord) > 0 {

@@ -10,9 +10,11 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager"
 )
 
-// TestCoordinatePlacement runs the coordinate CAN over processes with
-// emulated latency: once the clients have had time to move to their
-// Vivaldi coordinates, every host the manager submits is located from
+// TestCoordinatePlacement runs the coordinate CAN, the default, over
+// processes with emulated latency: the manager trains the CAN space's
+// bounds from the members' coordinates and every client adopts them; once
+// the clients have had time to move to their Vivaldi coordinates, every
+// host the manager submits is located from
 // members' measurements (not placed by the hash of its name) and lands
 // with a peer whose mapped coordinate is nearer the host's point than
 // members are on average, and whose emulated round trip to the host is
@@ -25,7 +27,7 @@ func TestCoordinatePlacement(t *testing.T) {
 	const peers, hosts = 6, 12
 	s := startSwarm(t, Config{Peers: peers, Hosts: hosts, Seed: 5, DeferSeeds: true,
 		Web:         fixture.DemoOptions{MaxPages: 4},
-		ManagerArgs: []string{"--coordinates", "--assignment", "can"},
+		ManagerArgs: []string{"--assignment", "can"},
 		ClientArgs:  []string{"--heartbeat", "500ms"},
 		Client:      func(c *config.Config) { c.QueueLength, c.Overload = 1000, 1000 },
 	})
@@ -64,6 +66,20 @@ func TestCoordinatePlacement(t *testing.T) {
 		t.Fatalf("hosts queued: %+v, %v", hp, err)
 	}
 	t.Logf("hosts: %+v", hp)
+	if hp.BoundsEpoch == 0 {
+		t.Error("the manager never trained the CAN space's bounds from the members' coordinates")
+	}
+	// Members hear of trained bounds at their next renewal (10 s).
+	tctx, tcancel := context.WithTimeout(ctx, 30*time.Second)
+	poll(tctx, time.Second, func() (bool, error) {
+		pl, err = s.Placement(ctx, b)
+		return err != nil || pl.Trained == pl.Clients, nil
+	})
+	tcancel()
+	if err != nil || pl.Trained != pl.Clients {
+		t.Errorf("%d of %d clients use the trained bounds (%v)", pl.Trained, pl.Clients, err)
+	}
+	t.Logf("placement after the hosts: %+v", pl)
 	if hp.Located != hosts {
 		t.Errorf("%d of %d hosts located from measurements, want all (the rest were placed by the hash of their name)", hp.Located, hosts)
 	}
