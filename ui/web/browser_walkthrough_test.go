@@ -107,12 +107,20 @@ func TestBrowserWalkthrough(t *testing.T) {
 	}
 	pagesOf := func(s string) int { n, _ := strconv.Atoi(strings.Fields(s + " x")[0]); return n }
 	rowFor := `Array.from(document.querySelectorAll('#tasks-body tr')).find(tr => tr.cells[0].textContent === '` + beesHost + `')`
-	first := text(t, ctx, "a crawl under way", `(`+rowFor+` || {cells: [{}, {textContent: ''}]}).cells[1].textContent`, func(s string) bool {
-		return strings.HasSuffix(s, " of "+strconv.Itoa(walkPages+1)+" found") && pagesOf(s) >= 2
-	})
-	text(t, ctx, "progress moving, time left", `(`+rowFor+` || {cells: [{}, {textContent: ''}, {}, {}, {textContent: ''}]}).cells[1].textContent + '|' + (`+rowFor+` || {cells: [{}, {}, {}, {}, {textContent: ''}]}).cells[4].textContent`, func(s string) bool {
+	// Pages found and time left are read from one snapshot of the row. The
+	// crawl takes about 5 s (31 pages, 150 ms apart), so on a loaded
+	// machine the next look may come after it ended: a row gone after
+	// that first look counts as progress too (the crawl went on to its
+	// end), a row still there must show more pages.
+	cells := `(` + rowFor + ` || {cells: [{}, {textContent: ''}, {}, {}, {textContent: ''}]})`
+	snapshot := cells + `.cells[1].textContent + '|' + ` + cells + `.cells[4].textContent`
+	first := text(t, ctx, "a crawl under way, time left", snapshot, func(s string) bool {
 		pages, left, _ := strings.Cut(s, "|")
-		return pagesOf(pages) > pagesOf(first) && strings.HasPrefix(left, "about ")
+		return strings.HasSuffix(pages, " of "+strconv.Itoa(walkPages+1)+" found") && pagesOf(pages) >= 2 && strings.HasPrefix(left, "about ")
+	})
+	text(t, ctx, "progress moving", snapshot, func(s string) bool {
+		pages, _, _ := strings.Cut(s, "|")
+		return pages == "" || pagesOf(pages) > pagesOf(first)
 	})
 	screenshot(t, ctx, "walk-3-progress")
 
