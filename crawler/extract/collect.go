@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"mime"
 	"net/url"
 	"strings"
 
@@ -86,6 +87,9 @@ func (c *collector) element(a atom.Atom, attrs []html.Attribute) {
 
 func (c *collector) meta(attrs []html.Attribute) {
 	content, _ := attr(attrs, "content")
+	if c.s.charset == "" {
+		c.s.charset = metaCharset(attrs, content)
+	}
 	if name, ok := attr(attrs, "name"); ok {
 		if name = strings.ToLower(strings.TrimSpace(name)); name == "robots" || name == c.userAgent {
 			ni, nf := directives(content)
@@ -102,6 +106,22 @@ func (c *collector) meta(attrs []html.Attribute) {
 			c.link(u, false)
 		}
 	}
+}
+
+// metaCharset is the charset a <meta charset> or <meta http-equiv=
+// "Content-Type"> declares, lower-case; "" for other <meta> elements.
+func metaCharset(attrs []html.Attribute, content string) string {
+	if cs, ok := attr(attrs, "charset"); ok {
+		return strings.ToLower(strings.TrimSpace(cs))
+	}
+	if eq, _ := attr(attrs, "http-equiv"); !strings.EqualFold(strings.TrimSpace(eq), "content-type") {
+		return ""
+	}
+	_, params, err := mime.ParseMediaType(content)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(params["charset"]))
 }
 
 // title records the first <title>'s text.

@@ -1,9 +1,11 @@
 // Package extract turns a fetched page into what the crawler keeps: its
 // title, outgoing links, robots directives and main text.
 //
-// Parse decodes the body once (charset from the Content-Type header, a byte
-// order mark, <meta> tags, else UTF-8 when valid and windows-1252 otherwise,
-// as browsers do) and parses it once with golang.org/x/net/html. One walk of
+// Parse decodes the body once (charset from the Content-Type header or a
+// byte order mark; else UTF-8 when the whole body is valid UTF-8; else the
+// <meta> tags, windows-1252 without one) and parses it once with
+// golang.org/x/net/html. A <meta> charset past the first 1024 bytes, which
+// a browser honours by parsing again, costs a second parse. One walk of
 // that tree yields the title, <base href>, meta robots directives, the
 // canonical link and the links of <a href>, <area href>, <frame src> and
 // <meta http-equiv=refresh>, each canonicalised with urls.Canonical.
@@ -28,7 +30,6 @@
 // the page. Text is normalised: whitespace collapsed within paragraphs,
 // paragraphs on their own lines, valid UTF-8.
 //
-// Caveats: a <meta charset> after the first 1024 bytes is not seen (browsers
-// re-parse; this package does not). Links are listed even when the page says
+// Caveats: Links are listed even when the page says
 // nofollow; the caller decides. Plain-text bodies yield text and no links.
 package extract

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/transform"
 )
 
@@ -69,9 +70,18 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 	if err != nil {
 		return nil, err
 	}
-	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	valid := utf8.Valid(body)
+	if !certain && valid {
+		// Neither the header nor a byte order mark named the charset, and
+		// the body is valid UTF-8: it is UTF-8 (a page in a legacy
+		// charset with bytes above 0x7F is almost never valid UTF-8).
+		// DetermineEncoding guesses windows-1252 for a page whose first
+		// 1024 bytes are ASCII and do not declare its charset.
+		name = "utf-8"
+	}
 	decoded := func() io.Reader {
-		if name == "utf-8" && utf8.Valid(body) {
+		if name == "utf-8" && valid {
 			return bytes.NewReader(body) // the common case needs no decoder
 		}
 		return transform.NewReader(bytes.NewReader(body), enc.NewDecoder())
@@ -111,11 +121,35 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		return stream()
 	}
 	s := scan(doc, pageURL, ua, opts.MaxLinks)
+	if late, ok := lateCharset(s.charset, name, certain || valid); ok {
+		// A <meta> charset past the first 1024 bytes, which the browser
+		// honours by parsing again: so does Parse, once.
+		enc, name = late, s.charset
+		if doc, err = html.Parse(decoded()); err != nil {
+			return stream()
+		}
+		s = scan(doc, pageURL, ua, opts.MaxLinks)
+	}
 	p := s.page()
 	if opts.Text {
 		p.Text, p.Language = mainText(doc, pageURL, s)
 	}
 	return p, nil
+}
+
+// lateCharset returns the encoding a page's <meta> declares when it must be
+// parsed again in it: the charset used was a guess (not from the header, a
+// byte order mark or valid UTF-8) and the declaration names another one.
+func lateCharset(declared, used string, sure bool) (encoding.Encoding, bool) {
+	if sure || declared == "" {
+		return nil, false
+	}
+	enc, name := charset.Lookup(declared)
+	if enc == nil || name == used || name == "utf-8" {
+		// utf-8 cannot be right: the body is not valid UTF-8.
+		return nil, false
+	}
+	return enc, true
 }
 
 func (s scanned) page() *Page {

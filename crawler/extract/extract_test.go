@@ -248,6 +248,10 @@ func TestCharset(t *testing.T) {
 		{name: "utf-8 bom beats header", body: "\xef\xbb\xbf<title>\xc3\xa9t\xc3\xa9</title><p>x</p>", contentType: "text/html; charset=windows-1252", title: "été", text: "x"},
 		{name: "undeclared utf-8 sniffed", body: "<title>\xc3\xa9t\xc3\xa9</title><p>x</p>", contentType: "text/html", title: "été", text: "x"},
 		{name: "undeclared invalid utf-8 is windows-1252", body: "<title>\xe9t\xe9</title><p>x</p>", contentType: "text/html", title: "été", text: "x"},
+		{name: "utf-8 past an ascii first kilobyte", body: asciiKB + "<title>\xc3\xa9t\xc3\xa9</title><p>na\xc3\xafve</p>", contentType: "text/html", title: "été", text: "naïve"},
+		{name: "valid utf-8 beats a meta guess", body: "<meta charset=\"iso-8859-1\"><title>\xc3\xa9t\xc3\xa9</title><p>x</p>", contentType: "text/html", title: "été", text: "x"},
+		{name: "header beats valid utf-8", body: "<title>\xc3\xa9</title><p>x</p>", contentType: "text/html; charset=windows-1252", title: "Ã©", text: "x"},
+		{name: "shift_jis from a meta past the first kilobyte", body: asciiKB + sjis, contentType: "text/html", title: "日本語のページ", text: "こんにちは世界"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,6 +265,10 @@ func TestCharset(t *testing.T) {
 		})
 	}
 }
+
+// asciiKB is more than a kilobyte of ASCII markup with no charset in it:
+// what DetermineEncoding sees of a page whose <meta> comes later.
+var asciiKB = "<!-- " + strings.Repeat("scripts and styles before the meta tag ", 30) + "-->\n"
 
 func readFixture(t testing.TB, name string) []byte {
 	t.Helper()

@@ -17,8 +17,9 @@ type scanned struct {
 	canonical string
 	noIndex   bool
 	noFollow  bool
-	elements  int // element nodes in the tree, for the trafilatura guard
-	textBytes int // bytes of text outside <script> and <style>, likewise
+	elements  int    // element nodes in the tree, for the trafilatura guard
+	textBytes int    // bytes of text outside <script> and <style>, likewise
+	charset   string // the first <meta> charset declaration, lower-case
 }
 
 // scan walks doc once and collects title, robots meta, base and links.

@@ -102,14 +102,20 @@ var blocks = map[atom.Atom]bool{
 }
 
 // visibleText renders the text under n: block elements on their own lines,
-// whitespace collapsed, invisible elements skipped.
+// whitespace collapsed, invisible elements skipped. A line break in the
+// source is a space, as in a browser, except inside <pre>.
 func visibleText(n *html.Node) string {
 	var sb strings.Builder
+	pre := 0 // depth of <pre> elements around the node
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
 		case html.TextNode:
-			sb.WriteString(n.Data)
+			if pre > 0 {
+				sb.WriteString(n.Data)
+			} else {
+				writeFlowText(&sb, n.Data)
+			}
 			return
 		case html.ElementNode:
 			if skipped[n.DataAtom] {
@@ -118,6 +124,10 @@ func visibleText(n *html.Node) string {
 			if blocks[n.DataAtom] {
 				sb.WriteByte('\n')
 				defer sb.WriteByte('\n')
+			}
+			if n.DataAtom == atom.Pre {
+				pre++
+				defer func() { pre-- }()
 			}
 		case html.CommentNode, html.DoctypeNode:
 			return
@@ -128,6 +138,21 @@ func visibleText(n *html.Node) string {
 	}
 	walk(n)
 	return normalizeText(sb.String())
+}
+
+// writeFlowText writes text outside <pre>: its line breaks become spaces
+// (normalizeText collapses the runs).
+func writeFlowText(sb *strings.Builder, text string) {
+	for {
+		i := strings.IndexAny(text, "\r\n")
+		if i < 0 {
+			sb.WriteString(text)
+			return
+		}
+		sb.WriteString(text[:i])
+		sb.WriteByte(' ')
+		text = text[i+1:]
+	}
 }
 
 // normalizeText makes s valid UTF-8, collapses whitespace within lines and

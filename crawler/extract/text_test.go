@@ -32,6 +32,27 @@ func TestTrafilaturaLeavesTreeAlone(t *testing.T) {
 	}
 }
 
+func TestVisibleTextLineBreaks(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{name: "source line breaks are spaces", body: "<p>one\ntwo\r\nthree</p><p>four</p>", want: "one two three\nfour"},
+		{name: "pre keeps its lines", body: "<pre>a = 1\nb = 2</pre><p>x\ny</p>", want: "a = 1\nb = 2\nx y"},
+		{name: "br and blocks break lines", body: "<div>a<br>b<span>\nc</span></div>", want: "a\nb c"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := visibleText(doc); got != tc.want {
+				t.Errorf("visibleText = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestNormalizeText(t *testing.T) {
 	tests := []struct {
 		name, in, want string
