@@ -191,3 +191,5 @@ require (
 )
 
 replace github.com/markusmobius/go-dateparser => ./third_party/nodateparser
+
+replace github.com/RadhiFadlillah/whatlanggo => ./third_party/nowhatlang

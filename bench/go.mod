@@ -55,3 +55,5 @@ require (
 )
 
 replace github.com/hivecrawl/hivecrawl => ../
+
+replace github.com/RadhiFadlillah/whatlanggo => ../third_party/nowhatlang

@@ -62,6 +62,10 @@ func (c *collector) link(href string, noFollow bool) {
 // <math>) with its attributes.
 func (c *collector) element(a atom.Atom, attrs []html.Attribute) {
 	switch a {
+	case atom.Html:
+		if lang, ok := attr(attrs, "lang"); ok && c.s.lang == "" {
+			c.s.lang = primaryLanguage(lang)
+		}
 	case atom.Base:
 		if href, ok := attr(attrs, "href"); ok && !c.haveBase {
 			c.baseHref, c.haveBase = href, true
@@ -106,6 +110,21 @@ func (c *collector) meta(attrs []html.Attribute) {
 			c.link(u, false)
 		}
 	}
+}
+
+// primaryLanguage is the ISO 639 code of a BCP 47 tag ("en" of "en-GB"),
+// lower-case; "" when the tag does not start with one.
+func primaryLanguage(tag string) string {
+	code, _, _ := strings.Cut(strings.TrimSpace(tag), "-")
+	if len(code) < 2 || len(code) > 3 {
+		return ""
+	}
+	for _, r := range code {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return ""
+		}
+	}
+	return strings.ToLower(code)
 }
 
 // metaCharset is the charset a <meta charset> or <meta http-equiv=

@@ -18,18 +18,27 @@
 // most a few times Options.MaxLinks of them.
 //
 // When asked, the main text comes from go-trafilatura run on the same tree
-// (it works on its own copy, so the links taken before are unaffected).
-// Extraction quality matters more than its cost, so trafilatura is kept, but
-// configured for a crawler: comments excluded (reader chatter; +10 % CPU),
-// publication-date search disabled (the crawler keeps no dates; +20 %), no
-// readability/distiller fallback (+60 % here, up to double in trafilatura's
-// own benchmark, for about one point of F-score). About half of what remains is
-// trafilatura's language detection, which cannot be switched off; its answer
-// is kept as Page.Language. When trafilatura finds nothing, or the tree is
-// too large for it (see MaxTrafilaturaWork), the text is all visible text of
-// the page. Text is normalised: whitespace collapsed within paragraphs,
-// paragraphs on their own lines, valid UTF-8.
+// (it works on its own copy, so the links taken before are unaffected),
+// configured for a crawler: comments excluded (reader chatter),
+// publication-date search disabled (the crawler keeps no dates). Its
+// fallback extractors (go-readability and go-domdistiller) cost about as
+// much again, so they run only where trafilatura's result looks weak:
+// under its 250-character minimum, under a tenth or over nine tenths of
+// the page's visible text, or without a paragraph (see weakText; about
+// one page in seven of go-trafilatura's comparison set, none of the crawl
+// benchmark's). When both fall short of the minimum, the text is that of
+// the page's <article>, else of the whole page without <nav>, <aside> and
+// <footer>; so it is when trafilatura fails or the tree is too large for
+// it (see MaxTrafilaturaWork). Whenever a page has visible text, Text is
+// not empty.
 //
-// Caveats: Links are listed even when the page says
-// nofollow; the caller decides. Plain-text bodies yield text and no links.
+// go-trafilatura v1.12.2 runs a language detector (whatlanggo) over every
+// main text and offers no option to skip it; it was about half the CPU
+// time of extraction. This module replaces whatlanggo with a stub that
+// detects nothing (third_party/nowhatlang); Page.Language is the language
+// the page declares. Text is normalised: whitespace collapsed within
+// paragraphs, paragraphs on their own lines, valid UTF-8.
+//
+// Caveats: links are listed even when the page says nofollow; the caller
+// decides. Plain-text bodies yield text and no links.
 package extract

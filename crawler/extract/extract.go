@@ -55,8 +55,9 @@ type Page struct {
 	// Canonical is the page's <link rel="canonical">, canonicalised;
 	// empty when absent or unusable.
 	Canonical string
-	// Language is the main text's language as an ISO 639-1 code ("en"),
-	// detected by trafilatura; empty when unknown or without Options.Text.
+	// Language is the language the page declares (<html lang>), as its
+	// ISO 639 code ("en" for "en-GB"); empty when it declares none. It is
+	// not detected from the text (see the package comment).
 	Language string
 }
 
@@ -132,7 +133,7 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 	}
 	p := s.page()
 	if opts.Text {
-		p.Text, p.Language = mainText(doc, pageURL, s)
+		p.Text = mainText(doc, pageURL, s)
 	}
 	return p, nil
 }
@@ -157,6 +158,7 @@ func (s scanned) page() *Page {
 		Title:     s.title,
 		Links:     s.links,
 		Canonical: s.canonical,
+		Language:  s.lang,
 		NoIndex:   s.noIndex,
 		NoFollow:  s.noFollow,
 	}

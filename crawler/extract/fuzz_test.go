@@ -1,10 +1,13 @@
 package extract
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
 )
@@ -18,6 +21,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("\xef\xbb\xbf<p>bom</p>\x00\xff"), "text/html; charset=latin1", true)
 	f.Add([]byte(strings.Repeat("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 30)), "text/html", true)
 	f.Add([]byte(strings.Repeat("<b><i><div>", 200)+`<a href="/deep">d</a><title>t</title>`), "text/html", true)
+	f.Add([]byte(`<nav><a href="/">Home</a></nav><footer>Only the footer has text</footer>`), "text/html", true)
+	f.Add([]byte(`<article><p>Short article.</p></article><aside>Related: more</aside>`), "text/html", true)
 	base, _ := url.Parse("http://example.com/dir/page.html")
 	f.Fuzz(func(t *testing.T, body []byte, contentType string, text bool) {
 		p, err := Parse(body, contentType, base, Options{Text: text})
@@ -31,6 +36,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if !text && p.Text != "" {
 			t.Fatalf("text without Options.Text")
+		}
+		if text && p.Text == "" && contentType == "text/html" && utf8.Valid(body) && len(body) < MaxTreeTokens {
+			// A page with visible text never comes back without text.
+			if doc, err := html.Parse(bytes.NewReader(body)); err == nil {
+				if v := visibleText(doc); v != "" {
+					t.Fatalf("no text from a page whose visible text is %q", v)
+				}
+			}
 		}
 		seen := make(map[string]bool, len(p.Links))
 		for _, l := range p.Links {

@@ -17,9 +17,13 @@ type scanned struct {
 	canonical string
 	noIndex   bool
 	noFollow  bool
-	elements  int    // element nodes in the tree, for the trafilatura guard
-	textBytes int    // bytes of text outside <script> and <style>, likewise
-	charset   string // the first <meta> charset declaration, lower-case
+	elements  int // element nodes in the tree, for the trafilatura guard
+	textBytes int // bytes of text outside <script> and <style>, likewise
+	// visibleBytes counts the non-space bytes of that text: what the
+	// main text is measured against (weakText).
+	visibleBytes int
+	charset      string // the first <meta> charset declaration, lower-case
+	lang         string // the language <html lang> declares (primaryLanguage)
 }
 
 // scan walks doc once and collects title, robots meta, base and links.
@@ -33,6 +37,7 @@ func scan(doc *html.Node, pageURL *url.URL, userAgent string, maxLinks int) scan
 		case html.TextNode:
 			if p := n.Parent; p == nil || (p.DataAtom != atom.Script && p.DataAtom != atom.Style) {
 				c.s.textBytes += len(n.Data)
+				c.s.visibleBytes += nonSpaceBytes(n.Data)
 			}
 			return
 		case html.ElementNode:
@@ -57,6 +62,17 @@ func scan(doc *html.Node, pageURL *url.URL, userAgent string, maxLinks int) scan
 	}
 	walk(doc)
 	return c.finish(pageURL, maxLinks)
+}
+
+// nonSpaceBytes counts the bytes of s that are not ASCII whitespace.
+func nonSpaceBytes(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ' ' && c != '\n' && c != '\t' && c != '\r' && c != '\f' {
+			n++
+		}
+	}
+	return n
 }
 
 // baseResolver resolves against the document's <base href> when it is a

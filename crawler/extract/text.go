@@ -1,12 +1,10 @@
 package extract
 
 import (
-	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/markusmobius/go-trafilatura"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -30,57 +28,6 @@ func trafilaturaFits(elements, textBytes int) bool {
 		float64(elements)*float64(textBytes) <= MaxTrafilaturaWork
 }
 
-// minMainText is trafilatura's own minimum for a main text
-// (Config.MinExtractedSize); shorter results come from its baseline.
-var minMainText = trafilatura.DefaultConfig().MinExtractedSize
-
-// trafilaturaOptions are the extraction settings for a crawler; see the
-// package comment for why.
-func trafilaturaOptions(pageURL *url.URL) trafilatura.Options {
-	return trafilatura.Options{
-		OriginalURL:     pageURL,
-		Focus:           trafilatura.Balanced,
-		ExcludeComments: true,
-		EnableFallback:  false,
-		HtmlDateMode:    trafilatura.Disabled,
-	}
-}
-
-// mainText is the page's main text from trafilatura, or all visible text
-// when trafilatura fails, finds nothing, panics or the tree is too large.
-// The language comes with trafilatura's result (ISO 639-1, empty when
-// unknown or when the visible text was used).
-func mainText(doc *html.Node, pageURL *url.URL, sc scanned) (text, lang string) {
-	if trafilaturaFits(sc.elements, sc.textBytes) {
-		if t, l := trafilaturaText(doc, pageURL); t != "" {
-			return t, l
-		}
-	}
-	return visibleText(doc), ""
-}
-
-func trafilaturaText(doc *html.Node, pageURL *url.URL) (text, lang string) {
-	defer func() {
-		// A bug in the extractor on odd input must cost one page's main
-		// text, not the crawl: the caller falls back to visible text.
-		if recover() != nil {
-			text, lang = "", ""
-		}
-	}()
-	res, err := trafilatura.ExtractDocument(doc, trafilaturaOptions(pageURL))
-	if err != nil || res == nil || res.ContentNode == nil {
-		return "", ""
-	}
-	if utf8.RuneCountInString(res.ContentText) < minMainText {
-		// Below this trafilatura has given up on finding the main text
-		// and returns its baseline: text run together, with <noscript>
-		// and <template> content. The visible text is the same
-		// material, rendered properly.
-		return "", ""
-	}
-	return visibleText(res.ContentNode), res.Metadata.Language
-}
-
 // skipped elements hold no visible text.
 var skipped = map[atom.Atom]bool{
 	atom.Head: true, atom.Script: true, atom.Style: true, atom.Noscript: true,
@@ -101,10 +48,26 @@ var blocks = map[atom.Atom]bool{
 	atom.Body: true, atom.Html: true,
 }
 
+// chrome are the elements of a page's template: left out of the text of
+// a page where no main text was found (pageText).
+var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Aside: true, atom.Footer: true}
+
 // visibleText renders the text under n: block elements on their own lines,
 // whitespace collapsed, invisible elements skipped. A line break in the
 // source is a space, as in a browser, except inside <pre>.
-func visibleText(n *html.Node) string {
+func visibleText(n *html.Node) string { return renderText(n, nil) }
+
+// pageText is visibleText without the page's navigation, asides and
+// footers, unless they hold all of its text.
+func pageText(n *html.Node) string {
+	if t := renderText(n, chrome); t != "" {
+		return t
+	}
+	return visibleText(n)
+}
+
+// renderText is visibleText leaving out the elements in skip as well.
+func renderText(n *html.Node, skip map[atom.Atom]bool) string {
 	var sb strings.Builder
 	pre := 0 // depth of <pre> elements around the node
 	var walk func(*html.Node)
@@ -118,14 +81,15 @@ func visibleText(n *html.Node) string {
 			}
 			return
 		case html.ElementNode:
-			if skipped[n.DataAtom] {
+			a := elementAtom(n)
+			if skipped[a] || skip[a] {
 				return
 			}
-			if blocks[n.DataAtom] {
+			if blocks[a] {
 				sb.WriteByte('\n')
 				defer sb.WriteByte('\n')
 			}
-			if n.DataAtom == atom.Pre {
+			if a == atom.Pre {
 				pre++
 				defer func() { pre-- }()
 			}
@@ -138,6 +102,15 @@ func visibleText(n *html.Node) string {
 	}
 	walk(n)
 	return normalizeText(sb.String())
+}
+
+// elementAtom is n's tag as an atom. Elements trafilatura creates carry
+// only their name (Data), not DataAtom.
+func elementAtom(n *html.Node) atom.Atom {
+	if n.DataAtom != 0 || n.Data == "" {
+		return n.DataAtom
+	}
+	return atom.Lookup([]byte(n.Data))
 }
 
 // writeFlowText writes text outside <pre>: its line breaks become spaces

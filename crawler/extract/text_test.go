@@ -23,9 +23,9 @@ func TestTrafilaturaLeavesTreeAlone(t *testing.T) {
 		return sb.String()
 	}
 	before := render()
-	text, lang := trafilaturaText(doc, mustURL(t, "http://example.com/news/2024/river.html"))
-	if text == "" || lang == "" {
-		t.Fatalf("trafilatura found no text (%q, %q)", text, lang)
+	res := trafilaturaResult(doc, mustURL(t, "http://example.com/news/2024/river.html"), true)
+	if res == nil || visibleText(res.ContentNode) == "" {
+		t.Fatalf("trafilatura found no text")
 	}
 	if after := render(); after != before {
 		t.Errorf("trafilatura changed the tree: %d bytes before, %d after", len(before), len(after))

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 
 	"github.com/hivecrawl/hivecrawl/crawler/extract"
 )
@@ -68,8 +71,8 @@ type Result struct {
 	Runner string
 	Score  Score
 	Pages  int
-	// Empty lists the cases (by name) with text expected (With not
-	// empty) for which the extractor returned nothing.
+	// Empty lists the cases (by name) whose page has visible text
+	// (HasText) for which the extractor returned nothing.
 	Empty []string
 	// CPU is the process's user+system time over the run; Wall its
 	// elapsed time.
@@ -90,7 +93,7 @@ func Run(r Runner, cases []Case, workers int) Result {
 			for i := range next {
 				text := safeText(r, cases[i])
 				scores[i] = Evaluate(cases[i], text)
-				empty[i] = text == "" && len(cases[i].With) > 0
+				empty[i] = text == "" && HasText(cases[i].HTML)
 			}
 		})
 	}
@@ -108,6 +111,32 @@ func Run(r Runner, cases []Case, workers int) Result {
 	}
 	return res
 }
+
+// HasText reports whether page has text a browser would show: text
+// outside <head>, scripts, styles, <noscript> and <template>.
+func HasText(page []byte) bool {
+	doc, err := html.Parse(bytes.NewReader(page))
+	if err != nil {
+		return false
+	}
+	found := false
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && !found; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				found = strings.TrimSpace(c.Data) != ""
+			case c.Type == html.ElementNode && invisible[c.DataAtom]:
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	return found
+}
+
+var invisible = map[atom.Atom]bool{atom.Head: true, atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true}
 
 // safeText runs r on c; an extractor's panic counts as an empty text.
 func safeText(r Runner, c Case) (text string) {

@@ -97,9 +97,9 @@ func FuzzSphinxCase(f *testing.F) {
 
 func TestRunCountsEmpty(t *testing.T) {
 	cases := []Case{
-		{Name: "a", With: []string{"x"}, Without: []string{"y"}},
-		{Name: "b", With: []string{"x"}},
-		{Name: "c"},
+		{Name: "a", With: []string{"x"}, Without: []string{"y"}, HTML: []byte("<p>x y</p>")},
+		{Name: "b", With: []string{"x"}, HTML: []byte("<p>x</p>")},
+		{Name: "c", With: []string{"x"}, HTML: []byte("<head><title>t</title></head><script>x</script>")},
 	}
 	r := Runner{Name: "stub", Text: func(c Case) string {
 		switch c.Name {
@@ -111,11 +111,21 @@ func TestRunCountsEmpty(t *testing.T) {
 		return ""
 	}}
 	res := Run(r, cases, 2)
-	want := Score{TruePositives: 1, FalsePositives: 1, FalseNegatives: 1}
+	want := Score{TruePositives: 1, FalsePositives: 1, FalseNegatives: 2}
 	if res.Score != want {
 		t.Errorf("score %+v, want %+v", res.Score, want)
 	}
 	if !reflect.DeepEqual(res.Empty, []string{"b"}) {
-		t.Errorf("empty = %v, want [b] (c expects no text)", res.Empty)
+		t.Errorf("empty = %v, want [b] (c has no visible text)", res.Empty)
+	}
+}
+
+// TestHivecrawlNeverEmpty: the crawler's extractor returns text for every
+// generated page, and for the Sphinx sample page.
+func TestHivecrawlNeverEmpty(t *testing.T) {
+	cases := append(Generated(3, 60), Case{Name: "sphinx", HTML: []byte(sphinxPage), URL: "http://docs.example.org/json.html"})
+	res := Run(Hivecrawl(), cases, 1)
+	if len(res.Empty) > 0 {
+		t.Errorf("no text from %v", res.Empty)
 	}
 }

@@ -1,0 +1,129 @@
+package extract
+
+import (
+	"net/url"
+	"unicode/utf8"
+
+	"github.com/markusmobius/go-trafilatura"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// minMainText is trafilatura's own minimum for a main text
+// (Config.MinExtractedSize); shorter results come from its baseline.
+var minMainText = trafilatura.DefaultConfig().MinExtractedSize
+
+// minMainShare is the smallest share of the page's visible text (non-space
+// bytes) that trafilatura's main text may have before it counts as weak.
+// On go-trafilatura's comparison set, pages under a tenth were the ones
+// where its fallback extractors found more of the article; above it they
+// mostly found less.
+const minMainShare = 0.1
+
+// maxMainShare is the share of the page's visible text above which
+// trafilatura's main text is weak: it took the template along.
+const maxMainShare = 0.9
+
+// trafilaturaOptions are the extraction settings for a crawler; see the
+// package comment for why. fallback runs go-readability and
+// go-domdistiller as well and lets trafilatura choose.
+func trafilaturaOptions(pageURL *url.URL, fallback bool) trafilatura.Options {
+	return trafilatura.Options{
+		OriginalURL:     pageURL,
+		Focus:           trafilatura.Balanced,
+		ExcludeComments: true,
+		EnableFallback:  fallback,
+		HtmlDateMode:    trafilatura.Disabled,
+	}
+}
+
+// mainText is the page's main text: trafilatura's, with its fallback
+// extractors run only when that looks weak (weakText). When both fall
+// short of trafilatura's minimum, trafilatura's stand-in (its "baseline":
+// an <article>'s text, or the page's, run together) is rendered here
+// instead (baselineText); so is a page trafilatura fails on, panics on or
+// whose tree is too large for it.
+func mainText(doc *html.Node, pageURL *url.URL, sc scanned) string {
+	if !trafilaturaFits(sc.elements, sc.textBytes) {
+		return pageText(doc)
+	}
+	res := trafilaturaResult(doc, pageURL, false)
+	if res != nil && !weakText(res, sc) {
+		if t := visibleText(res.ContentNode); t != "" {
+			return t
+		}
+	}
+	for _, r := range []*trafilatura.ExtractResult{trafilaturaResult(doc, pageURL, true), res} {
+		if r != nil && utf8.RuneCountInString(r.ContentText) >= minMainText {
+			if t := visibleText(r.ContentNode); t != "" {
+				return t
+			}
+		}
+	}
+	return baselineText(doc)
+}
+
+// baselineText is the text of the page's first <article> when it has
+// more than trafilatura's baseline minimum (100 characters), else the
+// page's text, either without navigation, asides and footers.
+func baselineText(doc *html.Node) string {
+	if a := findElement(doc, atom.Article); a != nil {
+		if t := pageText(a); utf8.RuneCountInString(t) > 100 {
+			return t
+		}
+	}
+	return pageText(doc)
+}
+
+// findElement returns the first element a under n in document order.
+func findElement(n *html.Node, a atom.Atom) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.DataAtom == a {
+			return c
+		}
+		if f := findElement(c, a); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// weakText reports whether trafilatura's main text looks like it missed
+// the article: shorter than its own minimum (its baseline then stands in),
+// a small share of the page's visible text, or without a paragraph.
+func weakText(res *trafilatura.ExtractResult, sc scanned) bool {
+	if utf8.RuneCountInString(res.ContentText) < minMainText {
+		return true
+	}
+	share := float64(nonSpaceBytes(res.ContentText)) / float64(max(sc.visibleBytes, 1))
+	if share < minMainShare || share >= maxMainShare {
+		return true
+	}
+	return !hasParagraph(res.ContentNode)
+}
+
+// hasParagraph reports whether a <p> is under n.
+func hasParagraph(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.Data == "p" || hasParagraph(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// trafilaturaResult runs trafilatura on doc (it works on a copy); nil when
+// it fails, finds nothing or panics. A bug in the extractor on odd input
+// must cost one page's main text, not the crawl.
+func trafilaturaResult(doc *html.Node, pageURL *url.URL, fallback bool) (res *trafilatura.ExtractResult) {
+	defer func() {
+		if recover() != nil {
+			res = nil
+		}
+	}()
+	res, err := trafilatura.ExtractDocument(doc, trafilaturaOptions(pageURL, fallback))
+	if err != nil || res == nil || res.ContentNode == nil {
+		return nil
+	}
+	return res
+}
