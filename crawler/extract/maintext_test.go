@@ -41,12 +41,12 @@ func TestMainTextNeverEmpty(t *testing.T) {
 	}
 }
 
-// A page where trafilatura takes the whole template along (text in
-// <div>s with <br>, no <p>): the fallback extractors run and the template
-// is left out.
+// A page where trafilatura takes the whole template along, the menu in
+// <nav> included (text in <div>s with <br>, no <p>): the fallback
+// extractors run and the template is left out.
 func TestWeakTextRunsFallback(t *testing.T) {
 	var sb strings.Builder
-	sb.WriteString(`<html><body><div id="menu">`)
+	sb.WriteString(`<html><body><header><nav><ul><li><a href="/p">Profile legal</a></li><li><a href="/u">Upgrade offers sitemap</a></li></ul></nav></header><div id="menu">`)
 	for i := range 12 {
 		fmt.Fprintf(&sb, `<a href="/m/%d">Subscribe newsletter login %d</a><br>`, i, i)
 	}
@@ -54,12 +54,12 @@ func TestWeakTextRunsFallback(t *testing.T) {
 	for i := range 5 {
 		sb.WriteString(prose(3, fmt.Sprint("harbour", i)) + "<br><br>\n")
 	}
-	sb.WriteString(`</div><div id="bottom">Copyright consent cookies privacy terms imprint</div></body></html>`)
+	sb.WriteString(`</div><footer><p>Copyright consent cookies privacy terms imprint</p></footer></body></html>`)
 	p := parse(t, sb.String(), "text/html", Options{Text: true})
 	if !strings.Contains(p.Text, "harbour4 committee met on day 2") {
 		t.Errorf("article text missing: %q", p.Text)
 	}
-	for _, w := range []string{"Subscribe newsletter login", "Copyright consent"} {
+	for _, w := range []string{"Subscribe newsletter login", "Profile legal", "Copyright consent"} {
 		if strings.Contains(p.Text, w) {
 			t.Errorf("template %q in the main text %q", w, p.Text)
 		}
@@ -81,17 +81,20 @@ func TestWeakText(t *testing.T) {
 		name    string
 		res     *trafilatura.ExtractResult
 		visible int
+		chrome  int
 		want    bool
 	}{
 		{name: "half the page", res: para(long), visible: 900, want: false},
 		{name: "under the minimum", res: para(long[:200]), visible: 300, want: true},
 		{name: "a small share", res: para(long), visible: 4600, want: true},
-		{name: "nearly all the page", res: para(long), visible: 460, want: true},
+		{name: "nearly all the page, no template", res: para(long), visible: 460, want: false},
+		{name: "nearly all the page, template within", res: para(long), visible: 460, chrome: 40, want: true},
+		{name: "nearly all the page, template outside", res: para(long), visible: 490, chrome: 40, want: false},
 		{name: "no paragraph", res: noPara, visible: 900, want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := weakText(tc.res, scanned{visibleBytes: tc.visible}); got != tc.want {
+			if got := weakText(tc.res, scanned{visibleBytes: tc.visible, chromeBytes: tc.chrome}); got != tc.want {
 				t.Errorf("weakText = %v, want %v", got, tc.want)
 			}
 		})

@@ -22,6 +22,9 @@ type scanned struct {
 	// visibleBytes counts the non-space bytes of that text: what the
 	// main text is measured against (weakText).
 	visibleBytes int
+	// chromeBytes counts the part of visibleBytes inside <nav>, <aside>
+	// and <footer> (chrome).
+	chromeBytes int
 	charset      string // the first <meta> charset declaration, lower-case
 	lang         string // the language <html lang> declares (primaryLanguage)
 }
@@ -31,13 +34,18 @@ type scanned struct {
 // links in malformed documents; the first <base href> wins, as in browsers.
 func scan(doc *html.Node, pageURL *url.URL, userAgent string, maxLinks int) scanned {
 	c := newCollector(userAgent, maxLinks)
+	inChrome := 0 // <nav>, <aside> and <footer> elements around the node
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
 		case html.TextNode:
 			if p := n.Parent; p == nil || (p.DataAtom != atom.Script && p.DataAtom != atom.Style) {
 				c.s.textBytes += len(n.Data)
-				c.s.visibleBytes += nonSpaceBytes(n.Data)
+				nb := nonSpaceBytes(n.Data)
+				c.s.visibleBytes += nb
+				if inChrome > 0 {
+					c.s.chromeBytes += nb
+				}
 			}
 			return
 		case html.ElementNode:
@@ -55,6 +63,10 @@ func scan(doc *html.Node, pageURL *url.URL, userAgent string, maxLinks int) scan
 				return
 			}
 			c.element(n.DataAtom, n.Attr)
+			if chrome[n.DataAtom] {
+				inChrome++
+				defer func() { inChrome-- }()
+			}
 		}
 		for ch := n.FirstChild; ch != nil; ch = ch.NextSibling {
 			walk(ch)
