@@ -6,8 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -28,12 +27,7 @@ func textOf(t *testing.T, p *task.Page) string {
 	if len(p.Text) == 0 {
 		return ""
 	}
-	dec, err := zstd.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dec.Close()
-	b, err := dec.DecodeAll(p.Text, nil)
+	b, err := textcodec.Decode(p.Text, p.Compression)
 	if err != nil {
 		t.Fatalf("decompress text of %s: %v", p.URL, err)
 	}

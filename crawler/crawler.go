@@ -62,10 +62,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"sync"
 	"time"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -207,12 +204,6 @@ func (cfg Config) withDefaults() Config {
 // connection.
 type Crawler struct {
 	cfg Config
-	// encoder compresses extracted text; EncodeAll is safe for concurrent
-	// use, so all runs share it. It holds one set of tables (about 1.3 MB)
-	// rather than one per CPU, which stayed resident after a crawl (14 MB
-	// on 8 cores): compressing a page's text takes well under a
-	// millisecond, so runs hardly ever wait for it. The output is the same.
-	encoder func() *zstd.Encoder
 	// hosts spaces requests to one host across runs.
 	hosts *hostClock
 }
@@ -222,11 +213,5 @@ func New(cfg Config) *Crawler {
 	return &Crawler{
 		cfg:   cfg.withDefaults(),
 		hosts: newHostClock(),
-		encoder: sync.OnceValue(func() *zstd.Encoder {
-			// Options are constants, so NewWriter cannot fail here.
-			enc, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault),
-				zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
-			return enc
-		}),
 	}
 }

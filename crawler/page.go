@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/extract"
+	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -268,8 +269,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	if noindex {
 		page.NoIndex = true
 	} else if wantText && parsed.Text != "" && page.DuplicateOf == "" {
-		page.Text = r.c.encoder().EncodeAll([]byte(parsed.Text), nil)
-		page.Compression = "zstd"
+		page.Text, page.Compression = textcodec.Encode([]byte(parsed.Text))
 		page.TextBytes = len(parsed.Text)
 	}
 	if nofollow {

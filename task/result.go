@@ -20,7 +20,9 @@ type Page struct {
 	Title        string `json:"title,omitempty"`
 	// Text is the extracted main text, compressed as named by Compression.
 	Text []byte `json:"text,omitempty"`
-	// Compression names Text's encoding: "zstd", or "" for none.
+	// Compression names Text's encoding: "zstd+text-1" (zstd with the
+	// dictionary of that name), "zstd" (without one), or "" for none; see
+	// crawler/textcodec.
 	Compression string `json:"compression,omitempty"`
 	// TextBytes is the length of the uncompressed text.
 	TextBytes int  `json:"text_bytes,omitempty"`

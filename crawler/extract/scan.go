@@ -25,8 +25,8 @@ type scanned struct {
 	// chromeBytes counts the part of visibleBytes inside <nav>, <aside>
 	// and <footer> (chrome).
 	chromeBytes int
-	charset      string // the first <meta> charset declaration, lower-case
-	lang         string // the language <html lang> declares (primaryLanguage)
+	charset     string // the first <meta> charset declaration, lower-case
+	lang        string // the language <html lang> declares (primaryLanguage)
 }
 
 // scan walks doc once and collects title, robots meta, base and links.

@@ -1,4 +1,4 @@
-package crawler
+package textcodec
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 )
 
 // TestEncoderMemory checks that the text encoder keeps one set of tables
-// after runs compressed text at once on many CPUs, not one per CPU.
+// after crawls compressed text at once on many CPUs, not one per CPU.
 func TestEncoderMemory(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	text := bytes.Repeat([]byte("Main text of a page, extracted and about to be stored. "), 2000)
@@ -19,7 +19,7 @@ func TestEncoderMemory(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return int64(m.HeapAlloc)
 	}
-	c := New(Config{})
+	Encode(text) // the encoder and its dictionary are made once
 	before := heap()
 	var wg sync.WaitGroup
 	for range 8 {
@@ -27,13 +27,12 @@ func TestEncoderMemory(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				c.encoder().EncodeAll(text, nil)
+				Encode(text)
 			}
 		}()
 	}
 	wg.Wait()
 	kept := heap() - before
-	runtime.KeepAlive(c)
 	// One encoder's tables are about 1.3 MB; one per CPU were 14 MB.
 	if kept > 4<<20 {
 		t.Fatalf("the encoder keeps %.1f MB after concurrent use, want one encoder's tables (< 4 MB)", float64(kept)/(1<<20))
