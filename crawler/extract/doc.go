@@ -24,8 +24,8 @@
 // fallback extractors (go-readability and go-domdistiller) cost about as
 // much again, so they run only where trafilatura's result looks weak:
 // under its 250-character minimum, under a tenth of the page's visible
-// text, over nine tenths of it with some of the page's <nav>, <aside> or
-// <footer> text, or without a paragraph (see weakText). When both fall short of the minimum, the text is that of
+// text, longer than all the text outside the page's <nav>, <aside> and
+// <footer>, or without a paragraph (see weakText). When both fall short of the minimum, the text is that of
 // the page's <article>, else of the whole page without <nav>, <aside> and
 // <footer>; so it is when trafilatura fails or the tree is too large for
 // it (see MaxTrafilaturaWork). Whenever a page has visible text, Text is

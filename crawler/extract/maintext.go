@@ -20,12 +20,6 @@ var minMainText = trafilatura.DefaultConfig().MinExtractedSize
 // mostly found less.
 const minMainShare = 0.1
 
-// maxMainShare is the share of the page's visible text above which
-// trafilatura's main text is weak if it is also longer than the text
-// outside the page's <nav>, <aside> and <footer>: it took the template
-// along.
-const maxMainShare = 0.9
-
 // trafilaturaOptions are the extraction settings for a crawler; see the
 // package comment for why. fallback runs go-readability and
 // go-domdistiller as well and lets trafilatura choose.
@@ -92,8 +86,9 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 
 // weakText reports whether trafilatura's main text looks like it missed
 // the article: shorter than its own minimum (its baseline then stands in),
-// a small share of the page's visible text, nearly all of it including
-// some of the template, or without a paragraph.
+// a small share of the page's visible text, longer than all the text
+// outside the page's <nav>, <aside> and <footer> (so some of that came
+// along), or without a paragraph.
 func weakText(res *trafilatura.ExtractResult, sc scanned) bool {
 	if utf8.RuneCountInString(res.ContentText) < minMainText {
 		return true
@@ -102,8 +97,7 @@ func weakText(res *trafilatura.ExtractResult, sc scanned) bool {
 	if float64(main) < minMainShare*float64(sc.visibleBytes) {
 		return true
 	}
-	if sc.chromeBytes > 0 && float64(main) > maxMainShare*float64(sc.visibleBytes) &&
-		main > sc.visibleBytes-sc.chromeBytes {
+	if sc.chromeBytes > 0 && main > sc.visibleBytes-sc.chromeBytes {
 		// More than all the text outside <nav>, <aside> and <footer>:
 		// the template came along.
 		return true

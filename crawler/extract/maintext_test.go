@@ -88,8 +88,9 @@ func TestWeakText(t *testing.T) {
 		{name: "under the minimum", res: para(long[:200]), visible: 300, want: true},
 		{name: "a small share", res: para(long), visible: 4600, want: true},
 		{name: "nearly all the page, no template", res: para(long), visible: 460, want: false},
-		{name: "nearly all the page, template within", res: para(long), visible: 460, chrome: 40, want: true},
-		{name: "nearly all the page, template outside", res: para(long), visible: 490, chrome: 40, want: false},
+		{name: "template within", res: para(long), visible: 460, chrome: 40, want: true},
+		{name: "template within, half the page", res: para(long), visible: 900, chrome: 480, want: true},
+		{name: "template outside", res: para(long), visible: 900, chrome: 450, want: false},
 		{name: "no paragraph", res: noPara, visible: 900, want: true},
 	}
 	for _, tc := range tests {

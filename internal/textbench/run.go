@@ -150,7 +150,7 @@ func safeText(r Runner, c Case) (text string) {
 
 // String is one line of a report.
 func (r Result) String() string {
-	return fmt.Sprintf("%-22s %5d pages  P %.3f  R %.3f  F1 %.3f  acc %.3f  empty %3d  %6.2f ms CPU/page",
+	return fmt.Sprintf("%-22s %5d pages  P %.3f  R %.3f  F1 %.4f  acc %.3f  empty %3d  %6.2f ms CPU/page",
 		r.Runner, r.Pages, r.Score.Precision(), r.Score.Recall(), r.Score.F1(), r.Score.Accuracy(),
 		len(r.Empty), float64(r.CPU.Microseconds())/1000/float64(max(r.Pages, 1)))
 }
