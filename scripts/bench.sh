@@ -57,7 +57,24 @@ bench_assign() {
 	go run ./sim/assign/assignbench ${BENCH_ASSIGN_FLAGS:-}
 }
 
-SECTIONS=(crawl swarm tasksize recrawl assign)
+# text: main-text quality (issue 20): precision, recall and F1 of
+# Hivecrawl's extractor, go-trafilatura and go-trafilatura with fallback on
+# go-trafilatura's comparison set (read from the module cache), generated
+# pages and Debian's python3-doc (skipped when not installed).
+# BENCH_TEXT_FLAGS passes extra flags, e.g. "-sets comparison -empty".
+bench_text() {
+	echo "== text: main-text extraction quality (internal/textbench/textbench)"
+	go run ./internal/textbench/textbench ${BENCH_TEXT_FLAGS:-}
+}
+
+# textsize: compressed text / HTML bytes of a crawl (issue 20): the fixture
+# and python3-doc (when installed) crawled on loopback by the real crawler,
+# with the text dictionary, plain zstd and uncompressed.
+bench_textsize() {
+	go run ./internal/textbench/textsize ${BENCH_TEXTSIZE_FLAGS:-}
+}
+
+SECTIONS=(crawl swarm tasksize recrawl assign text textsize)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")
