@@ -31,6 +31,7 @@ func Generated(seed uint64, n int) []Case {
 		g := &gen{r: rand.New(rand.NewPCG(seed, uint64(i)))}
 		layout := layouts[i%len(layouts)]
 		layout.build(g)
+		g.footer()
 		c := Case{}
 		c.Name = fmt.Sprintf("%s-%03d.html", layout.name, i)
 		c.URL = fmt.Sprintf("http://%s.example.com/%03d.html", layout.name, i)
@@ -41,6 +42,8 @@ func Generated(seed uint64, n int) []Case {
 	return cases
 }
 
+// layouts build a page's body: each starts it with top, and Generated ends
+// it with footer.
 var layouts = []struct {
 	name  string
 	build func(*gen)
@@ -131,18 +134,20 @@ func (g *gen) chrome(n int) string {
 	return html.EscapeString(s)
 }
 
-func (g *gen) head(title string) {
+// top starts a page with a title of that many main-text words: the <head>
+// and the site header with its menu. It returns the title, which the
+// layout repeats as its heading.
+func (g *gen) top(words int) string {
+	title := g.pick(mainWords, words, true)
 	fmt.Fprintf(&g.page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title>"+
 		"<link rel=\"stylesheet\" href=\"/s.css\"><script>var dataLayer=[];function track(){dataLayer.push(arguments)}</script></head>\n<body>\n",
 		html.EscapeString(title))
-}
-
-func (g *gen) header() {
 	g.page.WriteString("<header><div class=\"logo\"><a href=\"/\">Home</a></div><nav class=\"menu\"><ul>\n")
 	for range 6 + g.r.IntN(6) {
 		fmt.Fprintf(&g.page, "<li><a href=\"/%d\">%s</a></li>\n", g.r.IntN(1000), g.chrome(1+g.r.IntN(3)))
 	}
 	g.page.WriteString("</ul></nav></header>\n")
+	return title
 }
 
 func (g *gen) related(class string, n int) {
@@ -153,6 +158,7 @@ func (g *gen) related(class string, n int) {
 	g.page.WriteString("</ul></aside>\n")
 }
 
+// footer ends a page: a cookie notice and the site footer.
 func (g *gen) footer() {
 	fmt.Fprintf(&g.page, "<div class=\"cookie-banner\"><p>%s. <button>%s</button></p></div>\n", g.chrome(10), g.chrome(1))
 	fmt.Fprintf(&g.page, "<footer><p>%s</p><ul><li><a href=\"/p\">%s</a></li><li><a href=\"/t\">%s</a></li></ul>"+
@@ -160,9 +166,7 @@ func (g *gen) footer() {
 }
 
 func (g *gen) news() {
-	title := g.pick(mainWords, 6+g.r.IntN(5), true)
-	g.head(title)
-	g.header()
+	title := g.top(6 + g.r.IntN(5))
 	g.page.WriteString("<main><article>\n")
 	g.main("h1", title)
 	fmt.Fprintf(&g.page, "<p class=\"byline\">%s</p>\n", g.chrome(3))
@@ -184,14 +188,10 @@ func (g *gen) news() {
 	g.page.WriteString("</article>\n")
 	g.related("related", 4+g.r.IntN(6))
 	g.page.WriteString("</main>\n")
-	g.footer()
-
 }
 
 func (g *gen) blog() {
-	title := g.pick(mainWords, 5+g.r.IntN(5), true)
-	g.head(title)
-	g.header()
+	title := g.top(5 + g.r.IntN(5))
 	g.page.WriteString("<div id=\"page\"><div class=\"post\">\n")
 	g.main("h2", title)
 	g.page.WriteString("<div class=\"entry-content\">\n")
@@ -209,14 +209,10 @@ func (g *gen) blog() {
 	}
 	g.page.WriteString("</div></div>\n")
 	g.related("widget", 5)
-	g.footer()
-
 }
 
 func (g *gen) docs() {
-	title := g.pick(mainWords, 3+g.r.IntN(3), true)
-	g.head(title)
-	g.header()
+	title := g.top(3 + g.r.IntN(3))
 	g.page.WriteString("<div class=\"wrapper\"><div class=\"sidebar\"><ul>\n")
 	for range 20 + g.r.IntN(30) {
 		fmt.Fprintf(&g.page, "<li><a href=\"/doc/%d\">%s</a></li>\n", g.r.IntN(1000), g.chrome(3+g.r.IntN(2)))
@@ -239,28 +235,20 @@ func (g *gen) docs() {
 		}
 	}
 	g.page.WriteString("</div></div>\n")
-	g.footer()
-
 }
 
 func (g *gen) short() {
-	title := g.pick(mainWords, 4, true)
-	g.head(title)
-	g.header()
+	title := g.top(4)
 	g.page.WriteString("<main><article>\n")
 	g.main("h1", title)
 	g.main("p", g.pick(mainWords, 10+g.r.IntN(15), true)+".")
 	g.page.WriteString("</article>\n")
 	g.related("related", 6+g.r.IntN(6))
 	g.page.WriteString("</main>\n")
-	g.footer()
-
 }
 
 func (g *gen) divs() {
-	title := g.pick(mainWords, 5, true)
-	g.head(title)
-	g.header()
+	title := g.top(5)
 	g.page.WriteString("<div id=\"container\"><div id=\"left\">")
 	for range 10 {
 		fmt.Fprintf(&g.page, "<a href=\"/l/%d\">%s</a><br>\n", g.r.IntN(100), g.chrome(2+g.r.IntN(2)))
@@ -273,14 +261,10 @@ func (g *gen) divs() {
 		g.keep(t)
 	}
 	g.page.WriteString("</div></div>\n")
-	g.footer()
-
 }
 
 func (g *gen) listing() {
-	title := g.pick(mainWords, 4, true)
-	g.head(title)
-	g.header()
+	title := g.top(4)
 	g.page.WriteString("<main>\n")
 	g.main("h1", title)
 	g.main("p", g.paragraph(1))
@@ -293,6 +277,4 @@ func (g *gen) listing() {
 	}
 	g.page.WriteString("</ul>\n</main>\n")
 	g.related("related", 5)
-	g.footer()
-
 }
