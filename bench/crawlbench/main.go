@@ -26,10 +26,10 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/internal/cputime"
 )
 
 type options struct {
@@ -165,15 +165,6 @@ func (r result) pagesPerSec() float64 { return float64(r.pages) / r.elapsed.Seco
 // sensitive than pagesPerSec to other work on a shared machine.
 func (r result) pagesPerCPUSec() float64 { return float64(r.pages) / r.cpu.Seconds() }
 
-// cpuTime returns the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // run is one crawler configuration: it crawls every seed and returns the
 // number of distinct pages fetched with status 200. (Colly can fetch a page
 // twice in async mode, as its visited check is not atomic; the server's
@@ -245,11 +236,11 @@ func measure(ctx context.Context, srv *server, r run) (result, error) {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	pages, err := r.crawl(ctx, srv.urls)
 	elapsed := time.Since(start)
-	cpu1 := cpuTime()
+	cpu1 := cputime.Process()
 	runtime.ReadMemStats(&m1)
 	if err != nil {
 		return result{}, err

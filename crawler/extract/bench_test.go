@@ -3,6 +3,8 @@ package extract
 import (
 	"net/url"
 	"testing"
+
+	"github.com/hivecrawl/hivecrawl/internal/cputime"
 )
 
 func benchmarkParse(b *testing.B, opts Options) {
@@ -13,7 +15,7 @@ func benchmarkParse(b *testing.B, opts Options) {
 	}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		if _, err := Parse(body, "text/html; charset=utf-8", u, opts); err != nil {
 			b.Fatal(err)
@@ -21,7 +23,7 @@ func benchmarkParse(b *testing.B, opts Options) {
 	}
 	// CPU time per page (including garbage collection) says more than
 	// ns/op on a machine shared with other work.
-	if used := processCPU() - cpu; used > 0 {
+	if used := cputime.Process() - cpu; used > 0 {
 		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

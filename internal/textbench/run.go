@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/hivecrawl/hivecrawl/crawler/extract"
+	"github.com/hivecrawl/hivecrawl/internal/cputime"
 )
 
 // Runner is one extractor under test.
@@ -86,7 +87,7 @@ func Run(r Runner, cases []Case, workers int) Result {
 	scores := make([]Score, len(cases))
 	empty := make([]bool, len(cases))
 	next := make(chan int)
-	cpu0, start := processCPU(), time.Now()
+	cpu0, start := cputime.Process(), time.Now()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -102,7 +103,7 @@ func Run(r Runner, cases []Case, workers int) Result {
 	}
 	close(next)
 	wg.Wait()
-	res := Result{Runner: r.Name, Pages: len(cases), Wall: time.Since(start), CPU: processCPU() - cpu0}
+	res := Result{Runner: r.Name, Pages: len(cases), Wall: time.Since(start), CPU: cputime.Process() - cpu0}
 	for i, s := range scores {
 		res.Score = res.Score.Add(s)
 		if empty[i] {
