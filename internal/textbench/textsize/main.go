@@ -27,7 +27,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -122,11 +121,13 @@ func writeSamples(out, docs string, hosts, pages int) error {
 
 // tally adds up one crawl's pages.
 type tally struct {
-	mu                         sync.Mutex
+	mu                         sync.Mutex // guards the counts
 	html, dict, plain, text    int64
 	heldHTML, heldDict, pagesN int64
-	heldOut                    func(u string) (htmlBytes int64, ok bool)
-	htmlOf                     func(u string) (int64, bool)
+	// htmlOf is the size of the HTML page at u; false for pages not
+	// counted. heldOut, when set, tells the pages the dictionary never saw.
+	htmlOf  func(u string) (int64, bool)
+	heldOut func(u string) bool
 }
 
 var plain = func() *zstd.Encoder {
@@ -154,7 +155,7 @@ func (t *tally) Page(p *task.Page) error {
 	t.plain += int64(len(plain.EncodeAll(raw, nil)))
 	t.text += int64(len(raw))
 	if t.heldOut != nil {
-		if _, held := t.heldOut(p.URL); held {
+		if t.heldOut(p.URL) {
 			t.heldHTML += size
 			t.heldDict += int64(len(p.Text))
 		}
@@ -191,10 +192,10 @@ func measure(docs string, hosts, pages int) error {
 	}
 	defer web.Close()
 	fx := &tally{}
-	var total atomic.Int64
+	var total int64
 	for _, s := range web.Sites() {
 		for i := range s.Pages {
-			total.Add(int64(len(web.Page(s.Name, i))))
+			total += int64(len(web.Page(s.Name, i)))
 		}
 	}
 	// Every fixture page is HTML of about the same size: the ratio is
@@ -205,7 +206,7 @@ func measure(docs string, hosts, pages int) error {
 			return fmt.Errorf("crawl fixture: %w", err)
 		}
 	}
-	fx.html = total.Load()
+	fx.html = total
 	fx.report(fmt.Sprintf("fixture (%d hosts × %d pages)", hosts, pages))
 
 	list, err := docPages(docs)
@@ -244,9 +245,9 @@ func measure(docs string, hosts, pages int) error {
 		}
 		return fi.Size(), true
 	}
-	py.heldOut = func(u string) (int64, bool) {
+	py.heldOut = func(u string) bool {
 		p, ok := rel(u)
-		return 0, ok && index[p]%2 == 1
+		return ok && index[p]%2 == 1
 	}
 	if err := crawl(ctx, srv.URL+"/index.html", py); err != nil {
 		return fmt.Errorf("crawl python3-doc: %w", err)
