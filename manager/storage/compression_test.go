@@ -2,14 +2,9 @@ package storage
 
 import (
 	"context"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/nlnwa/gowarc"
 
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -48,60 +43,19 @@ func TestUploadCompressions(t *testing.T) {
 	if err != nil || rc.PagesAccepted != 3 {
 		t.Fatalf("receipt %+v, %v; want 3 pages accepted", rc, err)
 	}
-	got := conversionTexts(t, r.dir)
 	for u, want := range texts {
+		rec, found, err := r.st.Read(u, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if u == "http://site.example/odd" {
-			if _, ok := got[u]; ok {
+			if found {
 				t.Errorf("stored a page in an unknown compression")
 			}
 			continue
 		}
-		if got[u] != want {
-			t.Errorf("%s stored as %q, want %q", u, got[u], want)
+		if rec.Text != want {
+			t.Errorf("%s stored as %q, want %q", u, rec.Text, want)
 		}
 	}
-}
-
-// conversionTexts returns the text of each WARC conversion record in dir
-// by target URI.
-func conversionTexts(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(WARCDir(dir), "*.warc.gz"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no WARC files: %v", err)
-	}
-	out := map[string]string{}
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd, err := gowarc.NewWarcFileReaderFromStream(f, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			rec, _, _, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			if rec.Type() == gowarc.Conversion {
-				r, err := rec.Block().RawBytes()
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := io.ReadAll(r)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out[rec.WarcHeader().Get(gowarc.WarcTargetURI)] = strings.TrimSpace(string(b))
-			}
-			rec.Close()
-		}
-		f.Close()
-	}
-	return out
 }
