@@ -1,11 +1,5 @@
 package assign
 
-import (
-	"fmt"
-	"runtime"
-	"sync"
-)
-
 // Compare builds cfg's scenario for seed and runs each scheme on it with
 // every crawler, in parallel; results are in schemes' order and each is
 // deterministic on its own.
@@ -15,23 +9,12 @@ func Compare(cfg Config, seed uint64, schemes []Scheme) (*Scenario, []*Result, e
 		return nil, nil, err
 	}
 	out := make([]*Result, len(schemes))
-	errs := make([]error, len(schemes))
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	var wg sync.WaitGroup
+	jobs := make([]job, len(schemes))
 	for i, s := range schemes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i], errs[i] = sc.Run(s, 0)
-		}()
+		jobs[i] = job{&out[i], s, 0}
 	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, nil, fmt.Errorf("assignment sim %s: %w", schemes[i], err)
-		}
+	if err := sc.runAll(jobs); err != nil {
+		return nil, nil, err
 	}
 	return sc, out, nil
 }

@@ -27,11 +27,6 @@ func RunExperiment(cfg Config, seed uint64) (*Experiment, error) {
 		return nil, err
 	}
 	x := &Experiment{Scenario: sc, Main: make([]*Result, len(Schemes)), Scale: make([][]*Result, len(Schemes))}
-	type job struct {
-		out   **Result
-		s     Scheme
-		limit int
-	}
 	var jobs []job
 	for i, s := range Schemes {
 		jobs = append(jobs, job{&x.Main[i], s, 0})
@@ -40,6 +35,22 @@ func RunExperiment(cfg Config, seed uint64) (*Experiment, error) {
 			jobs = append(jobs, job{&x.Scale[i][j], s, n})
 		}
 	}
+	if err := sc.runAll(jobs); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// job is one run of runAll: scheme with the first limit crawlers (0 =
+// all), its result stored in out.
+type job struct {
+	out   **Result
+	s     Scheme
+	limit int
+}
+
+// runAll runs jobs in parallel, at most GOMAXPROCS at once.
+func (s *Scenario) runAll(jobs []job) error {
 	errs := make([]error, len(jobs))
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
@@ -49,16 +60,16 @@ func RunExperiment(cfg Config, seed uint64) (*Experiment, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			*j.out, errs[i] = sc.Run(j.s, j.limit)
+			*j.out, errs[i] = s.Run(j.s, j.limit)
 		}()
 	}
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("assignment sim %s with %d crawlers: %w", jobs[i].s, jobs[i].limit, err)
+			return fmt.Errorf("assignment sim %s with %d crawlers: %w", jobs[i].s, jobs[i].limit, err)
 		}
 	}
-	return x, nil
+	return nil
 }
 
 type metric struct {
