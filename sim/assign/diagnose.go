@@ -3,10 +3,6 @@ package assign
 import (
 	"math"
 	"slices"
-	"strconv"
-
-	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/hashring"
 )
 
 // Spread describes one way of handing every host to one of all the
@@ -46,46 +42,40 @@ func (s *Scenario) Spreads() []Spread {
 			return best
 		}
 	}
-	byID := func(id can.PeerID) int {
-		c, _ := strconv.Atoi(string(id[1:]))
-		return c
-	}
-	canOwner := func(loadJoin bool) func(int) int {
-		cfg := s.Config
-		cfg.LoadJoin = loadJoin
-		e := &engine{sc: s, cfg: cfg, scheme: NCCAN, units: s.Whole, ov: can.NewOverlay(len(w.CrawlerPoint[0]))}
-		for _, un := range s.Whole {
-			e.unitPoint = append(e.unitPoint, w.HostPoint[un.Host])
-		}
-		for c := range nc {
+	// joined is an engine with every crawler joined in index order, to
+	// the CAN and the hash ring alike.
+	joined := func(loadJoin bool) *engine {
+		e := s.newEngine(NCCAN, 0)
+		for c := range e.cr {
 			pt := w.CrawlerPoint[c]
 			if loadJoin {
 				pt = e.joinPoint(pt)
 			}
-			if _, err := e.ov.Join(crawlerID(c), pt); err != nil {
+			if _, err := e.ov.Join(e.cr[c].id, pt); err != nil {
 				panic(err) // distinct IDs and points of the overlay's dimension
 			}
+			if err := e.ring.Add(e.cr[c].id, 1); err != nil {
+				panic(err) // distinct IDs
+			}
 		}
+		return e
+	}
+	canOwner := func(e *engine) func(int) int {
 		return func(h int) int {
 			id, _ := e.ov.Owner(w.HostPoint[h])
-			return byID(id)
+			return int(e.byID[id])
 		}
 	}
-	ring := hashring.New(0)
-	for c := range nc {
-		if err := ring.Add(crawlerID(c), 1); err != nil {
-			panic(err) // distinct IDs
-		}
-	}
+	plain, loaded := joined(false), joined(true)
 	rules := []struct {
 		name  string
 		owner func(int) int
 	}{
 		{"nearest crawler by RTT", nearest(func(c, h int) float64 { return w.RTT(c, h) })},
 		{"nearest crawler by coordinate", nearest(func(c, h int) float64 { return w.CrawlerCoord[c].DistanceTo(w.HostCoord[h]) })},
-		{"NC-CAN zone owner", canOwner(false)},
-		{"NC-CAN zone owner, load-aware joins", canOwner(true)},
-		{"consistent hashing (DHT)", func(h int) int { id, _ := ring.Owner(hostName(h)); return byID(id) }},
+		{"NC-CAN zone owner", canOwner(plain)},
+		{"NC-CAN zone owner, load-aware joins", canOwner(loaded)},
+		{"consistent hashing (DHT)", func(h int) int { id, _ := plain.ring.Owner(hostName(h)); return int(plain.byID[id]) }},
 	}
 	out := make([]Spread, 0, len(rules))
 	for _, r := range rules {
@@ -123,8 +113,6 @@ func (s *Scenario) Spreads() []Spread {
 	}
 	return out
 }
-
-func crawlerID(c int) can.PeerID { return can.PeerID("c" + strconv.Itoa(c)) }
 
 // Ceiling is what any assignment of whole units could download per second
 // in Mb/s, averaged over a round, with every crawler–host RTT RTT ms (as

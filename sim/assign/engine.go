@@ -160,6 +160,8 @@ func (e *engine) markDirty(c int32) {
 
 func hostName(h int) string { return "host" + strconv.Itoa(h) + ".example" }
 
+func crawlerID(c int) can.PeerID { return can.PeerID("c" + strconv.Itoa(c)) }
+
 // owner returns the crawler a scheme first hands unit u to.
 func (e *engine) owner(u int32) (int32, bool) {
 	var (
