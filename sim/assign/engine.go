@@ -70,7 +70,6 @@ type engine struct {
 	migratedPages        int64
 	done                 []int // completions per unit
 	live                 []int // tasks per unit queued or running
-	unitPoint            []can.Point
 	capacity             can.Capacity
 }
 
@@ -125,7 +124,6 @@ func (s *Scenario) newEngine(scheme Scheme, limit int) *engine {
 	}
 	for u, un := range units {
 		e.at(&e.submitAt, s.First[un.Host], int32(u))
-		e.unitPoint = append(e.unitPoint, s.World.HostPoint[un.Host])
 	}
 	return e
 }

@@ -39,9 +39,9 @@ func (e *engine) joinPoint(p can.Point) can.Point {
 // the zone draws each round.
 func (e *engine) zonePages(z can.Zone) float64 {
 	l := 0.0
-	for u, pt := range e.unitPoint {
-		if z.Contains(pt) {
-			l += float64(e.units[u].Pages)
+	for _, un := range e.units {
+		if z.Contains(e.sc.World.HostPoint[un.Host]) {
+			l += float64(un.Pages)
 		}
 	}
 	return l
