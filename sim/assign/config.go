@@ -129,6 +129,12 @@ func (c Config) Shrink(f float64) Config {
 	return c
 }
 
+// pageSeconds is the time one page takes over a connection with an RTT
+// of rtt ms (paper 002 §5.3): RTT + page / bandwidth + politeness wait.
+func (c Config) pageSeconds(rtt float64) float64 {
+	return rtt/1000 + c.PageBytes*8/(c.BandwidthMbps*1e6) + c.PoliteSeconds
+}
+
 func (c Config) validate() error {
 	if c.Hosts < 1 || c.Crawlers < 2 || c.Steps < 1 || c.CL < 1 || c.Sample < 1 || c.Resubmit < 1 || c.RTTScale < 0 || c.Trim < 0 || c.Trim >= 50 {
 		return fmt.Errorf("assignment sim: bad config %+v", c)

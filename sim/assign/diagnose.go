@@ -146,7 +146,7 @@ func (s *Scenario) Ceilings(rtts ...float64) []Ceiling {
 	}
 	out := make([]Ceiling, 0, len(rtts))
 	for _, rtt := range rtts {
-		per := rtt/1000 + bits/(cfg.BandwidthMbps*1e6) + cfg.PoliteSeconds
+		per := cfg.pageSeconds(rtt)
 		all, one := sum(s.Whole, per)
 		_, split := sum(s.Split, per)
 		c := Ceiling{RTT: rtt, All: all, OneConnection: one, Split: split}

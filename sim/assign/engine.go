@@ -369,7 +369,7 @@ func (e *engine) start(c int32, r ref) {
 	if e.cfg.RTTScale > 0 {
 		rtt *= e.cfg.RTTScale
 	}
-	secs := pages * (rtt/1000 + bits/(e.cfg.BandwidthMbps*1e6) + e.cfg.PoliteSeconds)
+	secs := pages * e.cfg.pageSeconds(rtt)
 	t.state, t.rate, t.rtt = stRunning, pages*bits/secs, rtt
 	cr.queued--
 	cr.running = append(cr.running, r.id)
