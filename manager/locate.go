@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -76,16 +77,29 @@ func (l *memberLocator) Locate(ctx context.Context, hostPort string) (can.Point,
 	if found && now.Sub(old.At) < trustFor(old) {
 		return l.bounds().Map(old.Coord), nil
 	}
-	ms := l.members.MemberInfos()
-	if len(ms) < can.DefaultDim+1 {
-		if found {
-			return l.bounds().Map(old.Coord), nil
-		}
-		return nil, fmt.Errorf("locate %s: %d overlay peers to measure from, need %d", hostPort, len(ms), can.DefaultDim+1)
-	}
 	var near []float64
 	if found {
 		near = old.Coord.Vec
+	}
+	loc, err := l.measure(ctx, hostPort, near, now)
+	switch {
+	case err == nil:
+		if err := l.db.PutLocated(hostPort, loc); err != nil {
+			return nil, err
+		}
+	case found:
+		loc = old
+	default:
+		return nil, err
+	}
+	return l.bounds().Map(loc.Coord), nil
+}
+
+// measure solves hostPort's coordinate from the members' measurements.
+func (l *memberLocator) measure(ctx context.Context, hostPort string, near []float64, now time.Time) (channels.Located, error) {
+	ms := l.members.MemberInfos()
+	if len(ms) < can.DefaultDim+1 {
+		return channels.Located{}, fmt.Errorf("locate %s: %d overlay peers to measure from, need %d", hostPort, len(ms), can.DefaultDim+1)
 	}
 	chosen := l.choose(ms, near)
 	ids := make([]peer.ID, len(chosen))
@@ -96,16 +110,9 @@ func (l *memberLocator) Locate(ctx context.Context, hostPort string) (can.Point,
 	}
 	sol, err := l.loc.Solve(ctx, hostPort, ids)
 	if err != nil {
-		if found {
-			return l.bounds().Map(old.Coord), nil
-		}
-		return nil, err
+		return channels.Located{}, err
 	}
-	loc := channels.Located{Coord: sol.Coord, Residual: sol.Residual, ProbeError: errSum / float64(len(chosen)), At: now}
-	if err := l.db.PutLocated(hostPort, loc); err != nil {
-		return nil, err
-	}
-	return l.bounds().Map(sol.Coord), nil
+	return channels.Located{Coord: sol.Coord, Residual: sol.Residual, ProbeError: errSum / float64(len(chosen)), At: now}, nil
 }
 
 // choose picks the probers: with near (the host's last coordinate), the
@@ -116,30 +123,16 @@ func (l *memberLocator) choose(ms []entry.Member, near []float64) []entry.Member
 	l.rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
 	l.mu.Unlock()
 	key := func(mb entry.Member) float64 {
-		if len(mb.Coord) == 0 || mb.CoordError > settledError {
+		switch {
+		case len(mb.Coord) == 0 || mb.CoordError > settledError:
 			return math.Inf(1)
-		}
-		if near == nil || len(near) != len(mb.Coord) {
+		case len(near) != len(mb.Coord):
 			return 0
 		}
-		var d float64
-		for i := range near {
-			d += (near[i] - mb.Coord[i]) * (near[i] - mb.Coord[i])
-		}
-		return d
+		return coord.Coord{Vec: near}.DistanceTo(coord.Coord{Vec: mb.Coord})
 	}
-	slices.SortStableFunc(ms, func(a, b entry.Member) int { return cmpFloat(key(a), key(b)) })
+	slices.SortStableFunc(ms, func(a, b entry.Member) int { return cmp.Compare(key(a), key(b)) })
 	return ms[:min(len(ms), probers)]
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // trustFor is how long l is trusted.
