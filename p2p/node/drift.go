@@ -29,26 +29,27 @@ const firstMoveSamples = 100
 // for trained bounds before its first move uses the operator's.
 const awaitSamples = 3 * firstMoveSamples
 
-// firstMoveTurns is how many turns the first moves of a fresh overlay are
-// spread over. Peers that start together become confident within a round
-// or two of each other; moving all at once, each would hand its zone to a
-// neighbour that is leaving too. Each turn lasts two heartbeat intervals,
+// moveTurns is how many turns moves are spread over. Peers that start
+// together become confident within a round or two of each other, and
+// trained bounds reach all members within one renewal; moving all at
+// once, each would hand its zone to a neighbour that is leaving too. Each turn lasts two heartbeat intervals,
 // and a peer moves only in the first half of its own, so moves in
 // different turns are at least one interval apart.
-const firstMoveTurns = 16
+const moveTurns = 16
 
 // Drifted reports whether the node should leave and rejoin at its mapped
 // coordinate, and that point. A node joins first at Config.Point (the
 // client's is a hash of its peer ID, since no coordinate is known before
 // it has heartbeats to measure), so once Vivaldi's error is at most
-// driftMaxError and the coordinate rests on firstMoveSamples samples it
-// moves, in its turn (firstMoveTurns), whenever the mapped point lies
-// outside its zones; a node placed by its coordinate
+// driftMaxError and the coordinate rests on firstMoveSamples samples (and,
+// with Config.AwaitBounds, trained bounds have come) it moves whenever the
+// mapped point lies outside its zones; a node placed by its coordinate
 // stays until the mapped point lies further than its zone's diagonal from
 // the zone's centre (with several zones, from each of them), so a
 // coordinate that wobbles across a zone's face does not make it rejoin
-// again and again. Without Config.Bounds, or while Vivaldi's error is
-// above driftMaxError, it never drifts.
+// again and again. Every move waits for the node's turn (moveTurns).
+// Without bounds, or while Vivaldi's error is above driftMaxError, it
+// never drifts.
 func (n *Node) Drifted() (bool, []float64) { return n.driftedAt(time.Now()) }
 
 func (n *Node) driftedAt(now time.Time) (bool, []float64) {
@@ -87,9 +88,9 @@ func (n *Node) moveTurn(now time.Time) bool {
 	if hb <= 0 || len(n.first) == 0 {
 		return true
 	}
-	turn := int64(n.first[0]*firstMoveTurns) % firstMoveTurns
+	turn := int64(n.first[0]*moveTurns) % moveTurns
 	half := now.UnixNano() / int64(hb) // heartbeat intervals since the epoch
-	return half%(2*firstMoveTurns) == 2*turn
+	return half%(2*moveTurns) == 2*turn
 }
 
 // checkDrift leaves and rejoins at the new point when the node drifted.
