@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -81,6 +82,9 @@ type network struct {
 	member  atomic.Bool // holds a zone and told the manager so
 	// capacity is the load figures' scale, reported to the manager.
 	capacity can.Capacity
+	// bounds is the signed bounds record last checked; only serve's
+	// goroutine, which asks the manager, touches it.
+	bounds []byte
 }
 
 // newNetwork starts the libp2p host for prof. The node is attached later
@@ -265,8 +269,13 @@ func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
 }
 
 // adoptBounds hands the manager's trained bounds to the node once their
-// signature checks out; anything else is logged and ignored.
+// signature checks out; anything else is logged and ignored. The same
+// record, which every renewal brings, is checked once.
 func (nw *network) adoptBounds(signed []byte) {
+	if bytes.Equal(signed, nw.bounds) {
+		return
+	}
+	nw.bounds = signed
 	b, err := envelope.OpenBounds(signed, nw.key)
 	if err != nil {
 		nw.log.Warn("Bounds from the manager refused", "err", err)
