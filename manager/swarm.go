@@ -29,8 +29,10 @@ const (
 // Swarm is the manager's view of the overlay, from the members' reports
 // and the tasks it sent.
 type Swarm struct {
-	Peers []SwarmPeer `json:"peers"`
-	Hosts []SwarmHost `json:"hosts"`
+	// Assignment is how hosts go to peers (AssignCAN or AssignHash).
+	Assignment string      `json:"assignment"`
+	Peers      []SwarmPeer `json:"peers"`
+	Hosts      []SwarmHost `json:"hosts"`
 	// Bounds are the CAN space's bounds hosts and members are mapped with
 	// and BoundsEpoch their training (0: the operator's, untrained); nil
 	// without coordinate-aware placement.
@@ -56,7 +58,7 @@ type SwarmHost struct {
 
 // swarm gathers the swarm view.
 func (m *Manager) swarm() (Swarm, error) {
-	var sw Swarm
+	sw := Swarm{Assignment: m.opts.Assignment}
 	if m.bounds != nil {
 		b := m.bounds.Current()
 		sw.Bounds, sw.BoundsEpoch = &b.Bounds, b.Epoch

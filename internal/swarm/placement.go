@@ -39,10 +39,9 @@ type Placement struct {
 	Trained int
 }
 
-// Placement reads every client's coordinate and zones and maps the
-// coordinate with the client's own bounds, or with b (the network
-// profile's) for a client that does not report its mapped point.
-func (s *Swarm) Placement(ctx context.Context, b coord.Bounds) (Placement, error) {
+// Placement reads every client's zones and the point its coordinate maps
+// to under its own bounds; a client without bounds holds no mapped point.
+func (s *Swarm) Placement(ctx context.Context) (Placement, error) {
 	var pl Placement
 	for _, c := range s.Clients {
 		st, err := c.Status(ctx)
@@ -59,9 +58,6 @@ func (s *Swarm) Placement(ctx context.Context, b coord.Bounds) (Placement, error
 			pl.Trained++
 		}
 		p := can.Point(o.Mapped)
-		if len(p) == 0 {
-			p = b.Map(coord.Coord{Vec: o.Coordinate})
-		}
 		for _, z := range o.Zones {
 			if (can.Zone{Lo: z.Lo, Hi: z.Hi}).Contains(p) {
 				pl.Held++
@@ -96,9 +92,9 @@ type HostPlacement struct {
 }
 
 // HostPlacement reads the manager's swarm view and the clients' peer IDs,
-// and maps the members' coordinates with the manager's bounds, or b when
-// it names none.
-func (s *Swarm) HostPlacement(ctx context.Context, b coord.Bounds) (HostPlacement, error) {
+// and maps the members' coordinates with the manager's bounds (without
+// bounds, only the round trips are measured).
+func (s *Swarm) HostPlacement(ctx context.Context) (HostPlacement, error) {
 	var hp HostPlacement
 	st, err := s.Manager.Status(ctx)
 	if err != nil {
@@ -115,18 +111,17 @@ func (s *Swarm) HostPlacement(ctx context.Context, b coord.Bounds) (HostPlacemen
 		}
 	}
 	var rtts int
-	if st.Swarm.Bounds != nil {
-		b = *st.Swarm.Bounds // the manager's, trained or not
-	}
 	hp.BoundsEpoch = st.Swarm.BoundsEpoch
 	mapped := map[string]can.Point{}
-	for _, p := range st.Swarm.Peers {
-		if len(p.Coord) > 0 {
-			mapped[p.ID] = b.Map(coord.Coord{Vec: p.Coord})
+	if b := st.Swarm.Bounds; b != nil {
+		for _, p := range st.Swarm.Peers {
+			if len(p.Coord) > 0 {
+				mapped[p.ID] = b.Map(coord.Coord{Vec: p.Coord})
+			}
 		}
-	}
-	if len(mapped) == 0 {
-		return hp, errors.New("host placement: no member reported a coordinate")
+		if len(mapped) == 0 {
+			return hp, errors.New("host placement: no member reported a coordinate")
+		}
 	}
 	n := 0 // located hosts whose owner reported a coordinate
 	for _, h := range st.Swarm.Hosts {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/fixture"
-	"github.com/hivecrawl/hivecrawl/manager"
 )
 
 // TestCoordinatePlacement runs the coordinate CAN, the default, over
@@ -38,7 +37,6 @@ func TestCoordinatePlacement(t *testing.T) {
 	// Then up to 45 s more while fewer than half the clients hold their
 	// mapped point: coordinates are still settling.
 	time.Sleep(45 * time.Second)
-	b := manager.DefaultBounds
 	var (
 		pl  Placement
 		err error
@@ -46,7 +44,7 @@ func TestCoordinatePlacement(t *testing.T) {
 	start := time.Now()
 	pctx, pcancel := context.WithTimeout(ctx, 45*time.Second)
 	poll(pctx, 5*time.Second, func() (bool, error) {
-		pl, err = s.Placement(ctx, b)
+		pl, err = s.Placement(ctx)
 		return err != nil || 2*pl.Held >= peers, nil
 	})
 	pcancel()
@@ -59,7 +57,7 @@ func TestCoordinatePlacement(t *testing.T) {
 	}
 	var hp HostPlacement
 	err = poll(ctx, time.Second, func() (bool, error) {
-		hp, err = s.HostPlacement(ctx, b)
+		hp, err = s.HostPlacement(ctx)
 		return err == nil && hp.Hosts == hosts, nil
 	})
 	if err != nil {
@@ -72,7 +70,7 @@ func TestCoordinatePlacement(t *testing.T) {
 	// Members hear of trained bounds at their next renewal (10 s).
 	tctx, tcancel := context.WithTimeout(ctx, 30*time.Second)
 	poll(tctx, time.Second, func() (bool, error) {
-		pl, err = s.Placement(ctx, b)
+		pl, err = s.Placement(ctx)
 		return err != nil || pl.Trained == pl.Clients, nil
 	})
 	tcancel()

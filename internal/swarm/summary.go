@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"slices"
 	"sort"
 	"time"
 
@@ -141,7 +140,7 @@ func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Sta
 		ms := math.Round(float64(worst.MinGap)/float64(time.Microsecond)) / 1000
 		sum.MinGapMs = &ms
 	}
-	sum.Placement = s.PlacementKind()
+	sum.Placement = PlacementOf(st.Swarm)
 	var pages int64
 	var rtt, all float64
 	for name, hs := range web {
@@ -183,15 +182,14 @@ func (s *Swarm) meanToClients(ip string) float64 {
 	return sum / float64(n)
 }
 
-// PlacementKind names how the manager's arguments place hosts and peers.
-func (s *Swarm) PlacementKind() string {
-	args := s.cfg.ManagerArgs
-	for i, a := range args {
-		if a == "--assignment=hash" || a == "--assignment" && i+1 < len(args) && args[i+1] == "hash" {
-			return "consistent hashing"
-		}
-	}
-	if slices.Contains(args, "--coordinates=false") {
+// PlacementOf names how the manager whose swarm view this is places
+// hosts and peers: consistent hashing, or the CAN with points at the
+// network coordinates (bounds set) or at hashes of names.
+func PlacementOf(sw manager.Swarm) string {
+	switch {
+	case sw.Assignment == manager.AssignHash:
+		return "consistent hashing"
+	case sw.Bounds == nil:
 		return "hashed points"
 	}
 	return "coordinates"

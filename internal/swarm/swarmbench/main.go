@@ -37,7 +37,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/swarm"
-	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -179,7 +178,6 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 	if err != nil {
 		return sum, "", err
 	}
-	coords := s.PlacementKind() == "coordinates"
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -188,6 +186,11 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 	if err := members(ctx, s); err != nil {
 		return sum, "", err
 	}
+	st, err := s.Manager.Status(ctx)
+	if err != nil {
+		return sum, "", err
+	}
+	coords := swarm.PlacementOf(st.Swarm) == "coordinates"
 	select {
 	case <-ctx.Done():
 		return sum, "", ctx.Err()
@@ -195,7 +198,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 	}
 	var note string
 	if coords {
-		pl, err := s.Placement(ctx, manager.DefaultBounds)
+		pl, err := s.Placement(ctx)
 		if err != nil {
 			return sum, "", err
 		}
@@ -236,7 +239,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 	if err := s.Observe(ctx, &sum, time.Since(start)); err != nil {
 		return sum, "", err
 	}
-	hp, err := s.HostPlacement(ctx, manager.DefaultBounds)
+	hp, err := s.HostPlacement(ctx)
 	if err != nil {
 		return sum, "", err
 	}
