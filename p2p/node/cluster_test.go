@@ -16,6 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -442,4 +443,25 @@ func (c *cluster) waitStable(limit time.Duration) time.Duration {
 	}
 	c.t.Fatalf("overlay not stable after %v: %s", limit, why)
 	return 0
+}
+
+// outsider returns a node at point p, not in the cluster's overlay, and
+// the join request it would send: for tests that hand its request to a
+// member directly.
+func (c *cluster) outsider(ctx context.Context, p can.Point) (*Node, *wire.JoinRequest) {
+	t := c.t
+	h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	cfg := c.cfg
+	cfg.Point = p
+	n, err := New(h, &memQueue{}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n, &wire.JoinRequest{Point: cfg.Point, Joiner: n.selfLocked()}
 }

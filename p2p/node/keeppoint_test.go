@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
 // TestPlacedOwnerKeepsItsPoint: a peer placed at its coordinate that
@@ -24,28 +22,16 @@ func TestPlacedOwnerKeepsItsPoint(t *testing.T) {
 		owner.n.mu.Lock()
 		owner.n.placed = placed
 		owner.n.mu.Unlock()
-		h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { h.Close() })
-		cfg := c.cfg
-		cfg.Point = can.Point{0.2, 0.1, 0.35} // the same half as own in every dimension
-		joiner, err := New(h, &memQueue{}, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		joiner.mu.Lock()
-		req := &wire.JoinRequest{Point: cfg.Point, Joiner: joiner.selfLocked()}
-		joiner.mu.Unlock()
-		resp := owner.n.join(req, h.ID())
+		point := can.Point{0.2, 0.1, 0.35} // the same half as own in every dimension
+		joiner, req := c.outsider(ctx, point)
+		resp := owner.n.join(req, joiner.h.ID())
 		cancel()
 		if resp.Error != "" || len(resp.Zones) != 1 {
 			t.Fatalf("placed %v: answer %+v, want one zone", placed, resp)
 		}
 		given, _ := fromWireZones(resp.Zones, can.DefaultDim)
 		kept := owner.n.Zones()
-		if !given[0].Contains(cfg.Point) {
+		if !given[0].Contains(point) {
 			t.Fatalf("placed %v: joiner's zone %v lacks its point", placed, given[0])
 		}
 		if v := volume(kept) + volume(given); v != 1 {

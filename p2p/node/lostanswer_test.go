@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
 // TestJoinAnswerLost: the owner has answered a join, but the joiner has
@@ -19,19 +17,9 @@ func TestJoinAnswerLost(t *testing.T) {
 	defer cancel()
 	c := newCluster(t, Config{Heartbeat: time.Hour}) // no rounds of its own
 	owner := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
-	h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	cfg := c.cfg
-	cfg.Point = can.Point{0.75, 0.5, 0.5}
-	joiner, err := New(h, &memQueue{}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	joiner, req := c.outsider(ctx, can.Point{0.75, 0.5, 0.5})
+	h := joiner.h
 	joiner.mu.Lock()
-	req := &wire.JoinRequest{Point: cfg.Point, Joiner: joiner.selfLocked()}
 	zoneless := joiner.heartbeatLocked()
 	joiner.mu.Unlock()
 
