@@ -143,8 +143,9 @@ func (c *cluster) add(ctx context.Context) *member {
 	return c.addAt(ctx, c.randomPoint())
 }
 
-// addAt starts a peer that joins at point p.
-func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
+// newNode makes a node at point p on a host of its own, with the
+// cluster's config (and tweak), not yet in the overlay.
+func (c *cluster) newNode(ctx context.Context, p can.Point) (*Node, *memQueue) {
 	t := c.t
 	h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
 	if err != nil {
@@ -161,6 +162,14 @@ func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return n, q
+}
+
+// addAt starts a peer that joins at point p.
+func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
+	t := c.t
+	n, q := c.newNode(ctx, p)
+	h := n.h
 	m := &member{h: h, n: n, q: q, alive: true}
 	if live := c.live(); len(live) == 0 {
 		n.Start()
@@ -449,19 +458,8 @@ func (c *cluster) waitStable(limit time.Duration) time.Duration {
 // the join request it would send: for tests that hand its request to a
 // member directly.
 func (c *cluster) outsider(ctx context.Context, p can.Point) (*Node, *wire.JoinRequest) {
-	t := c.t
-	h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	cfg := c.cfg
-	cfg.Point = p
-	n, err := New(h, &memQueue{}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	n, _ := c.newNode(ctx, p)
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n, &wire.JoinRequest{Point: cfg.Point, Joiner: n.selfLocked()}
+	return n, &wire.JoinRequest{Point: n.cfg.Point, Joiner: n.selfLocked()}
 }
