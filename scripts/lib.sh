@@ -21,9 +21,13 @@ need_go() {
 }
 
 # need_pkg CMD PACKAGE...: install Debian packages when CMD is missing.
+# A CMD with a slash is a path pattern, for programs not on PATH.
 need_pkg() {
 	local cmd=$1; shift
-	command -v "$cmd" >/dev/null 2>&1 && return 0
+	case $cmd in
+	*/*) compgen -G "$cmd" >/dev/null && return 0 ;;
+	*) command -v "$cmd" >/dev/null 2>&1 && return 0 ;;
+	esac
 	if ! command -v apt-get >/dev/null 2>&1; then
 		echo "$cmd is missing and apt-get is not available: install $* by hand" >&2
 		return 1

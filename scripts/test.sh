@@ -19,6 +19,9 @@ need_pkg man man-db
 # which the test installs into the user's cache.
 need_pkg node nodejs
 need_pkg npm npm
+# The manager's PostgreSQL tests start a throwaway server
+# (internal/pgtest) from Debian's server binaries, which are not on PATH.
+need_pkg '/usr/lib/postgresql/*/bin/initdb' postgresql
 echo "== go vet"
 go vet ./...
 echo "== gofmt"
