@@ -1,20 +1,35 @@
 package channels
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/pieces"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
+// openDB opens a database at path, or a new one in the test's directory
+// when path is empty: a bbolt file, or with HIVECRAWL_TEST_POSTGRES=1 a
+// throwaway PostgreSQL server (pgtest), which runs the package's tests on
+// the shared store.
 func openDB(t *testing.T, path string, opts Options) *DB {
 	t.Helper()
+	if path == "" && os.Getenv("HIVECRAWL_TEST_POSTGRES") == "1" {
+		d, err := OpenPostgres(context.Background(), pgtest.Start(t).DSN, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "channels.db")
 	}

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 )
 
 // Limits on what a user may set of one channel.
@@ -125,7 +125,8 @@ func (d *DB) Set(id string, s Settings) (Channel, error) {
 // the channel after it.
 func (d *DB) control(id string, fn func(*Channel) error) (Channel, error) {
 	var out Channel
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
+		out = Channel{} // a run again starts afresh (kv.Store.Update)
 		b := tx.Bucket(bucketChannels)
 		found, err := getJSON(b, []byte(id), &out)
 		switch {

@@ -1,15 +1,19 @@
 package channels
 
 import (
+	"cmp"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -76,32 +80,38 @@ var (
 	bucketMeta     = []byte("meta")     // name → JSON
 )
 
-// DB is the channel database. Safe for concurrent use.
+// buckets are the database's buckets.
+var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated}
+
+// DB is the channel database. Safe for concurrent use, and, on a shared
+// store, by several managers at once: every change is one transaction.
 type DB struct {
-	db   *bolt.DB
+	db   kv.Store
 	opts Options
 }
 
-// Open opens (creating if needed) the database at path.
+// Open opens (creating if needed) the database in the bbolt file at path.
 func Open(path string, opts Options) (*DB, error) {
-	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "channel database", Advice: "it holds every channel and task; restore it from a backup, or move it aside to start a new network"})
+	db, err := kv.OpenBolt(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "channel database",
+		Advice: "it holds every channel and task; restore it from a backup, or move it aside to start a new network"}, buckets...)
 	if err != nil {
 		return nil, err // boltfile.Open names the file, and says when another process holds it
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return &DB{db: db, opts: opts.withDefaults()}, nil
+}
+
+// OpenPostgres opens (creating if needed) the database in PostgreSQL at
+// dsn, which several managers may share.
+func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
+	db, err := kv.OpenPostgres(ctx, dsn, PostgresTable, buckets...)
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open channel database %s: %w", path, err)
+		return nil, fmt.Errorf("open channel database: %w", err)
 	}
 	return &DB{db: db, opts: opts.withDefaults()}, nil
 }
+
+// PostgresTable is the channel database's table in PostgreSQL.
+const PostgresTable = "hivecrawl_channels"
 
 // Close closes the file.
 func (d *DB) Close() error { return d.db.Close() }
@@ -113,7 +123,8 @@ func (d *DB) Options() Options { return d.opts }
 // new host creates a channel, one on a known host joins its seeds. It
 // returns the channels created.
 func (d *DB) AddSeeds(seeds []string, now time.Time) (created []Channel, err error) {
-	err = d.db.Update(func(tx *bolt.Tx) error {
+	err = d.db.Update(func(tx kv.Tx) error {
+		created = nil // a run again starts afresh (kv.Store.Update)
 		for _, s := range seeds {
 			c, isNew, err := d.addSeedTx(tx, s, SourceSeed, now, false)
 			if err != nil {
@@ -132,7 +143,7 @@ func (d *DB) AddSeeds(seeds []string, now time.Time) (created []Channel, err err
 }
 
 // addSeedTx adds one seed; limited applies the inter-site limits.
-func (d *DB) addSeedTx(tx *bolt.Tx, raw, source string, now time.Time, limited bool) (*Channel, bool, error) {
+func (d *DB) addSeedTx(tx kv.Tx, raw, source string, now time.Time, limited bool) (*Channel, bool, error) {
 	seed, id, err := ParseSeed(raw)
 	if err != nil {
 		return nil, false, err
@@ -182,7 +193,7 @@ func (d *DB) addSeedTx(tx *bolt.Tx, raw, source string, now time.Time, limited b
 // Get returns the channel id.
 func (d *DB) Get(id string) (Channel, error) {
 	var c Channel
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		found, err := getJSON(tx.Bucket(bucketChannels), []byte(id), &c)
 		if err == nil && !found {
 			err = ErrNotFound
@@ -198,7 +209,7 @@ func (d *DB) Get(id string) (Channel, error) {
 // Count returns the number of channels.
 func (d *DB) Count() (int, error) {
 	n := 0
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		n = countIndex(tx.Bucket(bucketIndex))
 		return nil
 	})
@@ -208,21 +219,32 @@ func (d *DB) Count() (int, error) {
 // All returns every channel with Index ≥ from, in index order.
 func (d *DB) All(from int) ([]Channel, error) {
 	var out []Channel
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
+		out = nil
 		chs := tx.Bucket(bucketChannels)
-		cur := tx.Bucket(bucketIndex).Cursor()
-		for k, id := cur.Seek(indexKey(from)); k != nil; k, id = cur.Next() {
+		if from > 0 {
+			// The channels added since from, typically a few: by index.
+			return tx.Bucket(bucketIndex).ForEachFrom(indexKey(from), func(k, id []byte) error {
+				var c Channel
+				found, err := getJSON(chs, id, &c)
+				if err == nil && !found {
+					err = fmt.Errorf("index %d names missing channel %s", binary.BigEndian.Uint64(k), id)
+				}
+				out = append(out, c)
+				return err
+			})
+		}
+		// All of them: one pass over the records, sorted after.
+		err := chs.ForEach(func(_, v []byte) error {
 			var c Channel
-			found, err := getJSON(chs, id, &c)
-			if err != nil {
+			if err := json.Unmarshal(v, &c); err != nil {
 				return err
 			}
-			if !found {
-				return fmt.Errorf("index %d names missing channel %s", binary.BigEndian.Uint64(k), id)
-			}
 			out = append(out, c)
-		}
-		return nil
+			return nil
+		})
+		slices.SortFunc(out, func(a, b Channel) int { return cmp.Compare(a.Index, b.Index) })
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list channels: %w", err)
@@ -233,7 +255,7 @@ func (d *DB) All(from int) ([]Channel, error) {
 // Update applies fn to channel id and stores the result, in one
 // transaction; fn must not change ID or Index.
 func (d *DB) Update(id string, fn func(*Channel) error) error {
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketChannels)
 		var c Channel
 		found, err := getJSON(b, []byte(id), &c)
@@ -261,7 +283,7 @@ func (d *DB) Update(id string, fn func(*Channel) error) error {
 // SetGroups stores each channel's priority group and change interval, by
 // index (as recrawl.Rank returns them).
 func (d *DB) SetGroups(groups []int) error {
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
 		chs := tx.Bucket(bucketChannels)
 		idx := tx.Bucket(bucketIndex)
 		for i, g := range groups {
@@ -291,7 +313,7 @@ func (d *DB) SetGroups(groups []int) error {
 
 // PutMeta stores v as JSON under name.
 func (d *DB) PutMeta(name string, v any) error {
-	err := d.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketMeta), []byte(name), v) })
+	err := d.db.Update(func(tx kv.Tx) error { return putJSON(tx.Bucket(bucketMeta), []byte(name), v) })
 	if err != nil {
 		return fmt.Errorf("store %s: %w", name, err)
 	}
@@ -301,7 +323,7 @@ func (d *DB) PutMeta(name string, v any) error {
 // GetMeta reads name into v and reports whether it was there.
 func (d *DB) GetMeta(name string, v any) (bool, error) {
 	var found bool
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		var err error
 		found, err = getJSON(tx.Bucket(bucketMeta), []byte(name), v)
 		return err
@@ -313,8 +335,8 @@ func (d *DB) GetMeta(name string, v any) (bool, error) {
 }
 
 // countIndex returns the number of channels: the last index plus one.
-func countIndex(b *bolt.Bucket) int {
-	k, _ := b.Cursor().Last()
+func countIndex(b kv.Bucket) int {
+	k, _ := b.Last()
 	if k == nil {
 		return 0
 	}
@@ -327,7 +349,7 @@ func indexKey(i int) []byte {
 	return k[:]
 }
 
-func putJSON(b *bolt.Bucket, k []byte, v any) error {
+func putJSON(b kv.Bucket, k []byte, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -335,7 +357,7 @@ func putJSON(b *bolt.Bucket, k []byte, v any) error {
 	return b.Put(k, data)
 }
 
-func getJSON(b *bolt.Bucket, k []byte, v any) (bool, error) {
+func getJSON(b kv.Bucket, k []byte, v any) (bool, error) {
 	data := b.Get(k)
 	if data == nil {
 		return false, nil

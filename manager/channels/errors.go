@@ -13,4 +13,10 @@ var (
 	// ErrNotHolder: a result came from a peer that does not hold the
 	// task's lease.
 	ErrNotHolder = errors.New("result from a peer that does not hold the task's lease")
+	// ErrNotGrantable: a task is not open, was sent already (by another
+	// manager sharing the database), or names no host.
+	ErrNotGrantable = errors.New("task not grantable")
+	// ErrIssued: the round was issued already (another manager sharing
+	// the database got there first).
+	ErrIssued = errors.New("round already issued")
 )

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 )
 
 // Host leases (DESIGN §8). The channel database is the one authority on who
@@ -77,7 +77,8 @@ func (t *Task) liveUntil(skew time.Duration) time.Time {
 // false when the host is busy; the task then waits. A task granted before
 // but never sent (the manager stopped in between) is granted afresh.
 func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, err error) {
-	err = d.db.Update(func(tx *bolt.Tx) error {
+	err = d.db.Update(func(tx kv.Tx) error {
+		t, ok = Task{}, false // a run again starts afresh (kv.Store.Update)
 		tb, hb := tx.Bucket(bucketTasks), tx.Bucket(bucketHosts)
 		found, err := getJSON(tb, []byte(id), &t)
 		if err != nil {
@@ -87,7 +88,7 @@ func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, er
 			return ErrNotFound
 		}
 		if t.State != TaskOpen || t.Sent || t.Sending || t.Host == "" {
-			return fmt.Errorf("task is %s, sent %v: not grantable", t.State, t.Sent || t.Sending)
+			return fmt.Errorf("%w: task is %s, sent %v", ErrNotGrantable, t.State, t.Sent || t.Sending)
 		}
 		var hl hostLease
 		if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
@@ -129,7 +130,7 @@ func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, er
 // ErrLeaseOver: drop the task.
 func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
 	var misrouted bool
-	t, err := d.leaseOp(id, "claim", func(tx *bolt.Tx, t *Task) error {
+	t, err := d.leaseOp(id, "claim", func(tx kv.Tx, t *Task) error {
 		if t.State == TaskOpen && slices.Contains(t.Avoid, peer) {
 			// The overlay delivered a spot-check to the crawler it checks
 			// (zones moved under the manager's view). Refused here,
@@ -140,6 +141,9 @@ func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt Lease
 			return endLeaseTx(tx, t, now)
 		}
 		if err := current(t, epoch); err != nil {
+			return err
+		}
+		if err := holdsHost(tx, t); err != nil {
 			return err
 		}
 		switch {
@@ -166,7 +170,7 @@ const ReasonMisrouted = "misrouted"
 // lapsed, was released or is held by another peer is ErrLeaseOver: the
 // crawler must stop at once.
 func (d *DB) Renew(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
-	return d.leaseOp(id, "renew", func(_ *bolt.Tx, t *Task) error {
+	return d.leaseOp(id, "renew", func(_ kv.Tx, t *Task) error {
 		if err := current(t, epoch); err != nil {
 			return err
 		}
@@ -181,7 +185,7 @@ func (d *DB) Renew(id string, epoch uint64, peer string, now time.Time, lt Lease
 // Release records that peer, the holder, stopped crawling task id (it
 // leaves and hands the task to an heir, which may then claim it).
 func (d *DB) Release(id string, epoch uint64, peer string) (Task, error) {
-	return d.leaseOp(id, "release", func(_ *bolt.Tx, t *Task) error {
+	return d.leaseOp(id, "release", func(_ kv.Tx, t *Task) error {
 		if t.Epoch != epoch || t.Holder != peer {
 			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
 		}
@@ -201,11 +205,30 @@ func current(t *Task, epoch uint64) error {
 	return nil
 }
 
+// holdsHost checks that t's lease is its host's newest. A newer grant to
+// another task of the host fences t's out, whatever the order in which
+// the two were sent (two managers sharing the database can each grant
+// one before either is sent).
+func holdsHost(tx kv.Tx, t *Task) error {
+	if t.Host == "" {
+		return nil
+	}
+	var hl hostLease
+	if _, err := getJSON(tx.Bucket(bucketHosts), []byte(t.Host), &hl); err != nil {
+		return err
+	}
+	if hl.Task != t.ID || hl.Epoch != t.Epoch {
+		return fmt.Errorf("%w: the lease on %s passed to task %s (epoch %d)", ErrLeaseOver, t.Host, hl.Task, hl.Epoch)
+	}
+	return nil
+}
+
 // leaseOp applies fn to task id in one transaction and stores the task
 // when fn succeeds.
-func (d *DB) leaseOp(id, what string, fn func(*bolt.Tx, *Task) error) (Task, error) {
+func (d *DB) leaseOp(id, what string, fn func(kv.Tx, *Task) error) (Task, error) {
 	var t Task
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
+		t = Task{} // a run again starts afresh (kv.Store.Update)
 		tb := tx.Bucket(bucketTasks)
 		found, err := getJSON(tb, []byte(id), &t)
 		if err != nil {
@@ -238,7 +261,7 @@ func (t *Task) lapsed(now time.Time, skew time.Duration) bool {
 
 // endLeaseTx records that task t's lease ended at now, when t holds its
 // host's current lease.
-func endLeaseTx(tx *bolt.Tx, t *Task, now time.Time) error {
+func endLeaseTx(tx kv.Tx, t *Task, now time.Time) error {
 	if t.Epoch == 0 || t.Host == "" {
 		return nil
 	}

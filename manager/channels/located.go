@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
@@ -27,7 +27,7 @@ type Located struct {
 
 // PutLocated stores host's coordinate.
 func (d *DB) PutLocated(host string, l Located) error {
-	err := d.db.Update(func(tx *bolt.Tx) error { return putJSON(tx.Bucket(bucketLocated), []byte(host), l) })
+	err := d.db.Update(func(tx kv.Tx) error { return putJSON(tx.Bucket(bucketLocated), []byte(host), l) })
 	if err != nil {
 		return fmt.Errorf("store the coordinate of %s: %w", host, err)
 	}
@@ -38,7 +38,7 @@ func (d *DB) PutLocated(host string, l Located) error {
 func (d *DB) GetLocated(host string) (Located, bool, error) {
 	var l Located
 	var found bool
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		var err error
 		found, err = getJSON(tx.Bucket(bucketLocated), []byte(host), &l)
 		return err

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -180,7 +180,7 @@ func (c *Channel) addPushed(ts []*task.Task) {
 // after seq wait for the next round and make the channel due again (Issue
 // cleared CrawlSoon), unless it is paused.
 func (d *DB) MarkPushes(id string, round int, seq uint64) error {
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketChannels)
 		var c Channel
 		found, err := getJSON(b, []byte(id), &c)

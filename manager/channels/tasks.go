@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -143,9 +143,12 @@ type Outcome struct {
 }
 
 // Issue stores the tasks of a channel's new round and marks the round
-// submitted, in one transaction. Each task's Deadline must be set.
+// submitted, in one transaction. Each task's Deadline must be set. It
+// returns ErrIssued, and stores nothing, unless round follows the
+// channel's last: a round is issued once, whichever of several managers
+// sharing the database tries.
 func (d *DB) Issue(channel string, round int, tasks []Task, now time.Time) error {
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
 		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
 		var c Channel
 		found, err := getJSON(chs, []byte(channel), &c)
@@ -154,6 +157,9 @@ func (d *DB) Issue(channel string, round int, tasks []Task, now time.Time) error
 		}
 		if !found {
 			return ErrNotFound
+		}
+		if c.Round != round-1 {
+			return fmt.Errorf("%w: the channel is at round %d", ErrIssued, c.Round)
 		}
 		for _, t := range tasks {
 			t.State = TaskOpen
@@ -179,7 +185,7 @@ func (d *DB) IssueCheck(t Task) error {
 	if t.Checks == "" {
 		return fmt.Errorf("issue check task %s: it checks no task", t.ID)
 	}
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
 		tb := tx.Bucket(bucketTasks)
 		if tb.Get([]byte(t.ID)) != nil {
 			return fmt.Errorf("task %s exists", t.ID)
@@ -196,7 +202,7 @@ func (d *DB) IssueCheck(t Task) error {
 // Task returns the record of task id.
 func (d *DB) Task(id string) (Task, error) {
 	var t Task
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		found, err := getJSON(tx.Bucket(bucketTasks), []byte(id), &t)
 		if err == nil && !found {
 			err = ErrNotFound
@@ -240,7 +246,7 @@ func (d *DB) Signed(id string, env []byte) error {
 
 // updateTask applies fn to task id in one transaction.
 func (d *DB) updateTask(id string, fn func(*Task)) error {
-	return d.db.Update(func(tx *bolt.Tx) error {
+	return d.db.Update(func(tx kv.Tx) error {
 		tb := tx.Bucket(bucketTasks)
 		var t Task
 		found, err := getJSON(tb, []byte(id), &t)
@@ -258,7 +264,7 @@ func (d *DB) updateTask(id string, fn func(*Task)) error {
 // Open returns the open tasks.
 func (d *DB) Open() ([]Task, error) {
 	var out []Task
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		return forEachTask(tx, func(t Task) error {
 			if t.State == TaskOpen {
 				out = append(out, t)
@@ -279,7 +285,8 @@ func (d *DB) Open() ([]Task, error) {
 // after the deadline but before Expire ran still counts.
 func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, error) {
 	var out Outcome
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
+		out = Outcome{} // a run again starts afresh (kv.Store.Update)
 		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
 		found, err := getJSON(tb, []byte(id), &out.Task)
 		if err != nil {
@@ -353,7 +360,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 // continueTx stores next, the continuation of done task t, as an open
 // task of t's round, when that round is still the channel's and next is
 // well formed. The continuation gets as long as t had to bring a result.
-func continueTx(tb *bolt.Bucket, c *Channel, t Task, next *task.Task, now time.Time) (bool, error) {
+func continueTx(tb kv.Bucket, c *Channel, t Task, next *task.Task, now time.Time) (bool, error) {
 	if next == nil || t.Round != c.Round || c.Pending == 0 || next.Channel != t.Channel || next.Host() != t.Host {
 		return false, nil
 	}
@@ -472,7 +479,7 @@ func (c *Channel) selective(unchanged []string) {
 // addInterSiteTx turns inter-site URLs into channels (or seeds of known
 // channels) within the operator's limits; URLs that do not parse are
 // skipped, as they come from outside.
-func (d *DB) addInterSiteTx(tx *bolt.Tx, urls []string, now time.Time) ([]Channel, error) {
+func (d *DB) addInterSiteTx(tx kv.Tx, urls []string, now time.Time) ([]Channel, error) {
 	var created []Channel
 	for _, u := range urls {
 		if d.opts.MaxPerFeedback < 0 || len(created) >= d.opts.MaxPerFeedback {
@@ -506,7 +513,8 @@ type Lost struct {
 // deadline passed.
 func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 	var out []Lost
-	err := d.db.Update(func(tx *bolt.Tx) error {
+	err := d.db.Update(func(tx kv.Tx) error {
+		out = nil // a run again starts afresh (kv.Store.Update)
 		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
 		var due []Task
 		if err := forEachTask(tx, func(t Task) error {
@@ -541,7 +549,8 @@ func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 // holds its lease (the reporter's copy never ran; the holder's may be
 // running): nothing changes.
 func (d *DB) Cancel(id, peer, reason string, now time.Time) (l Lost, ok bool, err error) {
-	err = d.db.Update(func(tx *bolt.Tx) error {
+	err = d.db.Update(func(tx kv.Tx) error {
+		l, ok = Lost{}, false // a run again starts afresh (kv.Store.Update)
 		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
 		var t Task
 		found, err := getJSON(tb, []byte(id), &t)
@@ -569,7 +578,7 @@ func (d *DB) Cancel(id, peer, reason string, now time.Time) (l Lost, ok bool, er
 
 // endTx ends open task t in state (failed or cancelled) and counts it
 // against its channel's round.
-func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (Lost, error) {
+func endTx(chs, tb kv.Bucket, t Task, state, reason string, now time.Time) (Lost, error) {
 	t.State, t.Reason, t.Finished, t.Envelope, t.Spec = state, reason, now, nil, nil
 	if err := putJSON(tb, []byte(t.ID), &t); err != nil {
 		return Lost{}, err
@@ -603,7 +612,7 @@ func endTx(chs, tb *bolt.Bucket, t Task, state, reason string, now time.Time) (L
 func (d *DB) Latest() (map[string]Task, error) {
 	sent, any := map[string]Task{}, map[string]Task{}
 	later := func(t, cur Task) bool { return t.Round > cur.Round || (t.Round == cur.Round && t.ID < cur.ID) }
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		return forEachTask(tx, func(t Task) error {
 			if t.Checks != "" {
 				return nil
@@ -647,7 +656,7 @@ type TaskStats struct {
 // Stats returns the task table's figures.
 func (d *DB) Stats() (TaskStats, error) {
 	st := TaskStats{Counts: map[string]int{}, Cancelled: map[string]int{}}
-	err := d.db.View(func(tx *bolt.Tx) error {
+	err := d.db.View(func(tx kv.Tx) error {
 		return forEachTask(tx, func(t Task) error {
 			st.Counts[t.State]++
 			switch {
@@ -665,7 +674,7 @@ func (d *DB) Stats() (TaskStats, error) {
 	return st, nil
 }
 
-func forEachTask(tx *bolt.Tx, fn func(Task) error) error {
+func forEachTask(tx kv.Tx, fn func(Task) error) error {
 	return tx.Bucket(bucketTasks).ForEach(func(k, v []byte) error {
 		var t Task
 		if err := json.Unmarshal(v, &t); err != nil {
