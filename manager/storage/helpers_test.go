@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -59,8 +60,16 @@ func newHost(t *testing.T) *host.Host {
 
 func newRig(t *testing.T) *rig { t.Helper(); return newRigWith(t, nil) }
 
-// newRigWith is newRig with the storage options changed by opt.
+// newRigWith is newRig with the storage options changed by opt. With
+// HIVECRAWL_TEST_POSTGRES=1 its databases are in PostgreSQL.
 func newRigWith(t *testing.T, opt func(*Options)) *rig {
+	t.Helper()
+	return newRigOn(t, os.Getenv("HIVECRAWL_TEST_POSTGRES") == "1", opt)
+}
+
+// newRigOn is newRigWith with the channel database and the index in a
+// throwaway PostgreSQL server when postgres is set.
+func newRigOn(t *testing.T, postgres bool, opt func(*Options)) *rig {
 	t.Helper()
 	r := &rig{dir: t.TempDir(), clock: t0, channel: "site.example"}
 	var err error
@@ -68,7 +77,13 @@ func newRigWith(t *testing.T, opt func(*Options)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.db, err = channels.Open(filepath.Join(r.dir, "channels.db"), channels.Options{})
+	dsn := ""
+	if postgres {
+		dsn = pgtest.Start(t).DSN
+		r.db, err = channels.OpenPostgres(context.Background(), dsn, channels.Options{})
+	} else {
+		r.db, err = channels.Open(filepath.Join(r.dir, "channels.db"), channels.Options{})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +92,7 @@ func newRigWith(t *testing.T, opt func(*Options)) *rig {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return r.clock }
-	opts := Options{Dir: r.dir, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now}, Now: now, Logger: quiet}
+	opts := Options{Dir: r.dir, Postgres: dsn, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now}, Now: now, Logger: quiet}
 	if opt != nil {
 		opt(&opts)
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -86,32 +88,34 @@ type Totals struct {
 // indexFile is the index's name in the manager's data directory.
 const indexFile = "storage.db"
 
-// index is the storage module's bbolt file.
-type index struct{ db *bolt.DB }
+// index is the storage module's bucket store: a bbolt file, or a
+// PostgreSQL table several managers share.
+type index struct{ db kv.Store }
+
+// indexBuckets are the index's buckets.
+var indexBuckets = [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta,
+	bucketChecks, bucketWritten, bucketVerdicts, bucketRecords, bucketDeferred}
 
 // openIndex opens the index at path; readOnly opens that of a stopped
 // storage module for reading.
 func openIndex(path string, readOnly bool) (*index, error) {
-	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly}, boltfile.Policy{Name: "storage index",
-		Advice: "it holds the receipts and credit of every volunteer: restore it from a backup (the WARC files are not enough to rebuild it)"})
+	db, err := kv.OpenBolt(path, &bolt.Options{Timeout: time.Second, ReadOnly: readOnly}, boltfile.Policy{Name: "storage index",
+		Advice: "it holds the receipts and credit of every volunteer: restore it from a backup (the WARC files are not enough to rebuild it)"},
+		indexBuckets...)
 	if err != nil {
 		return nil, err
 	}
-	if readOnly {
-		return &index{db: db}, nil
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta,
-			bucketChecks, bucketWritten, bucketVerdicts, bucketRecords, bucketDeferred} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return &index{db: db}, nil
+}
+
+// PostgresTable is the storage index's table in PostgreSQL.
+const PostgresTable = "hivecrawl_storage"
+
+// openPostgresIndex opens the index in the PostgreSQL database at dsn.
+func openPostgresIndex(ctx context.Context, dsn string) (*index, error) {
+	db, err := kv.OpenPostgres(ctx, dsn, PostgresTable, indexBuckets...)
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open storage index %s: %w", path, err)
+		return nil, fmt.Errorf("open storage index: %w", err)
 	}
 	return &index{db: db}, nil
 }
@@ -139,7 +143,7 @@ func (x *index) verifiedReceipt(taskID string, key crypto.PubKey) (task.Receipt,
 // entries returns the index entries of urls (missing ones are absent).
 func (x *index) entries(urls []string) (map[string]Entry, error) {
 	out := make(map[string]Entry, len(urls))
-	err := x.db.View(func(tx *bolt.Tx) error {
+	err := x.db.View(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketURLs)
 		for _, u := range urls {
 			var e Entry
@@ -161,7 +165,7 @@ func (x *index) entries(urls []string) (map[string]Entry, error) {
 // A result chosen for a spot-check is stored with its pending check chk;
 // with validating set, one not chosen counts as let through unchecked.
 func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nickname string, records int, chk *checkRec, validating, recorded bool) error {
-	return x.db.Update(func(tx *bolt.Tx) error {
+	return x.db.Update(func(tx kv.Tx) error {
 		urls := tx.Bucket(bucketURLs)
 		for u, e := range entries {
 			if err := putJSON(urls, []byte(u), e); err != nil {
@@ -218,10 +222,10 @@ func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nic
 }
 
 func (x *index) count(fn func(*Totals)) error {
-	return x.db.Update(func(tx *bolt.Tx) error { return x.addTotalsTx(tx, fn) })
+	return x.db.Update(func(tx kv.Tx) error { return x.addTotalsTx(tx, fn) })
 }
 
-func (x *index) addTotalsTx(tx *bolt.Tx, fn func(*Totals)) error {
+func (x *index) addTotalsTx(tx kv.Tx, fn func(*Totals)) error {
 	meta := tx.Bucket(bucketMeta)
 	var t Totals
 	if _, err := getJSON(meta, keyTotals, &t); err != nil {
@@ -255,7 +259,7 @@ func (x *index) entry(u string) (Entry, bool, error) {
 // own. found is false when the key is absent, or the bucket is (a file
 // the storage module never opened for writing since the bucket came).
 func getOne[T any](x *index, bucket, key []byte) (v T, found bool, err error) {
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.db.View(func(tx kv.Tx) error {
 		b := tx.Bucket(bucket)
 		if b == nil {
 			return nil
@@ -270,7 +274,7 @@ func getOne[T any](x *index, bucket, key []byte) (v T, found bool, err error) {
 // names a value in errors.
 func getAll[T any](x *index, bucket []byte, what string) ([]T, error) {
 	var out []T
-	err := x.db.View(func(tx *bolt.Tx) error {
+	err := x.db.View(func(tx kv.Tx) error {
 		b := tx.Bucket(bucket)
 		if b == nil {
 			return nil
@@ -287,7 +291,7 @@ func getAll[T any](x *index, bucket []byte, what string) ([]T, error) {
 	return out, err
 }
 
-func putJSON(b *bolt.Bucket, k []byte, v any) error {
+func putJSON(b kv.Bucket, k []byte, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -295,7 +299,7 @@ func putJSON(b *bolt.Bucket, k []byte, v any) error {
 	return b.Put(k, data)
 }
 
-func getJSON(b *bolt.Bucket, k []byte, v any) (bool, error) {
+func getJSON(b kv.Bucket, k []byte, v any) (bool, error) {
 	data := b.Get(k)
 	if data == nil {
 		return false, nil
@@ -334,7 +338,7 @@ func (x *index) verdicts() ([]Verdict, error) {
 
 // addRound records a check task issued for the result of task checked.
 func (x *index) addRound(checked string, r checkRound) error {
-	return x.db.Update(func(tx *bolt.Tx) error {
+	return x.db.Update(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketChecks)
 		var c checkRec
 		found, err := getJSON(b, []byte(checked), &c)
@@ -353,7 +357,7 @@ var errNotAwaited = errors.New("the result no longer waits for this check")
 // recordRound stores a check round's outcome and the checker's pending
 // receipt r; fetches are the pages the checker re-fetched.
 func (x *index) recordRound(checked string, round checkRound, r task.Receipt, raw []byte, fetches int) error {
-	return x.db.Update(func(tx *bolt.Tx) error {
+	return x.db.Update(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketChecks)
 		var c checkRec
 		found, err := getJSON(b, []byte(checked), &c)
@@ -395,7 +399,7 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 // checked peer's failures so far.
 func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.PubKey) (failures int, err error) {
 	valid := v.Verdict == VerdictValid
-	err = x.db.Update(func(tx *bolt.Tx) error {
+	err = x.db.Update(func(tx kv.Tx) error {
 		state := task.CreditConfirmed
 		reason := v.Reason
 		if !valid {
@@ -495,7 +499,7 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 
 // resignTx signs the stored receipt of task id again with a settled
 // credit state, and moves its credit out of its peer's pending total.
-func resignTx(tx *bolt.Tx, id, state, reason string, key crypto.PrivKey, pub crypto.PubKey) error {
+func resignTx(tx kv.Tx, id, state, reason string, key crypto.PrivKey, pub crypto.PubKey) error {
 	b := tx.Bucket(bucketReceipts)
 	var st stored
 	found, err := getJSON(b, []byte(id), &st)
@@ -529,7 +533,7 @@ func resignTx(tx *bolt.Tx, id, state, reason string, key crypto.PrivKey, pub cry
 	})
 }
 
-func updateContributor(tx *bolt.Tx, peer string, fn func(*Contributor)) error {
+func updateContributor(tx kv.Tx, peer string, fn func(*Contributor)) error {
 	return updateTx(tx, bucketPeers, peer, func(c *Contributor) {
 		c.Peer = peer
 		fn(c)
@@ -537,13 +541,13 @@ func updateContributor(tx *bolt.Tx, peer string, fn func(*Contributor)) error {
 	})
 }
 
-func updateRecord(tx *bolt.Tx, peer string, fn func(*PeerRecord)) error {
+func updateRecord(tx kv.Tx, peer string, fn func(*PeerRecord)) error {
 	return updateTx(tx, bucketRecords, peer, fn)
 }
 
 // updateTx applies fn to the value of key in bucket (its zero value when
 // absent) and stores it.
-func updateTx[T any](tx *bolt.Tx, bucket []byte, key string, fn func(*T)) error {
+func updateTx[T any](tx kv.Tx, bucket []byte, key string, fn func(*T)) error {
 	b := tx.Bucket(bucket)
 	var v T
 	if _, err := getJSON(b, []byte(key), &v); err != nil {
@@ -557,14 +561,14 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 
 // deferTx keeps check task id's receipt pending until peer's next
 // verdict.
-func deferTx(tx *bolt.Tx, peer, id string) error {
+func deferTx(tx kv.Tx, peer, id string) error {
 	return updateTx(tx, bucketDeferred, peer, func(ids *[]string) { *ids = append(*ids, id) })
 }
 
 // settleDeferredTx settles peer's deferred check receipts with the verdict
 // on one of its own results: confirmed once it is trusted, revoked when
 // its result failed.
-func settleDeferredTx(tx *bolt.Tx, peer string, valid bool, key crypto.PrivKey, pub crypto.PubKey) error {
+func settleDeferredTx(tx kv.Tx, peer string, valid bool, key crypto.PrivKey, pub crypto.PubKey) error {
 	b := tx.Bucket(bucketDeferred)
 	var ids []string
 	found, err := getJSON(b, []byte(peer), &ids)

@@ -57,7 +57,8 @@ func TestReadReturnsTheLatestText(t *testing.T) {
 }
 
 func TestReadReceipts(t *testing.T) {
-	r := newRig(t)
+	r := newRigOn(t, false, nil) // ReadReceipts reads a stopped module's bbolt file
+
 	tk, env := r.issue(t, 1)
 	up, _ := r.client(t)
 	raw, err := up.Upload(context.Background(), delivery(t, tk.ID, env, []*task.Page{page("http://site.example/", "home page text")}, nil))

@@ -40,6 +40,10 @@ type Options struct {
 	// Dir is the manager's data directory: WARC files go to Dir/warc, the
 	// index to Dir/storage.db.
 	Dir string
+	// Postgres, when set, is the PostgreSQL database (a postgres:// URL)
+	// that holds the index instead of Dir/storage.db, shared by the
+	// managers of one network.
+	Postgres string
 	// Key signs receipts; Manager verifies tasks. In a Hivecrawl network
 	// both are the manager's key.
 	Key     crypto.PrivKey
@@ -62,6 +66,9 @@ type Options struct {
 	// the WARC files are the record.
 	Search *search.Index
 }
+
+// openTimeout bounds connecting to PostgreSQL.
+const openTimeout = 30 * time.Second
 
 // Storage is the storage module. Create it with New, attach it to a host
 // with Attach, and Close it.
@@ -100,7 +107,15 @@ func New(opts Options) (*Storage, error) {
 		vc.defaults()
 		opts.Validation = &vc
 	}
-	idx, err := openIndex(filepath.Join(opts.Dir, indexFile), false)
+	var idx *index
+	var err error
+	if opts.Postgres != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), openTimeout)
+		idx, err = openPostgresIndex(ctx, opts.Postgres)
+		cancel()
+	} else {
+		idx, err = openIndex(filepath.Join(opts.Dir, indexFile), false)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,11 @@ import (
 )
 
 func TestUploadEarnsVerifiableReceipt(t *testing.T) {
-	r := newRig(t)
+	t.Run("bbolt", func(t *testing.T) { testUploadEarnsVerifiableReceipt(t, newRigOn(t, false, nil)) })
+	t.Run("postgres", func(t *testing.T) { testUploadEarnsVerifiableReceipt(t, newRigOn(t, true, nil)) })
+}
+
+func testUploadEarnsVerifiableReceipt(t *testing.T, r *rig) {
 	ctx := context.Background()
 	tk, env := r.issue(t, 1)
 	up, h := r.client(t)

@@ -13,10 +13,9 @@ import (
 	"sync"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -345,7 +344,7 @@ func (s *Storage) IssueChecks(ctx context.Context) error {
 func (s *Storage) loseRound(checked, checkTask string, counts bool) error {
 	v := s.opts.Validation
 	var settle bool
-	err := s.idx.db.Update(func(tx *bolt.Tx) error {
+	err := s.idx.db.Update(func(tx kv.Tx) error {
 		var c checkRec
 		found, err := getJSON(tx.Bucket(bucketChecks), []byte(checked), &c)
 		if err != nil || !found {
