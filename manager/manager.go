@@ -57,6 +57,9 @@ type Manager struct {
 	// bounds trains the CAN space's bounds when Options.Bounds turn on
 	// coordinate-aware placement; nil otherwise.
 	bounds *boundsTrainer
+	// shared splits the work with the other managers of a shared
+	// database (Options.DB); nil otherwise.
+	shared *shared
 
 	closeOnce sync.Once
 	closeErr  error
@@ -119,7 +122,16 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if m.key, err = host.LoadOrCreateKey(keyPath); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	if m.db, err = channels.Open(filepath.Join(opts.Dir, ChannelsFile), opts.Channels); err != nil {
+	switch {
+	case opts.DB == "":
+		m.db, err = channels.Open(filepath.Join(opts.Dir, ChannelsFile), opts.Channels)
+	case opts.Solo:
+		err = errors.New("solo mode keeps its database in a file")
+	default:
+		m.db, err = channels.OpenPostgres(ctx, opts.DB, opts.Channels)
+		m.shared = newShared(m)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	m.host, err = host.New(ctx, host.Config{ListenAddrs: opts.Listen, KeyFile: keyPath, Public: true, Logger: opts.Logger})
@@ -147,7 +159,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
-	sopts := storage.Options{Dir: opts.Dir, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
+	sopts := storage.Options{Dir: opts.Dir, Postgres: opts.DB, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
 		MaxFileSize: opts.MaxWARCFile, Now: opts.Now, Logger: opts.Logger}
 	if !opts.Solo && !opts.NoValidation {
 		v := opts.Validation
@@ -252,7 +264,11 @@ func (m *Manager) APIToken() string { return m.api.token }
 
 // WriteProfile writes the network profile and returns it.
 func (m *Manager) WriteProfile() (*profile.Profile, error) {
-	addrs := profileAddrs(m.host.P2PAddrs(), m.opts.AllowLoopback)
+	addrs := m.host.P2PAddrs()
+	if m.shared != nil {
+		addrs = append(addrs, m.shared.others()...)
+	}
+	addrs = profileAddrs(addrs, m.opts.AllowLoopback)
 	p, err := profile.New(m.opts.Name, m.key.GetPublic(), addrs)
 	if err != nil {
 		return nil, err

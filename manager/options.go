@@ -51,6 +51,12 @@ type Options struct {
 	// API is the local API's address, always on loopback. Default
 	// 127.0.0.1:0 (a free port, written to Dir/api.json).
 	API string `json:"api,omitempty"`
+	// DB, when set, is a PostgreSQL database (postgres://user:pass@host/db)
+	// holding the channels, tasks, leases, receipts and credit instead of
+	// the files in Dir. Several managers of one network may share it, each
+	// with its own Dir and a copy of the same key (KeyFile); they split
+	// the channels between them (shared.go).
+	DB string `json:"-"`
 	// Name labels the network in its profile.
 	Name string `json:"name,omitempty"`
 	// AllowLoopback keeps loopback addresses in the network profile (for

@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,11 @@ func (m *Manager) Tick(ctx context.Context) error {
 	var errs []error
 	if m.bounds != nil {
 		if _, err := m.bounds.maybeTrain(now, m.entry.MemberInfos()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if m.shared != nil {
+		if err := m.shared.sync(now); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -81,10 +87,15 @@ func (m *Manager) startRounds(now time.Time) error {
 	var errs []error
 	for _, c := range all {
 		iv, ok := m.interval(c.Index)
-		if !ok || !due(c, iv, now) {
+		if !ok || !due(c, iv, now) || !m.mine(c.ID) {
 			continue
 		}
-		if err := m.startRound(c, iv, now); err != nil {
+		err := m.startRound(c, iv, now)
+		if errors.Is(err, channels.ErrIssued) {
+			m.log.Debug("Round issued by another manager", "channel", c.ID)
+			continue
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -161,7 +172,7 @@ func (m *Manager) send(ctx context.Context) error {
 		return err
 	}
 	for _, t := range open {
-		if t.Sent {
+		if t.Sent || !m.mine(cmp.Or(t.Channel, t.ID)) {
 			continue
 		}
 		if t.Sending {

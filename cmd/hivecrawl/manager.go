@@ -46,6 +46,7 @@ type managerOptions struct {
 	pagePlan                             string
 	userAgent, signatureAgent, directory string
 	indexNow                             string
+	db                                   string
 	home                                 *string
 }
 
@@ -72,6 +73,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.DurationVar(&o.leaseHold, "lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
 	fs.DurationVar(&o.startWithin, "start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
 	fs.DurationVar(&o.clockSkew, "clock-skew", manager.DefaultClockSkew, "how far a crawler's clock may run behind the manager's: a host's lease counts as live this much longer")
+	fs.StringVar(&o.db, "db", "", "keep channels, tasks, leases, receipts and credit in the PostgreSQL database at `URL` (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass) instead of files in the data directory; managers of one network may share it, each with a copy of the same key")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
 	return fs
@@ -102,7 +104,7 @@ func runManager(ctx context.Context, args []string) int {
 		return 1
 	}
 	opts := manager.Options{
-		Dir: managerDir(dirs), Listen: o.listen, API: o.api, Name: o.name, Strategy: o.strategy,
+		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,

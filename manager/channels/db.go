@@ -81,7 +81,7 @@ var (
 )
 
 // buckets are the database's buckets.
-var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated}
+var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster}
 
 // DB is the channel database. Safe for concurrent use, and, on a shared
 // store, by several managers at once: every change is one transaction.

@@ -132,6 +132,11 @@ type Member struct {
 	Samples    int
 	Capacity   float64
 	Seen       time.Time
+	// Addrs are where the member was reached, for another manager
+	// sharing the database (Local, Merge).
+	Addrs []string `json:",omitempty"`
+	// Remote marks a member that renews with another manager.
+	Remote bool `json:"-"`
 }
 
 // Answer is the manager's reply.
@@ -257,15 +262,63 @@ func (r *Registry) pruneLocked(now time.Time) {
 	}
 }
 
+// liveLocked returns the current members, except one: those connected
+// to this manager, and those another manager sharing the database heard
+// from (Merge).
 func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
 	r.pruneLocked(now)
 	var out []peer.ID
-	for id := range r.members {
-		if id != except && r.h.Network().Connectedness(id) == network.Connected {
+	for id, m := range r.members {
+		if id != except && (m.Remote || r.h.Network().Connectedness(id) == network.Connected) {
 			out = append(out, id)
 		}
 	}
 	return out
+}
+
+// Local returns the members that renewed with this manager since since,
+// with the addresses it reached them at: what another manager sharing
+// the database learns from it.
+func (r *Registry) Local(since time.Time) []Member {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ps := r.h.Network().Peerstore()
+	var out []Member
+	for id, m := range r.members {
+		if m.Remote || !m.Seen.After(since) {
+			continue
+		}
+		c := *m
+		c.Addrs = nil
+		for _, a := range ps.Addrs(id) {
+			c.Addrs = append(c.Addrs, a.String())
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// Merge adds the members other managers sharing the database heard from,
+// unless one renewed with this manager more recently; their addresses
+// go to the peerstore for as long as a membership lasts.
+func (r *Registry) Merge(ms []Member) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ps := r.h.Network().Peerstore()
+	for _, m := range ms {
+		if have, ok := r.members[m.ID]; ok && !have.Seen.Before(m.Seen) {
+			continue
+		}
+		var addrs []ma.Multiaddr
+		for _, s := range m.Addrs {
+			if a, err := ma.NewMultiaddr(s); err == nil {
+				addrs = append(addrs, a)
+			}
+		}
+		ps.AddAddrs(m.ID, addrs, memberFor)
+		m.Remote = true
+		r.members[m.ID] = &m
+	}
 }
 
 // Answer decides what from, asking with req, is told.

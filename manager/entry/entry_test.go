@@ -162,3 +162,41 @@ func TestHoldFirst(t *testing.T) {
 		t.Fatalf("asker after the hold got %+v, want First", got)
 	}
 }
+
+// TestSharedMembers: a member that renewed with one manager is offered by
+// another manager that merged it from the shared database, with the
+// addresses the first reached it at, and no first peer is named while it
+// lasts.
+func TestSharedMembers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	now := time.Unix(1_000_000, 0)
+	clock := func() time.Time { return now }
+	m1, m2 := newHost(t), newHost(t)
+	r1 := NewRegistry(m1, clock, rand.New(rand.NewPCG(1, 2)))
+	r2 := NewRegistry(m2, clock, rand.New(rand.NewPCG(3, 4)))
+	m1.SetStreamHandler(Protocol, r1.Handle)
+	m2.SetStreamHandler(Protocol, r2.Handle)
+	member, asker := newHost(t), newHost(t)
+	askManager(ctx, t, member, m1, true)
+	local := r1.Local(now.Add(-time.Second))
+	if len(local) != 1 || local[0].ID != member.ID() || len(local[0].Addrs) == 0 {
+		t.Fatalf("Local = %+v, want the member with its addresses", local)
+	}
+	if again := r1.Local(now); len(again) != 0 {
+		t.Fatalf("Local since the renewal = %+v, want none", again)
+	}
+	r2.Merge(local)
+	got := askManager(ctx, t, asker, m2, false)
+	if got.First || len(got.Entries) != 1 || got.Entries[0].ID != member.ID().String() || len(got.Entries[0].Addrs) == 0 {
+		t.Fatalf("the other manager answered %+v, want the member with addresses", got)
+	}
+	if len(r2.Local(now.Add(-time.Minute))) != 0 {
+		t.Fatal("a merged member is handed on as local")
+	}
+	// Its membership lapses there as anywhere.
+	now = now.Add(memberFor + time.Second)
+	if got := askManager(ctx, t, asker, m2, false); !got.First {
+		t.Fatalf("after the membership lapsed: %+v, want First", got)
+	}
+}

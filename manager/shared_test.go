@@ -1,0 +1,165 @@
+package manager
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// newSharedManager starts a manager in dir on the PostgreSQL database
+// dsn, with the key in keyFile (copied in) when it is set.
+func newSharedManager(t *testing.T, dir, dsn, keyFile string, clk *clock) *Manager {
+	t.Helper()
+	if keyFile != "" {
+		b, err := os.ReadFile(keyFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, KeyFile), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := New(context.Background(), Options{Dir: dir, DB: dsn, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
+		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts,
+		Channels: channels.Options{Prior: 90 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// TestSharedManagers: two managers on one database split the channels,
+// issue and send every round once, take results for each other's tasks,
+// and when one stops the other carries on with every channel.
+func TestSharedManagers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dsn := pgtest.Start(t).DSN
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	a := newSharedManager(t, t.TempDir(), dsn, "", clk)
+	b := newSharedManager(t, t.TempDir(), dsn, filepath.Join(a.Dir(), KeyFile), clk)
+	if a.ID() != b.ID() {
+		t.Fatal("managers with one key have two peer IDs")
+	}
+	var seeds []string
+	for _, h := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p"} {
+		seeds = append(seeds, "http://"+h+".example/")
+	}
+	if _, err := a.AddSeeds(seeds); err != nil {
+		t.Fatal(err)
+	}
+	// Each knows the other before it schedules (a lone manager takes
+	// every channel, which is safe but not split).
+	for _, m := range []*Manager{a, b, a} {
+		if err := m.shared.sync(clk.now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prof, err := profile.Read(b.ProfilePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prof.Bootstrap) != len(a.Addrs())+len(b.Addrs()) {
+		t.Fatalf("profile names %d addresses, want both managers' %d", len(prof.Bootstrap), len(a.Addrs())+len(b.Addrs()))
+	}
+	shareA := 0
+	for _, s := range seeds {
+		id := s[len("http://") : len(s)-1]
+		if a.mine(id) == b.mine(id) {
+			t.Fatalf("channel %s is in both shares or in neither", id)
+		}
+		if a.mine(id) {
+			shareA++
+		}
+	}
+	if shareA == 0 || shareA == len(seeds) {
+		t.Fatalf("manager a has %d of %d channels", shareA, len(seeds))
+	}
+
+	// One overlay peer, which both managers reach.
+	q, ph := onePeerOverlay(ctx, t, a)
+	if err := b.Host().Connect(ctx, ph.Peerstore().PeerInfo(ph.ID())); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(b.sub.EntryPeers()) == 1 })
+	round := func(want int) ([]*task.Task, [][]byte) {
+		t.Helper()
+		done := make(chan error, 2)
+		for _, m := range []*Manager{a, b} {
+			go func() { done <- m.Tick(ctx) }()
+		}
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		tasks, envs := q.take()
+		seen := map[string]bool{}
+		for _, tk := range tasks {
+			if seen[tk.Channel] {
+				t.Fatalf("channel %s sent twice in one round", tk.Channel)
+			}
+			seen[tk.Channel] = true
+		}
+		if len(tasks) != want {
+			t.Fatalf("%d tasks sent, want %d", len(tasks), want)
+		}
+		return tasks, envs
+	}
+	tasks, envs := round(len(seeds))
+
+	// Results go to "the manager", whichever of the two the stream
+	// reaches; every receipt verifies with the profile key.
+	pk, _ := prof.Key()
+	up := &storage.Uploader{Host: ph, Storage: a.ID(), Manager: pk, Nickname: "alice"}
+	for i, tk := range tasks {
+		if _, err := lease.Send(ctx, ph, a.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+			t.Fatal(err)
+		}
+		d := deliver(t, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
+		raw, err := up.Upload(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := storage.VerifyReceipt(raw, pk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []*Manager{a, b} {
+		st, err := m.Status()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Tasks["done"] != len(seeds) || st.Stored.Uploads != len(seeds) {
+			t.Fatalf("status seen by one manager: %d done, %d uploads; want %d", st.Tasks["done"], st.Stored.Uploads, len(seeds))
+		}
+	}
+
+	// a stops; once its beat is stale, b takes its share.
+	a.Close()
+	iv, _ := b.interval(0)
+	clk.add(max(iv, b.shared.managerFor()) + time.Second)
+	if err := b.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ = q.take()
+	if len(tasks) != len(seeds) {
+		t.Fatalf("after a stopped, b sent %d tasks, want every channel's %d", len(tasks), len(seeds))
+	}
+	for _, tk := range tasks {
+		rec, err := b.db.Task(tk.ID)
+		if err != nil || rec.Round != 2 {
+			t.Fatalf("task %s: round %d, %v; want round 2", tk.ID, rec.Round, err)
+		}
+	}
+}
