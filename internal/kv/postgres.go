@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,9 @@ const (
 	pageRows = 2000
 	// maxAttempts bounds how often Update runs a conflicting transaction.
 	maxAttempts = 30
+	// batchWrites is how many writes a transaction queues before sending
+	// them in one round trip; a read sends them first.
+	batchWrites = 500
 )
 
 // tableName is what OpenPostgres accepts as a table name.
@@ -146,6 +150,7 @@ func (p *Postgres) run(ctx context.Context, opts pgx.TxOptions, fn func(Tx) erro
 	t := &pgTx{p: p, ctx: ctx, tx: tx}
 	err = fn(t)
 	if err == nil {
+		t.flush()
 		err = t.err
 	} else if t.err != nil && retryable(t.err) {
 		err = t.err // fn failed because a read did
@@ -167,12 +172,40 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
-// pgTx is one transaction. Its first failed read is kept in err.
+// pgTx is one transaction. Its first failure is kept in err. Writes are
+// queued in batch and sent before the next read and before the commit,
+// so a transaction reads its own writes.
 type pgTx struct {
-	p   *Postgres
-	ctx context.Context
-	tx  pgx.Tx
-	err error
+	p     *Postgres
+	ctx   context.Context
+	tx    pgx.Tx
+	err   error
+	batch pgx.Batch
+}
+
+// queue adds a write to the batch, sending it when full.
+func (t *pgTx) queue(sql string, args ...any) error {
+	if t.err != nil {
+		return t.err
+	}
+	t.batch.Queue(sql, args...)
+	if t.batch.Len() >= batchWrites {
+		return t.flush()
+	}
+	return nil
+}
+
+// flush sends the queued writes.
+func (t *pgTx) flush() error {
+	if t.batch.Len() == 0 || t.err != nil {
+		return t.err
+	}
+	b := t.batch
+	t.batch = pgx.Batch{}
+	if err := t.tx.SendBatch(t.ctx, &b).Close(); err != nil {
+		t.fail(fmt.Errorf("write to %s: %w", t.p.table, err))
+	}
+	return t.err
 }
 
 func (t *pgTx) Bucket(name []byte) Bucket {
@@ -194,6 +227,9 @@ type pgBucket struct {
 }
 
 func (b *pgBucket) Get(key []byte) []byte {
+	if b.t.flush() != nil {
+		return nil
+	}
 	var v []byte
 	err := b.t.tx.QueryRow(b.t.ctx, b.t.p.q.get, b.name, key).Scan(&v)
 	if err != nil {
@@ -215,21 +251,12 @@ func (b *pgBucket) Put(key, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
-	if _, err := b.t.tx.Exec(b.t.ctx, b.t.p.q.put, b.name, key, value); err != nil {
-		err = fmt.Errorf("write %s/%x: %w", b.name, key, err)
-		b.t.fail(err)
-		return err
-	}
-	return nil
+	// The caller may reuse its slices once Put returns.
+	return b.t.queue(b.t.p.q.put, b.name, bytes.Clone(key), bytes.Clone(value))
 }
 
 func (b *pgBucket) Delete(key []byte) error {
-	if _, err := b.t.tx.Exec(b.t.ctx, b.t.p.q.del, b.name, key); err != nil {
-		err = fmt.Errorf("delete %s/%x: %w", b.name, key, err)
-		b.t.fail(err)
-		return err
-	}
-	return nil
+	return b.t.queue(b.t.p.q.del, b.name, bytes.Clone(key))
 }
 
 func (b *pgBucket) ForEach(fn func(key, value []byte) error) error {
@@ -244,6 +271,9 @@ func (b *pgBucket) ForEachFrom(from []byte, fn func(key, value []byte) error) er
 		after = []byte{}
 	}
 	for {
+		if err := b.t.flush(); err != nil {
+			return err
+		}
 		rows, err := b.t.tx.Query(b.t.ctx, q, b.name, after)
 		if err != nil {
 			err = fmt.Errorf("list %s: %w", b.name, err)
@@ -279,6 +309,9 @@ func (b *pgBucket) ForEachFrom(from []byte, fn func(key, value []byte) error) er
 }
 
 func (b *pgBucket) Last() (key, value []byte) {
+	if b.t.flush() != nil {
+		return nil, nil
+	}
 	err := b.t.tx.QueryRow(b.t.ctx, b.t.p.q.last, b.name).Scan(&key, &value)
 	if err != nil {
 		if err != pgx.ErrNoRows {
