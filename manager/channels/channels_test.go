@@ -421,3 +421,24 @@ func TestCompleteHandedOffContinues(t *testing.T) {
 		t.Fatalf("a past round's continuation was stored: %v", err)
 	}
 }
+
+func TestImport(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	chs := []Channel{{ID: "b.example", Index: 1, Seeds: []string{"http://b.example/"}, LastSubmit: t0}, {ID: "c.example", Index: 2}}
+	if err := d.Import(chs); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Import([]Channel{{ID: "d.example", Index: 2}}); err == nil {
+		t.Fatal("an index that does not continue the database's was taken")
+	}
+	all, err := d.All(0)
+	if err != nil || len(all) != 3 || all[1].ID != "b.example" || !all[1].LastSubmit.Equal(t0) {
+		t.Fatalf("All = %+v, %v", all, err)
+	}
+	if rest, _ := d.All(2); len(rest) != 1 || rest[0].ID != "c.example" {
+		t.Fatalf("All(2) = %+v", rest)
+	}
+}

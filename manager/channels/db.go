@@ -285,21 +285,33 @@ func (d *DB) Update(id string, fn func(*Channel) error) error {
 func (d *DB) SetGroups(groups []int) error {
 	err := d.db.Update(func(tx kv.Tx) error {
 		chs := tx.Bucket(bucketChannels)
-		idx := tx.Bucket(bucketIndex)
-		for i, g := range groups {
-			id := idx.Get(indexKey(i))
-			if id == nil {
-				return fmt.Errorf("no channel %d", i)
-			}
+		// One pass over the records (a read per channel is a round trip
+		// on PostgreSQL), then the changed ones written.
+		var changed []Channel
+		seen := 0
+		err := chs.ForEach(func(_, v []byte) error {
 			var c Channel
-			if _, err := getJSON(chs, id, &c); err != nil {
+			if err := json.Unmarshal(v, &c); err != nil {
 				return err
 			}
-			if c.Group == g {
-				continue
+			if c.Index >= len(groups) {
+				return nil
 			}
-			c.Group = g
-			if err := putJSON(chs, id, &c); err != nil {
+			seen++
+			if c.Group != groups[c.Index] {
+				c.Group = groups[c.Index]
+				changed = append(changed, c)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if seen < len(groups) {
+			return fmt.Errorf("%d groups for %d channels", len(groups), seen)
+		}
+		for _, c := range changed {
+			if err := putJSON(chs, []byte(c.ID), &c); err != nil {
 				return err
 			}
 		}
