@@ -17,7 +17,7 @@ import (
 
 // newSharedManager starts a manager in dir on the PostgreSQL database
 // dsn, with the key in keyFile (copied in) when it is set.
-func newSharedManager(t *testing.T, dir, dsn, keyFile string, clk *clock) *Manager {
+func newSharedManager(t testing.TB, dir, dsn, keyFile string, clk *clock) *Manager {
 	t.Helper()
 	if keyFile != "" {
 		b, err := os.ReadFile(keyFile)

@@ -74,7 +74,18 @@ bench_textsize() {
 	go run ./internal/textbench/textsize ${BENCH_TEXTSIZE_FLAGS:-}
 }
 
-SECTIONS=(crawl swarm tasksize recrawl assign text textsize)
+# schedule: the manager's scheduling round on PostgreSQL (issue 21): one
+# and two managers sharing a database of 1,000,000 channels, 20,000 due:
+# start time, round time, tasks issued per second, and a round with
+# nothing due. HIVECRAWL_BENCH_CHANNELS and HIVECRAWL_BENCH_DUE change the
+# counts.
+bench_schedule() {
+	echo "== schedule: scheduling rounds of one and two managers on PostgreSQL (manager BenchmarkScheduleRound)"
+	need_pkg '/usr/lib/postgresql/*/bin/initdb' postgresql
+	go test -run '^$' -bench BenchmarkScheduleRound -benchtime 1x -timeout 60m ./manager/
+}
+
+SECTIONS=(crawl swarm tasksize recrawl assign text textsize schedule)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")
