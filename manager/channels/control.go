@@ -127,7 +127,7 @@ func (d *DB) control(id string, fn func(*Channel) error) (Channel, error) {
 	var out Channel
 	err := d.db.Update(func(tx kv.Tx) error {
 		out = Channel{} // a run again starts afresh (kv.Store.Update)
-		b := tx.Bucket(bucketChannels)
+		b := channelsIn(tx)
 		found, err := getJSON(b, []byte(id), &out)
 		switch {
 		case err != nil:

@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -81,7 +82,7 @@ var (
 )
 
 // buckets are the database's buckets.
-var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster}
+var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster, bucketDue}
 
 // DB is the channel database. Safe for concurrent use, and, on a shared
 // store, by several managers at once: every change is one transaction.
@@ -97,6 +98,10 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err // boltfile.Open names the file, and says when another process holds it
 	}
+	if err := buildDueIndex(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open channel database %s: %w", path, err)
+	}
 	return &DB{db: db, opts: opts.withDefaults()}, nil
 }
 
@@ -107,11 +112,24 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open channel database: %w", err)
 	}
+	if err := buildDueIndex(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open channel database: %w", err)
+	}
 	return &DB{db: db, opts: opts.withDefaults()}, nil
 }
 
 // PostgresTable is the channel database's table in PostgreSQL.
 const PostgresTable = "hivecrawl_channels"
+
+// Conflicts returns how many transactions ran again after a conflict
+// with another manager's (PostgreSQL); 0 for a file.
+func (d *DB) Conflicts() int {
+	if p, ok := d.db.(*kv.Postgres); ok {
+		return p.Retries()
+	}
+	return 0
+}
 
 // Close closes the file.
 func (d *DB) Close() error { return d.db.Close() }
@@ -148,7 +166,7 @@ func (d *DB) addSeedTx(tx kv.Tx, raw, source string, now time.Time, limited bool
 	if err != nil {
 		return nil, false, err
 	}
-	b := tx.Bucket(bucketChannels)
+	b := channelsIn(tx)
 	var c Channel
 	found, err := getJSON(b, []byte(id), &c)
 	if err != nil {
@@ -256,7 +274,7 @@ func (d *DB) All(from int) ([]Channel, error) {
 // transaction; fn must not change ID or Index.
 func (d *DB) Update(id string, fn func(*Channel) error) error {
 	err := d.db.Update(func(tx kv.Tx) error {
-		b := tx.Bucket(bucketChannels)
+		b := channelsIn(tx)
 		var c Channel
 		found, err := getJSON(b, []byte(id), &c)
 		if err != nil {
@@ -284,10 +302,14 @@ func (d *DB) Update(id string, fn func(*Channel) error) error {
 // index (as recrawl.Rank returns them).
 func (d *DB) SetGroups(groups []int) error {
 	err := d.db.Update(func(tx kv.Tx) error {
-		chs := tx.Bucket(bucketChannels)
+		chs := channelsIn(tx)
 		// One pass over the records (a read per channel is a round trip
 		// on PostgreSQL), then the changed ones written.
-		var changed []Channel
+		type change struct {
+			c   Channel
+			old []byte
+		}
+		var changed []change
 		seen := 0
 		err := chs.ForEach(func(_, v []byte) error {
 			var c Channel
@@ -300,7 +322,7 @@ func (d *DB) SetGroups(groups []int) error {
 			seen++
 			if c.Group != groups[c.Index] {
 				c.Group = groups[c.Index]
-				changed = append(changed, c)
+				changed = append(changed, change{c, bytes.Clone(v)})
 			}
 			return nil
 		})
@@ -310,8 +332,12 @@ func (d *DB) SetGroups(groups []int) error {
 		if seen < len(groups) {
 			return fmt.Errorf("%d groups for %d channels", len(groups), seen)
 		}
-		for _, c := range changed {
-			if err := putJSON(chs, []byte(c.ID), &c); err != nil {
+		for _, ch := range changed {
+			data, err := json.Marshal(&ch.c)
+			if err != nil {
+				return err
+			}
+			if err := chs.putKnown([]byte(ch.c.ID), ch.old, data); err != nil {
 				return err
 			}
 		}

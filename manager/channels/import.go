@@ -1,6 +1,7 @@
 package channels
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
@@ -12,7 +13,7 @@ import (
 // continue the database's: the first is Count(), the next one more.
 func (d *DB) Import(chs []Channel) error {
 	err := d.db.Update(func(tx kv.Tx) error {
-		b, idx := tx.Bucket(bucketChannels), tx.Bucket(bucketIndex)
+		b, idx := channelsIn(tx), tx.Bucket(bucketIndex)
 		n := countIndex(idx)
 		for i, c := range chs {
 			if c.Index != n+i || c.ID == "" {
@@ -21,7 +22,11 @@ func (d *DB) Import(chs []Channel) error {
 			if err := idx.Put(indexKey(c.Index), []byte(c.ID)); err != nil {
 				return err
 			}
-			if err := putJSON(b, []byte(c.ID), &c); err != nil {
+			data, err := json.Marshal(&c)
+			if err != nil {
+				return err
+			}
+			if err := b.putKnown([]byte(c.ID), nil, data); err != nil {
 				return err
 			}
 		}

@@ -181,7 +181,7 @@ func (c *Channel) addPushed(ts []*task.Task) {
 // cleared CrawlSoon), unless it is paused.
 func (d *DB) MarkPushes(id string, round int, seq uint64) error {
 	err := d.db.Update(func(tx kv.Tx) error {
-		b := tx.Bucket(bucketChannels)
+		b := channelsIn(tx)
 		var c Channel
 		found, err := getJSON(b, []byte(id), &c)
 		if err != nil || !found || c.Round != round || len(c.Pushed.URLs) == 0 {

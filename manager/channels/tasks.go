@@ -149,7 +149,7 @@ type Outcome struct {
 // sharing the database tries.
 func (d *DB) Issue(channel string, round int, tasks []Task, now time.Time) error {
 	err := d.db.Update(func(tx kv.Tx) error {
-		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		chs, tb := channelsIn(tx), tx.Bucket(bucketTasks)
 		var c Channel
 		found, err := getJSON(chs, []byte(channel), &c)
 		if err != nil {
@@ -287,7 +287,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 	var out Outcome
 	err := d.db.Update(func(tx kv.Tx) error {
 		out = Outcome{} // a run again starts afresh (kv.Store.Update)
-		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		chs, tb := channelsIn(tx), tx.Bucket(bucketTasks)
 		found, err := getJSON(tb, []byte(id), &out.Task)
 		if err != nil {
 			return err
@@ -515,7 +515,7 @@ func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 	var out []Lost
 	err := d.db.Update(func(tx kv.Tx) error {
 		out = nil // a run again starts afresh (kv.Store.Update)
-		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		chs, tb := channelsIn(tx), tx.Bucket(bucketTasks)
 		var due []Task
 		if err := forEachTask(tx, func(t Task) error {
 			if t.State == TaskOpen && t.lapsed(now, skew) {
@@ -551,7 +551,7 @@ func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 func (d *DB) Cancel(id, peer, reason string, now time.Time) (l Lost, ok bool, err error) {
 	err = d.db.Update(func(tx kv.Tx) error {
 		l, ok = Lost{}, false // a run again starts afresh (kv.Store.Update)
-		chs, tb := tx.Bucket(bucketChannels), tx.Bucket(bucketTasks)
+		chs, tb := channelsIn(tx), tx.Bucket(bucketTasks)
 		var t Task
 		found, err := getJSON(tb, []byte(id), &t)
 		if err != nil {
