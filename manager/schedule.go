@@ -78,16 +78,18 @@ func (m *Manager) expire(now time.Time) error {
 	return nil
 }
 
-// startRounds issues a round for every due channel.
+// startRounds issues a round for every due channel of this manager's
+// share. It reads the channels that can be due by the groups' shortest
+// intervals, not every channel.
 func (m *Manager) startRounds(now time.Time) error {
-	all, err := m.db.All(0)
+	all, err := m.db.Due(m.dueBounds(), now, m.mine)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, c := range all {
 		iv, ok := m.interval(c.Index)
-		if !ok || !due(c, iv, now) || !m.mine(c.ID) {
+		if !ok || !due(c, iv, now) {
 			continue
 		}
 		err := m.startRound(c, iv, now)

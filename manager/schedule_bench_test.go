@@ -122,6 +122,11 @@ func scheduleRound(b *testing.B, n, due, k int) {
 	b.ReportMetric(issuing.Seconds(), "s/round")
 	b.ReportMetric(float64(issued)/issuing.Seconds(), "tasks/s")
 	b.ReportMetric(idle.Seconds(), "s/idle-round")
+	conflicts := 0
+	for _, m := range ms {
+		conflicts += m.db.Conflicts()
+	}
+	b.ReportMetric(float64(conflicts), "conflicts")
 	for _, m := range ms {
 		m.Close()
 	}

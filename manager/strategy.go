@@ -78,7 +78,7 @@ func (m *Manager) loadStrategy(now time.Time) error {
 			}
 		}
 	}
-	m.strat, m.stratN = s, len(all)
+	m.strat, m.stratN, m.groups = s, len(all), groups
 	return m.recordIntervalsLocked(now)
 }
 
@@ -107,6 +107,7 @@ func (m *Manager) syncChannels(now time.Time) error {
 		if _, err := m.strat.Add(recrawl.Channel{Group: c.Group, ChangeInterval: c.ChangeInterval}); err != nil {
 			return fmt.Errorf("add channel %s to the strategy: %w", c.ID, err)
 		}
+		m.groups = append(m.groups, c.Group)
 		m.stratN++
 		m.dirty = true
 	}
@@ -136,6 +137,27 @@ func (m *Manager) interval(idx int) (time.Duration, bool) {
 		return 0, false
 	}
 	return m.strat.Interval(idx), true
+}
+
+// dueBounds returns, for each priority group, the shortest recrawl
+// interval of its channels: none of them is due sooner after its last
+// round (channels.DB.Due). A group without channels gets 0.
+func (m *Manager) dueBounds() []time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var bounds []time.Duration
+	for i, g := range m.groups[:m.stratN] {
+		for len(bounds) <= g {
+			bounds = append(bounds, -1)
+		}
+		if iv := m.strat.Interval(i); bounds[g] < 0 || iv < bounds[g] {
+			bounds[g] = iv
+		}
+	}
+	for g, b := range bounds {
+		bounds[g] = max(b, 0)
+	}
+	return bounds
 }
 
 // saveStrategy stores the strategy's state when it changed.
