@@ -3,12 +3,15 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -48,12 +51,54 @@ func (s *Swarm) startManager(ctx context.Context) error {
 		args = base
 	}
 	m.Proc = NewProc("manager", s.cfg.Bin, filepath.Join(s.cfg.Dir, "manager.log"), args...)
-	s.Manager = m
+	s.Manager, s.Managers = m, []*Manager{m}
 	if err := m.Start(ctx); err != nil {
 		return err
 	}
 	// Later starts must not import the seeds again.
 	m.SetArgs(base...)
+	return nil
+}
+
+// startSharingManager starts manager i (from 1), which shares the first
+// one's database and key, and waits until the first one's profile, which
+// the clients join with, names it too.
+func (s *Swarm) startSharingManager(ctx context.Context, i int) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("manager-%d", i)
+	m := &Manager{s: s, Home: filepath.Join(s.cfg.Dir, name), Listen: "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)}
+	key, err := os.ReadFile(filepath.Join(s.Manager.Dir(), manager.KeyFile))
+	if err != nil {
+		return fmt.Errorf("%s: the first manager's key: %w", name, err)
+	}
+	if err := os.MkdirAll(m.Dir(), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(m.Dir(), manager.KeyFile), key, 0o600); err != nil {
+		return err
+	}
+	args := append([]string{"manager", "--home", m.Home, "--listen", m.Listen, "--allow-loopback", "--tick", "1s"}, s.cfg.ManagerArgs...)
+	m.Proc = NewProc(name, s.cfg.Bin, filepath.Join(s.cfg.Dir, name+".log"), args...)
+	s.Managers = append(s.Managers, m)
+	if err := m.Start(ctx); err != nil {
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.Ready)
+	defer cancel()
+	suffix := fmt.Sprintf("/tcp/%d/p2p/", port)
+	err = poll(rctx, 200*time.Millisecond, func() (bool, error) {
+		p, err := profile.Read(s.Manager.Profile)
+		if err != nil {
+			return false, nil
+		}
+		return slices.ContainsFunc(p.Bootstrap, func(a string) bool { return strings.Contains(a, suffix) }), nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the profile to name %s: %w", name, err)
+	}
 	return nil
 }
 

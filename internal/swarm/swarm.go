@@ -71,6 +71,10 @@ type Config struct {
 	// first start. The swarm already turns off the pause for busy CPU and
 	// the CPU cap: a whole swarm on one machine keeps the CPU busy.
 	Client func(*config.Config)
+	// Managers is how many managers run the network (default 1). More
+	// than one share the PostgreSQL database ManagerArgs name with --db,
+	// and copies of the first one's key.
+	Managers int
 	// Ready bounds each wait for a process to come up; default 60 s.
 	Ready time.Duration
 	// Logger receives progress; nil discards it.
@@ -109,8 +113,11 @@ type Swarm struct {
 	// LayoutFile is where the layout was saved for the processes.
 	LayoutFile string
 	Web        *WebProc
-	Manager    *Manager
-	Clients    []*Client
+	// Manager is the first of Managers, whose profile the clients join
+	// with.
+	Manager  *Manager
+	Managers []*Manager
+	Clients  []*Client
 }
 
 // Start builds the layout, starts the web, the manager with every host as
@@ -165,6 +172,11 @@ func (s *Swarm) start(ctx context.Context) error {
 	}
 	if err := s.startManager(ctx); err != nil {
 		return err
+	}
+	for i := 1; i < cfg.Managers; i++ {
+		if err := s.startSharingManager(ctx, i); err != nil {
+			return err
+		}
 	}
 	s.Clients = make([]*Client, cfg.Peers)
 	for i := range s.Clients {
@@ -285,8 +297,8 @@ func (s *Swarm) Close(ctx context.Context) error {
 	if err := s.StopClients(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	if s.Manager != nil {
-		stop(s.Manager.Proc)
+	for _, m := range s.Managers {
+		stop(m.Proc)
 	}
 	if s.Web != nil {
 		stop(s.Web.Proc)

@@ -1,0 +1,127 @@
+package swarm
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+)
+
+// TestSharedManagers: two managers share one PostgreSQL database and run
+// a swarm of 6 clients and 12 web hosts as processes. Both send tasks;
+// one is killed mid-round and the other carries on: every channel
+// completes a round issued after the kill, no host ever sees two
+// crawlers at once,
+// and each client's credit is what storage credited it.
+func TestSharedManagers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a swarm of processes")
+	}
+	const hosts = 12
+	dsn := pgtest.Start(t).DSN
+	s := startSwarm(t, Config{
+		Peers: 6, Hosts: hosts, Seed: 21, Managers: 2,
+		Web: fixture.DemoOptions{MaxPages: 20},
+		ManagerArgs: []string{"--db", dsn, "--prior", prior.String(), "--slack", slack.String(),
+			"--delay", politeness.String(), "--lease-hold", leaseHold.String(), "--clock-skew", "2s", "--start-within", "1m"},
+		Client: func(c *config.Config) { c.Delay = config.Duration(time.Millisecond) },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	a, b := s.Managers[0], s.Managers[1]
+
+	// Both managers hand out their share of the channels.
+	err := poll(ctx, 500*time.Millisecond, func() (bool, error) {
+		sa, err := a.Status(ctx)
+		if err != nil {
+			return false, nil
+		}
+		sb, err := b.Status(ctx)
+		if err != nil {
+			return false, nil
+		}
+		return sa.Sent > 0 && sb.Sent > 0 && sa.Stored.Pages > 0, nil
+	})
+	if err != nil {
+		t.Fatalf("both managers did not send tasks and store pages: %v", err)
+	}
+	if err := a.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	t.Log("manager a killed")
+
+	// Every channel completes a round issued after the kill: b takes a's
+	// share once a's heartbeat is stale, with the host leases where a
+	// left them. Read from the shared database itself.
+	db, err := channels.OpenPostgres(ctx, dsn, channels.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var done, all int
+	err = poll(ctx, time.Second, func() (bool, error) {
+		chs, err := db.All(0)
+		if err != nil {
+			return false, err
+		}
+		done, all = 0, len(chs)
+		for _, c := range chs {
+			if c.LastSubmit.After(killed) && c.Pending == 0 && !c.LastUpdate.Before(c.LastSubmit) {
+				done++
+			}
+		}
+		return all >= hosts && done == all, nil
+	})
+	if err != nil {
+		t.Errorf("%d of %d channels completed a round issued after a manager was killed: %v", done, all, err)
+	} else {
+		t.Logf("every channel completed a round issued after the kill, %v after it", time.Since(killed).Round(time.Second))
+	}
+
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+	defer ccancel()
+	peerOf := map[*Client]string{}
+	for _, c := range s.Clients {
+		if cs, err := c.Status(cctx); err == nil {
+			peerOf[c] = cs.Overlay.Peer
+		}
+	}
+	if err := s.StopClients(cctx); err != nil {
+		t.Logf("stop the clients: %v", err)
+	}
+	web, err := s.Web.Stats(cctx, s.http)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range web {
+		if h.MaxInFlight > 1 || h.MaxConns > 1 {
+			t.Errorf("host %s had %d requests and %d connections in use at once", name, h.MaxInFlight, h.MaxConns)
+		}
+		if h.Gaps > 0 && h.MinGap < politeness {
+			t.Errorf("host %s: requests %v apart, under the %v wait", name, h.MinGap, politeness)
+		}
+	}
+	st, err := b.Status(cctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tasks %v, sent by b %d, stored %d pages in %d uploads", st.Tasks, st.Sent, st.Stored.Pages, st.Stored.Uploads)
+	stored := map[string]float64{}
+	for _, c := range st.Contributors {
+		stored[c.Peer] = c.Credits
+	}
+	for _, c := range s.Clients {
+		l, err := c.ReadLedger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := peerOf[c]; p != "" && stored[p]+1e-6 < l.Credits {
+			t.Errorf("%s holds %.3f credits, storage credited it %.3f", c.Name, l.Credits, stored[p])
+		}
+	}
+}
