@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/prom"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -70,6 +71,9 @@ func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.page)
 	mux.HandleFunc("GET /api/status", a.status)
+	// Prometheus scrapes without the token, like the status page: it
+	// changes nothing.
+	mux.Handle("GET /metrics", prom.Handler(m.metrics.reg, m.log))
 	mux.Handle("POST /api/seeds", a.needToken(http.HandlerFunc(a.seeds)))
 	mux.Handle("POST /api/keys/withdraw", a.needToken(http.HandlerFunc(a.withdrawKey)))
 	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}

@@ -30,6 +30,7 @@ func (b book) Complete(_ context.Context, id, peer string, fb channels.Feedback)
 	if err != nil || !out.First {
 		return out, err
 	}
+	m.metrics.completed.WithLabelValues(taskKind(out.Task)).Inc()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.strat != nil && out.Channel.Index < m.stratN && out.RoundDone && out.RoundOK {
@@ -54,6 +55,7 @@ func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) 
 		return false, err
 	}
 	m.log.Info("Task cancelled by a crawler", "task", t.ID, "peer", from, "reason", r.Reason)
+	m.metrics.cancelled.WithLabelValues(taskKind(l.Task), r.Reason).Inc()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {

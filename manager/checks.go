@@ -62,6 +62,7 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 	if err := m.db.IssueCheck(rec); err != nil {
 		return "", err
 	}
+	m.metrics.issued.WithLabelValues(kindCheck).Inc()
 	m.log.Info("Spot-check issued", "task", spec.ID, "checks", of, "pages", len(urls))
 	return spec.ID, nil
 }

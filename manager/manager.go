@@ -60,6 +60,8 @@ type Manager struct {
 	// shared splits the work with the other managers of a shared
 	// database (Options.DB); nil otherwise.
 	shared *shared
+	// metrics are served at GET /metrics on the local API.
+	metrics *metrics
 
 	closeOnce sync.Once
 	closeErr  error
@@ -114,6 +116,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
 	m := &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}, wake: make(chan struct{}, 1)}
+	m.metrics = newMetrics(m)
 	defer func() {
 		if err != nil {
 			m.Close()

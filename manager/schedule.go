@@ -20,7 +20,10 @@ const sendTimeout = 15 * time.Second
 
 // Tick runs one round of the schedule (see the package documentation).
 // Serve calls it every Options.Tick; tests call it directly.
-func (m *Manager) Tick(ctx context.Context) error {
+func (m *Manager) Tick(ctx context.Context) (err error) {
+	// The round's duration is real time, whatever clock Options.Now is.
+	start := time.Now()
+	defer func() { m.metrics.roundDone(time.Since(start), err) }()
 	now := m.opts.Now()
 	var errs []error
 	if m.bounds != nil {
@@ -65,6 +68,7 @@ func (m *Manager) expire(now time.Time) error {
 	defer m.mu.Unlock()
 	for _, l := range lost {
 		m.log.Info("Task lost", "task", l.Task.ID, "sent", l.Task.Sent)
+		m.metrics.lost.WithLabelValues(taskKind(l.Task)).Inc()
 		if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {
 			continue
 		}
@@ -151,6 +155,7 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	if err := m.db.Issue(c.ID, round, recs, now); err != nil {
 		return err
 	}
+	m.metrics.issued.WithLabelValues(kindRound).Add(float64(len(recs)))
 	if len(c.Pushed.URLs) > 0 {
 		if err := m.db.MarkPushes(c.ID, round, c.Pushed.Seq); err != nil {
 			return err

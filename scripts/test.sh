@@ -22,6 +22,8 @@ need_pkg npm npm
 # The manager's PostgreSQL tests start a throwaway server
 # (internal/pgtest) from Debian's server binaries, which are not on PATH.
 need_pkg '/usr/lib/postgresql/*/bin/initdb' postgresql
+# The metrics endpoints' text is checked with promtool.
+need_pkg promtool prometheus
 echo "== go vet"
 go vet ./...
 echo "== gofmt"

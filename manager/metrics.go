@@ -1,0 +1,248 @@
+package manager
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hivecrawl/hivecrawl/internal/prom"
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/report"
+)
+
+// Prometheus metrics (GET /metrics on the local API; docs/metrics.md lists
+// them). What the databases and the overlay hold is read when Prometheus
+// scrapes (stateCollector); only what an event alone knows is counted as it
+// happens: schedule rounds, and the tasks this manager issued, saw
+// completed, lost or cancelled. Those counters are this process's, from its
+// start, so the managers sharing one database each count their own share.
+// No label names a peer, host or channel: their number has no bound.
+
+// Task kinds, the values of the kind label.
+const (
+	kindRound = "round" // a task of a channel's crawl round
+	kindCheck = "check" // a spot-check of a result
+)
+
+// taskKind is t's kind label.
+func taskKind(t channels.Task) string {
+	if t.Checks != "" {
+		return kindCheck
+	}
+	return kindRound
+}
+
+// roundBuckets are the schedule round's histogram buckets, in seconds: a
+// round of a small network takes milliseconds, one that waits on sends to
+// the overlay (sendTimeout each) up to minutes.
+var roundBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120}
+
+// metrics are the manager's registry and its event counters.
+type metrics struct {
+	reg         *prometheus.Registry
+	round       prometheus.Histogram
+	roundErrors prometheus.Counter
+	// issued, completed and lost count tasks by kind; cancelled by kind
+	// and the crawler's reason.
+	issued, completed, lost, cancelled *prometheus.CounterVec
+}
+
+func newMetrics(m *Manager) *metrics {
+	byKind := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, append([]string{"kind"}, labels...))
+	}
+	x := &metrics{
+		round: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "hivecrawl_manager_schedule_round_duration_seconds",
+			Help:    "Time one schedule round (Tick) took: expiring lost tasks, ranking channels, issuing due rounds and spot-checks, sending tasks.",
+			Buckets: roundBuckets,
+		}),
+		roundErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "hivecrawl_manager_schedule_round_errors_total",
+			Help: "Schedule rounds that ended with an error (logged as \"Schedule round failed\").",
+		}),
+		issued:    byKind("hivecrawl_manager_tasks_issued_total", "Tasks this manager issued, by kind: round (a channel's crawl) or check (a spot-check of a result)."),
+		completed: byKind("hivecrawl_manager_tasks_completed_total", "Tasks whose first result this manager stored, by kind."),
+		lost:      byKind("hivecrawl_manager_tasks_lost_total", "Tasks this manager counted lost (no result before their lease or deadline ran out), by kind."),
+		cancelled: byKind("hivecrawl_manager_tasks_cancelled_total", "Tasks a crawler reported cancelled, by kind and reason: expired (waited longer than its interval) or refused (the crawler's queue was full).", "reason"),
+	}
+	// Every series exists from the start, at 0, so rate() sees the first
+	// increase.
+	for _, k := range []string{kindRound, kindCheck} {
+		x.issued.WithLabelValues(k)
+		x.completed.WithLabelValues(k)
+		x.lost.WithLabelValues(k)
+		for _, r := range []string{report.Expired, report.Refused} {
+			x.cancelled.WithLabelValues(k, r)
+		}
+	}
+	x.reg = prom.NewRegistry(x.round, x.roundErrors, x.issued, x.completed, x.lost, x.cancelled, stateCollector{m})
+	return x
+}
+
+// roundDone records a schedule round that took d and ended with err.
+func (x *metrics) roundDone(d time.Duration, err error) {
+	x.round.Observe(d.Seconds())
+	if err != nil {
+		x.roundErrors.Inc()
+	}
+}
+
+// The metrics stateCollector reads at scrape time.
+var (
+	descChannels = prometheus.NewDesc("hivecrawl_manager_channels",
+		"Channels in the channel database, by state: active, paused (by its user) or removed.", []string{"state"}, nil)
+	descDue = prometheus.NewDesc("hivecrawl_manager_channels_due",
+		"Channels whose next crawl round is due: the next schedule round starts them.", nil, nil)
+	descOpen = prometheus.NewDesc("hivecrawl_manager_tasks_open",
+		"Issued tasks without a result, not yet counted lost, by kind.", []string{"kind"}, nil)
+	descLeases = prometheus.NewDesc("hivecrawl_manager_host_leases",
+		"Web hosts whose lease is live, by state: granted (waiting for a crawler's claim) or held (claimed by a crawler, not expired).", []string{"state"}, nil)
+	descSends = prometheus.NewDesc("hivecrawl_manager_task_sends_total",
+		"Tasks handed to the overlay since the manager started, by result: ok, or failed (sent again at the next round).", []string{"result"}, nil)
+	descMembers = prometheus.NewDesc("hivecrawl_manager_overlay_members",
+		"Overlay members that renewed their entry recently.", nil, nil)
+	descPeers = prometheus.NewDesc("hivecrawl_manager_connected_peers",
+		"Peers connected to the manager's libp2p host.", nil, nil)
+	descUploads = prometheus.NewDesc("hivecrawl_manager_uploads_total",
+		"Uploads the storage module received, by outcome: stored, duplicate (the task's result was stored already) or refused.", []string{"outcome"}, nil)
+	descPages = prometheus.NewDesc("hivecrawl_manager_pages_stored_total",
+		"Pages accepted in stored uploads (new, changed and confirmed unchanged).", nil, nil)
+	descRecords = prometheus.NewDesc("hivecrawl_manager_warc_records_total",
+		"WARC records written.", nil, nil)
+	descTextBytes = prometheus.NewDesc("hivecrawl_manager_stored_text_bytes_total",
+		"Bytes of extracted page text in stored uploads.", nil, nil)
+	descChecked = prometheus.NewDesc("hivecrawl_manager_results_checked_total",
+		"Stored results chosen for a spot-check; their credit is pending until the verdict.", nil, nil)
+	descUnchecked = prometheus.NewDesc("hivecrawl_manager_results_unchecked_total",
+		"Stored results let through without a spot-check on their peer's record.", nil, nil)
+	descValidated = prometheus.NewDesc("hivecrawl_manager_results_validated_total",
+		"Spot-check verdicts, by verdict: confirmed (valid) or revoked (invalid: credit revoked, pages quarantined).", []string{"verdict"}, nil)
+	descPending = prometheus.NewDesc("hivecrawl_manager_results_pending",
+		"Checked results waiting for their verdict.", nil, nil)
+	descCheckFetches = prometheus.NewDesc("hivecrawl_manager_check_fetches_total",
+		"Pages re-fetched by spot-checks.", nil, nil)
+)
+
+// stateCollector reads the channel database, the storage totals and the
+// overlay when Prometheus scrapes. A part that cannot be read is reported
+// as an error for its metrics; the others are still served.
+type stateCollector struct{ m *Manager }
+
+var _ prometheus.Collector = stateCollector{}
+
+// Describe sends every metric's description.
+func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descChannels, descDue, descOpen, descLeases, descSends, descMembers, descPeers,
+		descUploads, descPages, descRecords, descTextBytes, descChecked, descUnchecked, descValidated, descPending, descCheckFetches} {
+		ch <- d
+	}
+}
+
+// Collect reads the figures and sends them.
+func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
+	m := c.m
+	now := m.opts.Now()
+	if err := c.channels(ch, now); err != nil {
+		ch <- prometheus.NewInvalidMetric(descChannels, err)
+	}
+	if err := c.tasks(ch, now); err != nil {
+		ch <- prometheus.NewInvalidMetric(descOpen, err)
+	}
+	if err := c.storage(ch); err != nil {
+		ch <- prometheus.NewInvalidMetric(descUploads, err)
+	}
+	m.mu.Lock()
+	ok, failed := m.sentOK, m.sentFail
+	m.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(ok), "ok")
+	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(failed), "failed")
+	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(len(m.entry.Members())))
+	ch <- prometheus.MustNewConstMetric(descPeers, prometheus.GaugeValue, float64(len(m.host.Network().Peers())))
+}
+
+// channels sends the channels by state and those due, as the next round
+// would see them: a channel the strategy does not know yet is due unless
+// paused or removed.
+func (c stateCollector) channels(ch chan<- prometheus.Metric, now time.Time) error {
+	all, err := c.m.db.All(0)
+	if err != nil {
+		return err
+	}
+	var active, paused, removed, dueNow int
+	for _, chn := range all {
+		switch {
+		case chn.Removed():
+			removed++
+		case chn.Paused:
+			paused++
+		default:
+			active++
+		}
+		iv, _ := c.m.interval(chn.Index)
+		if due(chn, iv, now) {
+			dueNow++
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(descChannels, prometheus.GaugeValue, float64(active), "active")
+	ch <- prometheus.MustNewConstMetric(descChannels, prometheus.GaugeValue, float64(paused), "paused")
+	ch <- prometheus.MustNewConstMetric(descChannels, prometheus.GaugeValue, float64(removed), "removed")
+	ch <- prometheus.MustNewConstMetric(descDue, prometheus.GaugeValue, float64(dueNow))
+	return nil
+}
+
+// tasks sends the open tasks by kind and the live host leases. A lease
+// counts while its claim or its start-by time is ahead (the clock skew
+// allowance the manager adds before it grants the host again is left
+// out: this is what crawlers are doing, not what the manager promises).
+func (c stateCollector) tasks(ch chan<- prometheus.Metric, now time.Time) error {
+	open, err := c.m.db.Open()
+	if err != nil {
+		return err
+	}
+	kinds := map[string]int{kindRound: 0, kindCheck: 0}
+	var granted, held int
+	for _, t := range open {
+		kinds[taskKind(t)]++
+		switch {
+		case t.Epoch == 0:
+		case t.Holder != "" && !t.Released:
+			if now.Before(t.Expires) {
+				held++
+			}
+		case now.Before(t.StartBy):
+			granted++
+		}
+	}
+	for k, n := range kinds {
+		ch <- prometheus.MustNewConstMetric(descOpen, prometheus.GaugeValue, float64(n), k)
+	}
+	ch <- prometheus.MustNewConstMetric(descLeases, prometheus.GaugeValue, float64(granted), "granted")
+	ch <- prometheus.MustNewConstMetric(descLeases, prometheus.GaugeValue, float64(held), "held")
+	return nil
+}
+
+// storage sends the storage module's totals, which it keeps in its index
+// across restarts.
+func (c stateCollector) storage(ch chan<- prometheus.Metric) error {
+	t, err := c.m.store.Totals()
+	if err != nil {
+		return err
+	}
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	counter(descUploads, float64(t.Uploads), "stored")
+	counter(descUploads, float64(t.Duplicates), "duplicate")
+	counter(descUploads, float64(t.Refused), "refused")
+	counter(descPages, float64(t.Pages))
+	counter(descRecords, float64(t.Records))
+	counter(descTextBytes, float64(t.Bytes))
+	counter(descChecked, float64(t.Checked))
+	counter(descUnchecked, float64(t.Unchecked))
+	counter(descValidated, float64(t.Passed), "confirmed")
+	counter(descValidated, float64(t.Failed), "revoked")
+	counter(descCheckFetches, float64(t.CheckFetches))
+	ch <- prometheus.MustNewConstMetric(descPending, prometheus.GaugeValue, float64(max(0, t.Checked-t.Passed-t.Failed)))
+	return nil
+}
