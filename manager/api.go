@@ -172,7 +172,11 @@ func (a *apiServer) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	data := pageData{Status: st, Chart: chart(st.History), Map: swarmMap(st.Swarm, 480), Now: a.m.opts.Now().UTC().Format(time.DateTime) + " UTC"}
+	data := pageData{Status: st, Chart: chart(st.History), Map: swarmMap(st.Swarm, 480), Now: a.m.opts.Now().UTC().Format(time.DateTime) + " UTC",
+		Plots: []Plot{
+			plot(st.Throughput, "pages stored per second", func(p ThroughputPoint) float64 { return p.Pages }),
+			plot(st.Throughput, "tasks (results stored) per second", func(p ThroughputPoint) float64 { return p.Tasks }),
+		}}
 	if err := pageTemplate.Execute(w, data); err != nil {
 		a.m.log.Warn("Status page not rendered", "err", err)
 	}

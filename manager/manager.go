@@ -62,6 +62,8 @@ type Manager struct {
 	shared *shared
 	// metrics are served at GET /metrics on the local API.
 	metrics *metrics
+	// thru is the status page's throughput over the last hour.
+	thru throughput
 
 	closeOnce sync.Once
 	closeErr  error

@@ -3,6 +3,7 @@ package manager
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -25,7 +26,7 @@ import (
 // a one-peer overlay, and scrapes GET /metrics over HTTP after each step:
 // the text passes promtool's checks, and the figures follow what happened
 // (a round issued and sent, leases granted then held, a result stored and
-// chosen for a spot-check).
+// chosen for a spot-check, a throughput point on the status page).
 func TestMetricsScrape(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -109,8 +110,30 @@ func TestMetricsScrape(t *testing.T) {
 		t.Errorf("stored text bytes %v after a stored upload", v)
 	}
 
-	if got := stored[`hivecrawl_manager_schedule_round_duration_seconds_count`]; got != 1 {
-		t.Errorf("%v rounds timed, want 1", got)
+	// A minute on, the next round samples the totals: the status shows
+	// the pages and the result stored in that minute.
+	clk.add(throughputEvery)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	code, body := api(t, m, "GET", "/api/status", "", "", nil)
+	var st Status
+	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil {
+		t.Fatalf("GET /api/status = %d %v", code, err)
+	}
+	// The first sample was the baseline, taken at the first round.
+	wantRate := 2 / throughputEvery.Seconds()
+	if len(st.Throughput) != 1 || st.Throughput[0].Pages != wantRate || st.Throughput[0].Tasks != wantRate/2 {
+		t.Fatalf("throughput %+v, want one point of %.3f pages/s and %.3f tasks/s", st.Throughput, wantRate, wantRate/2)
+	}
+	code, page := api(t, m, "GET", "/", "", "", nil)
+	for _, w := range []string{`aria-label="pages stored per second"`, `aria-label="tasks (results stored) per second"`, "<polyline"} {
+		if code != http.StatusOK || !strings.Contains(string(page), w) {
+			t.Fatalf("status page %d lacks %s:\n%s", code, w, page)
+		}
+	}
+	if got := scrape(t, m)[`hivecrawl_manager_schedule_round_duration_seconds_count`]; got != 2 {
+		t.Errorf("%v rounds timed, want 2", got)
 	}
 
 	// The metrics are behind the same Host check as the rest of the API,

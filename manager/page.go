@@ -13,6 +13,8 @@ import (
 type pageData struct {
 	Status
 	Chart Chart
+	// Plots are the throughput plots: pages/s, then tasks/s.
+	Plots []Plot
 	Map   SwarmMap
 	Now   string
 }
@@ -44,6 +46,13 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px}h2{m
 <h2>Tasks</h2>
 <table><tr><th>Open</th><th>Succeeded</th><th>Lost</th><th>Cancelled by crawlers</th><th>Sent</th><th>Send failures</th></tr>
 <tr><td class="n">{{index .Tasks "open"}}</td><td class="n">{{index .Tasks "done"}}</td><td class="n">{{index .Tasks "failed"}}</td><td class="n">{{index .Tasks "cancelled"}}{{with .Cancelled}} ({{reasons .}}){{end}}</td><td class="n">{{.Sent}}</td><td class="n">{{.SendFailures}}</td></tr></table>
+<h2>Throughput</h2>
+{{if .Throughput}}<p>What the storage module stored per second, a point a minute over the last hour (Prometheus at <a href="/metrics">/metrics</a> keeps the long view).</p>
+{{range .Plots}}<figure><svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Label}}">
+<rect x="0" y="0" width="{{.Width}}" height="{{.Height}}" fill="#fafafa"/>
+<polyline fill="none" stroke="#2e86ab" stroke-width="2" points="{{.Points}}"><title>{{.Label}}</title></polyline>
+<text x="2" y="14" font-size="10">{{.Max}}/s</text><text x="2" y="{{.Height}}" dy="-4" font-size="10">{{.From}}</text><text x="{{.Width}}" y="{{.Height}}" dx="-60" dy="-4" font-size="10">{{.To}} UTC</text>
+</svg><figcaption>{{.Label}}: {{.Last}} latest, {{.Max}} at most</figcaption></figure>{{end}}{{else}}<p>No throughput yet: a point a minute once the manager has run a minute.</p>{{end}}
 <h2>The swarm</h2>
 {{with .Map}}{{if or .Zones .Hosts}}<p>The CAN space seen along its first two dimensions: each peer's zones in its colour (zones that differ only in the third dimension lie on top of each other), each web host as a dot at its point, joined to the peer that took its latest task (the large dot in the middle of the peer's first zone); a host joined to a zone that does not hold it was passed on by load balancing.</p>
 <div class="swarm"><svg xmlns="http://www.w3.org/2000/svg" width="{{.Size}}" height="{{.Size}}" role="img" aria-label="peers' zones and hosts in the CAN space">

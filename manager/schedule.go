@@ -54,6 +54,9 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 	if err := m.send(ctx); err != nil {
 		errs = append(errs, err)
 	}
+	if err := m.sampleThroughput(now); err != nil {
+		errs = append(errs, err)
+	}
 	m.saveStrategy()
 	return errors.Join(errs...)
 }

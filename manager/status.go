@@ -48,6 +48,9 @@ type Status struct {
 	// Swarm is the overlay as the members report it, and where each
 	// host's latest task went.
 	Swarm Swarm `json:"swarm"`
+	// Throughput is pages and results stored per second, a point a
+	// minute over the last hour, oldest first.
+	Throughput []ThroughputPoint `json:"throughput"`
 }
 
 // Status gathers the manager's figures.
@@ -95,6 +98,7 @@ func (m *Manager) Status() (Status, error) {
 	if st.Swarm, err = m.swarm(); err != nil {
 		return st, err
 	}
+	st.Throughput = m.thru.Points()
 	return st, nil
 }
 
