@@ -95,7 +95,7 @@ type Governor struct {
 	pol      policy
 	usage    Usage
 	reasons  []string
-	kinds    []string // reasons without their figures, for the log
+	kinds    []string // the reasons' kinds (PauseKinds)
 	counted  int64    // down+up totals already added to usage
 	prev     [2]int64 // down and up totals at the last tick
 	last     time.Time
@@ -444,6 +444,9 @@ func (g *Governor) Paused() (bool, []string) {
 type Status struct {
 	State   State    `json:"state"`
 	Reasons []string `json:"reasons,omitempty"`
+	// Pauses are the kinds of the reasons crawling is paused (PauseKinds);
+	// empty unless State is Paused.
+	Pauses []string `json:"pauses,omitempty"`
 	// Throttle is the share of each period held back by the CPU cap.
 	Throttle float64 `json:"throttle"`
 	// Rates measured over the last interval, and the caps (0 = unlimited).
@@ -472,6 +475,7 @@ func (g *Governor) Status() Status {
 	s := Status{
 		State:         Running,
 		Reasons:       slices.Clone(g.reasons),
+		Pauses:        slices.Clone(g.kinds),
 		Throttle:      g.pol.throttle,
 		DownRate:      g.downRate,
 		DownCap:       g.down.Rate(),

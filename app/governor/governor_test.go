@@ -89,22 +89,23 @@ func TestPauseReasons(t *testing.T) {
 		ticks   int
 		down    int64 // bytes through the download bucket before ticking
 		want    string
+		pause   string // the reason's kind (Status.Pauses)
 	}{
-		{"running", nil, Reading{TotalCPU: 10, ProcessCPU: 2}, 3, 0, ""},
-		{"explicit pause", func(c *config.Config) { c.Paused = true }, Reading{}, 1, 0, "Paused by you"},
-		{"held: damaged settings", func(c *config.Config) { c.Held = "the settings file is damaged" }, Reading{}, 1, 0, "Paused: the settings file is damaged"},
-		{"snooze", func(c *config.Config) { c.SnoozeUntil = monday.Add(125 * time.Minute) }, Reading{}, 1, 0, "Snoozed until 12:05"},
-		{"snooze to another day", func(c *config.Config) { c.SnoozeUntil = time.Date(2026, 11, 24, 0, 0, 0, 0, time.Local) }, Reading{}, 1, 0, "Snoozed until Tue 00:00"},
+		{"running", nil, Reading{TotalCPU: 10, ProcessCPU: 2}, 3, 0, "", ""},
+		{"explicit pause", func(c *config.Config) { c.Paused = true }, Reading{}, 1, 0, "Paused by you", PausePaused},
+		{"held: damaged settings", func(c *config.Config) { c.Held = "the settings file is damaged" }, Reading{}, 1, 0, "Paused: the settings file is damaged", PauseHeld},
+		{"snooze", func(c *config.Config) { c.SnoozeUntil = monday.Add(125 * time.Minute) }, Reading{}, 1, 0, "Snoozed until 12:05", PauseSnoozed},
+		{"snooze to another day", func(c *config.Config) { c.SnoozeUntil = time.Date(2026, 11, 24, 0, 0, 0, 0, time.Local) }, Reading{}, 1, 0, "Snoozed until Tue 00:00", PauseSnoozed},
 		{"outside schedule", func(c *config.Config) {
 			c.Schedule.Windows = []config.Window{{Start: 18 * 60, End: 23 * 60}}
-		}, Reading{}, 1, 0, "Paused: outside the crawl schedule until 18:00"},
-		{"other programs busy", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter, 0, "Paused: other programs are using 63 % CPU"},
-		{"busy but not long enough", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter - 1, 0, ""},
-		{"busy check off", func(c *config.Config) { c.BusyThreshold = 0 }, Reading{TotalCPU: 99}, 10, 0, ""},
-		{"memory cap", func(c *config.Config) { c.Memory = 512e6 }, Reading{RSS: 612e6}, 1, 0, "Paused: Hivecrawl is using 612 MB of memory, over its cap of 512 MB"},
-		{"daily quota", func(c *config.Config) { c.DailyQuota = 500e6 }, Reading{}, 1, 500e6, "Paused: daily transfer quota of 500 MB reached"},
-		{"under daily quota", func(c *config.Config) { c.DailyQuota = 500e6 }, Reading{}, 1, 499e6, ""},
-		{"monthly quota", func(c *config.Config) { c.MonthlyQuota = 10e9; c.QuotaResetDay = 15 }, Reading{}, 1, 10e9, "Paused: monthly transfer quota of 10.0 GB reached (resets 15 Dec)"},
+		}, Reading{}, 1, 0, "Paused: outside the crawl schedule until 18:00", PauseSchedule},
+		{"other programs busy", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter, 0, "Paused: other programs are using 63 % CPU", PauseBusy},
+		{"busy but not long enough", nil, Reading{TotalCPU: 70, ProcessCPU: 7}, BusyAfter - 1, 0, "", ""},
+		{"busy check off", func(c *config.Config) { c.BusyThreshold = 0 }, Reading{TotalCPU: 99}, 10, 0, "", ""},
+		{"memory cap", func(c *config.Config) { c.Memory = 512e6 }, Reading{RSS: 612e6}, 1, 0, "Paused: Hivecrawl is using 612 MB of memory, over its cap of 512 MB", PauseMemory},
+		{"daily quota", func(c *config.Config) { c.DailyQuota = 500e6 }, Reading{}, 1, 500e6, "Paused: daily transfer quota of 500 MB reached", PauseDailyQuota},
+		{"under daily quota", func(c *config.Config) { c.DailyQuota = 500e6 }, Reading{}, 1, 499e6, "", ""},
+		{"monthly quota", func(c *config.Config) { c.MonthlyQuota = 10e9; c.QuotaResetDay = 15 }, Reading{}, 1, 10e9, "Paused: monthly transfer quota of 10.0 GB reached (resets 15 Dec)", PauseMonthlyQuota},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +128,9 @@ func TestPauseReasons(t *testing.T) {
 			}
 			if st.State != Paused || got != tt.want {
 				t.Fatalf("state %s, reasons %q; want paused, %q", st.State, got, tt.want)
+			}
+			if len(st.Pauses) != 1 || st.Pauses[0] != tt.pause {
+				t.Fatalf("pauses %q, want [%s]", st.Pauses, tt.pause)
 			}
 		})
 	}

@@ -126,36 +126,53 @@ func monthStart(now time.Time, resetDay int) time.Time {
 	return time.Date(y, m, resetDay, 0, 0, 0, 0, now.Location())
 }
 
+// Why crawling is paused, in a word (Status.Pauses): the reasons' texts
+// without their figures.
+const (
+	PauseHeld         = "held"
+	PausePaused       = "paused"
+	PauseSnoozed      = "snoozed"
+	PauseSchedule     = "schedule"
+	PauseDailyQuota   = "daily_quota"
+	PauseMonthlyQuota = "monthly_quota"
+	PauseBusy         = "busy"
+	PauseMemory       = "memory"
+)
+
+// PauseKinds are every Pause kind, in the order reasons are given.
+var PauseKinds = []string{PauseHeld, PausePaused, PauseSnoozed, PauseSchedule, PauseDailyQuota, PauseMonthlyQuota, PauseBusy, PauseMemory}
+
 // reasons lists why crawling is paused under cfg at now, in the order a
-// contributor most needs to know; empty means it may run.
+// contributor most needs to know, each with its kind; empty means it may
+// run.
 func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) (texts, kinds []string) {
 	add := func(kind, text string) {
 		kinds, texts = append(kinds, kind), append(texts, text)
 	}
 	if cfg.Held != "" {
-		add("held", "Paused: "+cfg.Held)
+		add(PauseHeld, "Paused: "+cfg.Held)
 	}
 	if cfg.Paused {
-		add("paused", "Paused by you")
+		add(PausePaused, "Paused by you")
 	}
 	if now.Before(cfg.SnoozeUntil) {
-		add("snoozed", "Snoozed until "+formatUntil(now, cfg.SnoozeUntil))
+		add(PauseSnoozed, "Snoozed until "+formatUntil(now, cfg.SnoozeUntil))
 	}
 	if _, ok := cfg.Schedule.Active(now); !ok {
-		add("schedule", "Paused: outside the crawl schedule until "+formatUntil(now, cfg.Schedule.NextStart(now)))
+		add(PauseSchedule, "Paused: outside the crawl schedule until "+formatUntil(now, cfg.Schedule.NextStart(now)))
 	}
 	if cfg.DailyQuota > 0 && u.DayBytes >= int64(cfg.DailyQuota) {
-		add("daily quota", fmt.Sprintf("Paused: daily transfer quota of %v reached", cfg.DailyQuota))
+		add(PauseDailyQuota, fmt.Sprintf("Paused: daily transfer quota of %v reached", cfg.DailyQuota))
 	}
 	if cfg.MonthlyQuota > 0 && u.MonthBytes >= int64(cfg.MonthlyQuota) {
 		next := monthStart(now, cfg.QuotaResetDay).AddDate(0, 1, 0)
-		add("monthly quota", fmt.Sprintf("Paused: monthly transfer quota of %v reached (resets %s)", cfg.MonthlyQuota, next.Format("2 Jan")))
+		add(PauseMonthlyQuota, fmt.Sprintf("Paused: monthly transfer quota of %v reached (resets %s)", cfg.MonthlyQuota, next.Format("2 Jan")))
 	}
 	if p.busy {
-		add("busy", fmt.Sprintf("Paused: other programs are using %.0f %% CPU", p.lastOther))
+		add(PauseBusy, fmt.Sprintf("Paused: other programs are using %.0f %% CPU", p.lastOther))
 	}
 	if p.memPaused {
-		add("memory", fmt.Sprintf("Paused: Hivecrawl is using %v of memory, over its cap of %v", config.Bytes(p.lastRSS), cfg.Memory))
+		add(PauseMemory, fmt.Sprintf("Paused: Hivecrawl is using %v of memory, over its cap of %v", config.Bytes(p.lastRSS), cfg.Memory))
 	}
 	return texts, kinds
 }
