@@ -366,6 +366,7 @@ func (c *Client) Serve(ctx context.Context) error {
 	}
 	c.api.Store(api)
 	page := c.webPage(api)
+	api.Handle("GET /metrics", c.metricsHandler())
 	c.log.Info("Client started", "config", c.dirs.Config, "data", c.dirs.Data, "log", c.events.Path(), "api", api.URL())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

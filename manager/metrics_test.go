@@ -1,21 +1,14 @@
 package manager
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
+	"github.com/hivecrawl/hivecrawl/internal/prom/promtest"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -42,7 +35,7 @@ func TestMetricsScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := scrape(t, m)
-	want(t, before, map[string]float64{
+	promtest.Want(t, before, map[string]float64{
 		`hivecrawl_manager_channels{state="active"}`:         2,
 		`hivecrawl_manager_channels{state="paused"}`:         1,
 		`hivecrawl_manager_channels_due`:                     2,
@@ -65,7 +58,7 @@ func TestMetricsScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := scrape(t, m)
-	want(t, sent, map[string]float64{
+	promtest.Want(t, sent, map[string]float64{
 		`hivecrawl_manager_channels{state="active"}` + "+" + `hivecrawl_manager_channels{state="paused"}` + "+" +
 			`hivecrawl_manager_channels{state="removed"}`: float64(n),
 		`hivecrawl_manager_channels_due`:                          0,
@@ -96,7 +89,7 @@ func TestMetricsScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored := scrape(t, m)
-	want(t, stored, map[string]float64{
+	promtest.Want(t, stored, map[string]float64{
 		`hivecrawl_manager_tasks_completed_total{kind="round"}`: 1,
 		`hivecrawl_manager_tasks_open{kind="round"}`:            1,
 		`hivecrawl_manager_host_leases{state="granted"}`:        0,
@@ -143,102 +136,8 @@ func TestMetricsScrape(t *testing.T) {
 	}
 }
 
-// scrape gets the manager's /metrics over HTTP, checks the text with
-// promtool, and returns every sample by its name and labels as the text
-// writes them (`name{label="value"}`).
+// scrape gets the manager's metrics (promtest.Scrape).
 func scrape(t *testing.T, m *Manager) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get(m.APIURL() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
-		t.Fatalf("GET /metrics = %d %s:\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), buf.Bytes())
-	}
-	checkMetrics(t, buf.Bytes())
-	return samples(t, buf.Bytes())
-}
-
-// checkMetrics pipes text to `promtool check metrics`, which fails on a
-// malformed exposition and on names, units and help against Prometheus's
-// conventions. Without promtool (Debian's prometheus package) the check
-// is skipped, or fails when CI is set.
-func checkMetrics(t *testing.T, text []byte) {
-	t.Helper()
-	if _, err := exec.LookPath("promtool"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("promtool not installed (Debian package prometheus): %v", err)
-		}
-		t.Logf("promtool not installed (Debian package prometheus), its check skipped; set CI to make this a failure")
-		return
-	}
-	cmd := exec.Command("promtool", "check", "metrics")
-	cmd.Stdin = bytes.NewReader(text)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("promtool check metrics: %v\n%s", err, out)
-	}
-}
-
-// samples parses the text exposition into samples keyed as the text
-// writes them; a histogram gives its _count and _sum.
-func samples(t *testing.T, text []byte) map[string]float64 {
-	t.Helper()
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(text))
-	if err != nil {
-		t.Fatalf("parse metrics: %v", err)
-	}
-	out := map[string]float64{}
-	for name, f := range fams {
-		for _, s := range f.Metric {
-			key := name + labelText(s.Label)
-			switch {
-			case s.Counter != nil:
-				out[key] = s.Counter.GetValue()
-			case s.Gauge != nil:
-				out[key] = s.Gauge.GetValue()
-			case s.Histogram != nil:
-				out[name+"_count"+labelText(s.Label)] = float64(s.Histogram.GetSampleCount())
-				out[name+"_sum"+labelText(s.Label)] = s.Histogram.GetSampleSum()
-			case s.Untyped != nil:
-				out[key] = s.Untyped.GetValue()
-			}
-		}
-	}
-	return out
-}
-
-func labelText(ls []*dto.LabelPair) string {
-	if len(ls) == 0 {
-		return ""
-	}
-	var parts []string
-	for _, l := range ls {
-		parts = append(parts, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
-	}
-	return "{" + strings.Join(parts, ",") + "}"
-}
-
-// want checks samples against wanted values; a key may be a sum of
-// samples joined by "+". A sample missing from got fails.
-func want(t *testing.T, got map[string]float64, wanted map[string]float64) {
-	t.Helper()
-	for key, v := range wanted {
-		sum := 0.0
-		for _, k := range strings.Split(key, "+") {
-			g, ok := got[k]
-			if !ok {
-				t.Errorf("no sample %s", k)
-			}
-			sum += g
-		}
-		if sum != v {
-			t.Errorf("%s = %v, want %v", key, sum, v)
-		}
-	}
+	return promtest.Scrape(t, m.APIURL()+"/metrics")
 }

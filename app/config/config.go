@@ -89,6 +89,11 @@ type Config struct {
 	// port for that run and says so. 0 = a random free port at each start.
 	// The address is written to api.json for the CLI and tray.
 	APIPort int `json:"api_port"`
+	// Metrics serves Prometheus metrics at /metrics on the local API
+	// (docs/metrics.md), for a volunteer who watches their machines with
+	// Prometheus. Off by default: /metrics is then not found. It applies
+	// at once.
+	Metrics bool `json:"metrics"`
 }
 
 // Notifications switches each kind of desktop notification.

@@ -39,6 +39,7 @@ var keys = map[string]key{
 	"start_at_login":  {"start when you log in (true/false)", boolKey(func(c *Config) *bool { return &c.StartAtLogin })},
 	"nickname":        {"name shown beside your credits", func(c *Config, v string) error { c.Nickname = v; return nil }},
 	"api_port":        {"dashboard and local API port on 127.0.0.1 (default 7339; 0 = random; applies at next start)", intKey(func(c *Config) *int { return &c.APIPort })},
+	"metrics":         {"serve Prometheus metrics at /metrics on the local API (on/off; default off)", boolKey(func(c *Config) *bool { return &c.Metrics })},
 
 	"notifications.first_contribution": {"notify on the first accepted contribution", boolKey(func(c *Config) *bool { return &c.Notifications.FirstContribution })},
 	"notifications.daily_summary":      {"notify a daily summary", boolKey(func(c *Config) *bool { return &c.Notifications.DailySummary })},
