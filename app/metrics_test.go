@@ -14,8 +14,8 @@ import (
 // TestClientMetricsOptIn runs a client in local mode over three sites:
 // /metrics is not found until the metrics setting is on; on, it serves
 // text promtool accepts, with the figures of the crawls done and the
-// pause the volunteer asked for; it stays behind the local API's Host
-// check; off again, it is not found.
+// pause the volunteer asked for, all listed in docs/metrics.md; it stays
+// behind the local API's Host check; off again, it is not found.
 func TestClientMetricsOptIn(t *testing.T) {
 	srv := smallSites(t)
 	home := t.TempDir()
@@ -75,6 +75,9 @@ func TestClientMetricsOptIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	paused := promtest.Scrape(t, url)
+	// docs/metrics.md lists them all, and the Grafana dashboard uses
+	// only these.
+	promtest.Documented(t, promtest.Names(paused, "hivecrawl_client_"), "hivecrawl_client_", "../docs/grafana/hivecrawl.json", "../docs/metrics.md")
 	promtest.Want(t, paused, map[string]float64{
 		`hivecrawl_client_paused{reason="paused"}`: 1,
 		`hivecrawl_client_paused{reason="busy"}`:   0,

@@ -41,6 +41,13 @@
 // state (recrawl.Snapshot) is saved every tick when it changed, so a kill
 // loses at most one tick of history counters.
 //
+// # Metrics
+//
+// The local API serves Prometheus metrics at /metrics (metrics.go,
+// docs/metrics.md), most read from the databases when scraped, and the
+// status page plots pages and results stored per second over the last
+// hour (throughput.go).
+//
 // # Caveats
 //
 // Crawlers report the tasks they cancel for waiting longer than their

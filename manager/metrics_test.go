@@ -141,3 +141,21 @@ func scrape(t *testing.T, m *Manager) map[string]float64 {
 	t.Helper()
 	return promtest.Scrape(t, m.APIURL()+"/metrics")
 }
+
+// TestMetricsDocumented: docs/metrics.md lists every metric the manager
+// serves, and the Grafana dashboard's expressions parse and use only
+// those.
+func TestMetricsDocumented(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := newManager(t, t.TempDir(), &clock{t: time.Now()})
+	go m.api.serve(ctx)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	names := promtest.Names(scrape(t, m), "hivecrawl_manager_")
+	if len(names) < 20 {
+		t.Fatalf("%d manager metrics: %q", len(names), names)
+	}
+	promtest.Documented(t, names, "hivecrawl_manager_", "../docs/grafana/hivecrawl.json", "../docs/metrics.md")
+}
