@@ -15,7 +15,8 @@ import (
 // scrapes (stateCollector); only what an event alone knows is counted as it
 // happens: schedule rounds, and the tasks this manager issued, saw
 // completed, lost or cancelled. Those counters are this process's, from its
-// start, so the managers sharing one database each count their own share.
+// start, so the managers sharing one database each count their own share,
+// while what is read from a shared database is the whole network's.
 // No label names a peer, host or channel: their number has no bound.
 
 // Task kinds, the values of the kind label.
