@@ -53,20 +53,34 @@ func dueKey(record []byte) []byte {
 }
 
 // channelBucket is the channel bucket, keeping the due index as records
-// change.
+// change. It remembers the records read, whose index entry a write moves,
+// so that a read and write of one record is one read (a round trip on
+// PostgreSQL), not two.
 type channelBucket struct {
 	kv.Bucket
-	due kv.Bucket
+	due  kv.Bucket
+	read map[string][]byte
 }
 
 // channelsIn returns tx's channel bucket; writes to it keep the index.
 func channelsIn(tx kv.Tx) channelBucket {
-	return channelBucket{Bucket: tx.Bucket(bucketChannels), due: tx.Bucket(bucketDue)}
+	return channelBucket{Bucket: tx.Bucket(bucketChannels), due: tx.Bucket(bucketDue), read: map[string][]byte{}}
+}
+
+// Get reads a record and remembers it.
+func (b channelBucket) Get(key []byte) []byte {
+	v := b.Bucket.Get(key)
+	b.read[string(key)] = v
+	return v
 }
 
 // Put stores a record and moves its index entry.
 func (b channelBucket) Put(key, value []byte) error {
-	return b.putKnown(key, b.Bucket.Get(key), value)
+	old, ok := b.read[string(key)]
+	if !ok {
+		old = b.Bucket.Get(key)
+	}
+	return b.putKnown(key, old, value)
 }
 
 // putKnown is Put when the stored record old is known (nil: none).
@@ -74,14 +88,16 @@ func (b channelBucket) putKnown(key, old, value []byte) error {
 	if err := b.reindex(dueKey(old), dueKey(value)); err != nil {
 		return err
 	}
+	b.read[string(key)] = value
 	return b.Bucket.Put(key, value)
 }
 
 // Delete removes a record and its index entry.
 func (b channelBucket) Delete(key []byte) error {
-	if err := b.reindex(dueKey(b.Bucket.Get(key)), nil); err != nil {
+	if err := b.reindex(dueKey(b.Get(key)), nil); err != nil {
 		return err
 	}
+	b.read[string(key)] = nil
 	return b.Bucket.Delete(key)
 }
 
