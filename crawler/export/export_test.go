@@ -334,3 +334,52 @@ func TestWARCWritersInParallel(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestWARCWriterOnRecord checks what OnRecord reports: every record, in
+// order, each at the offset and with the length of its own gzip member.
+func TestWARCWriterOnRecord(t *testing.T) {
+	var (
+		buf   bytes.Buffer
+		infos []RecordInfo
+	)
+	w, err := NewWARCWriter(&buf, WARCOptions{Compress: true, Now: func() time.Time { return fetched },
+		OnRecord: func(i RecordInfo) { infos = append(infos, i) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range samplePages(t) {
+		if err := w.Page(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Summary(&task.Result{TaskID: "t9"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantTypes := []string{"warcinfo", "conversion", "conversion", "conversion", "metadata"}
+	if len(infos) != len(wantTypes) {
+		t.Fatalf("%d records reported, want %d", len(infos), len(wantTypes))
+	}
+	var next int64
+	for i, info := range infos {
+		if info.Type != wantTypes[i] || info.Offset != next || info.Length <= 0 {
+			t.Fatalf("record %d: %+v; want a %s at %d", i, info, wantTypes[i], next)
+		}
+		next = info.Offset + info.Length
+		// The member alone is the whole record.
+		recs := readWARC(t, bytes.NewReader(buf.Bytes()[info.Offset:next]))
+		if len(recs) != 1 || recs[0].Type().String() != info.Type || recs[0].WarcHeader().Get(gowarc.WarcRecordID) != info.ID {
+			t.Fatalf("member of record %d (%+v) holds %v", i, info, recs)
+		}
+		h := recs[0].WarcHeader()
+		if info.Type == "conversion" && (h.Get(gowarc.WarcTargetURI) != info.Target ||
+			h.Get(gowarc.WarcPayloadDigest) != info.Digest || info.Status != 200 || info.Mime != "text/plain") {
+			t.Errorf("record %d: %+v, header %v", i, info, h)
+		}
+	}
+	if next != int64(buf.Len()) {
+		t.Fatalf("records end at %d, output at %d", next, buf.Len())
+	}
+}

@@ -39,6 +39,29 @@ type WARCOptions struct {
 	// Now gives the date of the warcinfo and summary records; default
 	// time.Now.
 	Now func() time.Time
+	// OnRecord, when set, is called after each record is written, with
+	// what an index of the file needs (CDXJ).
+	OnRecord func(RecordInfo)
+}
+
+// RecordInfo describes a record as written, for an index beside the file.
+type RecordInfo struct {
+	// Type is the WARC-Type: "warcinfo", "conversion", "response",
+	// "metadata".
+	Type   string
+	ID     string // WARC-Record-ID, "<urn:uuid:…>"
+	Target string // WARC-Target-URI; "" for warcinfo and metadata
+	Date   time.Time
+	// Mime is the record's Content-Type, or for a response record the
+	// HTTP Content-Type of the page.
+	Mime string
+	// Status is the HTTP status of the fetch; 0 when not known.
+	Status int
+	// Digest is the WARC-Payload-Digest; "" when the record has none.
+	Digest string
+	// Offset is where the record (its gzip member, when compressing)
+	// starts in the output, Length its bytes there.
+	Offset, Length int64
 }
 
 // WARCWriter writes WARC 1.1 to an io.Writer: a warcinfo record first, then
@@ -49,13 +72,14 @@ type WARCOptions struct {
 // the writer, close the file, open the next one and start a new WARCWriter
 // on it. WARCWriter is not safe for concurrent use.
 type WARCWriter struct {
-	out     *countingWriter
-	bw      *bufio.Writer
-	gz      *gzip.Writer // reused for each record when compressing
-	marshal gowarc.Marshaler
-	now     func() time.Time
-	records int
-	closed  bool
+	out      *countingWriter
+	bw       *bufio.Writer
+	gz       *gzip.Writer // reused for each record when compressing
+	marshal  gowarc.Marshaler
+	now      func() time.Time
+	onRecord func(RecordInfo)
+	records  int
+	closed   bool
 }
 
 // ErrClosed is returned when writing to a closed WARCWriter.
@@ -72,10 +96,11 @@ func NewWARCWriter(w io.Writer, opts WARCOptions) (*WARCWriter, error) {
 	}
 	out := &countingWriter{w: w}
 	ww := &WARCWriter{
-		out:     out,
-		bw:      bufio.NewWriterSize(out, 64<<10),
-		marshal: gowarc.NewMarshaler(),
-		now:     opts.Now,
+		out:      out,
+		bw:       bufio.NewWriterSize(out, 64<<10),
+		marshal:  gowarc.NewMarshaler(),
+		now:      opts.Now,
+		onRecord: opts.OnRecord,
 	}
 	if opts.Compress {
 		ww.gz, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed) // level is valid
@@ -98,7 +123,7 @@ func NewWARCWriter(w io.Writer, opts WARCOptions) (*WARCWriter, error) {
 	if _, err := rb.WriteString(info.String()); err != nil {
 		return nil, fmt.Errorf("build warcinfo record: %w", err)
 	}
-	if err := ww.write(rb); err != nil {
+	if err := ww.write(rb, RecordInfo{Type: gowarc.Warcinfo.String(), Date: opts.Now(), Mime: gowarc.ApplicationWarcFields}); err != nil {
 		return nil, fmt.Errorf("write warcinfo record: %w", err)
 	}
 	return ww, nil
@@ -142,7 +167,8 @@ func (w *WARCWriter) Page(p *task.Page) error {
 	if _, err := rb.WriteString(text); err != nil {
 		return fmt.Errorf("build record for %s: %w", target, err)
 	}
-	if err := w.write(rb); err != nil {
+	info := RecordInfo{Type: gowarc.Conversion.String(), Target: target, Date: date, Mime: "text/plain", Status: p.Status, Digest: digest}
+	if err := w.write(rb, info); err != nil {
 		return fmt.Errorf("write record for %s: %w", target, err)
 	}
 	return nil
@@ -160,20 +186,22 @@ func (w *WARCWriter) Summary(r *task.Result) error {
 		return fmt.Errorf("encode summary: %w", err)
 	}
 	defer LockGowarc()()
+	date := w.now()
 	rb := gowarc.NewRecordBuilder(gowarc.Metadata)
-	rb.AddWarcHeaderTime(gowarc.WarcDate, w.now())
+	rb.AddWarcHeaderTime(gowarc.WarcDate, date)
 	rb.AddWarcHeader(gowarc.ContentType, "application/json")
 	if _, err := rb.Write(b); err != nil {
 		return fmt.Errorf("build summary record: %w", err)
 	}
-	if err := w.write(rb); err != nil {
+	if err := w.write(rb, RecordInfo{Type: gowarc.Metadata.String(), Date: date, Mime: "application/json"}); err != nil {
 		return fmt.Errorf("write summary record: %w", err)
 	}
 	return nil
 }
 
-// write builds rb's record and marshals it, gzipped when asked.
-func (w *WARCWriter) write(rb gowarc.WarcRecordBuilder) error {
+// write builds rb's record and marshals it, gzipped when asked, then
+// tells OnRecord about it (info with its ID, offset and length added).
+func (w *WARCWriter) write(rb gowarc.WarcRecordBuilder, info RecordInfo) error {
 	rec, v, err := rb.Build()
 	if err != nil {
 		return err
@@ -182,6 +210,7 @@ func (w *WARCWriter) write(rb gowarc.WarcRecordBuilder) error {
 	if !v.Valid() {
 		return fmt.Errorf("invalid record: %v", v)
 	}
+	info.ID, info.Offset = rec.WarcHeader().Get(gowarc.WarcRecordID), w.Size()
 	var dst io.Writer = w.bw
 	if w.gz != nil {
 		w.gz.Reset(w.bw)
@@ -196,6 +225,10 @@ func (w *WARCWriter) write(rb gowarc.WarcRecordBuilder) error {
 		}
 	}
 	w.records++
+	if w.onRecord != nil {
+		info.Length = w.Size() - info.Offset
+		w.onRecord(info)
+	}
 	return nil
 }
 
