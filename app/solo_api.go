@@ -117,7 +117,7 @@ func (c *Client) SoloText(ctx context.Context, url string) (localapi.SoloText, e
 	if err := c.needSolo("read a page"); err != nil {
 		return localapi.SoloText{}, err
 	}
-	rec, found, err := c.solo.Storage().Read(url, maxSoloText)
+	rec, found, err := c.solo.Storage().Read(ctx, url, maxSoloText)
 	if err != nil {
 		return localapi.SoloText{}, err
 	}

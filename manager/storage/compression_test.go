@@ -44,7 +44,7 @@ func TestUploadCompressions(t *testing.T) {
 		t.Fatalf("receipt %+v, %v; want 3 pages accepted", rc, err)
 	}
 	for u, want := range texts {
-		rec, found, err := r.st.Read(u, 0)
+		rec, found, err := r.st.Read(context.Background(), u, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,18 @@
 // signed with the manager's key, which anyone holding the network profile
 // can verify (VerifyReceipt).
 //
+// # Files
+//
+// WARC files are closed at Options.MaxFileSize (1 GiB) and at Close, each
+// with a CDXJ index beside it (cdxj.go). With an Archive (an
+// S3-compatible bucket, package bucket) a closed file and its index are
+// uploaded in the background, retried until the store confirms them, and
+// only then removed locally; Read then fetches a record with a ranged
+// GET. At start, WARC files without an index (left by a crash) are cut
+// back to their last whole record and indexed, and with an Archive every
+// closed file still local is uploaded. docs/storage.md is the operator's
+// account.
+//
 // # Protocol
 //
 // One stream per upload. The crawler sends a Header (the manager-signed

@@ -42,6 +42,7 @@ type rig struct {
 	dir     string
 	key     crypto.PrivKey
 	db      *channels.DB
+	opts    Options // st's
 	st      *Storage
 	h       *host.Host
 	clock   time.Time
@@ -96,6 +97,7 @@ func newRigOn(t *testing.T, postgres bool, opt func(*Options)) *rig {
 	if opt != nil {
 		opt(&opts)
 	}
+	r.opts = opts
 	r.st, err = New(opts)
 	if err != nil {
 		t.Fatal(err)

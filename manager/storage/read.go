@@ -1,9 +1,14 @@
 package storage
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,37 +42,70 @@ func (s *Storage) LookupAll(urls []string) (map[string]Entry, error) {
 
 // Read returns the latest stored text of URL u, at most limit bytes of it
 // (0 = all). found is false when u is not stored or its page had no text.
-func (s *Storage) Read(u string, limit int64) (rec Record, found bool, err error) {
+// A record whose file was moved to the Archive is read from there.
+func (s *Storage) Read(ctx context.Context, u string, limit int64) (rec Record, found bool, err error) {
 	e, found, err := s.idx.entry(u)
 	if err != nil || !found || e.File == "" {
 		return Record{}, false, err
 	}
-	rec, err = s.readAt(e.Location, limit)
+	rec, err = s.readRecord(ctx, e.Location, limit)
 	if err != nil {
 		return Record{}, false, fmt.Errorf("read stored text of %s: %w", u, err)
 	}
 	return rec, true, nil
 }
 
-// readAt reads the conversion record at loc, at most limit bytes of its
-// text (0 = all).
+// readTimeout bounds readAt, which has no context of its own.
+const readTimeout = time.Minute
+
+// readAt is readRecord for the spot-checks, whose comparison runs without
+// a context.
 func (s *Storage) readAt(loc Location, limit int64) (Record, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	return s.readRecord(ctx, loc, limit)
+}
+
+// maxStoredRecord bounds the uncompressed bytes of one stored record
+// read back: its text at most MaxTextBytes, and its header.
+const maxStoredRecord = export.MaxTextBytes + 1<<20
+
+// readRecord reads the conversion record at loc, from the WARC directory
+// or, when the file is no longer there, from the Archive; at most limit
+// bytes of its text (0 = all).
+func (s *Storage) readRecord(ctx context.Context, loc Location, limit int64) (Record, error) {
 	// The name comes from the index; Base keeps a damaged one inside the
 	// WARC directory.
 	name := filepath.Base(loc.File)
+	var src io.ReadCloser
 	f, err := os.Open(filepath.Join(WARCDir(s.opts.Dir), name))
-	if err != nil {
+	switch {
+	case err == nil:
+		if _, err := f.Seek(loc.Offset, io.SeekStart); err != nil {
+			f.Close()
+			return Record{}, err
+		}
+		src = f
+	case errors.Is(err, fs.ErrNotExist) && s.opts.Archive != nil:
+		if src, err = s.opts.Archive.OpenAt(ctx, warcObject(name), loc.Offset); err != nil {
+			return Record{}, err
+		}
+	default:
 		return Record{}, err
 	}
-	defer f.Close()
-	if _, err := f.Seek(loc.Offset, io.SeekStart); err != nil {
-		return Record{}, err
+	// The gzip member is read before gowarc is locked, so that a slow
+	// object store does not hold up the WARC writer.
+	raw, err := readMember(src, maxStoredRecord)
+	src.Close()
+	if err != nil {
+		return Record{}, fmt.Errorf("record at %s:%d: %w", name, loc.Offset, err)
 	}
 	defer export.LockGowarc()()
-	rd, err := gowarc.NewWarcFileReaderFromStream(f, loc.Offset)
+	rd, err := gowarc.NewWarcFileReaderFromStream(bytes.NewReader(raw), 0)
 	if err != nil {
 		return Record{}, err
 	}
+	defer rd.Close()
 	wr, _, _, err := rd.Next()
 	if err != nil {
 		return Record{}, fmt.Errorf("record at %s:%d: %w", name, loc.Offset, err)
@@ -99,6 +137,24 @@ func (s *Storage) readAt(loc Location, limit int64) (Record, error) {
 	// A cut may split a character; drop its remains.
 	rec.Text = strings.ToValidUTF8(string(text), "")
 	return rec, nil
+}
+
+// readMember returns the uncompressed bytes of the gzip member r starts
+// with, at most max of them; it reads no further than the member's end.
+func readMember(r io.Reader, max int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bufio.NewReader(r))
+	if err != nil {
+		return nil, err
+	}
+	zr.Multistream(false)
+	b, err := io.ReadAll(io.LimitReader(zr, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("record larger than %d bytes", max)
+	}
+	return b, nil
 }
 
 // ReadReceipts returns, by task ID, the receipts the storage module whose

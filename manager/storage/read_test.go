@@ -38,7 +38,7 @@ func TestReadReturnsTheLatestText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rec, found, err := r.st.Read(tc.url, tc.limit)
+			rec, found, err := r.st.Read(context.Background(), tc.url, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,8 @@ package storage
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -65,6 +67,17 @@ type Options struct {
 	// full-text search (solo mode). Its failures are logged, not fatal:
 	// the WARC files are the record.
 	Search *search.Index
+	// Archive, when set, is the object store closed WARC files and their
+	// CDXJ indexes are uploaded to (warc/NAME and cdxj/NAME.cdxj); a file
+	// is removed from Dir/warc once the store has confirmed it. Nil keeps
+	// the files in Dir/warc.
+	Archive Archive
+	// RetryWait is the first wait after a failed upload to Archive,
+	// doubling up to 5 minutes. Default 1s.
+	RetryWait time.Duration
+	// CloseTimeout bounds how long Close uploads the files left. Default
+	// 1 minute; what is not uploaded by then is at the next start.
+	CloseTimeout time.Duration
 }
 
 // openTimeout bounds connecting to PostgreSQL.
@@ -78,8 +91,13 @@ type Storage struct {
 	idx  *index
 	sem  chan struct{}
 
-	mu  sync.Mutex // guards warc and serialises the commit of uploads
+	mu  sync.Mutex // guards rot and serialises the commit of uploads
 	rot *rotator
+
+	ship       *shipper
+	stopShip   context.CancelFunc
+	closeOnce  sync.Once
+	closeError error
 }
 
 // New opens the storage module's index and WARC directory.
@@ -98,6 +116,12 @@ func New(opts Options) (*Storage, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.RetryWait <= 0 {
+		opts.RetryWait = DefaultRetryWait
+	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = DefaultCloseTimeout
 	}
 	if v := opts.Validation; v != nil {
 		if v.Checks == nil {
@@ -119,12 +143,34 @@ func New(opts Options) (*Storage, error) {
 	if err != nil {
 		return nil, err
 	}
-	rot, err := newRotator(WARCDir(opts.Dir), opts.MaxFileSize, opts.Now)
+	dir := WARCDir(opts.Dir)
+	ship := newShipper(dir, opts.Archive, opts.Logger, opts.RetryWait)
+	rot, err := newRotator(dir, opts.MaxFileSize, opts.Now, fileTag(opts.Key.GetPublic()), ship.closed)
 	if err != nil {
 		idx.Close()
 		return nil, err
 	}
-	return &Storage{opts: opts, log: opts.Logger, idx: idx, rot: rot, sem: make(chan struct{}, opts.Concurrent)}, nil
+	leftovers, err := unindexed(dir)
+	if err != nil {
+		idx.Close()
+		return nil, err
+	}
+	s := &Storage{opts: opts, log: opts.Logger, idx: idx, rot: rot, sem: make(chan struct{}, opts.Concurrent), ship: ship}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopShip = cancel
+	go ship.run(ctx, leftovers)
+	return s, nil
+}
+
+// fileTag names the manager in its WARC file names: the first 8 hex
+// digits of the SHA-256 of its public key.
+func fileTag(key crypto.PubKey) string {
+	b, err := crypto.MarshalPublicKey(key)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:4])
 }
 
 // WARCDir returns the WARC directory under a manager data directory.
@@ -141,12 +187,18 @@ func (s *Storage) Attach(h StreamHost) {
 	h.SetStreamHandler(ReceiptsProtocol, s.handleReceipts)
 }
 
-// Close ends the current WARC file and closes the index. Uploads still
-// running fail.
+// Close ends the current WARC file, uploads the closed files not yet
+// uploaded (with an Archive, for at most Options.CloseTimeout) and closes
+// the index. Uploads from crawlers still running fail.
 func (s *Storage) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return errors.Join(s.rot.Close(), s.idx.Close())
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		rerr := s.rot.Close()
+		s.ship.stop(s.stopShip, s.opts.CloseTimeout)
+		s.closeError = errors.Join(rerr, s.idx.Close())
+	})
+	return s.closeError
 }
 
 // Totals returns the storage module's sums.
