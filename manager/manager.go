@@ -167,6 +167,11 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	sopts := storage.Options{Dir: opts.Dir, Postgres: opts.DB, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
 		MaxFileSize: opts.MaxWARCFile, Now: opts.Now, Logger: opts.Logger}
+	if opts.Store != "" {
+		if sopts.Archive, err = openStore(ctx, opts.Store, opts.Getenv); err != nil {
+			return nil, fmt.Errorf("new manager: %w", err)
+		}
+	}
 	if !opts.Solo && !opts.NoValidation {
 		v := opts.Validation
 		v.Checks, v.OnInvalid = book{m}, m.resultFailed
@@ -368,7 +373,9 @@ func (m *Manager) Wake() {
 }
 
 // Close stops the host and closes the files; closing again returns the
-// first Close's result. It is bounded by libp2p's shutdown timeouts.
+// first Close's result. It is bounded by libp2p's shutdown timeouts and,
+// with Options.Store, by the storage module's upload of the last WARC
+// files (storage.DefaultCloseTimeout).
 func (m *Manager) Close() error {
 	m.closeOnce.Do(func() { m.closeErr = m.close() })
 	return m.closeErr

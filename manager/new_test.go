@@ -51,6 +51,10 @@ func TestNewFails(t *testing.T) {
 			o.Listen = []string{"/ip4/127.0.0.1/tcp/" + busyPort}
 		}, busyPort},
 		{"busy key directory port", func(t *testing.T, dir string, o *Options) { o.Directory = busyAddr }, busyAddr},
+		{"bad store URL", func(t *testing.T, dir string, o *Options) { o.Store = "s3://Not_A_Bucket" }, "s3://Not_A_Bucket"},
+		{"store without credentials", func(t *testing.T, dir string, o *Options) {
+			o.Store, o.Getenv = "s3://crawl-warc", func(string) string { return "" }
+		}, "AWS_ACCESS_KEY_ID"},
 		{"unwritable directory", func(t *testing.T, dir string, o *Options) {
 			// Tests run as root, which may write anywhere: a file where
 			// the data directory should be cannot be written into.

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
@@ -92,6 +93,14 @@ type Options struct {
 	Slack time.Duration `json:"slack,omitempty"`
 	// MaxWARCFile rotates WARC files; 0 = storage default (1 GiB).
 	MaxWARCFile int64 `json:"max_warc_file,omitempty"`
+	// Store is where closed WARC files go: "" keeps them in Dir/warc;
+	// "s3://bucket/prefix" uploads them, with a CDXJ index each, to an
+	// S3-compatible object store whose endpoint and credentials come from
+	// the AWS variables (docs/storage.md). They are written to Dir/warc
+	// first either way.
+	Store string `json:"store,omitempty"`
+	// Getenv reads the AWS variables for Store; default os.Getenv.
+	Getenv func(string) string `json:"-"`
 	// LeaseHold is how long a claim or renewal keeps a host's lease;
 	// crawlers renew every third of it. Default 5 minutes.
 	LeaseHold time.Duration `json:"lease_hold,omitempty"`
@@ -166,6 +175,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
 	}
 	if o.LeaseHold <= 0 {
 		o.LeaseHold = DefaultLeaseHold
