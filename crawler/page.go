@@ -271,6 +271,9 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	} else if wantText && parsed.Text != "" && page.DuplicateOf == "" {
 		page.Text, page.Compression = textcodec.Encode([]byte(parsed.Text))
 		page.TextBytes = len(parsed.Text)
+		if r.t.Raw {
+			keepRaw(page, resp)
+		}
 	}
 	if nofollow {
 		return nil

@@ -39,6 +39,46 @@ type Page struct {
 	NoIndex bool `json:"noindex,omitempty"`
 	// Error names the kind of failure for a page that could not be fetched.
 	Error string `json:"error,omitempty"`
+	// Raw is the HTTP response body (its Content-Encoding undone), kept
+	// only when the task asked for it (Task.Raw) and the page's text is
+	// uploaded, compressed as RawCompression names (as Text is, see
+	// Compression); RawBytes is its uncompressed length. At most
+	// MaxRawBytes compressed: a longer body is left out.
+	Raw            []byte `json:"raw,omitempty"`
+	RawCompression string `json:"raw_compression,omitempty"`
+	RawBytes       int    `json:"raw_bytes,omitempty"`
+	// Header are the response's HTTP header fields (canonical names) that
+	// go with Raw, without those the body as kept no longer matches
+	// (Content-Encoding, Content-Length, Transfer-Encoding) and hop-by-hop
+	// ones; at most MaxHeaderBytes in all.
+	Header map[string][]string `json:"header,omitempty"`
+}
+
+// Limits of a page's raw response (Page.Raw, Page.Header).
+const (
+	// MaxRawBytes bounds Page.Raw, compressed: the page must travel in one
+	// upload message.
+	MaxRawBytes = 4 << 20
+	// MaxHeaderBytes bounds Page.Header: names, values and a separator of
+	// each.
+	MaxHeaderBytes = 64 << 10
+)
+
+// HeaderSize returns the bytes Page.Header h counts against
+// MaxHeaderBytes: each field's name and value and 4 more ("Name: value"
+// and CRLF), a name without values as one empty field.
+func HeaderSize(h map[string][]string) int {
+	n := 0
+	for k, vs := range h {
+		n += len(k) + 4
+		for i, v := range vs {
+			if i > 0 {
+				n += len(k) + 4
+			}
+			n += len(v)
+		}
+	}
+	return n
 }
 
 // Stats are a task's totals.

@@ -104,6 +104,12 @@ type Task struct {
 	// volunteer stopped stood: the crawler starts from it instead of from
 	// the seeds (which still name the host).
 	Resume *Rest `json:"resume,omitempty"`
+	// Raw asks the crawler to upload, with each page whose text it
+	// uploads, the HTTP response body and header fields (Page.Raw and
+	// Page.Header), for the operator's WARC response records. Only an
+	// operator who asked for them sets it (`hivecrawl manager
+	// --store-raw`); clients older than the field refuse such tasks.
+	Raw bool `json:"raw,omitempty"`
 }
 
 // Lease is a crawler's right to work on one web host for a time. The
