@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/nlnwa/gowarc"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -381,5 +383,61 @@ func TestWARCWriterOnRecord(t *testing.T) {
 	}
 	if next != int64(buf.Len()) {
 		t.Fatalf("records end at %d, output at %d", next, buf.Len())
+	}
+}
+
+// TestWARCWriterResponse writes a page with its raw response: a response
+// record with the HTTP header and body before the conversion record, the
+// two linked both ways, strictly valid; a raw body that does not
+// decompress is left out.
+func TestWARCWriterResponse(t *testing.T) {
+	body := "<html><body><p>Raw body.</p></body></html>"
+	raw, name := textcodec.Encode([]byte(body))
+	p := &task.Page{URL: "http://a.test/r", Status: 200, FetchedAt: fetched, Text: []byte("Raw body."),
+		Raw: raw, RawCompression: name, RawBytes: len(body),
+		Header: map[string][]string{"Content-Type": {"text/html; charset=utf-8"}, "Content-Encoding": {"gzip"},
+			"Bad Name": {"x"}, "X-Bad-Value": {"a\r\nInjected: 1"}, "Etag": {`"v1"`}}}
+	broken := &task.Page{URL: "http://a.test/broken", Status: 200, FetchedAt: fetched, Text: []byte("Text only."),
+		Raw: []byte("not zstd"), RawCompression: textcodec.Zstd}
+	var (
+		buf   bytes.Buffer
+		infos []RecordInfo
+	)
+	w, err := NewWARCWriter(&buf, WARCOptions{Compress: true, Now: func() time.Time { return fetched },
+		OnRecord: func(i RecordInfo) { infos = append(infos, i) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Page(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Page(broken); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	recs := readWARC(t, &buf)
+	var types []string
+	for _, r := range recs {
+		types = append(types, r.Type().String())
+	}
+	if strings.Join(types, " ") != "warcinfo response conversion conversion" {
+		t.Fatalf("records %v", types)
+	}
+	resp, conv := recs[1], recs[2]
+	if resp.WarcHeader().GetId(gowarc.WarcConcurrentTo) != conv.WarcHeader().GetId(gowarc.WarcRecordID) ||
+		conv.WarcHeader().GetId(gowarc.WarcRefersTo) != resp.WarcHeader().GetId(gowarc.WarcRecordID) {
+		t.Fatalf("records not linked: response %v, conversion %v", resp.WarcHeader(), conv.WarcHeader())
+	}
+	block := blockText(t, resp)
+	want := "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nEtag: \"v1\"\r\nContent-Length: " +
+		strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	if block != want {
+		t.Fatalf("response block %q, want %q", block, want)
+	}
+	if resp.WarcHeader().Get(gowarc.WarcTargetURI) != p.URL || resp.WarcHeader().Get(gowarc.WarcPayloadDigest) != sha1Digest(body) {
+		t.Fatalf("response header %v", resp.WarcHeader())
+	}
+	if infos[1].Type != "response" || infos[1].Mime != "text/html; charset=utf-8" || infos[1].Status != 200 || infos[1].ID != resp.WarcHeader().Get(gowarc.WarcRecordID) {
+		t.Fatalf("response reported as %+v", infos[1])
 	}
 }

@@ -66,7 +66,12 @@ type RecordInfo struct {
 
 // WARCWriter writes WARC 1.1 to an io.Writer: a warcinfo record first, then
 // one `conversion` record (Content-Type text/plain) per page with text, and
-// optionally a `metadata` record with the task's summary.
+// optionally a `metadata` record with the task's summary. A page that
+// carries its raw response (task.Page.Raw, when the task asked for it)
+// gets a `response` record before its conversion record; the response
+// names the conversion in WARC-Concurrent-To and the conversion the
+// response in WARC-Refers-To (WARC 1.1 allows no WARC-Concurrent-To on a
+// conversion record). A raw body that does not decompress is left out.
 //
 // Size tells how many bytes went out, so a caller can rotate files: Close
 // the writer, close the file, open the next one and start a new WARCWriter
@@ -153,7 +158,18 @@ func (w *WARCWriter) Page(p *task.Page) error {
 	digest := sha1Digest(text)
 
 	defer LockGowarc()()
+	var responseID, conversionID string
+	if body, ok := rawBody(p); ok && p.Status >= 100 && p.Status <= 999 {
+		responseID, conversionID = newRecordID(), newRecordID()
+		if err := w.response(p, target, date, body, responseID, conversionID); err != nil {
+			return err
+		}
+	}
 	rb := gowarc.NewRecordBuilder(gowarc.Conversion)
+	if conversionID != "" {
+		rb.AddWarcHeader(gowarc.WarcRecordID, conversionID)
+		rb.AddWarcHeader(gowarc.WarcRefersTo, responseID)
+	}
 	rb.AddWarcHeader(gowarc.WarcTargetURI, target)
 	rb.AddWarcHeaderTime(gowarc.WarcDate, date)
 	rb.AddWarcHeader(gowarc.ContentType, "text/plain; charset=utf-8")
@@ -170,6 +186,32 @@ func (w *WARCWriter) Page(p *task.Page) error {
 	info := RecordInfo{Type: gowarc.Conversion.String(), Target: target, Date: date, Mime: "text/plain", Status: p.Status, Digest: digest}
 	if err := w.write(rb, info); err != nil {
 		return fmt.Errorf("write record for %s: %w", target, err)
+	}
+	return nil
+}
+
+// response writes p's raw response (body, decompressed) as a `response`
+// record with ID id, before the conversion record of ID conversion
+// (WARC-Concurrent-To), with gowarc locked.
+func (w *WARCWriter) response(p *task.Page, target string, date time.Time, body []byte, id, conversion string) error {
+	header, mime := httpHeader(p, len(body))
+	digest := sha1Digest(string(body))
+	rb := gowarc.NewRecordBuilder(gowarc.Response)
+	rb.AddWarcHeader(gowarc.WarcRecordID, id)
+	rb.AddWarcHeader(gowarc.WarcTargetURI, target)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, date)
+	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationHttp+";msgtype=response")
+	rb.AddWarcHeader(gowarc.WarcConcurrentTo, conversion)
+	rb.AddWarcHeader(gowarc.WarcPayloadDigest, digest)
+	if _, err := rb.Write(header); err != nil {
+		return fmt.Errorf("build response record for %s: %w", target, err)
+	}
+	if _, err := rb.Write(body); err != nil {
+		return fmt.Errorf("build response record for %s: %w", target, err)
+	}
+	info := RecordInfo{Type: gowarc.Response.String(), Target: target, Date: date, Mime: mime, Status: p.Status, Digest: digest}
+	if err := w.write(rb, info); err != nil {
+		return fmt.Errorf("write response record for %s: %w", target, err)
 	}
 	return nil
 }
