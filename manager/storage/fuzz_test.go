@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 func FuzzDecodeHeader(f *testing.F) {
@@ -36,6 +37,8 @@ func FuzzDecodePage(f *testing.F) {
 	f.Add([]byte(`{"url":"http://a.example/x","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":1,"digest":5,"text":"aGk=","out_links":0}`))
 	f.Add([]byte(`{"url":"http://a.example/p","final_url":"http://a.example/p?x","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":1,"out_links":3,"duplicate_of":"http://a.example/c"}`))
 	f.Add([]byte(`{"url":"javascript:alert(1)","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":0,"out_links":0}`))
+	f.Add([]byte(`{"url":"http://a.example/r","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":0,"out_links":0,"text":"aGk=","raw":"PHA+aGk8L3A+","raw_bytes":9,"header":{"Content-Type":["text/html"],"X":[]}}`))
+	f.Add([]byte(`{"url":"http://a.example/r","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":0,"out_links":0,"header":{"Content-Type":["text/html"]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := DecodePage(b)
 		if err != nil {
@@ -43,6 +46,9 @@ func FuzzDecodePage(f *testing.F) {
 		}
 		if p.URL == "" || p.Status < 0 || p.Depth < 0 {
 			t.Fatalf("accepted page out of range: %+v", p)
+		}
+		if len(p.Raw) > task.MaxRawBytes || p.RawBytes < 0 || task.HeaderSize(p.Header) > task.MaxHeaderBytes || len(p.Header) > 0 && len(p.Raw) == 0 {
+			t.Fatalf("accepted raw response out of range: %d bytes, %d declared, header %v", len(p.Raw), p.RawBytes, p.Header)
 		}
 	})
 }

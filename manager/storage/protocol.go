@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -103,6 +104,12 @@ func DecodePage(b []byte) (*task.Page, error) {
 	}
 	if p.Status < 0 || p.Status > 999 || p.TextBytes < 0 || p.OutLinks < 0 || p.Depth < 0 {
 		return nil, fmt.Errorf("decode page %s: %w: negative or out-of-range counter", p.URL, ErrMalformed)
+	}
+	if len(p.Raw) > task.MaxRawBytes || p.RawBytes < 0 || p.RawBytes > export.MaxTextBytes {
+		return nil, fmt.Errorf("decode page %s: %w: raw body of %d bytes (%d uncompressed)", p.URL, ErrMalformed, len(p.Raw), p.RawBytes)
+	}
+	if len(p.Header) > 0 && (len(p.Raw) == 0 || task.HeaderSize(p.Header) > task.MaxHeaderBytes) {
+		return nil, fmt.Errorf("decode page %s: %w: header fields without a raw body or over %d bytes", p.URL, ErrMalformed, task.MaxHeaderBytes)
 	}
 	return &p, nil
 }

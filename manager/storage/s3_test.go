@@ -3,13 +3,11 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -131,16 +129,7 @@ func TestS3Store(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	cmd := exec.Command("node", append([]string{"readwarc.mjs"}, paths...)...)
-	cmd.Dir = warcio
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node readwarc.mjs: %v", err)
-	}
-	var recs []warcioRecord
-	if err := json.Unmarshal(out, &recs); err != nil {
-		t.Fatalf("warcio output: %v\n%s", err, out)
-	}
+	recs := warcioRead(t, warcio, paths...)
 	conversions := 0
 	for _, rec := range recs {
 		if rec.Declared != rec.Computed && rec.Declared != "" {

@@ -78,6 +78,10 @@ type Options struct {
 	// CloseTimeout bounds how long Close uploads the files left. Default
 	// 1 minute; what is not uploaded by then is at the next start.
 	CloseTimeout time.Duration
+	// StoreRaw writes the raw responses crawlers upload (task.Page.Raw,
+	// sent when the task asks for them) as WARC response records before
+	// the pages' conversion records; without it they are dropped.
+	StoreRaw bool
 }
 
 // openTimeout bounds connecting to PostgreSQL.
@@ -420,7 +424,13 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if s.opts.Search != nil && text != "" {
 			found = append(found, search.Page{URL: p.URL, Channel: t.Channel, Title: p.Title, Text: text, Fetched: p.FetchedAt})
 		}
-		loc, ok, err := s.rot.Page(p)
+		wp := p
+		if !s.opts.StoreRaw && (p.Raw != nil || p.Header != nil) {
+			c := *p
+			dropRaw(&c)
+			wp = &c
+		}
+		loc, ok, err := s.rot.Page(wp)
 		if err != nil {
 			return nil, fmt.Errorf("store page %s: %w", p.URL, err)
 		}

@@ -3,6 +3,7 @@ package storage
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,12 +78,14 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	n := 0
+	var keepRaw []bool
 	if d.Spool != "" {
-		if err := crawler.ReadSpool(d.Spool, func(*task.Page) error { n++; return nil }); err != nil {
+		var err error
+		if keepRaw, err = rawBudget(d.Spool); err != nil {
 			return nil, fmt.Errorf("read spool: %w", err)
 		}
 	}
+	n := len(keepRaw)
 	h := Header{Task: d.Raw, Pages: n, Nickname: u.Nickname}
 	if d.Result != nil {
 		h.Result = *d.Result
@@ -114,6 +117,9 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 			if sent++; sent > n {
 				return errors.New("spool grew while uploading")
 			}
+			if !keepRaw[sent-1] {
+				dropRaw(p)
+			}
 			return frame.Write(bw, p, MaxPageSize)
 		})
 		if err != nil {
@@ -132,6 +138,60 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 		return nil, fmt.Errorf("read response: %w", err)
 	}
 	return DecodeResponse(b)
+}
+
+// rawBudget reads the spool and returns, for each of its pages, whether
+// its raw response (task.Page.Raw) goes with it: it does, in spool order,
+// while the page's message stays within MaxPageSize and the upload within
+// MaxUploadBytes with every page's text counted first. The raw bodies are
+// the operator's extra (Task.Raw); the text is the result.
+func rawBudget(spool string) ([]bool, error) {
+	return rawBudgetWithin(spool, MaxPageSize, MaxUploadBytes)
+}
+
+// rawBudgetWithin is rawBudget with the limits given.
+func rawBudgetWithin(spool string, maxPage, maxUpload int) ([]bool, error) {
+	var (
+		keep  []bool
+		extra []int // bytes the raw response adds to each page's message
+		text  int   // bytes of the messages without raw responses
+	)
+	err := crawler.ReadSpool(spool, func(p *task.Page) error {
+		if p.Raw == nil && p.Header == nil {
+			b, err := json.Marshal(p)
+			text += len(b)
+			keep, extra = append(keep, false), append(extra, 0)
+			return err
+		}
+		with, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		dropRaw(p)
+		without, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		text += len(without)
+		keep = append(keep, len(with) <= maxPage)
+		extra = append(extra, len(with)-len(without))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	budget := maxUpload - text
+	for i := range keep {
+		if keep[i] = keep[i] && extra[i] <= budget; keep[i] {
+			budget -= extra[i]
+		}
+	}
+	return keep, nil
+}
+
+// dropRaw removes p's raw response.
+func dropRaw(p *task.Page) {
+	p.Raw, p.RawCompression, p.RawBytes, p.Header = nil, "", 0, nil
 }
 
 // meteredWriter waits for its limiter before each chunk it writes.

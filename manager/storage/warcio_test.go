@@ -14,11 +14,16 @@ import (
 
 // warcioRecord is what testdata/readwarc.mjs prints per record.
 type warcioRecord struct {
-	Type     string `json:"type"`
-	Target   string `json:"target"`
-	Declared string `json:"declared"`
-	Computed string `json:"computed"`
-	Digest   string `json:"digest"`
+	Type         string `json:"type"`
+	Target       string `json:"target"`
+	Declared     string `json:"declared"`
+	Computed     string `json:"computed"`
+	Digest       string `json:"digest"`
+	Payload      string `json:"payload"`
+	Status       int    `json:"status"`
+	ID           string `json:"id"`
+	ConcurrentTo string `json:"concurrentTo"`
+	RefersTo     string `json:"refersTo"`
 }
 
 // installWarcio installs the npm package warcio into a temporary directory
@@ -105,4 +110,20 @@ func TestWARCReadsWithWarcio(t *testing.T) {
 	if conversions != len(want) || len(recs) != len(want)+len(files) {
 		t.Fatalf("warcio read %d records, %d conversions from %d files; want %d conversions", len(recs), conversions, len(files), len(want))
 	}
+}
+
+// warcioRead reads WARC files with warcio installed in dir (installWarcio).
+func warcioRead(t *testing.T, dir string, files ...string) []warcioRecord {
+	t.Helper()
+	cmd := exec.Command("node", append([]string{"readwarc.mjs"}, files...)...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node readwarc.mjs: %v", err)
+	}
+	var recs []warcioRecord
+	if err := json.Unmarshal(out, &recs); err != nil {
+		t.Fatalf("warcio output: %v\n%s", err, out)
+	}
+	return recs
 }

@@ -1,6 +1,8 @@
 // Reads WARC files with the independent warcio package and prints, for
-// every record, its type, target URI, declared block digest and the
-// SHA-1 (base32) of the block as warcio returns it.
+// every record, its type, target URI, declared block and payload digests,
+// the SHA-1 (base32) of the block as warcio returns it (the payload, for
+// a record holding an HTTP message, whose status it also prints) and the
+// record IDs that link records.
 import fs from 'node:fs';
 import crypto from 'node:crypto';
 import { WARCParser } from 'warcio';
@@ -28,6 +30,11 @@ for (const file of process.argv.slice(2)) {
       declared: record.warcHeader('WARC-Block-Digest') || '',
       computed: 'sha1:' + base32(crypto.createHash('sha1').update(body).digest()),
       digest: record.warcHeader('Hivecrawl-Digest') || '',
+      payload: record.warcHeader('WARC-Payload-Digest') || '',
+      status: record.httpHeaders ? Number(record.httpHeaders.statusCode) : 0,
+      id: record.warcHeader('WARC-Record-ID') || '',
+      concurrentTo: record.warcHeader('WARC-Concurrent-To') || '',
+      refersTo: record.warcHeader('WARC-Refers-To') || '',
     });
   }
 }
