@@ -101,6 +101,11 @@ type Options struct {
 	Store string `json:"store,omitempty"`
 	// Getenv reads the AWS variables for Store; default os.Getenv.
 	Getenv func(string) string `json:"-"`
+	// StoreRaw asks crawlers for the raw HTTP response of every page whose
+	// text they upload (task.Task.Raw) and stores it as a WARC response
+	// record beside the text. Uploads grow by the compressed HTML; clients
+	// older than the task field refuse such tasks.
+	StoreRaw bool `json:"store_raw,omitempty"`
 	// LeaseHold is how long a claim or renewal keeps a host's lease;
 	// crawlers renew every third of it. Default 5 minutes.
 	LeaseHold time.Duration `json:"lease_hold,omitempty"`

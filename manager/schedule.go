@@ -234,6 +234,7 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 	spec.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}
 	spec.Target = aim.Target
 	spec.Policy = m.opts.Policy
+	spec.Raw = m.opts.StoreRaw && t.Checks == "" // a spot-check stores nothing
 	env, err := envelope.Seal(spec, m.key)
 	if err != nil {
 		return false, fmt.Errorf("sign task %s: %w", t.ID, err)

@@ -43,6 +43,7 @@ type managerOptions struct {
 	tick, prior, slack, delay            time.Duration
 	leaseHold, startWithin, clockSkew    time.Duration
 	allowLoopback, coordinates, verbose  bool
+	storeRaw                             bool
 	pieceAbove                           int
 	pagePlan                             string
 	userAgent, signatureAgent, directory string
@@ -79,6 +80,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.db, "db", "", "keep channels, tasks, leases, receipts and credit in the PostgreSQL database at `URL` (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass) instead of files in the data directory; managers of one network may share it, each with a copy of the same key")
 	fs.StringVar(&o.store, "store", "", "where closed WARC files go: the data directory's warc/ folder (default), or `s3://BUCKET/PREFIX` on an S3-compatible object store, with the endpoint and credentials from AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION (docs/storage.md)")
 	fs.Int64Var(&o.maxWARCFile, "max-warc-file", storage.DefaultMaxFileSize, "close a WARC file and start the next one past `BYTES`")
+	fs.BoolVar(&o.storeRaw, "store-raw", false, "also store each page's raw HTTP response as a WARC response record beside its text: crawlers upload the compressed HTML too (clients older than this option refuse such tasks)")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
 	return fs
@@ -114,7 +116,7 @@ func runManager(ctx context.Context, args []string) int {
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
-		Store:  o.store, MaxWARCFile: o.maxWARCFile,
+		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,
 	}
 	if o.coordinates {
 		b := manager.DefaultBounds
