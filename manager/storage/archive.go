@@ -118,21 +118,25 @@ func (s *shipper) run(ctx context.Context, leftovers []string) {
 	if s.archive == nil {
 		return
 	}
-	wait, drain := s.wait, s.drain
+	// After stop, one more pass that succeeds ends the run: the rotator
+	// closed its last file before stop.
+	wait, drain, draining := s.wait, s.drain, false
 	for {
 		err := s.shipAll(ctx)
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return
-		}
-		if err != nil {
+		case err == nil && draining:
+			return
+		case err != nil:
 			s.log.Warn("WARC upload failed; retrying", "in", wait, "err", err)
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
 			case <-drain:
-				// Stopping: try once more at once, then wait again.
+				// Stopping: try again at once, then wait again.
 				t.Stop()
-				drain = nil
+				drain, draining = nil, true
 			case <-ctx.Done():
 				t.Stop()
 				return
@@ -143,8 +147,8 @@ func (s *shipper) run(ctx context.Context, leftovers []string) {
 		wait = s.wait
 		select {
 		case <-s.wake:
-		case <-s.drain:
-			return
+		case <-drain:
+			drain, draining = nil, true
 		case <-ctx.Done():
 			return
 		}

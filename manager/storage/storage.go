@@ -3,7 +3,7 @@ package storage
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -149,7 +149,7 @@ func New(opts Options) (*Storage, error) {
 	}
 	dir := WARCDir(opts.Dir)
 	ship := newShipper(dir, opts.Archive, opts.Logger, opts.RetryWait)
-	rot, err := newRotator(dir, opts.MaxFileSize, opts.Now, fileTag(opts.Key.GetPublic()), ship.closed)
+	rot, err := newRotator(dir, opts.MaxFileSize, opts.Now, runTag(), ship.closed)
 	if err != nil {
 		idx.Close()
 		return nil, err
@@ -166,15 +166,13 @@ func New(opts Options) (*Storage, error) {
 	return s, nil
 }
 
-// fileTag names the manager in its WARC file names: the first 8 hex
-// digits of the SHA-256 of its public key.
-func fileTag(key crypto.PubKey) string {
-	b, err := crypto.MarshalPublicKey(key)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:4])
+// runTag ends the names of the WARC files of one run: 8 random hex
+// digits, so that managers sharing a bucket never name two files alike,
+// even with one key and started in the same second.
+func runTag() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // WARCDir returns the WARC directory under a manager data directory.

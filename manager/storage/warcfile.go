@@ -33,8 +33,7 @@ type rotator struct {
 	dir     string
 	maxSize int64
 	now     func() time.Time
-	// tag ends every file name, so that managers sharing an object store
-	// never name two files alike.
+	// tag ends every file name of the run (runTag).
 	tag    string
 	closed func(name string)
 	seq    int
