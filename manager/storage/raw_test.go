@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
+	"github.com/hivecrawl/hivecrawl/manager/storage/warciotest"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -29,7 +30,7 @@ func rawPage(u, text, html string) *task.Page {
 // HTTP status and payload digests; the CDXJ lists both records; Read
 // still returns the text.
 func TestRawResponseRecords(t *testing.T) {
-	warcio := installWarcio(t)
+	warcio := warciotest.Install(t)
 	r := newRigWith(t, func(o *Options) { o.StoreRaw = true })
 	up, _ := r.client(t)
 	tk, env := r.issue(t, 1)
@@ -59,7 +60,7 @@ func TestRawResponseRecords(t *testing.T) {
 	}
 
 	files, _ := filepath.Glob(filepath.Join(WARCDir(r.dir), "*.warc.gz"))
-	recs := warcioRead(t, warcio, files...)
+	recs := warcio.Read(t, files...)
 	responses := 0
 	for i, rec := range recs {
 		switch rec.Type {

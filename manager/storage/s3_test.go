@@ -15,6 +15,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket"
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket/buckettest"
+	"github.com/hivecrawl/hivecrawl/manager/storage/warciotest"
 )
 
 // s3Rig is a storage module whose WARC files go to a bucket on a real
@@ -101,7 +102,7 @@ func (r *s3Rig) checkBucket(t *testing.T, want map[string]string) map[string][]b
 // CDXJ go to the bucket, warcio reads every record back from the
 // objects, and the pages read back with their files gone locally.
 func TestS3Store(t *testing.T) {
-	warcio := installWarcio(t)
+	warcio := warciotest.Install(t)
 	r := newS3Rig(t, nil)
 	want := map[string]string{}
 	for round := 1; round <= 3; round++ {
@@ -129,7 +130,7 @@ func TestS3Store(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	recs := warcioRead(t, warcio, paths...)
+	recs := warcio.Read(t, paths...)
 	conversions := 0
 	for _, rec := range recs {
 		if rec.Declared != rec.Computed && rec.Declared != "" {
