@@ -2,6 +2,7 @@ package swarm
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -9,24 +10,34 @@ import (
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/storage/bucket/buckettest"
+	"github.com/hivecrawl/hivecrawl/manager/storage/warciotest"
 )
 
-// TestSharedManagers: two managers share one PostgreSQL database and run
-// a swarm of 6 clients and 12 web hosts as processes. Both send tasks;
-// one is killed mid-round and the other carries on: every channel
-// completes a round issued after the kill, no host ever sees two
-// crawlers at once,
-// and each client's credit is what storage credited it.
+// TestSharedManagers: two managers share one PostgreSQL database and one
+// object store, and run a swarm of 6 clients and 12 web hosts as
+// processes. Both send tasks; one is killed mid-round and the other
+// carries on: every channel completes a round issued after the kill, no
+// host ever sees two crawlers at once, each client's credit is what
+// storage credited it, and every WARC record the two wrote is in the
+// object store, which warcio reads.
 func TestSharedManagers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a swarm of processes")
 	}
 	const hosts = 12
 	dsn := pgtest.Start(t).DSN
+	// One object store for both managers' WARC files, small files so
+	// they roll and go up while the swarm runs.
+	obj := buckettest.Start(t)
+	obj.MakeBucket("hivecrawl")
+	for _, v := range []string{"AWS_ENDPOINT_URL_S3", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_REGION"} {
+		t.Setenv(v, obj.Getenv(v))
+	}
 	s := startSwarm(t, Config{
 		Peers: 6, Hosts: hosts, Seed: 21, Managers: 2,
 		Web: fixture.DemoOptions{MaxPages: 20},
-		ManagerArgs: []string{"--db", dsn, "--prior", prior.String(), "--slack", slack.String(),
+		ManagerArgs: []string{"--db", dsn, "--store", "s3://hivecrawl/swarm", "--max-warc-file", "20000", "--prior", prior.String(), "--slack", slack.String(),
 			"--delay", politeness.String(), "--lease-hold", leaseHold.String(), "--clock-skew", "2s", "--start-within", "1m"},
 		Client: func(c *config.Config) { c.Delay = config.Duration(time.Millisecond) },
 	})
@@ -111,6 +122,34 @@ func TestSharedManagers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("tasks %v, sent by b %d, stored %d pages in %d uploads", st.Tasks, st.Sent, st.Stored.Pages, st.Stored.Uploads)
+
+	// Every WARC record either manager wrote is in the object store once
+	// a starts again (it uploads what its kill left behind) and both
+	// stop, and warcio reads it.
+	if err := a.Start(cctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range s.Managers {
+		if err := m.Stop(cctx); err != nil {
+			t.Errorf("stop %s: %v", m.Home, err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(obj.Root, "hivecrawl", "swarm", "warc", "*.warc.gz"))
+	indexes, _ := filepath.Glob(filepath.Join(obj.Root, "hivecrawl", "swarm", "cdxj", "*.cdxj"))
+	recs := warciotest.Install(t).Read(t, files...)
+	conversions := 0
+	for _, r := range recs {
+		if r.Declared != "" && r.Declared != r.Computed {
+			t.Errorf("%s %s: declared digest %s, warcio computed %s", r.Type, r.Target, r.Declared, r.Computed)
+		}
+		if r.Type == "conversion" {
+			conversions++
+		}
+	}
+	t.Logf("object store: %d WARC files, %d indexes, %d records, %d conversions", len(files), len(indexes), len(recs), conversions)
+	if len(indexes) != len(files) || int64(conversions) != st.Stored.Records {
+		t.Errorf("object store holds %d WARC files with %d conversion records and %d indexes; storage wrote %d records", len(files), conversions, len(indexes), st.Stored.Records)
+	}
 	stored := map[string]float64{}
 	for _, c := range st.Contributors {
 		stored[c.Peer] = c.Credits
