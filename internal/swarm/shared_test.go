@@ -93,6 +93,16 @@ func TestSharedManagers(t *testing.T) {
 	} else {
 		t.Logf("every channel completed a round issued after the kill, %v after it", time.Since(killed).Round(time.Second))
 	}
+	// Each round was issued once and took at most one result.
+	chs, err := db.All(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range chs {
+		if c.Submitted != c.Round || c.Updates > c.Round {
+			t.Errorf("channel %s: round %d, %d rounds submitted, %d results taken", c.ID, c.Round, c.Submitted, c.Updates)
+		}
+	}
 
 	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
 	defer ccancel()
