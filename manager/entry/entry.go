@@ -277,8 +277,10 @@ func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
 }
 
 // Local returns the members that renewed with this manager since since,
-// with the addresses it reached them at: what another manager sharing
-// the database learns from it.
+// with the addresses they listen on: what another manager sharing the
+// database learns from it. A member whose addresses this manager has not
+// learnt yet (libp2p's identify exchange follows the connection) is left
+// for a later call: its next renewal is after since.
 func (r *Registry) Local(since time.Time) []Member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -293,7 +295,9 @@ func (r *Registry) Local(since time.Time) []Member {
 		for _, a := range ps.Addrs(id) {
 			c.Addrs = append(c.Addrs, a.String())
 		}
-		out = append(out, c)
+		if len(c.Addrs) > 0 {
+			out = append(out, c)
+		}
 	}
 	return out
 }
