@@ -70,9 +70,8 @@ type Manager struct {
 
 	mu       sync.Mutex // guards the fields below
 	strat    recrawl.Strategy
-	stratN   int   // channels the strategy knows
-	groups   []int // each known channel's priority group, by index
-	dirty    bool  // strategy changed since last saved
+	stratN   int  // channels the strategy knows
+	dirty    bool // strategy changed since last saved
 	peers    map[peer.ID]time.Time
 	sentOK   int
 	sentFail int

@@ -78,7 +78,7 @@ func (m *Manager) loadStrategy(now time.Time) error {
 			}
 		}
 	}
-	m.strat, m.stratN, m.groups = s, len(all), groups
+	m.strat, m.stratN = s, len(all)
 	return m.recordIntervalsLocked(now)
 }
 
@@ -107,7 +107,6 @@ func (m *Manager) syncChannels(now time.Time) error {
 		if _, err := m.strat.Add(recrawl.Channel{Group: c.Group, ChangeInterval: c.ChangeInterval}); err != nil {
 			return fmt.Errorf("add channel %s to the strategy: %w", c.ID, err)
 		}
-		m.groups = append(m.groups, c.Group)
 		m.stratN++
 		m.dirty = true
 	}
@@ -146,7 +145,8 @@ func (m *Manager) dueBounds() []time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var bounds []time.Duration
-	for i, g := range m.groups[:m.stratN] {
+	for i := range m.stratN {
+		g := m.strat.Group(i)
 		for len(bounds) <= g {
 			bounds = append(bounds, -1)
 		}

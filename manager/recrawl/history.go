@@ -243,6 +243,9 @@ func (t *tracker) Intervals() []time.Duration {
 	return out
 }
 
+// Group returns channel ch's priority group.
+func (t *tracker) Group(ch int) int { return t.channels[ch].Group }
+
 // Interval returns channel ch's recrawl interval: its group's, raised to
 // half its change interval when the cap is on.
 func (t *tracker) Interval(ch int) time.Duration {

@@ -20,6 +20,8 @@ type Strategy interface {
 	Reassign(now time.Time) []time.Duration
 	// Interval returns channel ch's current recrawl interval.
 	Interval(ch int) time.Duration
+	// Group returns channel ch's priority group.
+	Group(ch int) int
 	// Intervals returns every group's current interval, fastest first.
 	Intervals() []time.Duration
 	// Add appends a channel and returns its index.
