@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -143,13 +144,7 @@ func (s *shared) sync(now time.Time) error {
 	s.m.entry.Merge(remote)
 	live = append(live, s.id)
 	slices.Sort(live)
-	others := slices.Sorted(func(yield func(string) bool) {
-		for a := range addrs {
-			if !yield(a) {
-				return
-			}
-		}
-	})
+	others := slices.Sorted(maps.Keys(addrs))
 	s.mu.Lock()
 	changed := s.n != len(live) || !slices.Equal(s.addrs, others)
 	s.rank, s.n, s.pushed, s.addrs = slices.Index(live, s.id), len(live), now, others
