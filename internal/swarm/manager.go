@@ -31,12 +31,20 @@ type Manager struct {
 // Dir returns the manager's data directory.
 func (m *Manager) Dir() string { return filepath.Join(homeDirs(m.Home).Data, "manager") }
 
-func (s *Swarm) startManager(ctx context.Context) error {
+// newManager makes manager name (its home, log and process) on a free
+// port, and returns it with the arguments every start of it takes.
+func (s *Swarm) newManager(name string, extra ...string) (*Manager, []string, error) {
 	port, err := freePort()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	m := &Manager{s: s, Home: filepath.Join(s.cfg.Dir, "manager"), Listen: "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)}
+	m := &Manager{s: s, Home: filepath.Join(s.cfg.Dir, name), Listen: "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)}
+	base := append([]string{"manager", "--home", m.Home, "--listen", m.Listen, "--allow-loopback", "--tick", "1s"}, s.cfg.ManagerArgs...)
+	m.Proc = NewProc(name, s.cfg.Bin, filepath.Join(s.cfg.Dir, name+".log"), append(base, extra...)...)
+	return m, base, nil
+}
+
+func (s *Swarm) startManager(ctx context.Context) error {
 	var seeds strings.Builder
 	for _, h := range s.Web.Hosts {
 		seeds.WriteString(h.URL + "\n")
@@ -45,12 +53,14 @@ func (s *Swarm) startManager(ctx context.Context) error {
 	if err := writeFile(seedFile, seeds.String()); err != nil {
 		return err
 	}
-	base := append([]string{"manager", "--home", m.Home, "--listen", m.Listen, "--allow-loopback", "--tick", "1s"}, s.cfg.ManagerArgs...)
-	args := append(base, "--seeds", seedFile)
-	if s.cfg.DeferSeeds {
-		args = base
+	var extra []string
+	if !s.cfg.DeferSeeds {
+		extra = []string{"--seeds", seedFile}
 	}
-	m.Proc = NewProc("manager", s.cfg.Bin, filepath.Join(s.cfg.Dir, "manager.log"), args...)
+	m, base, err := s.newManager("manager", extra...)
+	if err != nil {
+		return err
+	}
 	s.Manager, s.Managers = m, []*Manager{m}
 	if err := m.Start(ctx); err != nil {
 		return err
@@ -64,12 +74,11 @@ func (s *Swarm) startManager(ctx context.Context) error {
 // one's database and key, and waits until the first one's profile, which
 // the clients join with, names it too.
 func (s *Swarm) startSharingManager(ctx context.Context, i int) error {
-	port, err := freePort()
+	name := fmt.Sprintf("manager-%d", i)
+	m, _, err := s.newManager(name)
 	if err != nil {
 		return err
 	}
-	name := fmt.Sprintf("manager-%d", i)
-	m := &Manager{s: s, Home: filepath.Join(s.cfg.Dir, name), Listen: "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)}
 	key, err := os.ReadFile(filepath.Join(s.Manager.Dir(), manager.KeyFile))
 	if err != nil {
 		return fmt.Errorf("%s: the first manager's key: %w", name, err)
@@ -80,15 +89,13 @@ func (s *Swarm) startSharingManager(ctx context.Context, i int) error {
 	if err := os.WriteFile(filepath.Join(m.Dir(), manager.KeyFile), key, 0o600); err != nil {
 		return err
 	}
-	args := append([]string{"manager", "--home", m.Home, "--listen", m.Listen, "--allow-loopback", "--tick", "1s"}, s.cfg.ManagerArgs...)
-	m.Proc = NewProc(name, s.cfg.Bin, filepath.Join(s.cfg.Dir, name+".log"), args...)
 	s.Managers = append(s.Managers, m)
 	if err := m.Start(ctx); err != nil {
 		return err
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.Ready)
 	defer cancel()
-	suffix := fmt.Sprintf("/tcp/%d/p2p/", port)
+	suffix := strings.TrimPrefix(m.Listen, "/ip4/127.0.0.1") + "/p2p/"
 	err = poll(rctx, 200*time.Millisecond, func() (bool, error) {
 		p, err := profile.Read(s.Manager.Profile)
 		if err != nil {
