@@ -28,14 +28,7 @@ func settledMembers(n int, lo, hi float64) []entry.Member {
 func newCoordManager(t *testing.T, dir string, clk *clock) *Manager {
 	t.Helper()
 	b := DefaultBounds
-	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts, Bounds: &b,
-		Channels: channels.Options{Prior: 90 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	return m
+	return newManagerWith(t, dir, clk, func(o *Options) { o.Bounds = &b })
 }
 
 // TestBoundsTrainedFromMembers: the manager trains the CAN space's bounds

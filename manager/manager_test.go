@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -66,11 +68,21 @@ func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 func newManager(t *testing.T, dir string, clk *clock) *Manager {
 	t.Helper()
-	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
+	return newManagerWith(t, dir, clk, nil)
+}
+
+// newManagerWith is newManager with its options changed by opt.
+func newManagerWith(t testing.TB, dir string, clk *clock, opt func(*Options)) *Manager {
+	t.Helper()
+	o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
 		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts,
 		// Short rounds: the overlay peer checks a task's times by the real
 		// clock, so the test clock stays within its skew allowance.
-		Channels: channels.Options{Prior: 90 * time.Second}})
+		Channels: channels.Options{Prior: 90 * time.Second}}
+	if opt != nil {
+		opt(&o)
+	}
+	m, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,14 +174,7 @@ func TestManagerRound(t *testing.T) {
 	// verifies with the profile key.
 	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
 	for i, tk := range tasks {
-		if _, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
-			t.Fatal(err)
-		}
-		d := deliver(t, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
-		raw, err := up.Upload(ctx, d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := claimAndUpload(ctx, t, ph, m.ID(), up, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
 		rc, err := storage.VerifyReceipt(raw, pk)
 		if err != nil || rc.PagesNew != 1 || rc.Credits <= 0 {
 			t.Fatalf("receipt %+v, %v", rc, err)
@@ -214,6 +219,21 @@ func deliver(t *testing.T, tk *task.Task, env []byte, pages []*task.Page) taskmg
 	}
 	return taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: path,
 		Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel, Stats: task.Stats{PagesFetched: len(pages)}}}
+}
+
+// claimAndUpload claims task tk's lease from the manager mgr as the
+// overlay peer ph, and uploads pages as its result; it returns the
+// receipt.
+func claimAndUpload(ctx context.Context, t *testing.T, ph *host.Host, mgr peer.ID, up *storage.Uploader, tk *task.Task, env []byte, pages []*task.Page) []byte {
+	t.Helper()
+	if _, err := lease.Send(ctx, ph, mgr, lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := up.Upload(ctx, deliver(t, tk, env, pages))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 // waitFor polls cond for up to 10 s; it waits for an event, it does not

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/pgtest"
-	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -28,14 +26,7 @@ func newSharedManager(t testing.TB, dir, dsn, keyFile string, clk *clock) *Manag
 			t.Fatal(err)
 		}
 	}
-	m, err := New(context.Background(), Options{Dir: dir, DB: dsn, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts,
-		Channels: channels.Options{Prior: 90 * time.Second}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	return m
+	return newManagerWith(t, dir, clk, func(o *Options) { o.DB = dsn })
 }
 
 // TestSharedManagers: two managers on one database split the channels,
@@ -123,14 +114,7 @@ func TestSharedManagers(t *testing.T) {
 	pk, _ := prof.Key()
 	up := &storage.Uploader{Host: ph, Storage: a.ID(), Manager: pk, Nickname: "alice"}
 	for i, tk := range tasks {
-		if _, err := lease.Send(ctx, ph, a.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
-			t.Fatal(err)
-		}
-		d := deliver(t, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
-		raw, err := up.Upload(ctx, d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		raw := claimAndUpload(ctx, t, ph, a.ID(), up, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
 		if _, err := storage.VerifyReceipt(raw, pk); err != nil {
 			t.Fatal(err)
 		}

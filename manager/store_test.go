@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
-	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket/buckettest"
@@ -29,14 +27,7 @@ func TestManagerStore(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	dir := t.TempDir()
-	m, err := New(ctx, Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts,
-		Channels: channels.Options{Prior: 90 * time.Second},
-		Store:    "s3://crawl/net-1", Getenv: srv.Getenv, StoreRaw: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+	m := newManagerWith(t, dir, clk, func(o *Options) { o.Store, o.Getenv, o.StoreRaw = "s3://crawl/net-1", srv.Getenv, true })
 	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
 		t.Fatal(err)
 	}
@@ -57,18 +48,12 @@ func TestManagerStore(t *testing.T) {
 	if !tk.Raw {
 		t.Fatal("the task does not ask for raw pages")
 	}
-	if _, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[0], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
-		t.Fatal(err)
-	}
 	text := "the text of a.example, stored in a bucket"
 	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk}
 	html := "<p>" + text + "</p>"
 	raw, compression := textcodec.Encode([]byte(html))
-	d := deliver(t, tk, envs[0], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte(text),
+	claimAndUpload(ctx, t, ph, m.ID(), up, tk, envs[0], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte(text),
 		Raw: raw, RawCompression: compression, RawBytes: len(html), Header: map[string][]string{"Content-Type": {"text/html"}}}})
-	if _, err := up.Upload(ctx, d); err != nil {
-		t.Fatal(err)
-	}
 	if rec, found, err := m.Storage().Read(ctx, tk.Seeds[0], 0); err != nil || !found || rec.Text != text {
 		t.Fatalf("Read = %q, %v, %v", rec.Text, found, err)
 	}
