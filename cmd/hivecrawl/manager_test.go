@@ -157,46 +157,8 @@ func TestManagerKilledLosesNothing(t *testing.T) {
 	}
 	dirs, _ := paths.Resolve(home)
 	profPath := filepath.Join(managerDir(dirs), manager.ProfileFile)
-	out = run(t, bin, "join", profPath, "--home", client)
-	joined, err := profile.Read(filepath.Join(client, "config", profile.FileName))
-	if err != nil {
-		t.Fatalf("join stored no profile: %v (%s)", err, out)
-	}
-	key, _ := joined.Key()
-
-	// An overlay peer owning the whole space takes the manager's tasks.
-	quiet := slog.New(slog.DiscardHandler)
-	ph, err := host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	q := &taskQueue{}
-	n, err := node.New(ph, q, node.Config{Point: can.Point{0.5, 0.5, 0.5}, Manager: key, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Start()
-	mid := connect(t, ph, joined)
-	var tk *task.Task
-	var env []byte
-	waitUntil(t, func() bool { var ok bool; tk, env, ok = q.first(); return ok })
-
-	// The peer claims the host's lease, as a crawler does before it starts:
-	// storage takes results only from the lease holder.
-	if _, err := lease.Send(context.Background(), ph, mid, lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
-		t.Fatal(err)
-	}
-	spool := filepath.Join(t.TempDir(), "spool")
-	sp, _ := crawler.OpenSpool(spool)
-	sp.Page(&task.Page{URL: tk.Seeds[0], Status: 200, FetchedAt: time.Now(), Digest: 42, Text: []byte("stored before the kill")})
-	sp.Close()
-	d := taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: spool, Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel}}
-	up := &storage.Uploader{Host: ph, Storage: mid, Manager: key, Nickname: "bob"}
-	receipt, err := up.Upload(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := uploadFirstTask(t, bin, profPath, client, "bob")
+	ph, up, d, receipt := first.ph, first.up, first.d, first.receipt
 	before := managerStatus(t, home)
 	if before.Channels != 3 || before.Stored.Uploads != 1 || before.Tasks["done"] != 1 {
 		t.Fatalf("before the kill: %+v", before)
@@ -220,6 +182,59 @@ func TestManagerKilledLosesNothing(t *testing.T) {
 	if err != nil || string(again) != string(receipt) {
 		t.Fatalf("repeat after restart: %v, same receipt %v", err, string(again) == string(receipt))
 	}
+}
+
+// firstUpload is a volunteer's first result to a manager process.
+type firstUpload struct {
+	ph      *host.Host // the overlay peer that took the task
+	up      *storage.Uploader
+	d       taskmgr.Delivery
+	receipt []byte
+}
+
+// uploadFirstTask joins the network of the profile at profPath as a
+// client in client; an overlay peer owning the whole space takes the
+// manager's first task, claims the host's lease as a crawler does before
+// it starts (storage takes results only from the lease holder), and
+// uploads one page as its result under nickname.
+func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) firstUpload {
+	t.Helper()
+	out := run(t, bin, "join", profPath, "--home", client)
+	joined, err := profile.Read(filepath.Join(client, "config", profile.FileName))
+	if err != nil {
+		t.Fatalf("join stored no profile: %v (%s)", err, out)
+	}
+	f := firstUpload{}
+	key, _ := joined.Key()
+	quiet := slog.New(slog.DiscardHandler)
+	f.ph, err = host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.ph.Close() })
+	q := &taskQueue{}
+	n, err := node.New(f.ph, q, node.Config{Point: can.Point{0.5, 0.5, 0.5}, Manager: key, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	mid := connect(t, f.ph, joined)
+	var tk *task.Task
+	var env []byte
+	waitUntil(t, func() bool { var ok bool; tk, env, ok = q.first(); return ok })
+	if _, err := lease.Send(context.Background(), f.ph, mid, lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+		t.Fatal(err)
+	}
+	spool := filepath.Join(t.TempDir(), "spool")
+	sp, _ := crawler.OpenSpool(spool)
+	sp.Page(&task.Page{URL: tk.Seeds[0], Status: 200, FetchedAt: time.Now(), Digest: 42, Text: []byte("stored before the kill")})
+	sp.Close()
+	f.d = taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: spool, Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel}}
+	f.up = &storage.Uploader{Host: f.ph, Storage: mid, Manager: key, Nickname: nickname}
+	if f.receipt, err = f.up.Upload(context.Background(), f.d); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // waitUntil polls cond for up to 30 s; it waits for an event, it does not

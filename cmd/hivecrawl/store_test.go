@@ -1,26 +1,15 @@
 package main
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
-	"github.com/hivecrawl/hivecrawl/crawler"
-	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket/buckettest"
-	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/node"
-	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // TestManagerStoreKilled runs `hivecrawl manager --store s3://…` as a
@@ -44,41 +33,7 @@ func TestManagerStoreKilled(t *testing.T) {
 	run(t, bin, "seed", "add", "--manager", "--home", home, "http://a.example/")
 	dirs, _ := paths.Resolve(home)
 	warcDir := storage.WARCDir(managerDir(dirs))
-	run(t, bin, "join", filepath.Join(managerDir(dirs), manager.ProfileFile), "--home", client)
-	joined, err := profile.Read(filepath.Join(client, "config", profile.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _ := joined.Key()
-
-	quiet := slog.New(slog.DiscardHandler)
-	ph, err := host.New(context.Background(), host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ph.Close()
-	q := &taskQueue{}
-	n, err := node.New(ph, q, node.Config{Point: can.Point{0.5, 0.5, 0.5}, Manager: key, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Start()
-	mid := connect(t, ph, joined)
-	var tk *task.Task
-	var env []byte
-	waitUntil(t, func() bool { var ok bool; tk, env, ok = q.first(); return ok })
-	if _, err := lease.Send(context.Background(), ph, mid, lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
-		t.Fatal(err)
-	}
-	spool := filepath.Join(t.TempDir(), "spool")
-	sp, _ := crawler.OpenSpool(spool)
-	sp.Page(&task.Page{URL: tk.Seeds[0], Status: 200, FetchedAt: time.Now(), Digest: 42, Text: []byte("stored before the kill")})
-	sp.Close()
-	d := taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: spool, Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel}}
-	up := &storage.Uploader{Host: ph, Storage: mid, Manager: key}
-	if _, err := up.Upload(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
+	uploadFirstTask(t, bin, filepath.Join(managerDir(dirs), manager.ProfileFile), client, "")
 
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
