@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -142,20 +143,38 @@ func textPages(round, n int) ([]*task.Page, map[string]string) {
 	return pages, texts
 }
 
+// storeRounds stores rounds 1 to rounds of n text pages each and returns
+// the texts by URL.
+func storeRounds(t *testing.T, r *rig, rounds, n int) map[string]string {
+	t.Helper()
+	want := map[string]string{}
+	for round := 1; round <= rounds; round++ {
+		pages, texts := textPages(round, n)
+		storePages(t, r, round, pages)
+		maps.Copy(want, texts)
+	}
+	return want
+}
+
+// readsBack checks that every page of want reads back with its text;
+// when says when, for the failure.
+func (r *rig) readsBack(t *testing.T, want map[string]string, when string) {
+	t.Helper()
+	for u, text := range want {
+		rec, found, err := r.st.Read(context.Background(), u, 0)
+		if err != nil || !found || rec.Text != text {
+			t.Fatalf("Read %s %s = %q, %v, %v", u, when, rec.Text, found, err)
+		}
+	}
+}
+
 // TestLocalCDXJ stores pages in the local folder with files rolled small:
 // every closed file has its CDXJ beside it, whose lines point at the
 // records, and indexing the file again from its records (as after a
 // crash) gives the same lines.
 func TestLocalCDXJ(t *testing.T) {
 	r := newRigWith(t, func(o *Options) { o.MaxFileSize = 1500 })
-	want := map[string]string{}
-	for round := 1; round <= 3; round++ {
-		pages, texts := textPages(round, 6)
-		storePages(t, r, round, pages)
-		for u, text := range texts {
-			want[u] = text
-		}
-	}
+	want := storeRounds(t, r, 3, 6)
 	if err := r.st.Close(); err != nil {
 		t.Fatal(err)
 	}

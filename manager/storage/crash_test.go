@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -75,14 +74,7 @@ func cutShort(t *testing.T, dir string) (string, int64) {
 // record and indexed, and every stored page reads back.
 func TestCrashLeftover(t *testing.T) {
 	r := newRig(t)
-	want := map[string]string{}
-	for round := 1; round <= 2; round++ {
-		pages, texts := textPages(round, 5)
-		storePages(t, r, round, pages)
-		for u, text := range texts {
-			want[u] = text
-		}
-	}
+	want := storeRounds(t, r, 2, 5)
 	r.crash(t)
 	dir := WARCDir(r.dir)
 	if _, err := os.Stat(filepath.Join(dir, cdxjName(mustNewest(t, dir)))); err == nil {
@@ -90,12 +82,7 @@ func TestCrashLeftover(t *testing.T) {
 	}
 	name, whole := cutShort(t, dir)
 	r.reopen(t)
-	for u, text := range want {
-		rec, found, err := r.st.Read(context.Background(), u, 0)
-		if err != nil || !found || rec.Text != text {
-			t.Fatalf("Read %s after the crash = %q, %v, %v", u, rec.Text, found, err)
-		}
-	}
+	r.readsBack(t, want, "after the crash")
 	if err := r.st.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -104,14 +104,7 @@ func (r *s3Rig) checkBucket(t *testing.T, want map[string]string) map[string][]b
 func TestS3Store(t *testing.T) {
 	warcio := warciotest.Install(t)
 	r := newS3Rig(t, nil)
-	want := map[string]string{}
-	for round := 1; round <= 3; round++ {
-		pages, texts := textPages(round, 6)
-		storePages(t, r.rig, round, pages)
-		for u, text := range texts {
-			want[u] = text
-		}
-	}
+	want := storeRounds(t, r.rig, 3, 6)
 	if err := r.st.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -149,12 +142,7 @@ func TestS3Store(t *testing.T) {
 
 	// The local files are gone: the pages read from the bucket.
 	r.reopen(t)
-	for u, text := range want {
-		rec, found, err := r.st.Read(context.Background(), u, 0)
-		if err != nil || !found || rec.Text != text {
-			t.Fatalf("Read %s from the bucket = %q, %v, %v", u, rec.Text, found, err)
-		}
-	}
+	r.readsBack(t, want, "from the bucket")
 }
 
 // TestS3Crash: a manager that kept its WARC files locally and stopped
@@ -167,24 +155,12 @@ func TestS3Crash(t *testing.T) {
 	r.st.Close()
 	r.opts.Archive = nil
 	r.reopen(t)
-	want := map[string]string{}
-	for round := 1; round <= 3; round++ {
-		pages, texts := textPages(round, 6)
-		storePages(t, r.rig, round, pages)
-		for u, text := range texts {
-			want[u] = text
-		}
-	}
+	want := storeRounds(t, r.rig, 3, 6)
 	r.crash(t)
 	leftover, whole := cutShort(t, WARCDir(r.dir))
 	r.opts.Archive = archive
 	r.reopen(t)
-	for u, text := range want {
-		rec, found, err := r.st.Read(context.Background(), u, 0)
-		if err != nil || !found || rec.Text != text {
-			t.Fatalf("Read %s after the crash = %q, %v, %v", u, rec.Text, found, err)
-		}
-	}
+	r.readsBack(t, want, "after the crash")
 	if err := r.st.Close(); err != nil {
 		t.Fatal(err)
 	}
