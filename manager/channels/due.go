@@ -117,8 +117,16 @@ func (b channelBucket) reindex(old, cur []byte) error {
 }
 
 // buildDueIndex builds the index from the records once: a database from
-// before it had none.
+// before it had none. Every later opening only reads the mark.
 func buildDueIndex(db kv.Store) error {
+	built := false
+	err := db.View(func(tx kv.Tx) error {
+		built = tx.Bucket(bucketMeta).Get([]byte(metaDueIndex)) != nil
+		return nil
+	})
+	if err != nil || built {
+		return err
+	}
 	return db.Update(func(tx kv.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if meta.Get([]byte(metaDueIndex)) != nil {
