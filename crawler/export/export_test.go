@@ -337,18 +337,24 @@ func TestWARCWritersInParallel(t *testing.T) {
 	wg.Wait()
 }
 
-// TestWARCWriterOnRecord checks what OnRecord reports: every record, in
-// order, each at the offset and with the length of its own gzip member.
-func TestWARCWriterOnRecord(t *testing.T) {
-	var (
-		buf   bytes.Buffer
-		infos []RecordInfo
-	)
-	w, err := NewWARCWriter(&buf, WARCOptions{Compress: true, Now: func() time.Time { return fetched },
-		OnRecord: func(i RecordInfo) { infos = append(infos, i) }})
+// recordingWriter returns a compressing WARC writer to buf and the
+// records its OnRecord reports, in order.
+func recordingWriter(t *testing.T, buf *bytes.Buffer) (*WARCWriter, *[]RecordInfo) {
+	t.Helper()
+	infos := &[]RecordInfo{}
+	w, err := NewWARCWriter(buf, WARCOptions{Compress: true, Now: func() time.Time { return fetched },
+		OnRecord: func(i RecordInfo) { *infos = append(*infos, i) }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, infos
+}
+
+// TestWARCWriterOnRecord checks what OnRecord reports: every record, in
+// order, each at the offset and with the length of its own gzip member.
+func TestWARCWriterOnRecord(t *testing.T) {
+	var buf bytes.Buffer
+	w, infos := recordingWriter(t, &buf)
 	for _, p := range samplePages(t) {
 		if err := w.Page(p); err != nil {
 			t.Fatal(err)
@@ -361,11 +367,11 @@ func TestWARCWriterOnRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTypes := []string{"warcinfo", "conversion", "conversion", "conversion", "metadata"}
-	if len(infos) != len(wantTypes) {
-		t.Fatalf("%d records reported, want %d", len(infos), len(wantTypes))
+	if len(*infos) != len(wantTypes) {
+		t.Fatalf("%d records reported, want %d", len(*infos), len(wantTypes))
 	}
 	var next int64
-	for i, info := range infos {
+	for i, info := range *infos {
 		if info.Type != wantTypes[i] || info.Offset != next || info.Length <= 0 {
 			t.Fatalf("record %d: %+v; want a %s at %d", i, info, wantTypes[i], next)
 		}
@@ -399,15 +405,8 @@ func TestWARCWriterResponse(t *testing.T) {
 			"Bad Name": {"x"}, "X-Bad-Value": {"a\r\nInjected: 1"}, "Etag": {`"v1"`}}}
 	broken := &task.Page{URL: "http://a.test/broken", Status: 200, FetchedAt: fetched, Text: []byte("Text only."),
 		Raw: []byte("not zstd"), RawCompression: textcodec.Zstd}
-	var (
-		buf   bytes.Buffer
-		infos []RecordInfo
-	)
-	w, err := NewWARCWriter(&buf, WARCOptions{Compress: true, Now: func() time.Time { return fetched },
-		OnRecord: func(i RecordInfo) { infos = append(infos, i) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var buf bytes.Buffer
+	w, infos := recordingWriter(t, &buf)
 	if err := w.Page(p); err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +436,7 @@ func TestWARCWriterResponse(t *testing.T) {
 	if resp.WarcHeader().Get(gowarc.WarcTargetURI) != p.URL || resp.WarcHeader().Get(gowarc.WarcPayloadDigest) != sha1Digest(body) {
 		t.Fatalf("response header %v", resp.WarcHeader())
 	}
-	if infos[1].Type != "response" || infos[1].Mime != "text/html; charset=utf-8" || infos[1].Status != 200 || infos[1].ID != resp.WarcHeader().Get(gowarc.WarcRecordID) {
-		t.Fatalf("response reported as %+v", infos[1])
+	if got := (*infos)[1]; got.Type != "response" || got.Mime != "text/html; charset=utf-8" || got.Status != 200 || got.ID != resp.WarcHeader().Get(gowarc.WarcRecordID) {
+		t.Fatalf("response reported as %+v", got)
 	}
 }
