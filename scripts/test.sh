@@ -24,6 +24,8 @@ need_pkg npm npm
 need_pkg '/usr/lib/postgresql/*/bin/initdb' postgresql
 # The metrics endpoints' text is checked with promtool.
 need_pkg promtool prometheus
+# The NAT lab's home routers (internal/netlab) use iptables MASQUERADE.
+need_pkg iptables iptables
 echo "== go vet"
 go vet ./...
 echo "== gofmt"

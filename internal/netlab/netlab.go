@@ -78,30 +78,43 @@ func Site(t testing.TB, h http.Handler) string {
 // belongs to the namespace it was made in, whichever thread accepts on it
 // later.
 func listenIn(name, addr string) (net.Listener, error) {
+	var (
+		ln  net.Listener
+		err error
+	)
+	if nerr := inNamespace(name, func() { ln, err = net.Listen("tcp4", addr) }); nerr != nil {
+		return nil, nerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("netlab: listen on %s in %s: %w", addr, name, err)
+	}
+	return ln, nil
+}
+
+// inNamespace runs fn on a thread inside network namespace name, then
+// brings the thread back. Sockets fn makes stay in that namespace.
+func inNamespace(name string, fn func()) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	home, err := os.Open(fmt.Sprintf("/proc/self/task/%d/ns/net", unix.Gettid()))
 	if err != nil {
-		return nil, fmt.Errorf("netlab: %w", err)
+		return fmt.Errorf("netlab: %w", err)
 	}
 	defer home.Close()
 	ns, err := os.Open("/run/netns/" + name)
 	if err != nil {
-		return nil, fmt.Errorf("netlab: %w", err)
+		return fmt.Errorf("netlab: %w", err)
 	}
 	defer ns.Close()
 	if err := unix.Setns(int(ns.Fd()), unix.CLONE_NEWNET); err != nil {
-		return nil, fmt.Errorf("netlab: enter %s: %w", name, err)
+		return fmt.Errorf("netlab: enter %s: %w", name, err)
 	}
-	ln, lerr := net.Listen("tcp4", addr)
+	fn()
 	if err := unix.Setns(int(home.Fd()), unix.CLONE_NEWNET); err != nil {
 		// This thread is in the wrong namespace: let it die with the
 		// lock held rather than run other goroutines there.
 		runtime.LockOSThread()
 		panic(fmt.Sprintf("netlab: cannot return to the test's namespace: %v", err))
 	}
-	if lerr != nil {
-		return nil, fmt.Errorf("netlab: listen on %s in %s: %w", addr, name, lerr)
-	}
-	return ln, nil
+	return nil
 }

@@ -3,11 +3,20 @@
 package netlab
 
 import (
+	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestSite(t *testing.T) {
@@ -40,4 +49,110 @@ func TestSite(t *testing.T) {
 	if strings.Contains(string(out), name) {
 		t.Fatalf("namespace %s outlived its test:\n%s", name, out)
 	}
+}
+
+// TestNATLab builds a lab with one home behind each kind of NAT and
+// checks what the internet sees of each: the port-restricted NAT keeps a
+// LAN port's public port for every destination, the symmetric one gives
+// each flow its own, and neither lets in a connection nobody asked for.
+func TestNATLab(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	ctx := t.Context()
+	lab, err := Build(ctx, fmt.Sprintf("hcnt%d", os.Getpid()%100000), Plan{Public: 1, Homes: []NAT{PortRestricted, Symmetric}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := lab.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	// Three web servers that answer with the address they saw.
+	var webs []string
+	for k := range 3 {
+		ln, err := listenIn(lab.Internet, WebIP(k)+":80")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ln.Close() })
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				io.WriteString(c, c.RemoteAddr().String())
+				c.Close()
+			}
+		}()
+		webs = append(webs, WebIP(k)+":80")
+	}
+	for _, h := range lab.Homes {
+		t.Run(h.NAT.String(), func(t *testing.T) {
+			const local = 40123
+			var ports []string
+			for _, w := range webs {
+				seen := dialFrom(t, h.NS, h.IP, local, w)
+				ip, port, _ := net.SplitHostPort(seen)
+				if ip != h.WAN {
+					t.Fatalf("%s saw %s, want the router's address %s", w, seen, h.WAN)
+				}
+				ports = append(ports, port)
+			}
+			same := ports[0] == ports[1] && ports[1] == ports[2]
+			switch h.NAT {
+			case PortRestricted:
+				if !same || ports[0] != strconv.Itoa(local) {
+					t.Fatalf("public ports %v for LAN port %d, want it kept for every destination", ports, local)
+				}
+			case Symmetric:
+				if same {
+					t.Fatalf("public port %s for three destinations, want one per flow", ports[0])
+				}
+			}
+			// Someone else on the internet cannot come in on that port.
+			d := DialerIn(lab.Internet)
+			dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			if c, err := d(dctx, "tcp4", net.JoinHostPort(h.WAN, ports[0])); err == nil {
+				c.Close()
+				t.Fatalf("a connection from the internet to %s:%s got in", h.WAN, ports[0])
+			}
+		})
+	}
+}
+
+// dialFrom connects from ip:port inside namespace ns to addr, with the
+// port shared as libp2p shares its listening port, and returns what the
+// far end answered.
+func dialFrom(t *testing.T, ns, ip string, port int, addr string) string {
+	t.Helper()
+	d := net.Dialer{
+		LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip), Port: port},
+		Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			rc.Control(func(fd uintptr) {
+				serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
+			})
+			return serr
+		},
+	}
+	var (
+		c   net.Conn
+		err error
+	)
+	if nerr := inNamespace(ns, func() { c, err = d.DialContext(t.Context(), "tcp4", addr) }); nerr != nil {
+		t.Fatal(nerr)
+	}
+	if err != nil {
+		t.Fatalf("dial %s from %s:%d: %v", addr, ip, port, err)
+	}
+	defer c.Close()
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
