@@ -25,7 +25,11 @@
 // much again, so they run only where trafilatura's result looks weak:
 // under its 250-character minimum, under a tenth of the page's visible
 // text, longer than all the text outside the page's <nav>, <aside> and
-// <footer>, or without a paragraph (see weakText). When both fall short of the minimum, the text is that of
+// <footer>, or without a paragraph (see weakText). Trafilatura takes the
+// article's body and often leaves out its lead (the paragraph between the
+// headline and the body): lines of a sentence or more that stand between
+// the page's <h1> and the main text, a few lines at most, go before it
+// (see withLead). When both fall short of the minimum, the text is that of
 // the page's <article>, else of the whole page without <nav>, <aside> and
 // <footer>; so it is when trafilatura fails or the tree is too large for
 // it (see MaxTrafilaturaWork). Whenever a page has visible text, Text is

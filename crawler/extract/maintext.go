@@ -34,7 +34,8 @@ func trafilaturaOptions(pageURL *url.URL, fallback bool) trafilatura.Options {
 }
 
 // mainText is the page's main text: trafilatura's, with its fallback
-// extractors run only when that looks weak (weakText). When both fall
+// extractors run only when that looks weak (weakText), and the article's
+// lead before it when trafilatura left that out (withLead). When both fall
 // short of trafilatura's minimum, trafilatura's stand-in (its "baseline":
 // an <article>'s text, or the page's, run together) is rendered here
 // instead (baselineText); so is a page trafilatura fails on, panics on or
@@ -46,13 +47,13 @@ func mainText(doc *html.Node, pageURL *url.URL, sc scanned) string {
 	res := trafilaturaResult(doc, pageURL, false)
 	if res != nil && !weakText(res, sc) {
 		if t := visibleText(res.ContentNode); t != "" {
-			return t
+			return withLead(doc, t)
 		}
 	}
 	for _, r := range []*trafilatura.ExtractResult{trafilaturaResult(doc, pageURL, true), res} {
 		if r != nil && utf8.RuneCountInString(r.ContentText) >= minMainText {
 			if t := visibleText(r.ContentNode); t != "" {
-				return t
+				return withLead(doc, t)
 			}
 		}
 	}

@@ -1,0 +1,94 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+)
+
+// leadPage is a news page laid out as many are: the headline, a byline,
+// the lead outside the element marked as the article's body, a picture
+// with its credit, then the body. top is what stands between <body> and
+// the article.
+func leadPage(top, between string) string {
+	return `<!DOCTYPE html><html><head><title>Harbour news</title></head><body>` + top +
+		`<nav><ul><li><a href="/">Home</a></li><li><a href="/sport">Sport</a></li></ul></nav>` +
+		`<main><div class="article" itemscope itemtype="http://schema.org/Article">` +
+		`<h1 itemprop="headline">Winter timetable for the harbour ferries</h1>` +
+		`<div class="byline"><span>By Ann Other</span> <time>7 December 2022</time></div>` +
+		between +
+		`<figure><img src="/ferry.jpg" alt=""><figcaption>The morning ferry leaves the outer harbour at first light. Photo: Harbour Office archive collection</figcaption></figure>` +
+		`<div class="news-text-wrap" itemprop="articleBody">` + strings.Repeat(`<p>`+prose(2, "ferry")+`</p>`, 4) + `</div>` +
+		`</div></main><footer><p>Copyright Harbour Gazette. All rights reserved. Imprint, privacy and cookies.</p></footer></body></html>`
+}
+
+const ferryLead = "From Monday the ferries to the islands sail every ninety minutes instead of every hour, and the last boat leaves at eight in the evening."
+
+func TestLead(t *testing.T) {
+	lead := `<div class="intro"><p>` + ferryLead + `</p></div>`
+	farTop := `<header><h1>Harbour Gazette</h1>` + strings.Repeat(`<div>Local news and weather for the bay and its islands since 1901</div>`, 8) + `</header>`
+	tests := []struct {
+		name, body string
+		want       []string
+		not        []string
+	}{
+		{name: "lead between headline and body", body: leadPage("", lead),
+			want: []string{ferryLead + "\n", "ferry committee met on day 1"},
+			not:  []string{"By Ann Other", "Photo: Harbour Office", "Copyright Harbour Gazette"}},
+		{name: "no lead", body: leadPage("", ""),
+			want: []string{"ferry committee met on day 1"},
+			not:  []string{"By Ann Other", "Photo: Harbour Office"}},
+		{name: "first h1 far from the article", body: leadPage(farTop, lead),
+			want: []string{"ferry committee met on day 1"},
+			not:  []string{"Local news and weather"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parse(t, tc.body, "text/html", Options{Text: true})
+			for _, w := range tc.want {
+				if !strings.Contains(p.Text, w) {
+					t.Errorf("text lacks %q:\n%s", w, p.Text)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(p.Text, w) {
+					t.Errorf("text holds %q:\n%s", w, p.Text)
+				}
+			}
+		})
+	}
+}
+
+func TestWithLead(t *testing.T) {
+	long := strings.Repeat("word ", 20)
+	tests := []struct {
+		name, body, main, want string
+	}{
+		{name: "lead taken", body: `<h1>Title</h1><p>` + long + `</p><p>Body starts here.</p><p>More.</p>`,
+			main: "Body starts here.\nMore.", want: strings.TrimSpace(long) + "\nBody starts here.\nMore."},
+		{name: "short lines are not a lead", body: `<h1>Title</h1><p>12 May 2023</p><p>Body starts here.</p>`,
+			main: "Body starts here.", want: "Body starts here."},
+		{name: "main already holds it", body: `<h1>Title</h1><p>` + long + `</p><p>Body starts here.</p>`,
+			main: "Body starts here.\n" + strings.TrimSpace(long), want: "Body starts here.\n" + strings.TrimSpace(long)},
+		{name: "no h1", body: `<p>` + long + `</p><p>Body starts here.</p>`,
+			main: "Body starts here.", want: "Body starts here."},
+		{name: "main's start not found", body: `<h1>Title</h1><p>` + long + `</p><p>Body starts here.</p>`,
+			main: "Another text.", want: "Another text."},
+		{name: "too far from the h1", body: `<h1>Title</h1><p>` + long + `</p>` + strings.Repeat(`<p>line</p>`, maxLeadLines) + `<p>Body starts here.</p>`,
+			main: "Body starts here.", want: "Body starts here."},
+		{name: "caption is not a lead", body: `<h1>Title</h1><figure><figcaption>` + long + `</figcaption></figure><p>Body starts here.</p>`,
+			main: "Body starts here.", want: "Body starts here."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := html.Parse(strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := withLead(doc, tc.main); got != tc.want {
+				t.Errorf("withLead = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
