@@ -29,7 +29,9 @@
 // article's body and often leaves out its lead (the paragraph between the
 // headline and the body): lines of a sentence or more that stand between
 // the page's <h1> and the main text, a few lines at most, go before it
-// (see withLead). When both fall short of the minimum, the text is that of
+// (see withLead). Trafilatura drops every element whose class or id says
+// "teaser"; one without a link is the article's lead and is kept
+// (keepTeaserLeads). When both fall short of the minimum, the text is that of
 // the page's <article>, else of the whole page without <nav>, <aside> and
 // <footer>; so it is when trafilatura fails or the tree is too large for
 // it (see MaxTrafilaturaWork). Whenever a page has visible text, Text is

@@ -109,3 +109,62 @@ func linesAfter(doc, start *html.Node, n int) []string {
 	endLine()
 	return lines[:min(len(lines), n)]
 }
+
+// keepTeaserLeads renames "teaser" to "lead" in the class and id of the
+// elements under n that hold no link. go-trafilatura (in its Balanced
+// focus) drops every element whose class or id contains "teaser", meant
+// for the teasers of other articles, which link to them; a "teaser"
+// without a link is the article's own lead ("teaser-text" in TYPO3's
+// news pages).
+func keepTeaserLeads(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		for i, a := range c.Attr {
+			if a.Namespace != "" || (a.Key != "class" && a.Key != "id") {
+				continue
+			}
+			if indexFold(a.Val, "teaser") >= 0 && !hasLink(c) {
+				c.Attr[i].Val = replaceFold(a.Val, "teaser", "lead")
+			}
+		}
+		keepTeaserLeads(c)
+	}
+}
+
+// hasLink reports whether an <a> is under n.
+func hasLink(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (c.DataAtom == atom.A || hasLink(c)) {
+			return true
+		}
+	}
+	return false
+}
+
+// indexFold is strings.Index ignoring ASCII case; sub is lower-case.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+// replaceFold replaces every old (lower-case) in s, ignoring ASCII case,
+// with new; the rest of s keeps its case.
+func replaceFold(s, old, new string) string {
+	var sb strings.Builder
+	for {
+		i := indexFold(s, old)
+		if i < 0 {
+			sb.WriteString(s)
+			return sb.String()
+		}
+		sb.WriteString(s[:i])
+		sb.WriteString(new)
+		s = s[i+len(old):]
+	}
+}

@@ -92,3 +92,57 @@ func TestWithLead(t *testing.T) {
 		})
 	}
 }
+
+// A news page as TYPO3's news extension renders it: the lead in a
+// "teaser-text" element, which go-trafilatura drops as a teaser, and
+// teasers of other articles, which link to them, after the text.
+func TestTeaserLead(t *testing.T) {
+	const lead = "The ferry company has ordered two new boats for the island route, the first to arrive next spring."
+	body := `<!DOCTYPE html><html><head><title>Ferry news</title></head><body>` +
+		`<nav><a href="/">Home</a> <a href="/news">News</a></nav>` +
+		`<div class="news news-single"><div class="article" itemscope itemtype="http://schema.org/Article">` +
+		`<h3 itemprop="headline">Two new ferries</h3>` +
+		`<div class="footer"><p><span class="news-list-date">07.12.2022</span></p></div>` +
+		`<div class="teaser-text" itemprop="description"><p>` + lead + `</p></div>` +
+		`<div class="news-text-wrap">` + strings.Repeat(`<p>`+prose(2, "ferry")+`</p>`, 4) + `</div>` +
+		`</div></div>` +
+		`<div class="news-list"><div class="news-teaser"><h4><a href="/news/harbour">Harbour wall repaired</a></h4>` +
+		`<p class="TeaserText">The wall on the south side of the old harbour was repaired over the summer months.</p><a href="/news/harbour">More</a></div></div>` +
+		`<footer><p>Imprint and privacy</p></footer></body></html>`
+	p := parse(t, body, "text/html", Options{Text: true})
+	if !strings.Contains(p.Text, lead) {
+		t.Errorf("text lacks the lead:\n%s", p.Text)
+	}
+	if !strings.Contains(p.Text, "ferry committee met on day 1") {
+		t.Errorf("text lacks the body:\n%s", p.Text)
+	}
+	if strings.Contains(p.Text, "south side of the old harbour") {
+		t.Errorf("text holds another article's teaser:\n%s", p.Text)
+	}
+}
+
+func TestKeepTeaserLeads(t *testing.T) {
+	doc, err := html.Parse(strings.NewReader(`<div id="Main-Teaser" class="articleTeaser-text big"><p>Lead</p></div>` +
+		`<div class="teaser"><a href="/other">Other article</a></div>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keepTeaserLeads(doc)
+	var got []string
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "div" {
+			for _, a := range n.Attr {
+				got = append(got, a.Key+"="+a.Val)
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	want := []string{"id=Main-lead", "class=articlelead-text big", "class=teaser"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("attributes %q, want %q", got, want)
+	}
+}

@@ -44,6 +44,7 @@ func mainText(doc *html.Node, pageURL *url.URL, sc scanned) string {
 	if !trafilaturaFits(sc.elements, sc.textBytes) {
 		return pageText(doc)
 	}
+	keepTeaserLeads(doc)
 	res := trafilaturaResult(doc, pageURL, false)
 	if res != nil && !weakText(res, sc) {
 		if t := visibleText(res.ContentNode); t != "" {
