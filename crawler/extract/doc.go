@@ -42,7 +42,8 @@
 // time of extraction. This module replaces whatlanggo with a stub that
 // detects nothing (third_party/nowhatlang); Page.Language is the language
 // the page declares. Text is normalised: whitespace collapsed within
-// paragraphs, paragraphs on their own lines, valid UTF-8.
+// paragraphs, paragraphs on their own lines, soft hyphens dropped, valid
+// UTF-8 in Unicode normal form C.
 //
 // Caveats: links are listed even when the page says nofollow; the caller
 // decides. Plain-text bodies yield text and no links.

@@ -50,7 +50,8 @@ type Page struct {
 	NoIndex  bool // meta robots (or meta UserAgent) noindex or none
 	NoFollow bool // meta robots (or meta UserAgent) nofollow or none
 	// Text is the main text (Options.Text): one paragraph per line,
-	// whitespace collapsed, valid UTF-8.
+	// whitespace collapsed, soft hyphens dropped, valid UTF-8 in Unicode
+	// normal form C.
 	Text string
 	// Canonical is the page's <link rel="canonical">, canonicalised;
 	// empty when absent or unusable.

@@ -69,7 +69,7 @@ func linesAfter(doc, start *html.Node, n int) []string {
 		started bool
 	)
 	endLine := func() {
-		if l := collapse(line.String()); l != "" {
+		if l := normalizeText(collapse(line.String())); l != "" {
 			lines = append(lines, l)
 		}
 		line.Reset()

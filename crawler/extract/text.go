@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Limits on the trees handed to trafilatura; larger pages (rare for real
@@ -128,11 +129,17 @@ func writeFlowText(sb *strings.Builder, text string) {
 	}
 }
 
-// normalizeText makes s valid UTF-8, collapses whitespace within lines and
-// drops empty lines, so paragraphs end up one per line.
+// normalizeText makes s valid UTF-8 in Unicode normal form C, collapses
+// whitespace within lines and drops empty lines, so paragraphs end up one
+// per line. Normal form C writes "ä" as one code point, as most pages do
+// and as a search is typed; some pages write it as "a" and a combining
+// mark.
 func normalizeText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if !norm.NFC.IsNormalString(s) {
+		s = norm.NFC.String(s)
 	}
 	var sb strings.Builder
 	sb.Grow(len(s))
@@ -149,8 +156,14 @@ func normalizeText(s string) string {
 	return sb.String()
 }
 
+// softHyphen marks where a word may be broken across lines; a browser
+// shows it only there, and in the text it would split the word for a
+// search.
+const softHyphen = '\u00AD'
+
 // collapse trims s and turns each run of whitespace (including line breaks)
-// into one space. Control characters other than whitespace are dropped.
+// into one space. Control characters other than whitespace, byte order
+// marks and soft hyphens are dropped.
 func collapse(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s))
@@ -160,7 +173,7 @@ func collapse(s string) string {
 		case unicode.IsSpace(r):
 			space = true
 			continue
-		case unicode.IsControl(r), r == '\uFEFF':
+		case unicode.IsControl(r), r == '\uFEFF', r == softHyphen:
 			continue
 		}
 		if space && sb.Len() > 0 {

@@ -62,11 +62,33 @@ func TestNormalizeText(t *testing.T) {
 		{name: "control characters dropped", in: "a\x00b\x07c\ufeffd", want: "abcd"},
 		{name: "invalid utf-8 replaced", in: "a\xffb", want: "a\ufffdb"},
 		{name: "empty", in: " \n \n", want: ""},
+		{name: "soft hyphens dropped", in: "Wein\u00adwirt\u00adschaft", want: "Weinwirtschaft"},
+		{name: "normal form C", in: "Gru\u0308n und Bla\u0300u", want: "Grün und Blàu"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := normalizeText(tc.in); got != tc.want {
 				t.Errorf("normalizeText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// Words reach the main text whole and in one form, whichever way the page
+// writes them.
+func TestMainTextWords(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{name: "soft hyphen entities", body: `<h1>Wein</h1><p>Die S&#252;d&shy;ti&shy;ro&shy;ler Wein&shy;wirt&shy;schaft</p>`, want: "Die Südtiroler Weinwirtschaft"},
+		{name: "soft hyphen characters", body: "<p>Die S\u00fcd\u00adti\u00adro\u00adler Wein\u00adwirt\u00adschaft</p>", want: "Die Südtiroler Weinwirtschaft"},
+		{name: "combining marks", body: "<p>Die Su\u0308dtiroler Weinwirtschaft</p>", want: "Die Südtiroler Weinwirtschaft"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parse(t, `<html><head><title>Wein</title></head><body>`+tc.body+`</body></html>`, "text/html; charset=utf-8", Options{Text: true})
+			if !strings.Contains(p.Text, tc.want) {
+				t.Errorf("text %q lacks %q", p.Text, tc.want)
 			}
 		})
 	}
