@@ -34,7 +34,8 @@
 // (keepTeaserLeads). When both fall short of the minimum, the text is that of
 // the page's <article>, else of the whole page without <nav>, <aside> and
 // <footer>; so it is when trafilatura fails or the tree is too large for
-// it (see MaxTrafilaturaWork). Whenever a page has visible text, Text is
+// it even with its runs of whitespace made single spaces (see
+// MaxTrafilaturaWork). Whenever a page has visible text, Text is
 // not empty.
 //
 // go-trafilatura v1.12.2 runs a language detector (whatlanggo) over every

@@ -41,7 +41,7 @@ func trafilaturaOptions(pageURL *url.URL, fallback bool) trafilatura.Options {
 // instead (baselineText); so is a page trafilatura fails on, panics on or
 // whose tree is too large for it.
 func mainText(doc *html.Node, pageURL *url.URL, sc scanned) string {
-	if !trafilaturaFits(sc.elements, sc.textBytes) {
+	if !trafilaturaFits(sc.elements, sc.textBytes) && !trafilaturaFits(sc.elements, compactSpace(doc)) {
 		return pageText(doc)
 	}
 	keepTeaserLeads(doc)

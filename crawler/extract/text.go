@@ -16,7 +16,9 @@ import (
 // its content scorer concatenates paragraph text in a loop, so its cost
 // grows with elements × text: MaxTrafilaturaWork bounds that product (a
 // 10 KB article is about 2·10⁶; the bound keeps the worst case near a
-// tenth of a second).
+// tenth of a second). Text is measured again with its runs of whitespace
+// made single spaces (compactSpace) before a page is refused: some pages
+// are mostly indentation.
 const (
 	MaxTrafilaturaElements = 50000
 	MaxTrafilaturaText     = 512 << 10
@@ -27,6 +29,70 @@ const (
 func trafilaturaFits(elements, textBytes int) bool {
 	return elements <= MaxTrafilaturaElements && textBytes <= MaxTrafilaturaText &&
 		float64(elements)*float64(textBytes) <= MaxTrafilaturaWork
+}
+
+// compactSpace turns each run of whitespace in the text under n into one
+// space, except inside <pre> and <textarea> (where it shows) and in
+// <script> and <style> (not text), and returns the bytes of text outside
+// <script> and <style> left, as scan counts them. A page indented with
+// megabytes of spaces is not a large page, and the rendered text is the
+// same.
+func compactSpace(n *html.Node) int {
+	total := 0
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode:
+				c.Data = compactRuns(c.Data)
+				total += len(c.Data)
+			case c.Type != html.ElementNode:
+			case c.DataAtom == atom.Script || c.DataAtom == atom.Style:
+			case c.DataAtom == atom.Pre || c.DataAtom == atom.Textarea:
+				total += len(textOf(c))
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return total
+}
+
+// compactRuns replaces each run of ASCII whitespace in s with one space.
+func compactRuns(s string) string {
+	i := 0
+	for ; i < len(s); i++ {
+		if isSpace(s[i]) && (s[i] != ' ' || i+1 < len(s) && isSpace(s[i+1])) {
+			break
+		}
+	}
+	if i == len(s) {
+		return s // nothing to change, no copy
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	sb.WriteString(s[:i])
+	space := false
+	for ; i < len(s); i++ {
+		if isSpace(s[i]) {
+			space = true
+			continue
+		}
+		if space {
+			sb.WriteByte(' ')
+			space = false
+		}
+		sb.WriteByte(s[i])
+	}
+	if space {
+		sb.WriteByte(' ')
+	}
+	return sb.String()
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f'
 }
 
 // skipped elements hold no visible text.

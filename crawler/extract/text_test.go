@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -91,5 +92,57 @@ func TestMainTextWords(t *testing.T) {
 				t.Errorf("text %q lacks %q", p.Text, tc.want)
 			}
 		})
+	}
+}
+
+func TestCompactSpace(t *testing.T) {
+	doc, err := html.Parse(strings.NewReader("<div>\n    <p>one  two\tthree</p>\n    <pre>a\n  b</pre><script>var  x;</script><textarea>c\n  d</textarea>single space</div>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := compactSpace(doc)
+	var sb strings.Builder
+	if err := html.Render(&sb, doc); err != nil {
+		t.Fatal(err)
+	}
+	want := "<html><head></head><body><div> <p>one two three</p> <pre>a\n  b</pre><script>var  x;</script><textarea>c\n  d</textarea>single space</div></body></html>"
+	if sb.String() != want {
+		t.Errorf("tree after compactSpace:\n%s\nwant\n%s", sb.String(), want)
+	}
+	if n := len(" one two three " + "a\n  b" + "c\n  d" + "single space"); got != n {
+		t.Errorf("compactSpace = %d bytes, want %d", got, n)
+	}
+}
+
+// A page over the trafilatura guard only because of its indentation goes
+// to trafilatura after all: its menu, which the page's text would keep,
+// stays out.
+func TestIndentedPage(t *testing.T) {
+	indent := "\n" + strings.Repeat(" ", 400)
+	var sb strings.Builder
+	sb.WriteString(`<html><head><title>Ferries</title></head><body><div class="menu"><ul>`)
+	for i := range 1000 {
+		fmt.Fprintf(&sb, `%s<li><a href="/m/%d">Timetable archive page %d</a></li>`, indent, i, i)
+	}
+	sb.WriteString(`</ul></div><div class="article"><h1>Winter timetable</h1>`)
+	for i := range 8 {
+		fmt.Fprintf(&sb, "%s<p>%s</p>", indent, prose(3, fmt.Sprint("ferry", i)))
+	}
+	sb.WriteString(`</div></body></html>`)
+	body := sb.String()
+	u := mustURL(t, pageAddr)
+	doc, err := html.Parse(strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := scan(doc, u, DefaultUserAgent, 0); trafilaturaFits(sc.elements, sc.textBytes) {
+		t.Fatalf("page fits the guard (%d elements, %d bytes of text): the test needs a larger one", sc.elements, sc.textBytes)
+	}
+	p := parse(t, body, "text/html", Options{Text: true})
+	if !strings.Contains(p.Text, "ferry7 committee met on day 2") {
+		t.Errorf("article text missing: %.300q", p.Text)
+	}
+	if strings.Contains(p.Text, "Timetable archive page") {
+		t.Errorf("menu in the main text: %.300q", p.Text)
 	}
 }
