@@ -207,7 +207,7 @@ func (s *Submitter) Submit(ctx context.Context, a Aim, env []byte) (peer.ID, err
 }
 
 func (s *Submitter) insert(ctx context.Context, p peer.ID, env []byte, target can.Point, ttl int) (peer.ID, error) {
-	st, err := s.h.NewStream(ctx, p, wire.InsertProtocol)
+	st, err := s.h.NewStream(wire.AllowRelayed(ctx), p, wire.InsertProtocol)
 	if err != nil {
 		return "", err
 	}

@@ -87,7 +87,7 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := n.sendHeartbeat(ctx, id, hb)
+			resp, _, err := n.sendHeartbeat(ctx, id, hb)
 			if err != nil {
 				n.log.Debug("Probe unanswered", "peer", id.String(), "err", err)
 				return
@@ -100,13 +100,16 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		go func() {
 			defer wg.Done()
 			start := time.Now()
-			resp, err := n.sendHeartbeat(ctx, id, hb)
+			resp, relayed, err := n.sendHeartbeat(ctx, id, hb)
 			if err != nil {
 				n.log.Debug("Heartbeat missed", "neighbour", id.String(), "err", err)
 				n.missed(id)
 				return
 			}
-			n.observe(id, resp.Self.Coord, time.Since(start))
+			if !relayed {
+				// A relay's detour says nothing of the distance between us.
+				n.observe(id, resp.Self.Coord, time.Since(start))
+			}
 			n.onHeartbeat(resp, id)
 			n.mu.Lock()
 			n.stats.Heartbeats++
@@ -119,21 +122,23 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	wg.Wait()
 }
 
-func (n *Node) sendHeartbeat(ctx context.Context, id peer.ID, hb *wire.Heartbeat) (*wire.Heartbeat, error) {
+// sendHeartbeat exchanges heartbeats with id, and says whether the
+// exchange went through a relay.
+func (n *Node) sendHeartbeat(ctx context.Context, id peer.ID, hb *wire.Heartbeat) (*wire.Heartbeat, bool, error) {
 	// Two intervals: a busy peer is slow, not dead; rounds never overlap.
 	ctx, cancel := context.WithTimeout(ctx, 2*n.cfg.Heartbeat)
 	defer cancel()
-	s, err := n.h.NewStream(network.WithAllowLimitedConn(ctx, "heartbeat"), id, wire.HeartbeatProtocol)
+	s, err := n.h.NewStream(wire.AllowRelayed(ctx), id, wire.HeartbeatProtocol)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer s.Close()
 	var resp wire.Heartbeat
 	if err := wire.NewConn(s, wire.MaxHeartbeatSize).Exchange(ctx, hb, wire.MaxHeartbeatSize, &resp); err != nil {
 		s.Reset()
-		return nil, err
+		return nil, false, err
 	}
-	return &resp, nil
+	return &resp, wire.Relayed(s.Conn()), nil
 }
 
 func (n *Node) handleHeartbeat(s network.Stream) {

@@ -155,7 +155,7 @@ func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire
 	n.mu.Lock()
 	n.stats.Forwarded++
 	n.mu.Unlock()
-	s, err := n.h.NewStream(ctx, to, wire.InsertProtocol)
+	s, err := n.h.NewStream(wire.AllowRelayed(ctx), to, wire.InsertProtocol)
 	if err != nil {
 		return nil, err
 	}

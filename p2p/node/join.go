@@ -104,7 +104,7 @@ func (n *Node) askJoin(ctx context.Context, to peer.AddrInfo, req *wire.JoinRequ
 	if err := n.h.Connect(ctx, to); err != nil {
 		return nil, fmt.Errorf("connect %s: %w", to.ID, err)
 	}
-	s, err := n.h.NewStream(ctx, to.ID, wire.JoinProtocol)
+	s, err := n.h.NewStream(wire.AllowRelayed(ctx), to.ID, wire.JoinProtocol)
 	if err != nil {
 		return nil, fmt.Errorf("join via %s: %w", to.ID, err)
 	}

@@ -189,7 +189,7 @@ func batch(first *wire.Handover, queued, running [][]byte) []*wire.Handover {
 func (n *Node) handOver(ctx context.Context, to peer.ID, batches []*wire.Handover) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*wire.DefaultTimeout)
 	defer cancel()
-	s, err := n.h.NewStream(ctx, to, wire.HandoverProtocol)
+	s, err := n.h.NewStream(wire.AllowRelayed(ctx), to, wire.HandoverProtocol)
 	if err != nil {
 		return fmt.Errorf("hand over to %s: %w", to, err)
 	}

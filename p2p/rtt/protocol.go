@@ -62,7 +62,7 @@ type StreamOpener interface {
 // Ask asks peer p to measure hostPort and returns its answer. A measurement
 // the peer could not make is returned as an error naming the peer.
 func Ask(ctx context.Context, h StreamOpener, p peer.ID, hostPort string, samples int) (*wire.MeasureResponse, error) {
-	s, err := h.NewStream(ctx, p, wire.MeasureProtocol)
+	s, err := h.NewStream(wire.AllowRelayed(ctx), p, wire.MeasureProtocol)
 	if err != nil {
 		return nil, fmt.Errorf("ask %s to measure %s: %w", p, hostPort, err)
 	}
