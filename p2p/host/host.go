@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/event"
 	lphost "github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/metrics"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -37,6 +39,8 @@ type Host struct {
 	dht       *dht.IpfsDHT
 	disc      *drouting.RoutingDiscovery
 	bootstrap []peer.AddrInfo
+	nat       *natCounters
+	reachSub  event.Subscription
 	log       *slog.Logger
 }
 
@@ -86,23 +90,33 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		libp2p.UserAgent(UserAgent),
 		libp2p.DisableMetrics(),
 	}
-	opts = append(opts, natOptions(cfg, bootstrap)...)
+	var self atomic.Pointer[Host] // for the relay source, once built
+	nat := newNATCounters()
+	opts = append(opts, natOptions(cfg, bootstrap, nat, self.Load)...)
 	lh, err := libp2p.New(opts...)
 	if err != nil {
 		// libp2p closes what it was given only when it got far enough.
 		return nil, errors.Join(fmt.Errorf("new host: %w", err), cm.Close())
 	}
+	sub, err := lh.EventBus().Subscribe(new(event.EvtLocalReachabilityChanged))
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("new host: %w", err), lh.Close())
+	}
+	go nat.follow(sub)
 	h := &Host{
 		Host:      lh,
 		Bandwidth: bw,
 		Limits:    limits,
 		bootstrap: bootstrap,
+		nat:       nat,
+		reachSub:  sub,
 		log:       cfg.logger().With("peer", lh.ID().String()),
 	}
+	self.Store(h)
 	if !cfg.NoDHT {
 		d, err := newDHT(lh, cfg.Public, bootstrap)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("new host: %w", err), lh.Close())
+			return nil, errors.Join(fmt.Errorf("new host: %w", err), h.Close())
 		}
 		h.dht, h.disc = d, drouting.NewRoutingDiscovery(d)
 	}
@@ -136,5 +150,5 @@ func (h *Host) Close() error {
 	if h.dht != nil {
 		err = h.dht.Close()
 	}
-	return errors.Join(err, h.Host.Close())
+	return errors.Join(err, h.reachSub.Close(), h.Host.Close())
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -213,5 +214,21 @@ func TestProtectNeighbour(t *testing.T) {
 	}
 	if h.IsNeighbourProtected(other.ID()) {
 		t.Fatal("still protected after UnprotectNeighbour")
+	}
+}
+
+func TestTestNetsPublic(t *testing.T) {
+	lab, home := ma.StringCast("/ip4/198.51.100.10/tcp/4901"), ma.StringCast("/ip4/198.18.1.2/tcp/4901")
+	if manet.IsPublicAddr(lab) {
+		t.Fatal("198.51.100.10 is public before the switch")
+	}
+	saved := manet.Unroutable4
+	t.Cleanup(func() { manet.Unroutable4 = saved })
+	TestNetsPublic()
+	if !manet.IsPublicAddr(lab) {
+		t.Error("198.51.100.10 is not public after the switch")
+	}
+	if manet.IsPublicAddr(home) {
+		t.Error("198.18.1.2, a home LAN in the lab, became public")
 	}
 }

@@ -1,32 +1,122 @@
 package host
 
 import (
+	"context"
+	"slices"
+	"time"
+
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/p2p/host/autorelay"
+	"github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/proto"
+	"github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
+	"github.com/libp2p/go-libp2p/p2p/protocol/holepunch"
+)
+
+// VolunteerRelay is what a volunteer's peer lends others as a relay once
+// AutoNAT finds it reachable from the internet: a few short circuits
+// carrying overlay messages, not crawl data. A circuit ends after 2 min
+// or 1 MiB each way; the peers then open another, or have punched a
+// direct connection by then.
+func VolunteerRelay() relay.Resources {
+	r := relay.DefaultResources()
+	r.Limit = &relay.RelayLimit{Duration: 2 * time.Minute, Data: 1 << 20}
+	r.MaxReservations = 16
+	r.MaxCircuits = 4
+	r.MaxReservationsPerIP = 4
+	return r
+}
+
+// OperatorRelay is the manager's relay: the operator's machine, sized
+// for every volunteer behind a NAT keeping a reservation. Many homes can
+// share one address behind a carrier's NAT, hence the per-IP figure.
+func OperatorRelay() relay.Resources {
+	r := relay.DefaultResources()
+	r.Limit = &relay.RelayLimit{Duration: 10 * time.Minute, Data: 8 << 20}
+	r.MaxReservations = 4096
+	r.MaxCircuits = 32
+	r.MaxReservationsPerIP = 64
+	return r
+}
+
+// relayCandidates is how often, at most, autorelay asks for relays, and
+// how long after start it waits before it settles for fewer than it
+// wants.
+const (
+	relayCandidates = 15 * time.Second
+	relayBootDelay  = 20 * time.Second
 )
 
 // natOptions returns the NAT-traversal options: the relay client, hole
-// punching and AutoNAT for every peer; relay and AutoNAT service for a
-// public peer; static relays (the bootstrap peers) for a private one.
-func natOptions(cfg Config, bootstrap []peer.AddrInfo) []libp2p.Option {
+// punching (counted in nat) and AutoNAT for every peer; relay and AutoNAT
+// service for every peer too, which libp2p runs only while AutoNAT finds
+// the peer reachable (a public peer is so from the start, with the
+// operator's relay limits); and, for a peer behind a NAT, reservations
+// with relays: the bootstrap peers first, then peers met in the overlay
+// that offer relay service (self returns the host once it exists).
+func natOptions(cfg Config, bootstrap []peer.AddrInfo, nat *natCounters, self func() *Host) []libp2p.Option {
 	opts := []libp2p.Option{
 		libp2p.EnableRelay(),
-		libp2p.EnableHolePunching(),
+		libp2p.EnableHolePunching(holepunch.WithTracer(nat)),
 		libp2p.EnableAutoNATv2(),
+		libp2p.EnableNATService(),
 	}
 	if cfg.PortMap {
 		opts = append(opts, libp2p.NATPortMap())
 	}
 	if cfg.Public {
-		opts = append(opts,
+		return append(opts,
 			libp2p.ForceReachabilityPublic(),
-			libp2p.EnableRelayService(),
-			libp2p.EnableNATService(),
+			libp2p.EnableRelayService(relay.WithResources(OperatorRelay())),
 		)
-		return opts
 	}
-	if len(bootstrap) > 0 {
-		opts = append(opts, libp2p.EnableAutoRelayWithStaticRelays(bootstrap))
+	return append(opts,
+		libp2p.EnableRelayService(relay.WithResources(VolunteerRelay())),
+		libp2p.EnableAutoRelayWithPeerSource(relaySource(bootstrap, self),
+			autorelay.WithMinCandidates(1),
+			autorelay.WithNumRelays(2),
+			autorelay.WithBootDelay(relayBootDelay),
+			autorelay.WithMinInterval(relayCandidates),
+			autorelay.WithBackoff(time.Minute),
+		),
+	)
+}
+
+// relaySource offers autorelay the bootstrap peers, then the connected
+// peers that said (through identify) they serve as relays.
+func relaySource(bootstrap []peer.AddrInfo, self func() *Host) autorelay.PeerSource {
+	return func(ctx context.Context, num int) <-chan peer.AddrInfo {
+		out := make(chan peer.AddrInfo, num)
+		defer close(out)
+		sent := 0
+		send := func(ai peer.AddrInfo) bool {
+			if sent >= num {
+				return false
+			}
+			out <- ai
+			sent++
+			return true
+		}
+		for _, ai := range bootstrap {
+			if !send(ai) {
+				return out
+			}
+		}
+		h := self()
+		if h == nil {
+			return out
+		}
+		for _, id := range h.Network().Peers() {
+			if slices.ContainsFunc(bootstrap, func(ai peer.AddrInfo) bool { return ai.ID == id }) {
+				continue
+			}
+			if ok, _ := h.Peerstore().SupportsProtocols(id, proto.ProtoIDv2Hop); len(ok) == 0 {
+				continue
+			}
+			if !send(peer.AddrInfo{ID: id, Addrs: h.Peerstore().Addrs(id)}) {
+				break
+			}
+		}
+		return out
 	}
-	return opts
 }
