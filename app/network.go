@@ -363,10 +363,12 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 		Neighbours: []localapi.Neighbour{},
 		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,
 		Takeovers: v.Stats.Takeovers, HandedIn: v.Stats.HandedIn,
+		NAT: localapi.NAT(nw.h.NAT()),
 	}
 	for _, nb := range v.Neighbours {
 		o.Neighbours = append(o.Neighbours, localapi.Neighbour{
 			Peer: nb.ID.String(), Zones: apiZones(nb.Zones), RTL: nb.Load.RTL, RPL: nb.Load.RPL,
+			Link: nw.h.Link(nb.ID),
 		})
 	}
 	sort.Slice(o.Neighbours, func(i, j int) bool { return o.Neighbours[i].Peer < o.Neighbours[j].Peer })

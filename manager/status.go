@@ -26,6 +26,8 @@ type Status struct {
 	Profile  string   `json:"profile"`
 	Strategy string   `json:"strategy"`
 	Channels int      `json:"channels"`
+	// Crawled counts the channels with a result stored.
+	Crawled int `json:"crawled"`
 	// Groups are fastest-changing first.
 	Groups  []GroupStatus   `json:"groups"`
 	History []IntervalPoint `json:"history"`
@@ -72,6 +74,9 @@ func (m *Manager) Status() (Status, error) {
 	for _, c := range all {
 		if c.Group < len(st.Groups) {
 			st.Groups[c.Group].Channels++
+		}
+		if c.Updates > 0 {
+			st.Crawled++
 		}
 	}
 	if _, err := m.db.GetMeta(metaIntervals, &st.History); err != nil {

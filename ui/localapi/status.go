@@ -61,6 +61,21 @@ type Overlay struct {
 	Refused   int64 `json:"refused"`
 	Takeovers int64 `json:"takeovers"`
 	HandedIn  int64 `json:"handed_in"`
+	// NAT is how the peer reaches others and is reached.
+	NAT NAT `json:"nat"`
+}
+
+// NAT is how a peer reaches and is reached by others (p2p/host.NATStats):
+// AutoNAT's verdict, the addresses through relays it announces, its open
+// connections by kind and the hole punches it took part in.
+type NAT struct {
+	Reachability      string `json:"reachability"`
+	RelayAddrs        int    `json:"relay_addrs"`
+	Direct            int    `json:"direct"`
+	HolePunched       int    `json:"hole_punched"`
+	Relayed           int    `json:"relayed"`
+	HolePunches       int    `json:"hole_punches"`
+	HolePunchFailures int    `json:"hole_punch_failures"`
 }
 
 // Zone is a box of the CAN space, [Lo, Hi) in each dimension.
@@ -75,6 +90,9 @@ type Neighbour struct {
 	Zones []Zone  `json:"zones"`
 	RTL   float64 `json:"rtl"`
 	RPL   float64 `json:"rpl"`
+	// Link is how the peer is connected to it now: "direct",
+	// "hole-punched", "relayed" or "" (not connected).
+	Link string `json:"link,omitempty"`
 }
 
 // Rate is a measured byte rate and its cap.
