@@ -193,6 +193,15 @@ func (l *Lab) addHome(ctx context.Context, n int, nat NAT) error {
 		// the LAN side started.
 		{"iptables", "-w", "-A", "FORWARD", "-i", "wan", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"},
 		{"iptables", "-w", "-A", "FORWARD", "-i", "wan", "-j", "DROP"},
+		// Nor the router itself, as a home router's firewall: a packet
+		// to its WAN address that answers nothing is dropped before
+		// conntrack keeps its flow. Kept, that flow would hold the public
+		// port the LAN side is about to send from, and the NAT would
+		// give the LAN side's packet another port: the first packet of a
+		// hole punch, arriving before the other end's, would spoil the
+		// punch.
+		{"iptables", "-w", "-A", "INPUT", "-i", "wan", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED", "-j", "ACCEPT"},
+		{"iptables", "-w", "-A", "INPUT", "-i", "wan", "-j", "DROP"},
 	} {
 		if err := run(ctx, append([]string{"ip", "netns", "exec", h.Router}, args...)); err != nil {
 			return err
