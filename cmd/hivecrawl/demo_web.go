@@ -22,6 +22,7 @@ func fixtureWebFlags(o *swarm.WebOptions) *flag.FlagSet {
 	fs.IntVar(&o.Demo.MaxPages, "max-pages", 0, "pages of the largest host (default 400)")
 	fs.IntVar(&o.Demo.MinPages, "min-pages", 0, "pages of the smallest hosts (default 8)")
 	fs.StringVar(&o.Layout, "layout", "", "delay answers by the emulated RTT of the latency layout `FILE`")
+	fs.StringVar(&o.IPBase, "ip-base", "", "serve host k at `PREFIX`k+1 (203.0.113.: the NAT lab) instead of 127.0.1.k+1")
 	fs.StringVar(&o.Info, "info", "", "write the control API's address to `FILE` (required)")
 	return fs
 }

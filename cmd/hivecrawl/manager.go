@@ -16,6 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -42,7 +43,8 @@ type managerOptions struct {
 	api, strategy, name, assignment      string
 	tick, prior, slack, delay            time.Duration
 	leaseHold, startWithin, clockSkew    time.Duration
-	allowLoopback, coordinates, verbose  bool
+	allowLoopback, allowTestNets         bool
+	coordinates, verbose                 bool
 	storeRaw                             bool
 	pieceAbove                           int
 	pagePlan                             string
@@ -63,6 +65,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.name, "name", "", "network `NAME` written into the profile")
 	fs.DurationVar(&o.tick, "tick", manager.DefaultTick, "scheduling `period`")
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: keep loopback addresses in the network profile")
+	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: treat the IPv4 documentation ranges as public internet addresses (the NAT lab, internal/netlab)")
 	fs.BoolVar(&o.coordinates, "coordinates", true, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements; --coordinates=false places both at hashes of their names")
 	fs.StringVar(&o.assignment, "assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
 	fs.DurationVar(&o.prior, "prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
@@ -99,6 +102,9 @@ func runManager(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 		return 2
+	}
+	if o.allowTestNets {
+		host.TestNetsPublic()
 	}
 	level := slog.LevelInfo
 	if o.verbose {

@@ -16,6 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/app/tray"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/web"
 )
@@ -51,7 +52,7 @@ func runFlags(o *runOptions) *flag.FlagSet {
 	fs.DurationVar(&o.delay, "delay", 0, "politeness wait between requests of seeds-file tasks (0: the crawler's default, 1s)")
 	fs.IntVar(&o.threads, "threads", 0, "tasks crawled at once (default 3)")
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
-	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: allow crawling the documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32 (fixtures in network namespaces), loopback still refused")
+	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: allow crawling the documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32 (fixtures in network namespaces), loopback still refused, and treat the IPv4 ones as public internet addresses in the overlay (the NAT lab)")
 	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
@@ -76,6 +77,10 @@ func runClient(ctx context.Context, args []string) int {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if o.allowTestNets {
+		// The NAT lab's internet is made of documentation addresses.
+		host.TestNetsPublic()
+	}
 	nopts, err := networkOptions(o.listen, o.bind, o.emulateFile, o.heartbeat)
 	nopts.NoLBI = o.noLBI
 	if err != nil {

@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,16 +26,28 @@ type Client struct {
 	// Cheat is the client's way of cheating (app/cheat), "" for an honest
 	// one.
 	Cheat string
+	// NAT names the NAT in front of the client in a NAT lab, "" for none.
+	NAT string
+	// http reaches its local API, in its namespace in a NAT lab.
+	http *http.Client
 }
 
 func (s *Swarm) newClient(i int, bin string) *Client {
-	c := &Client{s: s, Index: i, IP: ClientIP(i), Home: filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d", i))}
-	args := append([]string{"run", "--headless", "--home", c.Home, "--allow-loopback", "--bind", c.IP, "--emulate", s.LayoutFile}, s.cfg.ClientArgs...)
+	at := s.clientPlace(i)
+	c := &Client{s: s, Index: i, IP: at.ip, Home: filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d", i)), NAT: s.natOf(i), http: s.httpAt(at)}
+	args := []string{"run", "--headless", "--home", c.Home}
+	if s.lab != nil {
+		args = append(args, "--allow-test-nets", "--listen", "/ip4/"+c.IP+"/tcp/4901", "--listen", "/ip4/"+c.IP+"/udp/4901/quic-v1")
+	} else {
+		args = append(args, "--allow-loopback", "--bind", c.IP, "--emulate", s.LayoutFile)
+	}
+	args = append(args, s.cfg.ClientArgs...)
 	if k := i - (s.cfg.Peers - s.cfg.Cheaters); k >= 0 {
 		c.Cheat = cheat.Modes[k%len(cheat.Modes)]
 		args = append(args, "--cheat", c.Cheat)
 	}
 	c.Proc = NewProc(fmt.Sprintf("client-%02d", i), bin, filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d.log", i)), args...)
+	c.wrap = at.wrap()
 	return c
 }
 
@@ -74,7 +87,7 @@ func (c *Client) Start(ctx context.Context) error {
 			return false, nil
 		}
 		var st localapi.Status
-		if err := getJSON(rctx, c.s.http, info.URL+"/api/status", &st); err != nil {
+		if err := getJSON(rctx, c.http, info.URL+"/api/status", &st); err != nil {
 			return false, nil
 		}
 		c.API = info
@@ -90,7 +103,7 @@ func (c *Client) Start(ctx context.Context) error {
 // Status returns the client's status.
 func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	var st localapi.Status
-	if err := getJSON(ctx, c.s.http, c.API.URL+"/api/status", &st); err != nil {
+	if err := getJSON(ctx, c.http, c.API.URL+"/api/status", &st); err != nil {
 		return st, fmt.Errorf("%s status: %w", c.Name, err)
 	}
 	return st, nil

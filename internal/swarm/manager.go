@@ -3,6 +3,7 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +23,8 @@ type Manager struct {
 	Home string
 	// Listen is the manager's fixed libp2p address.
 	Listen string
+	// http reaches its local API, in the lab's namespace when there is one.
+	http *http.Client
 	// API is the local API of the current run; Profile the network
 	// profile path.
 	API     localapi.Info
@@ -34,13 +37,24 @@ func (m *Manager) Dir() string { return filepath.Join(homeDirs(m.Home).Data, "ma
 // newManager makes manager name (its home, log and process) on a free
 // port, and returns it with the arguments every start of it takes.
 func (s *Swarm) newManager(name string, extra ...string) (*Manager, []string, error) {
-	port, err := freePort()
-	if err != nil {
-		return nil, nil, err
+	at := s.managerPlace()
+	m := &Manager{s: s, Home: filepath.Join(s.cfg.Dir, name), http: s.httpAt(at)}
+	base := []string{"manager", "--home", m.Home, "--tick", "1s"}
+	if s.lab != nil {
+		// Its own address in the lab, TCP and QUIC as on the internet.
+		m.Listen = "/ip4/" + at.ip + "/tcp/4901"
+		base = append(base, "--listen", m.Listen, "--listen", "/ip4/"+at.ip+"/udp/4901/quic-v1", "--allow-test-nets")
+	} else {
+		port, err := freePort()
+		if err != nil {
+			return nil, nil, err
+		}
+		m.Listen = "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)
+		base = append(base, "--listen", m.Listen, "--allow-loopback")
 	}
-	m := &Manager{s: s, Home: filepath.Join(s.cfg.Dir, name), Listen: "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)}
-	base := append([]string{"manager", "--home", m.Home, "--listen", m.Listen, "--allow-loopback", "--tick", "1s"}, s.cfg.ManagerArgs...)
+	base = append(base, s.cfg.ManagerArgs...)
 	m.Proc = NewProc(name, s.cfg.Bin, filepath.Join(s.cfg.Dir, name+".log"), append(base, extra...)...)
+	m.wrap = at.wrap()
 	return m, base, nil
 }
 
@@ -125,7 +139,7 @@ func (m *Manager) Start(ctx context.Context) error {
 			return false, nil
 		}
 		var st manager.Status
-		if err := getJSON(rctx, m.s.http, info.URL+"/api/status", &st); err != nil {
+		if err := getJSON(rctx, m.http, info.URL+"/api/status", &st); err != nil {
 			return false, nil
 		}
 		m.API, m.Profile = info, st.Profile
@@ -141,8 +155,23 @@ func (m *Manager) Start(ctx context.Context) error {
 // Status returns the manager's status.
 func (m *Manager) Status(ctx context.Context) (manager.Status, error) {
 	var st manager.Status
-	if err := getJSON(ctx, m.s.http, m.API.URL+"/api/status", &st); err != nil {
+	if err := getJSON(ctx, m.http, m.API.URL+"/api/status", &st); err != nil {
 		return st, fmt.Errorf("manager status: %w", err)
 	}
 	return st, nil
+}
+
+// WaitCrawled waits until the manager has a result stored for every
+// channel.
+func (s *Swarm) WaitCrawled(ctx context.Context) error {
+	var st manager.Status
+	err := poll(ctx, time.Second, func() (bool, error) {
+		var err error
+		st, err = s.Manager.Status(ctx)
+		return err == nil && st.Channels > 0 && st.Crawled == st.Channels, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for every channel to be crawled (%d of %d): %w", st.Crawled, st.Channels, err)
+	}
+	return nil
 }

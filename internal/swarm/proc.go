@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -29,6 +30,8 @@ type Proc struct {
 	Name string
 	bin  string
 	log  string
+	// wrap prefixes the command line (ip netns exec NS: the NAT lab).
+	wrap []string
 
 	mu   sync.Mutex // guards the fields below
 	args []string
@@ -62,8 +65,9 @@ func (p *Proc) Start() error {
 	if err != nil {
 		return fmt.Errorf("start %s: %w", p.Name, err)
 	}
-	fmt.Fprintf(f, "=== %s start %d: %s %v\n", time.Now().UTC().Format(time.RFC3339), p.runs+1, p.bin, p.args)
-	cmd := exec.Command(p.bin, p.args...)
+	line := append(append(slices.Clone(p.wrap), p.bin), p.args...)
+	fmt.Fprintf(f, "=== %s start %d: %v\n", time.Now().UTC().Format(time.RFC3339), p.runs+1, line)
+	cmd := exec.Command(line[0], line[1:]...)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {

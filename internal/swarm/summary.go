@@ -93,6 +93,34 @@ type Summary struct {
 	// Validation is what the spot-checks of results did (read after the
 	// run from the stopped manager).
 	Validation *Validation `json:"validation,omitempty"`
+	// NAT is what the volunteers behind NATs got, in a NAT lab.
+	NAT *NATSummary `json:"nat,omitempty"`
+}
+
+// NATSummary is what the volunteers behind home routers' NATs got in a
+// NAT lab, from their own status at the end of the run.
+type NATSummary struct {
+	// BehindNAT counts the volunteers behind a NAT, by the NAT's kind in
+	// ByKind; Members those of them that held a zone of the overlay.
+	BehindNAT int            `json:"behind_nat"`
+	ByKind    map[string]int `json:"by_kind"`
+	Members   int            `json:"members"`
+	// Private counts those AutoNAT found unreachable, RelayReserved
+	// those announcing an address through a relay.
+	Private       int `json:"private"`
+	RelayReserved int `json:"relay_reserved"`
+	// Direct, HolePunched and Relayed are their open connections to
+	// other peers by kind (a connection between two of them counts
+	// twice); HolePunches and HolePunchFailures the hole punches they
+	// took part in.
+	Direct            int `json:"direct"`
+	HolePunched       int `json:"hole_punched"`
+	Relayed           int `json:"relayed"`
+	HolePunches       int `json:"hole_punches"`
+	HolePunchFailures int `json:"hole_punch_failures"`
+	// PublicHolePunches counts the hole punches public volunteers took
+	// part in (none are needed to reach them).
+	PublicHolePunches int `json:"public_hole_punches"`
 }
 
 // Observe fills what the running processes can tell: the manager's
@@ -107,7 +135,53 @@ func (s *Swarm) Observe(ctx context.Context, sum *Summary, elapsed time.Duration
 		return err
 	}
 	s.fill(sum, st, web, elapsed)
+	if s.lab != nil {
+		n, err := s.natSummary(ctx)
+		if err != nil {
+			return err
+		}
+		sum.NAT = n
+	}
 	return nil
+}
+
+// natSummary asks every running client how it reaches the others.
+func (s *Swarm) natSummary(ctx context.Context) (*NATSummary, error) {
+	n := &NATSummary{ByKind: map[string]int{}}
+	for _, c := range s.Clients {
+		if !c.Running() {
+			continue
+		}
+		st, err := c.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if st.Overlay == nil {
+			return nil, fmt.Errorf("%s: no overlay in its status", c.Name)
+		}
+		o := st.Overlay
+		if c.NAT == "" {
+			n.PublicHolePunches += o.NAT.HolePunches
+			continue
+		}
+		n.BehindNAT++
+		n.ByKind[c.NAT]++
+		if o.Member {
+			n.Members++
+		}
+		if o.NAT.Reachability == "private" {
+			n.Private++
+		}
+		if o.NAT.RelayAddrs > 0 {
+			n.RelayReserved++
+		}
+		n.Direct += o.NAT.Direct
+		n.HolePunched += o.NAT.HolePunched
+		n.Relayed += o.NAT.Relayed
+		n.HolePunches += o.NAT.HolePunches
+		n.HolePunchFailures += o.NAT.HolePunchFailures
+	}
+	return n, nil
 }
 
 func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Stats, elapsed time.Duration) {
@@ -144,6 +218,14 @@ func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Sta
 	var pages int64
 	var rtt, all float64
 	for name, hs := range web {
+		if s.Layout == nil {
+			// A NAT lab: no emulated latency, and every requester is a
+			// volunteer (or its home router).
+			for _, n := range hs.PagesBy {
+				pages += n
+			}
+			continue
+		}
 		toAll := s.meanToClients(ipOf[name])
 		for ip, n := range hs.PagesBy {
 			d, ok := s.Layout.RTT(ip, ipOf[name])

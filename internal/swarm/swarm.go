@@ -75,6 +75,8 @@ type Config struct {
 	// than one share the PostgreSQL database ManagerArgs name with --db,
 	// and copies of the first one's key.
 	Managers int
+	// NAT, when set, runs the swarm in a NAT lab (Linux, as root).
+	NAT *NAT
 	// Ready bounds each wait for a process to come up; default 60 s.
 	Ready time.Duration
 	// Logger receives progress; nil discards it.
@@ -118,6 +120,8 @@ type Swarm struct {
 	Manager  *Manager
 	Managers []*Manager
 	Clients  []*Client
+	// lab is the NAT lab the swarm runs in, nil on loopback.
+	lab *natLab
 }
 
 // Start builds the layout, starts the web, the manager with every host as
@@ -143,6 +147,13 @@ func Start(ctx context.Context, cfg Config) (*Swarm, error) {
 
 func (s *Swarm) start(ctx context.Context) error {
 	cfg := s.cfg
+	if cfg.NAT != nil {
+		// The lab has no emulated latency: its own is near nothing.
+		if err := s.buildLab(ctx); err != nil {
+			return err
+		}
+		return s.startProcesses(ctx)
+	}
 	ips := make([]string, 0, cfg.Hosts+cfg.Peers)
 	for k := range cfg.Hosts {
 		ips = append(ips, HostIP(k))
@@ -167,6 +178,12 @@ func (s *Swarm) start(ctx context.Context) error {
 	if err := l.Save(s.LayoutFile); err != nil {
 		return err
 	}
+	return s.startProcesses(ctx)
+}
+
+// startProcesses starts the web, the managers and the clients.
+func (s *Swarm) startProcesses(ctx context.Context) error {
+	cfg := s.cfg
 	if err := s.startWeb(ctx); err != nil {
 		return err
 	}
@@ -213,8 +230,13 @@ func (s *Swarm) parallel(ctx context.Context, fn func(context.Context, *Client) 
 
 func (s *Swarm) startWeb(ctx context.Context) error {
 	info := filepath.Join(s.cfg.Dir, "web.json")
-	args := []string{"fixture-web", "--hosts", strconv.Itoa(s.cfg.Hosts), "--seed", strconv.FormatUint(s.cfg.Seed, 10),
-		"--layout", s.LayoutFile, "--info", info}
+	args := []string{"fixture-web", "--hosts", strconv.Itoa(s.cfg.Hosts), "--seed", strconv.FormatUint(s.cfg.Seed, 10), "--info", info}
+	if s.LayoutFile != "" {
+		args = append(args, "--layout", s.LayoutFile)
+	}
+	if s.lab != nil {
+		args = append(args, "--ip-base", webIPBase)
+	}
 	if s.cfg.Web.MaxPages > 0 {
 		args = append(args, "--max-pages", strconv.Itoa(s.cfg.Web.MaxPages))
 	}
@@ -222,6 +244,7 @@ func (s *Swarm) startWeb(ctx context.Context) error {
 		args = append(args, "--min-pages", strconv.Itoa(s.cfg.Web.MinPages))
 	}
 	s.Web = &WebProc{Proc: NewProc("web", s.cfg.Bin, filepath.Join(s.cfg.Dir, "web.log"), args...), info: info}
+	s.Web.wrap = s.webPlace().wrap()
 	if err := s.Web.Start(); err != nil {
 		return err
 	}
@@ -231,8 +254,8 @@ func (s *Swarm) startWeb(ctx context.Context) error {
 		return err
 	}
 	for k, h := range s.Web.Hosts {
-		if ip, _, _ := net.SplitHostPort(h.Addr); ip != HostIP(k) {
-			return fmt.Errorf("web host %s serves on %s, not %s: this system does not route 127.0.0.0/8 to loopback", h.Name, ip, HostIP(k))
+		if ip, _, _ := net.SplitHostPort(h.Addr); ip != s.hostIP(k) {
+			return fmt.Errorf("web host %s serves on %s, not %s: this system does not route 127.0.0.0/8 to loopback", h.Name, ip, s.hostIP(k))
 		}
 	}
 	s.log.Info("Web started", "hosts", len(s.Web.Hosts))
@@ -302,6 +325,9 @@ func (s *Swarm) Close(ctx context.Context) error {
 	}
 	if s.Web != nil {
 		stop(s.Web.Proc)
+	}
+	if s.lab != nil {
+		errs = append(errs, s.lab.Close())
 	}
 	return errors.Join(errs...)
 }

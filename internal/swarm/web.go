@@ -27,6 +27,9 @@ type WebOptions struct {
 	// delayed by the emulated round trip between the requester's IP and
 	// the host's. Empty = no delay.
 	Layout string `json:"layout,omitempty"`
+	// IPBase, when set, serves host k at IPBase+(k+1) ("203.0.113."),
+	// not on loopback: the NAT lab's web.
+	IPBase string `json:"ip_base,omitempty"`
 	// Info is where ServeWeb writes a WebInfo once it serves.
 	Info string `json:"info"`
 }
@@ -51,6 +54,9 @@ func ServeWeb(ctx context.Context, o WebOptions, log *slog.Logger) error {
 	}
 	var ipOf atomic.Pointer[map[string]string] // site name → host IP, set once serving
 	opts := fixture.Options{SeparateAddrs: true}
+	if o.IPBase != "" {
+		opts.IP = func(k int) string { return fmt.Sprintf("%s%d", o.IPBase, k+1) }
+	}
 	if layout != nil {
 		opts.Delay = func(remote, name string) time.Duration {
 			m := ipOf.Load()

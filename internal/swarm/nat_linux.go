@@ -1,0 +1,83 @@
+//go:build linux
+
+package swarm
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/hivecrawl/hivecrawl/internal/netlab"
+)
+
+// natLab is the lab a NAT swarm runs in.
+type natLab = netlab.Lab
+
+// buildLab builds the lab for cfg.NAT: one public address for the
+// manager and one per public client, and a home per other client.
+func (s *Swarm) buildLab(ctx context.Context) error {
+	n := *s.cfg.NAT
+	homes := s.cfg.Peers - n.Public
+	if n.Public < 0 || homes < 0 || n.Symmetric < 0 || n.Symmetric > homes {
+		return fmt.Errorf("NAT lab: %d public and %d symmetric of %d clients", n.Public, n.Symmetric, s.cfg.Peers)
+	}
+	kinds := make([]netlab.NAT, homes)
+	for i := homes - n.Symmetric; i < homes; i++ {
+		kinds[i] = netlab.Symmetric
+	}
+	lab, err := netlab.Build(ctx, fmt.Sprintf("hcs%d", os.Getpid()), netlab.Plan{Public: 1 + n.Public, Homes: kinds})
+	if err != nil {
+		return err
+	}
+	s.lab = lab
+	s.http = s.httpAt(place{ns: lab.Internet})
+	return nil
+}
+
+// webPlace, managerPlace and clientPlace say where each process runs:
+// on the machine's loopback, or in the lab.
+func (s *Swarm) webPlace() place {
+	if s.lab == nil {
+		return place{}
+	}
+	return place{ns: s.lab.Internet}
+}
+
+func (s *Swarm) managerPlace() place {
+	if s.lab == nil {
+		return place{ip: "127.0.0.1"}
+	}
+	return place{ns: s.lab.Internet, ip: s.lab.Public[0]}
+}
+
+func (s *Swarm) clientPlace(i int) place {
+	if s.lab == nil {
+		return place{ip: ClientIP(i)}
+	}
+	if i < s.cfg.NAT.Public {
+		return place{ns: s.lab.Internet, ip: s.lab.Public[1+i]}
+	}
+	h := s.lab.Homes[i-s.cfg.NAT.Public]
+	return place{ns: h.NS, ip: h.IP}
+}
+
+// hostIP is web host k's address.
+func (s *Swarm) hostIP(k int) string {
+	if s.lab == nil {
+		return HostIP(k)
+	}
+	return netlab.WebIP(k)
+}
+
+// natOf names the NAT in front of client i, "" for none.
+func (s *Swarm) natOf(i int) string {
+	if s.lab == nil || i < s.cfg.NAT.Public {
+		return ""
+	}
+	return s.lab.Homes[i-s.cfg.NAT.Public].NAT.String()
+}
+
+func dialIn(ns string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return netlab.DialerIn(ns)
+}

@@ -1,0 +1,133 @@
+//go:build linux
+
+package swarm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/internal/netlab"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+)
+
+// TestNAT runs `hivecrawl demo --nat --peers 8 --hosts 20`'s swarm: the
+// manager and three volunteers on the lab's internet, three volunteers
+// behind port-restricted NATs and two behind symmetric ones. Every
+// channel must be crawled; every volunteer behind a NAT must find itself
+// private, hold a relay reservation and become an overlay member; CAN
+// neighbours must be linked as their NATs allow (hole-punched between
+// port-restricted homes, relayed where a symmetric NAT is in the way,
+// direct to a public peer); and sites must see the politeness they see
+// on loopback.
+func TestNAT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs processes")
+	}
+	if err := netlab.Available(); err != nil {
+		t.Skip(err)
+	}
+	const politeness = 200 * time.Millisecond
+	s := startSwarm(t, Config{Peers: 8, Hosts: 20, Seed: 5, NAT: &NAT{Public: 3, Symmetric: 2},
+		ManagerArgs: []string{"--delay", politeness.String()},
+		// Tries to crawl faster: the operator's wait holds.
+		Client: func(c *config.Config) { c.Delay = config.Duration(time.Millisecond) },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	start := time.Now()
+	t.Logf("overlay settled after %v", waitSettled(ctx, t, s.Clients))
+	if err := s.WaitCrawled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("every channel crawled after %v", time.Since(start))
+	var last error
+	linked := poll(ctx, 2*time.Second, func() (bool, error) {
+		last = s.linksError(ctx)
+		return last == nil, nil
+	})
+	var sum Summary
+	if err := s.Observe(context.Background(), &sum, time.Since(start)); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(sum.NAT)
+	t.Logf("nat: %s", b)
+	if linked != nil {
+		t.Fatalf("neighbours' links: %v (last: %v)", linked, last)
+	}
+	t.Logf("every neighbour linked as the NATs allow after %v", time.Since(start))
+	if n := sum.NAT; n.BehindNAT != 5 || n.Members != 5 || n.Private != 5 || n.RelayReserved != 5 || n.HolePunched == 0 || n.Relayed == 0 {
+		t.Errorf("behind NAT %d, members %d, private %d, relay reservations %d, hole-punched links %d, relayed %d; want 5, 5, 5, 5, > 0, > 0",
+			n.BehindNAT, n.Members, n.Private, n.RelayReserved, n.HolePunched, n.Relayed)
+	}
+	web, err := s.Web.Stats(ctx, s.http)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := fixture.WorstOf(web)
+	t.Logf("politeness: max in flight %d, max conns %d, min gap %v (%s)", worst.MaxInFlight, worst.MaxConns, worst.MinGap, worst.MinGapAt)
+	for name, h := range web {
+		if h.MaxInFlight > 1 || h.MaxConns > 1 || h.MaxClients > 1 {
+			t.Errorf("host %s had %d requests, %d connections and %d requester addresses at once", name, h.MaxInFlight, h.MaxConns, h.MaxClients)
+		}
+		if h.Gaps > 0 && h.MinGap < politeness {
+			t.Errorf("host %s: requests %v apart, under the %v wait: %s", name, h.MinGap, politeness, h.MinGapAt)
+		}
+	}
+}
+
+// linksError says which CAN neighbours are not linked as their places in
+// the lab allow: two homes behind port-restricted NATs by a hole-punched
+// connection, homes with a symmetric NAT between them through a relay,
+// and anyone to a public peer directly. It also fails while no pair of
+// port-restricted homes are neighbours, so that hole punching is tried.
+func (s *Swarm) linksError(ctx context.Context) error {
+	byPeer := map[string]*Client{}
+	neighbours := map[*Client]map[string]string{} // peer → link
+	for _, c := range s.Clients {
+		st, err := c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		byPeer[st.Overlay.Peer] = c
+		neighbours[c] = map[string]string{}
+		for _, nb := range st.Overlay.Neighbours {
+			neighbours[c][nb.Peer] = nb.Link
+		}
+	}
+	punchable := 0
+	for c, nbs := range neighbours {
+		for p, link := range nbs {
+			o, ok := byPeer[p]
+			if !ok {
+				continue // the manager is no CAN neighbour; a gone peer is not ours to judge
+			}
+			want := host.LinkDirect
+			switch {
+			case c.NAT == netlab.PortRestricted.String() && o.NAT == netlab.PortRestricted.String():
+				want = host.LinkHolePunched
+				punchable++
+			case c.NAT != "" && o.NAT != "":
+				want = host.LinkRelayed
+			}
+			if link != want {
+				return fmt.Errorf("%s (%s) and its neighbour %s (%s) are linked %q, want %q", c.Name, natName(c.NAT), o.Name, natName(o.NAT), link, want)
+			}
+		}
+	}
+	if punchable == 0 {
+		return fmt.Errorf("no two homes behind port-restricted NATs are neighbours")
+	}
+	return nil
+}
+
+func natName(nat string) string {
+	if nat == "" {
+		return "public"
+	}
+	return nat
+}
