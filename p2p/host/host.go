@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/libp2p/go-libp2p"
@@ -42,6 +43,12 @@ type Host struct {
 	nat       *natCounters
 	reachSub  event.Subscription
 	log       *slog.Logger
+	// known are peers remembered from earlier runs (AddKnown), tried
+	// beside the bootstrap peers.
+	knownMu sync.Mutex
+	known   []peer.AddrInfo
+	// stop ends the host's own goroutines (the relay advertisement).
+	stop context.CancelFunc
 }
 
 // New builds and starts a host from cfg. The caller owns it and must Close
@@ -113,12 +120,15 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		log:       cfg.logger().With("peer", lh.ID().String()),
 	}
 	self.Store(h)
+	var bg context.Context
+	bg, h.stop = context.WithCancel(context.Background())
 	if !cfg.NoDHT {
-		d, err := newDHT(lh, cfg.Public, bootstrap)
+		d, err := newDHT(lh, cfg.Public, h.bootstrapPeers)
 		if err != nil {
 			return nil, errors.Join(fmt.Errorf("new host: %w", err), h.Close())
 		}
 		h.dht, h.disc = d, drouting.NewRoutingDiscovery(d)
+		go h.advertiseRelay(bg, cfg.Public)
 	}
 	h.log.Info("Host started", "addrs", fmt.Sprint(lh.Addrs()), "max_conns", limits.MaxConns, "public", cfg.Public)
 	return h, nil
@@ -150,5 +160,6 @@ func (h *Host) Close() error {
 	if h.dht != nil {
 		err = h.dht.Close()
 	}
+	h.stop()
 	return errors.Join(err, h.reachSub.Close(), h.Host.Close())
 }

@@ -2,10 +2,10 @@ package host
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/host/autorelay"
 	"github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/proto"
@@ -106,17 +106,64 @@ func relaySource(bootstrap []peer.AddrInfo, self func() *Host) autorelay.PeerSou
 		if h == nil {
 			return out
 		}
+		offered := map[peer.ID]bool{h.ID(): true}
+		for _, ai := range bootstrap {
+			offered[ai.ID] = true
+		}
 		for _, id := range h.Network().Peers() {
-			if slices.ContainsFunc(bootstrap, func(ai peer.AddrInfo) bool { return ai.ID == id }) {
+			if offered[id] {
 				continue
 			}
 			if ok, _ := h.Peerstore().SupportsProtocols(id, proto.ProtoIDv2Hop); len(ok) == 0 {
 				continue
 			}
+			offered[id] = true
 			if !send(peer.AddrInfo{ID: id, Addrs: h.Peerstore().Addrs(id)}) {
+				return out
+			}
+		}
+		// Then relays the DHT knows of, which need no manager.
+		fctx, cancel := context.WithTimeout(ctx, relayLookup)
+		defer cancel()
+		found, err := h.FindPeers(fctx, RelayRendezvous, num-sent+len(offered))
+		if err != nil {
+			h.log.Debug("No relays from the DHT", "err", err)
+		}
+		for _, ai := range found {
+			if !offered[ai.ID] && len(ai.Addrs) > 0 && !send(ai) {
 				break
 			}
 		}
 		return out
+	}
+}
+
+// RelayRendezvous is the rendezvous string under which peers that serve
+// as relays advertise themselves on the DHT.
+const RelayRendezvous = "hivecrawl/relay/1"
+
+// relayLookup bounds a DHT lookup for relays.
+const relayLookup = 10 * time.Second
+
+// advertiseRelay keeps this peer announced under RelayRendezvous while
+// it serves as a relay: always for a public peer, and for a volunteer
+// while AutoNAT finds it reachable. It ends with ctx.
+func (h *Host) advertiseRelay(ctx context.Context, public bool) {
+	for {
+		wait := retryAdvertise
+		if public || network.Reachability(h.nat.reach.Load()) == network.ReachabilityPublic {
+			if ttl, err := h.Advertise(ctx, RelayRendezvous); err != nil {
+				h.log.Debug("Relay advertisement failed", "err", err)
+			} else {
+				wait = 7 * ttl / 8
+			}
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
 	}
 }
