@@ -83,6 +83,10 @@ type Manager struct {
 	q    *queue.Queue
 	log  *slog.Logger
 	wake chan struct{}
+	// again is closed, and replaced, by RetryNow: it ends every wait
+	// between delivery attempts.
+	againMu sync.Mutex
+	again   chan struct{}
 	// refused and expired count load-dependent failures since New: tasks
 	// refused by a full queue and tasks cancelled for waiting too long
 	// (DESIGN §9: the manager's reassignment must count only these).
@@ -158,6 +162,7 @@ func New(opts Options) (*Manager, error) {
 	return &Manager{
 		opts: opts, q: opts.Queue, log: opts.Logger,
 		wake:    make(chan struct{}, 1),
+		again:   make(chan struct{}),
 		running: make(map[string]*thread), notBefore: make(map[string]time.Time),
 		threads: opts.Threads, overload: max(opts.Overload, 0),
 	}, nil
@@ -197,6 +202,27 @@ func (m *Manager) Submit(raw []byte, t *task.Task) error {
 	}
 	m.Wake()
 	return nil
+}
+
+// RetryNow says the network's manager answers again: deliveries waiting
+// out a backoff try again at once (and back off from the start should
+// they fail), and tasks waiting to claim their lease may try now.
+func (m *Manager) RetryNow() {
+	m.againMu.Lock()
+	close(m.again)
+	m.again = make(chan struct{})
+	m.againMu.Unlock()
+	m.mu.Lock()
+	clear(m.notBefore)
+	m.mu.Unlock()
+	m.Wake()
+}
+
+// retrySignal returns the channel RetryNow closes next.
+func (m *Manager) retrySignal() <-chan struct{} {
+	m.againMu.Lock()
+	defer m.againMu.Unlock()
+	return m.again
 }
 
 // Wake makes the manager look at the queue now.

@@ -155,6 +155,28 @@ func TestRunUploadWithRetries(t *testing.T) {
 	}
 }
 
+// TestRetryNowEndsTheBackoff: results held while storage could not be
+// reached go out as soon as RetryNow says it answers again, not after
+// the backoff that built up meanwhile.
+func TestRetryNowEndsTheBackoff(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	up := &fakeUploader{fail: 2}
+	h := start(t, q, dir, Options{Runner: &fakeRunner{pages: 1}, Uploader: up, MinBackoff: time.Hour, MaxBackoff: time.Hour})
+	submit(t, h.m, "a", "b")
+	eventually(t, "both uploads failed once and wait", func() bool {
+		st, _ := h.m.Status()
+		up.mu.Lock()
+		defer up.mu.Unlock()
+		return up.calls == 2 && st.Uploading == 2
+	})
+	h.m.RetryNow()
+	eventually(t, "both results delivered after RetryNow", allRecorded(t, q, 2))
+	if st, _ := h.m.Status(); st.Uploading != 0 {
+		t.Errorf("%d still uploading", st.Uploading)
+	}
+}
+
 func TestEffectiveThreads(t *testing.T) {
 	for _, tc := range []struct {
 		name         string

@@ -67,10 +67,12 @@ func (m *Manager) deliver(ctx context.Context, r *queue.Record) {
 }
 
 // retry calls fn until it succeeds or ctx ends, waiting MinBackoff, then
-// twice as long each time up to MaxBackoff. It returns ctx's error.
+// twice as long each time up to MaxBackoff; RetryNow ends a wait and
+// starts the backoff again. It returns ctx's error.
 func (m *Manager) retry(ctx context.Context, log *slog.Logger, msg string, fn func() error) error {
 	wait := m.opts.MinBackoff
 	for attempt := 1; ; attempt++ {
+		again := m.retrySignal()
 		err := fn()
 		if err == nil {
 			return nil
@@ -84,6 +86,10 @@ func (m *Manager) retry(ctx context.Context, log *slog.Logger, msg string, fn fu
 		case <-ctx.Done():
 			t.Stop()
 			return ctx.Err()
+		case <-again:
+			t.Stop()
+			wait = m.opts.MinBackoff
+			continue
 		case <-t.C:
 		}
 		wait = min(2*wait, m.opts.MaxBackoff)
