@@ -275,6 +275,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 			c.Close()
 			return nil, err
 		}
+		c.net.onBack = c.mgr.RetryNow
 	}
 	if len(seeds) > 0 && c.mode == ModeLocal {
 		c.feeder = &feeder{

@@ -85,6 +85,19 @@ type network struct {
 	// bounds is the signed bounds record last checked; only serve's
 	// goroutine, which asks the manager, touches it.
 	bounds []byte
+	// book remembers the overlay members met, to join through them when
+	// the manager cannot be reached; saved is when it was last written
+	// (serve's goroutine only).
+	book  *host.PeerBook
+	saved time.Time
+	// advertising is set once the peer announces its membership on the
+	// DHT.
+	advertising atomic.Bool
+	// unreachable is set while the manager does not answer; onBack (the
+	// task manager's RetryNow) runs when it answers again, so that held
+	// results go out at once.
+	unreachable atomic.Bool
+	onBack      func()
 }
 
 // newNetwork starts the libp2p host for prof. The node is attached later
@@ -108,7 +121,12 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	if err != nil {
 		return nil, fmt.Errorf("start overlay host: %w", err)
 	}
-	return &network{prof: prof, manager: mid, key: key, h: h, log: log}, nil
+	book, err := host.OpenPeerBook(filepath.Join(dataDir, paths.PeerBookName), host.DefaultBookSize)
+	if err != nil {
+		log.Warn("Remembered peers not read", "err", err)
+	}
+	h.AddKnown(book.Peers())
+	return &network{prof: prof, manager: mid, key: key, h: h, log: log, book: book}, nil
 }
 
 // Expired reports a task cancelled for waiting too long to the manager
@@ -230,9 +248,12 @@ func (nw *network) serve(ctx context.Context) error {
 				nw.log.Info("Not in the overlay yet; retrying", "err", err)
 				wait = retryJoin
 			}
-		} else if _, err := nw.ask(ctx, true); err != nil {
-			nw.log.Debug("Membership renewal failed", "err", err)
-			wait = retryJoin
+		} else {
+			if _, err := nw.ask(ctx, true); err != nil {
+				nw.log.Debug("Membership renewal failed", "err", err)
+				wait = retryJoin
+			}
+			nw.remember(ctx)
 		}
 		select {
 		case <-ctx.Done():
@@ -246,6 +267,23 @@ func (nw *network) serve(ctx context.Context) error {
 // ask sends an entry request to the manager, connecting first. A member
 // reports its zones and coordinate with it.
 func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
+	a, err := nw.askOnce(ctx, member)
+	if err != nil {
+		if !nw.unreachable.Swap(true) {
+			nw.log.Info("The manager does not answer; results are held until it does", "err", err)
+		}
+		return a, err
+	}
+	if nw.unreachable.Swap(false) {
+		nw.log.Info("The manager answers again")
+		if nw.onBack != nil {
+			nw.onBack()
+		}
+	}
+	return a, nil
+}
+
+func (nw *network) askOnce(ctx context.Context, member bool) (entry.Answer, error) {
 	if nw.h.Network().Connectedness(nw.manager) != libp2pnet.Connected {
 		if err := nw.h.Bootstrap(ctx); err != nil {
 			return entry.Answer{}, fmt.Errorf("reach the manager: %w", err)
@@ -285,11 +323,16 @@ func (nw *network) adoptBounds(signed []byte) {
 }
 
 // enter joins the overlay through an entry peer the manager names, or
-// starts it.
+// starts it. When the manager cannot be reached, it joins through a peer
+// it knows otherwise (joinWithoutManager); only the manager ever starts
+// an overlay.
 func (nw *network) enter(ctx context.Context) error {
 	a, err := nw.ask(ctx, false)
 	if err != nil {
-		return err
+		if jerr := nw.joinWithoutManager(ctx); jerr != nil {
+			return errors.Join(err, jerr)
+		}
+		return nil
 	}
 	if a.First {
 		nw.node.Start()
@@ -318,6 +361,86 @@ func (nw *network) enter(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// joinWithoutManager joins the overlay through a peer found without the
+// manager: the peers remembered from earlier runs, the members
+// advertised on the DHT, and the profile's other bootstrap peers.
+func (nw *network) joinWithoutManager(ctx context.Context) error {
+	var (
+		tried = map[peer.ID]bool{nw.h.ID(): true, nw.manager: true}
+		cands []peer.AddrInfo
+	)
+	add := func(ais ...peer.AddrInfo) {
+		for _, ai := range ais {
+			if !tried[ai.ID] {
+				tried[ai.ID] = true
+				cands = append(cands, ai)
+			}
+		}
+	}
+	if nw.book != nil {
+		add(nw.book.Peers()...)
+	}
+	fctx, cancel := context.WithTimeout(ctx, findMembers)
+	found, err := nw.h.FindPeers(fctx, host.OverlayRendezvous, maxCandidates)
+	cancel()
+	if err != nil {
+		nw.log.Debug("No members from the DHT", "err", err)
+	}
+	add(found...)
+	if boot, err := host.ParseBootstrap(nw.prof.Bootstrap); err == nil {
+		add(boot...)
+	}
+	var errs []error
+	for _, ai := range cands[:min(len(cands), maxCandidates)] {
+		if err := nw.node.Join(ctx, ai); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		nw.log.Info("Joined the overlay without the manager", "via", ai.ID, "zones", len(nw.node.Zones()))
+		nw.member.Store(true)
+		return nil
+	}
+	if len(errs) == 0 {
+		return errors.New("no overlay member known besides the manager")
+	}
+	return errors.Join(errs...)
+}
+
+// Joining without the manager: how long a DHT lookup for members may
+// take, and how many candidates are tried.
+const (
+	findMembers   = 10 * time.Second
+	maxCandidates = 8
+)
+
+// remember notes the overlay neighbours in the peer book, writing it at
+// most once a minute, and announces this peer's membership on the DHT
+// once it is a member.
+func (nw *network) remember(ctx context.Context) {
+	if nw.advertising.CompareAndSwap(false, true) {
+		go nw.h.ServeAdvertise(ctx, host.OverlayRendezvous)
+	}
+	if nw.book == nil {
+		return
+	}
+	now := time.Now()
+	for _, nb := range nw.node.View().Neighbours {
+		if nw.h.Network().Connectedness(nb.ID) == libp2pnet.Connected {
+			nw.book.Note(peer.AddrInfo{ID: nb.ID, Addrs: nw.h.Peerstore().Addrs(nb.ID)}, now)
+		}
+	}
+	if now.Sub(nw.saved) < saveBook {
+		return
+	}
+	nw.saved = now
+	if err := nw.book.Save(); err != nil {
+		nw.log.Warn("Remembered peers not saved", "err", err)
+	}
+}
+
+// saveBook is how often, at most, the peer book is written.
+const saveBook = time.Minute
 
 // confirm tells the manager this peer now holds a zone.
 func (nw *network) confirm(ctx context.Context) error {
@@ -349,6 +472,9 @@ func (nw *network) close() error {
 	if nw.node != nil {
 		err = nw.node.Close()
 	}
+	if nw.book != nil {
+		err = errors.Join(err, nw.book.Save())
+	}
 	return errors.Join(err, nw.h.Close())
 }
 
@@ -357,6 +483,7 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 	v := nw.node.View()
 	o := &localapi.Overlay{
 		Mode: string(mode), Network: nw.prof.Name, Peer: nw.h.ID().String(), Manager: nw.manager.String(),
+		Addrs:  nw.h.P2PAddrs(),
 		Member: nw.member.Load() && len(v.Zones) > 0, Peers: len(nw.h.Network().Peers()),
 		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, Mapped: v.Mapped, BoundsEpoch: v.BoundsEpoch, Moves: v.Stats.Moves,
 		RTL: v.Load.RTL, RPL: v.Load.RPL,

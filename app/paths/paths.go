@@ -42,6 +42,9 @@ const (
 	// PeerKeyName is the peer's private key (its overlay identity) in the
 	// data directory.
 	PeerKeyName = "peer.key"
+	// PeerBookName is the overlay members the peer remembers
+	// (p2p/host.PeerBook) in the data directory.
+	PeerBookName = "peers.json"
 	// WebSessionsName is the dashboard's sign-ins (hashed) in the data
 	// directory.
 	WebSessionsName = "web-sessions.json"

@@ -39,6 +39,9 @@ type Overlay struct {
 	Network string `json:"network,omitempty"`
 	Peer    string `json:"peer"`
 	Manager string `json:"manager"`
+	// Addrs are the peer's addresses as others may dial it, each ending
+	// in /p2p/<Peer>: what an operator lists as another bootstrap peer.
+	Addrs []string `json:"addrs,omitempty"`
 	// Member says the peer holds a zone and the manager knows it.
 	Member bool `json:"member"`
 	// Peers counts the libp2p peers connected.
@@ -135,6 +138,9 @@ type Tasks struct {
 	Running []RunningTask `json:"running"`
 	Queued  int           `json:"queued"`
 	Threads int           `json:"threads"`
+	// Uploading counts results waiting for or in delivery to the
+	// network's storage (held while it cannot be reached).
+	Uploading int `json:"uploading"`
 	// SetAside lists tasks not tried again because Hivecrawl stopped
 	// unexpectedly each time it crawled them, most recent first.
 	SetAside []SetAsideTask `json:"set_aside,omitempty"`
