@@ -278,7 +278,7 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 	if m.shared != nil {
 		addrs = append(addrs, m.shared.others()...)
 	}
-	addrs = profileAddrs(addrs, m.opts.AllowLoopback)
+	addrs = append(profileAddrs(addrs, m.opts.AllowLoopback), m.opts.Bootstrap...)
 	p, err := profile.New(m.opts.Name, m.key.GetPublic(), addrs)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,11 @@ type Options struct {
 	Dir string `json:"dir"`
 	// Listen are the libp2p listen multiaddrs; empty = p2p/host defaults.
 	Listen []string `json:"listen,omitempty"`
+	// Bootstrap are other peers the network profile names beside the
+	// manager, as multiaddrs ending in /p2p/<peer ID>: long-lived public
+	// volunteers, say, through which newcomers still join the overlay
+	// while the manager is down.
+	Bootstrap []string `json:"bootstrap,omitempty"`
 	// API is the local API's address, always on loopback. Default
 	// 127.0.0.1:0 (a free port, written to Dir/api.json).
 	API string `json:"api,omitempty"`

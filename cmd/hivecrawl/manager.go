@@ -39,7 +39,7 @@ func managerDir(d paths.Dirs) string { return app.ManagerDir(d) }
 // managerOptions are manager's flags.
 type managerOptions struct {
 	seeds                                string
-	listen                               listFlag
+	listen, bootstrap                    listFlag
 	api, strategy, name, assignment      string
 	tick, prior, slack, delay            time.Duration
 	leaseHold, startWithin, clockSkew    time.Duration
@@ -60,6 +60,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs := newFlagSet("manager")
 	fs.StringVar(&o.seeds, "seeds", "", "add the seed URLs in `FILE` (one per line) as channels")
 	fs.Var(&o.listen, "listen", "libp2p listen `ADDR` (multiaddr, repeatable; default TCP and QUIC on port 4901)")
+	fs.Var(&o.bootstrap, "bootstrap", "another peer the network profile names for newcomers to join through, as a multiaddr ending in /p2p/ID (repeatable): volunteers keep joining through it while the manager is down")
 	fs.StringVar(&o.api, "api", manager.DefaultAPI, "local API and status page `ADDR` (loopback only)")
 	fs.StringVar(&o.strategy, "strategy", manager.DefaultStrategy, "recrawl strategy: fixed, iir, icr or controller")
 	fs.StringVar(&o.name, "name", "", "network `NAME` written into the profile")
@@ -117,7 +118,7 @@ func runManager(ctx context.Context, args []string) int {
 		return 1
 	}
 	opts := manager.Options{
-		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, API: o.api, Name: o.name, Strategy: o.strategy,
+		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,
