@@ -34,6 +34,10 @@ type demoFlags struct {
 	maxPages     int
 	verbose      bool
 	delay        time.Duration
+	// nat runs the swarm in a NAT lab with natPublic volunteers on its
+	// internet and natSymmetric of the others behind symmetric NATs.
+	nat                     bool
+	natPublic, natSymmetric int
 }
 
 func demoFlagSet(f *demoFlags) *flag.FlagSet {
@@ -50,6 +54,9 @@ func demoFlagSet(f *demoFlags) *flag.FlagSet {
 	fs.IntVar(&f.maxPages, "max-pages", 0, "pages of the largest web host (default 400)")
 	fs.DurationVar(&f.delay, "delay", 250*time.Millisecond, "volunteers' politeness wait between requests to one host")
 	fs.BoolVar(&f.verbose, "v", false, "log the swarm's progress")
+	fs.BoolVar(&f.nat, "nat", false, "run the swarm in a NAT lab of network namespaces (Linux, as root): the manager, the web and --nat-public volunteers on its internet, every other volunteer behind a home router's NAT; ends once every channel is crawled unless --duration is set")
+	fs.IntVar(&f.natPublic, "nat-public", 3, "with --nat: volunteers not behind a NAT")
+	fs.IntVar(&f.natSymmetric, "nat-symmetric", 2, "with --nat: volunteers behind symmetric NATs, which only a relay crosses (the others' NATs are port-restricted, which hole punching crosses)")
 	return fs
 }
 
@@ -60,6 +67,9 @@ func checkDemo(f demoFlags, fs *flag.FlagSet) error {
 	}
 	if f.peers < 1 || f.peers > swarm.MaxPeers || f.hosts < 1 || f.hosts > swarm.MaxHosts {
 		return fmt.Errorf("--peers and --hosts must be 1..%d", swarm.MaxHosts)
+	}
+	if f.nat && (f.natPublic < 0 || f.natSymmetric < 0 || f.natPublic+f.natSymmetric > f.peers) {
+		return fmt.Errorf("--nat-public and --nat-symmetric must be at least 0 and add up to at most --peers (%d)", f.peers)
 	}
 	if f.cheaters < 0 || f.cheaters >= f.peers {
 		return fmt.Errorf("--cheaters must be 0..%d (fewer than --peers)", f.peers-1)
@@ -103,17 +113,25 @@ func demo(ctx context.Context, f demoFlags) error {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	fmt.Fprintf(os.Stderr, "Starting a web of %d hosts, a manager and %d volunteers in %s …\n", f.hosts, f.peers, dir)
-	s, err := swarm.Start(ctx, swarm.Config{
+	cfg := swarm.Config{
 		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency, Cheaters: f.cheaters,
 		Web: fixture.DemoOptions{MaxPages: f.maxPages}, Logger: log,
 		Client: func(c *config.Config) { c.Delay = config.Duration(f.delay) },
-	})
+	}
+	if f.nat {
+		cfg.NAT = &swarm.NAT{Public: f.natPublic, Symmetric: f.natSymmetric}
+	}
+	s, err := swarm.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	started := time.Now()
 	fmt.Printf("Manager: %s/\n", s.Manager.API.URL)
 	for _, c := range s.Clients {
+		if c.NAT != "" {
+			fmt.Printf("Volunteer %d (%s behind a %s NAT): %s/ in its own network namespace\n", c.Index, c.IP, c.NAT, c.API.URL)
+			continue
+		}
 		fmt.Printf("Volunteer %d (%s): %s/\n", c.Index, c.IP, c.API.URL)
 	}
 	fmt.Println("Press Ctrl-C to stop.")
@@ -123,6 +141,18 @@ func demo(ctx context.Context, f demoFlags) error {
 		var cancel context.CancelFunc
 		run, cancel = context.WithTimeout(ctx, f.duration)
 		defer cancel()
+	}
+	if f.nat && f.duration == 0 {
+		// The NAT lab's demo ends once every channel is crawled.
+		var cancel context.CancelFunc
+		run, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			if err := s.WaitCrawled(run); err == nil {
+				fmt.Fprintln(os.Stderr, "Every channel is crawled.")
+			}
+			cancel()
+		}()
 	}
 	var churn swarm.ChurnCounts
 	churned := make(chan swarm.ChurnCounts, 1)

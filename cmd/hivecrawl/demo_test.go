@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/netlab"
 	"github.com/hivecrawl/hivecrawl/internal/swarm"
 )
 
@@ -66,5 +68,53 @@ func TestDemo(t *testing.T) {
 		if strings.Count(string(b), "=== ") != 1 {
 			t.Errorf("%s: started more than once without churn", l)
 		}
+	}
+}
+
+// TestDemoNAT runs `hivecrawl demo --nat --peers 8 --hosts 20` as the
+// README gives it: it must end by itself with every channel crawled,
+// every volunteer behind a NAT an overlay member, and hole punching used
+// between the port-restricted homes.
+func TestDemoNAT(t *testing.T) {
+	t.Parallel() // it mostly waits: see scripts/test.sh
+	if testing.Short() {
+		t.Skip("builds the binary and runs a swarm")
+	}
+	if err := netlab.Available(); err != nil {
+		t.Skip(err)
+	}
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "demo", "--nat", "--peers", "8", "--hosts", "20", "--max-pages", "40", "--dir", filepath.Join(t.TempDir(), "demo"))
+	done := time.AfterFunc(5*time.Minute, func() { cmd.Process.Signal(os.Interrupt) })
+	defer done.Stop()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	var sum swarm.Summary
+	for line := range strings.Lines(string(out)) {
+		if strings.HasPrefix(line, "{") {
+			if err := json.Unmarshal([]byte(line), &sum); err != nil {
+				t.Fatalf("summary %q: %v", line, err)
+			}
+		}
+	}
+	b, _ := json.Marshal(sum.NAT)
+	t.Logf("%d of %d channels crawled in %.0f s; nat: %s", sum.ChannelsCrawled, sum.Channels, sum.Seconds, b)
+	if sum.Channels != 20 || sum.ChannelsCrawled != sum.Channels {
+		t.Errorf("%d of %d channels crawled, want all 20", sum.ChannelsCrawled, sum.Channels)
+	}
+	n := sum.NAT
+	if n == nil {
+		t.Fatalf("no NAT figures in the summary:\n%s", out)
+	}
+	if n.BehindNAT != 5 || n.Members != 5 || n.ByKind["port-restricted"] != 3 || n.ByKind["symmetric"] != 2 {
+		t.Errorf("%d behind NATs (%v), %d of them members; want 5 (3 port-restricted, 2 symmetric), all members", n.BehindNAT, n.ByKind, n.Members)
+	}
+	if n.HolePunches == 0 || n.Relayed == 0 {
+		t.Errorf("%d hole punches succeeded and %d relayed connections; want both used", n.HolePunches, n.Relayed)
+	}
+	if sum.MaxClientsPerHost > 1 || sum.MaxConnsPerHost > 1 {
+		t.Errorf("a host saw %d crawlers and %d connections at once", sum.MaxClientsPerHost, sum.MaxConnsPerHost)
 	}
 }
