@@ -371,3 +371,23 @@ func onePeerOverlay(ctx context.Context, t *testing.T, m *Manager) (*memQueue, *
 	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
 	return q, ph
 }
+
+// TestProfileNamesOtherBootstrapPeers: --bootstrap peers follow the
+// manager's own addresses in the profile; one that is no peer address
+// keeps the manager from starting.
+func TestProfileNamesOtherBootstrapPeers(t *testing.T) {
+	other := "/ip4/198.51.100.20/udp/4901/quic-v1/p2p/12D3KooWAu8ZGC15MrA4WzT4SPD8srs72JfH5FjEifhsJQjpiBba"
+	m := newManagerWith(t, t.TempDir(), &clock{t: time.Now().UTC()}, func(o *Options) { o.Bootstrap = []string{other} })
+	p, err := profile.Read(m.ProfilePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(p.Bootstrap); n < 2 || p.Bootstrap[n-1] != other {
+		t.Fatalf("profile bootstrap %v, want the manager's addresses then %s", p.Bootstrap, other)
+	}
+	_, err = New(context.Background(), Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
+		Logger: quiet, Bootstrap: []string{"/ip4/198.51.100.20/tcp/4901"}})
+	if err == nil {
+		t.Fatal("a bootstrap address without /p2p/ID was accepted")
+	}
+}
