@@ -149,21 +149,7 @@ const relayLookup = 10 * time.Second
 // it serves as a relay: always for a public peer, and for a volunteer
 // while AutoNAT finds it reachable. It ends with ctx.
 func (h *Host) advertiseRelay(ctx context.Context, public bool) {
-	for {
-		wait := retryAdvertise
-		if public || network.Reachability(h.nat.reach.Load()) == network.ReachabilityPublic {
-			if ttl, err := h.Advertise(ctx, RelayRendezvous); err != nil {
-				h.log.Debug("Relay advertisement failed", "err", err)
-			} else {
-				wait = 7 * ttl / 8
-			}
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-	}
+	h.serveAdvertise(ctx, RelayRendezvous, func() bool {
+		return public || network.Reachability(h.nat.reach.Load()) == network.ReachabilityPublic
+	})
 }

@@ -36,13 +36,20 @@ func (h *Host) Advertise(ctx context.Context, ns string) (time.Duration, error) 
 // ServeAdvertise keeps this peer announced under ns until ctx ends, renewing
 // the record before it expires and retrying failures. It returns ctx's error.
 func (h *Host) ServeAdvertise(ctx context.Context, ns string) error {
+	return h.serveAdvertise(ctx, ns, nil)
+}
+
+// serveAdvertise is ServeAdvertise, announcing only while when (nil:
+// always) holds; it looks again at each renewal or retry.
+func (h *Host) serveAdvertise(ctx context.Context, ns string, when func() bool) error {
 	for {
 		wait := retryAdvertise
-		ttl, err := h.Advertise(ctx, ns)
-		if err != nil {
-			h.log.Debug("Advertisement failed", "namespace", ns, "err", err)
-		} else {
-			wait = 7 * ttl / 8
+		if when == nil || when() {
+			if ttl, err := h.Advertise(ctx, ns); err != nil {
+				h.log.Debug("Advertisement failed", "namespace", ns, "err", err)
+			} else {
+				wait = 7 * ttl / 8
+			}
 		}
 		t := time.NewTimer(wait)
 		select {
