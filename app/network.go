@@ -121,7 +121,7 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	if err != nil {
 		return nil, fmt.Errorf("start overlay host: %w", err)
 	}
-	book, err := host.OpenPeerBook(filepath.Join(dataDir, paths.PeerBookName), host.DefaultBookSize)
+	book, err := host.OpenPeerBook(filepath.Join(dataDir, fmt.Sprintf(paths.PeerBookPattern, mid)), host.DefaultBookSize)
 	if err != nil {
 		log.Warn("Remembered peers not read", "err", err)
 	}

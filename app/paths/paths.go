@@ -42,9 +42,11 @@ const (
 	// PeerKeyName is the peer's private key (its overlay identity) in the
 	// data directory.
 	PeerKeyName = "peer.key"
-	// PeerBookName is the overlay members the peer remembers
-	// (p2p/host.PeerBook) in the data directory.
-	PeerBookName = "peers.json"
+	// PeerBookPattern names the overlay members the peer remembers
+	// (p2p/host.PeerBook) in the data directory, one file per network:
+	// %s is the network's manager's peer ID, so a profile for another
+	// network never joins through this one's peers.
+	PeerBookPattern = "peers-%s.json"
 	// WebSessionsName is the dashboard's sign-ins (hashed) in the data
 	// directory.
 	WebSessionsName = "web-sessions.json"
