@@ -41,8 +41,9 @@ echo "== go test -race"
 # for every record (uuid.EnableRandPool) while go-libp2p-kad-dht reads it
 # for every query, a data race the race detector catches as soon as one
 # test's storage module writes WARC while another's DHT refreshes.
-# internal/swarm's two multi-process tests stay one after the other: each
-# loads the machine on its own.
+# internal/swarm's multi-process tests stay one after the other: each
+# loads the machine on its own; only TestNAT and TestManagerDown, whose
+# swarm spends 5 minutes waiting for its manager, run side by side.
 # Packages are separate processes, so the race above cannot reach across
 # them: -p 3 runs three packages at a time on the 2 cores (the default is
 # one a core), which keeps the CPU busy while the long packages (app,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -186,12 +187,6 @@ func TestChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored := map[string]float64{}
-	var storedSum float64
-	for _, c := range st.Contributors {
-		stored[c.Peer] = c.Credits
-		storedSum += c.Credits
-	}
 	web, err := s.Web.Stats(ctx, s.http)
 	if err != nil {
 		t.Fatal(err)
@@ -203,15 +198,7 @@ func TestChurn(t *testing.T) {
 	t.Logf("politeness: max in flight %d (%s), max conns %d (%s), min gap %v (%s: %s); tasks %v",
 		worst.MaxInFlight, worst.MaxInFlightHost, worst.MaxConns, worst.MaxConnsHost,
 		worst.MinGap, worst.MinGapHost, worst.MinGapAt, st.Tasks)
-	for name, h := range web {
-		if h.MaxInFlight > 1 || h.MaxConns > 1 {
-			t.Errorf("host %s had %d requests and %d connections in use at once (%d requester IPs: %v)",
-				name, h.MaxInFlight, h.MaxConns, h.MaxClients, h.Together)
-		}
-		if h.Gaps > 0 && h.MinGap < politeness {
-			t.Errorf("host %s: requests %v apart, under the %v wait: %s", name, h.MinGap, politeness, h.MinGapAt)
-		}
-	}
+	checkPolite(t, web, politeness)
 	if err := s.Close(cctx); err != nil {
 		t.Logf("close: %v", err)
 	}
@@ -256,56 +243,7 @@ func TestChurn(t *testing.T) {
 	}
 	t.Logf("tasks by state: %v, cancelled by reason: %v", rep.Tasks, rep.Cancelled)
 
-	// Each client's credits equal the sum of its receipts; its receipts,
-	// plus those of results storage accepted but the client had not kept
-	// when it crashed or stopped (it keeps them at its next start), equal
-	// what storage credited it; and all of it adds up to storage's sum.
-	var unfinished []string
-	for _, c := range s.Clients {
-		ids, err := c.Unfinished()
-		if err != nil {
-			t.Fatal(err)
-		}
-		unfinished = append(unfinished, ids...)
-	}
-	receipts, err := s.Manager.ReadReceipts(unfinished)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var clientSum float64
-	for _, c := range s.Clients {
-		l, err := c.ReadLedger()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var sum float64
-		for peer, cr := range l.Receipts {
-			sum += cr
-			if peer != peerOf[c] {
-				t.Errorf("%s (%s) holds receipts of %s worth %.3f", c.Name, peerOf[c], peer, cr)
-			}
-		}
-		if math.Abs(sum-l.Credits) > 1e-6 {
-			t.Errorf("%s: ledger total %.3f, receipts sum to %.3f", c.Name, l.Credits, sum)
-		}
-		var unkept float64
-		for id, r := range receipts {
-			if r.Peer == peerOf[c] && !l.Tasks[id] {
-				unkept += r.Credits
-			}
-		}
-		if unkept > 0 {
-			t.Logf("%s: results worth %.3f credits stored, their receipts not yet kept", c.Name, unkept)
-		}
-		if held := l.Receipts[peerOf[c]] + unkept; math.Abs(held-stored[peerOf[c]]) > 1e-6 {
-			t.Errorf("%s holds receipts worth %.3f (%.3f not yet kept), storage credited %.3f", c.Name, held, unkept, stored[peerOf[c]])
-		}
-		clientSum += l.Credits + unkept
-	}
-	if math.Abs(clientSum-storedSum) > 1e-6 {
-		t.Errorf("clients hold %.3f credits, storage accepted %.3f", clientSum, storedSum)
-	}
-	t.Logf("credits %.3f over %d contributors", storedSum, len(st.Contributors))
+	checkCredits(t, s, st, peerOf)
 }
 
 // waitSettled waits until every client is a member of the overlay and
@@ -356,4 +294,83 @@ func overlayError(ctx context.Context, cs []*Client) error {
 		return fmt.Errorf("zones of the %d clients do not tile the space: %w", len(cs), err)
 	}
 	return nil
+}
+
+// checkCredits checks the stopped clients' ledgers against what the
+// stopped manager's storage credited them (st, read after the clients
+// stopped): each client's credits equal the sum of its receipts; its
+// receipts, plus those of results storage accepted but the client had not
+// kept when it crashed or stopped (it keeps them at its next start),
+// equal what storage credited it; and all of it adds up to storage's sum.
+// peerOf names each client's peer.
+func checkCredits(t *testing.T, s *Swarm, st manager.Status, peerOf map[*Client]string) {
+	t.Helper()
+	stored := map[string]float64{}
+	var storedSum float64
+	for _, c := range st.Contributors {
+		stored[c.Peer] = c.Credits
+		storedSum += c.Credits
+	}
+	var unfinished []string
+	for _, c := range s.Clients {
+		ids, err := c.Unfinished()
+		if err != nil {
+			t.Fatal(err)
+		}
+		unfinished = append(unfinished, ids...)
+	}
+	receipts, err := s.Manager.ReadReceipts(unfinished)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var clientSum float64
+	for _, c := range s.Clients {
+		l, err := c.ReadLedger()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for peer, cr := range l.Receipts {
+			sum += cr
+			if peer != peerOf[c] {
+				t.Errorf("%s (%s) holds receipts of %s worth %.3f", c.Name, peerOf[c], peer, cr)
+			}
+		}
+		if math.Abs(sum-l.Credits) > 1e-6 {
+			t.Errorf("%s: ledger total %.3f, receipts sum to %.3f", c.Name, l.Credits, sum)
+		}
+		var unkept float64
+		for id, r := range receipts {
+			if r.Peer == peerOf[c] && !l.Tasks[id] {
+				unkept += r.Credits
+			}
+		}
+		if unkept > 0 {
+			t.Logf("%s: results worth %.3f credits stored, their receipts not yet kept", c.Name, unkept)
+		}
+		if held := l.Receipts[peerOf[c]] + unkept; math.Abs(held-stored[peerOf[c]]) > 1e-6 {
+			t.Errorf("%s holds receipts worth %.3f (%.3f not yet kept), storage credited %.3f", c.Name, held, unkept, stored[peerOf[c]])
+		}
+		clientSum += l.Credits + unkept
+	}
+	if math.Abs(clientSum-storedSum) > 1e-6 {
+		t.Errorf("clients hold %.3f credits, storage accepted %.3f", clientSum, storedSum)
+	}
+	t.Logf("credits %.3f over %d contributors", storedSum, len(st.Contributors))
+}
+
+// checkPolite checks what Hivecrawl promises every site, from the site's
+// side (the web's counts): one connection and one request at a time, and
+// the operator's wait between request starts.
+func checkPolite(t *testing.T, web map[string]fixture.Stats, politeness time.Duration) {
+	t.Helper()
+	for name, h := range web {
+		if h.MaxInFlight > 1 || h.MaxConns > 1 {
+			t.Errorf("host %s had %d requests and %d connections in use at once (%d requester IPs: %v)",
+				name, h.MaxInFlight, h.MaxConns, h.MaxClients, h.Together)
+		}
+		if h.Gaps > 0 && h.MinGap < politeness {
+			t.Errorf("host %s: requests %v apart, under the %v wait: %s", name, h.MinGap, politeness, h.MinGapAt)
+		}
+	}
 }

@@ -52,8 +52,12 @@ func (s *Swarm) newClient(i int, bin string) *Client {
 }
 
 // join stores the manager's profile in the client's home.
-func (c *Client) join(ctx context.Context) error {
-	_, err := c.s.run(ctx, "join", c.s.Manager.Profile, "--home", c.Home)
+func (c *Client) join(ctx context.Context) error { return c.Join(ctx, c.s.Manager.Profile) }
+
+// Join stores the network profile at path as the client's (hivecrawl
+// join); it takes effect at the client's next start.
+func (c *Client) Join(ctx context.Context, path string) error {
+	_, err := c.s.run(ctx, "join", path, "--home", c.Home)
 	return err
 }
 

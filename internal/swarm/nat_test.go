@@ -31,6 +31,9 @@ func TestNAT(t *testing.T) {
 	if err := netlab.Available(); err != nil {
 		t.Skip(err)
 	}
+	// Its processes sit in namespaces of their own: it runs beside
+	// TestManagerDown, whose swarm mostly waits.
+	t.Parallel()
 	const politeness = 200 * time.Millisecond
 	s := startSwarm(t, Config{Peers: 8, Hosts: 20, Seed: 5, NAT: &NAT{Public: 3, Symmetric: 2},
 		ManagerArgs: []string{"--delay", politeness.String()},
@@ -70,14 +73,7 @@ func TestNAT(t *testing.T) {
 	}
 	worst := fixture.WorstOf(web)
 	t.Logf("politeness: max in flight %d, max conns %d, min gap %v (%s)", worst.MaxInFlight, worst.MaxConns, worst.MinGap, worst.MinGapAt)
-	for name, h := range web {
-		if h.MaxInFlight > 1 || h.MaxConns > 1 || h.MaxClients > 1 {
-			t.Errorf("host %s had %d requests, %d connections and %d requester addresses at once", name, h.MaxInFlight, h.MaxConns, h.MaxClients)
-		}
-		if h.Gaps > 0 && h.MinGap < politeness {
-			t.Errorf("host %s: requests %v apart, under the %v wait: %s", name, h.MinGap, politeness, h.MinGapAt)
-		}
-	}
+	checkPolite(t, web, politeness)
 }
 
 // linksError says which CAN neighbours are not linked as their places in

@@ -119,14 +119,7 @@ func TestSharedManagers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, h := range web {
-		if h.MaxInFlight > 1 || h.MaxConns > 1 {
-			t.Errorf("host %s had %d requests and %d connections in use at once", name, h.MaxInFlight, h.MaxConns)
-		}
-		if h.Gaps > 0 && h.MinGap < politeness {
-			t.Errorf("host %s: requests %v apart, under the %v wait", name, h.MinGap, politeness)
-		}
-	}
+	checkPolite(t, web, politeness)
 	st, err := b.Status(cctx)
 	if err != nil {
 		t.Fatal(err)

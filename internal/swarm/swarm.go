@@ -77,6 +77,9 @@ type Config struct {
 	Managers int
 	// NAT, when set, runs the swarm in a NAT lab (Linux, as root).
 	NAT *NAT
+	// Later is how many of the Peers clients are set up (joined to the
+	// network, configured) but left for the caller to start.
+	Later int
 	// Ready bounds each wait for a process to come up; default 60 s.
 	Ready time.Duration
 	// Logger receives progress; nil discards it.
@@ -212,6 +215,9 @@ func (s *Swarm) startProcesses(ctx context.Context) error {
 		}
 		if err := c.configure(); err != nil {
 			return err
+		}
+		if c.Index >= cfg.Peers-cfg.Later {
+			return nil
 		}
 		return c.Start(ctx)
 	})

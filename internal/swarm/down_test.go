@@ -1,0 +1,200 @@
+package swarm
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
+)
+
+// managerDown is how long TestManagerDown keeps the manager stopped.
+const managerDown = 5 * time.Minute
+
+// TestManagerDown kills the manager mid-crawl and keeps it down for 5
+// minutes while the swarm goes on: volunteers finish the crawls whose
+// host leases they hold and keep their results; the overlay keeps tiling
+// its space; a volunteer restarted meanwhile rejoins through the peers it
+// remembers, and a new one joins through the other bootstrap peers its
+// profile names. Once the manager is back every held result is delivered
+// and credited (nothing lost), and every channel is crawled.
+func TestManagerDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a swarm of processes")
+	}
+	// The swarm mostly waits out the manager's absence: it shares the
+	// machine with the NAT lab's swarm.
+	t.Parallel()
+	const politeness = 300 * time.Millisecond
+	s := startSwarm(t, Config{
+		Peers: 7, Later: 1, Hosts: 12, Seed: 12,
+		Web:         fixture.DemoOptions{MaxPages: 60, MinPages: 20},
+		ManagerArgs: []string{"--delay", politeness.String(), "--start-within", "10m"},
+		Client:      func(c *config.Config) { c.Delay = config.Duration(time.Millisecond) },
+	})
+	running, late := s.Clients[:6], s.Clients[6]
+	ctx, cancel := context.WithTimeout(context.Background(), managerDown+5*time.Minute)
+	defer cancel()
+	t.Logf("overlay settled after %v", waitSettled(ctx, t, running))
+	peerOf := map[*Client]string{}
+	for _, c := range running {
+		st, err := c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		peerOf[c] = st.Overlay.Peer
+	}
+
+	// Mid-crawl: a first result stored, others running.
+	if err := poll(ctx, 200*time.Millisecond, func() (bool, error) {
+		st, err := s.Manager.Status(ctx)
+		return err == nil && st.Stored.Pages > 0, nil
+	}); err != nil {
+		t.Fatalf("nothing stored: %v", err)
+	}
+	// The profile a newcomer is given: the manager and two volunteers
+	// (as the operator's --bootstrap would name them).
+	prof, err := profile.Read(s.Manager.Profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range running[2:4] {
+		st, err := c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof.Bootstrap = append(prof.Bootstrap, st.Overlay.Addrs...)
+	}
+	newcomer := filepath.Join(s.Dir(), "newcomer-profile.json")
+	if err := profile.Write(newcomer, prof); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Manager.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	down := time.Now()
+	served := func() int64 {
+		web, err := s.Web.Stats(ctx, s.http)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int64
+		for _, h := range web {
+			n += h.Pages
+		}
+		return n
+	}
+	atKill := served()
+	t.Logf("manager killed; %d pages served so far", atKill)
+
+	// Volunteers crawl on under the leases they hold.
+	if err := poll(ctx, time.Second, func() (bool, error) { return served() > atKill, nil }); err != nil {
+		t.Errorf("no page crawled after the manager went down: %v", err)
+	}
+	// A volunteer restarted now rejoins through the peers it remembers.
+	restarted := running[0]
+	sctx, scancel := context.WithTimeout(ctx, 30*time.Second)
+	if err := restarted.Stop(sctx); err != nil {
+		t.Logf("graceful stop: %v", err)
+	}
+	scancel()
+	if err := restarted.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A newcomer joins through the profile's other bootstrap peers.
+	if err := late.Join(ctx, newcomer); err != nil {
+		t.Fatal(err)
+	}
+	if err := late.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all := s.Clients
+	joinCtx, jcancel := context.WithTimeout(ctx, 2*time.Minute)
+	took, first, err := settle(joinCtx, all)
+	jcancel()
+	if err != nil {
+		t.Fatalf("with the manager down, the restarted volunteer and the newcomer did not join, or the zones do not tile: %v", err)
+	}
+	t.Logf("with the manager down, the 7 volunteers tile the space %v after the restarts (at first: %v)", took, first)
+	st, err := late.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peerOf[late] = st.Overlay.Peer
+
+	// The rest of the manager's absence: the overlay keeps tiling; the
+	// results of finished crawls wait in their volunteers' queues.
+	var held int
+	for time.Since(down) < managerDown {
+		if err := overlayError(ctx, all); err != nil {
+			// A peer moving its zone is briefly not a member: give it
+			// a few heartbeats before calling it broken.
+			rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
+			_, _, err = settle(rctx, all)
+			rcancel()
+			if err != nil {
+				t.Errorf("%v after the manager went down: %v", time.Since(down).Round(time.Second), err)
+				break
+			}
+		}
+		held = 0
+		for _, c := range all {
+			st, err := c.Status(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held += st.Tasks.Uploading
+		}
+		time.Sleep(10 * time.Second)
+	}
+	t.Logf("after %v down: %d pages served, %d results held for delivery", time.Since(down).Round(time.Second), served(), held)
+	if held == 0 {
+		t.Error("no result was held for delivery while the manager was down: nothing was crawled meanwhile")
+	}
+
+	if err := s.Manager.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	back := time.Now()
+	if err := s.WaitCrawled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := poll(ctx, time.Second, func() (bool, error) {
+		held = 0
+		for _, c := range all {
+			st, err := c.Status(ctx)
+			if err != nil {
+				return false, err
+			}
+			held += st.Tasks.Uploading
+		}
+		return held == 0, nil
+	}); err != nil {
+		t.Fatalf("%d results still held %v after the manager came back: %v", held, time.Since(back), err)
+	}
+	t.Logf("every channel crawled and every held result delivered %v after the manager came back", time.Since(back).Round(time.Second))
+
+	cctx, ccancel := context.WithTimeout(context.Background(), time.Minute)
+	defer ccancel()
+	if err := s.StopClients(cctx); err != nil {
+		t.Logf("stop the clients: %v", err)
+	}
+	mst, err := s.Manager.Status(cctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web, err := s.Web.Stats(cctx, s.http)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPolite(t, web, politeness)
+	if err := s.Close(cctx); err != nil {
+		t.Logf("close: %v", err)
+	}
+	// Nothing lost: every result a volunteer finished was stored and
+	// credited to it, the held ones included.
+	checkCredits(t, s, mst, peerOf)
+}
