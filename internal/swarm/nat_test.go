@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,10 +21,10 @@ import (
 // behind port-restricted NATs and two behind symmetric ones. Every
 // channel must be crawled; every volunteer behind a NAT must find itself
 // private, hold a relay reservation and become an overlay member; CAN
-// neighbours must be linked as their NATs allow (hole-punched between
-// port-restricted homes, relayed where a symmetric NAT is in the way,
-// direct to a public peer); and sites must see the politeness they see
-// on loopback.
+// neighbours must be linked as their NATs allow (directly through both
+// NATs between port-restricted homes, relayed where a symmetric NAT is
+// in the way, direct to a public peer), with at least one hole punch
+// made; and sites must see the politeness they see on loopback.
 func TestNAT(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs processes")
@@ -63,7 +64,7 @@ func TestNAT(t *testing.T) {
 		t.Fatalf("neighbours' links: %v (last: %v)", linked, last)
 	}
 	t.Logf("every neighbour linked as the NATs allow after %v", time.Since(start))
-	if n := sum.NAT; n.BehindNAT != 5 || n.Members != 5 || n.Private != 5 || n.RelayReserved != 5 || n.HolePunched == 0 || n.Relayed == 0 {
+	if n := sum.NAT; n.BehindNAT != 5 || n.Members != 5 || n.Private != 5 || n.RelayReserved != 5 || n.HolePunches == 0 || n.HolePunched == 0 || n.Relayed == 0 {
 		t.Errorf("behind NAT %d, members %d, private %d, relay reservations %d, hole-punched links %d, relayed %d; want 5, 5, 5, 5, > 0, > 0",
 			n.BehindNAT, n.Members, n.Private, n.RelayReserved, n.HolePunched, n.Relayed)
 	}
@@ -102,15 +103,18 @@ func (s *Swarm) linksError(ctx context.Context) error {
 			if !ok {
 				continue // the manager is no CAN neighbour; a gone peer is not ours to judge
 			}
-			want := host.LinkDirect
+			want := []string{host.LinkDirect}
 			switch {
 			case c.NAT == netlab.PortRestricted.String() && o.NAT == netlab.PortRestricted.String():
-				want = host.LinkHolePunched
+				// Through both NATs: by DCUtR, or by a dial that a
+				// mapping an earlier punch left open let through (this
+				// end then saw no DCUtR of its own with that peer).
+				want = []string{host.LinkHolePunched, host.LinkDirect}
 				punchable++
 			case c.NAT != "" && o.NAT != "":
-				want = host.LinkRelayed
+				want = []string{host.LinkRelayed}
 			}
-			if link != want {
+			if !slices.Contains(want, link) {
 				return fmt.Errorf("%s (%s) and its neighbour %s (%s) are linked %q, want %q", c.Name, natName(c.NAT), o.Name, natName(o.NAT), link, want)
 			}
 		}

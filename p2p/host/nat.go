@@ -21,8 +21,9 @@ type NATStats struct {
 	// (one per reservation and transport).
 	RelayAddrs int `json:"relay_addrs"`
 	// Direct, HolePunched and Relayed count the open connections to other
-	// peers: dialled directly, direct after hole punching (DCUtR), and
-	// through a relay.
+	// peers: dialled directly, made direct by DCUtR (its hole punch, or
+	// its direct dial upgrading a relayed connection), and through a
+	// relay.
 	Direct      int `json:"direct"`
 	HolePunched int `json:"hole_punched"`
 	Relayed     int `json:"relayed"`
@@ -45,15 +46,20 @@ type natCounters struct {
 func newNATCounters() *natCounters { return &natCounters{punched: map[peer.ID]bool{}} }
 
 // Trace implements holepunch.EventTracer. Both ends of a hole punch see
-// it start; a direct connection to a peer a hole punch was tried with
-// came from the punch (the dial that does not need one comes first), even
-// where only the other end's dial got through.
+// it start; a direct connection to a peer DCUtR ran with came from it
+// (its direct dial, which a NAT mapping an earlier punch left open can
+// let through, or its punch), even where only the other end's dial got
+// through.
 func (n *natCounters) Trace(evt *holepunch.Event) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch e := evt.Evt.(type) {
 	case *holepunch.StartHolePunchEvt:
 		n.punched[evt.Remote] = true
+	case *holepunch.DirectDialEvt:
+		if e.Success {
+			n.punched[evt.Remote] = true
+		}
 	case *holepunch.EndHolePunchEvt:
 		if e.Success {
 			n.ok++
