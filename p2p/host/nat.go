@@ -1,6 +1,7 @@
 package host
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/p2p/protocol/holepunch"
 	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
 )
 
 // NATStats is how a peer reaches and is reached by others: what AutoNAT
@@ -21,9 +23,8 @@ type NATStats struct {
 	// (one per reservation and transport).
 	RelayAddrs int `json:"relay_addrs"`
 	// Direct, HolePunched and Relayed count the open connections to other
-	// peers: dialled directly, made direct by DCUtR (its hole punch, or
-	// its direct dial upgrading a relayed connection), and through a
-	// relay.
+	// peers: direct ones, direct ones that crossed this peer's NAT and
+	// the other's (hole punching), and through a relay.
 	Direct      int `json:"direct"`
 	HolePunched int `json:"hole_punched"`
 	Relayed     int `json:"relayed"`
@@ -39,27 +40,17 @@ type natCounters struct {
 	reach atomic.Int32 // network.Reachability
 
 	mu       sync.Mutex
-	punched  map[peer.ID]bool // peers a hole punch was tried with
 	ok, fail int
 }
 
-func newNATCounters() *natCounters { return &natCounters{punched: map[peer.ID]bool{}} }
+func newNATCounters() *natCounters { return &natCounters{} }
 
-// Trace implements holepunch.EventTracer. Both ends of a hole punch see
-// it start; a direct connection to a peer DCUtR ran with came from it
-// (its direct dial, which a NAT mapping an earlier punch left open can
-// let through, or its punch), even where only the other end's dial got
-// through.
+// Trace implements holepunch.EventTracer: it counts the hole punches
+// this peer took part in, on either end.
 func (n *natCounters) Trace(evt *holepunch.Event) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	switch e := evt.Evt.(type) {
-	case *holepunch.StartHolePunchEvt:
-		n.punched[evt.Remote] = true
-	case *holepunch.DirectDialEvt:
-		if e.Success {
-			n.punched[evt.Remote] = true
-		}
 	case *holepunch.EndHolePunchEvt:
 		if e.Success {
 			n.ok++
@@ -92,13 +83,13 @@ func (h *Host) NAT() NATStats {
 		}
 	}
 	h.nat.mu.Lock()
-	defer h.nat.mu.Unlock()
 	s.HolePunches, s.HolePunchFailures = h.nat.ok, h.nat.fail
+	h.nat.mu.Unlock()
 	for _, c := range h.Network().Conns() {
-		switch {
-		case c.Stat().Limited || isRelayed(c.RemoteMultiaddr()):
+		switch h.linkOf(c) {
+		case LinkRelayed:
 			s.Relayed++
-		case h.nat.punched[c.RemotePeer()]:
+		case LinkHolePunched:
 			s.HolePunched++
 		default:
 			s.Direct++
@@ -120,21 +111,37 @@ const (
 func (h *Host) Link(p peer.ID) string {
 	link := LinkNone
 	for _, c := range h.Network().ConnsToPeer(p) {
-		if c.Stat().Limited || isRelayed(c.RemoteMultiaddr()) {
+		switch l := h.linkOf(c); l {
+		case LinkRelayed:
 			if link == LinkNone {
-				link = LinkRelayed
+				link = l
 			}
-			continue
+		default:
+			return l
 		}
-		h.nat.mu.Lock()
-		punched := h.nat.punched[p]
-		h.nat.mu.Unlock()
-		if punched {
-			return LinkHolePunched
-		}
-		return LinkDirect
 	}
 	return link
+}
+
+// linkOf says what kind of link c is. A direct connection whose local
+// end is no public address (this peer sits behind a NAT) to a peer that
+// announces addresses through relays (so does it) crossed both NATs:
+// hole-punched, by DCUtR or by a plain dial through a mapping a punch
+// left open, whoever dialled.
+func (h *Host) linkOf(c network.Conn) string {
+	switch {
+	case c.Stat().Limited || isRelayed(c.RemoteMultiaddr()):
+		return LinkRelayed
+	case !manet.IsPublicAddr(c.LocalMultiaddr()) && h.announcesRelay(c.RemotePeer()):
+		return LinkHolePunched
+	}
+	return LinkDirect
+}
+
+// announcesRelay reports whether p announced an address through a relay,
+// as a peer behind a NAT does.
+func (h *Host) announcesRelay(p peer.ID) bool {
+	return slices.ContainsFunc(h.Peerstore().Addrs(p), isRelayed)
 }
 
 // isRelayed reports whether a goes through a relay (/p2p-circuit).
