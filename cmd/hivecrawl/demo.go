@@ -54,7 +54,7 @@ func demoFlagSet(f *demoFlags) *flag.FlagSet {
 	fs.IntVar(&f.maxPages, "max-pages", 0, "pages of the largest web host (default 400)")
 	fs.DurationVar(&f.delay, "delay", 250*time.Millisecond, "volunteers' politeness wait between requests to one host")
 	fs.BoolVar(&f.verbose, "v", false, "log the swarm's progress")
-	fs.BoolVar(&f.nat, "nat", false, "run the swarm in a NAT lab of network namespaces (Linux, as root): the manager, the web and --nat-public volunteers on its internet, every other volunteer behind a home router's NAT; ends once every channel is crawled unless --duration is set")
+	fs.BoolVar(&f.nat, "nat", false, "run the swarm in a NAT lab of network namespaces (Linux, as root): the manager, the web and --nat-public volunteers on its internet, every other volunteer behind a home router's NAT; ends once every channel is crawled and every volunteer is an overlay member, linked to its neighbours as the NATs allow, unless --duration is set")
 	fs.IntVar(&f.natPublic, "nat-public", 3, "with --nat: volunteers not behind a NAT")
 	fs.IntVar(&f.natSymmetric, "nat-symmetric", 2, "with --nat: volunteers behind symmetric NATs, which only a relay crosses (the others' NATs are port-restricted, which hole punching crosses)")
 	return fs
@@ -143,15 +143,26 @@ func demo(ctx context.Context, f demoFlags) error {
 		defer cancel()
 	}
 	if f.nat && f.duration == 0 {
-		// The NAT lab's demo ends once every channel is crawled.
+		// The NAT lab's demo ends once every channel is crawled, every
+		// volunteer is an overlay member and neighbours are linked as
+		// their NATs allow.
 		var cancel context.CancelFunc
 		run, cancel = context.WithCancel(ctx)
 		defer cancel()
 		go func() {
-			if err := s.WaitCrawled(run); err == nil {
-				fmt.Fprintln(os.Stderr, "Every channel is crawled.")
+			defer cancel()
+			if s.WaitCrawled(run) != nil {
+				return
 			}
-			cancel()
+			fmt.Fprintln(os.Stderr, "Every channel is crawled.")
+			for s.LinksError(run) != nil {
+				select {
+				case <-run.Done():
+					return
+				case <-time.After(time.Second):
+				}
+			}
+			fmt.Fprintln(os.Stderr, "Every volunteer is an overlay member, linked to its neighbours as the NATs allow.")
 		}()
 	}
 	var churn swarm.ChurnCounts

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/hivecrawl/hivecrawl/internal/netlab"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
 )
 
 // natLab is the lab a NAT swarm runs in.
@@ -80,4 +81,60 @@ func (s *Swarm) natOf(i int) string {
 
 func dialIn(ns string) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return netlab.DialerIn(ns)
+}
+
+// LinksError says which CAN neighbours are not linked as their places in
+// the NAT lab allow: two homes behind port-restricted NATs by a hole-punched
+// connection, homes with a symmetric NAT between them through a relay,
+// and anyone to a public peer directly; and every client must be an
+// overlay member. It also fails while no pair of
+// port-restricted homes are neighbours, so that hole punching is tried.
+func (s *Swarm) LinksError(ctx context.Context) error {
+	byPeer := map[string]*Client{}
+	neighbours := map[*Client]map[string]string{} // peer → link
+	for _, c := range s.Clients {
+		st, err := c.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if st.Overlay == nil || !st.Overlay.Member {
+			return fmt.Errorf("%s is not an overlay member", c.Name)
+		}
+		byPeer[st.Overlay.Peer] = c
+		neighbours[c] = map[string]string{}
+		for _, nb := range st.Overlay.Neighbours {
+			neighbours[c][nb.Peer] = nb.Link
+		}
+	}
+	punchable := 0
+	for c, nbs := range neighbours {
+		for p, link := range nbs {
+			o, ok := byPeer[p]
+			if !ok {
+				continue // the manager is no CAN neighbour; a gone peer is not ours to judge
+			}
+			want := host.LinkDirect
+			switch {
+			case c.NAT == netlab.PortRestricted.String() && o.NAT == netlab.PortRestricted.String():
+				want = host.LinkHolePunched
+				punchable++
+			case c.NAT != "" && o.NAT != "":
+				want = host.LinkRelayed
+			}
+			if link != want {
+				return fmt.Errorf("%s (%s) and its neighbour %s (%s) are linked %q, want %q", c.Name, natName(c.NAT), o.Name, natName(o.NAT), link, want)
+			}
+		}
+	}
+	if punchable == 0 {
+		return fmt.Errorf("no two homes behind port-restricted NATs are neighbours")
+	}
+	return nil
+}
+
+func natName(nat string) string {
+	if nat == "" {
+		return "public"
+	}
+	return nat
 }

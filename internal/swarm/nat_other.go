@@ -26,3 +26,8 @@ func (s *Swarm) natOf(int) string        { return "" }
 func dialIn(string) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return nil
 }
+
+// LinksError fails: there is no NAT lab to judge links in.
+func (s *Swarm) LinksError(context.Context) error {
+	return errors.New("the NAT lab needs Linux network namespaces")
+}
