@@ -327,6 +327,7 @@ func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Se
 		if len(nopts.Listen) == 0 {
 			nopts.Listen = soloListen
 		}
+		nopts.NoDHT = true
 	default:
 		return fmt.Errorf("unknown client mode %q", c.mode)
 	}

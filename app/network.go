@@ -63,6 +63,15 @@ type NetworkOptions struct {
 	// NoLBI turns load balancing on insert off: a task stays with the
 	// owner of its point however loaded (for comparisons).
 	NoLBI bool
+	// NoDHT runs the peer without the network's DHT: no advertisement,
+	// no lookups; it finds the overlay through the manager, its
+	// remembered peers and the profile's bootstrap peers. Solo mode sets
+	// it (a one-peer overlay has nothing to discover), and so must any
+	// process that also runs the manager's storage module: gowarc sets
+	// google/uuid's process-wide pool switch for every WARC record while
+	// kad-dht reads it for every query, a data race between the two
+	// libraries.
+	NoDHT bool
 	// allowLoopback lets the RTT prober measure loopback web hosts; the
 	// client sets it from Options.AllowLoopback.
 	allowLoopback bool
@@ -116,6 +125,7 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 		KeyFile:     filepath.Join(dataDir, paths.PeerKeyName),
 		MaxConns:    overlayConns(cfg),
 		Bootstrap:   prof.Bootstrap,
+		NoDHT:       opts.NoDHT,
 		Logger:      log,
 	})
 	if err != nil {
@@ -381,13 +391,15 @@ func (nw *network) joinWithoutManager(ctx context.Context) error {
 	if nw.book != nil {
 		add(nw.book.Peers()...)
 	}
-	fctx, cancel := context.WithTimeout(ctx, findMembers)
-	found, err := nw.h.FindPeers(fctx, host.OverlayRendezvous, maxCandidates)
-	cancel()
-	if err != nil {
-		nw.log.Debug("No members from the DHT", "err", err)
+	if nw.h.DHT() != nil {
+		fctx, cancel := context.WithTimeout(ctx, findMembers)
+		found, err := nw.h.FindPeers(fctx, host.OverlayRendezvous, maxCandidates)
+		cancel()
+		if err != nil {
+			nw.log.Debug("No members from the DHT", "err", err)
+		}
+		add(found...)
 	}
-	add(found...)
 	if boot, err := host.ParseBootstrap(nw.prof.Bootstrap); err == nil {
 		add(boot...)
 	}
@@ -418,7 +430,7 @@ const (
 // most once a minute, and announces this peer's membership on the DHT
 // once it is a member.
 func (nw *network) remember(ctx context.Context) {
-	if nw.advertising.CompareAndSwap(false, true) {
+	if nw.h.DHT() != nil && nw.advertising.CompareAndSwap(false, true) {
 		go nw.h.ServeAdvertise(ctx, host.OverlayRendezvous)
 	}
 	if nw.book == nil {

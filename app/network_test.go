@@ -78,7 +78,9 @@ func startCheatingSwarm(t *testing.T, n int, mo manager.Options, cheats map[int]
 		}
 		c, err := New(ctx, Options{
 			Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond, Cheat: cheats[i],
-			Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond},
+			// The manager's storage module runs in this process: no DHT
+			// (NetworkOptions.NoDHT says why).
+			Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond, NoDHT: true},
 		})
 		if err != nil {
 			t.Fatal(err)
