@@ -215,8 +215,11 @@ func TestTrayOverDBus(t *testing.T) {
 	waitUntil(t, "Resume in the menu", func() bool { _, ok := menuLabels(t, menu)[tray.LabelResume]; return ok })
 	waitUntil(t, "the paused tooltip", func() bool { return tip() == "Hivecrawl · Paused by you" })
 
-	// Quit closes the tray and stops the client.
-	if err := menu.Call("com.canonical.dbusmenu.Event", 0, labels[tray.LabelQuit], "clicked", dbus.MakeVariant(""), uint32(0)).Err; err != nil {
+	// Quit closes the tray and stops the client. The click is sent
+	// without waiting for a reply: the tray's connection may close before
+	// its reply goes out ("recipient disconnected"); the tray process
+	// ending below is the answer.
+	if err := menu.Call("com.canonical.dbusmenu.Event", dbus.FlagNoReplyExpected, labels[tray.LabelQuit], "clicked", dbus.MakeVariant(""), uint32(0)).Err; err != nil {
 		t.Fatalf("click Quit: %v", err)
 	}
 	select {
