@@ -35,15 +35,17 @@ import (
 // Manager is the operator's service. Create it with New, run it with
 // Serve; Serve closes it when its context ends.
 type Manager struct {
-	opts  Options
-	log   *slog.Logger
-	key   crypto.PrivKey
-	host  *host.Host
-	db    *channels.DB
-	store *storage.Storage
-	sub   *submit.Submitter
-	entry *entry.Registry
-	api   *apiServer
+	opts Options
+	// started is when the manager was made, for Options.RestartGrace.
+	started time.Time
+	log     *slog.Logger
+	key     crypto.PrivKey
+	host    *host.Host
+	db      *channels.DB
+	store   *storage.Storage
+	sub     *submit.Submitter
+	entry   *entry.Registry
+	api     *apiServer
 	// keys are the volunteers' certified request-signing keys; dir serves
 	// them to web sites when Options.Directory is set.
 	keys *botkeys.Registry
@@ -116,7 +118,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
-	m := &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}, wake: make(chan struct{}, 1)}
+	m := &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}, wake: make(chan struct{}, 1), started: opts.Now()}
 	m.metrics = newMetrics(m)
 	defer func() {
 		if err != nil {

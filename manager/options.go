@@ -38,6 +38,8 @@ const (
 	DefaultLeaseHold   = 5 * time.Minute
 	DefaultStartWithin = time.Hour
 	DefaultClockSkew   = time.Minute
+	// DefaultRestartGrace is `hivecrawl manager`'s Options.RestartGrace.
+	DefaultRestartGrace = time.Minute
 	// DefaultContact is the contact URL of the default User-Agent.
 	DefaultContact = crawler.ContactURL
 )
@@ -120,6 +122,14 @@ type Options struct {
 	// ClockSkew is how far behind the manager's a crawler's clock may run:
 	// a lease counts as live for this long after it expires. Default 1m.
 	ClockSkew time.Duration `json:"clock_skew,omitempty"`
+	// RestartGrace is how long after it starts the manager counts no task
+	// lost: a crawler that finished under its lease while the manager
+	// was down holds its result until the manager answers, then delivers
+	// it within seconds; counted lost first, that result would be a late
+	// duplicate and its channel crawled again. It only delays freeing
+	// the hosts of tasks really lost. 0 (the zero Options) counts at
+	// once; `hivecrawl manager` defaults to DefaultRestartGrace.
+	RestartGrace time.Duration `json:"restart_grace,omitempty"`
 	// Policy is the politeness policy signed into every task: User-Agent,
 	// robots.txt product token and the key directory's origin. Empty
 	// fields take defaults from Version.

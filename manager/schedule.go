@@ -61,8 +61,12 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 	return errors.Join(errs...)
 }
 
-// expire counts lost tasks and failed rounds.
+// expire counts lost tasks and failed rounds, once the restart grace is
+// over (Options.RestartGrace).
 func (m *Manager) expire(now time.Time) error {
+	if now.Before(m.started.Add(m.opts.RestartGrace)) {
+		return nil
+	}
 	lost, err := m.db.Expire(now, m.opts.ClockSkew)
 	if err != nil {
 		return err

@@ -43,6 +43,7 @@ type managerOptions struct {
 	api, strategy, name, assignment      string
 	tick, prior, slack, delay            time.Duration
 	leaseHold, startWithin, clockSkew    time.Duration
+	restartGrace                         time.Duration
 	allowLoopback, allowTestNets         bool
 	coordinates, verbose                 bool
 	storeRaw                             bool
@@ -81,6 +82,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.DurationVar(&o.leaseHold, "lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
 	fs.DurationVar(&o.startWithin, "start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
 	fs.DurationVar(&o.clockSkew, "clock-skew", manager.DefaultClockSkew, "how far a crawler's clock may run behind the manager's: a host's lease counts as live this much longer")
+	fs.DurationVar(&o.restartGrace, "restart-grace", manager.DefaultRestartGrace, "after a start, how long no task is counted lost: crawlers that finished while the manager was down deliver their held results first")
 	fs.StringVar(&o.db, "db", "", "keep channels, tasks, leases, receipts and credit in the PostgreSQL database at `URL` (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass) instead of files in the data directory; managers of one network may share it, each with a copy of the same key")
 	fs.StringVar(&o.store, "store", "", "where closed WARC files go: the data directory's warc/ folder (default), or `s3://BUCKET/PREFIX` on an S3-compatible object store, with the endpoint and credentials from AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION (docs/storage.md)")
 	fs.Int64Var(&o.maxWARCFile, "max-warc-file", storage.DefaultMaxFileSize, "close a WARC file and start the next one past `BYTES`")
@@ -121,7 +123,7 @@ func runManager(ctx context.Context, args []string) int {
 		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
-		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, Version: version,
+		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,
 	}
