@@ -120,6 +120,9 @@ func demo(ctx context.Context, f demoFlags) error {
 	}
 	if f.nat {
 		cfg.NAT = &swarm.NAT{Public: f.natPublic, Symmetric: f.natSymmetric}
+		// The demo ends when everything is crawled: a task that has not
+		// started within a minute is counted lost and issued again.
+		cfg.ManagerArgs = append(cfg.ManagerArgs, "--start-within", "1m")
 	}
 	s, err := swarm.Start(ctx, cfg)
 	if err != nil {

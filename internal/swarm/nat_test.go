@@ -34,7 +34,8 @@ func TestNAT(t *testing.T) {
 	t.Parallel()
 	const politeness = 200 * time.Millisecond
 	s := startSwarm(t, Config{Peers: 8, Hosts: 20, Seed: 5, NAT: &NAT{Public: 3, Symmetric: 2},
-		ManagerArgs: []string{"--delay", politeness.String()},
+		// As the demo: a task not started within a minute is issued again.
+		ManagerArgs: []string{"--delay", politeness.String(), "--start-within", "1m"},
 		// Tries to crawl faster: the operator's wait holds.
 		Client: func(c *config.Config) { c.Delay = config.Duration(time.Millisecond) },
 	})
