@@ -69,7 +69,7 @@ func TestHandOffContinuesAtHeir(t *testing.T) {
 		t.Fatalf("the stopped volunteer's task is %s, want done with what it crawled", firstRec.State)
 	}
 	contID := task.ContinuationID(firstID)
-	waitFor(t, 90*time.Second, "the continuation's result", func() bool {
+	waitFor(t, 3*time.Minute, "the continuation's result", func() bool {
 		rec, err := db.Task(contID)
 		return err == nil && rec.State == channels.TaskDone
 	})
