@@ -39,7 +39,9 @@ func TestNAT(t *testing.T) {
 		// Tries to crawl faster: the operator's wait holds.
 		Client: func(c *config.Config) { c.Delay = config.Duration(time.Millisecond) },
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Generous: beside the rest of the suite on 2 cores, the lab's
+	// processes are slow to settle (over 5 minutes once).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
 	t.Logf("overlay settled after %v", waitSettled(ctx, t, s.Clients))
