@@ -388,9 +388,7 @@ func (nw *network) joinWithoutManager(ctx context.Context) error {
 			}
 		}
 	}
-	if nw.book != nil {
-		add(nw.book.Peers()...)
-	}
+	add(nw.book.Peers()...)
 	if nw.h.DHT() != nil {
 		fctx, cancel := context.WithTimeout(ctx, findMembers)
 		found, err := nw.h.FindPeers(fctx, host.OverlayRendezvous, maxCandidates)
@@ -432,9 +430,6 @@ const (
 func (nw *network) remember(ctx context.Context) {
 	if nw.h.DHT() != nil && nw.advertising.CompareAndSwap(false, true) {
 		go nw.h.ServeAdvertise(ctx, host.OverlayRendezvous)
-	}
-	if nw.book == nil {
-		return
 	}
 	now := time.Now()
 	for _, nb := range nw.node.View().Neighbours {
@@ -484,9 +479,7 @@ func (nw *network) close() error {
 	if nw.node != nil {
 		err = nw.node.Close()
 	}
-	if nw.book != nil {
-		err = errors.Join(err, nw.book.Save())
-	}
+	err = errors.Join(err, nw.book.Save())
 	return errors.Join(err, nw.h.Close())
 }
 
