@@ -381,6 +381,62 @@ func TestVisibleTextWhenTreeTooLarge(t *testing.T) {
 	}
 }
 
+// TestLandmarkTextWhenTreeTooLarge: a page too large for trafilatura
+// gets its main landmark's text, without the template around it, as a
+// documentation generator's pages mark it (<div role="main">, sidebars
+// and navigation bars with role="navigation").
+func TestLandmarkTextWhenTreeTooLarge(t *testing.T) {
+	long := strings.Repeat("<li><span>entry</span></li>", MaxTrafilaturaElements/2)
+	article := "<p>The reference text of this page, long enough to be the main text that a reader came for.</p>"
+	tests := []struct {
+		name, page string
+		want       []string
+		unwanted   []string
+	}{
+		{
+			name: "role main",
+			page: `<div class="related" role="navigation"><a href="/">index</a> next previous</div>
+				<div class="body" role="main">` + article + `<ul>` + long + `</ul></div>
+				<div class="sphinxsidebar" role="navigation">Table of contents sidebar</div>
+				<div class="footer" role="contentinfo">Copyright notice</div>`,
+			want:     []string{"The reference text of this page", "entry"},
+			unwanted: []string{"index", "sidebar", "Copyright"},
+		},
+		{
+			name:     "main element",
+			page:     `<header>Site banner</header><main>` + article + `<ul>` + long + `</ul></main><div role="complementary">Related links</div>`,
+			want:     []string{"The reference text of this page"},
+			unwanted: []string{"Site banner", "Related links"},
+		},
+		{
+			name:     "no landmark",
+			page:     `<div role="navigation">Menu</div><div>` + article + `<ul>` + long + `</ul></div><footer>Footer text</footer>`,
+			want:     []string{"The reference text of this page"},
+			unwanted: []string{"Menu", "Footer text"},
+		},
+		{
+			name: "empty main landmark",
+			page: `<main role="main"></main><div>` + article + `<ul>` + long + `</ul></div>`,
+			want: []string{"The reference text of this page"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parse(t, tc.page, "text/html", Options{Text: true})
+			for _, w := range tc.want {
+				if !strings.Contains(p.Text, w) {
+					t.Errorf("text lacks %q: starts %q", w, p.Text[:min(120, len(p.Text))])
+				}
+			}
+			for _, u := range tc.unwanted {
+				if strings.Contains(p.Text, u) {
+					t.Errorf("text holds %q: starts %q", u, p.Text[:min(120, len(p.Text))])
+				}
+			}
+		})
+	}
+}
+
 func TestTrafilaturaFits(t *testing.T) {
 	tests := []struct {
 		name            string

@@ -42,7 +42,7 @@ func trafilaturaOptions(pageURL *url.URL, fallback bool) trafilatura.Options {
 // whose tree is too large for it.
 func mainText(doc *html.Node, pageURL *url.URL, sc scanned) string {
 	if !trafilaturaFits(sc.elements, sc.textBytes) && !trafilaturaFits(sc.elements, compactSpace(doc)) {
-		return pageText(doc)
+		return landmarkText(doc)
 	}
 	keepTeaserLeads(doc)
 	res := trafilaturaResult(doc, pageURL, false)

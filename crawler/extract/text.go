@@ -119,13 +119,63 @@ var blocks = map[atom.Atom]bool{
 // a page where no main text was found (pageText).
 var chrome = map[atom.Atom]bool{atom.Nav: true, atom.Aside: true, atom.Footer: true}
 
+// chromeRoles are the ARIA landmark roles of a page's template, left out
+// with chrome: many templates mark their sidebars and navigation bars with
+// a role on a <div> rather than with the HTML5 element.
+var chromeRoles = map[string]bool{
+	"navigation": true, "complementary": true, "contentinfo": true,
+	"banner": true, "search": true,
+}
+
+// landmarkText is the text of a page too large for trafilatura: the text
+// of its main landmark (<main>, or the element with role="main") when
+// that has more than 100 characters, else its page text; either without
+// the template's landmarks. Finding the landmark is one walk of the tree,
+// so a hostile page costs no more than its visible text does.
+func landmarkText(doc *html.Node) string {
+	if m := findMain(doc); m != nil {
+		if t := pageText(m); utf8.RuneCountInString(t) > 100 {
+			return t
+		}
+	}
+	return pageText(doc)
+}
+
+// findMain returns the first <main> or role="main" element under n in
+// document order that is not inside <template> or another skipped
+// element.
+func findMain(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || skipped[c.DataAtom] {
+			continue
+		}
+		if c.DataAtom == atom.Main {
+			return c
+		}
+		if r, _ := attr(c.Attr, "role"); strings.EqualFold(strings.TrimSpace(r), "main") {
+			return c
+		}
+		if f := findMain(c); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// isChromeRole reports whether n is marked as a template landmark.
+func isChromeRole(n *html.Node) bool {
+	r, ok := attr(n.Attr, "role")
+	return ok && chromeRoles[strings.ToLower(strings.TrimSpace(r))]
+}
+
 // visibleText renders the text under n: block elements on their own lines,
 // whitespace collapsed, invisible elements skipped. A line break in the
 // source is a space, as in a browser, except inside <pre>.
 func visibleText(n *html.Node) string { return renderText(n, nil) }
 
 // pageText is visibleText without the page's navigation, asides and
-// footers, unless they hold all of its text.
+// footers, as elements or as landmark roles, unless they hold all of its
+// text.
 func pageText(n *html.Node) string {
 	if t := renderText(n, chrome); t != "" {
 		return t
@@ -149,7 +199,7 @@ func renderText(n *html.Node, skip map[atom.Atom]bool) string {
 			return
 		case html.ElementNode:
 			a := elementAtom(n)
-			if skipped[a] || skip[a] {
+			if skipped[a] || skip[a] || skip != nil && isChromeRole(n) {
 				return
 			}
 			if blocks[a] {
