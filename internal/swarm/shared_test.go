@@ -140,18 +140,30 @@ func TestSharedManagers(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(obj.Root, "hivecrawl", "swarm", "warc", "*.warc.gz"))
 	indexes, _ := filepath.Glob(filepath.Join(obj.Root, "hivecrawl", "swarm", "cdxj", "*.cdxj"))
 	recs := warciotest.Install(t).Read(t, files...)
+	// A manager killed between writing an upload's records and
+	// committing its receipt leaves those records in its WARC file
+	// uncounted; the volunteer uploads again and they are written again.
+	// So every counted record is there, and any beyond the count is a
+	// copy of one: as many distinct (target, digest) pairs as counted
+	// records at most.
 	conversions := 0
+	distinct := map[[2]string]bool{}
 	for _, r := range recs {
 		if r.Declared != "" && r.Declared != r.Computed {
 			t.Errorf("%s %s: declared digest %s, warcio computed %s", r.Type, r.Target, r.Declared, r.Computed)
 		}
 		if r.Type == "conversion" {
 			conversions++
+			distinct[[2]string{r.Target, r.Computed}] = true
 		}
 	}
-	t.Logf("object store: %d WARC files, %d indexes, %d records, %d conversions", len(files), len(indexes), len(recs), conversions)
-	if len(indexes) != len(files) || int64(conversions) != st.Stored.Records {
-		t.Errorf("object store holds %d WARC files with %d conversion records and %d indexes; storage wrote %d records", len(files), conversions, len(indexes), st.Stored.Records)
+	t.Logf("object store: %d WARC files, %d indexes, %d records, %d conversions of %d distinct pages; storage counted %d",
+		len(files), len(indexes), len(recs), conversions, len(distinct), st.Stored.Records)
+	if len(indexes) != len(files) {
+		t.Errorf("object store holds %d WARC files and %d indexes", len(files), len(indexes))
+	}
+	if int64(conversions) < st.Stored.Records || int64(len(distinct)) > st.Stored.Records {
+		t.Errorf("object store holds %d conversion records of %d distinct pages; storage counted %d records", conversions, len(distinct), st.Stored.Records)
 	}
 	stored := map[string]float64{}
 	for _, c := range st.Contributors {
