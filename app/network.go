@@ -364,6 +364,9 @@ func (nw *network) enter(ctx context.Context) error {
 			continue
 		}
 		nw.log.Info("Joined the overlay", "via", ai.ID, "zones", len(nw.node.Zones()))
+		// Remembered at once: a volunteer stopped or cut off from the
+		// manager soon after joining rejoins through these peers.
+		nw.remember(ctx)
 		return nw.confirm(ctx)
 	}
 	if len(errs) == 0 {
@@ -409,6 +412,7 @@ func (nw *network) joinWithoutManager(ctx context.Context) error {
 		}
 		nw.log.Info("Joined the overlay without the manager", "via", ai.ID, "zones", len(nw.node.Zones()))
 		nw.member.Store(true)
+		nw.remember(ctx)
 		return nil
 	}
 	if len(errs) == 0 {
@@ -432,17 +436,23 @@ func (nw *network) remember(ctx context.Context) {
 		go nw.h.ServeAdvertise(ctx, host.OverlayRendezvous)
 	}
 	now := time.Now()
-	for _, nb := range nw.node.View().Neighbours {
-		if nw.h.Network().Connectedness(nb.ID) == libp2pnet.Connected {
-			nw.book.Note(peer.AddrInfo{ID: nb.ID, Addrs: nw.h.Peerstore().Addrs(nb.ID)}, now)
-		}
-	}
+	nw.noteNeighbours(now)
 	if now.Sub(nw.saved) < saveBook {
 		return
 	}
 	nw.saved = now
 	if err := nw.book.Save(); err != nil {
 		nw.log.Warn("Remembered peers not saved", "err", err)
+	}
+}
+
+// noteNeighbours notes the overlay neighbours this peer is connected to
+// in the peer book.
+func (nw *network) noteNeighbours(now time.Time) {
+	for _, nb := range nw.node.View().Neighbours {
+		if nw.h.Network().Connectedness(nb.ID) == libp2pnet.Connected {
+			nw.book.Note(peer.AddrInfo{ID: nb.ID, Addrs: nw.h.Peerstore().Addrs(nb.ID)}, now)
+		}
 	}
 }
 
@@ -465,6 +475,9 @@ func (nw *network) leave() error {
 	if len(nw.node.Zones()) == 0 {
 		return nil
 	}
+	// The neighbours of the moment are the ones to join through next
+	// time; close writes the book.
+	nw.noteNeighbours(time.Now())
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
 	if err := nw.node.Leave(ctx); err != nil {

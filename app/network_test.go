@@ -15,6 +15,7 @@ import (
 	"github.com/nlnwa/gowarc"
 
 	"github.com/hivecrawl/hivecrawl/app/ledger"
+	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/fixture"
@@ -22,6 +23,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -554,4 +556,47 @@ func getPage(t *testing.T, m *manager.Manager) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// TestPeerBookRemembersAtJoin: a volunteer stopped seconds after joining,
+// before its first membership renewal, has its neighbours in its peer
+// book, to rejoin through them should the manager be gone by then.
+func TestPeerBookRemembersAtJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 4 libp2p hosts")
+	}
+	s := startSwarm(t, 3, time.Hour, manager.AssignCAN)
+	s.waitMembers(t)
+	others := map[string]bool{}
+	for _, c := range s.clients[:2] {
+		st, err := c.Status(context.Background())
+		if err != nil || st.Overlay == nil {
+			t.Fatalf("status: %+v, %v", st.Overlay, err)
+		}
+		others[st.Overlay.Peer] = true
+	}
+	last := len(s.clients) - 1
+	s.cancelClient[last]()
+	err := <-s.clientsDone[last]
+	s.clientsDone[last] <- err // for stopClients
+	if err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(s.clients[last].Dirs().Data, fmt.Sprintf(paths.PeerBookPattern, "*")))
+	if len(files) != 1 {
+		t.Fatalf("peer books %v, want one", files)
+	}
+	book, err := host.OpenPeerBook(files[0], host.DefaultBookSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var known []string
+	for _, ai := range book.Peers() {
+		if others[ai.ID.String()] {
+			known = append(known, ai.ID.String())
+		}
+	}
+	if len(known) == 0 {
+		t.Errorf("the peer book names none of the other members (%d entries)", len(book.Peers()))
+	}
 }
