@@ -28,6 +28,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 )
@@ -51,6 +52,10 @@ const (
 	firstFor = 30 * time.Second
 	// timeout bounds one exchange.
 	timeout = 10 * time.Second
+	// natFirstWait is how long, after the first ask, the manager waits
+	// for a volunteer that others can dial before it names one behind a
+	// NAT the first peer (see behindNAT).
+	natFirstWait = 30 * time.Second
 )
 
 // ErrMalformed is wrapped by every decoding failure.
@@ -190,6 +195,7 @@ type Registry struct {
 	first   peer.ID
 	firstAt time.Time
 	hold    time.Time // no first peer is named before it
+	asked   time.Time // first ask while the overlay was empty; zero once it is not
 	rand    *rand.Rand
 	bounds  []byte // the signed bounds every answer carries
 }
@@ -352,10 +358,36 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 		if req.Member || now.Before(r.hold) {
 			return Answer{}
 		}
+		// A first peer behind a NAT is an entry nobody can dial until a
+		// relay serves it, and AutoNAT, which starts the relay client,
+		// needs several reachable peers to ask: with the overlay's only
+		// member behind it, nobody joins. So for a while one that
+		// others can dial is waited for; when none asks, the overlay
+		// starts behind the NAT all the same.
+		if r.asked.IsZero() {
+			r.asked = now
+		}
+		if now.Sub(r.asked) < natFirstWait && r.behindNAT(from) {
+			return Answer{}
+		}
 		r.first, r.firstAt = from, now
 		return Answer{First: true}
 	}
+	r.asked = time.Time{}
 	r.rand.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
+	// Peers others can dial first: a joiner tries the entries in order.
+	var dialable, natted []peer.ID
+	for _, id := range live {
+		if len(dialable) == MaxEntries {
+			break
+		}
+		if r.behindNAT(id) {
+			natted = append(natted, id)
+		} else {
+			dialable = append(dialable, id)
+		}
+	}
+	live = append(dialable, natted...)
 	a := Answer{}
 	ps := r.h.Network().Peerstore()
 	for _, id := range live[:min(len(live), MaxEntries)] {
@@ -366,6 +398,30 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 		a.Entries = append(a.Entries, p)
 	}
 	return a
+}
+
+// behindNAT reports whether peer id is known to sit behind a NAT: it
+// announces addresses, and none of its connections to the manager comes
+// directly from one of their IPs (a NAT rewrote the source, or the
+// connection is relayed). A peer whose addresses identify has not brought
+// yet is not known to be.
+func (r *Registry) behindNAT(id peer.ID) bool {
+	announced := map[string]bool{}
+	for _, a := range r.h.Network().Peerstore().Addrs(id) {
+		if ip, err := manet.ToIP(a); err == nil {
+			announced[ip.String()] = true
+		}
+	}
+	if len(announced) == 0 {
+		return false
+	}
+	conns := r.h.Network().ConnsToPeer(id)
+	for _, c := range conns {
+		if ip, err := manet.ToIP(c.RemoteMultiaddr()); err == nil && announced[ip.String()] {
+			return false
+		}
+	}
+	return len(conns) > 0
 }
 
 // Handle serves one entry stream; register it with

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p"
+	lphost "github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 )
@@ -203,5 +206,82 @@ func TestSharedMembers(t *testing.T) {
 	now = now.Add(memberFor + time.Second)
 	if got := askManager(ctx, t, asker, m2, false); !got.First {
 		t.Fatalf("after the membership lapsed: %+v, want First", got)
+	}
+}
+
+// natHost is a libp2p host on 127.0.0.1 that announces only addr, as a
+// volunteer behind a NAT announces addresses the manager does not see it
+// come from.
+func natHost(t *testing.T, addr string) lphost.Host {
+	t.Helper()
+	announced := ma.StringCast(addr)
+	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"),
+		libp2p.AddrsFactory(func([]ma.Multiaddr) []ma.Multiaddr { return []ma.Multiaddr{announced} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// TestFirstPeerDialable: while the overlay is empty, a volunteer behind a
+// NAT is not named the first peer until natFirstWait has passed with no
+// other asking, one that others can dial is at once; and entries list the
+// dialable members first.
+func TestFirstPeerDialable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mh := newHost(t)
+	now := time.Unix(1_000_000, 0)
+	clock := func() time.Time { return now }
+	reg := NewRegistry(mh, clock, rand.New(rand.NewPCG(1, 2)))
+	mh.SetStreamHandler(Protocol, reg.Handle)
+	ask := func(h lphost.Host, member bool) Answer {
+		t.Helper()
+		if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
+			t.Fatal(err)
+		}
+		// The manager learns the announced addresses by identify.
+		for len(mh.Peerstore().Addrs(h.ID())) == 0 {
+			if ctx.Err() != nil {
+				t.Fatal("identify brought no addresses")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	natted, natted2, direct := natHost(t, "/ip4/192.0.2.1/tcp/4001"), natHost(t, "/ip4/192.0.2.2/tcp/4001"), newHost(t)
+	if got := ask(natted, false); got.First || len(got.Entries) != 0 {
+		t.Fatalf("a peer behind a NAT asking first got %+v, want to wait", got)
+	}
+	if !reg.behindNAT(natted.ID()) || reg.behindNAT(direct.ID()) {
+		t.Fatalf("behind a NAT: %v and %v, want true and false", reg.behindNAT(natted.ID()), reg.behindNAT(direct.ID()))
+	}
+	if got := ask(direct, false); !got.First {
+		t.Fatalf("a dialable peer got %+v, want First", got)
+	}
+	ask(direct, true)
+	ask(natted, true)
+	for range 5 {
+		got := ask(natted2, false)
+		if len(got.Entries) != 2 || got.Entries[0].ID != direct.ID().String() {
+			t.Fatalf("entries %+v, want the dialable member %s first", got.Entries, direct.ID())
+		}
+	}
+
+	// With nobody dialable asking, one behind a NAT starts the overlay
+	// once natFirstWait has passed.
+	reg2 := NewRegistry(mh, clock, rand.New(rand.NewPCG(3, 4)))
+	mh.SetStreamHandler(Protocol, reg2.Handle)
+	if got := ask(natted2, false); got.First {
+		t.Fatalf("asking first behind a NAT got %+v, want to wait", got)
+	}
+	now = now.Add(natFirstWait)
+	if got := ask(natted2, false); !got.First {
+		t.Fatalf("after %v with nobody else asking, got %+v, want First", natFirstWait, got)
 	}
 }
