@@ -33,10 +33,13 @@
 // "teaser"; one without a link is the article's lead and is kept
 // (keepTeaserLeads). When both fall short of the minimum, the text is that of
 // the page's <article>, else of the whole page without <nav>, <aside> and
-// <footer>; so it is when trafilatura fails or the tree is too large for
-// it even with its runs of whitespace made single spaces (see
-// MaxTrafilaturaWork). Whenever a page has visible text, Text is
-// not empty.
+// <footer> and the template's ARIA landmarks (role navigation,
+// complementary, contentinfo, banner, search); so it is when trafilatura
+// fails. A tree too large for trafilatura even with its runs of
+// whitespace made single spaces (see MaxTrafilaturaWork) gets the text of
+// its main landmark (<main> or role="main"), else of the whole page, both
+// without the template's landmarks (landmarkText). Whenever a page has
+// visible text, Text is not empty.
 //
 // go-trafilatura v1.12.2 runs a language detector (whatlanggo) over every
 // main text and offers no option to skip it; it was about half the CPU
