@@ -56,6 +56,9 @@ const (
 	// for a volunteer that others can dial before it names one behind a
 	// NAT the first peer (see behindNAT).
 	natFirstWait = 30 * time.Second
+	// identifyWait bounds how long a request waits for identify to
+	// bring the asker's addresses.
+	identifyWait = 2 * time.Second
 )
 
 // ErrMalformed is wrapped by every decoding failure.
@@ -400,6 +403,16 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 	return a
 }
 
+// awaitAddrs waits, for at most identifyWait, until the addresses peer id
+// announces are known: libp2p's identify exchange runs beside the first
+// request on a new connection, and behindNAT judges by them.
+func (r *Registry) awaitAddrs(id peer.ID) {
+	deadline := time.Now().Add(identifyWait)
+	for len(r.h.Network().Peerstore().Addrs(id)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // behindNAT reports whether peer id is known to sit behind a NAT: it
 // announces addresses, and none of its connections to the manager comes
 // directly from one of their IPs (a NAT rewrote the source, or the
@@ -440,6 +453,7 @@ func (r *Registry) HandleThen(s network.Stream, answered func()) {
 		s.Reset()
 		return
 	}
+	r.awaitAddrs(s.Conn().RemotePeer())
 	a := r.Answer(s.Conn().RemotePeer(), req)
 	if answered != nil {
 		answered()

@@ -255,8 +255,13 @@ func TestFirstPeerDialable(t *testing.T) {
 		return a
 	}
 	natted, natted2, direct := natHost(t, "/ip4/192.0.2.1/tcp/4001"), natHost(t, "/ip4/192.0.2.2/tcp/4001"), newHost(t)
-	if got := ask(natted, false); got.First || len(got.Entries) != 0 {
-		t.Fatalf("a peer behind a NAT asking first got %+v, want to wait", got)
+	// Asking at once on a new connection: the manager waits for identify
+	// before it judges.
+	if err := natted.Connect(ctx, mh.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Ask(ctx, natted, mh.ID(), Request{}); err != nil || got.First || len(got.Entries) != 0 {
+		t.Fatalf("a peer behind a NAT asking first got %+v, %v, want to wait", got, err)
 	}
 	if !reg.behindNAT(natted.ID()) || reg.behindNAT(direct.ID()) {
 		t.Fatalf("behind a NAT: %v and %v, want true and false", reg.behindNAT(natted.ID()), reg.behindNAT(direct.ID()))
