@@ -56,8 +56,7 @@ const (
 	// for a volunteer that others can dial before it names one behind a
 	// NAT the first peer (see behindNAT).
 	natFirstWait = 30 * time.Second
-	// identifyWait bounds how long a request waits for identify to
-	// bring the asker's addresses.
+	// identifyWait bounds how long a request waits for identify.
 	identifyWait = 2 * time.Second
 )
 
@@ -403,38 +402,48 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 	return a
 }
 
-// awaitAddrs waits, for at most identifyWait, until the addresses peer id
-// announces are known: libp2p's identify exchange runs beside the first
-// request on a new connection, and behindNAT judges by them.
-func (r *Registry) awaitAddrs(id peer.ID) {
+// awaitIdentify waits, for at most identifyWait, until libp2p's identify
+// exchange with peer id has been taken in (see identified): it
+// runs beside the first request on a new connection, and behindNAT judges
+// by the addresses it brings.
+func (r *Registry) awaitIdentify(id peer.ID) {
 	deadline := time.Now().Add(identifyWait)
-	for len(r.h.Network().Peerstore().Addrs(id)) == 0 && time.Now().Before(deadline) {
+	for !r.identified(id) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// behindNAT reports whether peer id is known to sit behind a NAT: it
-// announces addresses, and none of its connections to the manager comes
-// directly from one of their IPs (a NAT rewrote the source, or the
-// connection is relayed). A peer whose addresses identify has not brought
-// yet is not known to be.
+// identified reports whether identify has told this manager about id:
+// libp2p records the peer's agent version after its addresses.
+func (r *Registry) identified(id peer.ID) bool {
+	_, err := r.h.Network().Peerstore().Get(id, "AgentVersion")
+	return err == nil
+}
+
+// behindNAT reports whether peer id is known to sit behind a NAT: identify
+// has run, and none of its connections to the manager comes directly from
+// an address it announces. That covers a peer that announces no address
+// the manager keeps: libp2p drops the private addresses a peer announces
+// over a public connection, and a peer behind a home router has only
+// those. A relayed connection never counts as direct. A peer not yet
+// identified is not known to be.
 func (r *Registry) behindNAT(id peer.ID) bool {
+	conns := r.h.Network().ConnsToPeer(id)
+	if len(conns) == 0 || !r.identified(id) {
+		return false
+	}
 	announced := map[string]bool{}
 	for _, a := range r.h.Network().Peerstore().Addrs(id) {
 		if ip, err := manet.ToIP(a); err == nil {
 			announced[ip.String()] = true
 		}
 	}
-	if len(announced) == 0 {
-		return false
-	}
-	conns := r.h.Network().ConnsToPeer(id)
 	for _, c := range conns {
 		if ip, err := manet.ToIP(c.RemoteMultiaddr()); err == nil && announced[ip.String()] {
 			return false
 		}
 	}
-	return len(conns) > 0
+	return true
 }
 
 // Handle serves one entry stream; register it with
@@ -453,7 +462,7 @@ func (r *Registry) HandleThen(s network.Stream, answered func()) {
 		s.Reset()
 		return
 	}
-	r.awaitAddrs(s.Conn().RemotePeer())
+	r.awaitIdentify(s.Conn().RemotePeer())
 	a := r.Answer(s.Conn().RemotePeer(), req)
 	if answered != nil {
 		answered()

@@ -212,11 +212,16 @@ func TestSharedMembers(t *testing.T) {
 // natHost is a libp2p host on 127.0.0.1 that announces only addr, as a
 // volunteer behind a NAT announces addresses the manager does not see it
 // come from.
+// With addr empty it announces nothing, as one behind a home router does
+// to a public manager, which drops the private addresses it announces.
 func natHost(t *testing.T, addr string) lphost.Host {
 	t.Helper()
-	announced := ma.StringCast(addr)
+	var announced []ma.Multiaddr
+	if addr != "" {
+		announced = []ma.Multiaddr{ma.StringCast(addr)}
+	}
 	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"),
-		libp2p.AddrsFactory(func([]ma.Multiaddr) []ma.Multiaddr { return []ma.Multiaddr{announced} }))
+		libp2p.AddrsFactory(func([]ma.Multiaddr) []ma.Multiaddr { return announced }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,5 +293,19 @@ func TestFirstPeerDialable(t *testing.T) {
 	now = now.Add(natFirstWait)
 	if got := ask(natted2, false); !got.First {
 		t.Fatalf("after %v with nobody else asking, got %+v, want First", natFirstWait, got)
+	}
+
+	// One that announces no address at all is behind a NAT too.
+	silent := natHost(t, "")
+	reg3 := NewRegistry(mh, clock, rand.New(rand.NewPCG(5, 6)))
+	mh.SetStreamHandler(Protocol, reg3.Handle)
+	if err := silent.Connect(ctx, mh.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Ask(ctx, silent, mh.ID(), Request{}); err != nil || got.First {
+		t.Fatalf("a peer announcing no address asking first got %+v, %v, want to wait", got, err)
+	}
+	if !reg3.behindNAT(silent.ID()) {
+		t.Error("a peer announcing no address is not taken to be behind a NAT")
 	}
 }
