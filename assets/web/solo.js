@@ -186,7 +186,9 @@
       pause.dataset.action = c.paused ? 'resume' : 'pause';
       pause.textContent = c.paused ? 'Resume' : 'Pause';
       pause.setAttribute('aria-label', (c.paused ? 'Resume ' : 'Pause ') + c.id);
-      cells[5].querySelector('.act-crawl').hidden = c.crawling || c.state === 'starting';
+      // Hidden in place: the row's other buttons must not move under
+      // the pointer when a crawl starts or ends.
+      cells[5].querySelector('.act-crawl').style.visibility = c.crawling || c.state === 'starting' ? 'hidden' : '';
     });
     for (const [id, tr] of R.rows) {
       if (!seen.has(id)) { tr.remove(); R.rows.delete(id); }
