@@ -186,10 +186,18 @@ type Host interface {
 	Network() network.Network
 }
 
+// RegistryHost is what the manager's side needs from a libp2p host: a
+// Host, and a wait for libp2p's identify exchange on a connection (which
+// brings the peer's announced addresses, see behindNAT).
+type RegistryHost interface {
+	Host
+	IdentifyWait(network.Conn) <-chan struct{}
+}
+
 // Registry is the manager's side: it remembers members and the first
 // peer granted. Safe for concurrent use.
 type Registry struct {
-	h   Host
+	h   RegistryHost
 	now func() time.Time
 
 	mu      sync.Mutex // guards the fields below
@@ -203,7 +211,7 @@ type Registry struct {
 }
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
-func NewRegistry(h Host, now func() time.Time, r *rand.Rand) *Registry {
+func NewRegistry(h RegistryHost, now func() time.Time, r *rand.Rand) *Registry {
 	return &Registry{h: h, now: now, rand: r, members: map[peer.ID]*Member{}}
 }
 
@@ -402,22 +410,16 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 	return a
 }
 
-// awaitIdentify waits, for at most identifyWait, until libp2p's identify
-// exchange with peer id has been taken in (see identified): it
-// runs beside the first request on a new connection, and behindNAT judges
-// by the addresses it brings.
-func (r *Registry) awaitIdentify(id peer.ID) {
-	deadline := time.Now().Add(identifyWait)
-	for !r.identified(id) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+// identified reports whether identify has been taken in on one of conns.
+func (r *Registry) identified(conns []network.Conn) bool {
+	for _, c := range conns {
+		select {
+		case <-r.h.IdentifyWait(c):
+			return true
+		default:
+		}
 	}
-}
-
-// identified reports whether identify has told this manager about id:
-// libp2p records the peer's agent version after its addresses.
-func (r *Registry) identified(id peer.ID) bool {
-	_, err := r.h.Network().Peerstore().Get(id, "AgentVersion")
-	return err == nil
+	return false
 }
 
 // behindNAT reports whether peer id is known to sit behind a NAT: identify
@@ -429,7 +431,7 @@ func (r *Registry) identified(id peer.ID) bool {
 // identified is not known to be.
 func (r *Registry) behindNAT(id peer.ID) bool {
 	conns := r.h.Network().ConnsToPeer(id)
-	if len(conns) == 0 || !r.identified(id) {
+	if !r.identified(conns) {
 		return false
 	}
 	announced := map[string]bool{}
@@ -462,7 +464,12 @@ func (r *Registry) HandleThen(s network.Stream, answered func()) {
 		s.Reset()
 		return
 	}
-	r.awaitIdentify(s.Conn().RemotePeer())
+	// Identify runs beside the first request on a new connection, and
+	// behindNAT judges by the addresses it brings.
+	select {
+	case <-r.h.IdentifyWait(s.Conn()):
+	case <-time.After(identifyWait):
+	}
 	a := r.Answer(s.Conn().RemotePeer(), req)
 	if answered != nil {
 		answered()

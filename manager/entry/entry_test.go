@@ -30,7 +30,7 @@ func newHost(t *testing.T) *host.Host {
 }
 
 // askManager connects h to the manager's host mh and asks it for entry.
-func askManager(ctx context.Context, t *testing.T, h, mh *host.Host, member bool) Answer {
+func askManager(ctx context.Context, t *testing.T, h lphost.Host, mh *host.Host, member bool) Answer {
 	t.Helper()
 	if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
 		t.Fatal(err)
@@ -241,32 +241,15 @@ func TestFirstPeerDialable(t *testing.T) {
 	clock := func() time.Time { return now }
 	reg := NewRegistry(mh, clock, rand.New(rand.NewPCG(1, 2)))
 	mh.SetStreamHandler(Protocol, reg.Handle)
+	// Each asks at once on a new connection: the manager waits for
+	// identify before it judges.
 	ask := func(h lphost.Host, member bool) Answer {
 		t.Helper()
-		if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
-			t.Fatal(err)
-		}
-		// The manager learns the announced addresses by identify.
-		for len(mh.Peerstore().Addrs(h.ID())) == 0 {
-			if ctx.Err() != nil {
-				t.Fatal("identify brought no addresses")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
+		return askManager(ctx, t, h, mh, member)
 	}
 	natted, natted2, direct := natHost(t, "/ip4/192.0.2.1/tcp/4001"), natHost(t, "/ip4/192.0.2.2/tcp/4001"), newHost(t)
-	// Asking at once on a new connection: the manager waits for identify
-	// before it judges.
-	if err := natted.Connect(ctx, mh.AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := Ask(ctx, natted, mh.ID(), Request{}); err != nil || got.First || len(got.Entries) != 0 {
-		t.Fatalf("a peer behind a NAT asking first got %+v, %v, want to wait", got, err)
+	if got := ask(natted, false); got.First || len(got.Entries) != 0 {
+		t.Fatalf("a peer behind a NAT asking first got %+v, want to wait", got)
 	}
 	if !reg.behindNAT(natted.ID()) || reg.behindNAT(direct.ID()) {
 		t.Fatalf("behind a NAT: %v and %v, want true and false", reg.behindNAT(natted.ID()), reg.behindNAT(direct.ID()))
@@ -299,11 +282,8 @@ func TestFirstPeerDialable(t *testing.T) {
 	silent := natHost(t, "")
 	reg3 := NewRegistry(mh, clock, rand.New(rand.NewPCG(5, 6)))
 	mh.SetStreamHandler(Protocol, reg3.Handle)
-	if err := silent.Connect(ctx, mh.AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := Ask(ctx, silent, mh.ID(), Request{}); err != nil || got.First {
-		t.Fatalf("a peer announcing no address asking first got %+v, %v, want to wait", got, err)
+	if got := ask(silent, false); got.First {
+		t.Fatalf("a peer announcing no address asking first got %+v, want to wait", got)
 	}
 	if !reg3.behindNAT(silent.ID()) {
 		t.Error("a peer announcing no address is not taken to be behind a NAT")

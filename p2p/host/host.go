@@ -14,8 +14,10 @@ import (
 	"github.com/libp2p/go-libp2p/core/event"
 	lphost "github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/metrics"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
+	"github.com/libp2p/go-libp2p/p2p/protocol/identify"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
 	libp2ptls "github.com/libp2p/go-libp2p/p2p/security/tls"
 	quic "github.com/libp2p/go-libp2p/p2p/transport/quic"
@@ -137,6 +139,13 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 // AddrInfo returns the peer's ID and listen addresses.
 func (h *Host) AddrInfo() peer.AddrInfo {
 	return peer.AddrInfo{ID: h.ID(), Addrs: h.Addrs()}
+}
+
+// IdentifyWait returns a channel closed once libp2p's identify exchange on
+// c has been taken in (the peer's addresses and protocols are in the
+// peerstore), starting it if it has not started.
+func (h *Host) IdentifyWait(c network.Conn) <-chan struct{} {
+	return h.Host.(interface{ IDService() identify.IDService }).IDService().IdentifyWait(c)
 }
 
 // P2PAddrs returns the listen addresses with /p2p/<id> appended, the form
