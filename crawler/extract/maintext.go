@@ -75,11 +75,22 @@ func baselineText(doc *html.Node) string {
 
 // findElement returns the first element a under n in document order.
 func findElement(n *html.Node, a atom.Atom) *html.Node {
+	return findFirst(n, nil, func(c *html.Node) bool { return c.DataAtom == a })
+}
+
+// findFirst returns the first element under n in document order that
+// match accepts, without looking inside the elements in skip.
+func findFirst(n *html.Node, skip map[atom.Atom]bool, match func(*html.Node) bool) *html.Node {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && c.DataAtom == a {
-			return c
+		if c.Type == html.ElementNode {
+			if skip[c.DataAtom] {
+				continue
+			}
+			if match(c) {
+				return c
+			}
 		}
-		if f := findElement(c, a); f != nil {
+		if f := findFirst(c, skip, match); f != nil {
 			return f
 		}
 	}

@@ -145,27 +145,16 @@ func landmarkText(doc *html.Node) string {
 // document order that is not inside <template> or another skipped
 // element.
 func findMain(n *html.Node) *html.Node {
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type != html.ElementNode || skipped[c.DataAtom] {
-			continue
-		}
-		if c.DataAtom == atom.Main {
-			return c
-		}
-		if r, _ := attr(c.Attr, "role"); strings.EqualFold(strings.TrimSpace(r), "main") {
-			return c
-		}
-		if f := findMain(c); f != nil {
-			return f
-		}
-	}
-	return nil
+	return findFirst(n, skipped, func(c *html.Node) bool { return c.DataAtom == atom.Main || role(c) == "main" })
 }
 
 // isChromeRole reports whether n is marked as a template landmark.
-func isChromeRole(n *html.Node) bool {
-	r, ok := attr(n.Attr, "role")
-	return ok && chromeRoles[strings.ToLower(strings.TrimSpace(r))]
+func isChromeRole(n *html.Node) bool { return chromeRoles[role(n)] }
+
+// role is n's ARIA role attribute, trimmed and in lower case.
+func role(n *html.Node) string {
+	r, _ := attr(n.Attr, "role")
+	return strings.ToLower(strings.TrimSpace(r))
 }
 
 // visibleText renders the text under n: block elements on their own lines,
