@@ -16,6 +16,26 @@ import (
 
 const pageAddr = "http://example.com/dir/page.html"
 
+// checkText reports each string of want that text lacks and each of
+// notWant that it holds, showing the start of the text.
+func checkText(t *testing.T, text string, want, notWant []string) {
+	t.Helper()
+	shown := text
+	if len(shown) > 300 {
+		shown = shown[:300] + "…"
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q: %q", w, shown)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(text, w) {
+			t.Errorf("text holds %q: %q", w, shown)
+		}
+	}
+}
+
 func mustURL(t testing.TB, s string) *url.URL {
 	t.Helper()
 	u, err := url.Parse(s)
@@ -355,16 +375,7 @@ func TestVisibleTextFallback(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := parse(t, tc.body, "text/html", Options{Text: true})
-			for _, w := range tc.want {
-				if !strings.Contains(p.Text, w) {
-					t.Errorf("text %q lacks %q", p.Text, w)
-				}
-			}
-			for _, w := range tc.notWant {
-				if strings.Contains(p.Text, w) {
-					t.Errorf("text %q contains %q", p.Text, w)
-				}
-			}
+			checkText(t, p.Text, tc.want, tc.notWant)
 		})
 	}
 }
@@ -423,16 +434,7 @@ func TestLandmarkTextWhenTreeTooLarge(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := parse(t, tc.page, "text/html", Options{Text: true})
-			for _, w := range tc.want {
-				if !strings.Contains(p.Text, w) {
-					t.Errorf("text lacks %q: starts %q", w, p.Text[:min(120, len(p.Text))])
-				}
-			}
-			for _, u := range tc.unwanted {
-				if strings.Contains(p.Text, u) {
-					t.Errorf("text holds %q: starts %q", u, p.Text[:min(120, len(p.Text))])
-				}
-			}
+			checkText(t, p.Text, tc.want, tc.unwanted)
 		})
 	}
 }

@@ -46,16 +46,7 @@ func TestLead(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := parse(t, tc.body, "text/html", Options{Text: true})
-			for _, w := range tc.want {
-				if !strings.Contains(p.Text, w) {
-					t.Errorf("text lacks %q:\n%s", w, p.Text)
-				}
-			}
-			for _, w := range tc.not {
-				if strings.Contains(p.Text, w) {
-					t.Errorf("text holds %q:\n%s", w, p.Text)
-				}
-			}
+			checkText(t, p.Text, tc.want, tc.not)
 		})
 	}
 }
