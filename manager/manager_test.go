@@ -391,3 +391,73 @@ func TestProfileNamesOtherBootstrapPeers(t *testing.T) {
 		t.Fatal("a bootstrap address without /p2p/ID was accepted")
 	}
 }
+
+// gateQueue is an overlay peer's queue whose first Enqueue waits until
+// release is closed, like a peer busy or gone mid-insert.
+type gateQueue struct {
+	memQueue
+	first   chan *task.Task // the task held at the gate
+	release chan struct{}
+	once    sync.Once
+}
+
+func (q *gateQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+	held := false
+	q.once.Do(func() { held = true })
+	if held {
+		q.first <- t
+		<-q.release
+	}
+	return q.memQueue.Enqueue(ctx, t, env)
+}
+
+// TestSlowInsertHoldsUpOnlyItsHost: while one host's task waits on a
+// slow insert, the other host's task is sent; sent one after another, it
+// waited for the first to time out (sendTimeout).
+func TestSlowInsertHoldsUpOnlyItsHost(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	if _, err := m.db.AddSeeds([]string{"http://a.example/", "http://b.example/"}, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx); err != nil { // issues the round; no peer yet
+		t.Fatal(err)
+	}
+	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ph.Close() })
+	q := &gateQueue{first: make(chan *task.Task, 1), release: make(chan struct{})}
+	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start()
+	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+
+	ticked := make(chan error, 1)
+	go func() { ticked <- m.Tick(ctx) }()
+	slow := <-q.first
+	waitFor(t, func() bool { n, _ := q.Load(); return n == 1 })
+	rec, err := m.db.Task(slow.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.Sending || rec.Sent {
+		t.Fatalf("the slow task is %+v when the other host's task arrived; want still being sent", rec)
+	}
+	close(q.release)
+	if err := <-ticked; err != nil {
+		t.Fatal(err)
+	}
+	got, _ := q.take()
+	if len(got) != 2 || got[0].Host() == got[1].Host() {
+		t.Fatalf("the peer got %d tasks; want one for each host", len(got))
+	}
+}

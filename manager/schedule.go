@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/pieces"
@@ -176,15 +179,26 @@ func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time
 	return nil
 }
 
+// sendHosts bounds how many hosts' tasks send hands to the overlay at
+// once. A submission can take up to sendTimeout (a busy or departed
+// peer); sent one after another, a few slow ones held up every other
+// host's task, and the rest of the schedule, for minutes.
+const sendHosts = 8
+
 // send hands the tasks not yet sent to the overlay, each once its host's
 // lease is granted: at most one lease per host can be live, so the tasks
 // of one host (its channels, the pieces of a large one) go one after
-// another, never to two crawlers at once.
+// another, never to two crawlers at once. Different hosts' tasks go in
+// parallel (sendHosts).
 func (m *Manager) send(ctx context.Context) error {
 	open, err := m.db.Open()
 	if err != nil {
 		return err
 	}
+	var (
+		byHost = map[string][]channels.Task{}
+		hosts  []string // in the order of their first open task
+	)
 	for _, t := range open {
 		if t.Sent || !m.mine(cmp.Or(t.Channel, t.ID)) {
 			continue
@@ -202,11 +216,37 @@ func (m *Manager) send(ctx context.Context) error {
 		if len(t.Spec) == 0 {
 			continue
 		}
-		if stop, err := m.sendOne(ctx, t); stop || err != nil {
-			return err
+		key := cmp.Or(t.Host, t.ID)
+		if _, ok := byHost[key]; !ok {
+			hosts = append(hosts, key)
 		}
+		byHost[key] = append(byHost[key], t)
 	}
-	return nil
+	// stop is set once no overlay peer can take tasks now, or a send
+	// failed in a way the next tick must see first.
+	var (
+		stop atomic.Bool
+		g    errgroup.Group
+	)
+	g.SetLimit(sendHosts)
+	for _, h := range hosts {
+		if stop.Load() {
+			break
+		}
+		g.Go(func() error {
+			for _, t := range byHost[h] {
+				if stop.Load() {
+					return nil
+				}
+				if s, err := m.sendOne(ctx, t); s || err != nil {
+					stop.Store(true)
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }
 
 // sendOne grants task t its host's lease, signs it and hands it to the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -56,6 +57,7 @@ func startSwarm(t *testing.T, cfg Config) *Swarm {
 			t.Fatal(err)
 		}
 		cfg.ClientArgs = append(cfg.ClientArgs, "-v")
+		cfg.ManagerArgs = append(slices.Clip(cfg.ManagerArgs), "-v")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
