@@ -50,7 +50,7 @@ func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) 
 		return false, fmt.Errorf("refused: %w", err)
 	}
 	now := m.opts.Now()
-	l, ok, err := m.db.Cancel(t.ID, from.String(), r.Reason, now)
+	l, ok, err := m.db.Cancel(t.ID, t.Lease.Epoch, from.String(), r.Reason, now)
 	if err != nil || !ok {
 		return false, err
 	}

@@ -298,10 +298,13 @@ func TestLargeHostSplitIntoPieces(t *testing.T) {
 	}
 }
 
-// TestStoppedMidSendNotResent: a task the manager was sending when it
-// stopped may sit in a peer's queue; sent again it could land on a second
-// peer, and two crawlers would work on one host. It is not sent again.
-func TestStoppedMidSendNotResent(t *testing.T) {
+// TestStoppedMidSendSentAgain: a task the manager was sending when it
+// stopped may or may not sit in a peer's queue. Unless a crawler claimed
+// it meanwhile, it is sent again under a new lease epoch, and the copy
+// the overlay may hold can no longer claim the host: one crawler per
+// host, and no wait for the lost copy's lease to lapse. A claimed one is
+// not sent again.
+func TestStoppedMidSendSentAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
@@ -322,9 +325,22 @@ func TestStoppedMidSendNotResent(t *testing.T) {
 			t.Fatalf("task %s sent (%v) or being sent (%v) without a peer", tk.ID, tk.Sent, tk.Sending)
 		}
 	}
-	// As if the manager had stopped while sending the first one.
-	midway := open[0].ID
-	if err := m.db.MarkSending(midway, true); err != nil {
+	// As if the manager had stopped while sending both, after a crawler
+	// got the second one and claimed it.
+	lt := m.opts.leaseTimes(time.Hour)
+	var old [2]channels.Task
+	for i, tk := range open {
+		g, ok, err := m.db.Grant(tk.ID, clk.now(), lt)
+		if err != nil || !ok {
+			t.Fatalf("grant %s: %v, %v", tk.ID, ok, err)
+		}
+		if err := m.db.Signed(tk.ID, []byte("envelope")); err != nil {
+			t.Fatal(err)
+		}
+		old[i] = g
+	}
+	cut, claimed := old[0], old[1]
+	if _, err := m.db.Claim(claimed.ID, claimed.Epoch, "crawler", clk.now(), lt); err != nil {
 		t.Fatal(err)
 	}
 
@@ -333,19 +349,28 @@ func TestStoppedMidSendNotResent(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := q.take()
-	if len(got) != 1 || got[0].ID == midway {
+	if len(got) != 1 || got[0].ID != cut.ID {
 		ids := []string{}
 		for _, tk := range got {
 			ids = append(ids, tk.ID)
 		}
-		t.Fatalf("the peer got %v; want only the task not being sent, not %s", ids, midway)
+		t.Fatalf("the peer got %v; want only %s, the task nobody claimed", ids, cut.ID)
 	}
-	tk, err := m.db.Task(midway)
+	if got[0].Lease.Epoch <= cut.Epoch {
+		t.Fatalf("sent again under epoch %d; want a newer one than %d", got[0].Lease.Epoch, cut.Epoch)
+	}
+	if _, err := m.db.Claim(cut.ID, cut.Epoch, "holder-of-a-lost-copy", clk.now(), lt); !errors.Is(err, channels.ErrLeaseOver) {
+		t.Fatalf("claim under the cut-short send's epoch = %v; want ErrLeaseOver", err)
+	}
+	if _, err := m.db.Claim(cut.ID, got[0].Lease.Epoch, "crawler-2", clk.now(), lt); err != nil {
+		t.Fatalf("claim under the new epoch: %v", err)
+	}
+	tk, err := m.db.Task(claimed.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tk.Sent || tk.Sending || tk.Owner != "" || len(tk.Envelope) != 0 || tk.State != channels.TaskOpen {
-		t.Fatalf("task stopped mid-send is %+v; want open, sent to no known owner", tk)
+	if !tk.Sent || tk.Sending || tk.Owner != "" || tk.Epoch != claimed.Epoch || tk.Holder != "crawler" || tk.State != channels.TaskOpen {
+		t.Fatalf("claimed task stopped mid-send is %+v; want open, sent to no known owner, still held by its crawler", tk)
 	}
 }
 

@@ -203,16 +203,19 @@ func (m *Manager) send(ctx context.Context) error {
 		if t.Sent || !m.mine(cmp.Or(t.Channel, t.ID)) {
 			continue
 		}
-		if t.Sending {
-			// The manager stopped while sending it: the overlay may hold
-			// it. Sent again, it could land on a second peer; if it was
-			// not queued, it counts lost once its lease lapses.
-			m.log.Info("Task was being sent when the manager stopped; not sending it again", "task", t.ID)
+		if t.Sending && t.Holder != "" {
+			// The manager stopped while sending it, and a crawler has
+			// claimed it since: it was delivered.
+			m.log.Info("Task was being sent when the manager stopped and is claimed; not sending it again", "task", t.ID, "holder", t.Holder)
 			if err := m.db.MarkSent(t.ID, ""); err != nil {
 				return err
 			}
 			continue
 		}
+		// A task the manager stopped while sending, and nobody claimed,
+		// is sent again under a new lease epoch (sendOne): a copy the
+		// overlay may hold can no longer claim the host. Left alone, it
+		// would wait for its lease to lapse (Options.StartWithin).
 		if len(t.Spec) == 0 {
 			continue
 		}
@@ -266,9 +269,20 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 			return false, nil
 		}
 	}
-	g, ok, err := m.db.Grant(t.ID, now, m.opts.leaseTimes(time.Duration(spec.Interval)))
+	grant := m.db.Grant
+	if t.Sending {
+		grant = m.db.Regrant
+	}
+	g, ok, err := grant(t.ID, now, m.opts.leaseTimes(time.Duration(spec.Interval)))
+	if t.Sending && errors.Is(err, channels.ErrNotGrantable) {
+		// Claimed since the open tasks were read: it was delivered.
+		return false, m.db.MarkSent(t.ID, "")
+	}
 	if err != nil || !ok {
 		return false, err
+	}
+	if t.Sending {
+		m.log.Info("Task was being sent when the manager stopped; sending it again under a new lease epoch", "task", t.ID, "old_epoch", t.Epoch, "epoch", g.Epoch)
 	}
 	aim := check
 	if t.Checks == "" {

@@ -254,7 +254,7 @@ func TestTaskStats(t *testing.T) {
 	for _, x := range []struct{ id, reason string }{
 		{a[0].ID, "expired"}, {b[0].ID, "refused"}, {b[0].ID, "expired"}, // the second report of b changes nothing
 	} {
-		if _, _, err := d.Cancel(x.id, "", x.reason, t0.Add(time.Minute)); err != nil {
+		if _, _, err := d.Cancel(x.id, 0, "", x.reason, t0.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -60,7 +60,7 @@ func TestLastCrawlRecorded(t *testing.T) {
 		t.Fatalf("last crawl after a result: %+v", l)
 	}
 	recs = issue(t, d, "a.example", 2, t0.Add(time.Hour))
-	if _, ok, err := d.Cancel(recs[0].ID, "p", "expired", t0.Add(2*time.Hour)); err != nil || !ok {
+	if _, ok, err := d.Cancel(recs[0].ID, 0, "p", "expired", t0.Add(2*time.Hour)); err != nil || !ok {
 		t.Fatalf("Cancel = %v, %v", ok, err)
 	}
 	c, _ := d.Get("a.example")

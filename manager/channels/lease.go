@@ -75,8 +75,23 @@ func (t *Task) liveUntil(skew time.Duration) time.Time {
 // Grant gives open task id the next lease on its host when no other lease
 // on the host can still be live, and returns the updated record. ok is
 // false when the host is busy; the task then waits. A task granted before
-// but never sent (the manager stopped in between) is granted afresh.
+// but never sent (the manager stopped in between) is granted afresh; one
+// being sent is not grantable (another manager sharing the database may
+// be sending it).
 func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, err error) {
+	return d.grant(id, now, lt, false)
+}
+
+// Regrant is Grant for a task whose sending a stop of its manager cut
+// short: unless a crawler has claimed it, it is granted afresh, and the
+// new epoch fences out any copy the overlay may hold (its claim is
+// refused, ErrLeaseOver), so the task can be sent again without a second
+// crawler on its host. A claimed task is not grantable: it was delivered.
+func (d *DB) Regrant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, err error) {
+	return d.grant(id, now, lt, true)
+}
+
+func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Task, ok bool, err error) {
 	err = d.db.Update(func(tx kv.Tx) error {
 		t, ok = Task{}, false // a run again starts afresh (kv.Store.Update)
 		tb, hb := tx.Bucket(bucketTasks), tx.Bucket(bucketHosts)
@@ -87,8 +102,9 @@ func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, er
 		if !found {
 			return ErrNotFound
 		}
-		if t.State != TaskOpen || t.Sent || t.Sending || t.Host == "" {
-			return fmt.Errorf("%w: task is %s, sent %v", ErrNotGrantable, t.State, t.Sent || t.Sending)
+		sending := t.Sending && !(cutShort && t.Holder == "")
+		if t.State != TaskOpen || t.Sent || sending || t.Host == "" {
+			return fmt.Errorf("%w: task is %s, sent %v, claimed by %q", ErrNotGrantable, t.State, t.Sent || t.Sending, t.Holder)
 		}
 		var hl hostLease
 		if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
@@ -110,7 +126,7 @@ func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, er
 		hl.Epoch++
 		hl.Task = id
 		t.Epoch, t.StartBy = hl.Epoch, now.Add(lt.StartWithin)
-		t.Holder, t.Expires, t.Released = "", time.Time{}, false
+		t.Holder, t.Expires, t.Released, t.Sending, t.Envelope = "", time.Time{}, false, false, nil
 		if err := putJSON(hb, []byte(t.Host), &hl); err != nil {
 			return err
 		}

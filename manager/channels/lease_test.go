@@ -278,3 +278,57 @@ func TestSpotCheckLease(t *testing.T) {
 		t.Fatalf("channel after its checks: round %d, %d updates, %d failures", c.Round, c.Updates, c.Failures)
 	}
 }
+
+// TestRegrantFencesOutCutShortSend: a task whose sending a stop cut short
+// is granted again under a new epoch, unless it was claimed; a copy of the
+// old grant can then neither claim the host nor cancel the task.
+func TestRegrantFencesOutCutShortSend(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	chs, _ := d.All(0)
+	a := issueOn(t, d, chs[0].ID, "a.example", 1, t0)[0]
+	b := issueOn(t, d, chs[1].ID, "b.example", 1, t0)[0]
+	cutShort := func(id string) Task {
+		g, ok, err := d.Grant(id, t0, testLease)
+		if err != nil || !ok {
+			t.Fatalf("grant %s: %v, %v", id, ok, err)
+		}
+		if err := d.Signed(id, []byte("env")); err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	ga, gb := cutShort(a.ID), cutShort(b.ID)
+
+	// Being sent: Grant refuses it (another manager may be sending it).
+	if _, _, err := d.Grant(a.ID, t0, testLease); !errors.Is(err, ErrNotGrantable) {
+		t.Fatalf("Grant of a task being sent = %v; want ErrNotGrantable", err)
+	}
+	now := t0.Add(time.Minute)
+	ra, ok, err := d.Regrant(a.ID, now, testLease)
+	if err != nil || !ok || ra.Epoch != ga.Epoch+1 || ra.Sending || ra.Holder != "" {
+		t.Fatalf("Regrant = %+v, %v, %v; want the next epoch, not being sent", ra, ok, err)
+	}
+	if _, err := d.Claim(a.ID, ga.Epoch, "p-old", now, testLease); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("claim under the old epoch = %v; want ErrLeaseOver", err)
+	}
+	if _, ok, err := d.Cancel(a.ID, ga.Epoch, "p-old", "refused", now); err != nil || ok {
+		t.Fatalf("cancel under the old epoch = ok %v, %v; want nothing changed", ok, err)
+	}
+	if _, err := d.Claim(a.ID, ra.Epoch, "p-new", now, testLease); err != nil {
+		t.Fatalf("claim under the new epoch: %v", err)
+	}
+
+	// Claimed meanwhile: it was delivered, and is not granted again.
+	if _, err := d.Claim(b.ID, gb.Epoch, "p1", now, testLease); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := d.Regrant(b.ID, now, testLease); !errors.Is(err, ErrNotGrantable) {
+		t.Fatalf("Regrant of a claimed task = %v; want ErrNotGrantable", err)
+	}
+	if _, ok, err := d.Cancel(b.ID, gb.Epoch, "p1", "refused", now); err != nil || !ok {
+		t.Fatalf("the holder's cancel = ok %v, %v; want the task cancelled", ok, err)
+	}
+}

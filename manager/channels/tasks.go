@@ -544,11 +544,13 @@ func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 }
 
 // Cancel marks open task id as cancelled by crawler peer for reason and
-// returns how that ended its round. ok is false when the task was not open
-// (it has a result, was lost, or was reported before) or another peer
-// holds its lease (the reporter's copy never ran; the holder's may be
+// returns how that ended its round. epoch is the lease epoch of the
+// reporter's copy (0 for a task without a lease). ok is false when the task
+// was not open (it has a result, was lost, or was reported before), the
+// copy is of an older grant (it was fenced out by a new one), or another
+// peer holds its lease (the reporter's copy never ran; the holder's may be
 // running): nothing changes.
-func (d *DB) Cancel(id, peer, reason string, now time.Time) (l Lost, ok bool, err error) {
+func (d *DB) Cancel(id string, epoch uint64, peer, reason string, now time.Time) (l Lost, ok bool, err error) {
 	err = d.db.Update(func(tx kv.Tx) error {
 		l, ok = Lost{}, false // a run again starts afresh (kv.Store.Update)
 		chs, tb := channelsIn(tx), tx.Bucket(bucketTasks)
@@ -560,7 +562,7 @@ func (d *DB) Cancel(id, peer, reason string, now time.Time) (l Lost, ok bool, er
 		if !found {
 			return fmt.Errorf("%w: task %s", ErrNotFound, id)
 		}
-		if t.State != TaskOpen || (t.Holder != "" && t.Holder != peer && !t.Released) {
+		if t.State != TaskOpen || (t.Epoch > 0 && epoch != t.Epoch) || (t.Holder != "" && t.Holder != peer && !t.Released) {
 			return nil
 		}
 		l, err = endTx(chs, tb, t, TaskCancelled, reason, now)
