@@ -97,9 +97,9 @@ func TestChannelReport(t *testing.T) {
 	}
 	_, err = db.Complete(ids["a.example"], "p1", channels.Feedback{}, t0.Add(time.Minute))
 	must(err)
-	_, _, err = db.Cancel(ids["b.example"], "", report.Expired, t0.Add(time.Minute))
+	_, _, err = db.Cancel(ids["b.example"], 0, "", report.Expired, t0.Add(time.Minute))
 	must(err)
-	_, _, err = db.Cancel(ids["c.example"], "", report.Refused, t0.Add(time.Minute))
+	_, _, err = db.Cancel(ids["c.example"], 0, "", report.Refused, t0.Add(time.Minute))
 	must(err)
 	_, err = db.Expire(t0.Add(2*time.Hour), time.Minute) // d.example's task is lost
 	must(err)
