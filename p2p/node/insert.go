@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -180,6 +181,7 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 		resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
 		switch {
 		case err == nil && resp.Accepted:
+			n.noteBalanced(peer.ID(dec.To), t)
 			return resp
 		case err == nil && strings.Contains(resp.Error, ErrSeen.Error()):
 			// The neighbour took this task before and holds it, or
@@ -200,4 +202,22 @@ func (n *Node) enqueue(ctx context.Context, ins *wire.Insert, t *task.Task) *wir
 	n.stats.Accepted++
 	n.mu.Unlock()
 	return &wire.InsertResponse{Accepted: true, Owner: []byte(n.h.ID()), Hops: ins.Hops}
+}
+
+// noteBalanced adds task t, just balanced to neighbour id, to the load
+// id's last heartbeat announced, reckoned at this peer's own capacity,
+// until id's next heartbeat brings the real figure. Without it, inserts
+// that come faster than heartbeats (a manager sends to several hosts at
+// once) all go to the same lightest neighbour and swamp it.
+func (n *Node) noteBalanced(id peer.ID, t *task.Task) {
+	add := can.NewLoad(1, int64(max(t.ExpectedPages, 1)), n.cfg.Capacity)
+	if math.IsInf(add.RPL, 0) {
+		return // no capacity of our own to reckon with
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if nb := n.nbrs[id]; nb != nil {
+		nb.load.RTL += add.RTL
+		nb.load.RPL += add.RPL
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // TestInsertRefusesUnverifiedTasks sends forged, altered and unsigned tasks
@@ -188,5 +189,78 @@ func TestLBIDoesNotBounce(t *testing.T) {
 	}
 	if n := c.countTasks()["pre"]; n != 1 || slices.Contains(b.q.ids(), "pre") {
 		t.Fatalf("pre queued on %d peers (B holds it: %v), want only on C", n, slices.Contains(b.q.ids(), "pre"))
+	}
+}
+
+// TestLBIBurstDoesNotSwampOneNeighbour: an overloaded owner balancing
+// several inserts between two of its neighbours' heartbeats counts each
+// task it passed on against the neighbour that took it, so the next
+// insert goes to the neighbour that is now the lighter one, not again to
+// the one its last heartbeat showed lightest.
+func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// No heartbeat rounds during the test: the loads are the ones set
+	// below, and only the balancing owner's own notes change them.
+	c := newCluster(t, Config{Heartbeat: time.Hour, MaxPieces: 1, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
+	b := c.addAt(ctx, can.Point{0.75, 0.75, 0.75})
+	cc := c.addAt(ctx, can.Point{0.75, 0.25, 0.5})
+	d := c.addAt(ctx, can.Point{0.75, 0.75, 0.25})
+	// Joins alone tile the space; the neighbours they tell fill their
+	// tables in a moment.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		why := c.tiling() + c.zoneless() + c.neighboursComplete()
+		if why == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the joins: %s", why)
+		}
+	}
+	target := can.Point{0.75, 0.75, 0.75}
+	if c.owner(target) != b {
+		t.Fatalf("B does not own %v", target)
+	}
+	for i := range 3 {
+		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+	}
+	// Each peer's first heartbeat round runs as it starts; once B has
+	// applied C's and D's, nothing refreshes their loads for an hour.
+	var nc, nd *neighbour
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b.n.mu.Lock()
+		nc, nd = b.n.nbrs[cc.h.ID()], b.n.nbrs[d.h.ID()]
+		heard := nc != nil && nd != nil && nc.seq > 0 && nd.seq > 0
+		if heard {
+			// As if their last heartbeats had said: C idle, D with half a
+			// task's pages.
+			nc.load, nd.load = can.Load{}, can.Load{RTL: 1, RPL: 0.5}
+		}
+		b.n.mu.Unlock()
+		if heard {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("B never heard C's and D's first heartbeats")
+		}
+	}
+
+	var got []peer.ID
+	for i := range 2 {
+		tk := c.task(fmt.Sprintf("burst-%d", i), target)
+		tk.ExpectedPages = 1
+		owner, _, err := a.n.Insert(ctx, c.seal(tk), target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, owner)
+	}
+	if got[0] != cc.h.ID() || got[1] != d.h.ID() {
+		t.Fatalf("the burst went to %s then %s; want C %s (idle), then D %s (C now holds a page, D half of one)",
+			got[0].ShortString(), got[1].ShortString(), cc.h.ID().ShortString(), d.h.ID().ShortString())
 	}
 }
