@@ -58,8 +58,11 @@ type Options struct {
 	Concurrent int
 	// Timeout bounds one upload. Default 5 minutes.
 	Timeout time.Duration
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// BusyWait is how long an upload waits for one of the Concurrent
+	// slots before it is turned away. Default DefaultBusyWait.
+	BusyWait time.Duration
+	Now      func() time.Time
+	Logger   *slog.Logger
 	// Validation, when set, spot-checks results (see Validation); without
 	// it every result's credit is confirmed at once.
 	Validation *Validation
@@ -114,6 +117,9 @@ func New(opts Options) (*Storage, error) {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Minute
+	}
+	if opts.BusyWait <= 0 {
+		opts.BusyWait = DefaultBusyWait
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -212,13 +218,27 @@ func (s *Storage) Contributors() ([]Contributor, error) { return s.idx.contribut
 // Lookup returns the index entry of a URL.
 func (s *Storage) Lookup(u string) (Entry, bool, error) { return s.idx.entry(u) }
 
+// DefaultBusyWait is Options.BusyWait's default. Uploads come in bursts
+// (every volunteer holding results delivers them the moment a manager
+// that was down answers again): they are taken in turn, while their
+// uploaders' writes wait on the stream's flow control.
+const DefaultBusyWait = 30 * time.Second
+
 func (s *Storage) handle(st network.Stream) {
 	defer st.Close()
+	wait := time.NewTimer(s.opts.BusyWait)
 	select {
 	case s.sem <- struct{}{}:
+		wait.Stop()
 		defer func() { <-s.sem }()
-	default:
+	case <-wait.C:
+		// The uploader reads the answer only after its last page; left
+		// unread, an upload larger than the stream's window would block
+		// on it until its timeout. The reset ends its writes at once, and
+		// it tries again after its backoff.
+		s.log.Debug("Upload turned away: storage busy", "peer", st.Conn().RemotePeer())
 		s.respond(st, &Response{Error: "storage busy, retry later"})
+		st.Reset()
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
