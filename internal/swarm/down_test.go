@@ -2,7 +2,6 @@ package swarm
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -25,15 +24,6 @@ const managerDown = 5 * time.Minute
 func TestManagerDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a swarm of processes")
-	}
-	// On demand while issue 18 is open: in 2 of its last 6 runs (one of
-	// them with nothing else on the machine) one channel was not crawled
-	// before the test's time was up. Its round-1 task was counted lost
-	// when the manager's restart grace ended; in one of the two, its
-	// crawler had the result and never uploaded it after the manager
-	// came back. The cause is not found.
-	if os.Getenv("HIVECRAWL_TEST_MANAGER_DOWN") == "" {
-		t.Skip("set HIVECRAWL_TEST_MANAGER_DOWN=1 to run it (issue 18: a channel is sometimes left uncrawled after the manager returns)")
 	}
 	// The swarm mostly waits out the manager's absence: it shares the
 	// machine with the NAT lab's swarm.
