@@ -379,12 +379,18 @@ func TestStoppedMidSendSentAgain(t *testing.T) {
 // queue and host.
 func onePeerOverlay(ctx context.Context, t *testing.T, m *Manager) (*memQueue, *host.Host) {
 	t.Helper()
+	q := &memQueue{}
+	return q, onePeerOverlayWith(ctx, t, m, q)
+}
+
+// onePeerOverlayWith is onePeerOverlay with the peer's queue q.
+func onePeerOverlayWith(ctx context.Context, t *testing.T, m *Manager, q node.Queue) *host.Host {
+	t.Helper()
 	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ph.Close() })
-	q := &memQueue{}
 	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
@@ -394,7 +400,7 @@ func onePeerOverlay(ctx context.Context, t *testing.T, m *Manager) (*memQueue, *
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
-	return q, ph
+	return ph
 }
 
 // TestProfileNamesOtherBootstrapPeers: --bootstrap peers follow the
@@ -450,21 +456,8 @@ func TestSlowInsertHoldsUpOnlyItsHost(t *testing.T) {
 	if err := m.Tick(ctx); err != nil { // issues the round; no peer yet
 		t.Fatal(err)
 	}
-	ph, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ph.Close() })
 	q := &gateQueue{first: make(chan *task.Task, 1), release: make(chan struct{})}
-	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.Start()
-	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	onePeerOverlayWith(ctx, t, m, q)
 
 	ticked := make(chan error, 1)
 	go func() { ticked <- m.Tick(ctx) }()
