@@ -29,8 +29,8 @@ func TestNAT(t *testing.T) {
 	if err := netlab.Available(); err != nil {
 		t.Skip(err)
 	}
-	// Its processes sit in namespaces of their own: it runs beside
-	// TestManagerDown, whose swarm mostly waits.
+	// Its processes sit in namespaces of their own: it runs beside the
+	// package's other parallel tests, none of which runs a swarm.
 	t.Parallel()
 	const politeness = 200 * time.Millisecond
 	s := startSwarm(t, Config{Peers: 8, Hosts: 20, Seed: 5, NAT: &NAT{Public: 3, Symmetric: 2},
