@@ -337,16 +337,23 @@ func (c *cluster) countTasks() map[string]int {
 // waitTiled polls until the zones tile the space; it returns how long that
 // took or fails the test after limit.
 func (c *cluster) waitTiled(limit time.Duration) time.Duration {
+	return c.waitUntil(limit, "zones do not tile", c.tiling)
+}
+
+// waitUntil polls every 100 ms until why returns ""; it returns how long
+// that took, or dumps the overlay and fails the test with what and why's
+// last answer after limit.
+func (c *cluster) waitUntil(limit time.Duration, what string, why func() string) time.Duration {
 	start := time.Now()
-	var why string
+	var last string
 	for time.Since(start) < limit {
-		if why = c.tiling(); why == "" {
+		if last = why(); last == "" {
 			return time.Since(start)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	c.dump()
-	c.t.Fatalf("zones do not tile after %v: %s", limit, why)
+	c.t.Fatalf("%s after %v: %s", what, limit, last)
 	return 0
 }
 

@@ -212,15 +212,9 @@ func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
 	d := c.addAt(ctx, can.Point{0.75, 0.75, 0.25})
 	// Joins alone tile the space; the neighbours they tell fill their
 	// tables in a moment.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		why := c.tiling() + c.zoneless() + c.neighboursComplete()
-		if why == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the joins: %s", why)
-		}
-	}
+	c.waitUntil(10*time.Second, "not settled after the joins", func() string {
+		return c.tiling() + c.zoneless() + c.neighboursComplete()
+	})
 	target := can.Point{0.75, 0.75, 0.75}
 	if c.owner(target) != b {
 		t.Fatalf("B does not own %v", target)
