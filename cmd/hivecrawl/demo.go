@@ -52,7 +52,7 @@ func demoFlagSet(f *demoFlags) *flag.FlagSet {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the web and of the placement on the matrix")
 	fs.StringVar(&f.dir, "dir", "", "keep every process's data and log in `DIR` (default: a temporary directory, removed)")
 	fs.IntVar(&f.maxPages, "max-pages", 0, "pages of the largest web host (default 400)")
-	fs.DurationVar(&f.delay, "delay", 250*time.Millisecond, "volunteers' politeness wait between requests to one host")
+	fs.DurationVar(&f.delay, "delay", 250*time.Millisecond, "politeness wait between requests to one host: the operator's (the manager's --delay), which every volunteer keeps")
 	fs.BoolVar(&f.verbose, "v", false, "log the swarm's progress")
 	fs.BoolVar(&f.nat, "nat", false, "run the swarm in a NAT lab of network namespaces (Linux, as root): the manager, the web and --nat-public volunteers on its internet, every other volunteer behind a home router's NAT; ends once every channel is crawled and every volunteer is an overlay member, linked to its neighbours as the NATs allow, unless --duration is set")
 	fs.IntVar(&f.natPublic, "nat-public", 3, "with --nat: volunteers not behind a NAT")
@@ -116,7 +116,10 @@ func demo(ctx context.Context, f demoFlags) error {
 	cfg := swarm.Config{
 		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency, Cheaters: f.cheaters,
 		Web: fixture.DemoOptions{MaxPages: f.maxPages}, Logger: log,
-		Client: func(c *config.Config) { c.Delay = config.Duration(f.delay) },
+		// The operator's wait is the least every volunteer keeps: without
+		// it the manager's default of 1 s would override a shorter one.
+		ManagerArgs: []string{"--delay", f.delay.String()},
+		Client:      func(c *config.Config) { c.Delay = config.Duration(f.delay) },
 	}
 	if f.nat {
 		cfg.NAT = &swarm.NAT{Public: f.natPublic, Symmetric: f.natSymmetric}

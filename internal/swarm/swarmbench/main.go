@@ -40,10 +40,13 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-// cpuProfile and idleWait are the -cpuprofile and -idle-wait flags.
+// cpuProfile, idleWait, runVariants and politeWait are the -cpuprofile,
+// -idle-wait, -variants and -delay flags.
 var (
-	cpuProfile string
-	idleWait   time.Duration
+	cpuProfile  string
+	idleWait    time.Duration
+	runVariants string
+	politeWait  time.Duration
 )
 
 type variant struct {
@@ -62,6 +65,8 @@ func main() {
 	settle := flag.Duration("settle", 2*time.Minute, "wait after every client joined before the hosts are submitted (60 heartbeat intervals: Vivaldi's samples and each peer's turn for its first move)")
 	verbose := flag.Bool("v", false, "log progress")
 	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
+	flag.DurationVar(&politeWait, "delay", 200*time.Millisecond, "politeness wait between requests to one host, the operator's (manager --delay) and the clients'")
+	flag.StringVar(&runVariants, "variants", "can+lbi,hash,can-lbi", "the variants to run, comma-separated, in this order (the ratios need all three)")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the first client's CPU profile over the idle measuring time to this file")
 	flag.DurationVar(&idleWait, "idle-wait", governor.ReleaseAfter+15*time.Second, "wait after every client joined before the idle footprint is measured (default: past the clients' first quiet spell, governor.ReleaseAfter)")
 	flag.Parse()
@@ -98,15 +103,27 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	if idleOnly {
 		return idleFootprint(ctx, bin, tmp, peers, idle, log)
 	}
-	delay := func(c *config.Config) { c.Delay = config.Duration(200 * time.Millisecond) }
+	// The politeness wait is the operator's (the manager's --delay, the
+	// least every crawler keeps) and the clients' own, both politeWait.
+	wait := politeWait.String()
+	delay := func(c *config.Config) { c.Delay = config.Duration(politeWait) }
 	variants := []variant{
-		{"can+lbi", []string{"--coordinates", "--assignment", "can"}, delay},
-		{"hash", []string{"--coordinates=false", "--assignment", "hash"}, delay},
-		{"can-lbi", []string{"--coordinates", "--assignment", "can"}, func(c *config.Config) {
+		{"can+lbi", []string{"--delay", wait, "--coordinates", "--assignment", "can"}, delay},
+		{"hash", []string{"--delay", wait, "--coordinates=false", "--assignment", "hash"}, delay},
+		{"can-lbi", []string{"--delay", wait, "--coordinates", "--assignment", "can"}, func(c *config.Config) {
 			delay(c)
 			c.QueueLength, c.Overload = 1000, 1000 // never overloaded: no forwarding
 		}},
 	}
+	var chosen []variant
+	for _, name := range strings.Split(runVariants, ",") {
+		i := slices.IndexFunc(variants, func(v variant) bool { return v.name == name })
+		if i < 0 {
+			return fmt.Errorf("-variants: no variant %q (can+lbi, hash, can-lbi)", name)
+		}
+		chosen = append(chosen, variants[i])
+	}
+	variants = chosen
 	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages), until the web is served once or %v, PlanetLab latency\n", peers, hosts, maxPages, dur)
 	fmt.Printf("%-8s %9s %8s %9s %12s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
 	results := map[string]swarm.Summary{}
@@ -133,13 +150,17 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		}
 		fmt.Printf("%-8s %9d %8.1f %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.Seconds, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
 	}
-	a, h, n := results["can+lbi"], results["hash"], results["can-lbi"]
-	fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
-	fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
+	if len(results) == len(variants) && len(variants) == 3 {
+		a, h, n := results["can+lbi"], results["hash"], results["can-lbi"]
+		fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
+		fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
+	}
 	for _, n := range notes {
 		fmt.Println(n)
 	}
-
+	if len(variants) < 3 {
+		return nil // a partial run is for looking closer, not the footprint
+	}
 	return idleFootprint(ctx, bin, tmp, peers, idle, log)
 }
 
@@ -214,6 +235,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 	for _, h := range s.Web.Hosts {
 		total += int64(h.Pages)
 	}
+	tl := newTimeline(s.Web.Hosts)
 	start := time.Now()
 	deadline := time.After(dur)
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -233,9 +255,11 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 			for _, h := range web {
 				served += h.Pages
 			}
+			tl.note(time.Since(start), served, total, web)
 			done = served >= total
 		}
 	}
+	note += tl.String()
 	if err := s.Observe(ctx, &sum, time.Since(start)); err != nil {
 		return sum, "", err
 	}
@@ -388,4 +412,60 @@ func saveProfile(ctx context.Context, c *swarm.Client, d time.Duration, path str
 		return fmt.Errorf("CPU profile of %s: %w", c.Name, err)
 	}
 	return os.WriteFile(path, b, 0o644)
+}
+
+// timeline follows a crawl from the web's counters: when each host was
+// first and last served a page, and when the web as a whole had served a
+// half and nine tenths of its pages. It tells a crawl held up by a few
+// hosts (a long tail) from one slow all along.
+type timeline struct {
+	pages        map[string]int64 // host → its page count
+	first, last  map[string]time.Duration
+	half, ninety time.Duration
+}
+
+func newTimeline(hosts []fixture.HostInfo) *timeline {
+	t := &timeline{pages: map[string]int64{}, first: map[string]time.Duration{}, last: map[string]time.Duration{}}
+	for _, h := range hosts {
+		t.pages[h.Name] = int64(h.Pages)
+	}
+	return t
+}
+
+// note records the counters polled at elapsed time at.
+func (t *timeline) note(at time.Duration, served, total int64, web map[string]fixture.Stats) {
+	if t.half == 0 && 2*served >= total {
+		t.half = at
+	}
+	if t.ninety == 0 && 10*served >= 9*total {
+		t.ninety = at
+	}
+	for name, st := range web {
+		if _, ok := t.first[name]; !ok && st.Pages > 0 {
+			t.first[name] = at
+		}
+		if _, ok := t.last[name]; !ok && st.Pages >= t.pages[name] {
+			t.last[name] = at
+		}
+	}
+}
+
+func (t *timeline) String() string {
+	var lastHost string
+	var lastAt, startedBy time.Duration
+	for name, at := range t.last {
+		if at > lastAt {
+			lastHost, lastAt = name, at
+		}
+	}
+	for _, at := range t.first {
+		startedBy = max(startedBy, at)
+	}
+	s := fmt.Sprintf(" half the pages served at %.0f s, 90 %% at %.0f s; every host begun by %.0f s", t.half.Seconds(), t.ninety.Seconds(), startedBy.Seconds())
+	if lastHost != "" {
+		took := lastAt - t.first[lastHost]
+		s += fmt.Sprintf("; the last host done, %s (%d pages), begun at %.0f s, done at %.0f s (%.2f s a page)",
+			lastHost, t.pages[lastHost], t.first[lastHost].Seconds(), lastAt.Seconds(), took.Seconds()/float64(max(t.pages[lastHost], 1)))
+	}
+	return s + ";"
 }
