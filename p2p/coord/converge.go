@@ -18,7 +18,8 @@ type RTTs interface {
 // simulator and tests need: in each of rounds rounds every node measures the
 // RTT to one other listed node drawn at random from r (retrying a few times
 // when the matrix does not know that pair) and updates its coordinate. It
-// returns the clients, in the order of nodes, for further observation.
+// returns the clients, in the order of nodes, for further observation; their
+// step never calms (CalmAfter).
 // About 100–300 rounds converge on the bundled matrices.
 func Converge(m RTTs, nodes []int, dim, rounds int, r *rand.Rand) ([]*Client, error) {
 	if len(nodes) < 2 {
@@ -30,6 +31,9 @@ func Converge(m RTTs, nodes []int, dim, rounds int, r *rand.Rand) ([]*Client, er
 		if err != nil {
 			return nil, fmt.Errorf("converge vivaldi: %w", err)
 		}
+		// A one-off convergence keeps the full step: calming is for
+		// coordinates that go on being used while they run (CalmAfter).
+		c.calmAfter = 0
 		clients[i] = c
 	}
 	names := make([]string, len(nodes))

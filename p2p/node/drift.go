@@ -22,8 +22,10 @@ const driftMaxError = 0.5
 // swarm of peers that started together the coordinates keep spreading out
 // for some rounds after that; a peer that moved then would find its
 // coordinate far from its zone later, yet within the zone's diagonal, and
-// stay there.
-const firstMoveSamples = 100
+// stay there. The coordinate's Vivaldi step calms at the same count
+// (coord.CalmAfter), so the coordinate then wanders less from the point
+// the node moved to.
+const firstMoveSamples = coord.CalmAfter
 
 // awaitSamples is how many samples a node with Config.AwaitBounds waits
 // for trained bounds before its first move uses the operator's.
