@@ -18,11 +18,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,13 +44,17 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-// cpuProfile, idleWait, runVariants and politeWait are the -cpuprofile,
-// -idle-wait, -variants and -delay flags.
+// cpuProfile, idleWait, runVariants, politeWait and overload are the
+// -cpuprofile, -idle-wait, -variants, -delay and -overload flags.
 var (
 	cpuProfile  string
 	idleWait    time.Duration
 	runVariants string
 	politeWait  time.Duration
+	overload    int
+	// boundsNote is what placement could gain at best (bounds), from the
+	// first variant's swarm.
+	boundsNote string
 )
 
 type variant struct {
@@ -66,6 +74,7 @@ func main() {
 	verbose := flag.Bool("v", false, "log progress")
 	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
 	flag.DurationVar(&politeWait, "delay", 200*time.Millisecond, "politeness wait between requests to one host, the operator's (manager --delay) and the clients'")
+	flag.IntVar(&overload, "overload", 0, "the clients' overload threshold OT in can+lbi (0: their default, threads + queue length)")
 	flag.StringVar(&runVariants, "variants", "can+lbi,hash,can-lbi", "the variants to run, comma-separated, in this order (the ratios need all three)")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the first client's CPU profile over the idle measuring time to this file")
 	flag.DurationVar(&idleWait, "idle-wait", governor.ReleaseAfter+15*time.Second, "wait after every client joined before the idle footprint is measured (default: past the clients' first quiet spell, governor.ReleaseAfter)")
@@ -108,7 +117,10 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	wait := politeWait.String()
 	delay := func(c *config.Config) { c.Delay = config.Duration(politeWait) }
 	variants := []variant{
-		{"can+lbi", []string{"--delay", wait, "--coordinates", "--assignment", "can"}, delay},
+		{"can+lbi", []string{"--delay", wait, "--coordinates", "--assignment", "can"}, func(c *config.Config) {
+			delay(c)
+			c.Overload = overload
+		}},
 		{"hash", []string{"--delay", wait, "--coordinates=false", "--assignment", "hash"}, delay},
 		{"can-lbi", []string{"--delay", wait, "--coordinates", "--assignment", "can"}, func(c *config.Config) {
 			delay(c)
@@ -158,6 +170,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	for _, n := range notes {
 		fmt.Println(n)
 	}
+	fmt.Println(strings.TrimSuffix(strings.TrimSpace(boundsNote), ";"))
 	if len(variants) < 3 {
 		return nil // a partial run is for looking closer, not the footprint
 	}
@@ -227,6 +240,9 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 	}
 	if err := s.AddSeeds(ctx); err != nil {
 		return sum, "", err
+	}
+	if boundsNote == "" {
+		boundsNote = bounds(s, politeWait) // the same web and layout in every variant
 	}
 	// The run ends when the web has served as many pages as it has (the
 	// whole web crawled once) or after dur, whichever comes first, so
@@ -421,11 +437,12 @@ func saveProfile(ctx context.Context, c *swarm.Client, d time.Duration, path str
 type timeline struct {
 	pages        map[string]int64 // host → its page count
 	first, last  map[string]time.Duration
+	served       map[string]int64 // host → pages served, at the last poll
 	half, ninety time.Duration
 }
 
 func newTimeline(hosts []fixture.HostInfo) *timeline {
-	t := &timeline{pages: map[string]int64{}, first: map[string]time.Duration{}, last: map[string]time.Duration{}}
+	t := &timeline{pages: map[string]int64{}, first: map[string]time.Duration{}, last: map[string]time.Duration{}, served: map[string]int64{}}
 	for _, h := range hosts {
 		t.pages[h.Name] = int64(h.Pages)
 	}
@@ -441,6 +458,7 @@ func (t *timeline) note(at time.Duration, served, total int64, web map[string]fi
 		t.ninety = at
 	}
 	for name, st := range web {
+		t.served[name] = st.Pages
 		if _, ok := t.first[name]; !ok && st.Pages > 0 {
 			t.first[name] = at
 		}
@@ -467,5 +485,136 @@ func (t *timeline) String() string {
 		s += fmt.Sprintf("; the last host done, %s (%d pages), begun at %.0f s, done at %.0f s (%.2f s a page)",
 			lastHost, t.pages[lastHost], t.first[lastHost].Seconds(), lastAt.Seconds(), took.Seconds()/float64(max(t.pages[lastHost], 1)))
 	}
+	var short, shortPages, extra int64
+	for name, n := range t.pages {
+		if got := t.served[name]; got < n {
+			short++
+			shortPages += n - got
+		} else {
+			extra += got - n
+		}
+	}
+	s += fmt.Sprintf("; at the end %d hosts not served whole (%d pages short), %d pages served again", short, shortPages, extra)
 	return s + ";"
+}
+
+// bounds says what placement could gain at best on this web and latency
+// layout, from every host's page count and its RTT to every client, with
+// each client crawling config.DefaultThreads hosts at once and a page
+// taking the politeness wait plus one RTT (nothing else counted):
+//   - the RTT per page with every host crawled by its nearest client, and
+//     by a client drawn at random (what hashing gives on average);
+//   - a crawl of the whole web once, as this benchmark runs it: the time
+//     an omniscient schedule takes (largest host first, each to the
+//     connection that would finish it soonest, knowing every size and
+//     RTT), against hosts on clients drawn at random (each client taking
+//     its hosts largest first; mean of 200 draws);
+//   - a swarm with every host always due (the paper's long-run
+//     throughput): pages/s with the best matching of hosts to the
+//     clients' connections (greedy by RTT, one connection per host),
+//     against connections on random hosts.
+//
+// An assignment that knows neither sizes nor RTTs, as the overlay does
+// not, can only approach these ratios.
+func bounds(s *swarm.Swarm, wait time.Duration) string {
+	w := float64(wait) / float64(time.Millisecond)
+	cl := config.DefaultThreads
+	type host struct {
+		pages int
+		rtt   []float64 // ms to each client
+	}
+	var hosts []host
+	for _, h := range s.Web.Hosts {
+		ip, _, err := net.SplitHostPort(h.Addr)
+		if err != nil {
+			return ""
+		}
+		hh := host{pages: h.Pages}
+		for _, c := range s.Clients {
+			d, ok := s.Layout.RTT(ip, c.IP)
+			if !ok {
+				return ""
+			}
+			hh.rtt = append(hh.rtt, float64(d)/float64(time.Millisecond))
+		}
+		hosts = append(hosts, hh)
+	}
+	peers := len(s.Clients)
+	if len(hosts) == 0 || peers == 0 {
+		return ""
+	}
+	slices.SortFunc(hosts, func(a, b host) int { return b.pages - a.pages })
+	secs := func(h host, c int) float64 { return float64(h.pages) * (w + h.rtt[c]) / 1000 }
+
+	var pages, nearSum, allSum float64
+	for _, h := range hosts {
+		p := float64(h.pages)
+		pages += p
+		nearSum += p * slices.Min(h.rtt)
+		var all float64
+		for _, r := range h.rtt {
+			all += r
+		}
+		allSum += p * all / float64(peers)
+	}
+
+	free := make([]float64, peers*cl)
+	var best float64
+	for _, h := range hosts {
+		at, fin := 0, math.Inf(1)
+		for k := range free {
+			if f := free[k] + secs(h, k/cl); f < fin {
+				at, fin = k, f
+			}
+		}
+		free[at] = fin
+		best = max(best, fin)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const draws = 200
+	var random float64
+	for range draws {
+		clear(free)
+		var end float64
+		for _, h := range hosts {
+			c := r.IntN(peers)
+			k := c * cl
+			for j := 1; j < cl; j++ {
+				if free[c*cl+j] < free[k] {
+					k = c*cl + j
+				}
+			}
+			free[k] += secs(h, c)
+			end = max(end, free[k])
+		}
+		random += end / draws
+	}
+
+	type pair struct {
+		host, client int
+		rtt          float64
+	}
+	var pairs []pair
+	var anyRate float64
+	for i, h := range hosts {
+		for c, rt := range h.rtt {
+			pairs = append(pairs, pair{i, c, rt})
+			anyRate += 1000 / (w + rt)
+		}
+	}
+	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.rtt, b.rtt) })
+	busy, used := make([]int, peers), make([]bool, len(hosts))
+	var rate float64
+	conns := 0
+	for _, p := range pairs {
+		if used[p.host] || busy[p.client] == cl {
+			continue
+		}
+		used[p.host], busy[p.client] = true, busy[p.client]+1
+		rate += 1000 / (w + p.rtt)
+		conns++
+	}
+	anyRate = anyRate / float64(len(pairs)) * float64(conns)
+	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f);",
+		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate)
 }
