@@ -30,10 +30,15 @@ var (
 // (a resubmission that raced a handover, say) is accepted again without
 // a second copy.
 func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
-	if err := nq.m.Submit(env, t); err != nil && !errors.Is(err, queue.ErrDuplicate) {
-		return err
+	err := nq.m.Submit(env, t)
+	switch {
+	case err == nil || errors.Is(err, queue.ErrDuplicate):
+		return nil
+	case errors.Is(err, queue.ErrFull):
+		// The overlay balances such a task to a lighter neighbour.
+		return node.ErrQueueFull
 	}
-	return nil
+	return err
 }
 
 // Load returns the queued and running tasks and their expected pages. A

@@ -12,6 +12,10 @@ var (
 	// ErrJoinFailed is returned when no owner could be reached for the
 	// join point.
 	ErrJoinFailed = errors.New("join failed")
+	// ErrQueueFull is wrapped in a Queue's Enqueue error when the queue
+	// holds as many tasks as it may. The node then balances the task to a
+	// lighter neighbour, as it does above its load threshold.
+	ErrQueueFull = errors.New("task queue is full")
 )
 
 // Reasons a peer refuses a genuine, correctly signed task (admit.go). Their

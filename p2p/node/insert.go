@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -91,7 +92,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 
 		switch {
 		case local:
-			return n.take(ctx, ins, target, dec)
+			return n.take(ctx, ins, target, dec, from)
 		case ins.Lbi:
 			// Balanced here by a neighbour: queue it or refuse it, never
 			// pass it on, since the next peer could not check that its
@@ -169,33 +170,66 @@ func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire
 	return &resp, nil
 }
 
-// take handles an insert whose target lies in our zones: it admits the
-// task, then balances it to a lighter neighbour (dec) or queues it here.
-func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec can.Decision) *wire.InsertResponse {
+// take handles an insert whose target lies in our zones, received from
+// peer from: it admits the task, then balances it to a lighter neighbour
+// (dec) or queues it here. With load balancing on (Config.MaxPieces), a
+// task the queue turns away as full is balanced as an overloaded peer's
+// would be: the queue fills before the load threshold is reached when
+// tasks come faster than they start, since the threshold counts running
+// tasks and the queue's limit only waiting ones.
+func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec can.Decision, from peer.ID) *wire.InsertResponse {
 	t, err := n.admit(ctx, ins.Envelope, target, "")
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}
 	if !dec.Accept {
-		fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true}
-		resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
-		switch {
-		case err == nil && resp.Accepted:
-			n.noteBalanced(peer.ID(dec.To), t)
-			return resp
-		case err == nil && strings.Contains(resp.Error, ErrSeen.Error()):
-			// The neighbour took this task before and holds it, or
-			// handed it on: queued here too, it would run twice.
+		if resp := n.balance(ctx, ins, target, t, dec); resp != nil {
 			return resp
 		}
 		// The lighter neighbour is gone or refused: keep the task.
+		return n.enqueue(ctx, ins, t)
 	}
-	return n.enqueue(ctx, ins, t)
+	err = n.queue.Enqueue(ctx, t, ins.Envelope)
+	if errors.Is(err, ErrQueueFull) && n.cfg.MaxPieces > 0 {
+		n.mu.Lock()
+		full := can.DecideInsert(n.load(), math.Inf(-1), balanceTo(n.infosLocked(), from), int(ins.Ttl))
+		n.mu.Unlock()
+		if !full.Accept {
+			if resp := n.balance(ctx, ins, target, t, full); resp != nil {
+				return resp
+			}
+		}
+	}
+	return n.queued(ins, t, err)
+}
+
+// balance forwards admitted task t to the neighbour dec names; nil when
+// that neighbour is gone or refused it for another reason than having
+// seen it, so the caller keeps the task.
+func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, t *task.Task, dec can.Decision) *wire.InsertResponse {
+	fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true}
+	resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
+	switch {
+	case err == nil && resp.Accepted:
+		n.noteBalanced(peer.ID(dec.To), t)
+		return resp
+	case err == nil && strings.Contains(resp.Error, ErrSeen.Error()):
+		// The neighbour took this task before and holds it, or
+		// handed it on: queued here too, it would run twice.
+		return resp
+	}
+	return nil
 }
 
 // enqueue queues an admitted task here.
 func (n *Node) enqueue(ctx context.Context, ins *wire.Insert, t *task.Task) *wire.InsertResponse {
-	if err := n.queue.Enqueue(ctx, t, ins.Envelope); err != nil {
+	return n.queued(ins, t, n.queue.Enqueue(ctx, t, ins.Envelope))
+}
+
+// queued answers an insert of task t that the queue took (err nil) or
+// refused.
+func (n *Node) queued(ins *wire.Insert, t *task.Task, err error) *wire.InsertResponse {
+	if err != nil {
 		return refuse(ins, "queue task %s: %v", t.ID, err)
 	}
 	n.mu.Lock()

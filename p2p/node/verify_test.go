@@ -258,3 +258,72 @@ func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
 			got[0].ShortString(), got[1].ShortString(), cc.h.ID().ShortString(), d.h.ID().ShortString())
 	}
 }
+
+// TestLBIBalancesWhenQueueFull: an owner below its load threshold whose
+// queue turns a task away as full (tasks came faster than they start)
+// balances it to a lighter neighbour instead of refusing it; with load
+// balancing off it refuses it as full.
+func TestLBIBalancesWhenQueueFull(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	for _, lbi := range []bool{true, false} {
+		t.Run(fmt.Sprintf("lbi=%v", lbi), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			maxPieces := 0
+			if lbi {
+				maxPieces = 10 // far above the owner's load: only the full queue balances
+			}
+			c := newCluster(t, Config{Heartbeat: time.Hour, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+			a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
+			b := c.addAt(ctx, can.Point{0.75, 0.75, 0.5})
+			cc := c.addAt(ctx, can.Point{0.75, 0.25, 0.5})
+			c.waitUntil(10*time.Second, "not settled after the joins", func() string {
+				return c.tiling() + c.zoneless() + c.neighboursComplete()
+			})
+			target := can.Point{0.75, 0.75, 0.5}
+			if c.owner(target) != b {
+				t.Fatalf("B does not own %v", target)
+			}
+			for i := range 2 {
+				b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				b.n.mu.Lock()
+				nc := b.n.nbrs[cc.h.ID()]
+				heard := nc != nil && nc.seq > 0
+				if heard {
+					nc.load = can.Load{} // C idle, as its last heartbeat said
+				}
+				b.n.mu.Unlock()
+				if heard {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("B never heard C's first heartbeat")
+				}
+			}
+			b.q.mu.Lock()
+			b.q.fail = fmt.Errorf("queue: %w", ErrQueueFull)
+			b.q.mu.Unlock()
+
+			owner, hops, err := a.n.Insert(ctx, c.envelope("full", target), target)
+			if !lbi {
+				if err == nil || !strings.Contains(err.Error(), ErrQueueFull.Error()) {
+					t.Fatalf("load balancing off: Insert = %v on %s, want a refusal as full", err, owner.ShortString())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if owner != cc.h.ID() || hops != 2 {
+				t.Fatalf("task queued on %s after %d hops; want C %s after 2 (A→B, B→C)", owner.ShortString(), hops, cc.h.ID().ShortString())
+			}
+			if n := c.countTasks()["full"]; n != 1 || slices.Contains(b.q.ids(), "full") {
+				t.Fatalf("task queued on %d peers (B holds it: %v), want only on C", n, slices.Contains(b.q.ids(), "full"))
+			}
+		})
+	}
+}

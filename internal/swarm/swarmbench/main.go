@@ -52,6 +52,7 @@ var (
 	runVariants string
 	politeWait  time.Duration
 	overload    int
+	keepDir     string
 	// boundsNote is what placement could gain at best (bounds), from the
 	// first variant's swarm.
 	boundsNote string
@@ -74,6 +75,7 @@ func main() {
 	verbose := flag.Bool("v", false, "log progress")
 	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
 	flag.DurationVar(&politeWait, "delay", 200*time.Millisecond, "politeness wait between requests to one host, the operator's (manager --delay) and the clients'")
+	flag.StringVar(&keepDir, "keep", "", "keep every process's files and debug-level log under `DIR` instead of a temporary directory")
 	flag.IntVar(&overload, "overload", 0, "the clients' overload threshold OT in can+lbi (0: their default, threads + queue length)")
 	flag.StringVar(&runVariants, "variants", "can+lbi,hash,can-lbi", "the variants to run, comma-separated, in this order (the ratios need all three)")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the first client's CPU profile over the idle measuring time to this file")
@@ -92,11 +94,16 @@ func main() {
 }
 
 func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle time.Duration, maxPages int, idleOnly, verbose bool) error {
-	tmp, err := os.MkdirTemp("", "swarmbench-")
-	if err != nil {
+	tmp := keepDir
+	if tmp == "" {
+		var err error
+		if tmp, err = os.MkdirTemp("", "swarmbench-"); err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+	} else if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
 	if bin == "" {
 		bin = filepath.Join(tmp, "hivecrawl")
 		cmd := exec.Command("go", "build", "-o", bin, "./cmd/hivecrawl")
@@ -145,10 +152,15 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			return err
 		}
-		sum, note, err := measure(ctx, swarm.Config{
+		cfg := swarm.Config{
 			Bin: bin, Dir: dir, Peers: peers, Hosts: hosts, Seed: 11, DeferSeeds: true,
 			Web: fixture.DemoOptions{MaxPages: maxPages}, ManagerArgs: v.manager, Client: v.client, Logger: log,
-		}, dur, settle)
+		}
+		if keepDir != "" {
+			cfg.ManagerArgs = append(slices.Clip(cfg.ManagerArgs), "-v")
+			cfg.ClientArgs = []string{"-v"}
+		}
+		sum, note, err := measure(ctx, cfg, dur, settle)
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
@@ -252,6 +264,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 		total += int64(h.Pages)
 	}
 	tl := newTimeline(s.Web.Hosts)
+	var lastStatus time.Time
 	start := time.Now()
 	deadline := time.After(dur)
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -272,6 +285,22 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 				served += h.Pages
 			}
 			tl.note(time.Since(start), served, total, web)
+			if tl.queuedAll == 0 && time.Since(lastStatus) >= time.Second {
+				// When the manager's last host task was queued by a
+				// member: the send side of a late start.
+				lastStatus = time.Now()
+				if st, err := s.Manager.Status(ctx); err == nil {
+					queued := 0
+					for _, h := range st.Swarm.Hosts {
+						if h.Owner != "" {
+							queued++
+						}
+					}
+					if queued >= len(s.Web.Hosts) {
+						tl.queuedAll = time.Since(start)
+					}
+				}
+			}
 			done = served >= total
 		}
 	}
@@ -435,9 +464,12 @@ func saveProfile(ctx context.Context, c *swarm.Client, d time.Duration, path str
 // half and nine tenths of its pages. It tells a crawl held up by a few
 // hosts (a long tail) from one slow all along.
 type timeline struct {
-	pages        map[string]int64 // host → its page count
-	first, last  map[string]time.Duration
-	served       map[string]int64 // host → pages served, at the last poll
+	pages       map[string]int64 // host → its page count
+	first, last map[string]time.Duration
+	served      map[string]int64 // host → pages served, at the last poll
+	// queuedAll is when every host's task was queued by a member (0: not
+	// seen), from the manager's status each second.
+	queuedAll    time.Duration
 	half, ninety time.Duration
 }
 
@@ -479,7 +511,7 @@ func (t *timeline) String() string {
 	for _, at := range t.first {
 		startedBy = max(startedBy, at)
 	}
-	s := fmt.Sprintf(" half the pages served at %.0f s, 90 %% at %.0f s; every host begun by %.0f s", t.half.Seconds(), t.ninety.Seconds(), startedBy.Seconds())
+	s := fmt.Sprintf(" half the pages served at %.0f s, 90 %% at %.0f s; every host's task queued by %.0f s, every host begun by %.0f s", t.half.Seconds(), t.ninety.Seconds(), t.queuedAll.Seconds(), startedBy.Seconds())
 	if lastHost != "" {
 		took := lastAt - t.first[lastHost]
 		s += fmt.Sprintf("; the last host done, %s (%d pages), begun at %.0f s, done at %.0f s (%.2f s a page)",
