@@ -24,6 +24,7 @@ type nodeQueue struct {
 var (
 	_ node.Queue   = nodeQueue{}
 	_ node.SeenSet = nodeQueue{}
+	_ node.Fuller  = nodeQueue{}
 )
 
 // Enqueue queues a task that arrived signed in env. A task already known
@@ -39,6 +40,12 @@ func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error
 		return node.ErrQueueFull
 	}
 	return err
+}
+
+// Full reports whether the queue holds as many waiting tasks as it may.
+func (nq nodeQueue) Full() bool {
+	n, err := nq.q.Len()
+	return err == nil && n >= nq.q.MaxLen()
 }
 
 // Load returns the queued and running tasks and their expected pages. A

@@ -14,8 +14,9 @@ import (
 )
 
 // TestNodeQueueFullIsTheOverlays: the overlay sees a full task queue as
-// node.ErrQueueFull, which it balances to a lighter neighbour, and a task
-// it already holds as accepted.
+// full (node.Fuller) and its refusal as node.ErrQueueFull, both of which
+// it balances to a lighter neighbour, and a task it already holds as
+// accepted.
 func TestNodeQueueFullIsTheOverlays(t *testing.T) {
 	dir := t.TempDir()
 	q, err := queue.Open(filepath.Join(dir, "queue.db"), queue.Options{MaxLen: 1})
@@ -33,8 +34,14 @@ func TestNodeQueueFullIsTheOverlays(t *testing.T) {
 		return &task.Task{ID: id, Channel: id + ".example", Seeds: []string{"http://" + id + ".example/"}, Interval: task.Duration(time.Hour)}
 	}
 	ctx := context.Background()
+	if nq.Full() {
+		t.Fatal("empty queue says it is full")
+	}
 	if err := nq.Enqueue(ctx, mk("a"), []byte("a")); err != nil {
 		t.Fatal(err)
+	}
+	if !nq.Full() {
+		t.Fatal("queue holding its one task says it has room")
 	}
 	if err := nq.Enqueue(ctx, mk("a"), []byte("a")); err != nil {
 		t.Fatalf("a task already queued: %v, want it accepted", err)

@@ -37,6 +37,8 @@ type memQueue struct {
 	// enqueued at or after their lease's end.
 	fail error
 	late []string
+	// full is what Full reports.
+	full bool
 }
 
 // memQueue keeps no seen set: the node keeps one in memory (memSeen).
@@ -56,6 +58,12 @@ func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
 	q.envs = append(q.envs, env)
 	q.enqueued = time.Now()
 	return nil
+}
+
+func (q *memQueue) Full() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.full
 }
 
 func (q *memQueue) Load() (int, int64) {

@@ -84,13 +84,25 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 		infos := n.infosLocked()
 		infos = slices.DeleteFunc(infos, func(i can.NeighbourInfo) bool { return failed[i.ID] })
 		next, local, ok := can.NextHop(n.zones, infos, target)
-		var dec can.Decision
+		var (
+			dec  can.Decision
+			full bool
+		)
 		if local {
-			dec = can.DecideInsert(n.load(), n.cfg.threshold(), balanceTo(infos, from), int(ins.Ttl))
+			full = n.queueFull()
+			ot := n.cfg.threshold()
+			if full && n.cfg.MaxPieces > 0 {
+				ot = math.Inf(-1) // as overloaded: balance it if a neighbour is lighter
+			}
+			dec = can.DecideInsert(n.load(), ot, balanceTo(infos, from), int(ins.Ttl))
 		}
 		n.mu.Unlock()
 
 		switch {
+		case local && full && dec.Accept:
+			// Refused before it is recorded as seen: the manager tries
+			// it again later, here or elsewhere.
+			return refuse(ins, "%v", ErrQueueFull)
 		case local:
 			return n.take(ctx, ins, target, dec, from)
 		case ins.Lbi:
@@ -201,6 +213,13 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 		}
 	}
 	return n.queued(ins, t, err)
+}
+
+// queueFull reports whether the queue says it is full (Fuller); n.mu must
+// be held.
+func (n *Node) queueFull() bool {
+	f, ok := n.queue.(Fuller)
+	return ok && f.Full()
 }
 
 // balance forwards admitted task t to the neighbour dec names; nil when

@@ -37,6 +37,15 @@ type Queue interface {
 	Drain(ctx context.Context) (queued, running [][]byte, err error)
 }
 
+// Fuller is a Queue that can tell it holds as many tasks as it may. The
+// node then refuses or balances an insert before recording it as seen, so
+// that the manager's next try of the task is not refused as a replay.
+type Fuller interface {
+	// Full reports whether Enqueue would turn a new task away. Like
+	// Load, it is called with the node's lock held.
+	Full() bool
+}
+
 // Stats are the node's counters. Refusals are counted by the peer that
 // refuses, whether the task came in an insert or a handover.
 type Stats struct {

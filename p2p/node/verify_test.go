@@ -260,19 +260,29 @@ func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
 }
 
 // TestLBIBalancesWhenQueueFull: an owner below its load threshold whose
-// queue turns a task away as full (tasks came faster than they start)
-// balances it to a lighter neighbour instead of refusing it; with load
-// balancing off it refuses it as full.
+// queue is full (tasks came faster than they start) balances an insert to
+// a lighter neighbour instead of refusing it, whether the queue says so
+// before (Fuller) or only when it turns the task away; with load
+// balancing off it refuses it as full without recording it as seen, so
+// the same task is taken once the queue has room.
 func TestLBIBalancesWhenQueueFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p swarm")
 	}
-	for _, lbi := range []bool{true, false} {
-		t.Run(fmt.Sprintf("lbi=%v", lbi), func(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		lbi       bool
+		atEnqueue bool // Full says no, Enqueue turns the task away
+	}{
+		{"balanced", true, false},
+		{"balanced when enqueued", true, true},
+		{"refused without LBI", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			maxPieces := 0
-			if lbi {
+			if tc.lbi {
 				maxPieces = 10 // far above the owner's load: only the full queue balances
 			}
 			c := newCluster(t, Config{Heartbeat: time.Hour, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
@@ -305,13 +315,24 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 				}
 			}
 			b.q.mu.Lock()
-			b.q.fail = fmt.Errorf("queue: %w", ErrQueueFull)
+			if tc.atEnqueue {
+				b.q.fail = fmt.Errorf("queue: %w", ErrQueueFull)
+			} else {
+				b.q.full = true
+			}
 			b.q.mu.Unlock()
 
-			owner, hops, err := a.n.Insert(ctx, c.envelope("full", target), target)
-			if !lbi {
+			env := c.envelope("full", target)
+			owner, hops, err := a.n.Insert(ctx, env, target)
+			if !tc.lbi {
 				if err == nil || !strings.Contains(err.Error(), ErrQueueFull.Error()) {
 					t.Fatalf("load balancing off: Insert = %v on %s, want a refusal as full", err, owner.ShortString())
+				}
+				b.q.mu.Lock()
+				b.q.full = false
+				b.q.mu.Unlock()
+				if owner, _, err := a.n.Insert(ctx, env, target); err != nil || owner != b.h.ID() {
+					t.Fatalf("the same task once B has room: queued on %s, %v; want B %s", owner.ShortString(), err, b.h.ID().ShortString())
 				}
 				return
 			}

@@ -264,7 +264,6 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 		total += int64(h.Pages)
 	}
 	tl := newTimeline(s.Web.Hosts)
-	var lastStatus time.Time
 	start := time.Now()
 	deadline := time.After(dur)
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -285,22 +284,6 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 				served += h.Pages
 			}
 			tl.note(time.Since(start), served, total, web)
-			if tl.queuedAll == 0 && time.Since(lastStatus) >= time.Second {
-				// When the manager's last host task was queued by a
-				// member: the send side of a late start.
-				lastStatus = time.Now()
-				if st, err := s.Manager.Status(ctx); err == nil {
-					queued := 0
-					for _, h := range st.Swarm.Hosts {
-						if h.Owner != "" {
-							queued++
-						}
-					}
-					if queued >= len(s.Web.Hosts) {
-						tl.queuedAll = time.Since(start)
-					}
-				}
-			}
 			done = served >= total
 		}
 	}
@@ -464,12 +447,9 @@ func saveProfile(ctx context.Context, c *swarm.Client, d time.Duration, path str
 // half and nine tenths of its pages. It tells a crawl held up by a few
 // hosts (a long tail) from one slow all along.
 type timeline struct {
-	pages       map[string]int64 // host → its page count
-	first, last map[string]time.Duration
-	served      map[string]int64 // host → pages served, at the last poll
-	// queuedAll is when every host's task was queued by a member (0: not
-	// seen), from the manager's status each second.
-	queuedAll    time.Duration
+	pages        map[string]int64 // host → its page count
+	first, last  map[string]time.Duration
+	served       map[string]int64 // host → pages served, at the last poll
 	half, ninety time.Duration
 }
 
@@ -511,7 +491,7 @@ func (t *timeline) String() string {
 	for _, at := range t.first {
 		startedBy = max(startedBy, at)
 	}
-	s := fmt.Sprintf(" half the pages served at %.0f s, 90 %% at %.0f s; every host's task queued by %.0f s, every host begun by %.0f s", t.half.Seconds(), t.ninety.Seconds(), t.queuedAll.Seconds(), startedBy.Seconds())
+	s := fmt.Sprintf(" half the pages served at %.0f s, 90 %% at %.0f s; every host begun by %.0f s", t.half.Seconds(), t.ninety.Seconds(), startedBy.Seconds())
 	if lastHost != "" {
 		took := lastAt - t.first[lastHost]
 		s += fmt.Sprintf("; the last host done, %s (%d pages), begun at %.0f s, done at %.0f s (%.2f s a page)",
