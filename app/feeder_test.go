@@ -16,16 +16,7 @@ import (
 
 func TestFeederRounds(t *testing.T) {
 	dir := t.TempDir()
-	q, err := queue.Open(filepath.Join(dir, "queue.db"), queue.Options{MaxLen: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	// The manager is not served: submitted tasks stay queued.
-	m, err := taskmgr.New(taskmgr.Options{Queue: q, Runner: nopRunner{}, Uploader: &LocalUploader{Dir: dir}, SpoolDir: filepath.Join(dir, "spool")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, m := idleQueue(t, dir, 3)
 	seeds, err := ParseSeeds([]byte("http://a.example/\nhttp://b.example/\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +55,22 @@ func TestFeederRounds(t *testing.T) {
 	if err != nil || r.Round != 2 || !r.Started.Equal(now) {
 		t.Fatalf("saved round %+v, %v", r, err)
 	}
+}
+
+// idleQueue opens a task queue of length maxLen in dir and a task manager
+// over it that is not served: submitted tasks stay queued.
+func idleQueue(t *testing.T, dir string, maxLen int) (*queue.Queue, *taskmgr.Manager) {
+	t.Helper()
+	q, err := queue.Open(filepath.Join(dir, "queue.db"), queue.Options{MaxLen: maxLen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { q.Close() })
+	m, err := taskmgr.New(taskmgr.Options{Queue: q, Runner: nopRunner{}, Uploader: &LocalUploader{Dir: dir}, SpoolDir: filepath.Join(dir, "spool")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, m
 }
 
 type nopRunner struct{}

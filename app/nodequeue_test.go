@@ -3,12 +3,9 @@ package app
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/crawler/queue"
-	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -18,17 +15,7 @@ import (
 // it balances to a lighter neighbour, and a task it already holds as
 // accepted.
 func TestNodeQueueFullIsTheOverlays(t *testing.T) {
-	dir := t.TempDir()
-	q, err := queue.Open(filepath.Join(dir, "queue.db"), queue.Options{MaxLen: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
-	// The manager is not served: submitted tasks stay queued.
-	m, err := taskmgr.New(taskmgr.Options{Queue: q, Runner: nopRunner{}, Uploader: &LocalUploader{Dir: dir}, SpoolDir: filepath.Join(dir, "spool")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	q, m := idleQueue(t, t.TempDir(), 1)
 	nq := nodeQueue{q: q, m: m}
 	mk := func(id string) *task.Task {
 		return &task.Task{ID: id, Channel: id + ".example", Seeds: []string{"http://" + id + ".example/"}, Interval: task.Duration(time.Hour)}

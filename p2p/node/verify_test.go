@@ -206,15 +206,8 @@ func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
 	// No heartbeat rounds during the test: the loads are the ones set
 	// below, and only the balancing owner's own notes change them.
 	c := newCluster(t, Config{Heartbeat: time.Hour, MaxPieces: 1, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
-	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
-	b := c.addAt(ctx, can.Point{0.75, 0.75, 0.75})
-	cc := c.addAt(ctx, can.Point{0.75, 0.25, 0.5})
-	d := c.addAt(ctx, can.Point{0.75, 0.75, 0.25})
-	// Joins alone tile the space; the neighbours they tell fill their
-	// tables in a moment.
-	c.waitUntil(10*time.Second, "not settled after the joins", func() string {
-		return c.tiling() + c.zoneless() + c.neighboursComplete()
-	})
+	ps := c.addSettled(ctx, can.Point{0.25, 0.5, 0.5}, can.Point{0.75, 0.75, 0.75}, can.Point{0.75, 0.25, 0.5}, can.Point{0.75, 0.75, 0.25})
+	a, b, cc, d := ps[0], ps[1], ps[2], ps[3]
 	target := can.Point{0.75, 0.75, 0.75}
 	if c.owner(target) != b {
 		t.Fatalf("B does not own %v", target)
@@ -223,25 +216,10 @@ func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
 		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
 	}
 	// Each peer's first heartbeat round runs as it starts; once B has
-	// applied C's and D's, nothing refreshes their loads for an hour.
-	var nc, nd *neighbour
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b.n.mu.Lock()
-		nc, nd = b.n.nbrs[cc.h.ID()], b.n.nbrs[d.h.ID()]
-		heard := nc != nil && nd != nil && nc.seq > 0 && nd.seq > 0
-		if heard {
-			// As if their last heartbeats had said: C idle, D with half a
-			// task's pages.
-			nc.load, nd.load = can.Load{}, can.Load{RTL: 1, RPL: 0.5}
-		}
-		b.n.mu.Unlock()
-		if heard {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("B never heard C's and D's first heartbeats")
-		}
-	}
+	// applied C's and D's, nothing refreshes their loads for an hour. As
+	// if their last heartbeats had said: C idle, D with half a task's
+	// pages.
+	c.heard(b, map[*member]can.Load{cc: {}, d: {RTL: 1, RPL: 0.5}})
 
 	var got []peer.ID
 	for i := range 2 {
@@ -286,12 +264,8 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 				maxPieces = 10 // far above the owner's load: only the full queue balances
 			}
 			c := newCluster(t, Config{Heartbeat: time.Hour, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
-			a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
-			b := c.addAt(ctx, can.Point{0.75, 0.75, 0.5})
-			cc := c.addAt(ctx, can.Point{0.75, 0.25, 0.5})
-			c.waitUntil(10*time.Second, "not settled after the joins", func() string {
-				return c.tiling() + c.zoneless() + c.neighboursComplete()
-			})
+			ps := c.addSettled(ctx, can.Point{0.25, 0.5, 0.5}, can.Point{0.75, 0.75, 0.5}, can.Point{0.75, 0.25, 0.5})
+			a, b, cc := ps[0], ps[1], ps[2]
 			target := can.Point{0.75, 0.75, 0.5}
 			if c.owner(target) != b {
 				t.Fatalf("B does not own %v", target)
@@ -299,21 +273,7 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 			for i := range 2 {
 				b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
 			}
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				b.n.mu.Lock()
-				nc := b.n.nbrs[cc.h.ID()]
-				heard := nc != nil && nc.seq > 0
-				if heard {
-					nc.load = can.Load{} // C idle, as its last heartbeat said
-				}
-				b.n.mu.Unlock()
-				if heard {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("B never heard C's first heartbeat")
-				}
-			}
+			c.heard(b, map[*member]can.Load{cc: {}}) // C idle, as its last heartbeat said
 			b.q.mu.Lock()
 			if tc.atEnqueue {
 				b.q.fail = fmt.Errorf("queue: %w", ErrQueueFull)
@@ -346,5 +306,49 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 				t.Fatalf("task queued on %d peers (B holds it: %v), want only on C", n, slices.Contains(b.q.ids(), "full"))
 			}
 		})
+	}
+}
+
+// addSettled adds a peer at each point, in order, and waits until the
+// joins have tiled the space and the neighbours they told have filled
+// every table (a moment: no heartbeat round is needed).
+func (c *cluster) addSettled(ctx context.Context, pts ...can.Point) []*member {
+	c.t.Helper()
+	ms := make([]*member, len(pts))
+	for i, p := range pts {
+		ms[i] = c.addAt(ctx, p)
+	}
+	c.waitUntil(10*time.Second, "not settled after the joins", func() string {
+		return c.tiling() + c.zoneless() + c.neighboursComplete()
+	})
+	return ms
+}
+
+// heard waits until m has applied a first heartbeat from each peer in
+// loads, then sets the load m holds for each to the given one, as if that
+// heartbeat had announced it. With an hour's heartbeat interval nothing
+// changes those loads after, but m's own notes of tasks it balanced.
+func (c *cluster) heard(m *member, loads map[*member]can.Load) {
+	c.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		m.n.mu.Lock()
+		all := true
+		for o := range loads {
+			if nb := m.n.nbrs[o.h.ID()]; nb == nil || nb.seq == 0 {
+				all = false
+			}
+		}
+		if all {
+			for o, l := range loads {
+				m.n.nbrs[o.h.ID()].load = l
+			}
+		}
+		m.n.mu.Unlock()
+		if all {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s never heard its neighbours' first heartbeats", m.h.ID().ShortString())
+		}
 	}
 }
