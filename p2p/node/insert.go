@@ -108,7 +108,14 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 		case ins.Lbi:
 			// Balanced here by a neighbour: queue it or refuse it, never
 			// pass it on, since the next peer could not check that its
-			// sender holds the target.
+			// sender holds the target. A full queue refuses it before it
+			// is recorded as seen, so the owner may balance it here again.
+			n.mu.Lock()
+			full := n.queueFull()
+			n.mu.Unlock()
+			if full {
+				return refuse(ins, "%v", ErrQueueFull)
+			}
 			t, err := n.admit(ctx, ins.Envelope, target, from)
 			if err != nil {
 				return refuse(ins, "%v", err)

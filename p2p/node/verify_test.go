@@ -242,7 +242,8 @@ func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
 // a lighter neighbour instead of refusing it, whether the queue says so
 // before (Fuller) or only when it turns the task away; with load
 // balancing off it refuses it as full without recording it as seen, so
-// the same task is taken once the queue has room.
+// the same task is taken once the queue has room. A neighbour a task is
+// balanced to refuses it as full the same way.
 func TestLBIBalancesWhenQueueFull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p swarm")
@@ -304,6 +305,25 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 			}
 			if n := c.countTasks()["full"]; n != 1 || slices.Contains(b.q.ids(), "full") {
 				t.Fatalf("task queued on %d peers (B holds it: %v), want only on C", n, slices.Contains(b.q.ids(), "full"))
+			}
+			if tc.atEnqueue {
+				return
+			}
+			// A neighbour whose queue is full refuses a balanced task
+			// without recording it as seen: balanced again once it has
+			// room, it takes it.
+			cc.q.mu.Lock()
+			cc.q.full = true
+			cc.q.mu.Unlock()
+			ins := &wire.Insert{Envelope: c.envelope("to-c", target), Target: target, Lbi: true}
+			if resp, err := send(ctx, b.h, cc.h.AddrInfo(), ins); err != nil || resp.Accepted || !strings.Contains(resp.Error, ErrQueueFull.Error()) {
+				t.Fatalf("balanced to a full C: %+v, %v; want a refusal as full", resp, err)
+			}
+			cc.q.mu.Lock()
+			cc.q.full = false
+			cc.q.mu.Unlock()
+			if resp, err := send(ctx, b.h, cc.h.AddrInfo(), ins); err != nil || !resp.Accepted {
+				t.Fatalf("balanced again once C has room: %+v, %v; want it queued", resp, err)
 			}
 		})
 	}
