@@ -90,11 +90,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 		)
 		if local {
 			full = n.queueFull()
-			ot := n.cfg.threshold()
-			if full && n.cfg.MaxPieces > 0 {
-				ot = math.Inf(-1) // as overloaded: balance it if a neighbour is lighter
-			}
-			dec = can.DecideInsert(n.load(), ot, balanceTo(infos, from), int(ins.Ttl))
+			dec = n.decideLocked(infos, from, ins.Ttl, full)
 		}
 		n.mu.Unlock()
 
@@ -209,9 +205,9 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 		return n.enqueue(ctx, ins, t)
 	}
 	err = n.queue.Enqueue(ctx, t, ins.Envelope)
-	if errors.Is(err, ErrQueueFull) && n.cfg.MaxPieces > 0 {
+	if errors.Is(err, ErrQueueFull) {
 		n.mu.Lock()
-		full := can.DecideInsert(n.load(), math.Inf(-1), balanceTo(n.infosLocked(), from), int(ins.Ttl))
+		full := n.decideLocked(n.infosLocked(), from, ins.Ttl, true)
 		n.mu.Unlock()
 		if !full.Accept {
 			if resp := n.balance(ctx, ins, target, t, full); resp != nil {
@@ -220,6 +216,19 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 		}
 	}
 	return n.queued(ins, t, err)
+}
+
+// decideLocked is load balancing on insert at the owner of an insert's
+// target, received from peer from with ttl forwards left. A full queue
+// counts as overloaded: the task is balanced if a neighbour is lighter
+// (with balancing off, Config.MaxPieces 0, the threshold is infinite and
+// the task stays). n.mu must be held.
+func (n *Node) decideLocked(infos []can.NeighbourInfo, from peer.ID, ttl uint32, full bool) can.Decision {
+	ot := n.cfg.threshold()
+	if full && n.cfg.MaxPieces > 0 {
+		ot = math.Inf(-1)
+	}
+	return can.DecideInsert(n.load(), ot, balanceTo(infos, from), int(ttl))
 }
 
 // queueFull reports whether the queue says it is full (Fuller); n.mu must

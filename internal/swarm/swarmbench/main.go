@@ -182,7 +182,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	for _, n := range notes {
 		fmt.Println(n)
 	}
-	fmt.Println(strings.TrimSuffix(strings.TrimSpace(boundsNote), ";"))
+	fmt.Println(boundsNote)
 	if len(variants) < 3 {
 		return nil // a partial run is for looking closer, not the footprint
 	}
@@ -627,6 +627,6 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 		conns++
 	}
 	anyRate = anyRate / float64(len(pairs)) * float64(conns)
-	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f);",
+	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f)",
 		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate)
 }
