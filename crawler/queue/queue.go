@@ -174,7 +174,7 @@ func (e corruptError) Unwrap() []error { return []error{e.err, ErrCorrupt} }
 
 // recover creates the buckets, checks every record decodes, and returns
 // running tasks to the queue, counting a crash against each when the last
-// process did not close the queue.
+// process did not close the queue, and offered ones to their places.
 func (q *Queue) recover() error {
 	now := q.opts.Now()
 	var aside []*Record
@@ -199,8 +199,18 @@ func (q *Queue) recover() error {
 			if err != nil {
 				return err
 			}
-			if r.State == Running {
+			switch r.State {
+			case Running:
 				requeue = append(requeue, r)
+			case Offered:
+				// Offered to a neighbour when the process ended: the
+				// neighbour may have taken it too, and then only one
+				// copy can claim the host's lease.
+				r.State = Queued
+				if err := put(tasks, r); err != nil {
+					return err
+				}
+				return fifo.Put(seqKey(r.Seq), []byte(r.ID))
 			}
 			return nil
 		})
@@ -568,6 +578,69 @@ func (q *Queue) Handover(now time.Time) (running, queued []*Record, err error) {
 		return nil, nil, fmt.Errorf("hand over tasks: %w", err)
 	}
 	return running, queued, nil
+}
+
+// Offer takes the waiting task that would start last among those pick
+// (nil: any) accepts out of the queue, to hand it to a neighbour with a
+// crawl thread idle, and marks it Offered; nil when there is none. The
+// task goes back to its place with Unoffer, or leaves for good with
+// Shared; a process that ends in between puts it back at the next Open.
+func (q *Queue) Offer(now time.Time, pick func(*Record) bool) (*Record, error) {
+	var offered *Record
+	err := q.db.Update(func(tx *bolt.Tx) error {
+		offered = nil
+		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		c := fifo.Cursor()
+		for k, id := c.Last(); k != nil; k, id = c.Prev() {
+			r, err := get(tasks, id)
+			if err != nil {
+				return err
+			}
+			if r.expired(now) || (pick != nil && !pick(r)) {
+				continue // Next cancels the expired ones
+			}
+			if err := fifo.Delete(k); err != nil {
+				return err
+			}
+			r.State = Offered
+			offered = r
+			return put(tasks, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("offer a queued task: %w", err)
+	}
+	return offered, nil
+}
+
+// Unoffer returns offered task id to its place in the queue: the
+// neighbour did not take it.
+func (q *Queue) Unoffer(id string) error {
+	err := q.db.Update(func(tx *bolt.Tx) error {
+		return modify(tx, id, func(r *Record) error {
+			if r.State != Offered {
+				return ErrState
+			}
+			r.State = Queued
+			return tx.Bucket(fifoBucket).Put(seqKey(r.Seq), []byte(r.ID))
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("return offered task %s: %w", id, err)
+	}
+	return nil
+}
+
+// Shared records that a neighbour took offered task id.
+func (q *Queue) Shared(id string, now time.Time) error {
+	return q.change(id, "record the sharing of", func(r *Record) error {
+		if r.State != Offered {
+			return ErrState
+		}
+		r.State, r.Reason, r.Finished = HandedOver, ReasonShared, now
+		return nil
+	})
 }
 
 // change applies fn to task id in one transaction.

@@ -18,6 +18,10 @@ const (
 	Done       State = "done"
 	Cancelled  State = "cancelled"
 	HandedOver State = "handed over"
+	// Offered is a waiting task out of the queue while a neighbour is
+	// asked to take it (Offer): it goes back to its place unless the
+	// neighbour takes it, and also at the next Open.
+	Offered State = "offered"
 	// SetAside is a task the client stopped unexpectedly (crashed, or was
 	// killed) while crawling, MaxCrashes times in a row: it is not tried
 	// again. Reason says so.
@@ -38,6 +42,10 @@ const (
 // ReasonExpired is the cancel reason of a task that waited longer than its
 // recrawl interval.
 const ReasonExpired = "waited longer than its recrawl interval"
+
+// ReasonShared is the reason recorded for a waiting task handed to a
+// neighbour with a crawl thread idle.
+const ReasonShared = "shared with an idle neighbour"
 
 // Record is one task as the queue stores it.
 type Record struct {
@@ -108,7 +116,7 @@ func decodeRecord(key, b []byte) (*Record, error) {
 		return nil, fmt.Errorf("%w: task %q: record names %q or lacks its task", ErrCorrupt, key, r.ID)
 	}
 	switch r.State {
-	case Queued, Running, Done, Cancelled, HandedOver, SetAside:
+	case Queued, Running, Done, Cancelled, HandedOver, SetAside, Offered:
 	default:
 		return nil, fmt.Errorf("%w: task %q: unknown state %q", ErrCorrupt, key, r.State)
 	}

@@ -1,0 +1,72 @@
+package queue
+
+import (
+	"errors"
+	"testing"
+)
+
+// Offer takes the task that would start last among those picked, Unoffer
+// puts it back in its place, and Shared ends it as handed over.
+func TestOffer(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "a", "b", "c", "d")
+	notD := func(r *Record) bool { return r.ID != "d" }
+	c, err := q.Offer(t0, notD)
+	if err != nil || c == nil || c.ID != "c" || c.State != Offered {
+		t.Fatalf("Offer = %v, %v; want c offered (d is not picked)", c, err)
+	}
+	if w, _ := q.Waiting(); ids(w) != "a,b,d" {
+		t.Fatalf("waiting while c is offered: %s, want a,b,d", ids(w))
+	}
+	if err := q.Unoffer("c"); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := q.Waiting(); ids(w) != "a,b,c,d" {
+		t.Fatalf("waiting after c came back: %s, want a,b,c,d (c in its place)", ids(w))
+	}
+	if err := q.Unoffer("c"); !errors.Is(err, ErrState) {
+		t.Fatalf("Unoffer of a queued task = %v, want ErrState", err)
+	}
+
+	b, err := q.Offer(t0, func(r *Record) bool { return r.ID == "b" })
+	if err != nil || b == nil {
+		t.Fatalf("Offer b = %v, %v", b, err)
+	}
+	if err := q.Shared("b", t0); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := q.Get("b"); r.State != HandedOver || r.Reason != ReasonShared {
+		t.Fatalf("b after Shared: %s (%q), want handed over, shared", r.State, r.Reason)
+	}
+	if err := q.Shared("a", t0); !errors.Is(err, ErrState) {
+		t.Fatalf("Shared of a task never offered = %v, want ErrState", err)
+	}
+	if r, err := q.Offer(t0, func(*Record) bool { return false }); r != nil || err != nil {
+		t.Fatalf("Offer with nothing picked = %v, %v; want nil, nil", r, err)
+	}
+	if r := next(t, q, t0); r == nil || r.ID != "a" {
+		t.Fatalf("next after the offers: %v, want a", r)
+	}
+}
+
+// A task offered when the process dies is back in its place at the next
+// Open.
+func TestOfferedRecoveredAtOpen(t *testing.T) {
+	q, path := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "a", "b", "c")
+	if r, err := q.Offer(t0, func(r *Record) bool { return r.ID == "b" }); err != nil || r == nil {
+		t.Fatalf("Offer b = %v, %v", r, err)
+	}
+	crash(t, q)
+	q2, err := Open(path, Options{MaxLen: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q2.Close()
+	if w, _ := q2.Waiting(); ids(w) != "a,b,c" {
+		t.Fatalf("waiting after a crash mid-offer: %s, want a,b,c", ids(w))
+	}
+	if r, _ := q2.Get("b"); r.State != Queued {
+		t.Fatalf("b after a crash mid-offer: %s, want queued", r.State)
+	}
+}
