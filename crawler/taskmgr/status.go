@@ -120,6 +120,54 @@ func (m *Manager) Load() (pieces int, pages int64, err error) {
 	return pieces, pages, nil
 }
 
+// Spare returns the tasks waiting in the queue and the crawl threads free
+// to start one, for the overlay to move waiting tasks to peers with idle
+// threads. Threads are free only while the manager serves.
+func (m *Manager) Spare() (waiting, idle int, err error) {
+	m.mu.Lock()
+	if m.serving {
+		idle = max(EffectiveThreads(m.threads, m.overload)-len(m.running), 0)
+	}
+	m.mu.Unlock()
+	waiting, err = m.q.Len()
+	if err != nil {
+		return 0, idle, fmt.Errorf("task manager spare: %w", err)
+	}
+	return waiting, idle, nil
+}
+
+// Offer takes the waiting task that would start last, among those that
+// could start now (no other task of their host runs here, and they do not
+// wait to claim their lease again) and pick accepts, out of the queue to
+// hand to another peer; nil when there is none. End the offer with Shared
+// or Unoffer.
+func (m *Manager) Offer(pick func(*queue.Record) bool) (*queue.Record, error) {
+	may := m.startable()
+	r, err := m.q.Offer(m.opts.Now(), func(r *queue.Record) bool { return may(r) && (pick == nil || pick(r)) })
+	if err != nil {
+		return nil, fmt.Errorf("task manager: %w", err)
+	}
+	return r, nil
+}
+
+// Shared records that another peer took offered task id.
+func (m *Manager) Shared(id string) error {
+	if err := m.q.Shared(id, m.opts.Now()); err != nil {
+		return fmt.Errorf("task manager: %w", err)
+	}
+	m.log.Info("Task shared with an idle neighbour", "task", id)
+	return nil
+}
+
+// Unoffer returns offered task id to its place in the queue.
+func (m *Manager) Unoffer(id string) error {
+	if err := m.q.Unoffer(id); err != nil {
+		return fmt.Errorf("task manager: %w", err)
+	}
+	m.Wake() // a thread may have come free meanwhile
+	return nil
+}
+
 // Handover marks every queued and running task as handed over and returns
 // the running ones and the queued ones, for the peer taking over this
 // peer's zone. Call it after Serve has returned: a task still running when

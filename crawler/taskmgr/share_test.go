@@ -1,0 +1,72 @@
+package taskmgr
+
+import (
+	"testing"
+
+	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// Spare counts idle threads only while the manager serves; Offer passes
+// over tasks that could not start now (another task of their host runs
+// here) and those pick turns down; an offer not taken goes back and runs,
+// one taken is ended as shared and never runs here.
+func TestShareWaitingTasks(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &fakeRunner{pages: 2, hold: make(chan struct{})}
+	m, err := New(Options{Queue: q, Runner: r, Uploader: &fakeUploader{}, SpoolDir: dir, Threads: 2, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, idle, err := m.Spare(); w != 0 || idle != 0 || err != nil {
+		t.Fatalf("Spare before Serve = %d, %d, %v; want 0, 0 (no thread runs)", w, idle, err)
+	}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Threads: 2})
+	eventually(t, "two idle threads", func() bool { w, idle, _ := h.m.Spare(); return w == 0 && idle == 2 })
+
+	add := func(id, host string) {
+		tk := &task.Task{ID: id, Channel: host, Seeds: []string{"http://" + host + "/"}}
+		raw, _ := tk.Encode()
+		if err := h.m.Submit(raw, tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("a1", "a")
+	add("b1", "b")
+	eventually(t, "both threads busy", func() bool { return r.running() == 2 })
+	add("c1", "c")
+	add("d1", "d")
+	add("a2", "a") // its host runs here: it could not start elsewhere either
+	if w, idle, err := h.m.Spare(); w != 3 || idle != 0 || err != nil {
+		t.Fatalf("Spare with both threads busy = %d, %d, %v; want 3 waiting, 0 idle", w, idle, err)
+	}
+	off, err := h.m.Offer(func(r *queue.Record) bool { return r.ID != "d1" })
+	if err != nil || off == nil || off.ID != "c1" {
+		t.Fatalf("Offer = %v, %v; want c1 (a2's host runs here, d1 not picked)", off, err)
+	}
+	if err := h.m.Unoffer(off.ID); err != nil {
+		t.Fatal(err)
+	}
+	off, err = h.m.Offer(nil)
+	if err != nil || off == nil || off.ID != "d1" {
+		t.Fatalf("Offer = %v, %v; want d1, the last that could start", off, err)
+	}
+	if err := h.m.Shared(off.ID); err != nil {
+		t.Fatal(err)
+	}
+	if pieces, _, _ := h.m.Load(); pieces != 4 {
+		t.Fatalf("load %d pieces after sharing d1, want 4 (a1, b1 running; c1, a2 waiting)", pieces)
+	}
+	for range 4 {
+		r.hold <- struct{}{}
+	}
+	eventually(t, "the rest recorded", allRecorded(t, q, 4))
+	st := states(t, q)
+	if d := st["d1"]; d.State != queue.HandedOver || d.Reason != queue.ReasonShared {
+		t.Fatalf("d1 is %s (%q), want handed over as shared", d.State, d.Reason)
+	}
+	if r.calls["d1"] != 0 || r.calls["c1"] != 1 {
+		t.Fatalf("runs: d1 %d, c1 %d; want 0 and 1", r.calls["d1"], r.calls["c1"])
+	}
+}
