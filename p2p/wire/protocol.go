@@ -20,6 +20,8 @@ const (
 	MaxZones = 64
 	// MaxNeighbours bounds a neighbour list.
 	MaxNeighbours = 256
+	// MaxSlots bounds the waiting tasks and idle threads a load announces.
+	MaxSlots = 1 << 16
 	// MaxAddrs bounds the multiaddrs given for one peer.
 	MaxAddrs = 16
 	// MaxAddrLen bounds one binary multiaddr.

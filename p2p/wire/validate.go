@@ -110,13 +110,16 @@ func (c *Coordinate) Validate() error {
 }
 
 // Validate checks a load: not negative, not NaN; +Inf is allowed and means
-// a peer without capacity.
+// a peer without capacity. Waiting tasks and idle threads are at most
+// MaxSlots each.
 func (l *Load) Validate() error {
-	if l == nil {
+	switch {
+	case l == nil:
 		return invalid("missing load")
-	}
-	if !(l.Rtl >= 0) || !(l.Rpl >= 0) {
+	case !(l.Rtl >= 0) || !(l.Rpl >= 0):
 		return invalid("load rtl=%v rpl=%v, want non-negative numbers", l.Rtl, l.Rpl)
+	case l.Waiting > MaxSlots || l.Idle > MaxSlots:
+		return invalid("load of %d waiting tasks and %d idle threads, want at most %d each", l.Waiting, l.Idle, MaxSlots)
 	}
 	return nil
 }

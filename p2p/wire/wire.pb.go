@@ -149,11 +149,16 @@ func (x *Coordinate) GetHeight() float64 {
 	return 0
 }
 
-// Load is a peer's relative task and page load (DESIGN §5).
+// Load is a peer's relative task and page load (DESIGN §5), with the
+// tasks it holds that wait for a crawl thread and its threads that wait
+// for a task: a neighbour shares a waiting task with a peer that has an
+// idle thread.
 type Load struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Rtl           float64                `protobuf:"fixed64,1,opt,name=rtl,proto3" json:"rtl,omitempty"`
 	Rpl           float64                `protobuf:"fixed64,2,opt,name=rpl,proto3" json:"rpl,omitempty"`
+	Waiting       uint32                 `protobuf:"varint,3,opt,name=waiting,proto3" json:"waiting,omitempty"`
+	Idle          uint32                 `protobuf:"varint,4,opt,name=idle,proto3" json:"idle,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -198,6 +203,20 @@ func (x *Load) GetRtl() float64 {
 func (x *Load) GetRpl() float64 {
 	if x != nil {
 		return x.Rpl
+	}
+	return 0
+}
+
+func (x *Load) GetWaiting() uint32 {
+	if x != nil {
+		return x.Waiting
+	}
+	return 0
+}
+
+func (x *Load) GetIdle() uint32 {
+	if x != nil {
+		return x.Idle
 	}
 	return 0
 }
@@ -896,10 +915,12 @@ const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"adjustment\x18\x03 \x01(\x01R\n" +
 	"adjustment\x12\x16\n" +
-	"\x06height\x18\x04 \x01(\x01R\x06height\"*\n" +
+	"\x06height\x18\x04 \x01(\x01R\x06height\"X\n" +
 	"\x04Load\x12\x10\n" +
 	"\x03rtl\x18\x01 \x01(\x01R\x03rtl\x12\x10\n" +
-	"\x03rpl\x18\x02 \x01(\x01R\x03rpl\"\xbd\x01\n" +
+	"\x03rpl\x18\x02 \x01(\x01R\x03rpl\x12\x18\n" +
+	"\awaiting\x18\x03 \x01(\rR\awaiting\x12\x12\n" +
+	"\x04idle\x18\x04 \x01(\rR\x04idle\"\xbd\x01\n" +
 	"\x04Peer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\fR\x02id\x12\x14\n" +
 	"\x05addrs\x18\x02 \x03(\fR\x05addrs\x12-\n" +

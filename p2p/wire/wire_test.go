@@ -64,6 +64,8 @@ func TestValidate(t *testing.T) {
 		{"peer mixed zone dims", &Peer{Id: testPeerID, Zones: []*Zone{zone([]float64{0}, []float64{1}), zone([]float64{0, 0}, []float64{1, 1})}}, true},
 		{"peer negative load", &Peer{Id: testPeerID, Load: &Load{Rtl: -1}}, true},
 		{"peer infinite load", &Peer{Id: testPeerID, Load: &Load{Rtl: math.Inf(1)}}, false},
+		{"peer with waiting tasks and idle threads", &Peer{Id: testPeerID, Load: &Load{Waiting: 4, Idle: MaxSlots}}, false},
+		{"peer with too many idle threads", &Peer{Id: testPeerID, Load: &Load{Idle: MaxSlots + 1}}, true},
 		{"join request ok", &JoinRequest{Point: []float64{0.1, 0.2, 0.3}, Joiner: validPeer()}, false},
 		{"join request no joiner", &JoinRequest{Point: []float64{0.1}}, true},
 		{"join request point outside", &JoinRequest{Point: []float64{1.1, 0, 0}, Joiner: validPeer()}, true},
