@@ -116,6 +116,9 @@ type cluster struct {
 	rng     *rand.Rand
 	// tweak, when set, adjusts each new peer's Config.
 	tweak func(self peer.ID, cfg *Config)
+	// wrap, when set, gives each new peer a Queue built around its
+	// memQueue.
+	wrap func(*memQueue) Queue
 }
 
 func newCluster(t *testing.T, cfg Config) *cluster {
@@ -166,7 +169,11 @@ func (c *cluster) newNode(ctx context.Context, p can.Point) (*Node, *memQueue) {
 		c.tweak(h.ID(), &cfg)
 	}
 	q := &memQueue{}
-	n, err := New(h, q, cfg)
+	var queue Queue = q
+	if c.wrap != nil {
+		queue = c.wrap(q)
+	}
+	n, err := New(h, queue, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -229,6 +229,7 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 		}
 		nb := n.upsertLocked(from, addrs, zones, l, true)
 		nb.nbrs, nb.seq = hb.Neighbours, hb.Seq
+		nb.idle = int(hb.Self.GetLoad().GetIdle())
 		if yielded {
 			nb.yielded = time.Now()
 		}

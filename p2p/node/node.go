@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -70,14 +71,20 @@ type Stats struct {
 	// (drift.go): the first move, then one for each time its coordinate
 	// or the bounds moved it too far from its zone.
 	Moves int64
+	// Shared counts the waiting tasks this node gave to neighbours with
+	// idle crawl threads (share.go).
+	Shared int64
 }
 
 // neighbour is what the node knows of one neighbour.
 type neighbour struct {
-	id     peer.ID
-	zones  []can.Zone
-	load   can.Load
-	nbrs   []*wire.Peer // its last announced neighbour list, for takeover
+	id    peer.ID
+	zones []can.Zone
+	load  can.Load
+	nbrs  []*wire.Peer // its last announced neighbour list, for takeover
+	// idle is the crawl threads it last announced idle, less the tasks
+	// shared with it since (share.go).
+	idle   int
 	misses int
 	direct bool   // heard from directly, not only through another's list
 	seq    uint64 // the newest heartbeat's sequence number applied
@@ -115,6 +122,8 @@ type Node struct {
 	// joinMu lets one join run at a time: the client's entry loop and
 	// the node's own rejoin (checkLost) may both try.
 	joinMu sync.Mutex
+	// sharing is set while share runs (one at a time).
+	sharing atomic.Bool
 
 	mu      sync.Mutex // guards the fields below
 	zones   []can.Zone
@@ -233,6 +242,8 @@ func (n *Node) Stats() Stats {
 func (n *Node) Serve(ctx context.Context) error {
 	t := time.NewTicker(n.cfg.Heartbeat)
 	defer t.Stop()
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		all := false
 		select {
@@ -243,6 +254,7 @@ func (n *Node) Serve(ctx context.Context) error {
 			all = true // news to spread: to every neighbour
 		}
 		n.heartbeatRound(ctx, all)
+		wg.Go(func() { n.share(ctx) }) // offers wait on neighbours; heartbeats must not
 		n.checkDead(time.Now())
 		if err := n.checkLost(ctx); err != nil {
 			n.log.Warn("Rejoin after losing every zone failed; retrying next round", "err", err)
@@ -299,10 +311,20 @@ func (n *Node) load() can.Load {
 	return can.NewLoad(pieces, pages, n.cfg.Capacity)
 }
 
+// loadWire is the node's load as its heartbeats announce it; n.mu must be
+// held.
 func (n *Node) loadWire() *wire.Load {
 	l := n.load()
-	return &wire.Load{Rtl: l.RTL, Rpl: l.RPL}
+	w := &wire.Load{Rtl: l.RTL, Rpl: l.RPL}
+	if sh, ok := n.queue.(Sharer); ok {
+		waiting, idle := sh.Spare()
+		w.Waiting, w.Idle = slots(waiting), slots(idle)
+	}
+	return w
 }
+
+// slots clamps a count into what a wire.Load may announce.
+func slots(k int) uint32 { return uint32(min(max(k, 0), wire.MaxSlots)) }
 
 // neighbourRecordsLocked returns the neighbour list as wire records; with
 // direct set, only neighbours heard from first-hand, so that stale hearsay

@@ -1,0 +1,197 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+// threadQueue is a memQueue with crawl threads: a task enqueued while a
+// thread is idle starts at once (the first tasks run), the rest wait, and
+// waiting ones may be offered to neighbours.
+type threadQueue struct {
+	*memQueue
+	// Guarded by memQueue.mu.
+	idle, running int
+	offered       map[string]offered
+	settled       map[string]bool // offered task → taken
+}
+
+// offered is a task out of the queue while a neighbour is asked, with
+// its place.
+type offered struct {
+	at  int
+	t   *task.Task
+	env []byte
+}
+
+var _ Sharer = (*threadQueue)(nil)
+
+func newThreadQueue(q *memQueue) Queue {
+	return &threadQueue{memQueue: q, offered: map[string]offered{}, settled: map[string]bool{}}
+}
+
+func (q *threadQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+	if err := q.memQueue.Enqueue(ctx, t, env); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.idle > 0 && q.running == len(q.tasks)-1 {
+		q.idle--
+		q.running++
+	}
+	return nil
+}
+
+func (q *threadQueue) Spare() (int, int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.tasks) - q.running, q.idle
+}
+
+func (q *threadQueue) Offer(_ context.Context, keep func(*task.Task) bool) (*task.Task, []byte, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := len(q.tasks) - 1; i >= q.running; i-- {
+		if t, env := q.tasks[i], q.envs[i]; keep(t) {
+			q.tasks = slices.Delete(q.tasks, i, i+1)
+			q.envs = slices.Delete(q.envs, i, i+1)
+			q.offered[t.ID] = offered{i, t, env}
+			return t, env, nil
+		}
+	}
+	return nil, nil, nil
+}
+
+func (q *threadQueue) Settle(_ context.Context, id string, taken bool) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	o, ok := q.offered[id]
+	if !ok {
+		return fmt.Errorf("task %s was not offered", id)
+	}
+	delete(q.offered, id)
+	q.settled[id] = taken
+	if !taken {
+		q.tasks = slices.Insert(q.tasks, o.at, o.t)
+		q.envs = slices.Insert(q.envs, o.at, o.env)
+	}
+	return nil
+}
+
+// state returns the queue's tasks (running ones first), with a task out
+// on offer in its place, and the offers settled so far.
+func (q *threadQueue) state() ([]string, map[string]bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ids := make([]string, len(q.tasks))
+	for i, t := range q.tasks {
+		ids[i] = t.ID
+	}
+	for _, o := range q.offered {
+		ids = slices.Insert(ids, o.at, o.t.ID)
+	}
+	settled := make(map[string]bool, len(q.settled))
+	for id, taken := range q.settled {
+		settled[id] = taken
+	}
+	return ids, settled
+}
+
+// An owner whose tasks wait hands the ones that would start last to a
+// neighbour with idle crawl threads, one per idle thread, and keeps the
+// rest; a task balanced to it (whose target it does not hold) stays; a
+// neighbour that refuses leaves the task in its place; with load
+// balancing off nothing moves.
+func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	for _, lbi := range []bool{true, false} {
+		t.Run(fmt.Sprintf("load balancing %v", lbi), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			maxPieces := 0
+			if lbi {
+				maxPieces = 100 // far above any load here: only sharing moves tasks
+			}
+			c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+			c.wrap = newThreadQueue
+			ps := c.addSettled(ctx, can.Point{0.25, 0.5, 0.5}, can.Point{0.75, 0.75, 0.5}, can.Point{0.75, 0.25, 0.5})
+			a, b, cc := ps[0], ps[1], ps[2]
+			bq, cq := b.n.queue.(*threadQueue), cc.n.queue.(*threadQueue)
+			mine, other := can.Point{0.75, 0.75, 0.5}, can.Point{0.25, 0.5, 0.5}
+			if c.owner(mine) != b || c.owner(other) != a {
+				t.Fatal("the points are not where the test wants them")
+			}
+			// C has two idle threads, and refuses everything at first.
+			cq.mu.Lock()
+			cq.idle, cq.full = 2, true
+			cq.mu.Unlock()
+			// B runs one task; four of its own and one balanced to it by
+			// A (target in A's zone) wait, that one last.
+			bq.mu.Lock()
+			bq.idle = 1
+			bq.mu.Unlock()
+			for i := range 4 {
+				bq.Enqueue(ctx, c.task(fmt.Sprintf("b-%d", i), mine), c.envelope(fmt.Sprintf("b-%d", i), mine))
+			}
+			bq.Enqueue(ctx, c.task("from-a", other), c.envelope("from-a", other))
+
+			// Refused while C is full: every task back in its place.
+			time.Sleep(10 * c.cfg.Heartbeat)
+			ids, settled := bq.state()
+			if want := []string{"b-0", "b-1", "b-2", "b-3", "from-a"}; !slices.Equal(ids, want) {
+				t.Fatalf("B's queue while C refuses: %v, want %v", ids, want)
+			}
+			if lbi && (len(settled) == 0 || settled["b-3"]) {
+				t.Fatalf("offers settled while C refuses: %v, want b-3 offered and not taken", settled)
+			}
+			if !lbi && len(settled) > 0 {
+				t.Fatalf("offers with load balancing off: %v", settled)
+			}
+
+			cq.mu.Lock()
+			cq.full = false
+			cq.mu.Unlock()
+			if !lbi {
+				time.Sleep(10 * c.cfg.Heartbeat)
+				if ids, _ := bq.state(); len(ids) != 5 || len(cq.ids()) != 0 {
+					t.Fatalf("tasks moved with load balancing off: B %v, C %v", ids, cq.ids())
+				}
+				return
+			}
+			c.waitUntil(10*time.Second, "C never took two tasks", func() string {
+				if got := cq.ids(); len(got) != 2 {
+					return fmt.Sprintf("C holds %v", got)
+				}
+				return ""
+			})
+			time.Sleep(10 * c.cfg.Heartbeat) // C has no idle thread left: nothing more moves
+			ids, settled = bq.state()
+			got := cq.ids()
+			slices.Sort(got)
+			if want := []string{"b-2", "b-3"}; !slices.Equal(got, want) {
+				t.Fatalf("C holds %v, want the two of B's own tasks that would start last, %v", got, want)
+			}
+			if !slices.Equal(ids, []string{"b-0", "b-1", "from-a"}) {
+				t.Fatalf("B's queue after sharing: %v, want b-0, b-1 and the balanced from-a", ids)
+			}
+			if !settled["b-2"] || !settled["b-3"] || settled["from-a"] {
+				t.Fatalf("offers settled: %v, want b-2 and b-3 taken, from-a never offered", settled)
+			}
+			if n := c.countTasks(); n["b-2"] != 1 || n["b-3"] != 1 {
+				t.Fatalf("shared tasks held %d and %d times, want once each", n["b-2"], n["b-3"])
+			}
+			if s := b.n.Stats().Shared; s != 2 {
+				t.Fatalf("B counts %d tasks shared, want 2", s)
+			}
+		})
+	}
+}
