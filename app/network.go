@@ -507,7 +507,7 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 		RTL: v.Load.RTL, RPL: v.Load.RPL,
 		Neighbours: []localapi.Neighbour{},
 		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,
-		Takeovers: v.Stats.Takeovers, HandedIn: v.Stats.HandedIn,
+		Takeovers: v.Stats.Takeovers, HandedIn: v.Stats.HandedIn, Shared: v.Stats.Shared,
 		NAT: localapi.NAT(nw.h.NAT()),
 	}
 	for _, nb := range v.Neighbours {

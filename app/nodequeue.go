@@ -19,12 +19,16 @@ import (
 type nodeQueue struct {
 	q *queue.Queue
 	m *taskmgr.Manager
+	// paused, when set, reports whether crawling is paused (the
+	// governor): paused threads are not idle ones to share tasks with.
+	paused func() bool
 }
 
 var (
 	_ node.Queue   = nodeQueue{}
 	_ node.SeenSet = nodeQueue{}
 	_ node.Fuller  = nodeQueue{}
+	_ node.Sharer  = nodeQueue{}
 )
 
 // Enqueue queues a task that arrived signed in env. A task already known
@@ -56,6 +60,39 @@ func (nq nodeQueue) Load() (int, int64) {
 		return 0, 0
 	}
 	return pieces, pages
+}
+
+// Spare returns the tasks waiting for a crawl thread and the threads idle;
+// none are idle while crawling is paused. A read failure counts as none
+// waiting.
+func (nq nodeQueue) Spare() (waiting, idle int) {
+	waiting, idle, err := nq.m.Spare()
+	if err != nil {
+		waiting = 0
+	}
+	if nq.paused != nil && nq.paused() {
+		idle = 0
+	}
+	return waiting, idle
+}
+
+// Offer takes out of the queue the waiting task that would start last
+// among those that could start now and keep accepts.
+func (nq nodeQueue) Offer(_ context.Context, keep func(*task.Task) bool) (*task.Task, []byte, error) {
+	r, err := nq.m.Offer(func(r *queue.Record) bool { return keep(r.Task) })
+	if err != nil || r == nil {
+		return nil, nil, err
+	}
+	return r.Task, r.Raw, nil
+}
+
+// Settle ends the offer of task id: taken by a neighbour, or back in
+// its place.
+func (nq nodeQueue) Settle(_ context.Context, id string, taken bool) error {
+	if taken {
+		return nq.m.Shared(id)
+	}
+	return nq.m.Unoffer(id)
 }
 
 // Drain marks every queued and running task handed over and returns their
