@@ -60,8 +60,9 @@ type NetworkOptions struct {
 	// web hosts (p2p/emulate). Test and demo only.
 	PeerExtra func(remoteIP string) time.Duration
 	HostExtra func(host string) time.Duration
-	// NoLBI turns load balancing on insert off: a task stays with the
-	// owner of its point however loaded (for comparisons).
+	// NoLBI turns load balancing off, on insert and by sharing waiting
+	// tasks: a task stays with the owner of its point however loaded (for
+	// comparisons).
 	NoLBI bool
 	// NoDHT runs the peer without the network's DHT: no advertisement,
 	// no lookups; it finds the overlay through the manager, its

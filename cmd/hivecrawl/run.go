@@ -44,7 +44,7 @@ func runFlags(o *runOptions) *flag.FlagSet {
 	fs.StringVar(&o.bind, "bind", "", "test and demo only: the loopback `IP` this client listens on and crawls from")
 	fs.StringVar(&o.emulateFile, "emulate", "", "test and demo only: add emulated latency from the layout `FILE` (p2p/emulate)")
 	fs.DurationVar(&o.heartbeat, "heartbeat", 0, "overlay heartbeat `interval` (default 2s)")
-	fs.BoolVar(&o.noLBI, "no-lbi", false, "for comparisons: keep every task at the owner of its point (no load balancing on insert)")
+	fs.BoolVar(&o.noLBI, "no-lbi", false, "for comparisons: keep every task at the owner of its point (no load balancing on insert, no sharing of waiting tasks)")
 	fs.Var(&o.listen, "listen", "libp2p listen `MULTIADDR` (repeatable; default: every interface, port 4901; solo mode: 127.0.0.1)")
 	fs.DurationVar(&o.seedEvery, "seed-interval", app.DefaultSeedInterval, "submit the seeds file's tasks again after this `interval`")
 	fs.IntVar(&o.seedDepth, "seed-depth", app.DefaultSeedDepth, "link depth of seeds-file tasks")

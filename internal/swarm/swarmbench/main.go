@@ -1,9 +1,12 @@
 // Command swarmbench is the swarm benchmark of `make bench`: the same
 // swarm of processes on loopback (a manager, N clients, a synthetic web
 // with emulated latency), run once per assignment — the coordinate CAN
-// with load balancing on insert, consistent hashing (paper 004,
-// UbiCrawler), and the coordinate CAN without it — one after the other in
-// one run; then each client's idle footprint with the peers connected. It
+// with load balancing (on insert, and owners sharing waiting tasks with
+// idle neighbours), consistent hashing (paper 004, UbiCrawler: no
+// balancing), and the coordinate CAN without balancing — one after the
+// other in one run; then each client's idle footprint with the peers
+// connected. -variants hash+share runs hashing with sharing on, to show
+// what sharing alone gives. It
 // prints one table, the ratios and where the coordinate variants placed
 // peers and hosts.
 //
@@ -59,9 +62,10 @@ var (
 )
 
 type variant struct {
-	name    string
-	manager []string
-	client  func(*config.Config)
+	name       string
+	manager    []string
+	client     func(*config.Config)
+	clientArgs []string
 }
 
 func main() {
@@ -127,18 +131,24 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		{"can+lbi", []string{"--delay", wait, "--coordinates", "--assignment", "can"}, func(c *config.Config) {
 			delay(c)
 			c.Overload = overload
-		}},
-		{"hash", []string{"--delay", wait, "--coordinates=false", "--assignment", "hash"}, delay},
+		}, nil},
+		// Consistent hashing as UbiCrawler does it: a host's tasks stay
+		// with its peer; the clients neither balance nor share.
+		{"hash", []string{"--delay", wait, "--coordinates=false", "--assignment", "hash"}, delay, []string{"--no-lbi"}},
 		{"can-lbi", []string{"--delay", wait, "--coordinates", "--assignment", "can"}, func(c *config.Config) {
 			delay(c)
-			c.QueueLength, c.Overload = 1000, 1000 // never overloaded: no forwarding
-		}},
+			c.QueueLength, c.Overload = 1000, 1000 // a queue never full refuses nothing
+		}, []string{"--no-lbi"}},
+		// Hashing with the clients sharing waiting tasks with idle
+		// neighbours, as can+lbi's do: not a baseline, but it shows what
+		// sharing alone gives (run it with -variants).
+		{"hash+share", []string{"--delay", wait, "--coordinates=false", "--assignment", "hash"}, delay, nil},
 	}
 	var chosen []variant
 	for _, name := range strings.Split(runVariants, ",") {
 		i := slices.IndexFunc(variants, func(v variant) bool { return v.name == name })
 		if i < 0 {
-			return fmt.Errorf("-variants: no variant %q (can+lbi, hash, can-lbi)", name)
+			return fmt.Errorf("-variants: no variant %q (can+lbi, hash, can-lbi, hash+share)", name)
 		}
 		chosen = append(chosen, variants[i])
 	}
@@ -154,11 +164,11 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		}
 		cfg := swarm.Config{
 			Bin: bin, Dir: dir, Peers: peers, Hosts: hosts, Seed: 11, DeferSeeds: true,
-			Web: fixture.DemoOptions{MaxPages: maxPages}, ManagerArgs: v.manager, Client: v.client, Logger: log,
+			Web: fixture.DemoOptions{MaxPages: maxPages}, ManagerArgs: v.manager, Client: v.client, ClientArgs: v.clientArgs, Logger: log,
 		}
 		if keepDir != "" {
 			cfg.ManagerArgs = append(slices.Clip(cfg.ManagerArgs), "-v")
-			cfg.ClientArgs = []string{"-v"}
+			cfg.ClientArgs = append(slices.Clip(cfg.ClientArgs), "-v")
 		}
 		sum, note, err := measure(ctx, cfg, dur, settle)
 		if err != nil {
@@ -174,8 +184,10 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		}
 		fmt.Printf("%-8s %9d %8.1f %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.Seconds, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
 	}
-	if len(results) == len(variants) && len(variants) == 3 {
-		a, h, n := results["can+lbi"], results["hash"], results["can-lbi"]
+	a, aok := results["can+lbi"]
+	h, hok := results["hash"]
+	n, nok := results["can-lbi"]
+	if aok && hok && nok {
 		fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
 		fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
 	}
@@ -183,7 +195,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		fmt.Println(n)
 	}
 	fmt.Println(boundsNote)
-	if len(variants) < 3 {
+	if !aok || !hok || !nok {
 		return nil // a partial run is for looking closer, not the footprint
 	}
 	return idleFootprint(ctx, bin, tmp, peers, idle, log)
