@@ -2,9 +2,7 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -111,8 +109,8 @@ func (n *Node) share(ctx context.Context) {
 }
 
 // offer sends a waiting task to neighbour to as a load-balanced insert
-// and reports whether it took the task. A neighbour that has seen the
-// task holds it or handed it on: it stays here too, as with balancing.
+// and reports whether it took the task. Any refusal keeps the task here,
+// a neighbour that has seen it (ErrSeen) included, as with balancing.
 func (n *Node) offer(ctx context.Context, to peer.ID, env []byte, target can.Point) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
 	defer cancel()
@@ -120,8 +118,6 @@ func (n *Node) offer(ctx context.Context, to peer.ID, env []byte, target can.Poi
 	switch {
 	case err != nil:
 		return false, err
-	case !resp.Accepted && strings.Contains(resp.Error, ErrSeen.Error()):
-		return false, fmt.Errorf("%w: %s", ErrSeen, resp.Error)
 	case !resp.Accepted:
 		return false, refusal(resp.Error)
 	}
