@@ -69,9 +69,13 @@ func TestHandOffContinuesAtHeir(t *testing.T) {
 		t.Fatalf("the stopped volunteer's task is %s, want done with what it crawled", firstRec.State)
 	}
 	contID := task.ContinuationID(firstID)
+	// The channel's task is done before storage commits the pages' index
+	// entries with the receipt (Storage.store says why): the pages are
+	// all there once the receipt is.
 	waitFor(t, 3*time.Minute, "the continuation's result", func() bool {
 		rec, err := db.Task(contID)
-		return err == nil && rec.State == channels.TaskDone
+		_, stored, _ := s.m.Storage().Receipt(contID)
+		return err == nil && rec.State == channels.TaskDone && stored
 	})
 	cont, _ := db.Task(contID)
 	if cont.Peer == firstRec.Peer {
