@@ -62,6 +62,13 @@ type Options struct {
 	// SourceIP is the local address crawl connections are made from;
 	// empty = the system's choice (the demo sets one per client).
 	SourceIP string
+	// LowPriority gives the whole process the lowest CPU priority (nice
+	// 19 on Unix) before the client starts, so the volunteer's own work
+	// always comes first: what the hivecrawl commands do. It is an option
+	// because it is the process's, not the client's: a process that runs
+	// a manager beside clients (the tests' swarms) would starve its
+	// manager on a busy machine.
+	LowPriority bool
 	// Threads, when set, overrides the configured number of task threads
 	// (CL) until the configuration changes.
 	Threads int
@@ -177,8 +184,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Threads > 0 {
 		cfg.Threads = opts.Threads
 	}
-	if err := governor.LowerPriority(); err != nil {
-		c.log.Warn("Cannot lower the process priority", "err", err)
+	if opts.LowPriority {
+		if err := governor.LowerPriority(); err != nil {
+			c.log.Warn("Cannot lower the process priority", "err", err)
+		}
 	}
 	c.gov, err = governor.New(ctx, cfg, governor.Options{
 		Sampler: opts.Sampler, Now: opts.Now, UsageFile: dirs.UsageFile(),

@@ -48,7 +48,7 @@ func runDefault(ctx context.Context, args []string) int {
 		return runClient(ctx, []string{"--headless"})
 	}
 	return runDesktop(ctx, app.Options{
-		Version: version, Grace: 5 * time.Second,
+		Version: version, Grace: 5 * time.Second, LowPriority: true,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	})
 }

@@ -92,6 +92,7 @@ func runClient(ctx context.Context, args []string) int {
 		mode = app.ModeLocal
 	}
 	opts := app.Options{
+		LowPriority:   true,
 		Mode:          mode,
 		Network:       nopts,
 		SourceIP:      o.bind,

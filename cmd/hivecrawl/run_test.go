@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -230,6 +232,16 @@ func TestCrashSafety(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The client yields the CPU to the volunteer's own work: every
+	// thread of the process runs at the lowest priority.
+	if runtime.GOOS == "linux" {
+		for _, nice := range threadNices(t, cmd.Process.Pid) {
+			if nice != 19 {
+				t.Errorf("a thread of the running client has nice %d, want 19", nice)
+				break
+			}
+		}
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("graceful stop: %v\n%s", err, stderr)
@@ -239,6 +251,39 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("the last run took %v", time.Since(began).Round(time.Millisecond))
 	checkFinal(t, dirs)
+}
+
+// threadNices returns the nice value of every thread of process pid,
+// from /proc (Linux).
+func threadNices(t *testing.T, pid int) []int {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join(dir, task.Name(), "stat"))
+		if err != nil {
+			continue // the thread ended meanwhile
+		}
+		// "tid (comm) state ...": nice is the 19th field, the 17th after
+		// the command's closing parenthesis.
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) < 17 {
+			t.Fatalf("%s/%s/stat: too few fields: %q", dir, task.Name(), b)
+		}
+		nice, err := strconv.Atoi(fields[16])
+		if err != nil {
+			t.Fatalf("%s/%s/stat: nice: %v", dir, task.Name(), err)
+		}
+		out = append(out, nice)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no threads listed in %s", dir)
+	}
+	return out
 }
 
 // checkCrashState opens the queue as the dead process left it and checks
