@@ -42,7 +42,7 @@ func TestNodeQueueFullIsTheOverlays(t *testing.T) {
 
 // TestNodeQueueShares: the overlay sees the waiting tasks, no idle thread
 // while crawling is paused, and an offer's end in the queue: back in its
-// place, or handed over as shared.
+// place, or handed over as shared; a shared task that comes back runs.
 func TestNodeQueueShares(t *testing.T) {
 	q, m := idleQueue(t, t.TempDir(), 5)
 	paused := true
@@ -98,5 +98,21 @@ func TestNodeQueueShares(t *testing.T) {
 	paused = false
 	if w, idle := nq.Spare(); w != 0 || idle != config.DefaultThreads {
 		t.Fatalf("Spare once resumed = %d waiting, %d idle; want 0, %d", w, idle, config.DefaultThreads)
+	}
+
+	// c comes back (the neighbour it went to left, and this peer took
+	// its zone): it is queued again, not taken for a duplicate, and runs.
+	ctk := &task.Task{ID: "c", Channel: "c.example", Seeds: []string{"http://c.example/"}, Interval: task.Duration(time.Hour)}
+	if err := nq.Enqueue(ctx, ctk, []byte("c")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if r, err := q.Get("c"); err == nil && r.State == queue.Done {
+			break
+		}
+		if time.Now().After(deadline) {
+			r, _ := q.Get("c")
+			t.Fatalf("c came back and is %s, want it run (done)", r.State)
+		}
 	}
 }

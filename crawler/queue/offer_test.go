@@ -3,6 +3,9 @@ package queue
 import (
 	"errors"
 	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Offer takes the task that would start last among those picked, Unoffer
@@ -68,5 +71,67 @@ func TestOfferedRecoveredAtOpen(t *testing.T) {
 	}
 	if r, _ := q2.Get("b"); r.State != Queued {
 		t.Fatalf("b after a crash mid-offer: %s, want queued", r.State)
+	}
+}
+
+// A task that left for a neighbour (shared, or handed over when this peer
+// left) and comes back waits again in its old place, afresh; a task that
+// ran here, or one still here, is a duplicate; one from an earlier lease
+// does not come back.
+func TestTaskComesBack(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "a", "b", "c", "d")
+	if r, err := q.Offer(t0, func(r *Record) bool { return r.ID == "b" }); err != nil || r == nil {
+		t.Fatalf("Offer b = %v, %v", r, err)
+	}
+	if err := q.Shared("b", t0); err != nil {
+		t.Fatal(err)
+	}
+	if r := next(t, q, t0); r == nil || r.ID != "a" {
+		t.Fatalf("next = %v, want a", r)
+	}
+	if err := q.Finish("a", &task.Result{}, "s", t0); err != nil {
+		t.Fatal(err)
+	}
+	back := func(id string, epoch uint64) error {
+		tk := newTask(id, 0)
+		tk.Lease.Epoch = epoch
+		raw, _ := tk.Encode()
+		return q.Enqueue(raw, tk, t0.Add(time.Minute))
+	}
+	if err := back("b", 0); err != nil {
+		t.Fatalf("shared b coming back: %v", err)
+	}
+	if w, _ := q.Waiting(); ids(w) != "b,c,d" {
+		t.Fatalf("waiting after b came back: %s, want b,c,d (b in its place)", ids(w))
+	}
+	if r, _ := q.Get("b"); r.State != Queued || r.Reason != "" || !r.Finished.IsZero() || !r.Enqueued.Equal(t0) {
+		t.Fatalf("b back: %s (%q), finished %v, enqueued %v; want queued afresh, enqueued when it first came", r.State, r.Reason, r.Finished, r.Enqueued)
+	}
+	for _, id := range []string{"a", "b"} {
+		if err := back(id, 0); !errors.Is(err, ErrDuplicate) {
+			t.Fatalf("%s again = %v, want ErrDuplicate (done here, or waiting)", id, err)
+		}
+	}
+
+	// Handed over at a leave, under lease epoch 2: an epoch-1 copy does
+	// not come back, the epoch-2 one does.
+	tk := newTask("e", 0)
+	tk.Lease.Epoch = 2
+	raw, _ := tk.Encode()
+	if err := q.Enqueue(raw, tk, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := q.Handover(t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := back("e", 1); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("e under an earlier lease = %v, want ErrDuplicate", err)
+	}
+	if err := back("e", 2); err != nil {
+		t.Fatalf("e handed back: %v", err)
+	}
+	if w, _ := q.Waiting(); ids(w) != "e" {
+		t.Fatalf("waiting after the handover and e's return: %s, want e", ids(w))
 	}
 }

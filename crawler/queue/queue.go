@@ -332,24 +332,43 @@ func (q *Queue) SetMaxLen(n int) {
 
 // Enqueue appends a task at the tail of the queue. raw is stored as given;
 // t is its decoded form and must be valid. It returns ErrFull when MaxLen
-// tasks are waiting and ErrDuplicate when t.ID is already known. A task
-// still waiting under an earlier lease epoch is the exception: the manager
-// sent it again under the host's next lease, which the waiting copy could
-// never claim, so the new copy takes its place in the queue.
+// tasks are waiting and ErrDuplicate when t.ID is already known. Two
+// exceptions:
+//   - A task still waiting under an earlier lease epoch: the manager sent
+//     it again under the host's next lease, which the waiting copy could
+//     never claim, so the new copy takes its place in the queue.
+//   - A task that left for a neighbour (HandedOver) and comes back under
+//     the same lease or a later one: it is not here any more, so it waits
+//     again, in its old place. It comes back when the neighbour it was
+//     shared with leaves and this peer takes its zone, or when the manager
+//     sends it again.
 func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("enqueue task: %w", err)
 	}
 	err := q.db.Update(func(tx *bolt.Tx) error {
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
-		if old, err := get(tasks, []byte(t.ID)); err == nil {
-			if old.State != Queued || old.Task.Lease.Epoch >= t.Lease.Epoch {
-				return ErrDuplicate
-			}
+		old, err := get(tasks, []byte(t.ID))
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return err
+		case old.State == Queued && old.Task.Lease.Epoch < t.Lease.Epoch:
 			old.Raw, old.Task = raw, t
 			return put(tasks, old)
-		} else if !errors.Is(err, ErrNotFound) {
-			return err
+		case old.State == HandedOver && old.Task.Lease.Epoch <= t.Lease.Epoch:
+			if count(fifo) >= q.MaxLen() {
+				return ErrFull
+			}
+			// Whatever this peer did with it before is not what the
+			// neighbour did: it starts afresh, in its old place.
+			r := &Record{ID: t.ID, Raw: raw, Task: t, Seq: old.Seq, State: Queued, Enqueued: old.Enqueued}
+			if err := put(tasks, r); err != nil {
+				return err
+			}
+			return fifo.Put(seqKey(r.Seq), []byte(r.ID))
+		default:
+			return ErrDuplicate
 		}
 		if count(fifo) >= q.MaxLen() {
 			return ErrFull
