@@ -135,15 +135,57 @@ func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom 
 // admitHandedOver applies the admission rules that hold for a task a
 // leaving neighbour hands over with its zone: the lease and issue time,
 // and seen before. Its target is not checked: the heir takes the zone.
+// A task seen here because this node balanced or shared it to that
+// neighbour comes back: the neighbour is going, and without it the task
+// would wait for the manager to re-issue its host.
 func (n *Node) admitHandedOver(ctx context.Context, t *task.Task, from peer.ID) error {
 	err := checkLease(t, time.Now())
 	if err == nil {
 		err = n.record(ctx, t)
 	}
+	if errors.Is(err, ErrSeen) && n.takeBack(t) {
+		n.log.Debug("A task this peer passed on came back with a zone", "task", t.ID, "from", from)
+		return nil
+	}
 	if err != nil {
 		n.refused(t, from, err)
 	}
 	return err
+}
+
+// noteLeft records that this node passed admitted task t on to a
+// neighbour (balanced or shared), so that t may come back once.
+func (n *Node) noteLeft(t *task.Task) {
+	now := time.Now()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.left) >= 64 && len(n.left)&(len(n.left)-1) == 0 {
+		// At each power of two, forget the deliveries whose lease ended.
+		for k, exp := range n.left {
+			if now.After(exp) {
+				delete(n.left, k)
+			}
+		}
+	}
+	n.left[seenKey(t)] = t.Lease.Expires.Add(MaxClockSkew)
+}
+
+// takeBack reports whether t is a delivery this node passed on, and
+// forgets it: it comes back once.
+func (n *Node) takeBack(t *task.Task) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := seenKey(t)
+	exp, ok := n.left[k]
+	if !ok {
+		return false
+	}
+	delete(n.left, k)
+	if time.Now().After(exp) {
+		return false
+	}
+	n.stats.Returned++
+	return true
 }
 
 // record records t's delivery as seen here, refusing it if it was

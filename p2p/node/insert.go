@@ -247,6 +247,7 @@ func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, 
 	switch {
 	case err == nil && resp.Accepted:
 		n.noteBalanced(peer.ID(dec.To), t)
+		n.noteLeft(t)
 		return resp
 	case err == nil && strings.Contains(resp.Error, ErrSeen.Error()):
 		// The neighbour took this task before and holds it, or

@@ -74,6 +74,10 @@ type Stats struct {
 	// Shared counts the waiting tasks this node gave to neighbours with
 	// idle crawl threads (share.go).
 	Shared int64
+	// Returned counts the tasks this node balanced or shared to a
+	// neighbour that came back with the neighbour's zone when it left
+	// (counted in HandedIn too).
+	Returned int64
 }
 
 // neighbour is what the node knows of one neighbour.
@@ -139,6 +143,10 @@ type Node struct {
 	// lost is when the node lost its last zone to an overlap settlement;
 	// zero when it holds zones or never joined. Serve rejoins it.
 	lost time.Time
+	// left holds the deliveries (seenKey) this node balanced or shared to
+	// a neighbour, until their lease ends: one handed back by that
+	// neighbour's leave is this node's again, not a replay (admit.go).
+	left map[string]time.Time
 	// placed is set once the node has rejoined at its mapped coordinate
 	// (drift.go); until then it moves as soon as that point lies outside
 	// its zones.
@@ -185,6 +193,7 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		nbrs:   map[peer.ID]*neighbour{},
 		dead:   map[peer.ID]*deadPeer{},
 		gone:   map[peer.ID]time.Time{},
+		left:   map[string]time.Time{},
 		probes: map[peer.ID]time.Time{},
 		heard:  map[peer.ID]time.Time{},
 		kick:   make(chan struct{}, 1),

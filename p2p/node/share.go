@@ -95,6 +95,9 @@ func (n *Node) share(ctx context.Context) {
 			n.stats.Shared++
 		}
 		n.mu.Unlock()
+		if taken {
+			n.noteLeft(t)
+		}
 		if err != nil {
 			n.log.Debug("Task not shared", "task", t.ID, "neighbour", to.String(), "err", err)
 		}

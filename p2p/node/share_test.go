@@ -140,7 +140,9 @@ func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
 			bq.idle = 1
 			bq.mu.Unlock()
 			for i := range 4 {
-				bq.Enqueue(ctx, c.task(fmt.Sprintf("b-%d", i), mine), c.envelope(fmt.Sprintf("b-%d", i), mine))
+				if _, _, err := b.n.Insert(ctx, c.envelope(fmt.Sprintf("b-%d", i), mine), mine); err != nil {
+					t.Fatal(err)
+				}
 			}
 			bq.Enqueue(ctx, c.task("from-a", other), c.envelope("from-a", other))
 
@@ -191,6 +193,26 @@ func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
 			}
 			if s := b.n.Stats().Shared; s != 2 {
 				t.Fatalf("B counts %d tasks shared, want 2", s)
+			}
+
+			// C leaves, and B, holding the sibling zone, is its heir: the
+			// tasks B shared come back to it, once each, instead of being
+			// refused as seen here.
+			if err := cc.n.Leave(ctx); err != nil {
+				t.Fatalf("C leaving: %v", err)
+			}
+			ids, _ = bq.state()
+			if len(ids) == 5 {
+				slices.Sort(ids[3:]) // in the order C held them
+			}
+			if want := []string{"b-0", "b-1", "from-a", "b-2", "b-3"}; !slices.Equal(ids, want) {
+				t.Fatalf("B's queue after C left: %v, want %v", ids, want)
+			}
+			if n := c.countTasks(); n["b-2"] != 1 || n["b-3"] != 1 {
+				t.Fatalf("returned tasks held %d and %d times, want once each", n["b-2"], n["b-3"])
+			}
+			if st := b.n.Stats(); st.Returned != 2 || st.Replayed != 0 || st.HandedIn != 2 {
+				t.Fatalf("B's counters after C left: returned %d, replayed %d, handed in %d; want 2, 0, 2", st.Returned, st.Replayed, st.HandedIn)
 			}
 		})
 	}
