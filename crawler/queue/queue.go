@@ -348,6 +348,7 @@ func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
 	}
 	err := q.db.Update(func(tx *bolt.Tx) error {
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		r := &Record{ID: t.ID, Raw: raw, Task: t, State: Queued, Enqueued: now}
 		old, err := get(tasks, []byte(t.ID))
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -357,31 +358,24 @@ func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
 			old.Raw, old.Task = raw, t
 			return put(tasks, old)
 		case old.State == HandedOver && old.Task.Lease.Epoch <= t.Lease.Epoch:
-			if count(fifo) >= q.MaxLen() {
-				return ErrFull
-			}
 			// Whatever this peer did with it before is not what the
 			// neighbour did: it starts afresh, in its old place.
-			r := &Record{ID: t.ID, Raw: raw, Task: t, Seq: old.Seq, State: Queued, Enqueued: old.Enqueued}
-			if err := put(tasks, r); err != nil {
-				return err
-			}
-			return fifo.Put(seqKey(r.Seq), []byte(r.ID))
+			r.Seq, r.Enqueued = old.Seq, old.Enqueued
 		default:
 			return ErrDuplicate
 		}
 		if count(fifo) >= q.MaxLen() {
 			return ErrFull
 		}
-		seq, err := fifo.NextSequence()
-		if err != nil {
-			return err
+		if r.Seq == 0 { // bbolt's sequences start at 1
+			if r.Seq, err = fifo.NextSequence(); err != nil {
+				return err
+			}
 		}
-		r := &Record{ID: t.ID, Raw: raw, Task: t, Seq: seq, State: Queued, Enqueued: now}
 		if err := put(tasks, r); err != nil {
 			return err
 		}
-		return fifo.Put(seqKey(seq), []byte(t.ID))
+		return fifo.Put(seqKey(r.Seq), []byte(r.ID))
 	})
 	if err != nil {
 		return fmt.Errorf("enqueue task %s: %w", t.ID, err)

@@ -154,19 +154,11 @@ func (n *Node) admitHandedOver(ctx context.Context, t *task.Task, from peer.ID) 
 }
 
 // noteLeft records that this node passed admitted task t on to a
-// neighbour (balanced or shared), so that t may come back once.
+// neighbour (balanced or shared), so that t may come back once. Heartbeat
+// rounds forget it when its lease has ended.
 func (n *Node) noteLeft(t *task.Task) {
-	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if len(n.left) >= 64 && len(n.left)&(len(n.left)-1) == 0 {
-		// At each power of two, forget the deliveries whose lease ended.
-		for k, exp := range n.left {
-			if now.After(exp) {
-				delete(n.left, k)
-			}
-		}
-	}
 	n.left[seenKey(t)] = t.Lease.Expires.Add(MaxClockSkew)
 }
 

@@ -81,6 +81,11 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 			delete(n.heard, id)
 		}
 	}
+	for k, until := range n.left {
+		if now.After(until) {
+			delete(n.left, k)
+		}
+	}
 	n.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, id := range probes {
