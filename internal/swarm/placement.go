@@ -37,6 +37,10 @@ type Placement struct {
 	// Trained the clients using the manager's trained bounds.
 	Moves   int64
 	Trained int
+	// Outside lists, for each client that does not hold its mapped
+	// point, how far the point lies from the client's nearest zone, as a
+	// fraction of that zone's smallest width.
+	Outside []float64
 }
 
 // Placement reads every client's zones and the point its coordinate maps
@@ -58,11 +62,23 @@ func (s *Swarm) Placement(ctx context.Context) (Placement, error) {
 			pl.Trained++
 		}
 		p := can.Point(o.Mapped)
-		for _, z := range o.Zones {
-			if (can.Zone{Lo: z.Lo, Hi: z.Hi}).Contains(p) {
-				pl.Held++
+		held, near := false, math.Inf(1)
+		for _, api := range o.Zones {
+			z := can.Zone{Lo: api.Lo, Hi: api.Hi}
+			if z.Contains(p) {
+				held = true
 				break
 			}
+			w := math.Inf(1)
+			for i := range z.Lo {
+				w = math.Min(w, z.Hi[i]-z.Lo[i])
+			}
+			near = math.Min(near, math.Sqrt(z.Dist2(p))/w)
+		}
+		if held {
+			pl.Held++
+		} else {
+			pl.Outside = append(pl.Outside, near)
 		}
 	}
 	return pl, nil

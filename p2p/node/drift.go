@@ -17,7 +17,8 @@ import (
 const driftMaxError = 0.5
 
 // firstMoveSamples is how many RTT samples a node's coordinate rests on
-// before its first move: about 20 heartbeat rounds with five neighbours.
+// before its first move: about ten heartbeat rounds, with the wide sample
+// (sampleWide) beside the neighbours.
 // Vivaldi's error is below driftMaxError after a few rounds, but in a
 // swarm of peers that started together the coordinates keep spreading out
 // for some rounds after that; a peer that moved then would find its

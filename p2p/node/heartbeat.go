@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
 )
 
 // heartbeatLocked builds this node's heartbeat; n.mu must be held. A node
@@ -38,8 +40,18 @@ func (n *Node) probeEvery() time.Duration {
 // exchange this node starts is a round-trip sample for its coordinate.
 const sampleEvery = 4
 
-// heartbeatRound exchanges heartbeats with the neighbours, and probes
-// peers to be heard from first-hand, concurrently. One exchange carries
+// sampleWide is how many peers beyond its neighbours a node heartbeats
+// each round while its coordinate rests on fewer than firstMoveSamples
+// samples. Neighbours alone give a new peer three or four samples a round,
+// so its first move waited about 30 rounds, a minute at the default
+// interval; with these it waits about ten. The peers are its neighbours'
+// neighbours, further off than its own, and Vivaldi fits better with some
+// far peers among its samples than with near ones only.
+const sampleWide = 6
+
+// heartbeatRound exchanges heartbeats with the neighbours, with the wide
+// sample (sampleWide) while the coordinate is young, and probes peers to
+// be heard from first-hand, concurrently. One exchange carries
 // both peers' news, so once this node's coordinate rests on
 // firstMoveSamples samples, a neighbour whose own round reached us within
 // the last interval and a half is skipped (unless all is set, or
@@ -56,7 +68,14 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	}
 	hb := n.heartbeatLocked()
 	now := time.Now()
-	all = all || n.viv.Samples() < firstMoveSamples
+	young := n.viv.Samples() < firstMoveSamples
+	all = all || young
+	var wide []peer.ID
+	if young {
+		wide = n.wideLocked()
+	} else {
+		clear(n.wide)
+	}
 	ids := make([]peer.ID, 0, len(n.nbrs))
 	for id, nb := range n.nbrs {
 		if !all && now.Sub(nb.asked) < n.cfg.Heartbeat*3/2 && now.Sub(nb.told) < sampleEvery*n.cfg.Heartbeat {
@@ -100,6 +119,27 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 			n.onHeartbeat(resp, id)
 		}()
 	}
+	for _, id := range wide {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// The first exchange dials, and a dial's handshakes say
+			// nothing of the distance: only later ones are samples.
+			connected := n.h.Network().Connectedness(id) == network.Connected
+			start := time.Now()
+			resp, relayed, err := n.sendHeartbeat(ctx, id, hb)
+			if err != nil {
+				n.mu.Lock()
+				delete(n.wide, id)
+				n.mu.Unlock()
+				return
+			}
+			if connected && !relayed {
+				n.observe(id, resp.Self.Coord, time.Since(start))
+			}
+			n.onHeartbeat(resp, id)
+		}()
+	}
 	for _, id := range ids {
 		wg.Add(1)
 		go func() {
@@ -125,6 +165,53 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}()
 	}
 	wg.Wait()
+}
+
+// wideLocked returns the wide sample for this round: the peers kept from
+// earlier rounds (so that each is dialled once and its later round trips
+// are samples), topped up to sampleWide from the neighbours' lists with
+// peers that are neither neighbours nor known gone. n.mu must be held.
+func (n *Node) wideLocked() []peer.ID {
+	for id := range n.wide {
+		_, nb := n.nbrs[id]
+		_, gone := n.gone[id]
+		if nb || gone {
+			delete(n.wide, id)
+		}
+	}
+	if len(n.wide) < sampleWide {
+		var more []*wire.Peer
+		for _, nb := range n.nbrs {
+			for _, p := range nb.nbrs {
+				id := peer.ID(p.GetId())
+				_, known := n.nbrs[id]
+				_, gone := n.gone[id]
+				_, taken := n.wide[id]
+				if id.Validate() == nil && id != n.h.ID() && !known && !gone && !taken {
+					more = append(more, p)
+				}
+			}
+		}
+		rand.Shuffle(len(more), func(i, j int) { more[i], more[j] = more[j], more[i] })
+		for _, p := range more {
+			if len(n.wide) == sampleWide {
+				break
+			}
+			id, addrs := peerAddrs(p)
+			if _, taken := n.wide[id]; taken {
+				continue // listed by two neighbours
+			}
+			if len(addrs) > 0 {
+				n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
+			}
+			n.wide[id] = struct{}{}
+		}
+	}
+	ids := make([]peer.ID, 0, len(n.wide))
+	for id := range n.wide {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // sendHeartbeat exchanges heartbeats with id, and says whether the

@@ -136,6 +136,7 @@ type Node struct {
 	gone    map[peer.ID]time.Time // left or dead: not re-learned from lists
 	probes  map[peer.ID]time.Time // heard of second-hand, to hear from first-hand; value: when last probed
 	heard   map[peer.ID]time.Time // peers holding zones heard from first-hand, when; rejoin entries
+	wide    map[peer.ID]struct{}  // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
 	leaving bool
 	// farewell is the goodbye sent after a graceful leave, repeated to
 	// anyone still heartbeating this node.
@@ -196,6 +197,7 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		left:   map[string]time.Time{},
 		probes: map[peer.ID]time.Time{},
 		heard:  map[peer.ID]time.Time{},
+		wide:   map[peer.ID]struct{}{},
 		kick:   make(chan struct{}, 1),
 		seq:    uint64(time.Now().UnixNano()),
 	}

@@ -170,7 +170,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 			cfg.ManagerArgs = append(slices.Clip(cfg.ManagerArgs), "-v")
 			cfg.ClientArgs = append(slices.Clip(cfg.ClientArgs), "-v")
 		}
-		sum, note, err := measure(ctx, cfg, dur, settle)
+		sum, note, err := measure(ctx, cfg, dur, settle, log)
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
@@ -230,7 +230,7 @@ func ratioS(a, b float64) string {
 // when the manager gets the hosts: settle after every client is in the
 // overlay. The note says how the coordinate variants placed peers and
 // hosts.
-func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (swarm.Summary, string, error) {
+func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, log *slog.Logger) (swarm.Summary, string, error) {
 	var sum swarm.Summary
 	s, err := swarm.Start(ctx, cfg)
 	if err != nil {
@@ -249,10 +249,23 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 		return sum, "", err
 	}
 	coords := swarm.PlacementOf(st.Swarm) == "coordinates"
-	select {
-	case <-ctx.Done():
-		return sum, "", ctx.Err()
-	case <-time.After(settle):
+	settled := time.After(settle)
+	every := time.NewTicker(10 * time.Second)
+	defer every.Stop()
+	for waiting := true; waiting; {
+		select {
+		case <-ctx.Done():
+			return sum, "", ctx.Err()
+		case <-settled:
+			waiting = false
+		case <-every.C:
+			if !coords {
+				continue
+			}
+			if pl, err := s.Placement(ctx); err == nil {
+				log.Info("Placement", "held", pl.Held, "clients", pl.Clients, "moves", pl.Moves, "trained", pl.Trained, "outside", fmt.Sprintf("%.2f", pl.Outside))
+			}
+		}
 	}
 	var note string
 	if coords {
@@ -260,6 +273,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration) (
 		if err != nil {
 			return sum, "", err
 		}
+		log.Info("Placement when the hosts were added", "held", pl.Held, "clients", pl.Clients, "outside", fmt.Sprintf("%.2f", pl.Outside))
 		note = fmt.Sprintf(" %d of %d clients held the point their coordinate maps to when the hosts were added (%d on trained bounds, %d moves in all)", pl.Held, pl.Clients, pl.Trained, pl.Moves)
 	}
 	if err := s.AddSeeds(ctx); err != nil {

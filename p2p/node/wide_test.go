@@ -1,0 +1,104 @@
+package node
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// TestYoungCoordinateSamplesWide starts ten peers and records every round
+// trip each feeds to its coordinate. While a coordinate rests on fewer
+// than firstMoveSamples samples, its peer heartbeats some of its
+// neighbours' neighbours as well (sampleWide), so every peer must have
+// sampled peers that were not its neighbours; once the coordinate is
+// settled, only neighbours.
+func TestYoungCoordinateSamplesWide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	type sample struct {
+		from, to peer.ID
+		count    int64 // the samples the sampler's coordinate rested on
+		nbr      bool  // to was the sampler's neighbour
+	}
+	var (
+		mu      sync.Mutex
+		nodes   = map[peer.ID]*Node{}
+		samples []sample
+	)
+	// settledAt is well past the round in which a coordinate reaches
+	// firstMoveSamples.
+	const settledAt = firstMoveSamples + 50
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
+	c.tweak = func(self peer.ID, cfg *Config) {
+		cfg.PeerExtra = func(id peer.ID) time.Duration {
+			mu.Lock()
+			n := nodes[self]
+			mu.Unlock()
+			if n == nil {
+				return 0
+			}
+			n.mu.Lock()
+			_, nbr := n.nbrs[id]
+			n.mu.Unlock()
+			mu.Lock()
+			samples = append(samples, sample{self, id, n.viv.Samples(), nbr})
+			mu.Unlock()
+			return 0
+		}
+	}
+	for range 10 {
+		m := c.add(ctx)
+		mu.Lock()
+		nodes[m.h.ID()] = m.n
+		mu.Unlock()
+	}
+	c.waitUntil(time.Minute, "every coordinate settled", func() string {
+		for _, m := range c.members {
+			if m.n.viv.Samples() < settledAt+100 {
+				return m.h.ID().String() + " has few samples"
+			}
+		}
+		return ""
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	wide := map[peer.ID]map[peer.ID]bool{}
+	var young, youngWide, settled, settledWide int
+	for _, s := range samples {
+		switch {
+		case s.count >= firstMoveSamples && s.count < settledAt:
+			// Exchanges begun in the last young round may land here.
+		case s.count < firstMoveSamples && !s.nbr:
+			youngWide++
+			if wide[s.from] == nil {
+				wide[s.from] = map[peer.ID]bool{}
+			}
+			wide[s.from][s.to] = true
+			fallthrough
+		case s.count < firstMoveSamples:
+			young++
+		case !s.nbr:
+			settledWide++
+			fallthrough
+		default:
+			settled++
+		}
+	}
+	t.Logf("young coordinates: %d samples, %d of them from peers beyond the neighbours; settled: %d, %d beyond", young, youngWide, settled, settledWide)
+	for _, m := range c.members {
+		if len(wide[m.h.ID()]) == 0 {
+			t.Errorf("peer %s sampled only its neighbours while its coordinate was young", m.h.ID())
+		}
+	}
+	// A neighbour dropped while an exchange with it was in flight counts
+	// as beyond: allow one in a hundred.
+	if settledWide*100 > settled {
+		t.Errorf("settled coordinates took %d of %d samples from peers beyond the neighbours", settledWide, settled)
+	}
+}
