@@ -35,10 +35,14 @@ const awaitSamples = 3 * firstMoveSamples
 // moveTurns is how many turns moves are spread over. Peers that start
 // together become confident within a round or two of each other, and
 // trained bounds reach all members within one renewal; moving all at
-// once, each would hand its zone to a neighbour that is leaving too. Each turn lasts two heartbeat intervals,
-// and a peer moves only in the first half of its own, so moves in
-// different turns are at least one interval apart.
-const moveTurns = 16
+// once, each would hand its zone to a neighbour that is leaving too. Each
+// turn lasts two heartbeat intervals, and a peer moves only in the first
+// half of its own, so moves in different turns are at least one interval
+// apart. Eight turns spread a fresh overlay's moves over 32 s at the
+// default interval; sixteen took 64 s, and in the swarm benchmark, whose
+// hosts come two minutes after the peers join, a third of the peers had
+// not moved by then.
+const moveTurns = 8
 
 // Drifted reports whether the node should leave and rejoin at its mapped
 // coordinate, and that point. A node joins first at Config.Point (the
@@ -48,11 +52,11 @@ const moveTurns = 16
 // with Config.AwaitBounds, trained bounds have come) it moves whenever the
 // mapped point lies outside its zones; a node placed by its coordinate
 // stays until the mapped point lies further than its zone's diagonal from
-// the zone's centre (with several zones, from each of them), so a
-// coordinate that wobbles across a zone's face does not make it rejoin
-// again and again. Every move waits for the node's turn (moveTurns).
-// Without bounds, or while Vivaldi's error is above driftMaxError, it
-// never drifts.
+// the zone's centre (with several zones, from each of them; DESIGN §4),
+// so a coordinate that wobbles across a zone's face does not make it
+// rejoin again and again. Every move waits for the node's turn
+// (moveTurns). Without bounds, or while Vivaldi's error is above
+// driftMaxError, it never drifts.
 func (n *Node) Drifted() (bool, []float64) { return n.driftedAt(time.Now()) }
 
 func (n *Node) driftedAt(now time.Time) (bool, []float64) {

@@ -37,7 +37,7 @@ func confidentVivaldi(t *testing.T) *coord.Client {
 // [0,½)³ but within its diagonal of its centre. A node that joined at a
 // hashed point must move there; one already placed by its coordinate
 // stays (the diagonal rule), and a point inside the zone never moves it.
-// A first move happens only in the node's turn.
+// A move happens only in the node's turn.
 func TestDriftedFirstMove(t *testing.T) {
 	half := can.Zone{Lo: can.Point{0, 0, 0}, Hi: can.Point{0.5, 0.5, 0.5}}
 	corner := &coord.Bounds{Lo: []float64{-2000, 1000, 1000}, Hi: []float64{-1000, 2000, 2000}}
@@ -57,9 +57,9 @@ func TestDriftedFirstMove(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			n := &Node{cfg: Config{Bounds: tc.bounds, Heartbeat: time.Second, Point: can.Point{0.3, 0.1, 0.1}},
 				bounds: tc.bounds, first: can.Point{0.3, 0.1, 0.1}, viv: viv, zones: []can.Zone{half}, placed: tc.placed}
-			// The point's first component puts the node's turn at 4 (of
-			// 16): its own slot is intervals 8 (mod 32), the next is not.
-			turn := time.Unix(8, 0)
+			// The point's first component sets the node's turn; its slot
+			// is the intervals 2·turn (mod 2·moveTurns), the next is not.
+			turn := time.Unix(int64(2*(3*moveTurns/10)), 0) // turn ⌊0.3·moveTurns⌋
 			got, p := n.driftedAt(turn)
 			if got != tc.want {
 				t.Fatalf("Drifted() in its turn = %v at %v, want %v", got, p, tc.want)
@@ -83,7 +83,7 @@ func TestFirstMoveAwaitsTrainedBounds(t *testing.T) {
 	n := &Node{cfg: Config{Dim: 3, Bounds: operator, AwaitBounds: true, Heartbeat: time.Second, Point: can.Point{0.3, 0.1, 0.1}},
 		bounds: operator, first: can.Point{0.3, 0.1, 0.1}, viv: confidentVivaldi(t), zones: []can.Zone{half},
 		log: slog.New(slog.DiscardHandler)}
-	turn := time.Unix(8, 0)
+	turn := time.Unix(int64(2*(3*moveTurns/10)), 0) // turn ⌊0.3·moveTurns⌋
 	if got, _ := n.driftedAt(turn); got {
 		t.Fatal("moved by the operator's bounds while awaiting trained ones")
 	}
