@@ -33,10 +33,11 @@ type Placement struct {
 	// those among them whose coordinate, mapped into the CAN space, lies
 	// in one of their zones.
 	Clients, Held int
-	// Moves counts the clients' rejoins at their mapped coordinate, and
-	// Trained the clients using the manager's trained bounds.
-	Moves   int64
-	Trained int
+	// Moves counts the clients' rejoins at their mapped coordinate,
+	// Drifts those after each client's first, and Trained the clients
+	// using the manager's trained bounds.
+	Moves, Drifts int64
+	Trained       int
 	// Outside lists, for each client that does not hold its mapped
 	// point, how far the point lies from the client's nearest zone, as a
 	// fraction of that zone's smallest width.
@@ -58,6 +59,7 @@ func (s *Swarm) Placement(ctx context.Context) (Placement, error) {
 		}
 		pl.Clients++
 		pl.Moves += o.Moves
+		pl.Drifts += o.Drifts
 		if o.BoundsEpoch > 0 {
 			pl.Trained++
 		}

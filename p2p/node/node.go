@@ -69,8 +69,9 @@ type Stats struct {
 	Heartbeats int64
 	// Moves counts the rejoins at the node's mapped coordinate
 	// (drift.go): the first move, then one for each time its coordinate
-	// or the bounds moved it too far from its zone.
-	Moves int64
+	// or the bounds moved it out of its zones; Drifts counts those after
+	// the first.
+	Moves, Drifts int64
 	// Shared counts the waiting tasks this node gave to neighbours with
 	// idle crawl threads (share.go).
 	Shared int64

@@ -50,10 +50,11 @@ type Overlay struct {
 	Coordinate []float64 `json:"coordinate,omitempty"`
 	// Mapped is the coordinate's point in the CAN space under the bounds
 	// of training BoundsEpoch (0: the network profile's); Moves counts the
-	// rejoins there.
+	// rejoins there, Drifts those among them after the first.
 	Mapped      []float64   `json:"mapped,omitempty"`
 	BoundsEpoch uint64      `json:"bounds_epoch,omitempty"`
 	Moves       int64       `json:"moves"`
+	Drifts      int64       `json:"drifts"`
 	RTL         float64     `json:"rtl"`
 	RPL         float64     `json:"rpl"`
 	Neighbours  []Neighbour `json:"neighbours"`

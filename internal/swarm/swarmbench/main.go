@@ -263,18 +263,20 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 				continue
 			}
 			if pl, err := s.Placement(ctx); err == nil {
-				log.Info("Placement", "held", pl.Held, "clients", pl.Clients, "moves", pl.Moves, "trained", pl.Trained, "outside", fmt.Sprintf("%.2f", pl.Outside))
+				log.Info("Placement", "held", pl.Held, "clients", pl.Clients, "moves", pl.Moves, "drifts", pl.Drifts, "trained", pl.Trained, "outside", fmt.Sprintf("%.2f", pl.Outside))
 			}
 		}
 	}
 	var note string
+	var drifts int64 // when the hosts were added
 	if coords {
 		pl, err := s.Placement(ctx)
 		if err != nil {
 			return sum, "", err
 		}
 		log.Info("Placement when the hosts were added", "held", pl.Held, "clients", pl.Clients, "outside", fmt.Sprintf("%.2f", pl.Outside))
-		note = fmt.Sprintf(" %d of %d clients held the point their coordinate maps to when the hosts were added (%d on trained bounds, %d moves in all)", pl.Held, pl.Clients, pl.Trained, pl.Moves)
+		note = fmt.Sprintf(" %d of %d clients held the point their coordinate maps to when the hosts were added (%d on trained bounds, %d moves in all, %d of them drift rejoins after a client's first)", pl.Held, pl.Clients, pl.Trained, pl.Moves, pl.Drifts)
+		drifts = pl.Drifts
 	}
 	if err := s.AddSeeds(ctx); err != nil {
 		return sum, "", err
@@ -322,6 +324,11 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 		return sum, "", err
 	}
 	if coords {
+		pl, err := s.Placement(ctx)
+		if err != nil {
+			return sum, "", err
+		}
+		note += fmt.Sprintf("; %d drift rejoins during the crawl, %d of %d clients holding their point at its end", pl.Drifts-drifts, pl.Held, pl.Clients)
 		note += fmt.Sprintf("; %d of %d hosts located from measurements; mean CAN distance from a host to its crawler's mapped coordinate %.3f, to all clients' %.3f;",
 			hp.Located, hp.Hosts, hp.OwnerDist, hp.PeerDist)
 	}
