@@ -1,6 +1,7 @@
 package node
 
 import (
+	"context"
 	"log/slog"
 	"math/rand/v2"
 	"testing"
@@ -102,5 +103,50 @@ func TestFirstMoveAwaitsTrainedBounds(t *testing.T) {
 	got, p := n.driftedAt(turn)
 	if !got || p[1] != 1 || p[0] != 0 {
 		t.Fatalf("with trained bounds: Drifted() = %v, %v; want a move to (0, 1, 0)", got, p)
+	}
+}
+
+// TestDriftsCounted: a peer's first move to its mapped point counts as a
+// move, and a later one, when its coordinate maps beyond its zone's
+// diagonal, as a drift rejoin too. Eight peers, so that the zone the
+// first move lands in is small enough for the far corner to lie beyond
+// its diagonal.
+func TestDriftsCounted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour}) // no rounds of its own
+	for _, x := range []float64{0.25, 0.75} {
+		for _, y := range []float64{0.25, 0.75} {
+			for _, z := range []float64{0.25, 0.75} {
+				c.addAt(ctx, can.Point{x, y, z})
+			}
+		}
+	}
+	m := c.owner(can.Point{0.1, 0.1, 0.1})
+	if m == nil {
+		t.Fatalf("nobody holds (0.1, 0.1, 0.1): %s", c.zoneMap())
+	}
+	m.stop() // its moves are the test's alone
+	toOne := &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}} // maps to (1, 1, 1)
+	toZero := &coord.Bounds{Lo: []float64{1000, 1000, 1000}, Hi: []float64{2000, 2000, 2000}}     // maps to (0, 0, 0)
+	m.n.mu.Lock()
+	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(t), toOne, nil // no first point: every moment is its turn
+	m.n.mu.Unlock()
+	for i, tc := range []struct {
+		bounds        *coord.Bounds
+		moves, drifts int64
+	}{{toOne, 1, 0}, {toZero, 2, 1}} {
+		m.n.mu.Lock()
+		m.n.bounds = tc.bounds
+		m.n.mu.Unlock()
+		if err := m.n.checkDrift(ctx); err != nil {
+			t.Fatalf("move %d: %v", i+1, err)
+		}
+		if st := m.n.Stats(); st.Moves != tc.moves || st.Drifts != tc.drifts {
+			t.Fatalf("after move %d: %d moves, %d drift rejoins; want %d, %d", i+1, st.Moves, st.Drifts, tc.moves, tc.drifts)
+		}
 	}
 }
