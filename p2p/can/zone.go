@@ -267,36 +267,25 @@ func dist2(a, b Point) float64 {
 }
 
 // SplitApart splits z, which holds both keep and give, until they lie in
-// different pieces, halving at most depth times. The piece with give and
-// the piece with keep are given and kept; each piece split off along the
-// way (which holds neither point) goes with the point nearer to it, so
-// that the two points' areas part near the plane halfway between them, as
-// far as halving allows, rather than around the joiner's point alone: a
-// point that moves a little stays in its own area in more directions. ok
-// is false when depth halvings do not part the points; z is then to be
-// split once, as a join without a point to keep does. Every piece is one
-// of z's dyadic descendants, so given and kept tile z.
-func (z Zone) SplitApart(keep, give Point, depth int) (given, kept []Zone, ok bool) {
+// different pieces, halving at most depth times: given is the piece with
+// give, kept the piece with keep and the pieces split off along the way
+// (which hold neither). ok is false when depth halvings do not part them;
+// z is then to be split once, as a join without a point to keep does.
+// Every piece is one of z's dyadic descendants, so they tile z.
+func (z Zone) SplitApart(keep, give Point, depth int) (given Zone, kept []Zone, ok bool) {
 	cur := z
 	for range depth {
 		lo, hi := cur.Split()
 		switch {
 		case lo.Contains(keep) && hi.Contains(give):
-			return append(given, hi), append(kept, lo), true
+			return hi, append(kept, lo), true
 		case hi.Contains(keep) && lo.Contains(give):
-			return append(given, lo), append(kept, hi), true
-		}
-		off := lo
-		if lo.Contains(keep) {
-			off, cur = hi, lo
-		} else {
-			cur = hi
-		}
-		if off.Dist2(give) < off.Dist2(keep) {
-			given = append(given, off)
-		} else {
-			kept = append(kept, off)
+			return lo, append(kept, hi), true
+		case lo.Contains(keep):
+			kept, cur = append(kept, hi), lo
+		default:
+			kept, cur = append(kept, lo), hi
 		}
 	}
-	return nil, nil, false
+	return Zone{}, nil, false
 }

@@ -244,27 +244,26 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 			idx = i
 		}
 	}
-	var give []can.Zone
+	var give can.Zone
 	if g, kept, ok := n.keepPointLocked(idx, point); ok {
 		// Placed at its coordinate, this node keeps the piece with its own
-		// point, and the two points' areas part about halfway between
-		// them: a peer holds the point its coordinate maps to, whoever
-		// joins near it later, and so does the joiner.
+		// point: a peer holds the point its coordinate maps to, whoever
+		// joins near it later.
 		give = g
 		n.zones = append(append(n.zones[:idx:idx], n.zones[idx+1:]...), kept...)
 	} else if len(n.zones) > 1 {
 		// Holding several zones (after a takeover): give one away whole.
-		give = []can.Zone{n.zones[idx]}
+		give = n.zones[idx]
 		n.zones = append(n.zones[:idx:idx], n.zones[idx+1:]...)
 	} else {
 		lo, hi := n.zones[idx].Split()
-		give, n.zones[idx] = []can.Zone{lo}, hi
+		give, n.zones[idx] = lo, hi
 		if !lo.Contains(point) {
-			give, n.zones[idx] = []can.Zone{hi}, lo
+			give, n.zones[idx] = hi, lo
 		}
 	}
-	n.log.Debug("Handed zones to a joiner", "joiner", joiner.String(), "zones", fmt.Sprint(give))
-	return n.handLocked(joiner, addrs, give)
+	n.log.Debug("Handed a zone to a joiner", "joiner", joiner.String(), "zone", give.String())
+	return n.handLocked(joiner, addrs, []can.Zone{give})
 }
 
 // keepDepth bounds the halvings that part a placed node's point from a
@@ -278,14 +277,14 @@ const (
 // that the node keeps its own point when it is placed at its coordinate
 // and the point lies in that zone too (can.Zone.SplitApart); ok is false
 // when that does not apply. n.mu must be held.
-func (n *Node) keepPointLocked(idx int, point can.Point) (give, kept []can.Zone, ok bool) {
+func (n *Node) keepPointLocked(idx int, point can.Point) (give can.Zone, kept []can.Zone, ok bool) {
 	z := n.zones[idx]
 	if !n.placed || !z.Contains(n.cfg.Point) {
-		return nil, nil, false
+		return can.Zone{}, nil, false
 	}
 	give, kept, ok = z.SplitApart(n.cfg.Point, point, keepDepth)
-	if !ok || len(n.zones)-1+len(kept) > keepZones || len(give) > keepZones {
-		return nil, nil, false
+	if !ok || len(n.zones)-1+len(kept) > keepZones {
+		return can.Zone{}, nil, false
 	}
 	return give, kept, true
 }
