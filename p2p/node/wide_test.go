@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
@@ -14,7 +15,8 @@ import (
 // than firstMoveSamples samples, its peer heartbeats some of its
 // neighbours' neighbours as well (sampleWide), so every peer must have
 // sampled peers that were not its neighbours; once the coordinate is
-// settled, only neighbours.
+// settled, only neighbours, and the connections opened for the wide
+// sample alone are closed.
 func TestYoungCoordinateSamplesWide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p swarm")
@@ -60,12 +62,15 @@ func TestYoungCoordinateSamplesWide(t *testing.T) {
 	}
 	c.waitUntil(time.Minute, "every coordinate settled", func() string {
 		for _, m := range c.members {
-			if m.n.viv.Samples() < settledAt+100 {
+			if m.n.viv.Samples() < settledAt+30 {
 				return m.h.ID().String() + " has few samples"
 			}
 		}
 		return ""
 	})
+	// Every peer has settled; one more round closes what it dialled to
+	// sample.
+	time.Sleep(300 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()
 	wide := map[peer.ID]map[peer.ID]bool{}
@@ -94,6 +99,17 @@ func TestYoungCoordinateSamplesWide(t *testing.T) {
 	for _, m := range c.members {
 		if len(wide[m.h.ID()]) == 0 {
 			t.Errorf("peer %s sampled only its neighbours while its coordinate was young", m.h.ID())
+		}
+	}
+	for _, m := range c.members {
+		nbrs := map[peer.ID]bool{}
+		for _, id := range m.n.Neighbours() {
+			nbrs[id] = true
+		}
+		for id := range wide[m.h.ID()] {
+			if !nbrs[id] && m.h.Network().Connectedness(id) == network.Connected {
+				t.Errorf("peer %s is still connected to %s, which it dialled only to sample", m.h.ID(), id)
+			}
 		}
 	}
 	// A neighbour dropped while an exchange with it was in flight counts
