@@ -129,9 +129,10 @@ func TestDriftsCounted(t *testing.T) {
 	if m == nil {
 		t.Fatalf("nobody holds (0.1, 0.1, 0.1): %s", c.zoneMap())
 	}
-	m.stop() // its moves are the test's alone
+	// Its moves are the test's alone.
+	m.stop()
 	toOne := &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}} // maps to (1, 1, 1)
-	toZero := &coord.Bounds{Lo: []float64{1000, 1000, 1000}, Hi: []float64{2000, 2000, 2000}}     // maps to (0, 0, 0)
+	toZero := &coord.Bounds{Lo: []float64{1000, 1000, 1000}, Hi: []float64{2000, 2000, 2000}}      // maps to (0, 0, 0)
 	m.n.mu.Lock()
 	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(t), toOne, nil // no first point: every moment is its turn
 	m.n.mu.Unlock()
