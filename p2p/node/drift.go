@@ -40,8 +40,8 @@ const awaitSamples = 3 * firstMoveSamples
 // half of its own, so moves in different turns are at least one interval
 // apart. Eight turns spread a fresh overlay's moves over 32 s at the
 // default interval; sixteen took 64 s, and in the swarm benchmark, whose
-// hosts come two minutes after the peers join, a third of the peers had
-// not moved by then.
+// hosts come two minutes after the peers join, some peers had not moved
+// by then (2 of 12 in one run).
 const moveTurns = 8
 
 // Drifted reports whether the node should leave and rejoin at its mapped
