@@ -117,7 +117,9 @@ func TestDriftsCounted(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := newCluster(t, Config{Heartbeat: time.Hour}) // no rounds of its own
+	// Heartbeats keep the others' tables fresh, so that each move's join
+	// routes (a join that meets a stale table waits an interval).
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
 	for _, x := range []float64{0.25, 0.75} {
 		for _, y := range []float64{0.25, 0.75} {
 			for _, z := range []float64{0.25, 0.75} {
@@ -140,6 +142,7 @@ func TestDriftsCounted(t *testing.T) {
 		bounds        *coord.Bounds
 		moves, drifts int64
 	}{{toOne, 1, 0}, {toZero, 2, 1}} {
+		c.waitTiled(30 * time.Second)
 		m.n.mu.Lock()
 		m.n.bounds = tc.bounds
 		m.n.mu.Unlock()
