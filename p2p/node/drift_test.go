@@ -143,6 +143,18 @@ func TestDriftsCounted(t *testing.T) {
 		moves, drifts int64
 	}{{toOne, 1, 0}, {toZero, 2, 1}} {
 		c.waitTiled(30 * time.Second)
+		// A move rejoins through neighbours heard from first-hand; a
+		// stopped peer hears of them by their heartbeats alone.
+		c.waitUntil(30*time.Second, "no neighbour to rejoin through", func() string {
+			m.n.mu.Lock()
+			defer m.n.mu.Unlock()
+			for _, nb := range m.n.nbrs {
+				if nb.direct && nb.misses == 0 {
+					return ""
+				}
+			}
+			return "none heard from first-hand"
+		})
 		m.n.mu.Lock()
 		m.n.bounds = tc.bounds
 		m.n.mu.Unlock()
