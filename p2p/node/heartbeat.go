@@ -2,7 +2,9 @@ package node
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
+	ma "github.com/multiformats/go-multiaddr"
 )
 
 // heartbeatLocked builds this node's heartbeat; n.mu must be held. A node
@@ -121,7 +124,7 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, _, err := n.sendHeartbeat(ctx, id, hb)
+			resp, err := n.exchange(ctx, id, hb, false)
 			if err != nil {
 				n.log.Debug("Probe unanswered", "peer", id.String(), "err", err)
 				return
@@ -136,16 +139,12 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 			// The first exchange dials, and a dial's handshakes say
 			// nothing of the distance: only later ones are samples.
 			connected := n.h.Network().Connectedness(id) == network.Connected
-			start := time.Now()
-			resp, relayed, err := n.sendHeartbeat(ctx, id, hb)
+			resp, err := n.exchange(ctx, id, hb, connected)
 			if err != nil {
 				n.mu.Lock()
 				delete(n.wide, id)
 				n.mu.Unlock()
 				return
-			}
-			if connected && !relayed {
-				n.observe(id, resp.Self.Coord, time.Since(start))
 			}
 			n.onHeartbeat(resp, id)
 		}()
@@ -154,16 +153,11 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			start := time.Now()
-			resp, relayed, err := n.sendHeartbeat(ctx, id, hb)
+			resp, err := n.exchange(ctx, id, hb, true)
 			if err != nil {
 				n.log.Debug("Heartbeat missed", "neighbour", id.String(), "err", err)
 				n.missed(id)
 				return
-			}
-			if !relayed {
-				// A relay's detour says nothing of the distance between us.
-				n.observe(id, resp.Self.Coord, time.Since(start))
 			}
 			n.onHeartbeat(resp, id)
 			n.mu.Lock()
@@ -190,38 +184,43 @@ func (n *Node) wideLocked() []peer.ID {
 		}
 	}
 	if len(n.wide) < sampleWide {
-		var more []*wire.Peer
+		more := map[peer.ID][]ma.Multiaddr{} // a peer two neighbours list is one candidate
 		for _, nb := range n.nbrs {
 			for _, p := range nb.nbrs {
-				id := peer.ID(p.GetId())
+				id, addrs := peerAddrs(p)
 				_, known := n.nbrs[id]
 				_, gone := n.gone[id]
 				_, taken := n.wide[id]
-				if id.Validate() == nil && id != n.h.ID() && !known && !gone && !taken {
-					more = append(more, p)
+				if id != "" && id != n.h.ID() && !known && !gone && !taken {
+					more[id] = addrs
 				}
 			}
 		}
-		rand.Shuffle(len(more), func(i, j int) { more[i], more[j] = more[j], more[i] })
-		for _, p := range more {
-			if len(n.wide) == sampleWide {
-				break
-			}
-			id, addrs := peerAddrs(p)
-			if _, taken := n.wide[id]; taken {
-				continue // listed by two neighbours
-			}
-			if len(addrs) > 0 {
+		ids := slices.Collect(maps.Keys(more))
+		rand.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+		for _, id := range ids[:min(len(ids), sampleWide-len(n.wide))] {
+			if addrs := more[id]; len(addrs) > 0 {
 				n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
 			}
 			n.wide[id] = struct{}{}
 		}
 	}
-	ids := make([]peer.ID, 0, len(n.wide))
-	for id := range n.wide {
-		ids = append(ids, id)
+	return slices.Collect(maps.Keys(n.wide))
+}
+
+// exchange exchanges heartbeats with id and returns its reply; with
+// sample set, the round trip feeds the coordinate, unless it went through
+// a relay, whose detour says nothing of the distance between us.
+func (n *Node) exchange(ctx context.Context, id peer.ID, hb *wire.Heartbeat, sample bool) (*wire.Heartbeat, error) {
+	start := time.Now()
+	resp, relayed, err := n.sendHeartbeat(ctx, id, hb)
+	if err != nil {
+		return nil, err
 	}
-	return ids
+	if sample && !relayed {
+		n.observe(id, resp.Self.Coord, time.Since(start))
+	}
+	return resp, nil
 }
 
 // sendHeartbeat exchanges heartbeats with id, and says whether the
