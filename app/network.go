@@ -504,7 +504,7 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 		Mode: string(mode), Network: nw.prof.Name, Peer: nw.h.ID().String(), Manager: nw.manager.String(),
 		Addrs:  nw.h.P2PAddrs(),
 		Member: nw.member.Load() && len(v.Zones) > 0, Peers: len(nw.h.Network().Peers()),
-		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, Mapped: v.Mapped, BoundsEpoch: v.BoundsEpoch, Moves: v.Stats.Moves, Drifts: v.Stats.Drifts,
+		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, Mapped: v.Mapped, BoundsEpoch: v.BoundsEpoch, Moves: v.Stats.Moves, Drifts: v.Stats.Drifts(),
 		RTL: v.Load.RTL, RPL: v.Load.RPL,
 		Neighbours: []localapi.Neighbour{},
 		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,

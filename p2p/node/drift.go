@@ -130,9 +130,6 @@ func (n *Node) checkDrift(ctx context.Context) error {
 		n.removeLocked(id)
 	}
 	n.cfg.Point = p
-	if n.placed {
-		n.stats.Drifts++
-	}
 	n.placed = true
 	n.stats.Moves++
 	n.mu.Unlock()

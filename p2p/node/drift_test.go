@@ -161,8 +161,8 @@ func TestDriftsCounted(t *testing.T) {
 		if err := m.n.checkDrift(ctx); err != nil {
 			t.Fatalf("move %d: %v", i+1, err)
 		}
-		if st := m.n.Stats(); st.Moves != tc.moves || st.Drifts != tc.drifts {
-			t.Fatalf("after move %d: %d moves, %d drift rejoins; want %d, %d", i+1, st.Moves, st.Drifts, tc.moves, tc.drifts)
+		if st := m.n.Stats(); st.Moves != tc.moves || st.Drifts() != tc.drifts {
+			t.Fatalf("after move %d: %d moves, %d drift rejoins; want %d, %d", i+1, st.Moves, st.Drifts(), tc.moves, tc.drifts)
 		}
 	}
 }

@@ -69,9 +69,8 @@ type Stats struct {
 	Heartbeats int64
 	// Moves counts the rejoins at the node's mapped coordinate
 	// (drift.go): the first move, then one for each time its coordinate
-	// or the bounds moved it out of its zones; Drifts counts those after
-	// the first.
-	Moves, Drifts int64
+	// or the bounds moved it out of its zones (Drifts).
+	Moves int64
 	// Shared counts the waiting tasks this node gave to neighbours with
 	// idle crawl threads (share.go).
 	Shared int64
@@ -242,6 +241,10 @@ func (n *Node) Neighbours() []peer.ID {
 	}
 	return out
 }
+
+// Drifts counts the moves after the first: the drift rejoins of a node
+// already placed by its coordinate.
+func (s Stats) Drifts() int64 { return max(s.Moves-1, 0) }
 
 // Stats returns the node's counters.
 func (n *Node) Stats() Stats {
