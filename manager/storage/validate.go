@@ -442,7 +442,9 @@ func (s *Storage) compare(sample []sampled, pages []*task.Page) checkRound {
 	}
 	var r checkRound
 	for _, want := range sample {
-		switch s.comparePage(want, got[want.URL]) {
+		outcome, why := s.comparePage(want, got[want.URL])
+		s.log.Debug("Spot-check page compared", "url", want.URL, "outcome", outcome, "why", why)
+		switch outcome {
 		case outcomeMatch:
 			r.Match++
 		case outcomeMismatch:
@@ -462,18 +464,19 @@ func (s *Storage) compare(sample []sampled, pages []*task.Page) checkRound {
 	return r
 }
 
-// comparePage compares one stored page with the checker's fetch of it.
-func (s *Storage) comparePage(want sampled, p *task.Page) string {
+// comparePage compares one stored page with the checker's fetch of it,
+// and says why it judged so.
+func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) {
 	switch {
 	case p == nil:
-		return outcomeInconclusive // not fetched (stopped, disallowed, cut short)
+		return outcomeInconclusive, "not fetched" // stopped, disallowed, cut short
 	case p.Status == http.StatusNotFound || p.Status == http.StatusGone:
-		return outcomeMismatch // the page the result claimed is not there
+		return outcomeMismatch, fmt.Sprintf("status %d", p.Status) // the page the result claimed is not there
 	case p.Error != "" || p.Status != http.StatusOK:
-		return outcomeInconclusive // a timeout, a server error: tells nothing
+		return outcomeInconclusive, fmt.Sprintf("status %d, error %q", p.Status, p.Error) // a timeout, a server error: tells nothing
 	}
 	if p.Digest == want.Digest {
-		return outcomeMatch
+		return outcomeMatch, "same body"
 	}
 	unchanged := (want.ETag != "" && p.ETag == want.ETag) || (want.LastModified != "" && p.LastModified == want.LastModified)
 	changed := !unchanged && (want.ETag != "" && p.ETag != "" && p.ETag != want.ETag ||
@@ -481,27 +484,27 @@ func (s *Storage) comparePage(want sampled, p *task.Page) string {
 	if want.Unchanged || want.File == "" {
 		// No stored text: only the digest and validators tell.
 		if unchanged {
-			return outcomeMismatch
+			return outcomeMismatch, "another body under the same validators"
 		}
-		return outcomeInconclusive
+		return outcomeInconclusive, "another body, no stored text to compare"
 	}
 	stored, err := s.readAt(want.Location, 0)
 	if err != nil {
 		s.log.Warn("Spot-check cannot read the stored page", "url", want.URL, "err", err)
-		return outcomeInconclusive
+		return outcomeInconclusive, "stored page unreadable"
 	}
 	text, err := export.Text(p)
 	if err != nil {
-		return outcomeMismatch
+		return outcomeMismatch, "text does not decode"
 	}
 	sim := similarity(stored.Text, text)
 	switch {
 	case unchanged && sim >= sameText, !unchanged && sim >= changedText:
-		return outcomeMatch
+		return outcomeMatch, fmt.Sprintf("texts %.2f alike", sim)
 	case changed:
-		return outcomeInconclusive
+		return outcomeInconclusive, fmt.Sprintf("changed since, texts %.2f alike", sim)
 	}
-	return outcomeMismatch
+	return outcomeMismatch, fmt.Sprintf("texts %.2f alike, unchanged %v", sim, unchanged)
 }
 
 // modifiedAfter reports whether an HTTP Last-Modified value is after t.
