@@ -423,7 +423,28 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 	for _, c := range contrib {
 		granted[c.Peer] = c.Credits
 		grantedAll += c.Credits
+		if c.Revoked > 0 {
+			// Every peer here is honest: no result of theirs fails its
+			// spot-checks, and no check of theirs is contradicted.
+			t.Errorf("peer %s lost %.2f credits to spot-checks in a swarm without cheats", c.Peer, c.Revoked)
+		}
 	}
+	verdicts, err := s.m.Storage().Verdicts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range verdicts {
+		if v.Verdict != storage.VerdictValid {
+			t.Errorf("an honest result failed its spot-checks: %+v", v)
+		}
+	}
+	defer func() {
+		if t.Failed() {
+			for _, v := range verdicts {
+				t.Logf("verdict: %+v", v)
+			}
+		}
+	}()
 	var ledgers float64
 	active := 0
 	for i, c := range s.clients {
@@ -440,7 +461,7 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sum float64
+		var sum, late float64
 		peerID := peers[i]
 		kept := map[string]bool{}
 		for _, e := range entries {
@@ -456,8 +477,16 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 			}
 			if r.Settled() != task.CreditRevoked {
 				sum += r.Credits
+			} else {
+				t.Logf("client %d: receipt for %s (%.2f credits) revoked: %s", i, r.TaskID, r.Credits, r.Reason)
 			}
 			kept[r.TaskID] = true
+			// Storage may have settled a pending receipt after the
+			// client last asked (every SettleEvery): the client keeps
+			// storage's current one at its next start.
+			if r.Settled() == task.CreditPending {
+				late += settledSince(t, s.m.Storage(), i, r)
+			}
 		}
 		if len(entries) > 0 {
 			active++
@@ -472,10 +501,10 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 		if unkept > 0 {
 			t.Logf("client %d: results worth %.2f credits stored, their receipts not yet kept", i, unkept)
 		}
-		if !near(granted[peerID], sum+unkept) {
-			t.Errorf("client %d (%s): storage granted %.2f, the client's receipts add up to %.2f (%.2f more not yet kept)", i, peerID, granted[peerID], sum, unkept)
+		if !near(granted[peerID], sum+late+unkept) {
+			t.Errorf("client %d (%s): storage granted %.2f, the client's receipts add up to %.2f (%+.2f settled since it last asked, %.2f more not yet kept)", i, peerID, granted[peerID], sum, late, unkept)
 		}
-		ledgers += sum + unkept
+		ledgers += sum + late + unkept
 	}
 	if !near(ledgers, grantedAll) {
 		t.Errorf("all ledgers add up to %.2f, storage granted %.2f", ledgers, grantedAll)
@@ -484,6 +513,30 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 		t.Errorf("only %d of %d peers earned credits: the overlay did not spread the work", active, len(s.clients))
 	}
 	t.Logf("%d of %d peers crawled; %.2f credits granted", active, len(s.clients), grantedAll)
+}
+
+// settledSince returns how storage's current receipt for r, a receipt
+// client i keeps as pending, changes the client's credit: -r.Credits when
+// storage revoked it since the client last asked, 0 otherwise. A receipt
+// storage does not have, or holds for another peer or with other credits,
+// fails the test.
+func settledSince(t *testing.T, st *storage.Storage, i int, r task.Receipt) float64 {
+	t.Helper()
+	now, found, err := st.Receipt(r.TaskID)
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case !found || now.Peer != r.Peer || !near(now.Credits, r.Credits):
+		t.Errorf("client %d keeps a pending receipt for %s (%.2f credits) that storage holds as %+v (found %v)", i, r.TaskID, r.Credits, now, found)
+		return 0
+	case now.Settled() == task.CreditPending:
+		return 0
+	}
+	t.Logf("client %d: receipt for %s (%.2f credits) %s since it last asked: %s", i, r.TaskID, r.Credits, now.Settled(), now.Reason)
+	if now.Settled() == task.CreditRevoked {
+		return -r.Credits
+	}
+	return 0
 }
 
 // unkeptCredits returns the credits of the stopped client's results that
@@ -506,7 +559,11 @@ func unkeptCredits(t *testing.T, st *storage.Storage, c *Client, peer string, ke
 		if err != nil {
 			t.Fatal(err)
 		}
-		if found && rc.Peer == peer && !kept[r.ID] {
+		switch {
+		case !found || rc.Peer != peer || kept[r.ID]:
+		case rc.Settled() == task.CreditRevoked:
+			t.Logf("upload of %s (%.2f credits) revoked before its receipt was kept: %s", r.ID, rc.Credits, rc.Reason)
+		default:
 			sum += rc.Credits
 		}
 	}
