@@ -218,7 +218,13 @@ func (n *Node) join(req *wire.JoinRequest, from peer.ID) *wire.JoinResponse {
 		// was lost. It gets the same zone; a new split would leave the
 		// first one to nobody.
 		n.log.Debug("Handed a zone again to a joiner that lost the answer", "joiner", joiner.String())
-		return n.handLocked(joiner, addrs, nb.zones)
+		// The window runs from the first answer: a joiner that read it
+		// and lost the zone since (an overlap settlement) must not be
+		// handed it again and again.
+		handed := nb.handed
+		resp := n.handLocked(joiner, addrs, nb.zones)
+		nb.handed = handed
+		return resp
 	}
 	next, local, ok := can.NextHop(n.zones, n.infosLocked(), point)
 	if !local {
