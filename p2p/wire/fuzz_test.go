@@ -44,6 +44,17 @@ func FuzzJoinRequest(f *testing.F) {
 	fuzzDecode(f, MaxJoinRequestSize, &JoinRequest{Point: []float64{0.1, 0.2, 0.3}, Joiner: validPeer()})
 }
 
+func FuzzLookupRequest(f *testing.F) {
+	fuzzDecode(f, MaxLookupRequestSize, &LookupRequest{Point: []float64{0.1, 0.2, 0.3}})
+}
+
+func FuzzLookupResponse(f *testing.F) {
+	fuzzDecode(f, MaxLookupResponseSize,
+		&LookupResponse{Owner: validPeer()},
+		&LookupResponse{Nearer: []*Peer{validPeer()}},
+		&LookupResponse{Error: "no route"})
+}
+
 func FuzzJoinResponse(f *testing.F) {
 	fuzzDecode(f, MaxJoinResponseSize,
 		&JoinResponse{Zones: []*Zone{zone([]float64{0.5, 0, 0}, []float64{1, 1, 1})}, Neighbours: []*Peer{validPeer()}},

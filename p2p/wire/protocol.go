@@ -9,6 +9,7 @@ const (
 	HeartbeatProtocol = "/hivecrawl/can/heartbeat/1.0.0"
 	InsertProtocol    = "/hivecrawl/can/insert/1.0.0"
 	HandoverProtocol  = "/hivecrawl/can/handover/1.0.0"
+	LookupProtocol    = "/hivecrawl/can/lookup/1.0.0"
 	MeasureProtocol   = "/hivecrawl/coord/measure/1.0.0"
 )
 
@@ -44,6 +45,8 @@ const (
 	MaxCoordinate = 1e6
 	// MaxLoad bounds a load figure; an idle peer announces 0.
 	MaxLoad = 1e12
+	// MaxLookupNearer bounds the peers a lookup answer names.
+	MaxLookupNearer = 8
 	// MaxHops bounds the hops an insert may take before it is refused as
 	// looping.
 	MaxHops = 1024
@@ -59,6 +62,8 @@ const (
 	MaxInsertResponseSize   = 4 << 10
 	MaxHandoverSize         = 16 << 20
 	MaxHandoverResponseSize = 4 << 10
+	MaxLookupRequestSize    = 1 << 10
+	MaxLookupResponseSize   = 16 << 10
 	MaxMeasureRequestSize   = 1 << 10
 	MaxMeasureResponseSize  = 4 << 10
 )

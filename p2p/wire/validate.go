@@ -237,6 +237,42 @@ func (m *JoinResponse) Validate() error {
 	return validatePeers(m.Neighbours, &d)
 }
 
+// Validate checks a lookup request: a point of [0,1]^d.
+func (m *LookupRequest) Validate() error {
+	d := 0
+	return validatePoint(m.Point, &d, "lookup point")
+}
+
+// Validate checks a lookup response: exactly one of error, owner or
+// nearer peers, at most MaxLookupNearer of them.
+func (m *LookupResponse) Validate() error {
+	if err := validateError(m.Error); err != nil {
+		return err
+	}
+	set := 0
+	for _, b := range []bool{m.Error != "", m.Owner != nil, len(m.Nearer) > 0} {
+		if b {
+			set++
+		}
+	}
+	if set != 1 {
+		return invalid("lookup response must carry exactly one of error, owner or nearer peers")
+	}
+	if len(m.Nearer) > MaxLookupNearer {
+		return invalid("%d nearer peers exceeds %d", len(m.Nearer), MaxLookupNearer)
+	}
+	d := 0
+	if m.Owner != nil {
+		if err := m.Owner.validate(&d); err != nil {
+			return err
+		}
+		if len(m.Owner.Zones) == 0 {
+			return invalid("lookup owner holds no zone")
+		}
+	}
+	return validatePeers(m.Nearer, &d)
+}
+
 // Validate checks a heartbeat: the sender and its neighbour list.
 func (m *Heartbeat) Validate() error {
 	d := 0

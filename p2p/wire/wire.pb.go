@@ -423,6 +423,117 @@ func (x *JoinResponse) GetError() string {
 	return ""
 }
 
+// LookupRequest asks which peer holds a point. A peer that finds part of
+// its zones' boundary covered by no zone it knows asks for the owner of a
+// point just across it: an unknown neighbour, or an overlap to settle.
+type LookupRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Point         []float64              `protobuf:"fixed64,1,rep,packed,name=point,proto3" json:"point,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupRequest) Reset() {
+	*x = LookupRequest{}
+	mi := &file_wire_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupRequest) ProtoMessage() {}
+
+func (x *LookupRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupRequest.ProtoReflect.Descriptor instead.
+func (*LookupRequest) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *LookupRequest) GetPoint() []float64 {
+	if x != nil {
+		return x.Point
+	}
+	return nil
+}
+
+// LookupResponse names the point's owner first-hand (the answering peer
+// itself, with its zones), or the peers it knows whose zones lie nearest
+// the point, nearest first (the owner first, when it knows it only from
+// a list), for the asker to ask next.
+type LookupResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Owner         *Peer                  `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
+	Nearer        []*Peer                `protobuf:"bytes,2,rep,name=nearer,proto3" json:"nearer,omitempty"`
+	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LookupResponse) Reset() {
+	*x = LookupResponse{}
+	mi := &file_wire_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LookupResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LookupResponse) ProtoMessage() {}
+
+func (x *LookupResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LookupResponse.ProtoReflect.Descriptor instead.
+func (*LookupResponse) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *LookupResponse) GetOwner() *Peer {
+	if x != nil {
+		return x.Owner
+	}
+	return nil
+}
+
+func (x *LookupResponse) GetNearer() []*Peer {
+	if x != nil {
+		return x.Nearer
+	}
+	return nil
+}
+
+func (x *LookupResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
 // Heartbeat is exchanged between neighbours every few seconds: each side
 // sends its own and answers with its own, so the round trip feeds Vivaldi.
 type Heartbeat struct {
@@ -436,7 +547,7 @@ type Heartbeat struct {
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_wire_proto_msgTypes[6]
+	mi := &file_wire_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +559,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[6]
+	mi := &file_wire_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +572,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{6}
+	return file_wire_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Heartbeat) GetSelf() *Peer {
@@ -504,7 +615,7 @@ type Insert struct {
 
 func (x *Insert) Reset() {
 	*x = Insert{}
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -516,7 +627,7 @@ func (x *Insert) String() string {
 func (*Insert) ProtoMessage() {}
 
 func (x *Insert) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[7]
+	mi := &file_wire_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -529,7 +640,7 @@ func (x *Insert) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Insert.ProtoReflect.Descriptor instead.
 func (*Insert) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{7}
+	return file_wire_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Insert) GetEnvelope() []byte {
@@ -580,7 +691,7 @@ type InsertResponse struct {
 
 func (x *InsertResponse) Reset() {
 	*x = InsertResponse{}
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -592,7 +703,7 @@ func (x *InsertResponse) String() string {
 func (*InsertResponse) ProtoMessage() {}
 
 func (x *InsertResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -605,7 +716,7 @@ func (x *InsertResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertResponse.ProtoReflect.Descriptor instead.
 func (*InsertResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{8}
+	return file_wire_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *InsertResponse) GetAccepted() bool {
@@ -651,7 +762,7 @@ type Handover struct {
 
 func (x *Handover) Reset() {
 	*x = Handover{}
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +774,7 @@ func (x *Handover) String() string {
 func (*Handover) ProtoMessage() {}
 
 func (x *Handover) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +787,7 @@ func (x *Handover) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Handover.ProtoReflect.Descriptor instead.
 func (*Handover) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{9}
+	return file_wire_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Handover) GetZones() []*Zone {
@@ -726,7 +837,7 @@ type HandoverResponse struct {
 
 func (x *HandoverResponse) Reset() {
 	*x = HandoverResponse{}
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -738,7 +849,7 @@ func (x *HandoverResponse) String() string {
 func (*HandoverResponse) ProtoMessage() {}
 
 func (x *HandoverResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -751,7 +862,7 @@ func (x *HandoverResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoverResponse.ProtoReflect.Descriptor instead.
 func (*HandoverResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{10}
+	return file_wire_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *HandoverResponse) GetAccepted() bool {
@@ -787,7 +898,7 @@ type MeasureRequest struct {
 
 func (x *MeasureRequest) Reset() {
 	*x = MeasureRequest{}
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -799,7 +910,7 @@ func (x *MeasureRequest) String() string {
 func (*MeasureRequest) ProtoMessage() {}
 
 func (x *MeasureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -812,7 +923,7 @@ func (x *MeasureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeasureRequest.ProtoReflect.Descriptor instead.
 func (*MeasureRequest) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{11}
+	return file_wire_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MeasureRequest) GetHostPort() string {
@@ -843,7 +954,7 @@ type MeasureResponse struct {
 
 func (x *MeasureResponse) Reset() {
 	*x = MeasureResponse{}
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -855,7 +966,7 @@ func (x *MeasureResponse) String() string {
 func (*MeasureResponse) ProtoMessage() {}
 
 func (x *MeasureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -868,7 +979,7 @@ func (x *MeasureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeasureResponse.ProtoReflect.Descriptor instead.
 func (*MeasureResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{12}
+	return file_wire_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MeasureResponse) GetMedianMicros() uint64 {
@@ -936,7 +1047,13 @@ const file_wire_proto_rawDesc = "" +
 	"neighbours\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
 	"neighbours\x123\n" +
 	"\bredirect\x18\x03 \x01(\v2\x17.hivecrawl.wire.v1.PeerR\bredirect\x12\x14\n" +
-	"\x05error\x18\x04 \x01(\tR\x05error\"\x83\x01\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\"%\n" +
+	"\rLookupRequest\x12\x14\n" +
+	"\x05point\x18\x01 \x03(\x01R\x05point\"\x86\x01\n" +
+	"\x0eLookupResponse\x12-\n" +
+	"\x05owner\x18\x01 \x01(\v2\x17.hivecrawl.wire.v1.PeerR\x05owner\x12/\n" +
+	"\x06nearer\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\x06nearer\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\"\x83\x01\n" +
 	"\tHeartbeat\x12+\n" +
 	"\x04self\x18\x01 \x01(\v2\x17.hivecrawl.wire.v1.PeerR\x04self\x127\n" +
 	"\n" +
@@ -987,7 +1104,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_wire_proto_goTypes = []any{
 	(*Zone)(nil),             // 0: hivecrawl.wire.v1.Zone
 	(*Coordinate)(nil),       // 1: hivecrawl.wire.v1.Coordinate
@@ -995,13 +1112,15 @@ var file_wire_proto_goTypes = []any{
 	(*Peer)(nil),             // 3: hivecrawl.wire.v1.Peer
 	(*JoinRequest)(nil),      // 4: hivecrawl.wire.v1.JoinRequest
 	(*JoinResponse)(nil),     // 5: hivecrawl.wire.v1.JoinResponse
-	(*Heartbeat)(nil),        // 6: hivecrawl.wire.v1.Heartbeat
-	(*Insert)(nil),           // 7: hivecrawl.wire.v1.Insert
-	(*InsertResponse)(nil),   // 8: hivecrawl.wire.v1.InsertResponse
-	(*Handover)(nil),         // 9: hivecrawl.wire.v1.Handover
-	(*HandoverResponse)(nil), // 10: hivecrawl.wire.v1.HandoverResponse
-	(*MeasureRequest)(nil),   // 11: hivecrawl.wire.v1.MeasureRequest
-	(*MeasureResponse)(nil),  // 12: hivecrawl.wire.v1.MeasureResponse
+	(*LookupRequest)(nil),    // 6: hivecrawl.wire.v1.LookupRequest
+	(*LookupResponse)(nil),   // 7: hivecrawl.wire.v1.LookupResponse
+	(*Heartbeat)(nil),        // 8: hivecrawl.wire.v1.Heartbeat
+	(*Insert)(nil),           // 9: hivecrawl.wire.v1.Insert
+	(*InsertResponse)(nil),   // 10: hivecrawl.wire.v1.InsertResponse
+	(*Handover)(nil),         // 11: hivecrawl.wire.v1.Handover
+	(*HandoverResponse)(nil), // 12: hivecrawl.wire.v1.HandoverResponse
+	(*MeasureRequest)(nil),   // 13: hivecrawl.wire.v1.MeasureRequest
+	(*MeasureResponse)(nil),  // 14: hivecrawl.wire.v1.MeasureResponse
 }
 var file_wire_proto_depIdxs = []int32{
 	0,  // 0: hivecrawl.wire.v1.Peer.zones:type_name -> hivecrawl.wire.v1.Zone
@@ -1011,16 +1130,18 @@ var file_wire_proto_depIdxs = []int32{
 	0,  // 4: hivecrawl.wire.v1.JoinResponse.zones:type_name -> hivecrawl.wire.v1.Zone
 	3,  // 5: hivecrawl.wire.v1.JoinResponse.neighbours:type_name -> hivecrawl.wire.v1.Peer
 	3,  // 6: hivecrawl.wire.v1.JoinResponse.redirect:type_name -> hivecrawl.wire.v1.Peer
-	3,  // 7: hivecrawl.wire.v1.Heartbeat.self:type_name -> hivecrawl.wire.v1.Peer
-	3,  // 8: hivecrawl.wire.v1.Heartbeat.neighbours:type_name -> hivecrawl.wire.v1.Peer
-	0,  // 9: hivecrawl.wire.v1.Handover.zones:type_name -> hivecrawl.wire.v1.Zone
-	3,  // 10: hivecrawl.wire.v1.Handover.neighbours:type_name -> hivecrawl.wire.v1.Peer
-	1,  // 11: hivecrawl.wire.v1.MeasureResponse.coord:type_name -> hivecrawl.wire.v1.Coordinate
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	3,  // 7: hivecrawl.wire.v1.LookupResponse.owner:type_name -> hivecrawl.wire.v1.Peer
+	3,  // 8: hivecrawl.wire.v1.LookupResponse.nearer:type_name -> hivecrawl.wire.v1.Peer
+	3,  // 9: hivecrawl.wire.v1.Heartbeat.self:type_name -> hivecrawl.wire.v1.Peer
+	3,  // 10: hivecrawl.wire.v1.Heartbeat.neighbours:type_name -> hivecrawl.wire.v1.Peer
+	0,  // 11: hivecrawl.wire.v1.Handover.zones:type_name -> hivecrawl.wire.v1.Zone
+	3,  // 12: hivecrawl.wire.v1.Handover.neighbours:type_name -> hivecrawl.wire.v1.Peer
+	1,  // 13: hivecrawl.wire.v1.MeasureResponse.coord:type_name -> hivecrawl.wire.v1.Coordinate
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_wire_proto_init() }
@@ -1034,7 +1155,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
