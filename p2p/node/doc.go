@@ -28,8 +28,12 @@
 //   - Overlaps: peers claiming overlapping areas settle them in heartbeats
 //     (the smaller peer ID keeps the area); hearsay of an overlap is checked
 //     with a probe; a peer left without a zone rejoins at its point.
+//   - Gaps (gaps.go): a part of a peer's boundary that no zone it knows
+//     covers is looked up (the lookup protocol) and its owner heartbeated;
+//     an area nobody holds is claimed by a peer next to it.
 //
 // Caveats: a peer's first point is given in Config; heartbeat RTTs feed its
-// Vivaldi coordinate and, with Config.Bounds, drift moves it. Overlaps that
-// no common neighbour reports are not found (see docs/overlay.md).
+// Vivaldi coordinate and, with Config.Bounds, drift moves it. An overlap
+// that no common neighbour reports and that leaves no gap in either peer's
+// boundary is not found (see docs/overlay.md).
 package node

@@ -78,6 +78,11 @@ type Stats struct {
 	// neighbour that came back with the neighbour's zone when it left
 	// (counted in HandedIn too).
 	Returned int64
+	// GapLookups counts the lookups of an owner across a part of this
+	// node's boundary no known zone covered (gaps.go), GapsFound those
+	// that found it, GapsUnheld those every peer asked answered without
+	// holding the point.
+	GapLookups, GapsFound, GapsUnheld int64
 }
 
 // neighbour is what the node knows of one neighbour.
@@ -126,8 +131,9 @@ type Node struct {
 	// joinMu lets one join run at a time: the client's entry loop and
 	// the node's own rejoin (checkLost) may both try.
 	joinMu sync.Mutex
-	// sharing is set while share runs (one at a time).
-	sharing atomic.Bool
+	// sharing is set while share runs (one at a time), gapping while
+	// checkGaps does.
+	sharing, gapping atomic.Bool
 
 	mu      sync.Mutex // guards the fields below
 	zones   []can.Zone
@@ -164,6 +170,10 @@ type Node struct {
 	// built before one already applied is known by its smaller number.
 	seq   uint64
 	stats Stats
+	// gapChecked is when the boundary was last checked for gaps, gapSeen
+	// whether that check found one (gaps.go).
+	gapChecked time.Time
+	gapSeen    bool
 
 	kick chan struct{} // asks Serve for a heartbeat round now
 	viv  *coord.Client // safe for concurrent use
@@ -211,6 +221,7 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)
 	h.SetStreamHandler(wire.InsertProtocol, n.handleInsert)
 	h.SetStreamHandler(wire.HandoverProtocol, n.handleHandover)
+	h.SetStreamHandler(wire.LookupProtocol, n.handleLookup)
 	return n, nil
 }
 
@@ -270,6 +281,9 @@ func (n *Node) Serve(ctx context.Context) error {
 		}
 		n.heartbeatRound(ctx, all)
 		wg.Go(func() { n.share(ctx) }) // offers wait on neighbours; heartbeats must not
+		if n.gapping.CompareAndSwap(false, true) {
+			wg.Go(func() { defer n.gapping.Store(false); n.checkGaps(ctx, time.Now()) })
+		}
 		n.checkDead(time.Now())
 		if err := n.checkLost(ctx); err != nil {
 			n.log.Warn("Rejoin after losing every zone failed; retrying next round", "err", err)
@@ -290,7 +304,7 @@ func (n *Node) poke() {
 
 // Close unregisters the handlers. The host is the caller's to close.
 func (n *Node) Close() error {
-	for _, p := range []string{wire.JoinProtocol, wire.HeartbeatProtocol, wire.InsertProtocol, wire.HandoverProtocol} {
+	for _, p := range []string{wire.JoinProtocol, wire.HeartbeatProtocol, wire.InsertProtocol, wire.HandoverProtocol, wire.LookupProtocol} {
 		n.h.RemoveStreamHandler(protocolID(p))
 	}
 	return nil
