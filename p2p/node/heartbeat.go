@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -106,6 +107,11 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	for id, at := range n.heard {
 		if now.Sub(at) > n.goneFor() {
 			delete(n.heard, id)
+		}
+	}
+	for id, h := range n.handers {
+		if now.Sub(h.at) > n.goneFor() {
+			delete(n.handers, id)
 		}
 	}
 	for k, until := range n.left {
@@ -290,6 +296,15 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 		n.farewellLocked(from, hb)
 		return
 	}
+	if h, ok := n.handers[from]; ok && time.Since(h.at) < n.goneFor() && overlapsAny(zones, h.zones) && overlapsAny(zones, n.zones) {
+		// It handed us these zones as it left; a heartbeat that still
+		// claims what we hold of them was built before that and
+		// crossed the handover. Settling it as an overlap would give
+		// them back to a peer that no longer holds them, and nobody
+		// would. (Rejoined through us, it holds a part we gave away.)
+		n.log.Debug("Ignored a heartbeat built before its sender handed us its zones", "peer", from.String())
+		return
+	}
 	// What we knew it by and it no longer holds, nor passed to a peer its
 	// own list names (a joiner, an overlap's winner): it restarted and
 	// rejoined elsewhere, and that area waits for an heir.
@@ -316,7 +331,8 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	yielded := false
 	if from < n.h.ID() && overlapsAny(n.zones, zones) {
 		kept := subtract(n.zones, zones)
-		n.log.Info("Gave up an area also claimed by a smaller peer ID", "peer", from.String(), "zones_before", len(n.zones), "zones_after", len(kept))
+		n.log.Info("Gave up an area also claimed by a smaller peer ID", "peer", from.String(), "zones_before", len(n.zones), "zones_after", len(kept),
+			"claimed", fmt.Sprint(zones), "kept", fmt.Sprint(kept))
 		n.zones, yielded = kept, true
 		if len(kept) == 0 && !n.leaving {
 			n.lost = time.Now()

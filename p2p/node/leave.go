@@ -294,6 +294,8 @@ func (n *Node) takeHandedZones(from peer.ID, m *wire.Handover) error {
 		}
 	}
 	n.zones = merge(append(n.zones, zones...))
+	n.log.Debug("Took the zones of a leaving neighbour", "from", from.String(), "zones", fmt.Sprint(zones))
+	n.handers[from] = handed{zones: zones, at: time.Now()}
 	n.removeLocked(from)
 	n.gone[from] = time.Now()
 	delete(n.dead, from)

@@ -109,6 +109,12 @@ type neighbour struct {
 	asked, told time.Time
 }
 
+// handed is what a leaving neighbour handed this node, and when.
+type handed struct {
+	zones []can.Zone
+	at    time.Time
+}
+
 // deadPeer is a neighbour found dead whose zones wait for an heir, or
 // (dropped) a live one that announced it holds none of the zones we knew it
 // by.
@@ -135,14 +141,18 @@ type Node struct {
 	// checkGaps does.
 	sharing, gapping atomic.Bool
 
-	mu      sync.Mutex // guards the fields below
-	zones   []can.Zone
-	nbrs    map[peer.ID]*neighbour
-	dead    map[peer.ID]*deadPeer
-	gone    map[peer.ID]time.Time // left or dead: not re-learned from lists
-	probes  map[peer.ID]time.Time // heard of second-hand, to hear from first-hand; value: when last probed
-	heard   map[peer.ID]time.Time // peers holding zones heard from first-hand, when; rejoin entries
-	wide    map[peer.ID]struct{}  // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
+	mu     sync.Mutex // guards the fields below
+	zones  []can.Zone
+	nbrs   map[peer.ID]*neighbour
+	dead   map[peer.ID]*deadPeer
+	gone   map[peer.ID]time.Time // left or dead: not re-learned from lists
+	probes map[peer.ID]time.Time // heard of second-hand, to hear from first-hand; value: when last probed
+	heard  map[peer.ID]time.Time // peers holding zones heard from first-hand, when; rejoin entries
+	// handers are the neighbours that handed us their zones as they left,
+	// with what they handed and when (leave.go): a heartbeat of theirs
+	// that still claims those zones was built before they left.
+	handers map[peer.ID]handed
+	wide    map[peer.ID]struct{} // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
 	leaving bool
 	// farewell is the goodbye sent after a graceful leave, repeated to
 	// anyone still heartbeating this node.
@@ -194,22 +204,23 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("new node: %w", err)
 	}
 	n := &Node{
-		viv:    viv,
-		h:      h,
-		cfg:    cfg,
-		bounds: cfg.Bounds,
-		first:  slices.Clone(cfg.Point),
-		queue:  q,
-		log:    cfg.Logger.With("peer", h.ID().String()),
-		nbrs:   map[peer.ID]*neighbour{},
-		dead:   map[peer.ID]*deadPeer{},
-		gone:   map[peer.ID]time.Time{},
-		left:   map[string]time.Time{},
-		probes: map[peer.ID]time.Time{},
-		heard:  map[peer.ID]time.Time{},
-		wide:   map[peer.ID]struct{}{},
-		kick:   make(chan struct{}, 1),
-		seq:    uint64(time.Now().UnixNano()),
+		viv:     viv,
+		h:       h,
+		cfg:     cfg,
+		bounds:  cfg.Bounds,
+		first:   slices.Clone(cfg.Point),
+		queue:   q,
+		log:     cfg.Logger.With("peer", h.ID().String()),
+		nbrs:    map[peer.ID]*neighbour{},
+		dead:    map[peer.ID]*deadPeer{},
+		gone:    map[peer.ID]time.Time{},
+		left:    map[string]time.Time{},
+		probes:  map[peer.ID]time.Time{},
+		heard:   map[peer.ID]time.Time{},
+		handers: map[peer.ID]handed{},
+		wide:    map[peer.ID]struct{}{},
+		kick:    make(chan struct{}, 1),
+		seq:     uint64(time.Now().UnixNano()),
 	}
 	if s, ok := q.(SeenSet); ok {
 		n.seen = s

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -69,7 +70,7 @@ func (n *Node) checkDead(now time.Time) {
 		}
 		n.pruneLocked()
 		took = true
-		n.log.Debug("Took over a dead neighbour's zones", "dead", id.String(), "rank", rank, "zones", len(n.zones))
+		n.log.Debug("Took over a dead neighbour's zones", "dead", id.String(), "rank", rank, "zones", len(n.zones), "took", fmt.Sprint(take))
 	}
 	if took {
 		n.poke()
