@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
 // quietCluster joins peers at the centres of the eight octants with hour-
@@ -139,5 +140,42 @@ func TestGapOwnerFoundAgain(t *testing.T) {
 	}
 	if !slices.Contains(a.n.Neighbours(), b.h.ID()) {
 		t.Fatalf("%s did not learn %s back", a.h.ID(), b.h.ID())
+	}
+}
+
+// TestStaleHeartbeatAfterHandover: a heartbeat a leaving neighbour built
+// before it handed us its zones, applied after the handover, does not take
+// them back to it (the overlap rule would: its ID is the smaller), which
+// left the area held by nobody in the stress of concurrent moves.
+func TestStaleHeartbeatAfterHandover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := quietCluster(t, ctx)
+	var a, b *member
+	for _, x := range c.members {
+		for _, y := range c.members {
+			if y.h.ID() < x.h.ID() && abutsAny(x.n.Zones(), y.n.Zones()) {
+				a, b = x, y
+			}
+		}
+	}
+	if a == nil {
+		t.Fatal("no abutting pair")
+	}
+	b.n.mu.Lock()
+	stale := b.n.heartbeatLocked() // built before it leaves
+	b.n.mu.Unlock()
+	handedZones := b.n.Zones()
+	if err := a.n.takeHandedZones(b.h.ID(), &wire.Handover{Zones: toWireZones(handedZones)}); err != nil {
+		t.Fatal(err)
+	}
+	a.n.onHeartbeat(stale, b.h.ID())
+	for _, z := range handedZones {
+		if !slices.ContainsFunc(a.n.Zones(), func(o can.Zone) bool { return contains(o, z) }) {
+			t.Fatalf("%s gave %v back to %s on a heartbeat built before the handover; holds %v", a.h.ID(), z, b.h.ID(), a.n.Zones())
+		}
 	}
 }
