@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // confidentVivaldi returns a Vivaldi client whose error has dropped to
@@ -69,6 +70,27 @@ func TestDriftedFirstMove(t *testing.T) {
 				t.Fatalf("Drifted() outside its turn = true, want false")
 			}
 		})
+	}
+}
+
+// TestNoMoveWhileAnHeir: a node waiting to take over part of a dead
+// neighbour's zones that no one it knows claims does not move; once a
+// live neighbour holds that part, it does.
+func TestNoMoveWhileAnHeir(t *testing.T) {
+	half := can.Zone{Lo: can.Point{0, 0, 0}, Hi: can.Point{0.5, 0.5, 0.5}}
+	deadZone := can.Zone{Lo: can.Point{0.5, 0, 0}, Hi: can.Point{1, 0.5, 0.5}}
+	corner := &coord.Bounds{Lo: []float64{-2000, 1000, 1000}, Hi: []float64{-1000, 2000, 2000}}
+	n := &Node{cfg: Config{Bounds: corner, Heartbeat: time.Second, Point: can.Point{0.3, 0.1, 0.1}},
+		bounds: corner, first: can.Point{0.3, 0.1, 0.1}, viv: confidentVivaldi(t), zones: []can.Zone{half},
+		dead: map[peer.ID]*deadPeer{"dead": {zones: []can.Zone{deadZone}, since: time.Now()}},
+		nbrs: map[peer.ID]*neighbour{}}
+	turn := time.Unix(int64(2*(3*moveTurns/10)), 0) // turn ⌊0.3·moveTurns⌋
+	if got, _ := n.driftedAt(turn); got {
+		t.Fatal("moved while part of a dead neighbour's zones awaits this node")
+	}
+	n.nbrs["heir"] = &neighbour{id: "heir", zones: []can.Zone{deadZone}, direct: true}
+	if got, _ := n.driftedAt(turn); !got {
+		t.Fatal("did not move once a live neighbour held the dead one's zones")
 	}
 }
 
