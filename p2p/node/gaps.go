@@ -194,14 +194,29 @@ type lookupResult struct {
 func (n *Node) lookup(ctx context.Context, p can.Point) lookupResult {
 	n.mu.Lock()
 	frontier := n.nearestLocked(p, wire.MaxLookupNearer)
-	if len(frontier) == 0 {
-		// No neighbour left (each died, or dropped us): start from the
-		// peers heard from last, whose answers name others.
-		for id := range n.heard {
+	// After them, peers whose zones we do not know: those heard from
+	// lately, those gone from our table and those we are connected to.
+	// A few peers whose tables name only each other (an island left by
+	// moves and settlements) find the rest of the overlay through them.
+	known := map[peer.ID]bool{n.h.ID(): true}
+	for _, c := range frontier {
+		known[peer.ID(c.Id)] = true
+	}
+	var others []peer.ID
+	for id := range n.heard {
+		others = append(others, id)
+	}
+	for id := range n.gone {
+		others = append(others, id)
+	}
+	n.mu.Unlock()
+	others = append(others, n.h.Network().Peers()...)
+	for _, id := range others {
+		if !known[id] {
+			known[id] = true
 			frontier = append(frontier, &wire.Peer{Id: []byte(id)})
 		}
 	}
-	n.mu.Unlock()
 	asked := map[peer.ID]bool{n.h.ID(): true}
 	var (
 		res  lookupResult
