@@ -41,9 +41,10 @@ const awaitSamples = 3 * firstMoveSamples
 // apart. Eight turns (32 s at the default interval) got every client of
 // the swarm benchmark moved by the time its hosts came, but in one test
 // run, after three of six peers had moved within 6 s, two targets had no
-// route for minutes. Concurrent moves were later found to leave overlaps,
-// unknown neighbours and areas nobody held (gaps.go repairs them), which
-// fits that; sixteen turns stay until eight are measured again.
+// route for minutes. Concurrent moves were later found to leave overlaps
+// and unknown neighbours (gaps.go repairs both) and areas nobody held (a
+// heartbeat crossing a handover; fixed in onHeartbeat), which fits that;
+// sixteen turns stay until eight are measured again.
 const moveTurns = 16
 
 // Drifted reports whether the node should leave and rejoin at its mapped
