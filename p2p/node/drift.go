@@ -73,17 +73,6 @@ func (n *Node) driftedAt(now time.Time) (bool, []float64) {
 	if n.bounds == nil || len(n.zones) == 0 || n.leaving {
 		return false, nil
 	}
-	for id, d := range n.dead {
-		if abutsAny(n.unclaimedLocked(id, d, false), n.zones) {
-			// Waiting to take over part of a dead neighbour's zones next
-			// to ours: a node that leaves takes nothing over, and the
-			// neighbour it hands its zones to may not know that peer
-			// died, so a part only this node was waiting for would be
-			// held by nobody. It is taken within this node's rank, or
-			// claimed by another; move after that.
-			return false, nil
-		}
-	}
 	p := n.bounds.Map(c)
 	if !n.placed && (samples < firstMoveSamples || n.cfg.AwaitBounds && n.boundsEpoch == 0 && samples < awaitSamples) {
 		return false, nil
@@ -96,7 +85,25 @@ func (n *Node) driftedAt(now time.Time) (bool, []float64) {
 			return false, nil
 		}
 	}
+	if n.awaitsTakeoverLocked() {
+		return false, nil
+	}
 	return true, p
+}
+
+// awaitsTakeoverLocked reports whether part of a dead neighbour's zones
+// next to ours is claimed by no one we know. A node that leaves takes
+// nothing over, and the neighbour it hands its zones to may not know that
+// peer died, so a part only this node was waiting for would be held by
+// nobody: it is taken within this node's rank, or claimed by another, and
+// the node moves after that. n.mu must be held.
+func (n *Node) awaitsTakeoverLocked() bool {
+	for id, d := range n.dead {
+		if abutsAny(n.unclaimedLocked(id, d, false), n.zones) {
+			return true
+		}
+	}
+	return false
 }
 
 // moveTurn reports whether now lies in the first half of the node's turn
