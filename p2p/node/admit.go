@@ -93,7 +93,7 @@ func (n *Node) heldBy(from peer.ID, target can.Point) bool {
 	if !ok || !nb.direct {
 		return false
 	}
-	return slices.ContainsFunc(nb.zones, func(z can.Zone) bool { return z.Contains(target) })
+	return holds(nb.zones, target)
 }
 
 // admit opens an insert's task where it would be queued or balanced onward

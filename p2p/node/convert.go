@@ -1,6 +1,8 @@
 package node
 
 import (
+	"slices"
+
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -76,6 +78,11 @@ func abutsAny(a, b []can.Zone) bool {
 // peers are kept in the neighbour table so that their heartbeats settle the
 // conflict (see onHeartbeat).
 func related(a, b []can.Zone) bool { return abutsAny(a, b) || overlapsAny(a, b) }
+
+// holds reports whether one of zones contains p.
+func holds(zones []can.Zone, p can.Point) bool {
+	return slices.ContainsFunc(zones, func(z can.Zone) bool { return z.Contains(p) })
+}
 
 func overlapsAny(a, b []can.Zone) bool {
 	for _, x := range a {

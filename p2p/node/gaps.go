@@ -192,16 +192,37 @@ type lookupResult struct {
 // no neighbour is strictly nearer than the peer itself, a best-first
 // search goes round.
 func (n *Node) lookup(ctx context.Context, p can.Point) lookupResult {
+	// A candidate's distance is decoded once, when it is first named.
+	type cand struct {
+		rec  *wire.Peer
+		dist float64
+	}
+	var frontier []cand
+	asking := -1 // frontier[asking+1:] is still to be asked
+	named := map[peer.ID]bool{n.h.ID(): true}
+	add := func(r *wire.Peer) {
+		id, d := peer.ID(r.Id), n.distance(r, p)
+		if !named[id] {
+			named[id] = true
+			frontier = append(frontier, cand{r, d})
+			return
+		}
+		// Named again: a record that puts it nearer counts, if it is
+		// still to be asked.
+		if i := slices.IndexFunc(frontier[asking+1:], func(c cand) bool { return peer.ID(c.rec.Id) == id }); i >= 0 {
+			if c := &frontier[asking+1+i]; d < c.dist {
+				*c = cand{r, d}
+			}
+		}
+	}
 	n.mu.Lock()
-	frontier := n.nearestLocked(p, wire.MaxLookupNearer)
+	for _, r := range n.nearestLocked(p, wire.MaxLookupNearer) {
+		add(r)
+	}
 	// After them, peers whose zones we do not know: those heard from
 	// lately, those gone from our table and those we are connected to.
 	// A few peers whose tables name only each other (an island left by
 	// moves and settlements) find the rest of the overlay through them.
-	known := map[peer.ID]bool{n.h.ID(): true}
-	for _, c := range frontier {
-		known[peer.ID(c.Id)] = true
-	}
 	var others []peer.ID
 	for id := range n.heard {
 		others = append(others, id)
@@ -210,26 +231,16 @@ func (n *Node) lookup(ctx context.Context, p can.Point) lookupResult {
 		others = append(others, id)
 	}
 	n.mu.Unlock()
-	others = append(others, n.h.Network().Peers()...)
-	for _, id := range others {
-		if !known[id] {
-			known[id] = true
-			frontier = append(frontier, &wire.Peer{Id: []byte(id)})
-		}
+	for _, id := range append(others, n.h.Network().Peers()...) {
+		add(&wire.Peer{Id: []byte(id)})
 	}
-	asked := map[peer.ID]bool{n.h.ID(): true}
 	var (
 		res  lookupResult
 		errs []error
 	)
-	for range maxLookupAsks {
-		i := slices.IndexFunc(frontier, func(c *wire.Peer) bool { return !asked[peer.ID(c.Id)] })
-		if i < 0 {
-			break
-		}
-		id, addrs := peerAddrs(frontier[i])
-		asked[id] = true
-		res.asked++
+	for asking = 0; asking < maxLookupAsks && asking < len(frontier); asking++ {
+		res.asked = asking + 1
+		id, addrs := peerAddrs(frontier[asking].rec)
 		if len(addrs) > 0 {
 			n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
 		}
@@ -241,7 +252,7 @@ func (n *Node) lookup(ctx context.Context, p can.Point) lookupResult {
 		case resp.Owner != nil:
 			owner, _ := peerAddrs(resp.Owner)
 			zones, ok := fromWireZones(resp.Owner.Zones, n.cfg.Dim)
-			if owner != id || !ok || !slices.ContainsFunc(zones, func(z can.Zone) bool { return z.Contains(p) }) {
+			if owner != id || !ok || !holds(zones, p) {
 				errs = append(errs, fmt.Errorf("%s answered for a point it does not hold", id))
 				continue
 			}
@@ -253,8 +264,11 @@ func (n *Node) lookup(ctx context.Context, p can.Point) lookupResult {
 			errs = append(errs, fmt.Errorf("%s: %s", id, resp.Error))
 			continue
 		}
-		frontier = append(frontier, resp.Nearer...)
-		slices.SortStableFunc(frontier, func(a, b *wire.Peer) int { return cmp.Compare(n.distance(a, p), n.distance(b, p)) })
+		for _, r := range resp.Nearer {
+			add(r)
+		}
+		// Those not yet asked, nearest first.
+		slices.SortStableFunc(frontier[asking+1:], func(a, b cand) int { return cmp.Compare(a.dist, b.dist) })
 	}
 	res.err = errors.Join(errs...)
 	return res
@@ -345,7 +359,7 @@ func (n *Node) answerLookup(point []float64) *wire.LookupResponse {
 		return &wire.LookupResponse{Error: ErrLeaving.Error()}
 	case len(n.zones) == 0:
 		return &wire.LookupResponse{Error: ErrNotJoined.Error()}
-	case slices.ContainsFunc(n.zones, func(z can.Zone) bool { return z.Contains(p) }):
+	case holds(n.zones, p):
 		return &wire.LookupResponse{Owner: n.selfLocked()}
 	}
 	if near := n.nearestLocked(p, wire.MaxLookupNearer); len(near) > 0 {

@@ -71,7 +71,7 @@ func (n *Node) share(ctx context.Context) {
 		}
 		t, env, err := sh.Offer(ctx, func(t *task.Task) bool {
 			target := can.Clamp(t.Target)
-			return len(target) == n.cfg.Dim && slices.ContainsFunc(zones, func(z can.Zone) bool { return z.Contains(target) })
+			return len(target) == n.cfg.Dim && holds(zones, target)
 		})
 		if err != nil {
 			n.log.Warn("No waiting task taken out to share", "err", err)
