@@ -12,9 +12,15 @@ import (
 
 // quietCluster joins peers at the centres of the eight octants with hour-
 // long heartbeats, then stops their rounds: the test alone changes what
-// they know.
-func quietCluster(t *testing.T, ctx context.Context) *cluster {
+// they know. It skips a short test run, and returns a context that ends
+// with the test or after a minute.
+func quietCluster(t *testing.T) (*cluster, context.Context) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
 	c := newCluster(t, Config{Heartbeat: time.Hour})
 	for _, x := range []float64{0.25, 0.75} {
 		for _, y := range []float64{0.25, 0.75} {
@@ -46,19 +52,14 @@ func quietCluster(t *testing.T, ctx context.Context) *cluster {
 			t.Fatalf("%s finds a gap at %v in a complete overlay: %s", m.h.ID(), p, c.zoneMap())
 		}
 	}
-	return c
+	return c, ctx
 }
 
 // TestGapOwnerFound: a peer that lost track of a neighbour finds the gap
 // it leaves in its boundary, looks up the point across it and learns the
 // neighbour back, from the neighbour's own answer.
 func TestGapOwnerFound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := quietCluster(t, ctx)
+	c, ctx := quietCluster(t)
 	a, b := c.owner(can.Point{0.1, 0.1, 0.1}), c.owner(can.Point{0.9, 0.1, 0.1})
 	if !slices.Contains(a.n.Neighbours(), b.h.ID()) {
 		t.Fatalf("%s does not list %s after the joins: %s", a.h.ID(), b.h.ID(), c.zoneMap())
@@ -94,12 +95,7 @@ func TestGapOwnerFound(t *testing.T) {
 // peer asked answers without holding it: counted and reported, not
 // claimed (see gaps.go for why).
 func TestUnheldAreaReported(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := quietCluster(t, ctx)
+	c, ctx := quietCluster(t)
 	a := c.owner(can.Point{0.1, 0.1, 0.1})
 	a.n.mu.Lock()
 	kept, _ := a.n.zones[0].Split()
@@ -121,12 +117,7 @@ func TestUnheldAreaReported(t *testing.T) {
 // TestGapOwnerFoundAgain: a neighbour forgotten again and again is found
 // again each time, never reported unheld.
 func TestGapOwnerFoundAgain(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := quietCluster(t, ctx)
+	c, ctx := quietCluster(t)
 	a, b := c.owner(can.Point{0.1, 0.1, 0.1}), c.owner(can.Point{0.1, 0.9, 0.1})
 	now := time.Now().Add(gapEvery * time.Hour)
 	for i := range 6 {
@@ -148,12 +139,7 @@ func TestGapOwnerFoundAgain(t *testing.T) {
 // them back to it (the overlap rule would: its ID is the smaller), which
 // left the area held by nobody in the stress of concurrent moves.
 func TestStaleHeartbeatAfterHandover(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := quietCluster(t, ctx)
+	c, _ := quietCluster(t)
 	var a, b *member
 	for _, x := range c.members {
 		for _, y := range c.members {
