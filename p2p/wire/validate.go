@@ -188,6 +188,17 @@ func validatePeers(ps []*Peer, d *int) error {
 	return nil
 }
 
+// exactlyOne reports whether exactly one of set is true.
+func exactlyOne(set ...bool) bool {
+	n := 0
+	for _, b := range set {
+		if b {
+			n++
+		}
+	}
+	return n == 1
+}
+
 func validateError(s string) error {
 	if len(s) > MaxErrorLen {
 		return invalid("error text of %d bytes exceeds %d", len(s), MaxErrorLen)
@@ -216,13 +227,7 @@ func (m *JoinResponse) Validate() error {
 	if err := validateError(m.Error); err != nil {
 		return err
 	}
-	set := 0
-	for _, b := range []bool{m.Error != "", m.Redirect != nil, len(m.Zones) > 0} {
-		if b {
-			set++
-		}
-	}
-	if set != 1 {
+	if !exactlyOne(m.Error != "", m.Redirect != nil, len(m.Zones) > 0) {
 		return invalid("join response must carry exactly one of error, redirect or zones")
 	}
 	d := 0
@@ -249,13 +254,7 @@ func (m *LookupResponse) Validate() error {
 	if err := validateError(m.Error); err != nil {
 		return err
 	}
-	set := 0
-	for _, b := range []bool{m.Error != "", m.Owner != nil, len(m.Nearer) > 0} {
-		if b {
-			set++
-		}
-	}
-	if set != 1 {
+	if !exactlyOne(m.Error != "", m.Owner != nil, len(m.Nearer) > 0) {
 		return invalid("lookup response must carry exactly one of error, owner or nearer peers")
 	}
 	if len(m.Nearer) > MaxLookupNearer {
