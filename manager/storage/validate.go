@@ -164,7 +164,7 @@ type sampled struct {
 	URL string `json:"url"`
 	Entry
 	// Unchanged: the crawler reported the page unchanged, so no text was
-	// stored with the result.
+	// stored with the result; Location is the stored text it confirmed.
 	Unchanged bool `json:"unchanged,omitempty"`
 }
 
@@ -272,7 +272,8 @@ func (s *Storage) chooseCheck(peer string, pages []sampled) (sample []sampled, r
 	if v.Rand() >= v.share(rec, len(pages)) {
 		return nil, recorded, nil
 	}
-	// Pages with text first: they are compared by content.
+	// Pages fetched whole first: their text is the crawler's own work,
+	// where an unchanged page only confirms a text stored before.
 	pick := slices.Clone(pages)
 	rand.Shuffle(len(pick), func(i, j int) { pick[i], pick[j] = pick[j], pick[i] })
 	slices.SortStableFunc(pick, func(a, b sampled) int {
@@ -481,8 +482,10 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 	unchanged := (want.ETag != "" && p.ETag == want.ETag) || (want.LastModified != "" && p.LastModified == want.LastModified)
 	changed := !unchanged && (want.ETag != "" && p.ETag != "" && p.ETag != want.ETag ||
 		modifiedAfter(p.LastModified, want.Fetched))
-	if want.Unchanged || want.File == "" {
-		// No stored text: only the digest and validators tell.
+	if want.File == "" {
+		// No stored text (a page without any): only the digest and
+		// validators tell. A page reported unchanged is compared with the
+		// stored text it confirmed, as a fetched one is with its own.
 		if unchanged {
 			return outcomeMismatch, "another body under the same validators"
 		}

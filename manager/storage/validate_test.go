@@ -494,6 +494,79 @@ func TestUnchangedClaimsNeedKnownPages(t *testing.T) {
 	}
 }
 
+// unchangedAgain uploads, as the result of a new task from a new peer,
+// every page of site() reported unchanged (304 under the stored ETag),
+// and returns the task's ID.
+func (r *rig) unchangedAgain(t *testing.T, seq int) string {
+	t.Helper()
+	tk, env := r.issue(t, seq)
+	var again []*task.Page
+	for _, p := range site() {
+		again = append(again, &task.Page{URL: p.URL, Status: 304, FetchedAt: t0, ETag: p.ETag, Unchanged: true})
+	}
+	r.upload(t, tk.ID, env, again)
+	return tk.ID
+}
+
+// TestSpotCheckOfUnchangedPagesReadsStoredText: pages reported unchanged
+// are checked against the stored text they confirmed. Pages that changed
+// a little after the crawl, and say so, match it; before, with only
+// digests and validators to compare, such a round told nothing, and
+// single-page checks of unchanged results could stay undecided round
+// after round.
+func TestSpotCheckOfUnchangedPagesReadsStoredText(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	r.checkRound(t, c, live(site()))
+	if got := r.stored(t, tk.ID); got.State != task.CreditConfirmed {
+		t.Fatalf("first crawl after its check: %+v", got)
+	}
+
+	id := r.unchangedAgain(t, 2)
+	later := site()
+	for _, p := range later {
+		etag := p.ETag
+		*p = *page(p.URL, article("page "+strings.TrimPrefix(p.URL, "http://site.example/"))+" A late correction was added to the end of this article.")
+		p.ETag, p.LastModified = etag+"-2", t0.Add(time.Hour).Format(http1123)
+	}
+	r.checkRound(t, c, live(later))
+	if got := r.stored(t, id); got.State != task.CreditConfirmed {
+		t.Fatalf("unchanged claims of pages edited after the crawl, after one check: %+v", got)
+	}
+	if len(*failed) != 0 {
+		t.Fatalf("failures %v", *failed)
+	}
+}
+
+// TestSpotCheckFailsFalseUnchangedClaim: a crawler that reports pages
+// unchanged that had been rewritten before it fetched them (their
+// Last-Modified says so) fails; with digests and validators alone, the
+// rounds told nothing.
+func TestSpotCheckFailsFalseUnchangedClaim(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	r.checkRound(t, c, live(site()))
+
+	id := r.unchangedAgain(t, 2)
+	rewritten := site()
+	for _, p := range rewritten {
+		var b strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&b, "Cheap watches %d shipped overnight from our warehouse to %s. ", i, p.URL)
+		}
+		*p = *page(p.URL, b.String())
+		p.ETag, p.LastModified = "", t0.Add(-time.Hour).Format(http1123) // a new ETag would say "changed", not when
+	}
+	for range 3 {
+		r.checkRound(t, c, live(rewritten))
+	}
+	if got := r.stored(t, id); got.State != task.CreditRevoked {
+		t.Fatalf("false unchanged claims after three checks: %+v", got)
+	}
+}
+
 // TestDeferredCheckCredit: a checker without a record that found a result
 // false is confirmed once a result of its own passes, and revoked if one
 // fails.
