@@ -154,20 +154,30 @@ func contains(a, b can.Zone) bool {
 // halving are nested or disjoint, so a zone inside one of zs is cut out by
 // halving down to it, and a zone of zs inside another is dropped.
 func subtract(zs, others []can.Zone) []can.Zone {
-	out := append([]can.Zone(nil), zs...)
+	return minusAll(zs, others, func(m, o can.Zone) []can.Zone {
+		if contains(o, m) {
+			return nil // dropped whole
+		}
+		return carve(m, o)
+	})
+}
+
+// minusAll removes from zs every area that others cover, cutting each
+// piece m that overlaps one of them, o, into minus(m, o): m without o.
+func minusAll(zs, others []can.Zone, minus func(m, o can.Zone) []can.Zone) []can.Zone {
+	out := slices.Clone(zs)
 	for _, o := range others {
 		var next []can.Zone
 		for _, m := range out {
-			switch {
-			case !can.Overlaps(m, o):
+			if can.Overlaps(m, o) {
+				next = append(next, minus(m, o)...)
+			} else {
 				next = append(next, m)
-			case contains(o, m):
-				// dropped whole
-			default:
-				next = append(next, carve(m, o)...)
 			}
 		}
-		out = next
+		if out = next; len(out) == 0 {
+			break
+		}
 	}
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"time"
@@ -60,17 +59,7 @@ const maxLookupAsks = 16
 // uncovered returns the parts of box b that none of zs covers, as boxes:
 // b need not be a zone (made by halving), nor are the parts.
 func uncovered(b can.Zone, zs []can.Zone) []can.Zone {
-	out := []can.Zone{b}
-	for _, z := range zs {
-		var next []can.Zone
-		for _, m := range out {
-			next = append(next, boxMinus(m, z)...)
-		}
-		if out = next; len(out) == 0 {
-			break
-		}
-	}
-	return out
+	return minusAll([]can.Zone{b}, zs, boxMinus)
 }
 
 // boxMinus returns box a without box b, as at most two boxes a dimension.
@@ -290,14 +279,26 @@ func (n *Node) nearestLocked(p can.Point, k int) []*wire.Peer {
 	for id, nb := range n.nbrs {
 		recs[id] = n.recordLocked(nb) // what it said itself beats hearsay
 	}
-	out := slices.Collect(maps.Values(recs))
-	slices.SortFunc(out, func(a, b *wire.Peer) int {
-		if c := cmp.Compare(n.distance(a, p), n.distance(b, p)); c != 0 {
+	// Each record's zones are decoded once, not at every comparison.
+	type near struct {
+		rec  *wire.Peer
+		dist float64
+	}
+	all := make([]near, 0, len(recs))
+	for _, r := range recs {
+		all = append(all, near{r, n.distance(r, p)})
+	}
+	slices.SortFunc(all, func(a, b near) int {
+		if c := cmp.Compare(a.dist, b.dist); c != 0 {
 			return c
 		}
-		return bytes.Compare(a.Id, b.Id)
+		return bytes.Compare(a.rec.Id, b.rec.Id)
 	})
-	return out[:min(len(out), k)]
+	out := make([]*wire.Peer, min(len(all), k))
+	for i := range out {
+		out[i] = all[i].rec
+	}
+	return out
 }
 
 // distance is the squared distance from p to the nearest zone r names.
