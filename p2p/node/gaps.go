@@ -331,19 +331,10 @@ func (n *Node) askLookup(ctx context.Context, to peer.ID, p can.Point) (*wire.Lo
 }
 
 func (n *Node) handleLookup(s network.Stream) {
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
-	defer cancel()
-	c := wire.NewConn(s, wire.MaxLookupRequestSize)
 	var req wire.LookupRequest
-	if err := c.Read(ctx, &req); err != nil {
-		n.log.Debug("Lookup refused", "from", s.Conn().RemotePeer(), "err", err)
-		s.Reset()
-		return
-	}
-	if err := c.Write(ctx, n.answerLookup(req.Point), wire.MaxLookupResponseSize); err != nil {
-		n.log.Debug("Lookup answer not sent", "to", s.Conn().RemotePeer(), "err", err)
-	}
+	n.serve(s, "Lookup", &req, wire.MaxLookupRequestSize, wire.MaxLookupResponseSize, func(context.Context, peer.ID) wire.Message {
+		return n.answerLookup(req.Point)
+	})
 }
 
 // answerLookup names this node as the owner of point, or the peers it

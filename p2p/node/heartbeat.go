@@ -249,27 +249,16 @@ func (n *Node) sendHeartbeat(ctx context.Context, id peer.ID, hb *wire.Heartbeat
 }
 
 func (n *Node) handleHeartbeat(s network.Stream) {
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
-	defer cancel()
-	c := wire.NewConn(s, wire.MaxHeartbeatSize)
 	var hb wire.Heartbeat
-	if err := c.Read(ctx, &hb); err != nil {
-		n.log.Debug("Heartbeat refused", "from", s.Conn().RemotePeer(), "err", err)
-		s.Reset()
-		return
-	}
-	from := s.Conn().RemotePeer()
-	n.onHeartbeat(&hb, from)
-	n.mu.Lock()
-	if nb, ok := n.nbrs[from]; ok && len(hb.Self.GetZones()) > 0 {
-		nb.asked = time.Now()
-	}
-	reply := n.heartbeatLocked()
-	n.mu.Unlock()
-	if err := c.Write(ctx, reply, wire.MaxHeartbeatSize); err != nil {
-		n.log.Debug("Heartbeat reply not sent", "to", s.Conn().RemotePeer(), "err", err)
-	}
+	n.serve(s, "Heartbeat", &hb, wire.MaxHeartbeatSize, wire.MaxHeartbeatSize, func(_ context.Context, from peer.ID) wire.Message {
+		n.onHeartbeat(&hb, from)
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if nb, ok := n.nbrs[from]; ok && len(hb.Self.GetZones()) > 0 {
+			nb.asked = time.Now()
+		}
+		return n.heartbeatLocked()
+	})
 }
 
 // onHeartbeat applies a heartbeat heard from peer from.

@@ -40,20 +40,10 @@ func (n *Node) Insert(ctx context.Context, env []byte, target can.Point) (owner 
 }
 
 func (n *Node) handleInsert(s network.Stream) {
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
-	defer cancel()
-	c := wire.NewConn(s, wire.MaxInsertSize)
 	var ins wire.Insert
-	if err := c.Read(ctx, &ins); err != nil {
-		n.log.Debug("Insert refused", "from", s.Conn().RemotePeer(), "err", err)
-		s.Reset()
-		return
-	}
-	resp := n.route(ctx, &ins, s.Conn().RemotePeer())
-	if err := c.Write(ctx, resp, wire.MaxInsertResponseSize); err != nil {
-		n.log.Debug("Insert response not sent", "to", s.Conn().RemotePeer(), "err", err)
-	}
+	n.serve(s, "Insert", &ins, wire.MaxInsertSize, wire.MaxInsertResponseSize, func(ctx context.Context, from peer.ID) wire.Message {
+		return n.route(ctx, &ins, from)
+	})
 }
 
 func refuse(ins *wire.Insert, format string, args ...any) *wire.InsertResponse {

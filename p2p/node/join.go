@@ -179,20 +179,10 @@ func (n *Node) probeLocked(id peer.ID, addrs []ma.Multiaddr) {
 }
 
 func (n *Node) handleJoin(s network.Stream) {
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
-	defer cancel()
-	c := wire.NewConn(s, wire.MaxJoinRequestSize)
 	var req wire.JoinRequest
-	if err := c.Read(ctx, &req); err != nil {
-		n.log.Debug("Join request refused", "from", s.Conn().RemotePeer(), "err", err)
-		s.Reset()
-		return
-	}
-	resp := n.join(&req, s.Conn().RemotePeer())
-	if err := c.Write(ctx, resp, wire.MaxJoinResponseSize); err != nil {
-		n.log.Debug("Join response not sent", "to", s.Conn().RemotePeer(), "err", err)
-	}
+	n.serve(s, "Join request", &req, wire.MaxJoinRequestSize, wire.MaxJoinResponseSize, func(_ context.Context, from peer.ID) wire.Message {
+		return n.join(&req, from)
+	})
 }
 
 // join answers a join request: redirect, refuse or hand over a zone.

@@ -16,6 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	ma "github.com/multiformats/go-multiaddr"
@@ -310,6 +311,27 @@ func (n *Node) poke() {
 	select {
 	case n.kick <- struct{}{}:
 	default:
+	}
+}
+
+// serve answers one request on stream s, as the join, heartbeat, insert
+// and lookup protocols do: it reads a request of at most maxReq bytes into
+// req, then writes what answer returns for it (at most maxResp bytes),
+// within wire.DefaultTimeout. A request that does not read resets the
+// stream; either failure is logged at Debug under kind.
+func (n *Node) serve(s network.Stream, kind string, req wire.Message, maxReq, maxResp int, answer func(ctx context.Context, from peer.ID) wire.Message) {
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
+	defer cancel()
+	from := s.Conn().RemotePeer()
+	c := wire.NewConn(s, maxReq)
+	if err := c.Read(ctx, req); err != nil {
+		n.log.Debug(kind+" refused", "from", from, "err", err)
+		s.Reset()
+		return
+	}
+	if err := c.Write(ctx, answer(ctx, from), maxResp); err != nil {
+		n.log.Debug(kind+" answer not sent", "to", from, "err", err)
 	}
 }
 
