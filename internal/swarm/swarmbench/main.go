@@ -294,7 +294,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 	tl := newTimeline(s.Web.Hosts)
 	start := time.Now()
 	deadline := time.After(dur)
-	tick := time.NewTicker(250 * time.Millisecond)
+	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for done := false; !done; {
 		select {
@@ -475,6 +475,9 @@ func saveProfile(ctx context.Context, c *swarm.Client, d time.Duration, path str
 	return os.WriteFile(path, b, 0o644)
 }
 
+// pollEvery is how often the crawl's progress is read from the web.
+const pollEvery = 250 * time.Millisecond
+
 // timeline follows a crawl from the web's counters: when each host was
 // first and last served a page, and when the web as a whole had served a
 // half and nine tenths of its pages. It tells a crawl held up by a few
@@ -484,6 +487,13 @@ type timeline struct {
 	first, last  map[string]time.Duration
 	served       map[string]int64 // host → pages served, at the last poll
 	half, ninety time.Duration
+	// ago holds the per-host counts of the polls within the last second,
+	// oldest first; busy sums, over the polls, the hosts served a page in
+	// the second before each (each host is crawled over one connection,
+	// so these are the connections at work), and polls counts them.
+	ago   []map[string]int64
+	busy  float64
+	polls int
 }
 
 func newTimeline(hosts []fixture.HostInfo) *timeline {
@@ -496,6 +506,21 @@ func newTimeline(hosts []fixture.HostInfo) *timeline {
 
 // note records the counters polled at elapsed time at.
 func (t *timeline) note(at time.Duration, served, total int64, web map[string]fixture.Stats) {
+	now := make(map[string]int64, len(web))
+	for name, st := range web {
+		now[name] = st.Pages
+	}
+	if len(t.ago) > 0 && at >= time.Second {
+		for name, n := range now {
+			if n > t.ago[0][name] {
+				t.busy++
+			}
+		}
+		t.polls++
+	}
+	if t.ago = append(t.ago, now); len(t.ago) > int(time.Second/pollEvery) {
+		t.ago = t.ago[1:]
+	}
 	if t.half == 0 && 2*served >= total {
 		t.half = at
 	}
@@ -525,6 +550,9 @@ func (t *timeline) String() string {
 		startedBy = max(startedBy, at)
 	}
 	s := fmt.Sprintf(" half the pages served at %.0f s, 90 %% at %.0f s; every host begun by %.0f s", t.half.Seconds(), t.ninety.Seconds(), startedBy.Seconds())
+	if t.polls > 0 {
+		s += fmt.Sprintf("; %.1f hosts served a page in each second, on average", t.busy/float64(t.polls))
+	}
 	if lastHost != "" {
 		took := lastAt - t.first[lastHost]
 		s += fmt.Sprintf("; the last host done, %s (%d pages), begun at %.0f s, done at %.0f s (%.2f s a page)",
