@@ -84,16 +84,31 @@ func checkTarget(t *task.Task, target can.Point, dim int) error {
 	return nil
 }
 
-// heldBy reports whether from is a neighbour heard from first-hand whose
-// zones, as it announced them, contain target.
+// heldBy reports whether from holds target as far as this node knows
+// first-hand: from is a neighbour heard from directly whose zones, as it
+// announced them, contain target, or a neighbour of ours heard from
+// directly names from in its list with such zones (a peer two hops away
+// sharing a waiting task, share.go).
 func (n *Node) heldBy(from peer.ID, target can.Point) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	nb, ok := n.nbrs[from]
-	if !ok || !nb.direct {
-		return false
+	if nb, ok := n.nbrs[from]; ok && nb.direct {
+		return holds(nb.zones, target)
 	}
-	return holds(nb.zones, target)
+	for _, nb := range n.nbrs {
+		if !nb.direct {
+			continue
+		}
+		for _, p := range nb.nbrs {
+			if id, err := peer.IDFromBytes(p.Id); err != nil || id != from {
+				continue
+			}
+			if zones, ok := fromWireZones(p.Zones, n.cfg.Dim); ok && holds(zones, target) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // admit opens an insert's task where it would be queued or balanced onward

@@ -165,6 +165,10 @@ type Node struct {
 	// a neighbour, until their lease ends: one handed back by that
 	// neighbour's leave is this node's again, not a replay (admit.go).
 	left map[string]time.Time
+	// farGiven counts the tasks this node shared with each peer two hops
+	// away since it last did so (share.go), against the idle threads a
+	// neighbour relayed for it.
+	farGiven map[peer.ID]farGift
 	// placed is set once the node has rejoined at its mapped coordinate
 	// (drift.go); until then it moves as soon as that point lies outside
 	// its zones.
@@ -205,23 +209,24 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("new node: %w", err)
 	}
 	n := &Node{
-		viv:     viv,
-		h:       h,
-		cfg:     cfg,
-		bounds:  cfg.Bounds,
-		first:   slices.Clone(cfg.Point),
-		queue:   q,
-		log:     cfg.Logger.With("peer", h.ID().String()),
-		nbrs:    map[peer.ID]*neighbour{},
-		dead:    map[peer.ID]*deadPeer{},
-		gone:    map[peer.ID]time.Time{},
-		left:    map[string]time.Time{},
-		probes:  map[peer.ID]time.Time{},
-		heard:   map[peer.ID]time.Time{},
-		handers: map[peer.ID]handed{},
-		wide:    map[peer.ID]struct{}{},
-		kick:    make(chan struct{}, 1),
-		seq:     uint64(time.Now().UnixNano()),
+		viv:      viv,
+		h:        h,
+		cfg:      cfg,
+		bounds:   cfg.Bounds,
+		first:    slices.Clone(cfg.Point),
+		queue:    q,
+		log:      cfg.Logger.With("peer", h.ID().String()),
+		nbrs:     map[peer.ID]*neighbour{},
+		dead:     map[peer.ID]*deadPeer{},
+		gone:     map[peer.ID]time.Time{},
+		left:     map[string]time.Time{},
+		farGiven: map[peer.ID]farGift{},
+		probes:   map[peer.ID]time.Time{},
+		heard:    map[peer.ID]time.Time{},
+		handers:  map[peer.ID]handed{},
+		wide:     map[peer.ID]struct{}{},
+		kick:     make(chan struct{}, 1),
+		seq:      uint64(time.Now().UnixNano()),
 	}
 	if s, ok := q.(SeenSet); ok {
 		n.seen = s
@@ -405,12 +410,15 @@ func (n *Node) neighbourRecordsLocked(direct bool) []*wire.Peer {
 	return out
 }
 
+// recordLocked is what the node tells others of neighbour nb, its idle
+// crawl threads included, so that a peer two hops from it can share a
+// waiting task with it (share.go).
 func (n *Node) recordLocked(nb *neighbour) *wire.Peer {
 	return &wire.Peer{
 		Id:    []byte(nb.id),
 		Addrs: addrBytes(n.h.Peerstore().Addrs(nb.id)),
 		Zones: toWireZones(nb.zones),
-		Load:  &wire.Load{Rtl: nb.load.RTL, Rpl: nb.load.RPL},
+		Load:  &wire.Load{Rtl: nb.load.RTL, Rpl: nb.load.RPL, Idle: slots(nb.idle)},
 	}
 }
 

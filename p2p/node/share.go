@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
 )
 
 // Sharer is a Queue that can give a waiting task to a neighbour whose
@@ -16,11 +18,14 @@ import (
 // once, by loads announced before it; where hosts cluster near a few
 // peers, their queues still grow while neighbours run dry. Such a peer
 // passes the tasks that would start last on to a neighbour with an idle
-// thread, as a load-balanced insert: the neighbour's admission checks that
-// this peer holds the task's target, as for any balanced insert, so only
-// the owner of a target shares its tasks and a task moves one hop at most.
-// One crawler per host still holds: a task shared is no longer here, and
-// should both copies survive a crash, only one can claim the host's lease.
+// thread, as a load-balanced insert; when no neighbour has one, to a peer
+// two hops away that a neighbour says has (a cluster's neighbours are
+// often as busy as its owner). The taker's admission checks that this
+// peer holds the task's target, first-hand or by a neighbour's word
+// (heldBy), so only the owner of a target shares its tasks and a task
+// moves once, at most two hops. One crawler per host still holds: a task
+// shared is no longer here, and should both copies survive a crash, only
+// one can claim the host's lease.
 type Sharer interface {
 	// Spare returns the tasks that wait for a crawl thread and the
 	// threads that wait for a task. Like Load, it is called with the
@@ -40,11 +45,26 @@ type Sharer interface {
 // task waiting here meanwhile.
 const shareTimeout = 5 * time.Second
 
+// farGift is what this node shared with a peer two hops away: n tasks
+// since at, when its neighbours relayed relayed idle threads for it.
+type farGift struct {
+	n, relayed int
+	at         time.Time
+}
+
+// farHold is how many heartbeat intervals the tasks shared with a peer two
+// hops away count against the idle threads relayed for it while that
+// count stays the same: the peer's heartbeat tells its neighbour, whose
+// next one tells us, and a count that changed has heard of them.
+const farHold = 5
+
 // share offers waiting tasks to neighbours that announced idle crawl
 // threads, one task per idle thread, each to the idle neighbour whose zone
 // lies nearest the task's target (the nearest on the network, as far as
-// the CAN tells). It runs after a heartbeat round, with load balancing on
-// (Config.MaxPieces), and never twice at once.
+// the CAN tells); with no idle neighbour, to the peers two hops away that
+// neighbours relayed idle threads for (farTakersLocked). It runs after a
+// heartbeat round, with load balancing on (Config.MaxPieces), and never
+// twice at once.
 func (n *Node) share(ctx context.Context) {
 	sh, ok := n.queue.(Sharer)
 	if !ok || n.cfg.MaxPieces <= 0 || !n.sharing.CompareAndSwap(false, true) {
@@ -63,6 +83,11 @@ func (n *Node) share(ctx context.Context) {
 			if nb.direct && nb.idle > 0 {
 				takers = append(takers, can.NeighbourInfo{ID: can.PeerID(id), Zones: nb.zones})
 			}
+		}
+		far := len(takers) == 0
+		var relayed map[peer.ID]int
+		if far {
+			takers, relayed = n.farTakersLocked(time.Now())
 		}
 		zones := slices.Clone(n.zones)
 		n.mu.Unlock()
@@ -84,12 +109,24 @@ func (n *Node) share(ctx context.Context) {
 		to := nearest(takers, target)
 		taken, err := n.offer(ctx, to, env, target)
 		n.mu.Lock()
-		if nb, ok := n.nbrs[to]; ok {
+		if nb, ok := n.nbrs[to]; ok && !far {
 			if taken {
 				nb.idle-- // until its next heartbeat tells
 			} else {
 				nb.idle = 0 // refused: not again before it says so
 			}
+		}
+		if far {
+			g, now := n.farGiven[to], time.Now()
+			if g.relayed != relayed[to] || now.Sub(g.at) >= farHold*n.cfg.Heartbeat {
+				g = farGift{relayed: relayed[to], at: now}
+			}
+			if taken {
+				g.n++
+			} else {
+				g.n = wire.MaxSlots // refused: not again before its count changes
+			}
+			n.farGiven[to] = g
 		}
 		if taken {
 			n.stats.Shared++
@@ -106,9 +143,58 @@ func (n *Node) share(ctx context.Context) {
 			return
 		}
 		if taken {
-			n.log.Debug("Shared a waiting task with an idle neighbour", "task", t.ID, "neighbour", to.String())
+			n.log.Debug("Shared a waiting task with an idle neighbour", "task", t.ID, "neighbour", to.String(), "two_hops", far)
 		}
 	}
+}
+
+// farTakersLocked returns the peers two hops away with idle crawl threads
+// as our direct neighbours last relayed them (the fewest, where several
+// relay one), less the tasks shared with each since (farGift), with the
+// counts relayed, and adds their addresses to the peerstore to reach
+// them. A peer that heartbeats us speaks for itself and is left out; so
+// are peers taken for gone. n.mu must be held.
+func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]int) {
+	relayed := map[peer.ID]int{}
+	zones := map[peer.ID][]can.Zone{}
+	for _, nb := range n.nbrs {
+		if !nb.direct {
+			continue
+		}
+		for _, p := range nb.nbrs {
+			id, addrs := peerAddrs(p)
+			if id == "" || id == n.h.ID() {
+				continue
+			}
+			if own, ok := n.nbrs[id]; ok && own.direct {
+				continue
+			}
+			if _, gone := n.gone[id]; gone {
+				continue
+			}
+			k := int(p.GetLoad().GetIdle())
+			if prev, ok := relayed[id]; ok {
+				relayed[id] = min(prev, k)
+				continue
+			}
+			zs, ok := fromWireZones(p.Zones, n.cfg.Dim)
+			if !ok || len(zs) == 0 {
+				continue
+			}
+			relayed[id], zones[id] = k, zs
+			n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
+		}
+	}
+	maps.DeleteFunc(n.farGiven, func(id peer.ID, g farGift) bool {
+		return g.relayed != relayed[id] || now.Sub(g.at) >= farHold*n.cfg.Heartbeat
+	})
+	var out []can.NeighbourInfo
+	for id, k := range relayed {
+		if k-n.farGiven[id].n > 0 {
+			out = append(out, can.NeighbourInfo{ID: can.PeerID(id), Zones: zones[id]})
+		}
+	}
+	return out, relayed
 }
 
 // offer sends a waiting task to neighbour to as a load-balanced insert

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -215,5 +216,82 @@ func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
 				t.Fatalf("B's counters after C left: returned %d, replayed %d, handed in %d; want 2, 0, 2", st.Returned, st.Replayed, st.HandedIn)
 			}
 		})
+	}
+}
+
+// When no neighbour has an idle crawl thread, an owner whose tasks wait
+// shares them with a peer two hops away that its neighbours say has, one
+// per idle thread relayed, and no more once the relayed count falls; that
+// peer takes them on its neighbours' word that the owner holds their
+// targets, and refuses a task the owner sends it for an area the owner
+// does not hold.
+func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, MaxPieces: 100, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+	c.wrap = newThreadQueue
+	// A holds x < 0.5; the others split x ≥ 0.5, the last of them its
+	// far corner [0.75, 1] × [0.5, 1] × [0.5, 1], which abuts no zone of A.
+	mine := can.Point{0.25, 0.75, 0.75}
+	ps := c.addSettled(ctx, mine, can.Point{0.75, 0.25, 0.5}, can.Point{0.75, 0.75, 0.25}, can.Point{0.6, 0.75, 0.75}, can.Point{0.9, 0.75, 0.75})
+	a, far := ps[0], ps[4]
+	a.n.mu.Lock()
+	az := slices.Clone(a.n.zones)
+	a.n.mu.Unlock()
+	far.n.mu.Lock()
+	fz := slices.Clone(far.n.zones)
+	far.n.mu.Unlock()
+	if c.owner(mine) != a || abutsAny(az, fz) {
+		t.Fatalf("the zones are not where the test wants them: A %v, far %v", az, fz)
+	}
+	aq, fq := a.n.queue.(*threadQueue), far.n.queue.(*threadQueue)
+
+	// A runs nothing and four of its tasks wait; every neighbour of A is
+	// as busy (no idle thread). Nothing moves while the far peer has none
+	// either.
+	for i := range 4 {
+		if _, _, err := a.n.Insert(ctx, c.envelope(fmt.Sprintf("a-%d", i), mine), mine); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(10 * c.cfg.Heartbeat)
+	if ids, settled := aq.state(); len(ids) != 4 || len(settled) != 0 {
+		t.Fatalf("tasks moved with no idle thread anywhere: A holds %v, offers %v", ids, settled)
+	}
+
+	fq.mu.Lock()
+	fq.idle = 2
+	fq.mu.Unlock()
+	c.waitUntil(10*time.Second, "the far peer never took two tasks", func() string {
+		if got := fq.ids(); len(got) != 2 {
+			return fmt.Sprintf("far peer holds %v", got)
+		}
+		return ""
+	})
+	time.Sleep(20 * c.cfg.Heartbeat) // its idle threads are taken: nothing more moves
+	got := fq.ids()
+	slices.Sort(got)
+	if want := []string{"a-2", "a-3"}; !slices.Equal(got, want) {
+		t.Fatalf("far peer holds %v, want the two of A's tasks that would start last, %v", got, want)
+	}
+	if ids, _ := aq.state(); !slices.Equal(ids, []string{"a-0", "a-1"}) {
+		t.Fatalf("A's queue after sharing: %v, want a-0 and a-1", ids)
+	}
+	if n := c.countTasks(); n["a-2"] != 1 || n["a-3"] != 1 {
+		t.Fatalf("shared tasks held %d and %d times, want once each", n["a-2"], n["a-3"])
+	}
+
+	// A task for an area A does not hold (the second peer's), sent by A
+	// as a share, is refused: no neighbour of the far peer says A holds it.
+	other := can.Point{0.75, 0.25, 0.5}
+	if c.owner(other) != ps[1] {
+		t.Fatal("the second peer does not hold its own point")
+	}
+	taken, err := a.n.offer(ctx, far.h.ID(), c.envelope("not-a", other), other)
+	if taken || !errors.Is(err, ErrMisaimed) {
+		t.Fatalf("a share for an area A does not hold: taken %v, err %v; want refused as misaimed", taken, err)
 	}
 }
