@@ -43,9 +43,9 @@ const (
 // recrawl interval.
 const ReasonExpired = "waited longer than its recrawl interval"
 
-// ReasonShared is the reason recorded for a waiting task handed to a
-// neighbour with a crawl thread idle.
-const ReasonShared = "shared with an idle neighbour"
+// ReasonShared is the reason recorded for a waiting task handed to a peer
+// with a crawl thread idle: a neighbour, or one two hops away.
+const ReasonShared = "shared with an idle peer"
 
 // Record is one task as the queue stores it.
 type Record struct {

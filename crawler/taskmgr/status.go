@@ -155,7 +155,7 @@ func (m *Manager) Shared(id string) error {
 	if err := m.q.Shared(id, m.opts.Now()); err != nil {
 		return fmt.Errorf("task manager: %w", err)
 	}
-	m.log.Info("Task shared with an idle neighbour", "task", id)
+	m.log.Info("Task shared with an idle peer", "task", id)
 	return nil
 }
 

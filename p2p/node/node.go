@@ -72,8 +72,8 @@ type Stats struct {
 	// (drift.go): the first move, then one for each time its coordinate
 	// or the bounds moved it out of its zones (Drifts).
 	Moves int64
-	// Shared counts the waiting tasks this node gave to neighbours with
-	// idle crawl threads (share.go).
+	// Shared counts the waiting tasks this node gave to peers with idle
+	// crawl threads, neighbours or two hops away (share.go).
 	Shared int64
 	// Returned counts the tasks this node balanced or shared to a
 	// neighbour that came back with the neighbour's zone when it left
