@@ -52,6 +52,12 @@ type farGift struct {
 	at         time.Time
 }
 
+// stale reports whether gift g no longer counts against a peer whose
+// neighbours now relay relayed idle threads for it, at now.
+func (g farGift) stale(relayed int, now time.Time, heartbeat time.Duration) bool {
+	return g.relayed != relayed || now.Sub(g.at) >= farHold*heartbeat
+}
+
 // farHold is how many heartbeat intervals the tasks shared with a peer two
 // hops away count against the idle threads relayed for it while that
 // count stays the same: the peer's heartbeat tells its neighbour, whose
@@ -118,7 +124,7 @@ func (n *Node) share(ctx context.Context) {
 		}
 		if far {
 			g, now := n.farGiven[to], time.Now()
-			if g.relayed != relayed[to] || now.Sub(g.at) >= farHold*n.cfg.Heartbeat {
+			if g.stale(relayed[to], now, n.cfg.Heartbeat) {
 				g = farGift{relayed: relayed[to], at: now}
 			}
 			if taken {
@@ -162,8 +168,8 @@ func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]
 			continue
 		}
 		for _, p := range nb.nbrs {
-			id, addrs := peerAddrs(p)
-			if id == "" || id == n.h.ID() {
+			id, err := peer.IDFromBytes(p.Id)
+			if err != nil || id == n.h.ID() {
 				continue
 			}
 			if own, ok := n.nbrs[id]; ok && own.direct {
@@ -182,12 +188,11 @@ func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]
 				continue
 			}
 			relayed[id], zones[id] = k, zs
+			_, addrs := peerAddrs(p)
 			n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
 		}
 	}
-	maps.DeleteFunc(n.farGiven, func(id peer.ID, g farGift) bool {
-		return g.relayed != relayed[id] || now.Sub(g.at) >= farHold*n.cfg.Heartbeat
-	})
+	maps.DeleteFunc(n.farGiven, func(id peer.ID, g farGift) bool { return g.stale(relayed[id], now, n.cfg.Heartbeat) })
 	var out []can.NeighbourInfo
 	for id, k := range relayed {
 		if k-n.farGiven[id].n > 0 {
