@@ -488,7 +488,7 @@ type timeline struct {
 	served       map[string]int64 // host → pages served, at the last poll
 	half, ninety time.Duration
 	// ago holds the per-host counts of the polls within the last second,
-	// oldest first; busy sums, over the polls, the hosts served a page in
+	// oldest first (the last is served); busy sums, over the polls, the hosts served a page in
 	// the second before each (each host is crawled over one connection,
 	// so these are the connections at work), and polls counts them.
 	ago   []map[string]int64
@@ -497,7 +497,7 @@ type timeline struct {
 }
 
 func newTimeline(hosts []fixture.HostInfo) *timeline {
-	t := &timeline{pages: map[string]int64{}, first: map[string]time.Duration{}, last: map[string]time.Duration{}, served: map[string]int64{}}
+	t := &timeline{pages: map[string]int64{}, first: map[string]time.Duration{}, last: map[string]time.Duration{}}
 	for _, h := range hosts {
 		t.pages[h.Name] = int64(h.Pages)
 	}
@@ -518,6 +518,7 @@ func (t *timeline) note(at time.Duration, served, total int64, web map[string]fi
 		}
 		t.polls++
 	}
+	t.served = now
 	if t.ago = append(t.ago, now); len(t.ago) > int(time.Second/pollEvery) {
 		t.ago = t.ago[1:]
 	}
@@ -528,7 +529,6 @@ func (t *timeline) note(at time.Duration, served, total int64, web map[string]fi
 		t.ninety = at
 	}
 	for name, st := range web {
-		t.served[name] = st.Pages
 		if _, ok := t.first[name]; !ok && st.Pages > 0 {
 			t.first[name] = at
 		}
