@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -139,7 +140,20 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	if len(entries) == 0 {
 		return nil // alone: nowhere to rejoin through, and nothing to gain
 	}
-	n.log.Info("Coordinate drifted from the zone; rejoining", "point", fmt.Sprint(p))
+	// Leave only for a point whose owner answers for it. A point in an
+	// area nobody holds (a dead peer's, before an heir takes it) or that
+	// no route reaches yet would leave the node holding nothing, its
+	// zones handed away and its joins refused for rounds. The owner found
+	// is asked first, so the join needs no route.
+	res := n.lookup(ctx, p)
+	if res.owner == nil {
+		n.log.Debug("No owner found for the mapped point; moving at a later turn", "point", fmt.Sprint(p), "asked", res.asked, "err", res.err)
+		return nil
+	}
+	owner, addrs := peerAddrs(res.owner)
+	entries = slices.DeleteFunc(entries, func(e peer.AddrInfo) bool { return e.ID == owner })
+	entries = append([]peer.AddrInfo{{ID: owner, Addrs: addrs}}, entries...)
+	n.log.Info("Coordinate drifted from the zone; rejoining", "point", fmt.Sprint(p), "owner", owner.String())
 	if err := n.leave(ctx, false); err != nil {
 		return fmt.Errorf("rejoin: %w", err)
 	}

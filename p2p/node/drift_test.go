@@ -188,3 +188,54 @@ func TestDriftsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMoveIntoUnheldArea: a peer whose mapped point lies in the zone of
+// a peer that just died, before an heir has taken it, keeps its zones and
+// moves at a later turn, once the area has an owner again. Leaving first
+// would hand its zones away and leave it holding nothing while its joins
+// found no route.
+func TestNoMoveIntoUnheldArea(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Dead after 30 missed intervals (3 s): the dead peer's zone stays
+	// unheld for as long.
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 30})
+	for _, x := range []float64{0.25, 0.75} {
+		for _, y := range []float64{0.25, 0.75} {
+			for _, z := range []float64{0.25, 0.75} {
+				c.addAt(ctx, can.Point{x, y, z})
+			}
+		}
+	}
+	c.waitTiled(30 * time.Second)
+	m, victim := c.owner(can.Point{0.1, 0.1, 0.1}), c.owner(can.Point{0.9, 0.9, 0.9})
+	if m == nil || victim == nil || m == victim {
+		t.Fatalf("owners of the corners: %s", c.zoneMap())
+	}
+	// Its moves are the test's alone.
+	m.stop()
+	toOne := &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}} // maps to (1, 1, 1)
+	m.n.mu.Lock()
+	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(t), toOne, nil // no first point: every moment is its turn
+	m.n.mu.Unlock()
+	victim.alive = false
+	victim.stop()
+	victim.h.Close()
+
+	if err := m.n.checkDrift(ctx); err != nil {
+		t.Fatalf("move while the point is unheld: %v", err)
+	}
+	if st, zones := m.n.Stats(), m.n.Zones(); st.Moves != 0 || len(zones) == 0 {
+		t.Fatalf("moved towards an area nobody holds: %d moves, zones %v", st.Moves, zones)
+	}
+	c.waitTiled(30 * time.Second) // an heir took the dead peer's zone
+	if err := m.n.checkDrift(ctx); err != nil {
+		t.Fatalf("move once the point has an owner: %v", err)
+	}
+	if st, zones := m.n.Stats(), m.n.Zones(); st.Moves != 1 || !holds(zones, can.Clamp(can.Point{1, 1, 1})) {
+		t.Fatalf("after the heir took the area: %d moves, zones %v; want 1 move, holding (1, 1, 1)", st.Moves, zones)
+	}
+}
