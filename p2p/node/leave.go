@@ -86,7 +86,7 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 	}
 	n.leaving = true
 	heirs := n.heirsLocked()
-	first := &wire.Handover{Zones: toWireZones(n.zones), Neighbours: n.neighbourRecordsLocked(false)}
+	first := &wire.Handover{Zones: toWireZones(n.zones), Neighbours: n.handoverRecordsLocked()}
 	others := make([]peer.ID, 0, len(n.nbrs))
 	for id := range n.nbrs {
 		others = append(others, id)
@@ -154,6 +154,31 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 	}
 	wg.Wait()
 	return nil
+}
+
+// handoverRecordsLocked returns the neighbour records a leaving node hands
+// its heir: its dead neighbours whose zones await an heir first, as they
+// last announced them, then its live neighbours. (A live peer that
+// dropped an area is left out: the heir would hear its new zones from
+// it, not the area it left.) The heir may never have
+// heard of a dead one (it was no neighbour of the heir's), and when this
+// node was the only live peer that knew it died, nobody else would take
+// its zones over: the heir learns of it as of any neighbour named second-
+// hand, heartbeats it, finds it dead in its turn and takes its zones over
+// at its rank. n.mu must be held.
+func (n *Node) handoverRecordsLocked() []*wire.Peer {
+	var out []*wire.Peer
+	for id, d := range n.dead {
+		if d.dropped {
+			continue // alive elsewhere: a record would name its new zones
+		}
+		if len(out) == wire.MaxNeighbours {
+			return out
+		}
+		out = append(out, &wire.Peer{Id: []byte(id), Addrs: addrBytes(n.h.Peerstore().Addrs(id)), Zones: toWireZones(d.zones)})
+	}
+	live := n.neighbourRecordsLocked(false)
+	return append(out, live[:min(len(live), wire.MaxNeighbours-len(out))]...)
 }
 
 // batch splits the tasks into handover messages; the first carries the

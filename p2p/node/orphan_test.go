@@ -246,3 +246,58 @@ func TestSettlementLoserListsWinner(t *testing.T) {
 		t.Fatal("the loser still lists a winner that does not abut it, long after")
 	}
 }
+
+// TestLeaverPassesOnDeadNeighbour: a peer that found a neighbour dead and
+// leaves before its turn to take the dead one's zone over tells its heir,
+// which takes the zone over although it never was the dead peer's
+// neighbour. Four peers hold the quadrants of the (x, y) plane; the
+// leaver's heir holds the quadrant diagonal to the dead peer's, and the
+// dead peer's other neighbour dies too, known to the heir without its
+// list (as a peer known second-hand is). Only the heir runs its rounds
+// after the leave, so nobody else takes the zone. In a process swarm,
+// four clients killed and four stopped at once left such a zone held by
+// nobody, and the joins routed into it refused for minutes.
+func TestLeaverPassesOnDeadNeighbour(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
+	heir := c.addAt(ctx, can.Point{0.25, 0.25, 0.5})   // [0,½)×[0,½) after the splits below
+	leaver := c.addAt(ctx, can.Point{0.75, 0.25, 0.5}) // [½,1)×[0,½)
+	dead := c.addAt(ctx, can.Point{0.75, 0.75, 0.5})   // [½,1)×[½,1)
+	other := c.addAt(ctx, can.Point{0.25, 0.75, 0.5})  // [0,½)×[½,1)
+	c.waitTiled(10 * time.Second)
+	c.waitUntil(10*time.Second, "neighbour tables incomplete", c.neighboursComplete)
+	heir.n.mu.Lock()
+	_, knows := heir.n.nbrs[dead.h.ID()]
+	heir.n.mu.Unlock()
+	if knows {
+		t.Fatalf("the heir is a neighbour of the peer to die: %s", c.zoneMap())
+	}
+	for _, m := range c.live() {
+		m.stop()
+	}
+	// The other neighbour of the dead peer is gone as well in the case
+	// this is about: nothing the heir heard from it names the dead peer.
+	heir.n.mu.Lock()
+	heir.n.nbrs[other.h.ID()].nbrs = nil
+	heir.n.mu.Unlock()
+	other.alive = false
+	other.h.Close()
+	dead.alive = false
+	dead.h.Close()
+	for range leaver.n.cfg.DeadAfter {
+		leaver.n.missed(dead.h.ID())
+	}
+	if leaver.n.deadCount() != 1 {
+		t.Fatal("the leaver did not take its neighbour for dead")
+	}
+	if err := leaver.n.Leave(ctx); err != nil {
+		t.Fatal(err)
+	}
+	leaver.alive = false
+	heir.run()
+	c.waitUntil(10*time.Second, "the dead peers' zones are held by nobody", c.tiling)
+}
