@@ -86,12 +86,8 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 
 		switch {
 		case local && full && dec.Accept:
-			// No neighbour is lighter: a peer two hops away with an idle
-			// thread, or refused before it is recorded as seen, and the
-			// manager tries it again later, here or elsewhere.
-			if resp := n.passFar(ctx, ins, target); resp != nil {
-				return resp
-			}
+			// Refused before it is recorded as seen: the manager tries
+			// it again later, here or elsewhere.
 			return refuse(ins, "%v", ErrQueueFull)
 		case local:
 			return n.take(ctx, ins, target, dec, from)

@@ -123,7 +123,16 @@ func (n *Node) share(ctx context.Context) {
 			}
 		}
 		if far {
-			n.noteFarLocked(to, relayed[to], taken)
+			g, now := n.farGiven[to], time.Now()
+			if g.stale(relayed[to], now, n.cfg.Heartbeat) {
+				g = farGift{relayed: relayed[to], at: now}
+			}
+			if taken {
+				g.n++
+			} else {
+				g.n = wire.MaxSlots // refused: not again before its count changes
+			}
+			n.farGiven[to] = g
 		}
 		if taken {
 			n.stats.Shared++
@@ -143,62 +152,6 @@ func (n *Node) share(ctx context.Context) {
 			n.log.Debug("Shared a waiting task with an idle neighbour", "task", t.ID, "neighbour", to.String(), "two_hops", far)
 		}
 	}
-}
-
-// noteFarLocked counts a task offered to peer to two hops away, whose
-// neighbours relayed relayed idle threads for it, against those threads:
-// one more if it took the task; all of them if it refused, so that it is
-// not offered another before its count changes. n.mu must be held.
-func (n *Node) noteFarLocked(to peer.ID, relayed int, taken bool) {
-	g, now := n.farGiven[to], time.Now()
-	if g.stale(relayed, now, n.cfg.Heartbeat) {
-		g = farGift{relayed: relayed, at: now}
-	}
-	if taken {
-		g.n++
-	} else {
-		g.n = wire.MaxSlots
-	}
-	n.farGiven[to] = g
-}
-
-// passFar offers an insert that this node, the target's owner, turns away
-// with its queue full and no neighbour lighter, to the peer two hops away
-// with an idle crawl thread whose zones lie nearest the target
-// (farTakersLocked), as share offers a waiting task; nil when there is no
-// such peer or it did not take the task. The task is not admitted here:
-// the taker checks it, and its neighbours' word that this node holds the
-// target, as for a share. Refused, the task goes back to the manager,
-// which tries it again a round later, and meanwhile it waits where no
-// idle peer can take it (in the swarm benchmark, hosts clustered near a
-// few peers waited up to 9 s so, while other peers' threads idled).
-func (n *Node) passFar(ctx context.Context, ins *wire.Insert, target can.Point) *wire.InsertResponse {
-	if n.cfg.MaxPieces <= 0 {
-		return nil
-	}
-	n.mu.Lock()
-	takers, relayed := n.farTakersLocked(time.Now())
-	n.mu.Unlock()
-	if len(takers) == 0 {
-		return nil
-	}
-	to := nearest(takers, target)
-	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
-	defer cancel()
-	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: ins.Envelope, Target: target, Hops: ins.Hops + 1, Lbi: true})
-	taken := err == nil && resp.Accepted
-	n.mu.Lock()
-	n.noteFarLocked(to, relayed[to], taken)
-	n.mu.Unlock()
-	if !taken {
-		if err == nil {
-			err = refusal(resp.Error)
-		}
-		n.log.Debug("Insert not passed to an idle peer two hops away", "peer", to.String(), "err", err)
-		return nil
-	}
-	n.log.Debug("Passed an insert to an idle peer two hops away", "peer", to.String())
-	return resp
 }
 
 // farTakersLocked returns the peers two hops away with idle crawl threads

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -294,56 +293,5 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 	taken, err := a.n.offer(ctx, far.h.ID(), c.envelope("not-a", other), other)
 	if taken || !errors.Is(err, ErrMisaimed) {
 		t.Fatalf("a share for an area A does not hold: taken %v, err %v; want refused as misaimed", taken, err)
-	}
-}
-
-// An owner whose queue is full, with no neighbour lighter, passes an
-// insert to a peer two hops away that its neighbours say has an idle
-// crawl thread, instead of refusing it back to the manager; with no such
-// peer it refuses it as full, as before.
-func TestFullOwnerPassesInsertTwoHopsAway(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, MaxPieces: 100, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
-	c.wrap = newThreadQueue
-	// The layout of TestShareWithIdlePeerTwoHopsAway: the far peer's zone
-	// abuts no zone of A.
-	mine := can.Point{0.25, 0.75, 0.75}
-	ps := c.addSettled(ctx, mine, can.Point{0.75, 0.25, 0.5}, can.Point{0.75, 0.75, 0.25}, can.Point{0.6, 0.75, 0.75}, can.Point{0.9, 0.75, 0.75})
-	a, far := ps[0], ps[4]
-	if c.owner(mine) != a {
-		t.Fatal("A does not hold its own point")
-	}
-	aq, fq := a.n.queue.(*threadQueue), far.n.queue.(*threadQueue)
-	aq.mu.Lock()
-	aq.full = true
-	aq.mu.Unlock()
-
-	if _, _, err := a.n.Insert(ctx, c.envelope("x-0", mine), mine); err == nil || !strings.Contains(err.Error(), ErrQueueFull.Error()) {
-		t.Fatalf("insert at a full owner with no idle peer anywhere: %v, want %v", err, ErrQueueFull)
-	}
-	fq.mu.Lock()
-	fq.idle = 1
-	fq.mu.Unlock()
-	c.waitUntil(10*time.Second, "A's neighbours never relayed the far peer's idle thread", func() string {
-		a.n.mu.Lock()
-		defer a.n.mu.Unlock()
-		if takers, _ := a.n.farTakersLocked(time.Now()); len(takers) == 0 {
-			return "no peer two hops away with an idle thread"
-		}
-		return ""
-	})
-	owner, _, err := a.n.Insert(ctx, c.envelope("x-1", mine), mine)
-	if err != nil || owner != far.h.ID() {
-		t.Fatalf("insert at a full owner with an idle peer two hops away: queued by %v, err %v; want the far peer", owner, err)
-	}
-	if got := fq.ids(); !slices.Equal(got, []string{"x-1"}) {
-		t.Fatalf("far peer holds %v, want x-1", got)
-	}
-	if n := c.countTasks(); n["x-1"] != 1 || n["x-0"] != 0 {
-		t.Fatalf("x-1 held %d times, x-0 %d times; want once and never", n["x-1"], n["x-0"])
 	}
 }
