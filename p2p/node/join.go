@@ -85,6 +85,11 @@ func (n *Node) Join(ctx context.Context, entry peer.AddrInfo) error {
 		n.zones = zones
 		n.lost = time.Time{}
 		n.farewell = nil
+		// A heartbeat the owner built before it split its zone for us
+		// still claims what it handed us; applied after this answer, the
+		// overlap rule would give the zone back to a smaller peer ID
+		// that no longer holds it. It is ignored as a leaver's is.
+		n.handers[next.ID] = handed{zones: zones, at: time.Now()}
 		for _, p := range resp.Neighbours {
 			n.learnLocked(p, p.GetId() != nil && peer.ID(p.Id) == next.ID)
 		}

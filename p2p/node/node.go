@@ -149,9 +149,10 @@ type Node struct {
 	gone   map[peer.ID]time.Time // left or dead: not re-learned from lists
 	probes map[peer.ID]time.Time // heard of second-hand, to hear from first-hand; value: when last probed
 	heard  map[peer.ID]time.Time // peers holding zones heard from first-hand, when; rejoin entries
-	// handers are the neighbours that handed us their zones as they left,
-	// with what they handed and when (leave.go): a heartbeat of theirs
-	// that still claims those zones was built before they left.
+	// handers are the neighbours that handed us zones, as they left
+	// (leave.go) or when we joined through them (join.go), with what they
+	// handed and when: a heartbeat of theirs that still claims those
+	// zones was built before they handed them.
 	handers map[peer.ID]handed
 	wide    map[peer.ID]struct{} // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
 	leaving bool

@@ -301,3 +301,37 @@ func TestLeaverPassesOnDeadNeighbour(t *testing.T) {
 	heir.run()
 	c.waitUntil(10*time.Second, "the dead peers' zones are held by nobody", c.tiling)
 }
+
+// TestJoinerIgnoresOwnersEarlierHeartbeat: a heartbeat the owner built
+// before it split its zone for a joiner, arriving after the join's answer,
+// claims the joiner's new zone. The joiner keeps the zone: the overlap
+// rule would hand it to the owner's smaller peer ID, which no longer holds
+// it, and nobody would. (Seen in TestDriftsCounted on a loaded machine:
+// the moving peer ended with no zone.)
+func TestJoinerIgnoresOwnersEarlierHeartbeat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
+	a, _ := c.newNode(ctx, can.Point{0.25, 0.5, 0.5})
+	b, _ := c.newNode(ctx, can.Point{0.75, 0.5, 0.5})
+	owner, joiner := a, b
+	if b.h.ID() < a.h.ID() {
+		owner, joiner = b, a // the owner has the smaller peer ID
+	}
+	owner.Start()
+	if err := joiner.Join(ctx, owner.h.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	if len(joiner.Zones()) == 0 {
+		t.Fatal("the joiner holds no zone")
+	}
+	whole := can.Zone{Lo: can.Point{0, 0, 0}, Hi: can.Point{1, 1, 1}}
+	stale := &wire.Heartbeat{Self: &wire.Peer{Id: []byte(owner.h.ID()), Addrs: addrBytes(owner.h.Addrs()), Zones: toWireZones([]can.Zone{whole})}, Seq: 1 << 40}
+	joiner.onHeartbeat(stale, owner.h.ID())
+	if len(joiner.Zones()) == 0 {
+		t.Fatal("the joiner gave its new zone up to the owner's heartbeat built before the split")
+	}
+}
