@@ -142,28 +142,12 @@ func TestDriftsCounted(t *testing.T) {
 	// Heartbeats keep the others' tables fresh, so that each move's join
 	// routes (a join that meets a stale table waits an interval).
 	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
-	for _, x := range []float64{0.25, 0.75} {
-		for _, y := range []float64{0.25, 0.75} {
-			for _, z := range []float64{0.25, 0.75} {
-				c.addAt(ctx, can.Point{x, y, z})
-			}
-		}
-	}
-	m := c.owner(can.Point{0.1, 0.1, 0.1})
-	if m == nil {
-		t.Fatalf("nobody holds (0.1, 0.1, 0.1): %s", c.zoneMap())
-	}
-	// Its moves are the test's alone.
-	m.stop()
-	toOne := &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}} // maps to (1, 1, 1)
-	toZero := &coord.Bounds{Lo: []float64{1000, 1000, 1000}, Hi: []float64{2000, 2000, 2000}}      // maps to (0, 0, 0)
-	m.n.mu.Lock()
-	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(t), toOne, nil // no first point: every moment is its turn
-	m.n.mu.Unlock()
+	m := c.octants(ctx)
+	toZero := &coord.Bounds{Lo: []float64{1000, 1000, 1000}, Hi: []float64{2000, 2000, 2000}} // maps to (0, 0, 0)
 	for i, tc := range []struct {
 		bounds        *coord.Bounds
 		moves, drifts int64
-	}{{toOne, 1, 0}, {toZero, 2, 1}} {
+	}{{toCorner, 1, 0}, {toZero, 2, 1}} {
 		c.waitTiled(30 * time.Second)
 		// A move rejoins through neighbours heard from first-hand; a
 		// stopped peer hears of them by their heartbeats alone.
@@ -201,24 +185,12 @@ func TestNoMoveIntoUnheldArea(t *testing.T) {
 	// Dead after 30 missed intervals (3 s): the dead peer's zone stays
 	// unheld for as long.
 	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 30})
-	for _, x := range []float64{0.25, 0.75} {
-		for _, y := range []float64{0.25, 0.75} {
-			for _, z := range []float64{0.25, 0.75} {
-				c.addAt(ctx, can.Point{x, y, z})
-			}
-		}
-	}
+	m := c.octants(ctx)
 	c.waitTiled(30 * time.Second)
-	m, victim := c.owner(can.Point{0.1, 0.1, 0.1}), c.owner(can.Point{0.9, 0.9, 0.9})
-	if m == nil || victim == nil || m == victim {
+	victim := c.owner(can.Point{0.9, 0.9, 0.9})
+	if victim == nil || m == victim {
 		t.Fatalf("owners of the corners: %s", c.zoneMap())
 	}
-	// Its moves are the test's alone.
-	m.stop()
-	toOne := &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}} // maps to (1, 1, 1)
-	m.n.mu.Lock()
-	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(t), toOne, nil // no first point: every moment is its turn
-	m.n.mu.Unlock()
 	victim.alive = false
 	victim.stop()
 	victim.h.Close()
@@ -250,4 +222,33 @@ func moveUntil(ctx context.Context, t *testing.T, n *Node, moves int64) {
 			t.Fatalf("move %d: %v", moves, err)
 		}
 	}
+}
+
+// toCorner maps every coordinate Vivaldi reaches in these tests to the
+// far corner (1, 1, 1) of the CAN space.
+var toCorner = &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}}
+
+// octants starts eight peers at the centres of the space's octants and
+// returns the owner of the corner (0.1, 0.1, 0.1), its rounds stopped so
+// that its moves are the test's alone: its coordinate is confident, its
+// bounds map it to the far corner (toCorner) and, with no first point,
+// every moment is its turn.
+func (c *cluster) octants(ctx context.Context) *member {
+	c.t.Helper()
+	for _, x := range []float64{0.25, 0.75} {
+		for _, y := range []float64{0.25, 0.75} {
+			for _, z := range []float64{0.25, 0.75} {
+				c.addAt(ctx, can.Point{x, y, z})
+			}
+		}
+	}
+	m := c.owner(can.Point{0.1, 0.1, 0.1})
+	if m == nil {
+		c.t.Fatalf("nobody holds (0.1, 0.1, 0.1): %s", c.zoneMap())
+	}
+	m.stop()
+	m.n.mu.Lock()
+	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(c.t), toCorner, nil
+	m.n.mu.Unlock()
+	return m
 }
