@@ -288,9 +288,10 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	if h, ok := n.handers[from]; ok && time.Since(h.at) < n.goneFor() && overlapsAny(zones, h.zones) && overlapsAny(zones, n.zones) {
 		// It handed us these zones as it left, or split them for our
 		// join; a heartbeat that still claims what we hold of them was
-		// built before that and crossed the handover. Settling it as an overlap would give
-		// them back to a peer that no longer holds them, and nobody
-		// would. (Rejoined through us, it holds a part we gave away.)
+		// built before that and crossed the handover. Settling it as an
+		// overlap would give them back to a peer that no longer holds
+		// them, and nobody would. (Rejoined through us, it holds a part
+		// we gave away.)
 		n.log.Debug("Ignored a heartbeat built before its sender handed us its zones", "peer", from.String())
 		return
 	}

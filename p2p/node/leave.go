@@ -157,28 +157,23 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 }
 
 // handoverRecordsLocked returns the neighbour records a leaving node hands
-// its heir: its dead neighbours whose zones await an heir first, as they
-// last announced them, then its live neighbours. (A live peer that
-// dropped an area is left out: the heir would hear its new zones from
-// it, not the area it left.) The heir may never have
-// heard of a dead one (it was no neighbour of the heir's), and when this
-// node was the only live peer that knew it died, nobody else would take
-// its zones over: the heir learns of it as of any neighbour named second-
-// hand, heartbeats it, finds it dead in its turn and takes its zones over
-// at its rank. n.mu must be held.
+// its heir: first its dead neighbours whose zones await an heir, as they
+// last announced them, then its live neighbours. The heir may never have
+// heard of a dead one, and when this node was the only live peer that knew
+// it died, nobody else would take its zones over: the heir learns of it as
+// of any neighbour named second-hand, heartbeats it, finds it dead in its
+// own rounds and takes its zones over at its rank. A live peer that
+// dropped an area is left out: the heir would hear its new zones from it,
+// not the area it left. n.mu must be held.
 func (n *Node) handoverRecordsLocked() []*wire.Peer {
 	var out []*wire.Peer
 	for id, d := range n.dead {
-		if d.dropped {
-			continue // alive elsewhere: a record would name its new zones
+		if !d.dropped {
+			out = append(out, &wire.Peer{Id: []byte(id), Addrs: addrBytes(n.h.Peerstore().Addrs(id)), Zones: toWireZones(d.zones)})
 		}
-		if len(out) == wire.MaxNeighbours {
-			return out
-		}
-		out = append(out, &wire.Peer{Id: []byte(id), Addrs: addrBytes(n.h.Peerstore().Addrs(id)), Zones: toWireZones(d.zones)})
 	}
-	live := n.neighbourRecordsLocked(false)
-	return append(out, live[:min(len(live), wire.MaxNeighbours-len(out))]...)
+	out = append(out, n.neighbourRecordsLocked(false)...)
+	return out[:min(len(out), wire.MaxNeighbours)]
 }
 
 // batch splits the tasks into handover messages; the first carries the

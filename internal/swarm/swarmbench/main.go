@@ -488,9 +488,10 @@ type timeline struct {
 	served       map[string]int64 // host → pages served, at the last poll
 	half, ninety time.Duration
 	// ago holds the per-host counts of the polls within the last second,
-	// oldest first (the last is served); busy sums, over the polls, the hosts served a page in
-	// the second before each (each host is crawled over one connection,
-	// so these are the connections at work), and polls counts them.
+	// oldest first (the last is served); busy sums, over the polls, the
+	// hosts served a page in the second before each (each host is crawled
+	// over one connection, so these are the connections at work), and
+	// polls counts them.
 	ago   []map[string]int64
 	busy  float64
 	polls int
