@@ -227,7 +227,7 @@ func (n *Node) lookup(ctx context.Context, p can.Point) lookupResult {
 		res  lookupResult
 		errs []error
 	)
-	for asking = 0; asking < maxLookupAsks && asking < len(frontier); asking++ {
+	for asking = 0; asking < maxLookupAsks && asking < len(frontier) && ctx.Err() == nil; asking++ {
 		res.asked = asking + 1
 		id, addrs := peerAddrs(frontier[asking].rec)
 		if len(addrs) > 0 {
@@ -258,6 +258,9 @@ func (n *Node) lookup(ctx context.Context, p can.Point) lookupResult {
 		}
 		// Those not yet asked, nearest first.
 		slices.SortStableFunc(frontier[asking+1:], func(a, b cand) int { return cmp.Compare(a.dist, b.dist) })
+	}
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("lookup stopped: %w", err))
 	}
 	res.err = errors.Join(errs...)
 	return res
