@@ -138,15 +138,9 @@ func TestFirstMoveAwaitsTrainedBounds(t *testing.T) {
 // first move lands in is small enough for the far corner to lie beyond
 // its diagonal.
 func TestDriftsCounted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	// Heartbeats keep the others' tables fresh, so that each move's join
 	// routes (a join that meets a stale table waits an interval).
-	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
-	m := c.octants(ctx)
+	c, m, ctx := octants(t, Config{Heartbeat: 100 * time.Millisecond})
 	toZero := &coord.Bounds{Lo: []float64{1000, 1000, 1000}, Hi: []float64{2000, 2000, 2000}} // maps to (0, 0, 0)
 	for i, tc := range []struct {
 		bounds        *coord.Bounds
@@ -181,15 +175,9 @@ func TestDriftsCounted(t *testing.T) {
 // would hand its zones away and leave it holding nothing while its joins
 // found no route.
 func TestNoMoveIntoUnheldArea(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	// Dead after 30 missed intervals (3 s): the dead peer's zone stays
 	// unheld for as long.
-	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 30})
-	m := c.octants(ctx)
+	c, m, ctx := octants(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: 30})
 	c.waitTiled(30 * time.Second)
 	victim := c.owner(can.Point{0.9, 0.9, 0.9})
 	if victim == nil || m == victim {
@@ -217,13 +205,7 @@ func TestNoMoveIntoUnheldArea(t *testing.T) {
 // intervals however many of the peers it asks keep it waiting; the move
 // waits for a later turn, and comes once they answer again.
 func TestMoveLookupBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
-	m := c.octants(ctx)
+	c, m, ctx := octants(t, Config{Heartbeat: 100 * time.Millisecond})
 	c.waitTiled(30 * time.Second)
 	var asks atomic.Int32
 	release := make(chan struct{})
@@ -280,13 +262,20 @@ func moveUntil(ctx context.Context, t *testing.T, n *Node, moves int64) {
 // far corner (1, 1, 1) of the CAN space.
 var toCorner = &coord.Bounds{Lo: []float64{-2000, -2000, -2000}, Hi: []float64{-1000, -1000, -1000}}
 
-// octants starts eight peers at the centres of the space's octants and
-// returns the owner of the corner (0.1, 0.1, 0.1), its rounds stopped so
-// that its moves are the test's alone: its coordinate is confident, its
-// bounds map it to the far corner (toCorner) and, with no first point,
-// every moment is its turn.
-func (c *cluster) octants(ctx context.Context) *member {
-	c.t.Helper()
+// octants starts a cluster of eight peers with cfg at the centres of the
+// space's octants and returns it with the owner of the corner (0.1, 0.1,
+// 0.1), its rounds stopped so that its moves are the test's alone: its
+// coordinate is confident, its bounds map it to the far corner (toCorner)
+// and, with no first point, every moment is its turn. It skips a short
+// test run; the context ends with the test or after a minute.
+func octants(t *testing.T, cfg Config) (*cluster, *member, context.Context) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	c := newCluster(t, cfg)
 	for _, x := range []float64{0.25, 0.75} {
 		for _, y := range []float64{0.25, 0.75} {
 			for _, z := range []float64{0.25, 0.75} {
@@ -296,11 +285,11 @@ func (c *cluster) octants(ctx context.Context) *member {
 	}
 	m := c.owner(can.Point{0.1, 0.1, 0.1})
 	if m == nil {
-		c.t.Fatalf("nobody holds (0.1, 0.1, 0.1): %s", c.zoneMap())
+		t.Fatalf("nobody holds (0.1, 0.1, 0.1): %s", c.zoneMap())
 	}
 	m.stop()
 	m.n.mu.Lock()
-	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(c.t), toCorner, nil
+	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(t), toCorner, nil
 	m.n.mu.Unlock()
-	return m
+	return c, m, ctx
 }
