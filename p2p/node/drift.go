@@ -9,7 +9,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
 
@@ -146,7 +145,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	// no route reaches yet would leave the node holding nothing, its
 	// zones handed away and its joins refused for rounds. The owner found
 	// is asked first, so the join needs no route.
-	res := n.moveLookup(ctx, p)
+	res := n.lookup(ctx, p)
 	if res.owner == nil {
 		n.log.Debug("No owner found for the mapped point; moving at a later turn", "point", fmt.Sprint(p), "asked", res.asked, "err", res.err)
 		return nil
@@ -182,25 +181,6 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	n.lost = time.Now()
 	n.mu.Unlock()
 	return fmt.Errorf("rejoin: %w", errors.Join(errs...))
-}
-
-// moveLookupIntervals bounds, in heartbeat intervals, the lookup of a
-// move's owner. It runs in Serve's loop, between the node's own rounds;
-// asking one unanswering peer after another (up to maxLookupAsks, each
-// given two intervals) would hold up its heartbeats, dead checks and
-// takeovers for half a minute and more, just when peers have died.
-const moveLookupIntervals = 4
-
-// moveLookup looks up the owner of p for a move, within
-// moveLookupIntervals heartbeat intervals; a point not found in time is
-// tried at a later turn.
-func (n *Node) moveLookup(ctx context.Context, p can.Point) lookupResult {
-	if hb := n.cfg.Heartbeat; hb > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, moveLookupIntervals*hb)
-		defer cancel()
-	}
-	return n.lookup(ctx, p)
 }
 
 // SetBounds adopts bounds numbered epoch, the manager's training of the
