@@ -399,22 +399,27 @@ func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error 
 		return err
 	}
 	el := time.Since(start).Seconds()
-	var maxRSS, sumRSS, maxCPU, sumCPU, sumAnon, sumFile float64
-	var largest []float64 // the largest client's VmRSS, RssAnon, RssFile
-	largestName := ""
+	var sumRSS, maxCPU, sumCPU, sumAnon, sumFile float64
+	var (
+		largest    *swarm.Client // the client with the most resident memory
+		largestMem []float64     // its VmRSS, RssAnon, RssFile in MB
+	)
+	perClient := cfg.Logger.Enabled(ctx, slog.LevelInfo) // -v
 	cpus := make([]float64, len(s.Clients))
 	for i, c := range s.Clients {
 		cpu := (cpuSeconds(c.PID()) - before[i]) / el * 100
 		cpus[i] = cpu
 		mem := statusMB(c.PID(), "VmRSS", "RssAnon", "RssFile")
-		if mem[0] > maxRSS {
-			largest, largestName = mem, c.Name
+		if largest == nil || mem[0] > largestMem[0] {
+			largest, largestMem = c, mem
 		}
-		if st, err := c.Status(ctx); err == nil && st.Overlay != nil {
-			cfg.Logger.Info("Idle client", "client", c.Name, "rss", mem[0], "anon", mem[1], "file", mem[2], "cpu", cpu,
-				"pages", st.Pages.Total, "peers", st.Overlay.Peers, "neighbours", len(st.Overlay.Neighbours), "zones", len(st.Overlay.Zones))
+		if perClient {
+			if st, err := c.Status(ctx); err == nil && st.Overlay != nil {
+				cfg.Logger.Info("Idle client", "client", c.Name, "rss", mem[0], "anon", mem[1], "file", mem[2], "cpu", cpu,
+					"pages", st.Pages.Total, "peers", st.Overlay.Peers, "neighbours", len(st.Overlay.Neighbours), "zones", len(st.Overlay.Zones))
+			}
 		}
-		maxRSS, sumRSS = max(maxRSS, mem[0]), sumRSS+mem[0]
+		sumRSS += mem[0]
 		maxCPU, sumCPU = max(maxCPU, cpu), sumCPU+cpu
 		sumAnon += mem[1]
 		sumFile += mem[2]
@@ -422,10 +427,8 @@ func footprint(ctx context.Context, cfg swarm.Config, idle time.Duration) error 
 	n := float64(len(s.Clients))
 	slices.Sort(cpus)
 	fmt.Printf("idle client, %d clients in the swarm, %.0f s after joining, over %.0f s: RSS mean %.1f MB (anonymous %.1f, executable %.1f) max %.1f MB (goal ≤ 40); CPU mean %.2f %% median %.2f %% max %.2f %% of a core (goal ≤ 0.5)\n",
-		len(s.Clients), idleWait.Seconds(), el, sumRSS/n, sumAnon/n, sumFile/n, maxRSS, sumCPU/n, cpus[len(cpus)/2], maxCPU)
-	if largest != nil {
-		fmt.Printf("largest idle client %s: RSS %.1f MB (anonymous %.1f, executable %.1f)\n", largestName, largest[0], largest[1], largest[2])
-	}
+		len(s.Clients), idleWait.Seconds(), el, sumRSS/n, sumAnon/n, sumFile/n, largestMem[0], sumCPU/n, cpus[len(cpus)/2], maxCPU)
+	fmt.Printf("largest idle client %s: RSS %.1f MB (anonymous %.1f, executable %.1f)\n", largest.Name, largestMem[0], largestMem[1], largestMem[2])
 	return nil
 }
 
