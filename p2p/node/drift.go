@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
 
@@ -72,25 +74,33 @@ func (n *Node) driftedAt(now time.Time) (bool, []float64) {
 	samples := n.viv.Samples()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.bounds == nil || len(n.zones) == 0 || n.leaving {
+	if n.bounds == nil {
 		return false, nil
 	}
 	p := n.bounds.Map(c)
 	if !n.placed && (samples < firstMoveSamples || n.cfg.AwaitBounds && n.boundsEpoch == 0 && samples < awaitSamples) {
 		return false, nil
 	}
-	if !n.moveTurn(now) {
-		return false, nil
-	}
-	for _, z := range n.zones {
-		if n.placed && !z.Drifted(p) || !n.placed && z.Contains(p) {
-			return false, nil
-		}
-	}
-	if n.awaitsTakeoverLocked() {
+	if !n.moveTurn(now) || !n.strayedLocked(p) {
 		return false, nil
 	}
 	return true, p
+}
+
+// strayedLocked reports whether point p lies far enough from the node's
+// zones to move for (Drifted) and nothing holds the node where it is: it
+// holds zones, is not leaving, and awaits no takeover next to them. n.mu
+// must be held.
+func (n *Node) strayedLocked(p can.Point) bool {
+	if len(n.zones) == 0 || n.leaving {
+		return false
+	}
+	for _, z := range n.zones {
+		if n.placed && !z.Drifted(p) || !n.placed && z.Contains(p) {
+			return false
+		}
+	}
+	return !n.awaitsTakeoverLocked()
 }
 
 // awaitsTakeoverLocked reports whether part of a dead neighbour's zones
@@ -123,13 +133,70 @@ func (n *Node) moveTurn(now time.Time) bool {
 	return half%(2*moveTurns) == 2*turn
 }
 
-// checkDrift leaves and rejoins at the new point when the node drifted.
-func (n *Node) checkDrift(ctx context.Context) error {
+// moveLookup is the answer to the lookup for a move's point p, made
+// under bounds numbered epoch.
+type moveLookup struct {
+	p     can.Point
+	epoch uint64
+	res   lookupResult
+}
+
+// checkDrift is Serve's step for moves. When the node drifted, it looks up
+// the owner of its mapped point off the loop, in wg, and pokes Serve once
+// the answer is in; the round after that moves on it. The lookup asks peers
+// one after another and waits up to two heartbeat intervals on each: in
+// the loop, a few peers that do not answer would hold up the node's own
+// heartbeats, dead checks and takeovers for as long. The move itself, a
+// leave and a join, stays in the loop, between the rounds whose zones it
+// changes.
+func (n *Node) checkDrift(ctx context.Context, wg *sync.WaitGroup) error {
+	n.mu.Lock()
+	found := n.found
+	n.found = nil
+	n.mu.Unlock()
+	if found != nil {
+		return n.moveOn(ctx, found)
+	}
+	// The bounds' number is read first: bounds that come between map the
+	// point anew, and moveOn then finds the number changed.
+	n.mu.Lock()
+	epoch := n.boundsEpoch
+	n.mu.Unlock()
 	drifted, p := n.Drifted()
-	if !drifted {
+	if !drifted || !n.seeking.CompareAndSwap(false, true) {
+		return nil
+	}
+	wg.Go(func() {
+		defer n.seeking.Store(false)
+		res := n.lookup(ctx, p)
+		n.mu.Lock()
+		n.found = &moveLookup{p: p, epoch: epoch, res: res}
+		n.mu.Unlock()
+		n.poke()
+	})
+	return nil
+}
+
+// moveOn leaves and rejoins at the looked-up point through its owner, if
+// the lookup found one and the node still strays from the point: its
+// zones may have changed while the lookup ran (a takeover, a split, a
+// settlement), and new bounds map it elsewhere. Leave only for a point
+// whose owner answers for it: a point in an area nobody holds (a dead
+// peer's, before an heir takes it) or that no route reaches yet would
+// leave the node holding nothing, its zones handed away and its joins
+// refused for rounds. The owner found is asked first, so the join needs
+// no route. Without an owner the node moves at a later turn.
+func (n *Node) moveOn(ctx context.Context, found *moveLookup) error {
+	p := found.p
+	if found.res.owner == nil {
+		n.log.Debug("No owner found for the mapped point; moving at a later turn", "point", fmt.Sprint(p), "asked", found.res.asked, "err", found.res.err)
 		return nil
 	}
 	n.mu.Lock()
+	if found.epoch != n.boundsEpoch || !n.strayedLocked(p) {
+		n.mu.Unlock()
+		return nil
+	}
 	var entries []peer.AddrInfo
 	for id, nb := range n.nbrs {
 		if nb.direct && nb.misses == 0 {
@@ -140,17 +207,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	if len(entries) == 0 {
 		return nil // alone: nowhere to rejoin through, and nothing to gain
 	}
-	// Leave only for a point whose owner answers for it. A point in an
-	// area nobody holds (a dead peer's, before an heir takes it) or that
-	// no route reaches yet would leave the node holding nothing, its
-	// zones handed away and its joins refused for rounds. The owner found
-	// is asked first, so the join needs no route.
-	res := n.lookup(ctx, p)
-	if res.owner == nil {
-		n.log.Debug("No owner found for the mapped point; moving at a later turn", "point", fmt.Sprint(p), "asked", res.asked, "err", res.err)
-		return nil
-	}
-	owner, addrs := peerAddrs(res.owner)
+	owner, addrs := peerAddrs(found.res.owner)
 	entries = slices.DeleteFunc(entries, func(e peer.AddrInfo) bool { return e.ID == owner })
 	entries = append([]peer.AddrInfo{{ID: owner, Addrs: addrs}}, entries...)
 	n.log.Info("Coordinate drifted from the zone; rejoining", "point", fmt.Sprint(p), "owner", owner.String())

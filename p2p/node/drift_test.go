@@ -2,15 +2,19 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
 // confidentVivaldi returns a Vivaldi client whose error has dropped to
@@ -184,7 +188,7 @@ func TestNoMoveIntoUnheldArea(t *testing.T) {
 	victim.stop()
 	victim.h.Close()
 
-	if err := m.n.checkDrift(ctx); err != nil {
+	if err := driftCheck(ctx, m.n); err != nil {
 		t.Fatalf("move while the point is unheld: %v", err)
 	}
 	if st, zones := m.n.Stats(), m.n.Zones(); st.Moves != 0 || len(zones) == 0 {
@@ -207,10 +211,23 @@ func moveUntil(ctx context.Context, t *testing.T, n *Node, moves int64) {
 		if try == 20 {
 			t.Fatalf("%d moves after %d drift checks, want %d", n.Stats().Moves, try, moves)
 		}
-		if err := n.checkDrift(ctx); err != nil {
+		if err := driftCheck(ctx, n); err != nil {
 			t.Fatalf("move %d: %v", moves, err)
 		}
 	}
+}
+
+// driftCheck runs node n's drift check as two of Serve's rounds would:
+// the first starts the lookup for its mapped point, the next moves on the
+// answer.
+func driftCheck(ctx context.Context, n *Node) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if err := n.checkDrift(ctx, &wg); err != nil {
+		return err
+	}
+	wg.Wait()
+	return n.checkDrift(ctx, &wg)
 }
 
 // toCorner maps every coordinate Vivaldi reaches in these tests to the
@@ -247,4 +264,104 @@ func octants(t *testing.T, cfg Config) (*cluster, *member, context.Context) {
 	m.n.viv, m.n.bounds, m.n.first = confidentVivaldi(t), toCorner, nil
 	m.n.mu.Unlock()
 	return c, m, ctx
+}
+
+// TestMoveLookupOffTheLoop: the lookup for a move's point runs beside the
+// node's rounds, so peers that keep it waiting (it asks them one after
+// another, two heartbeat intervals each) do not stop the node's
+// heartbeats; the move comes once they answer again.
+func TestMoveLookupOffTheLoop(t *testing.T) {
+	c, m, _ := octants(t, Config{Heartbeat: 100 * time.Millisecond})
+	c.waitTiled(30 * time.Second)
+	var (
+		mu     sync.Mutex
+		events []peer.ID // who was asked for the point, in order; m's own ID for a heartbeat from m
+	)
+	logEvent := func(id peer.ID) {
+		mu.Lock()
+		events = append(events, id)
+		mu.Unlock()
+	}
+	release := make(chan struct{})
+	answer := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(answer)
+	for _, o := range c.members {
+		if o == m {
+			continue
+		}
+		// The others' rounds stop, so every heartbeat between them and m
+		// is m's. Their answers carry no coordinate: loopback round trips
+		// would make m's coordinate unsure, and a node with an unsure
+		// coordinate does not move.
+		o.stop()
+		o.h.SetStreamHandler(wire.HeartbeatProtocol, func(s network.Stream) {
+			var hb wire.Heartbeat
+			o.n.serve(s, "Heartbeat", &hb, wire.MaxHeartbeatSize, wire.MaxHeartbeatSize, func(_ context.Context, from peer.ID) wire.Message {
+				if from == m.h.ID() {
+					logEvent(from)
+				}
+				o.n.onHeartbeat(&hb, from)
+				o.n.mu.Lock()
+				defer o.n.mu.Unlock()
+				resp := o.n.heartbeatLocked()
+				self := resp.Self
+				resp.Self = &wire.Peer{Id: self.Id, Addrs: self.Addrs, Zones: self.Zones, Load: self.Load}
+				return resp
+			})
+		})
+		o.h.SetStreamHandler(wire.LookupProtocol, func(s network.Stream) {
+			logEvent(o.h.ID())
+			<-release // answer nothing
+			s.Reset()
+		})
+	}
+	m.run()
+	// The first lookup asks each peer once, the next the first again.
+	// Count m's heartbeats between the first lookup's first ask and its
+	// last.
+	var beats, asked int
+	c.waitUntil(30*time.Second, "the lookup for the move's point did not end", func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		seen := map[peer.ID]bool{}
+		beats, asked = 0, 0
+		pending := 0 // heartbeats since the latest ask
+		for _, id := range events {
+			switch {
+			case id == m.h.ID():
+				if asked > 0 {
+					pending++
+				}
+			case seen[id]:
+				return ""
+			default:
+				seen[id] = true
+				asked++
+				beats += pending
+				pending = 0
+			}
+		}
+		if asked > 0 && !m.n.seeking.Load() {
+			return ""
+		}
+		drifted, p := m.n.Drifted()
+		return fmt.Sprintf("%d peers asked; drifted %v to %v, coordinate %+v", asked, drifted, p, m.n.Coordinate())
+	})
+	answer()
+	if asked < 3 || beats < 3 {
+		t.Fatalf("%d heartbeats from the node while its lookup asked %d peers in turn; want at least 3 while at least 3 are asked", beats, asked)
+	}
+	for _, o := range c.members {
+		if o != m {
+			o.h.SetStreamHandler(wire.LookupProtocol, o.n.handleLookup)
+			o.run()
+		}
+	}
+	c.waitUntil(30*time.Second, "no move once lookups are answered", func() string {
+		if st, zones := m.n.Stats(), m.n.Zones(); st.Moves == 0 || !holds(zones, can.Clamp(can.Point{1, 1, 1})) {
+			return fmt.Sprintf("%d moves, zones %v, want (1, 1, 1) held; coordinate %+v", st.Moves, zones, m.n.Coordinate())
+		}
+		return ""
+	})
+	t.Logf("%d heartbeats while %d peers were asked in turn", beats, asked)
 }

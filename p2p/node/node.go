@@ -139,8 +139,9 @@ type Node struct {
 	// the node's own rejoin (checkLost) may both try.
 	joinMu sync.Mutex
 	// sharing is set while share runs (one at a time), gapping while
-	// checkGaps does.
-	sharing, gapping atomic.Bool
+	// checkGaps does, seeking while the lookup for a move's point does
+	// (drift.go).
+	sharing, gapping, seeking atomic.Bool
 
 	mu     sync.Mutex // guards the fields below
 	zones  []can.Zone
@@ -190,6 +191,9 @@ type Node struct {
 	// whether that check found one (gaps.go).
 	gapChecked time.Time
 	gapSeen    bool
+	// found is the answer to the lookup for a move's point, which Serve's
+	// next round moves on (drift.go); nil while none waits.
+	found *moveLookup
 
 	kick chan struct{} // asks Serve for a heartbeat round now
 	viv  *coord.Client // safe for concurrent use
@@ -306,7 +310,7 @@ func (n *Node) Serve(ctx context.Context) error {
 		if err := n.checkLost(ctx); err != nil {
 			n.log.Warn("Rejoin after losing every zone failed; retrying next round", "err", err)
 		}
-		if err := n.checkDrift(ctx); err != nil {
+		if err := n.checkDrift(ctx, &wg); err != nil {
 			n.log.Warn("Rejoin after coordinate drift failed", "err", err)
 		}
 	}
