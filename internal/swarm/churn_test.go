@@ -264,8 +264,11 @@ func settle(ctx context.Context, cs []*Client) (took time.Duration, first, err e
 	start := time.Now()
 	var last error
 	err = poll(ctx, 500*time.Millisecond, func() (bool, error) {
-		last = overlayError(ctx, cs)
-		if first == nil {
+		e := overlayError(ctx, cs)
+		if e != nil && ctx.Err() != nil {
+			return false, nil // cut short by the deadline: keep what was wrong before
+		}
+		if last = e; first == nil {
 			first = last
 		}
 		return last == nil, nil
@@ -281,7 +284,11 @@ func settle(ctx context.Context, cs []*Client) (took time.Duration, first, err e
 func overlayError(ctx context.Context, cs []*Client) error {
 	var zones []localapi.Zone
 	for _, c := range cs {
-		st, err := c.Status(ctx)
+		// A status that does not come is what is wrong, not a wait
+		// until the test's deadline.
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		st, err := c.Status(sctx)
+		cancel()
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
 		}
