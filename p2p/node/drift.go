@@ -150,18 +150,16 @@ type moveLookup struct {
 // leave and a join, stays in the loop, between the rounds whose zones it
 // changes.
 func (n *Node) checkDrift(ctx context.Context, wg *sync.WaitGroup) error {
+	// The bounds' number is read before Drifted maps the point: bounds
+	// that come between map it anew, and moveOn then finds the number
+	// changed.
 	n.mu.Lock()
-	found := n.found
+	found, epoch := n.found, n.boundsEpoch
 	n.found = nil
 	n.mu.Unlock()
 	if found != nil {
 		return n.moveOn(ctx, found)
 	}
-	// The bounds' number is read first: bounds that come between map the
-	// point anew, and moveOn then finds the number changed.
-	n.mu.Lock()
-	epoch := n.boundsEpoch
-	n.mu.Unlock()
 	drifted, p := n.Drifted()
 	if !drifted || !n.seeking.CompareAndSwap(false, true) {
 		return nil

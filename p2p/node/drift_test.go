@@ -202,9 +202,9 @@ func TestNoMoveIntoUnheldArea(t *testing.T) {
 }
 
 // moveUntil runs node n's drift check until it has made moves moves, as
-// its turns would: a move waits for a later turn when the lookup of the
-// point's owner gets no answer in time (two heartbeat intervals, which a
-// fresh connection on a loaded machine can take).
+// its turns would: a move waits for a later turn when the lookup finds no
+// owner for the point (each peer asked gets two heartbeat intervals, which
+// a fresh connection on a loaded machine can take).
 func moveUntil(ctx context.Context, t *testing.T, n *Node, moves int64) {
 	t.Helper()
 	for try := 0; n.Stats().Moves < moves; try++ {
