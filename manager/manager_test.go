@@ -479,3 +479,56 @@ func TestSlowInsertHoldsUpOnlyItsHost(t *testing.T) {
 		t.Fatalf("the peer got %d tasks; want one for each host", len(got))
 	}
 }
+
+// TestClaimedTaskNotSentAgainAfterFailedSend: a send told it failed after
+// the overlay delivered the task and a crawler claimed it (an answer lost
+// on the way back, a retry refused as seen before) is not granted and
+// sent again: a second crawler would work on the host beside the first.
+func TestClaimedTaskNotSentAgainAfterFailedSend(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	if _, err := m.db.AddSeeds([]string{"http://a.example/"}, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx); err != nil { // no peer yet: issued, not sent
+		t.Fatal(err)
+	}
+	open, err := m.db.Open()
+	if err != nil || len(open) != 1 {
+		t.Fatalf("open tasks %v, %v; want 1", open, err)
+	}
+	// What sendOne records of a send that reached a crawler and was then
+	// told it failed.
+	lt := m.opts.leaseTimes(time.Hour)
+	g, ok, err := m.db.Grant(open[0].ID, clk.now(), lt)
+	if err != nil || !ok {
+		t.Fatalf("grant: %v, %v", ok, err)
+	}
+	if err := m.db.Signed(g.ID, []byte("envelope")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.db.Claim(g.ID, g.Epoch, "crawler", clk.now(), lt); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.db.MarkSending(g.ID, false); err != nil {
+		t.Fatal(err)
+	}
+
+	q, _ := onePeerOverlay(ctx, t, m)
+	clk.add(time.Second)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := q.take(); len(got) != 0 {
+		t.Fatalf("the peer got %d tasks; want none: the task is claimed", len(got))
+	}
+	tk, err := m.db.Task(g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tk.Sent || tk.Epoch != g.Epoch || tk.Holder != "crawler" {
+		t.Fatalf("task is %+v; want sent, still under epoch %d held by its crawler", tk, g.Epoch)
+	}
+}

@@ -274,9 +274,14 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 		grant = m.db.Regrant
 	}
 	g, ok, err := grant(t.ID, now, m.opts.leaseTimes(time.Duration(spec.Interval)))
-	if t.Sending && errors.Is(err, channels.ErrNotGrantable) {
-		// Claimed since the open tasks were read: it was delivered.
-		return false, m.db.MarkSent(t.ID, "")
+	if errors.Is(err, channels.ErrNotGrantable) {
+		// Claimed since the open tasks were read (it was delivered, by a
+		// send cut short or one told it failed), or ended.
+		m.log.Debug("Task claimed or ended since the round began; not sending it", "task", t.ID, "err", err)
+		if t.Sending {
+			return false, m.db.MarkSent(t.ID, "")
+		}
+		return false, nil
 	}
 	if err != nil || !ok {
 		return false, err

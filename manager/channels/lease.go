@@ -61,6 +61,14 @@ type LeaseTimes struct {
 	Gap time.Duration
 }
 
+// mayBeLive reports whether task t's lease may still be live at now: it was
+// granted, the task may be in the overlay or running (being sent, sent,
+// or claimed: a claim proves delivery, whatever the send was told), and
+// its time has not run out.
+func (t *Task) mayBeLive(now time.Time, skew time.Duration) bool {
+	return t.Epoch > 0 && (t.Sent || t.Sending || t.Holder != "") && now.Before(t.liveUntil(skew))
+}
+
 // liveUntil is when task t's lease stops counting as possibly live.
 func (t *Task) liveUntil(skew time.Duration) time.Time {
 	if t.Epoch == 0 {
@@ -75,9 +83,11 @@ func (t *Task) liveUntil(skew time.Duration) time.Time {
 // Grant gives open task id the next lease on its host when no other lease
 // on the host can still be live, and returns the updated record. ok is
 // false when the host is busy; the task then waits. A task granted before
-// but never sent (the manager stopped in between) is granted afresh; one
-// being sent is not grantable (another manager sharing the database may
-// be sending it).
+// but never sent (the manager stopped in between, or its send failed) is
+// granted afresh; one being sent is not grantable (another manager sharing
+// the database may be sending it), nor one a crawler claimed whose lease
+// may be live: a send can fail after it was delivered (an answer lost on
+// the way back, a peer that took it and then refused a retry as seen).
 func (d *DB) Grant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, err error) {
 	return d.grant(id, now, lt, false)
 }
@@ -103,7 +113,8 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 			return ErrNotFound
 		}
 		sending := t.Sending && !(cutShort && t.Holder == "")
-		if t.State != TaskOpen || t.Sent || sending || t.Host == "" {
+		claimed := t.Holder != "" && t.mayBeLive(now, lt.Skew)
+		if t.State != TaskOpen || t.Sent || sending || claimed || t.Host == "" {
 			return fmt.Errorf("%w: task is %s, sent %v, claimed by %q", ErrNotGrantable, t.State, t.Sent || t.Sending, t.Holder)
 		}
 		var hl hostLease
@@ -116,7 +127,7 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 			if err != nil {
 				return err
 			}
-			if found && prev.State == TaskOpen && (prev.Sent || prev.Sending) && now.Before(prev.liveUntil(lt.Skew).Add(lt.Gap)) {
+			if found && prev.State == TaskOpen && prev.mayBeLive(now.Add(-lt.Gap), lt.Skew) {
 				return nil // busy: its lease may be live
 			}
 		}
@@ -169,7 +180,9 @@ func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt Lease
 		case !now.Before(t.StartBy):
 			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
 		}
-		t.Holder, t.Released, t.Expires = peer, false, now.Add(lt.Hold)
+		// A claim proves the task was delivered, whatever its send was
+		// told: it is not sent again.
+		t.Holder, t.Released, t.Expires, t.Sent, t.Sending = peer, false, now.Add(lt.Hold), true, false
 		return nil
 	})
 	if err == nil && misrouted {
@@ -183,11 +196,14 @@ func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt Lease
 const ReasonMisrouted = "misrouted"
 
 // Renew extends the lease peer holds on task id to now+Hold. A lease that
-// lapsed, was released or is held by another peer is ErrLeaseOver: the
-// crawler must stop at once.
+// lapsed, was released, is held by another peer or is no longer its
+// host's newest is ErrLeaseOver: the crawler must stop at once.
 func (d *DB) Renew(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
-	return d.leaseOp(id, "renew", func(_ kv.Tx, t *Task) error {
+	return d.leaseOp(id, "renew", func(tx kv.Tx, t *Task) error {
 		if err := current(t, epoch); err != nil {
+			return err
+		}
+		if err := holdsHost(tx, t); err != nil {
 			return err
 		}
 		if t.Holder != peer || t.Released || !now.Before(t.Expires) {
@@ -269,7 +285,7 @@ func (d *DB) leaseOp(id, what string, fn func(kv.Tx, *Task) error) (Task, error)
 // deadline. A task whose lease may be live is never lost, whatever its
 // deadline: counting it lost would free its host for a second crawler.
 func (t *Task) lapsed(now time.Time, skew time.Duration) bool {
-	if t.Epoch > 0 && (t.Sent || t.Sending) {
+	if t.Epoch > 0 && (t.Sent || t.Sending || t.Holder != "") {
 		return now.After(t.liveUntil(skew))
 	}
 	return !t.Deadline.IsZero() && now.After(t.Deadline)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 )
 
 var testLease = LeaseTimes{Hold: 5 * time.Minute, StartWithin: 30 * time.Minute, Skew: time.Minute, Gap: time.Second}
@@ -330,5 +332,85 @@ func TestRegrantFencesOutCutShortSend(t *testing.T) {
 	}
 	if _, ok, err := d.Cancel(b.ID, gb.Epoch, "p1", "refused", now); err != nil || !ok {
 		t.Fatalf("the holder's cancel = ok %v, %v; want the task cancelled", ok, err)
+	}
+}
+
+// TestClaimOutlivesAFailedSend: a send can be told it failed after the
+// overlay delivered the task (an answer lost on the way back, a retry
+// refused as seen before) and a crawler claimed it. The claim proves
+// delivery: neither the task nor another of its host is granted while
+// the claimed lease may be live, and once it has lapsed the host is free.
+func TestClaimOutlivesAFailedSend(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	chs, _ := d.All(0)
+	a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
+	b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+	ga, ok, err := d.Grant(a.ID, t0, testLease)
+	if err != nil || !ok {
+		t.Fatalf("grant a: %v, %v", ok, err)
+	}
+	if err := d.Signed(a.ID, []byte("env")); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(time.Second)
+	if _, err := d.Claim(a.ID, ga.Epoch, "crawler-1", now, testLease); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.MarkSending(a.ID, false); err != nil { // the send was told it failed
+		t.Fatal(err)
+	}
+	if got, _ := d.Task(a.ID); !got.Sent {
+		t.Fatalf("claimed task %+v not marked sent", got)
+	}
+
+	now = now.Add(5 * time.Second)
+	if g, ok, err := d.Grant(a.ID, now, testLease); ok || !errors.Is(err, ErrNotGrantable) {
+		t.Fatalf("Grant of the claimed task = epoch %d, %v, %v; want ErrNotGrantable", g.Epoch, ok, err)
+	}
+	if g, ok, err := d.Grant(b.ID, now, testLease); ok || err != nil {
+		t.Fatalf("Grant of another task of the host = epoch %d, %v, %v; want busy", g.Epoch, ok, err)
+	}
+	if _, err := d.Renew(a.ID, ga.Epoch, "crawler-1", now, testLease); err != nil {
+		t.Fatalf("the holder's renewal: %v", err)
+	}
+
+	// The holder vanishes: its lease lapses at Expires + skew, and the
+	// host is free after the politeness gap.
+	lapsed := now.Add(testLease.Hold + testLease.Skew + testLease.Gap + time.Second)
+	gb, ok, err := d.Grant(b.ID, lapsed, testLease)
+	if err != nil || !ok || gb.Epoch != ga.Epoch+1 {
+		t.Fatalf("Grant of b after a's lease lapsed = epoch %d, %v, %v; want epoch %d", gb.Epoch, ok, err, ga.Epoch+1)
+	}
+}
+
+// TestRenewFencedByNewerGrant: a renewal of a lease that is no longer its
+// host's newest is refused, as a claim is, so a holder whose host passed
+// to another task stops at its next renewal.
+func TestRenewFencedByNewerGrant(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	chs, _ := d.All(0)
+	a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
+	ga, ok, err := d.Grant(a.ID, t0, testLease)
+	if err != nil || !ok {
+		t.Fatalf("grant a: %v, %v", ok, err)
+	}
+	if _, err := d.Claim(a.ID, ga.Epoch, "crawler-1", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	// The host's record passes to another task, as a second manager
+	// sharing the database could make it.
+	if err := d.db.Update(func(tx kv.Tx) error {
+		return putJSON(tx.Bucket(bucketHosts), []byte("h.example"), &hostLease{Epoch: ga.Epoch + 1, Task: "other"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Renew(a.ID, ga.Epoch, "crawler-1", t0.Add(time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("renewal after the host passed on = %v; want ErrLeaseOver", err)
 	}
 }
