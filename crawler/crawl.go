@@ -40,7 +40,7 @@ type run struct {
 	interSeen  seenSet
 	recorded   seenSet // URLs pages were recorded under; made by markRecorded
 	seeds      map[string]bool
-	hosts      map[string]bool // hosts of the channel (seed hosts, and where seeds redirect)
+	hosts      map[string]bool // hosts of the channel (seed hosts, and where seeds redirect without a lease)
 	robots     map[string]*robots
 	filter     urls.Filter
 	known      task.DigestSet // Pageseen, listed
@@ -340,6 +340,13 @@ func isRedirect(code int) bool {
 
 // sameSite reports whether u is on one of the channel's hosts.
 func (r *run) sameSite(u *url.URL) bool { return r.hosts[u.Host] }
+
+// adopts reports whether a seed redirected to another host makes that host
+// the channel's too. A task under a lease (a network's) keeps to its
+// leased host: another host has a lease of its own, and crawling it here
+// could put a second crawler on it beside its own. The redirect target is
+// then reported as an inter-site URL, so the manager can give it a channel.
+func (r *run) adopts() bool { return r.t.Lease.Host == "" }
 
 // addInterSite records a URL on another host unless the task already knows
 // it (firewall mode: reported, not followed).

@@ -184,7 +184,7 @@ func (r *run) follow(ctx context.Context, u *url.URL) (*url.URL, *response, erro
 		}
 		visited[key] = true
 		if !r.sameSite(next) {
-			if !seed {
+			if !seed || !r.adopts() {
 				r.addInterSite(next)
 				return next, resp, nil
 			}

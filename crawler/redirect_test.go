@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -43,6 +44,21 @@ func TestCrossHostRedirects(t *testing.T) {
 		}
 		if len(other.requests("/robots.txt")) != 1 {
 			t.Fatal("robots.txt of the adopted host not fetched")
+		}
+	})
+	t.Run("under a lease a seed redirect is reported, not followed", func(t *testing.T) {
+		before := len(other.requests(""))
+		host := strings.TrimPrefix(s.URL, "http://")
+		lease := task.Lease{Host: host, Epoch: 1, Expires: time.Now().Add(time.Hour)}
+		res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/moved"}, MaxDepth: 1, Lease: lease})
+		if p := sink.byURL(s.URL + "/moved"); p == nil || p.Status != 301 || p.FinalURL != other.URL+"/" {
+			t.Fatalf("seed page = %+v", p)
+		}
+		if fmt.Sprint(res.InterSite) != fmt.Sprint([]string{other.URL + "/"}) {
+			t.Fatalf("InterSite = %v", res.InterSite)
+		}
+		if got := other.requests(""); len(got) != before {
+			t.Fatalf("the other host, under a lease of its own, was contacted: %v", got[before:])
 		}
 	})
 	t.Run("other redirects become inter-site URLs", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -14,9 +15,13 @@ import (
 const maxSeedLine = 8 << 10
 
 // ParseSeed checks that s is an absolute http or https URL with a host and
-// returns its normalised form (lower-case scheme and host, empty path
-// made "/", fragment dropped) and its channel ID, the host with its port
-// ("example.com", "127.0.0.1:8080").
+// returns its normalised form (lower-case scheme, the host as the crawler
+// spells it, empty path made "/", fragment dropped) and its channel ID,
+// the host with its port ("example.com", "127.0.0.1:8080"). The host is
+// the crawler's canonical one (urls.Canonical: punycode, no trailing dot,
+// no default port), so that every spelling of a host is one channel and
+// one lease: "bücher.example", "xn--bcher-kva.example" and
+// "xn--bcher-kva.example." are one host.
 func ParseSeed(s string) (seed, channel string, err error) {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > task.MaxURLLength {
@@ -39,13 +44,11 @@ func ParseSeed(s string) (seed, channel string, err error) {
 	if strings.ContainsAny(u.Host, " \t/\\") {
 		return "", "", fmt.Errorf("%w: %q: bad host", ErrBadSeed, s)
 	}
-	u.Host = strings.ToLower(u.Host)
-	if p := u.Port(); (p == "80" && u.Scheme == "http") || (p == "443" && u.Scheme == "https") {
-		u.Host = u.Hostname()
-		if strings.Contains(u.Host, ":") {
-			u.Host = "[" + u.Host + "]"
-		}
+	h, err := urls.Canonical(u.Scheme+"://"+u.Host+"/", nil)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %q: bad host: %v", ErrBadSeed, s, err)
 	}
+	u.Host = h.Host
 	if u.Path == "" {
 		u.Path = "/"
 	}
