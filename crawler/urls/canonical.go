@@ -131,6 +131,19 @@ func (r *Resolver) resolve(ref string) (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("convert url %q: %w: %v", clip(s), ErrInvalid, err)
 	}
+	if h := u.Hostname(); strings.HasSuffix(h, ".") {
+		// "example.com." is the fully qualified spelling of the host
+		// "example.com" names: one host, so one lease and one politeness
+		// clock, whichever spelling a link uses.
+		h = strings.TrimRight(h, ".")
+		if h == "" {
+			return nil, fmt.Errorf("url %q has no host: %w", clip(ref), ErrInvalid)
+		}
+		if p := u.Port(); p != "" {
+			h += ":" + p
+		}
+		u.Host = h
+	}
 	return u, nil
 }
 

@@ -3,7 +3,8 @@
 // Canonical parses with the WHATWG URL algorithm (github.com/nlnwa/whatwg-url),
 // the one browsers use, so a link means to the crawler what it means to a
 // browser. The canonical form lower-cases scheme and host, converts
-// internationalised host names to punycode, drops default ports, user info and
+// internationalised host names to punycode, drops the trailing dot of a
+// fully qualified host name, default ports, user info and
 // the fragment, resolves dot segments, upper-cases percent escapes and decodes
 // escaped unreserved characters (RFC 3986 §6.2.2). Query parameters keep their
 // order: some servers care, and sorting them would merge distinct pages.

@@ -51,6 +51,12 @@ func TestParseSeed(t *testing.T) {
 		{name: "default port dropped", in: "https://ex.com:443/x", seed: "https://ex.com/x", channel: "ex.com"},
 		{name: "ipv6", in: "http://[::1]:80/", seed: "http://[::1]/", channel: "[::1]"},
 		{name: "spaces trimmed", in: "  https://ex.com/  ", seed: "https://ex.com/", channel: "ex.com"},
+		// Every spelling of a host is the crawler's one host: one channel,
+		// one lease.
+		{name: "idn host as punycode", in: "https://Bücher.example/a", seed: "https://xn--bcher-kva.example/a", channel: "xn--bcher-kva.example"},
+		{name: "trailing dot dropped", in: "http://example.com./", seed: "http://example.com/", channel: "example.com"},
+		{name: "trailing dot before a port", in: "http://example.com.:8080/", seed: "http://example.com:8080/", channel: "example.com:8080"},
+		{name: "only dots", in: "http://../", bad: true},
 		{name: "ftp", in: "ftp://ex.com/", bad: true},
 		{name: "relative", in: "/a/b", bad: true},
 		{name: "no host", in: "http:///a", bad: true},
@@ -440,5 +446,18 @@ func TestImport(t *testing.T) {
 	}
 	if rest, _ := d.All(2); len(rest) != 1 || rest[0].ID != "c.example" {
 		t.Fatalf("All(2) = %+v", rest)
+	}
+}
+
+// TestHostSpellingsOneChannel: a seed and the links a crawl reports name
+// one host in several spellings; they make one channel, so one lease.
+func TestHostSpellingsOneChannel(t *testing.T) {
+	d := openDB(t, "", Options{})
+	created, err := d.AddSeeds([]string{"https://bücher.example/", "https://XN--BCHER-KVA.example./a", "https://xn--bcher-kva.example/b"}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != 1 || created[0].ID != "xn--bcher-kva.example" {
+		t.Fatalf("created %+v; want the one channel xn--bcher-kva.example", created)
 	}
 }
