@@ -43,7 +43,7 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		}
 		t, err = m.db.Renew(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
 	case lease.Release:
-		t, err = m.db.Release(r.TaskID, r.Epoch, from.String())
+		t, err = m.db.Release(r.TaskID, r.Epoch, from.String(), now)
 		if err == nil {
 			m.log.Info("Lease released", "task", r.TaskID, "host", t.Host, "peer", from)
 		}

@@ -137,7 +137,7 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 		hl.Epoch++
 		hl.Task = id
 		t.Epoch, t.StartBy = hl.Epoch, now.Add(lt.StartWithin)
-		t.Holder, t.Expires, t.Released, t.Sending, t.Envelope = "", time.Time{}, false, false, nil
+		t.Holder, t.Expires, t.Released, t.ReleasedAt, t.Sending, t.Envelope = "", time.Time{}, false, time.Time{}, false, nil
 		if err := putJSON(hb, []byte(t.Host), &hl); err != nil {
 			return err
 		}
@@ -152,9 +152,9 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 
 // Claim gives task id's lease of the given epoch to peer, the crawler about
 // to start it, until now+Hold. The holder itself may claim again (after a
-// restart); another peer only when the lease is unclaimed, released or
-// lapsed, and only before the task's StartBy. ErrLeaseHeld: try later;
-// ErrLeaseOver: drop the task.
+// restart); another peer only when the lease is unclaimed, released (and
+// the politeness wait has passed since) or lapsed, and only before the
+// task's StartBy. ErrLeaseHeld: try later; ErrLeaseOver: drop the task.
 func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
 	var misrouted bool
 	t, err := d.leaseOp(id, "claim", func(tx kv.Tx, t *Task) error {
@@ -175,14 +175,18 @@ func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt Lease
 		}
 		switch {
 		case t.Holder == peer:
-		case t.Holder != "" && !t.Released && now.Before(t.Expires.Add(lt.Skew)):
-			return ErrLeaseHeld
+		case t.Holder != "" && !t.Released && now.Before(t.Expires.Add(lt.Skew+lt.Gap)):
+			return ErrLeaseHeld // held, or lapsed under the politeness wait
+		case t.Released && now.Before(t.ReleasedAt.Add(lt.Gap)):
+			// The holder that handed the task over stopped just now: its
+			// heir's first request keeps the wait after its last.
+			return fmt.Errorf("%w: released %v ago, under the politeness wait", ErrLeaseHeld, now.Sub(t.ReleasedAt).Round(time.Millisecond))
 		case !now.Before(t.StartBy):
 			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
 		}
 		// A claim proves the task was delivered, whatever its send was
 		// told: it is not sent again.
-		t.Holder, t.Released, t.Expires, t.Sent, t.Sending = peer, false, now.Add(lt.Hold), true, false
+		t.Holder, t.Released, t.ReleasedAt, t.Expires, t.Sent, t.Sending = peer, false, time.Time{}, now.Add(lt.Hold), true, false
 		return nil
 	})
 	if err == nil && misrouted {
@@ -214,14 +218,17 @@ func (d *DB) Renew(id string, epoch uint64, peer string, now time.Time, lt Lease
 	})
 }
 
-// Release records that peer, the holder, stopped crawling task id (it
-// leaves and hands the task to an heir, which may then claim it).
-func (d *DB) Release(id string, epoch uint64, peer string) (Task, error) {
+// Release records that peer, the holder, stopped crawling task id at now
+// (it leaves and hands the task to an heir, which may claim it once the
+// politeness wait has passed).
+func (d *DB) Release(id string, epoch uint64, peer string, now time.Time) (Task, error) {
 	return d.leaseOp(id, "release", func(_ kv.Tx, t *Task) error {
 		if t.Epoch != epoch || t.Holder != peer {
 			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
 		}
-		t.Released = true
+		if !t.Released {
+			t.Released, t.ReleasedAt = true, now
+		}
 		return nil
 	})
 }

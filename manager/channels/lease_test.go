@@ -136,7 +136,7 @@ func TestLeaseLapse(t *testing.T) {
 			if _, err := d.Claim(id, 1, "p1", t0.Add(time.Minute), testLease); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := d.Release(id, 1, "p1"); err != nil {
+			if _, err := d.Release(id, 1, "p1", t0); err != nil {
 				t.Fatal(err)
 			}
 			return t0.Add(testLease.StartWithin)
@@ -181,20 +181,26 @@ func TestHandoverLease(t *testing.T) {
 	if _, err := d.Claim(a.ID, 1, "heir", t0.Add(time.Second), testLease); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("heir's claim before the release = %v", err)
 	}
-	if _, err := d.Release(a.ID, 1, "heir"); !errors.Is(err, ErrLeaseOver) {
+	if _, err := d.Release(a.ID, 1, "heir", t0); !errors.Is(err, ErrLeaseOver) {
 		t.Fatalf("release by a non-holder = %v", err)
 	}
-	if _, err := d.Release(a.ID, 1, "leaver"); err != nil {
+	released := t0.Add(time.Second)
+	if _, err := d.Release(a.ID, 1, "leaver", released); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Renew(a.ID, 1, "leaver", t0.Add(2*time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
 		t.Fatalf("renewal after the release = %v", err)
 	}
+	// The leaver's last request came just before its release: the heir
+	// waits out the politeness wait (testLease.Gap) after it.
+	if _, err := d.Claim(a.ID, 1, "heir", released.Add(testLease.Gap/2), testLease); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("heir's claim within the politeness wait after the release = %v; want ErrLeaseHeld", err)
+	}
 	if _, err := d.Claim(a.ID, 1, "heir", t0.Add(3*time.Second), testLease); err != nil {
 		t.Fatalf("heir's claim after the release = %v", err)
 	}
 	// Too late to start: past StartBy nobody new may claim.
-	if _, err := d.Release(a.ID, 1, "heir"); err != nil {
+	if _, err := d.Release(a.ID, 1, "heir", t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Claim(a.ID, 1, "third", t0.Add(testLease.StartWithin), testLease); !errors.Is(err, ErrLeaseOver) {

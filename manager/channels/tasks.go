@@ -56,6 +56,9 @@ type Task struct {
 	Holder   string    `json:"holder,omitempty"`
 	Expires  time.Time `json:"expires,omitzero"`
 	Released bool      `json:"released,omitempty"`
+	// ReleasedAt is when the holder released it: its last request to the
+	// host came before, and the heir's first comes a politeness wait after.
+	ReleasedAt time.Time `json:"released_at,omitzero"`
 	// Sent is set once an entry peer of the overlay accepted the task;
 	// Owner is the peer that queued it.
 	Sent  bool   `json:"sent,omitempty"`
