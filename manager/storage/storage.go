@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"path/filepath"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/protocol"
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
+	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/manager/search"
@@ -384,14 +384,19 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	now := s.opts.Now().UTC()
 	hosts := map[string]bool{}
 	for _, seed := range t.Seeds {
-		if u, err := url.Parse(seed); err == nil {
+		if u, err := urls.Canonical(seed, nil); err == nil {
 			hosts[u.Host] = true
 		}
 	}
 	var accepted []*task.Page
-	urls := make([]string, 0, len(pages))
+	keys := make([]string, 0, len(pages))
+	seen := make(map[string]bool, len(pages))
 	for _, p := range pages {
-		u, err := url.Parse(p.URL)
+		// A page is stored, indexed and credited under its canonical URL,
+		// once per upload: the same page under several spellings ("#a",
+		// an escape, a tracking parameter) or sent twice is one page, and
+		// a spot-check of one copy would vouch for all.
+		u, err := urls.Canonical(p.URL, nil)
 		if err != nil || !hosts[u.Host] || p.Error != "" || p.DuplicateOf != "" {
 			continue
 		}
@@ -399,10 +404,20 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			// Fetched before its task was issued: a replayed page.
 			continue
 		}
+		key := u.String()
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if key != p.URL {
+			c := *p
+			c.URL = key
+			p = &c
+		}
 		accepted = append(accepted, p)
-		urls = append(urls, p.URL)
+		keys = append(keys, key)
 	}
-	known, err := s.idx.entries(urls)
+	known, err := s.idx.entries(keys)
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}

@@ -721,3 +721,36 @@ func TestReplayedPagesRefused(t *testing.T) {
 		t.Fatalf("receipt of a fresh result: %+v", rc)
 	}
 }
+
+// TestOnePageOneCredit: a page sent many times in one upload, or under
+// other spellings of its URL, is stored, indexed and credited once, under
+// its canonical URL; a spot-check of one copy cannot vouch for a thousand.
+func TestOnePageOneCredit(t *testing.T) {
+	r := newRig(t)
+	tk, env := r.issue(t, 1)
+	home := site()[1] // http://site.example/a
+	var pages []*task.Page
+	for range 1000 {
+		c := *home
+		pages = append(pages, &c)
+	}
+	for _, spelling := range []string{"http://site.example/a#top", "http://SITE.example/%61", "http://site.example./a?utm_source=x"} {
+		c := *home
+		c.URL = spelling
+		pages = append(pages, &c)
+	}
+	rc, _ := r.upload(t, tk.ID, env, pages)
+	if rc.PagesNew != 1 || rc.PagesAccepted != 1 {
+		t.Fatalf("receipt of one page sent 1,003 times: %+v; want one new page", rc)
+	}
+	tot, err := r.st.Totals()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Pages != 1 || tot.Records != 1 {
+		t.Fatalf("totals %+v; want one page, one record", tot)
+	}
+	if _, ok, err := r.st.Lookup("http://site.example/a"); err != nil || !ok {
+		t.Fatalf("page not indexed under its canonical URL: %v, %v", ok, err)
+	}
+}
