@@ -402,17 +402,19 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 	err = x.db.Update(func(tx kv.Tx) error {
 		state := task.CreditConfirmed
 		reason := v.Reason
-		if !valid {
+		if !valid || v.Untold {
 			state = task.CreditRevoked
 		}
 		if err := resignTx(tx, c.Task, state, reason, key, pub); err != nil {
 			return err
 		}
 		if err := updateRecord(tx, c.Peer, func(r *PeerRecord) {
-			if valid {
+			switch {
+			case v.Untold: // neither for nor against it
+			case valid:
 				r.Valid++
 				r.Streak++
-			} else {
+			default:
 				r.Invalid++
 				r.Streak = 0
 			}
@@ -420,8 +422,10 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 		}); err != nil {
 			return err
 		}
-		if err := settleDeferredTx(tx, c.Peer, valid, key, pub); err != nil {
-			return err
+		if !v.Untold {
+			if err := settleDeferredTx(tx, c.Peer, valid, key, pub); err != nil {
+				return err
+			}
 		}
 		for _, rd := range c.Rounds {
 			if rd.Peer == "" {

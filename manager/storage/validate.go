@@ -213,6 +213,12 @@ type Verdict struct {
 	Checkers []string `json:"checkers,omitempty"`
 	// Records are the quarantined WARC records of an invalid result.
 	Records []Location `json:"records,omitempty"`
+	// Untold is set on a valid verdict no spot-check could confirm: every
+	// round was done and none matched or disproved a page (the checkers
+	// got errors, denials or nothing). Such a result stays, but earns no
+	// credit and no standing: a cheater could choose pages a checker
+	// cannot fetch (401, 403, robots-disallowed) and make them up.
+	Untold bool `json:"untold,omitempty"`
 }
 
 // PeerRecord is a peer's validation record.
@@ -546,7 +552,10 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 			done++
 		}
 	}
-	var verdict, reason string
+	var (
+		verdict, reason string
+		untold          bool
+	)
 	switch {
 	case match > mismatch:
 		verdict = VerdictValid
@@ -564,11 +573,15 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 		} else {
 			verdict = VerdictValid
 			reason = fmt.Sprintf("no spot-check disproved it (%d matched, %d could not tell)", match, done-match-mismatch)
+			if match == 0 {
+				untold = true
+				reason = fmt.Sprintf("no spot-check could tell (%d rounds): kept, not credited", done)
+			}
 		}
 	default:
 		return nil, nil
 	}
-	out := Verdict{Task: c.Task, Peer: c.Peer, Verdict: verdict, Reason: reason, Rounds: done, At: s.opts.Now().UTC()}
+	out := Verdict{Task: c.Task, Peer: c.Peer, Verdict: verdict, Reason: reason, Rounds: done, At: s.opts.Now().UTC(), Untold: untold}
 	for _, r := range c.Rounds {
 		if r.Peer != "" {
 			out.Checkers = append(out.Checkers, r.Peer)

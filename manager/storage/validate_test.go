@@ -754,3 +754,45 @@ func TestOnePageOneCredit(t *testing.T) {
 		t.Fatalf("page not indexed under its canonical URL: %v, %v", ok, err)
 	}
 }
+
+// TestUntoldResultEarnsNothing: pages a checker cannot fetch (here 403 to
+// every checker) can neither be confirmed nor disproved. A cheater could
+// choose such pages and make them up, so a result no round could tell
+// about is kept but earns no credit and no standing.
+func TestUntoldResultEarnsNothing(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	var forged []*task.Page
+	for i := range 6 {
+		forged = append(forged, page(fmt.Sprintf("http://site.example/members/%d", i), article(fmt.Sprint("made up ", i))))
+	}
+	_, peer := r.upload(t, tk.ID, env, forged)
+	forbidden := func(ic issuedCheck) []*task.Page {
+		var out []*task.Page
+		for _, u := range ic.urls {
+			out = append(out, &task.Page{URL: u, Status: 403, FetchedAt: r.clock, Error: "http status 403"})
+		}
+		return out
+	}
+	for range 10 {
+		if r.stored(t, tk.ID).State != task.CreditPending {
+			break
+		}
+		r.checkRound(t, c, forbidden)
+	}
+	got := r.stored(t, tk.ID)
+	if got.State != task.CreditRevoked {
+		t.Fatalf("receipt %+v; want revoked: no check could tell", got)
+	}
+	v, found, err := r.st.Verdict(tk.ID)
+	if err != nil || !found || v.Verdict != VerdictValid || !v.Untold {
+		t.Fatalf("verdict %+v, %v, %v; want valid and untold", v, found, err)
+	}
+	rec, err := r.st.PeerRecord(peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Valid != 0 || rec.Streak != 0 || rec.Invalid != 0 || len(*failed) != 0 {
+		t.Fatalf("peer record %+v, failures %v; want neither for nor against", rec, *failed)
+	}
+}
