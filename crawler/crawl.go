@@ -98,7 +98,14 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 	if r.res.Stats.Started.IsZero() {
 		r.res.Stats.Started = start
 	}
-	err = r.crawl(ctx)
+	if d := r.hostRest(); d > MaxRetryAfter {
+		// The host asked an earlier run to come back later than a run
+		// waits: this one sends it nothing.
+		r.res.Stopped = fmt.Sprintf("server asked to retry after %v", d.Round(time.Second))
+		err = errStop
+	} else {
+		err = r.crawl(ctx)
+	}
 	r.res.Stats.Duration = task.Duration(before + time.Since(start))
 	if errors.Is(err, errStop) {
 		err = nil
@@ -274,6 +281,7 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	}
 	rb := robotsForStatus(status, body, agent)
 	r.robots[key] = rb
+	r.c.hosts.asked(u.Host, rb.crawlDelay) // for later runs too, from their robots.txt on
 	if rb.crawlDelay > r.delay {
 		r.log.Debug("Crawl-delay raises the politeness wait", "host", u.Host, "delay", rb.crawlDelay)
 		r.delay = rb.crawlDelay
@@ -340,6 +348,16 @@ func isRedirect(code int) bool {
 
 // sameSite reports whether u is on one of the channel's hosts.
 func (r *run) sameSite(u *url.URL) bool { return r.hosts[u.Host] }
+
+// hostRest returns how much longer the channel's hosts asked the crawler
+// to leave them alone (Retry-After, any run's).
+func (r *run) hostRest() time.Duration {
+	var d time.Duration
+	for h := range r.hosts {
+		d = max(d, r.c.hosts.restsFor(h))
+	}
+	return d
+}
 
 // adopts reports whether a seed redirected to another host makes that host
 // the channel's too. A task under a lease (a network's) keeps to its

@@ -29,15 +29,60 @@ type hostTurn struct {
 	freed chan struct{}
 	// end is when the host's last request ended.
 	end time.Time
+	// wait is the politeness wait the host asked for itself (robots.txt
+	// Crawl-delay), as last read: every run keeps it, from its first
+	// request (the next run's robots.txt) on.
+	wait time.Duration
+	// rest is when the host asked to be left alone until (Retry-After).
+	rest time.Time
 }
 
 func newHostClock() *hostClock {
 	return &hostClock{hosts: make(map[string]*hostTurn), pruneAt: 256}
 }
 
-// acquire waits until a request to host may start, gap after the end of
-// the previous one from any run, and holds the host until release is
-// called. It returns how long it waited, or ctx's error.
+// turnLocked returns host's state, made when new; h.mu must be held.
+func (h *hostClock) turnLocked(host string) *hostTurn {
+	t := h.hosts[host]
+	if t == nil {
+		t = &hostTurn{}
+		h.hosts[host] = t
+	}
+	return t
+}
+
+// asked records the politeness wait host asks for (robots.txt
+// Crawl-delay), which every later request to it keeps.
+func (h *hostClock) asked(host string, wait time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.turnLocked(host).wait = wait
+}
+
+// resting records that host asked for no request before until
+// (Retry-After), whichever run asks next.
+func (h *hostClock) resting(host string, until time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t := h.turnLocked(host); until.After(t.rest) {
+		t.rest = until
+	}
+}
+
+// restsFor returns how much longer host asked to be left alone.
+func (h *hostClock) restsFor(host string) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t := h.hosts[host]; t != nil {
+		return max(time.Until(t.rest), 0)
+	}
+	return 0
+}
+
+// acquire waits until a request to host may start: gap, or the host's own
+// wait when longer, after the end of the previous one from any run, and
+// not before the end of a rest the host asked for. It holds the host until
+// release is called, and returns how long it waited, or ctx's error.
 func (h *hostClock) acquire(ctx context.Context, host string, gap time.Duration) (release func(), waited time.Duration, err error) {
 	start := time.Now()
 	defer func() {
@@ -47,11 +92,7 @@ func (h *hostClock) acquire(ctx context.Context, host string, gap time.Duration)
 	}()
 	for {
 		h.mu.Lock()
-		t := h.hosts[host]
-		if t == nil {
-			t = &hostTurn{}
-			h.hosts[host] = t
-		}
+		t := h.turnLocked(host)
 		if busy := t.freed; busy != nil {
 			h.mu.Unlock()
 			select {
@@ -61,7 +102,14 @@ func (h *hostClock) acquire(ctx context.Context, host string, gap time.Duration)
 				return nil, 0, ctx.Err()
 			}
 		}
-		if d := gap - time.Since(t.end); !t.end.IsZero() && d > 0 {
+		d := max(gap, t.wait) - time.Since(t.end)
+		if t.end.IsZero() {
+			d = 0
+		}
+		if r := time.Until(t.rest); r > d {
+			d = r
+		}
+		if d > 0 {
 			h.mu.Unlock()
 			if err := sleep(ctx, d); err != nil {
 				return nil, 0, err
@@ -83,7 +131,7 @@ func (h *hostClock) release(t *hostTurn) {
 	t.freed = nil
 	if len(h.hosts) >= h.pruneAt {
 		for host, o := range h.hosts {
-			if o.freed == nil && t.end.Sub(o.end) > hostMemory {
+			if o.freed == nil && t.end.Sub(o.end) > hostMemory && t.end.After(o.rest) {
 				delete(h.hosts, host)
 			}
 		}

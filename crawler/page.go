@@ -71,6 +71,7 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 			wait = backoff(r.delay, attempt)
 		}
 		r.nextWait = wait
+		r.c.hosts.resting(u.Host, time.Now().Add(wait)) // whichever run asks next
 		if wait > MaxRetryAfter {
 			r.res.Stopped = fmt.Sprintf("server asked to retry after %v", wait)
 			page.Status = resp.Status

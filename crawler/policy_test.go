@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -191,4 +192,62 @@ func TestPolitenessAcrossRuns(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHostAsksCarryAcrossRuns: what a host asked of one run (robots.txt
+// Crawl-delay, Retry-After) binds the crawler's next run on it too: the
+// next piece or round of a channel runs on the same crawler, from its
+// robots.txt request on.
+func TestHostAsksCarryAcrossRuns(t *testing.T) {
+	t.Run("crawl-delay", func(t *testing.T) {
+		const asked = 400 * time.Millisecond
+		mux := http.NewServeMux()
+		mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.4\n")
+		})
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, html("home")) })
+		s := newSite(t, mux)
+		c := New(testConfig(t))
+		for _, id := range []string{"one", "two"} {
+			if _, err := c.Run(context.Background(), &task.Task{ID: id, Seeds: []string{s.URL + "/"}, Delay: task.Duration(10 * time.Millisecond)}, &memSink{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hits := s.requests("")
+		if len(hits) != 4 {
+			t.Fatalf("server saw %d requests, want robots.txt and the page twice", len(hits))
+		}
+		if gap := spacing(hits); gap < asked {
+			t.Fatalf("requests %v apart, want at least the Crawl-delay %v", gap, asked)
+		}
+	})
+	t.Run("retry-after", func(t *testing.T) {
+		var turnedAway atomic.Bool
+		mux := http.NewServeMux()
+		mux.HandleFunc("/robots.txt", http.NotFound)
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			if turnedAway.CompareAndSwap(false, true) {
+				w.Header().Set("Retry-After", "3600")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, html("home"))
+		})
+		s := newSite(t, mux)
+		c := New(testConfig(t))
+		var stopped []string
+		for _, id := range []string{"one", "two"} {
+			res, err := c.Run(context.Background(), &task.Task{ID: id, Seeds: []string{s.URL + "/"}, Delay: task.Duration(10 * time.Millisecond)}, &memSink{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopped = append(stopped, res.Stopped)
+		}
+		if n := len(s.requests("")); n != 2 {
+			t.Fatalf("server saw %d requests, want robots.txt and the one turned away: the next run must wait the hour", n)
+		}
+		if !strings.HasPrefix(stopped[1], "server asked to retry after") {
+			t.Fatalf("second run stopped %q; want the host's rest named", stopped[1])
+		}
+	})
 }

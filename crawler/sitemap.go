@@ -182,6 +182,7 @@ func (r *run) fetchSitemap(ctx context.Context, u *url.URL) (*sitemap.Sitemap, e
 				wait = backoff(r.delay, 1)
 			}
 			r.nextWait = min(wait, MaxRetryAfter)
+			r.c.hosts.resting(cur.Host, time.Now().Add(wait))
 			return nil, &StatusError{Code: resp.Status}
 		case resp.Status < 200 || resp.Status > 299:
 			return nil, &StatusError{Code: resp.Status}
