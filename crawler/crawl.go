@@ -107,6 +107,13 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 		err = r.crawl(ctx)
 	}
 	r.res.Stats.Duration = task.Duration(before + time.Since(start))
+	for h := range r.hosts {
+		wait, rest := r.c.hosts.asks(h)
+		r.res.HostWait = max(r.res.HostWait, task.Duration(wait))
+		if rest.After(r.res.HostRest) {
+			r.res.HostRest = rest.UTC()
+		}
+	}
 	if errors.Is(err, errStop) {
 		err = nil
 	}

@@ -69,6 +69,20 @@ func (h *hostClock) resting(host string, until time.Time) {
 	}
 }
 
+// asks returns the politeness wait host asked for and the end of the rest
+// it asked for (zero when none is ahead).
+func (h *hostClock) asks(host string) (wait time.Duration, rest time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if t := h.hosts[host]; t != nil {
+		wait = t.wait
+		if time.Now().Before(t.rest) {
+			rest = t.rest
+		}
+	}
+	return wait, rest
+}
+
 // restsFor returns how much longer host asked to be left alone.
 func (h *hostClock) restsFor(host string) time.Duration {
 	h.mu.Lock()

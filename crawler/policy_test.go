@@ -209,8 +209,12 @@ func TestHostAsksCarryAcrossRuns(t *testing.T) {
 		s := newSite(t, mux)
 		c := New(testConfig(t))
 		for _, id := range []string{"one", "two"} {
-			if _, err := c.Run(context.Background(), &task.Task{ID: id, Seeds: []string{s.URL + "/"}, Delay: task.Duration(10 * time.Millisecond)}, &memSink{}); err != nil {
+			res, err := c.Run(context.Background(), &task.Task{ID: id, Seeds: []string{s.URL + "/"}, Delay: task.Duration(10 * time.Millisecond)}, &memSink{})
+			if err != nil {
 				t.Fatal(err)
+			}
+			if time.Duration(res.HostWait) != asked { // for the manager, which spaces crawlers
+				t.Fatalf("result says the host asked for %v; want %v", time.Duration(res.HostWait), asked)
 			}
 		}
 		hits := s.requests("")
@@ -242,6 +246,9 @@ func TestHostAsksCarryAcrossRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			stopped = append(stopped, res.Stopped)
+			if time.Until(res.HostRest) < 59*time.Minute {
+				t.Fatalf("result says the host rests until %v; want about an hour from now", res.HostRest)
+			}
 		}
 		if n := len(s.requests("")); n != 2 {
 			t.Fatalf("server saw %d requests, want robots.txt and the one turned away: the next run must wait the hour", n)

@@ -133,4 +133,10 @@ type Result struct {
 	Stopped string `json:"stopped,omitempty"`
 	// Rest, with Stopped = StoppedHandedOff, is what the crawl left undone.
 	Rest *Rest `json:"rest,omitempty"`
+	// HostWait is the politeness wait the task's host asked for itself
+	// (robots.txt Crawl-delay), and HostRest when it asked to be left
+	// alone until (Retry-After). The manager keeps both between this crawl
+	// and the next crawler's, as a crawler keeps them between its runs.
+	HostWait Duration  `json:"host_wait,omitempty"`
+	HostRest time.Time `json:"host_rest,omitzero"`
 }

@@ -45,6 +45,40 @@ type hostLease struct {
 	Task  string `json:"task"`
 	// Ended is when the last lease ended with a result or a report.
 	Ended time.Time `json:"ended,omitzero"`
+	// Wait is the politeness wait the host asked its last crawler for
+	// (Crawl-delay), Rest when it asked to be left alone until
+	// (Retry-After): the next lease keeps the longer of Wait and the
+	// operator's after Ended, and is not granted before Rest.
+	Wait time.Duration `json:"wait,omitempty"`
+	Rest time.Time     `json:"rest,omitzero"`
+}
+
+// Bounds on what a result may say its host asked for: a volunteer's word,
+// so that it cannot hold a host for long.
+const (
+	MaxHostWait = 30 * time.Second // crawler.MaxCrawlDelay
+	MaxHostRest = time.Hour
+)
+
+// hostAsksTx records on host's lease record what the host asked of the
+// crawler whose result came at now, within MaxHostWait and MaxHostRest.
+func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, now time.Time) error {
+	if host == "" {
+		return nil
+	}
+	hb := tx.Bucket(bucketHosts)
+	var hl hostLease
+	if _, err := getJSON(hb, []byte(host), &hl); err != nil {
+		return err
+	}
+	hl.Wait = min(max(wait, 0), MaxHostWait)
+	if rest.After(now) {
+		hl.Rest = rest
+		if limit := now.Add(MaxHostRest); rest.After(limit) {
+			hl.Rest = limit
+		}
+	}
+	return putJSON(hb, []byte(host), &hl)
 }
 
 // LeaseTimes are the operator's lease settings.
@@ -121,18 +155,19 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 		if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
 			return err
 		}
+		gap := max(lt.Gap, hl.Wait)
 		if hl.Task != "" && hl.Task != id {
 			var prev Task
 			found, err := getJSON(tb, []byte(hl.Task), &prev)
 			if err != nil {
 				return err
 			}
-			if found && prev.State == TaskOpen && prev.mayBeLive(now.Add(-lt.Gap), lt.Skew) {
+			if found && prev.State == TaskOpen && prev.mayBeLive(now.Add(-gap), lt.Skew) {
 				return nil // busy: its lease may be live
 			}
 		}
-		if now.Before(hl.Ended.Add(lt.Gap)) {
-			return nil // the last crawler's last request was too recent
+		if now.Before(hl.Ended.Add(gap)) || now.Before(hl.Rest) {
+			return nil // the last crawler's last request was too recent, or the host rests
 		}
 		hl.Epoch++
 		hl.Task = id

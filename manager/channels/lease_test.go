@@ -420,3 +420,41 @@ func TestRenewFencedByNewerGrant(t *testing.T) {
 		t.Fatalf("renewal after the host passed on = %v; want ErrLeaseOver", err)
 	}
 }
+
+// TestHostAsksHoldNextLease: what a host asked of its crawler (a
+// Crawl-delay longer than the operator's wait, a Retry-After) holds the
+// host's next lease, whichever crawler gets it; a volunteer's word holds
+// it no longer than MaxHostWait and MaxHostRest.
+func TestHostAsksHoldNextLease(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fb   func(now time.Time) Feedback
+		free time.Duration // after the result, when the next lease may be granted
+	}{
+		{"crawl-delay", func(time.Time) Feedback { return Feedback{HostWait: 10 * time.Second} }, 10 * time.Second},
+		{"crawl-delay beyond the bound", func(time.Time) Feedback { return Feedback{HostWait: time.Hour} }, MaxHostWait},
+		{"retry-after", func(now time.Time) Feedback { return Feedback{HostRest: now.Add(20 * time.Minute)} }, 20 * time.Minute},
+		{"retry-after beyond the bound", func(now time.Time) Feedback { return Feedback{HostRest: now.Add(48 * time.Hour)} }, MaxHostRest},
+		{"nothing asked", func(time.Time) Feedback { return Feedback{} }, testLease.Gap},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := openDB(t, "", Options{})
+			if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
+				t.Fatal(err)
+			}
+			chs, _ := d.All(0)
+			a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
+			b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+			ga := grantSend(t, d, a.ID, t0, true)
+			if _, err := d.Claim(a.ID, ga.Epoch, "p1", t0, testLease); err != nil {
+				t.Fatal(err)
+			}
+			done := t0.Add(time.Minute)
+			if _, err := d.Complete(a.ID, "p1", tc.fb(done), done); err != nil {
+				t.Fatal(err)
+			}
+			grantSend(t, d, b.ID, done.Add(tc.free-time.Millisecond), false)
+			grantSend(t, d, b.ID, done.Add(tc.free), true)
+		})
+	}
+}

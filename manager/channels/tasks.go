@@ -127,6 +127,10 @@ type Feedback struct {
 	// the result's round in the task's place, so the round ends with the
 	// continuation's result, not this one.
 	Continue *task.Task
+	// HostWait and HostRest are what the host asked of its crawler
+	// (task.Result): the host's next lease keeps them.
+	HostWait time.Duration
+	HostRest time.Time
 }
 
 // Outcome is what Complete did.
@@ -312,6 +316,9 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return err
 		}
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
+			return err
+		}
+		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, now); err != nil {
 			return err
 		}
 		if out.Task.Checks != "" {
