@@ -55,6 +55,10 @@ type run struct {
 	delay    time.Duration // politeness wait; robots.txt Crawl-delay raises it
 	nextWait time.Duration // extra wait before the next request (Retry-After, backoff)
 	lastReq  time.Time
+	// schemes is the scheme of the last request to each host: the
+	// transport keeps a connection per scheme, so a switch closes the idle
+	// one first (one connection per host, http and https alike).
+	schemes  map[string]string
 	failures int // consecutive
 	sitemaps sitemapState
 
@@ -321,6 +325,13 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if prev, ok := r.schemes[req.URL.Host]; ok && prev != req.URL.Scheme {
+		r.f.close()
+	}
+	if r.schemes == nil {
+		r.schemes = make(map[string]string)
+	}
+	r.schemes[req.URL.Host] = req.URL.Scheme
 	resp, err := r.f.fetch(ctx, req)
 	release()
 	r.lastReq = time.Now()

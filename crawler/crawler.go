@@ -59,6 +59,7 @@ package crawler
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"net/http"
 	"os"
@@ -150,8 +151,11 @@ type Config struct {
 	// fixture web can tell them apart). Empty = the system's choice.
 	SourceIP string
 	SkipText bool // skip main-text extraction (benchmarks)
-	Limiter  Limiter
-	Gate     Gate
+	// RootCAs, when set, are the certificate authorities HTTPS servers
+	// are checked against instead of the system's (tests' own servers).
+	RootCAs *x509.CertPool
+	Limiter Limiter
+	Gate    Gate
 	// Admit, when set, admits each page's parse against the client's
 	// memory budget (ParseCost of its body). nil = parses are not held.
 	Admit   Admitter

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"mime"
@@ -54,6 +55,9 @@ func newFetcher(cfg *Config) *fetcher {
 		ResponseHeaderTimeout:  cfg.PageTimeout,
 		DisableCompression:     true, // decoded by hand so the size cap counts decompressed bytes
 		MaxResponseHeaderBytes: 64 << 10,
+	}
+	if cfg.RootCAs != nil {
+		tr.TLSClientConfig = &tls.Config{RootCAs: cfg.RootCAs}
 	}
 	return &fetcher{
 		cfg:       cfg,
