@@ -183,9 +183,10 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 	}
 	nw.node = n
 	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets})
+	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
 		return node.WireCoordinate(n.Coordinate())
-	}, nw.log))
+	}, fromManager, nw.log))
 	return nil
 }
 

@@ -60,7 +60,7 @@ func TestMemberLocator(t *testing.T) {
 		// more (one sample each failed this test that way).
 		meas := rtt.New(rtt.Config{AllowLoopback: true, Samples: 5, Extra: func(string) time.Duration { return dist }})
 		c := &wire.Coordinate{Vec: vec}
-		h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() *wire.Coordinate { return c }, quiet))
+		h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() *wire.Coordinate { return c }, nil, quiet))
 		if err := h.Connect(ctx, m.host.AddrInfo()); err != nil {
 			t.Fatal(err)
 		}

@@ -67,7 +67,7 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 		}
 		meas := rtt.New(rtt.Config{AllowLoopback: true, Samples: 1, Extra: e.For(id).Host})
 		wc := WireCoordinate(coords[i])
-		mb.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() *wire.Coordinate { return wc }, quiet))
+		mb.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() *wire.Coordinate { return wc }, nil, quiet))
 		if err := ring.Add(can.PeerID(id), 1); err != nil {
 			t.Fatal(err)
 		}

@@ -16,9 +16,18 @@ const maxMicros = 60_000_000
 
 // Handler returns the stream handler of wire.MeasureProtocol: it measures the
 // requested host with m and answers with the median and, when coord is not
-// nil, this peer's current coordinate.
-func Handler(m *Measurer, coord func() *wire.Coordinate, log *slog.Logger) network.StreamHandler {
+// nil, this peer's current coordinate. When asker is not nil, only the
+// peers it allows are answered; the others' streams are reset unread: a
+// measurement opens connections to a host the asker names, outside any
+// lease and politeness clock, so a volunteer takes such requests from its
+// manager alone.
+func Handler(m *Measurer, coord func() *wire.Coordinate, asker func(peer.ID) bool, log *slog.Logger) network.StreamHandler {
 	return func(s network.Stream) {
+		if asker != nil && !asker(s.Conn().RemotePeer()) {
+			log.Debug("Measure request refused: not from the manager", "peer", s.Conn().RemotePeer())
+			s.Reset()
+			return
+		}
 		defer s.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.Timeout+wire.DefaultTimeout)
 		defer cancel()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 func TestMedian(t *testing.T) {
@@ -152,7 +153,7 @@ func TestAskOverTheOverlay(t *testing.T) {
 	}
 	defer b.Close()
 	coord := &wire.Coordinate{Vec: []float64{0.01, 0.02, 0.03}}
-	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{AllowLoopback: true}), func() *wire.Coordinate { return coord }, quiet))
+	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{AllowLoopback: true}), func() *wire.Coordinate { return coord }, nil, quiet))
 	if err := b.Connect(ctx, a.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +165,21 @@ func TestAskOverTheOverlay(t *testing.T) {
 	if resp.Samples != 3 || resp.MedianMicros == 0 || resp.Coord == nil || resp.Coord.Vec[2] != 0.03 {
 		t.Fatalf("response = %v", resp)
 	}
+	// A peer measures only for the peers it takes requests from (a
+	// volunteer: its manager); anyone else's stream is reset unread, and
+	// the host is not contacted.
+	watched, probed := listen(t)
+	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{AllowLoopback: true}), nil, func(p peer.ID) bool { return p != b.ID() }, quiet))
+	if _, err := Ask(ctx, b, a.ID(), watched, 3); err == nil {
+		t.Fatal("Ask from a peer not allowed answered")
+	}
+	select {
+	case <-probed:
+		t.Fatal("the host was contacted for a peer not allowed")
+	case <-time.After(100 * time.Millisecond):
+	}
 	// A peer refuses to probe its own network for others.
-	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{}), nil, quiet))
+	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{}), nil, nil, quiet))
 	_, err = Ask(ctx, b, a.ID(), open, 3)
 	if err == nil || !strings.Contains(err.Error(), "not public") {
 		t.Fatalf("Ask(loopback, no allow) = %v, want a refusal", err)
