@@ -107,21 +107,24 @@ type Options struct {
 
 // Client is the volunteer client: create it with New, run it with Serve.
 type Client struct {
-	opts    Options
-	dirs    paths.Dirs
-	log     *slog.Logger
-	cfg     *config.Store
-	gov     *governor.Governor
-	ledger  *ledger.Ledger
-	api     atomic.Pointer[localapi.Server] // set by Serve
-	q       *queue.Queue
-	mgr     *taskmgr.Manager
-	feeder  *feeder // nil without a seeds file or outside local mode
-	mode    Mode
-	net     *network         // nil in local mode
-	solo    *manager.Manager // set in solo mode
-	started time.Time
-	events  *eventlog.Log
+	opts   Options
+	dirs   paths.Dirs
+	log    *slog.Logger
+	cfg    *config.Store
+	gov    *governor.Governor
+	ledger *ledger.Ledger
+	// settleAfter is where the next ask about pending receipts goes on
+	// from (ledger.PendingAfter); only settleReceipts' loop uses it.
+	settleAfter []byte
+	api         atomic.Pointer[localapi.Server] // set by Serve
+	q           *queue.Queue
+	mgr         *taskmgr.Manager
+	feeder      *feeder // nil without a seeds file or outside local mode
+	mode        Mode
+	net         *network         // nil in local mode
+	solo        *manager.Manager // set in solo mode
+	started     time.Time
+	events      *eventlog.Log
 
 	closeOnce sync.Once
 	closeErr  error

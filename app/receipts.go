@@ -89,12 +89,16 @@ func (c *Client) settleReceipts(ctx context.Context) error {
 	}
 }
 
-// settleOnce brings the ledger's pending receipts up to date once.
+// settleOnce brings up to date the next storage.MaxReceiptsAsked of the
+// ledger's pending receipts, in turns (Client.settleAfter): receipts that
+// will never settle (kept locally, or another network's) do not keep the
+// rest from being asked about.
 func (c *Client) settleOnce(ctx context.Context) error {
-	ids, err := c.ledger.Pending(storage.MaxReceiptsAsked)
+	ids, next, err := c.ledger.PendingAfter(c.settleAfter, storage.MaxReceiptsAsked)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
+	c.settleAfter = next
 	raws, err := storage.FetchReceipts(ctx, c.net.h, c.net.manager, ids)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -280,20 +281,50 @@ func withDay(tx *bolt.Tx, loc *time.Location, r task.Receipt, fn func(*Day, *Tot
 // Pending returns the task IDs of up to limit pending receipts (0 = all),
 // oldest first: those whose credit may yet be confirmed or revoked.
 func (l *Ledger) Pending(limit int) ([]string, error) {
-	var out []string
-	err := l.db.View(func(tx *bolt.Tx) error {
+	ids, _, err := l.PendingAfter(nil, limit)
+	return ids, err
+}
+
+// PendingAfter is Pending from the receipt after position after (nil: the
+// oldest), going round to the oldest at the end, and returns the position
+// to go on from. Asked in turns this way, every pending receipt is asked
+// about in time, however many the ones that will never settle (a local
+// result's, another network's) ahead of it are.
+func (l *Ledger) PendingAfter(after []byte, limit int) (ids []string, next []byte, err error) {
+	err = l.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketPending).Cursor()
-		for k, _ := c.First(); k != nil && (limit <= 0 || len(out) < limit); k, _ = c.Next() {
-			if len(k) > 8 {
-				out = append(out, string(k[8:]))
+		k, _ := c.First()
+		if after != nil {
+			if k, _ = c.Seek(after); k != nil && bytes.Equal(k, after) {
+				k, _ = c.Next()
 			}
+		}
+		wrapped := after == nil
+		for limit <= 0 || len(ids) < limit {
+			if k == nil {
+				if wrapped {
+					break
+				}
+				wrapped = true
+				if k, _ = c.First(); k == nil {
+					break
+				}
+			}
+			if after != nil && wrapped && bytes.Compare(k, after) > 0 {
+				break // round once
+			}
+			if len(k) > 8 {
+				ids = append(ids, string(k[8:]))
+			}
+			next = append(next[:0], k...)
+			k, _ = c.Next()
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read pending receipts: %w", err)
+		return nil, nil, fmt.Errorf("read pending receipts: %w", err)
 	}
-	return out, nil
+	return ids, next, nil
 }
 
 // count adds r to its day, the totals and (when confirmed) the average. A

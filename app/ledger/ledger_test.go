@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -215,5 +216,37 @@ func TestPendingIndexBuiltOnce(t *testing.T) {
 	defer l.Close()
 	if ids, err := l.Pending(0); err != nil || len(ids) != 1 || ids[0] != "waits" {
 		t.Fatalf("pending after rebuilding the index: %v, %v", ids, err)
+	}
+}
+
+// TestPendingInTurns: asked in turns, every pending receipt comes up,
+// however many older ones that will never settle are ahead of it.
+func TestPendingInTurns(t *testing.T) {
+	l, _ := open(t)
+	for i := range 7 {
+		r := receipt(fmt.Sprintf("t%d", i), 1, noon.Add(time.Duration(i)*time.Minute))
+		r.State = task.CreditPending
+		if _, err := l.Add([]byte(r.TaskID), r, false, noon); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var (
+		after []byte
+		asked []string
+	)
+	for range 3 {
+		ids, next, err := l.PendingAfter(after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asked = append(asked, ids...)
+		after = next
+	}
+	want := []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6", "t0", "t1"}
+	if fmt.Sprint(asked) != fmt.Sprint(want) {
+		t.Fatalf("asked %v in three turns of 3; want %v", asked, want)
+	}
+	if ids, _, _ := l.PendingAfter([]byte("beyond every key"), 0); len(ids) != 7 {
+		t.Fatalf("a full round from past the end gave %v; want all 7", ids)
 	}
 }
