@@ -587,7 +587,10 @@ func settleDeferredTx(tx kv.Tx, peer string, valid bool, key crypto.PrivKey, pub
 	switch {
 	case !valid:
 		st, why = task.CreditRevoked, "results of this peer failed validation"
-	case !rec.Trusted():
+	case rec.Valid == 0 || rec.Invalid > 0:
+		// Waits for a result of its own to pass. A contradicted check
+		// (BadChecks) does not keep it waiting for ever: it was judged
+		// and paid for on its own.
 		return nil
 	}
 	for _, id := range ids {

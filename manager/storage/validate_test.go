@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -584,8 +585,15 @@ func TestDeferredCheckCredit(t *testing.T) {
 		}
 		return ic.id
 	}
-	good, _ := up()
+	good, goodID := up()
 	bad, _ := up()
+	// good had a check contradicted once: its credit for a check that
+	// found a forgery still comes once its own result passes.
+	if err := r.st.idx.db.Update(func(tx kv.Tx) error {
+		return updateRecord(tx, goodID, func(rec *PeerRecord) { rec.BadChecks = 1 })
+	}); err != nil {
+		t.Fatal(err)
+	}
 	tk, env := r.issue(t, 1)
 	r.upload(t, tk.ID, env, []*task.Page{page("http://site.example/made-up", article("made up"))})
 	goodCheck := answer(good, live(site()))
