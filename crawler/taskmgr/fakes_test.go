@@ -75,6 +75,7 @@ func (f *fakeRunner) maxSeen() int { f.mu.Lock(); defer f.mu.Unlock(); return f.
 type fakeUploader struct {
 	mu        sync.Mutex // guards the fields below
 	fail      int
+	refuse    bool // every upload is refused for good (ErrRefused)
 	calls     int
 	delivered map[string]int // task ID → successful deliveries
 	pages     map[string]int // task ID → pages read from the spool
@@ -86,6 +87,9 @@ func (u *fakeUploader) Upload(ctx context.Context, d Delivery) ([]byte, error) {
 	u.calls++
 	if u.calls <= u.fail {
 		return nil, errors.New("storage unavailable")
+	}
+	if u.refuse {
+		return nil, fmt.Errorf("%w: not the lease holder's", ErrRefused)
 	}
 	n := 0
 	if err := crawler.ReadSpool(d.Spool, func(*task.Page) error { n++; return nil }); err != nil {

@@ -155,6 +155,31 @@ func TestRunUploadWithRetries(t *testing.T) {
 	}
 }
 
+// TestRefusedResultNotSentAgain: a result the receiving end refused for
+// good (ErrRefused) is not sent again: its spool goes, no receipt is kept,
+// and the task's record ends.
+func TestRefusedResultNotSentAgain(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	up := &fakeUploader{refuse: true}
+	rs := &receiptSink{}
+	h := start(t, q, dir, Options{Runner: &fakeRunner{pages: 2}, Uploader: up, Receipts: rs, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+	submit(t, h.m, "a", "b")
+	eventually(t, "both records ended", allRecorded(t, q, 2))
+	h.stop(t)
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if up.calls != 2 {
+		t.Fatalf("upload calls %d; want 2, one a result", up.calls)
+	}
+	if len(rs.got) != 0 {
+		t.Fatalf("receipts kept %v; want none", rs.got)
+	}
+	if left, _ := os.ReadDir(filepath.Join(dir, "spool")); len(left) != 0 {
+		t.Fatalf("%d spool files left after refusals", len(left))
+	}
+}
+
 // TestRetryNowEndsTheBackoff: results held while storage could not be
 // reached go out as soon as RetryNow says it answers again, not after
 // the backoff that built up meanwhile.

@@ -2,6 +2,7 @@ package taskmgr
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -41,6 +42,11 @@ type Delivery struct {
 type Uploader interface {
 	Upload(ctx context.Context, d Delivery) (receipt []byte, err error)
 }
+
+// ErrRefused is wrapped by an Uploader's error when the receiving end
+// refused the result for good (not its lease holder's, not a task it
+// issued): it is not sent again, and its spool is deleted.
+var ErrRefused = errors.New("result refused for good")
 
 // ReceiptSink keeps receipts (the credits ledger). Like Uploader, it may see
 // a task's receipt twice after a crash and must count it once.

@@ -39,16 +39,22 @@ func (m *Manager) deliver(ctx context.Context, r *queue.Record) {
 			receipt, err = m.opts.Uploader.Upload(ctx, d)
 			return err
 		})
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrRefused):
+			log.Error("Result refused; not sent again", "err", err)
+			receipt = nil
+		case err != nil:
 			return
 		}
 		if err := m.q.Delivered(r.ID, receipt); err != nil {
 			log.Error("Cannot record an upload's receipt", "err", err)
 			return
 		}
-		log.Info("Result uploaded")
+		if receipt != nil {
+			log.Info("Result uploaded")
+		}
 	}
-	if m.opts.Receipts != nil {
+	if m.opts.Receipts != nil && receipt != nil { // a refused result has none
 		err := m.retry(ctx, log, "Cannot keep a receipt", func() error {
 			return m.opts.Receipts.Receipt(ctx, d, receipt)
 		})
@@ -66,16 +72,17 @@ func (m *Manager) deliver(ctx context.Context, r *queue.Record) {
 	}
 }
 
-// retry calls fn until it succeeds or ctx ends, waiting MinBackoff, then
-// twice as long each time up to MaxBackoff; RetryNow ends a wait and
-// starts the backoff again. It returns ctx's error.
+// retry calls fn until it succeeds, fails for good (ErrRefused) or ctx
+// ends, waiting MinBackoff, then twice as long each time up to MaxBackoff;
+// RetryNow ends a wait and starts the backoff again. It returns ctx's
+// error or the final one.
 func (m *Manager) retry(ctx context.Context, log *slog.Logger, msg string, fn func() error) error {
 	wait := m.opts.MinBackoff
 	for attempt := 1; ; attempt++ {
 		again := m.retrySignal()
 		err := fn()
-		if err == nil {
-			return nil
+		if err == nil || errors.Is(err, ErrRefused) {
+			return err
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()

@@ -60,8 +60,11 @@ type Response struct {
 	// Duplicate is set when another result of the task was stored first:
 	// the receipt then grants nothing.
 	Duplicate bool `json:"duplicate,omitempty"`
-	// Error says why the upload was refused.
+	// Error says why the upload was refused; Final is set when sending it
+	// again cannot help (not a task of this manager, not the lease
+	// holder's), as against a busy storage module or a broken stream.
 	Error string `json:"error,omitempty"`
+	Final bool   `json:"final,omitempty"`
 }
 
 // DecodeHeader parses and checks a header message.

@@ -289,10 +289,14 @@ func (s *Storage) receive(ctx context.Context, st network.Stream, from peer.ID) 
 	}
 	resp, err := s.Accept(ctx, from.String(), h, pages)
 	if err != nil {
-		return &Response{Error: err.Error()}
+		return &Response{Error: err.Error(), Final: errors.Is(err, errRefused)}
 	}
 	return resp
 }
+
+// errRefused marks the refusals of an upload that sending it again cannot
+// change (Response.Final).
+var errRefused = errors.New("refused")
 
 // Accept checks and stores one upload from peer: the task must be signed
 // by the manager and issued by it; the first valid result of a task is
@@ -302,7 +306,7 @@ func (s *Storage) receive(ctx context.Context, st network.Stream, from peer.ID) 
 func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*task.Page) (*Response, error) {
 	t, err := envelope.Open(h.Task, s.opts.Manager)
 	if err != nil {
-		return nil, fmt.Errorf("refused: %w", err)
+		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -316,7 +320,7 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 	}
 	rec, err := s.opts.Tasks.Task(t.ID)
 	if errors.Is(err, channels.ErrNotFound) {
-		return nil, fmt.Errorf("refused: task %s was never issued by this manager", t.ID)
+		return nil, fmt.Errorf("%w: task %s was never issued by this manager", errRefused, t.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -325,7 +329,7 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 	case rec.Epoch > 0 && rec.Holder != from:
 		// Only the crawler holding the host's lease worked on the host
 		// for this task; anyone else's pages are not its result.
-		return nil, fmt.Errorf("refused: %w: task %s", channels.ErrNotHolder, t.ID)
+		return nil, fmt.Errorf("%w: %w: task %s", errRefused, channels.ErrNotHolder, t.ID)
 	case rec.State == channels.TaskDone && rec.Peer != from:
 		return s.duplicate(t, from)
 	case rec.State == channels.TaskFailed:

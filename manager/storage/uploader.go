@@ -61,6 +61,9 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 		return nil, fmt.Errorf("upload task %s: %w", d.TaskID, err)
 	}
 	if resp.Error != "" {
+		if resp.Final {
+			return nil, fmt.Errorf("upload task %s: %w: %w: %s", d.TaskID, ErrRefused, taskmgr.ErrRefused, resp.Error)
+		}
 		return nil, fmt.Errorf("upload task %s: %w: %s", d.TaskID, ErrRefused, resp.Error)
 	}
 	if u.Manager != nil {
@@ -69,6 +72,15 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 		}
 	}
 	return resp.Receipt, nil
+}
+
+// shed strips page p down to what was fetched, for a page the upload
+// cannot carry whole: the storage module keeps no text of a page with an
+// error.
+func shed(p *task.Page) {
+	dropRaw(p)
+	p.Text, p.Compression, p.TextBytes, p.Title = nil, "", 0, ""
+	p.Error = "too large to upload"
 }
 
 func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, error) {
@@ -111,7 +123,7 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 	if err := frame.Write(bw, &h, MaxHeaderSize); err != nil {
 		return nil, err
 	}
-	sent := 0
+	sent, total := 0, 0
 	if d.Spool != "" {
 		err = crawler.ReadSpool(d.Spool, func(p *task.Page) error {
 			if sent++; sent > n {
@@ -120,7 +132,22 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 			if !keepRaw[sent-1] {
 				dropRaw(p)
 			}
-			return frame.Write(bw, p, MaxPageSize)
+			b, err := json.Marshal(p)
+			if err != nil {
+				return fmt.Errorf("encode page %s: %w", p.URL, err)
+			}
+			if len(b) > MaxPageSize || total+len(b) > MaxUploadBytes {
+				// The storage module cannot take this page whole (a huge
+				// text), or the upload would pass its limit: the page goes
+				// as what was fetched, without its text, so that neither
+				// it nor the pages after it hold up the rest for ever.
+				shed(p)
+				if b, err = json.Marshal(p); err != nil {
+					return fmt.Errorf("encode page %s: %w", p.URL, err)
+				}
+			}
+			total += len(b)
+			return frame.WriteBytes(bw, b, MaxPageSize)
 		})
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"crypto/rand"
 	"strings"
 	"sync"
 	"testing"
@@ -43,5 +44,26 @@ func TestUploadIsMetered(t *testing.T) {
 	}
 	if lim.biggest > crawler.ReadChunk {
 		t.Fatalf("a wait of %d bytes exceeds the chunk of %d", lim.biggest, crawler.ReadChunk)
+	}
+}
+
+// TestOversizedPageDoesNotHoldUpTheResult: a page too large for one page
+// message (a huge text) goes without its text, and the rest of the result
+// is stored; it was refused whole and retried for ever.
+func TestOversizedPageDoesNotHoldUpTheResult(t *testing.T) {
+	r := newRig(t)
+	tk, env := r.issue(t, 1)
+	huge := page("http://site.example/huge", "x")
+	huge.Text = make([]byte, MaxPageSize) // base64 in JSON: a third larger still
+	if _, err := rand.Read(huge.Text); err != nil {
+		t.Fatal(err)
+	}
+	pages := append(site(), huge)
+	rc, _ := r.upload(t, tk.ID, env, pages)
+	if rc.PagesAccepted != len(site()) {
+		t.Fatalf("receipt %+v; want the %d other pages accepted", rc, len(site()))
+	}
+	if _, ok, err := r.st.Lookup("http://site.example/huge"); err != nil || ok {
+		t.Fatalf("the page sent without its text was indexed: %v, %v", ok, err)
 	}
 }

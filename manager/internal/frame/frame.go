@@ -33,13 +33,20 @@ func Write(w io.Writer, v any, limit int) error {
 	if err != nil {
 		return fmt.Errorf("encode %T: %w", v, err)
 	}
-	if len(b) > limit {
-		return fmt.Errorf("send %T: %w: %d bytes exceeds %d", v, ErrTooLarge, len(b), limit)
-	}
-	if _, err := w.Write(append(binary.AppendUvarint(nil, uint64(len(b))), b...)); err != nil {
+	if err := WriteBytes(w, b, limit); err != nil {
 		return fmt.Errorf("send %T: %w", v, err)
 	}
 	return nil
+}
+
+// WriteBytes writes b, an encoded message, as one frame of at most limit
+// bytes.
+func WriteBytes(w io.Writer, b []byte, limit int) error {
+	if len(b) > limit {
+		return fmt.Errorf("%w: %d bytes exceeds %d", ErrTooLarge, len(b), limit)
+	}
+	_, err := w.Write(append(binary.AppendUvarint(nil, uint64(len(b))), b...))
+	return err
 }
 
 // ReadBytes reads one frame of at most limit bytes: its length from r,
