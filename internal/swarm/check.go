@@ -9,6 +9,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -124,6 +125,39 @@ func TilingError(zones []localapi.Zone) error {
 		return fmt.Errorf("zones cover %g of a space of %g: a gap", sum, space)
 	}
 	return nil
+}
+
+// UnlistedError says which client does not list a client whose zones
+// abut its own among its neighbours, or nil when every abutting pair lists
+// each other. Until they do, a peer that dies or leaves with its handover
+// refused may be known to none of the peers around its zones, and nobody
+// takes them over (docs/overlay.md: an area nobody holds is not repaired).
+func UnlistedError(sts []*localapi.Overlay, names []string) error {
+	for i, a := range sts {
+		listed := map[string]bool{}
+		for _, nb := range a.Neighbours {
+			listed[nb.Peer] = true
+		}
+		for j, b := range sts {
+			if i == j || listed[b.Peer] || !abut(a.Zones, b.Zones) {
+				continue
+			}
+			return fmt.Errorf("%s does not list %s, whose zones abut its own", names[i], names[j])
+		}
+	}
+	return nil
+}
+
+// abut reports whether a zone of as abuts a zone of bs.
+func abut(as, bs []localapi.Zone) bool {
+	for _, a := range as {
+		for _, b := range bs {
+			if can.Abuts(can.Zone{Lo: a.Lo, Hi: a.Hi}, can.Zone{Lo: b.Lo, Hi: b.Hi}) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func overlap(a, b localapi.Zone) float64 {

@@ -1,6 +1,7 @@
 package swarm
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -38,5 +39,19 @@ func TestCV(t *testing.T) {
 	}
 	if got := cv([]float64{3, 3, 3}); got != 0 {
 		t.Fatalf("cv = %v, want 0", got)
+	}
+}
+
+func TestUnlistedError(t *testing.T) {
+	left := localapi.Zone{Lo: []float64{0, 0}, Hi: []float64{0.5, 1}}
+	right := localapi.Zone{Lo: []float64{0.5, 0}, Hi: []float64{1, 1}}
+	a := &localapi.Overlay{Peer: "a", Zones: []localapi.Zone{left}, Neighbours: []localapi.Neighbour{{Peer: "b"}}}
+	b := &localapi.Overlay{Peer: "b", Zones: []localapi.Zone{right}}
+	if err := UnlistedError([]*localapi.Overlay{a, b}, []string{"client-a", "client-b"}); err == nil || !strings.Contains(err.Error(), "client-b does not list client-a") {
+		t.Fatalf("UnlistedError = %v; want client-b named", err)
+	}
+	b.Neighbours = []localapi.Neighbour{{Peer: "a"}}
+	if err := UnlistedError([]*localapi.Overlay{a, b}, []string{"client-a", "client-b"}); err != nil {
+		t.Fatalf("UnlistedError of peers listing each other = %v", err)
 	}
 }

@@ -280,9 +280,17 @@ func settle(ctx context.Context, cs []*Client) (took time.Duration, first, err e
 }
 
 // overlayError says what keeps the clients' overlay from being settled:
-// a client not a member, or zones that do not tile the space.
+// a client not a member, zones that do not tile the space, or two clients
+// whose zones abut and one does not list the other. Churn on an overlay
+// short of the last can leave an area nobody holds: a peer that leaves
+// while all its neighbours die, known to none of their heirs (a run that
+// stopped 8 of 12 clients 4 s after they joined did).
 func overlayError(ctx context.Context, cs []*Client) error {
-	var zones []localapi.Zone
+	var (
+		zones []localapi.Zone
+		sts   []*localapi.Overlay
+		names []string
+	)
 	for _, c := range cs {
 		// A status that does not come is what is wrong, not a wait
 		// until the test's deadline.
@@ -296,11 +304,12 @@ func overlayError(ctx context.Context, cs []*Client) error {
 			return fmt.Errorf("%s is not a member", c.Name)
 		}
 		zones = append(zones, st.Overlay.Zones...)
+		sts, names = append(sts, st.Overlay), append(names, c.Name)
 	}
 	if err := TilingError(zones); err != nil {
 		return fmt.Errorf("zones of the %d clients do not tile the space: %w", len(cs), err)
 	}
-	return nil
+	return UnlistedError(sts, names)
 }
 
 // checkCredits checks the stopped clients' ledgers against what the
