@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,13 +13,27 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// holdSlot opens an upload stream to r that sends the length of a header
-// and no more of it, so that its handler holds one of storage's slots until the
-// returned stream is reset; it returns once the slot is taken.
-func holdSlot(t *testing.T, r *rig) network.Stream {
+// holdSlot opens an upload stream to r that sends the header of a genuine
+// upload (of a task of its own round) and none of its page, so that its
+// handler holds one of storage's slots until the returned stream is
+// reset; it returns once the slot is taken.
+func holdSlot(t *testing.T, r *rig, round int) network.Stream {
+	t.Helper()
+	_, env := r.issue(t, round)
+	st := openUpload(t, r)
+	if err := frame.Write(st, &Header{Task: env, Pages: 1}, MaxHeaderSize); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { return len(r.st.sem) == cap(r.st.sem) })
+	return st
+}
+
+// openUpload opens an upload stream to r from a new host.
+func openUpload(t *testing.T, r *rig) network.Stream {
 	t.Helper()
 	h := newHost(t)
 	h.Peerstore().AddAddrs(r.h.ID(), r.h.Addrs(), time.Hour)
@@ -26,11 +41,39 @@ func holdSlot(t *testing.T, r *rig) network.Stream {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Write([]byte{10}); err != nil {
+	return st
+}
+
+// TestNoSlotWithoutAGenuineHeader: a stream that sends nothing of a
+// header, or the header of a task the manager did not sign, holds none of
+// storage's slots: any peer could otherwise keep every upload out.
+func TestNoSlotWithoutAGenuineHeader(t *testing.T) {
+	r := newRigWith(t, func(o *Options) { o.Concurrent = 1; o.BusyWait = 200 * time.Millisecond })
+	idle := openUpload(t, r)
+	defer idle.Reset()
+	if _, err := idle.Write([]byte{10}); err != nil { // a header's length, and nothing of it
 		t.Fatal(err)
 	}
-	waitUntil(t, func() bool { return len(r.st.sem) == cap(r.st.sem) })
-	return st
+	forged := openUpload(t, r)
+	defer forged.Reset()
+	if err := frame.Write(forged, &Header{Task: []byte("not an envelope"), Pages: 1}, MaxHeaderSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := forged.CloseWrite(); err != nil { // as an uploader does after its last page
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(forged)
+	b, err := frame.ReadBytes(br, br, MaxResponseSize)
+	if err != nil {
+		t.Fatalf("no answer to a forged header: %v", err)
+	}
+	if resp, err := DecodeResponse(b); err != nil || !resp.Final || resp.Error == "" {
+		t.Fatalf("answer to a forged header %+v, %v; want a refusal for good", resp, err)
+	}
+	tk, env := r.issue(t, 1)
+	if rc, _ := r.upload(t, tk.ID, env, site()); rc.PagesAccepted != len(site()) {
+		t.Fatalf("upload beside an idle stream: receipt %+v", rc)
+	}
 }
 
 // bigPages returns pages far larger than a stream's flow-control window
@@ -59,7 +102,7 @@ func waitUntil(t *testing.T, cond func() bool) {
 func TestBusyStorageTakesUploadsInTurn(t *testing.T) {
 	r := newRigWith(t, func(o *Options) { o.Concurrent = 1 })
 	tk, env := r.issue(t, 1)
-	holder := holdSlot(t, r)
+	holder := holdSlot(t, r, 2)
 	up, _ := r.client(t)
 	up.Timeout = time.Minute
 	pages := bigPages()
@@ -95,7 +138,7 @@ func TestBusyStorageTakesUploadsInTurn(t *testing.T) {
 func TestBusyStorageTurnsAwayAtOnce(t *testing.T) {
 	r := newRigWith(t, func(o *Options) { o.Concurrent = 1; o.BusyWait = 200 * time.Millisecond })
 	tk, env := r.issue(t, 1)
-	holder := holdSlot(t, r)
+	holder := holdSlot(t, r, 2)
 	defer holder.Reset()
 	up, _ := r.client(t)
 	up.Timeout = time.Minute

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -226,32 +228,77 @@ const DefaultBusyWait = 30 * time.Second
 
 func (s *Storage) handle(st network.Stream) {
 	defer st.Close()
-	wait := time.NewTimer(s.opts.BusyWait)
-	select {
-	case s.sem <- struct{}{}:
-		wait.Stop()
-		defer func() { <-s.sem }()
-	case <-wait.C:
-		// The uploader reads the answer only after its last page; left
-		// unread, an upload larger than the stream's window would block
-		// on it until its timeout. The reset ends its writes at once, and
-		// it tries again after its backoff.
-		s.log.Debug("Upload turned away: storage busy", "peer", st.Conn().RemotePeer())
-		s.respond(st, &Response{Error: "storage busy, retry later"})
-		st.Reset()
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
-	defer cancel()
+	from := st.Conn().RemotePeer()
 	st.SetDeadline(time.Now().Add(s.opts.Timeout))
-	resp := s.receive(ctx, st, st.Conn().RemotePeer())
+	br := bufio.NewReader(st)
+	// The header is read and checked before a slot is taken: a slot holds
+	// an upload in memory, and a peer that is not the lease holder of a
+	// task this manager issued (or sends nothing) must not keep them.
+	h, resp := s.readHeader(br, from)
+	if resp == nil {
+		wait := time.NewTimer(s.opts.BusyWait)
+		select {
+		case s.sem <- struct{}{}:
+			wait.Stop()
+			defer func() { <-s.sem }()
+		case <-wait.C:
+			// The uploader reads the answer only after its last page; left
+			// unread, an upload larger than the stream's window would block
+			// on it until its timeout. The reset ends its writes at once,
+			// and it tries again after its backoff.
+			s.log.Debug("Upload turned away: storage busy", "peer", from)
+			s.respond(st, &Response{Error: "storage busy, retry later"})
+			st.Reset()
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
+		defer cancel()
+		resp = s.receive(ctx, br, from, h)
+	} else {
+		// Read what the uploader still sends, without keeping it, so that
+		// it reads the answer and does not send it again.
+		io.Copy(io.Discard, io.LimitReader(br, MaxUploadBytes+MaxPages*binary.MaxVarintLen64))
+	}
 	if resp.Error != "" {
-		s.log.Info("Upload refused", "peer", st.Conn().RemotePeer(), "reason", resp.Error)
+		s.log.Info("Upload refused", "peer", from, "reason", resp.Error)
 		if err := s.idx.count(func(t *Totals) { t.Refused++ }); err != nil {
 			s.log.Warn("Count refused upload", "err", err)
 		}
 	}
 	s.respond(st, resp)
+}
+
+// readHeader reads and checks an upload's header: nil and the header when
+// the upload may go on, else the refusal. It refuses what Accept would
+// refuse for good from the header alone: a task not signed by the
+// manager, never issued by it, or whose lease another peer holds while no
+// result of it is stored.
+func (s *Storage) readHeader(br *bufio.Reader, from peer.ID) (*Header, *Response) {
+	b, err := frame.ReadBytes(br, br, MaxHeaderSize)
+	if err != nil {
+		return nil, &Response{Error: fmt.Sprintf("read header: %v", err)}
+	}
+	h, err := DecodeHeader(b)
+	if err != nil {
+		return nil, &Response{Error: err.Error()}
+	}
+	t, err := envelope.Open(h.Task, s.opts.Manager)
+	if err != nil {
+		return nil, &Response{Error: fmt.Sprintf("%v: %v", errRefused, err), Final: true}
+	}
+	rec, err := s.opts.Tasks.Task(t.ID)
+	switch {
+	case errors.Is(err, channels.ErrNotFound):
+		return nil, &Response{Error: fmt.Sprintf("%v: task %s was never issued by this manager", errRefused, t.ID), Final: true}
+	case err != nil:
+		return nil, &Response{Error: err.Error()}
+	case rec.Epoch > 0 && rec.Holder != from.String():
+		if _, found, err := s.idx.receipt(t.ID); err != nil || found {
+			return h, nil // Accept answers a late result with the stored receipt, or one of zero
+		}
+		return nil, &Response{Error: fmt.Sprintf("%v: %v: task %s", errRefused, channels.ErrNotHolder, t.ID), Final: true}
+	}
+	return h, nil
 }
 
 func (s *Storage) respond(st network.Stream, r *Response) {
@@ -260,17 +307,9 @@ func (s *Storage) respond(st network.Stream, r *Response) {
 	}
 }
 
-// receive reads one upload from r and stores it.
-func (s *Storage) receive(ctx context.Context, st network.Stream, from peer.ID) *Response {
-	br := bufio.NewReader(st)
-	b, err := frame.ReadBytes(br, br, MaxHeaderSize)
-	if err != nil {
-		return &Response{Error: fmt.Sprintf("read header: %v", err)}
-	}
-	h, err := DecodeHeader(b)
-	if err != nil {
-		return &Response{Error: err.Error()}
-	}
+// receive reads the pages of the upload whose header h was read and
+// stores it.
+func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h *Header) *Response {
 	pages := make([]*task.Page, 0, min(h.Pages, 1024))
 	total := 0
 	for range h.Pages {
