@@ -109,6 +109,11 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 			delete(n.heard, id)
 		}
 	}
+	for id, at := range n.gone {
+		if now.Sub(at) > n.goneFor() {
+			delete(n.gone, id) // re-learned from lists again, as learnLocked would
+		}
+	}
 	for id, h := range n.handers {
 		if now.Sub(h.at) > n.goneFor() {
 			delete(n.handers, id)

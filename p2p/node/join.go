@@ -160,12 +160,31 @@ func (n *Node) learnLocked(p *wire.Peer, direct bool) {
 		if nb.direct {
 			return // what it told us itself beats hearsay
 		}
+	} else if !known && !direct && n.hearsayLocked() >= maxHearsay {
+		return // a peer's lists may be made up: they fill no more than this
 	}
 	var l can.Load
 	if p.Load != nil {
 		l = can.Load{RTL: p.Load.Rtl, RPL: p.Load.Rpl}
 	}
 	n.upsertLocked(id, addrs, zones, l, direct)
+}
+
+// maxHearsay bounds the neighbours known only from other peers' lists. A
+// zone has a few dozen neighbours at most; a peer listing thousands of
+// made-up ones would otherwise have this node heartbeat them all, and
+// remember each as gone.
+const maxHearsay = 64
+
+// hearsayLocked counts the neighbours known only second-hand.
+func (n *Node) hearsayLocked() int {
+	c := 0
+	for _, nb := range n.nbrs {
+		if !nb.direct {
+			c++
+		}
+	}
+	return c
 }
 
 // probeLocked asks the next heartbeat round to heartbeat id once, unless it
