@@ -441,8 +441,25 @@ func (r *run) discover(u *url.URL, depth int, parent task.Digest) error {
 	if r.skip != nil && r.skip.Has(task.DigestString(s)) {
 		return nil // known, and not due in this crawl
 	}
+	if r.todo.Len() >= r.todoRoom() {
+		return nil // more than the task can still fetch: found again later if needed
+	}
 	if !r.seen.Add(s) {
 		return nil
 	}
 	return r.todo.Push(entry{URL: s, Depth: depth, Parent: parent})
+}
+
+// minTodoRoom is the URLtodo a run keeps room for however few pages its
+// task may still fetch: entries that turn out not to be fetched (a
+// redirect to a page already seen) leave others their turn.
+const minTodoRoom = 1000
+
+// todoRoom is how many URLs the URLtodo may hold: twice the pages the task
+// may still fetch, at least minTodoRoom. A URL beyond it could not be
+// fetched in this task anyway, and every checkpoint holds the whole
+// URLtodo in memory: a host whose pages each link thousands of new URLs
+// would otherwise grow it by megabytes a page.
+func (r *run) todoRoom() int {
+	return max(2*(r.maxPages-r.requests), minTodoRoom)
 }

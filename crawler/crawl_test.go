@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,12 +203,44 @@ func TestManyLinksKeepURLtodoBounded(t *testing.T) {
 	if r.todo.PeakInMemory() > memEntries {
 		t.Fatalf("URLtodo held %d entries in memory, max %d", r.todo.PeakInMemory(), memEntries)
 	}
-	// The first MaxPageLinks links count; two of them were crawled.
-	if r.todo.Len() != MaxPageLinks-2 {
-		t.Fatalf("URLtodo has %d entries, want %d", r.todo.Len(), MaxPageLinks-2)
+	// Of the first MaxPageLinks links, the URLtodo keeps what the task could
+	// still fetch, twice over and at least minTodoRoom; two were crawled.
+	if r.todo.Len() != minTodoRoom-2 {
+		t.Fatalf("URLtodo has %d entries, want %d", r.todo.Len(), minTodoRoom-2)
 	}
 	if r.res.Stopped != "max pages" {
 		t.Fatalf("Stopped = %q", r.res.Stopped)
+	}
+}
+
+// TestCheckpointsStayBounded: a host whose every page links hundreds of
+// new URLs does not grow the URLtodo, which each checkpoint holds whole in
+// memory, past what the task could still fetch.
+func TestCheckpointsStayBounded(t *testing.T) {
+	var n atomic.Int64
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		var b strings.Builder
+		for range 500 {
+			fmt.Fprintf(&b, `<a href="/p/%d">x</a>`, n.Add(1))
+		}
+		fmt.Fprint(w, html(b.String()))
+	}))
+	const maxPages = 40
+	largest := 0
+	opts := RunOptions{Every: 5, Checkpoint: func(p *Progress) error {
+		largest = max(largest, len(p.Todo))
+		return nil
+	}}
+	c := New(testConfig(t))
+	if _, err := c.RunFrom(context.Background(), &task.Task{ID: "t", Seeds: []string{s.URL + "/"}, MaxDepth: 5, MaxPages: maxPages}, &memSink{}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if largest == 0 || largest > max(2*maxPages, minTodoRoom) {
+		t.Fatalf("a checkpoint held %d URLs to do; want some, at most %d", largest, max(2*maxPages, minTodoRoom))
 	}
 }
 
