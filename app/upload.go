@@ -115,6 +115,9 @@ func copyFile(src, dst string) (int64, error) {
 	if err == nil {
 		err = os.Rename(tmp, dst)
 	}
+	if err == nil {
+		err = atomicfile.SyncDir(filepath.Dir(dst)) // before the source spool goes
+	}
 	if err != nil {
 		os.Remove(tmp)
 		return 0, fmt.Errorf("copy %s: %w", src, err)

@@ -2,8 +2,8 @@
 // the new content, never a mix: through a synced temporary file in the same
 // directory and a rename over the target.
 //
-// Caveat: the directory itself is not synced, so after a power loss the
-// rename may be undone (the old content stays); it is never torn.
+// The directory is synced after the rename (SyncDir), so that a power loss
+// cannot undo it where the platform allows.
 package atomicfile
 
 import (
@@ -43,5 +43,5 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return nil
+	return SyncDir(dir)
 }

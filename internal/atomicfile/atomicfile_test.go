@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -28,5 +29,17 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := WriteFile(filepath.Join(path, "under-a-file"), nil, 0o600); err == nil {
 		t.Fatal("writing below a regular file succeeded")
+	}
+}
+
+func TestSyncDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := SyncDir(dir); err != nil {
+		t.Fatalf("SyncDir of a directory: %v", err)
+	}
+	if runtime.GOOS != "windows" {
+		if err := SyncDir(filepath.Join(dir, "missing")); err == nil {
+			t.Fatal("SyncDir of a missing directory succeeded")
+		}
 	}
 }
