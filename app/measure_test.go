@@ -26,19 +26,24 @@ func TestNetworkMeasuresLoopbackHosts(t *testing.T) {
 	s := startSwarm(t, 1, time.Hour, manager.AssignCAN)
 	web := httptest.NewServer(http.NotFoundHandler())
 	defer web.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := s.clients[0].net.h
+	hostPort := strings.TrimPrefix(web.URL, "http://")
+	// Another peer's request is refused: a volunteer measures for its
+	// manager alone.
 	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client := s.clients[0].net.h
 	if err := h.Connect(ctx, client.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
-	hostPort := strings.TrimPrefix(web.URL, "http://")
-	resp, err := rtt.Ask(ctx, h, client.ID(), hostPort, 1)
+	if _, err := rtt.Ask(ctx, h, client.ID(), hostPort, 1); err == nil {
+		t.Fatal("the client measured a host for a peer other than its manager")
+	}
+	resp, err := rtt.Ask(ctx, s.m.Host(), client.ID(), hostPort, 1)
 	if err != nil {
 		t.Fatalf("measure %s through the client: %v", hostPort, err)
 	}
