@@ -48,12 +48,11 @@ func grantSend(t *testing.T, d *DB, id string, now time.Time, want bool) Task {
 	return g
 }
 
-// TestOneLeasePerHost: two channels crawling one host (sub-directory
-// channels of it, say) never hold live leases
-// together, whatever happens to the first: it is claimed, renewed,
-// released, lapses, or ends with a result.
-func TestOneLeasePerHost(t *testing.T) {
-	d := openDB(t, "", Options{})
+// twoTasks adds two channels, a.example and b.example, and issues a
+// round of each whose task crawls hostA and hostB (the same host for two
+// channels of one host), returning the two task records.
+func twoTasks(t *testing.T, d *DB, hostA, hostB string) (Task, Task) {
+	t.Helper()
 	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -61,8 +60,16 @@ func TestOneLeasePerHost(t *testing.T) {
 	if len(chs) != 2 {
 		t.Fatalf("%d channels", len(chs))
 	}
-	a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
-	b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+	return issueOn(t, d, chs[0].ID, hostA, 1, t0)[0], issueOn(t, d, chs[1].ID, hostB, 1, t0)[0]
+}
+
+// TestOneLeasePerHost: two channels crawling one host (sub-directory
+// channels of it, say) never hold live leases
+// together, whatever happens to the first: it is claimed, renewed,
+// released, lapses, or ends with a result.
+func TestOneLeasePerHost(t *testing.T) {
+	d := openDB(t, "", Options{})
+	a, b := twoTasks(t, d, "h.example", "h.example")
 
 	ga := grantSend(t, d, a.ID, t0, true)
 	grantSend(t, d, b.ID, t0, false) // a's lease may be live
@@ -216,12 +223,7 @@ func TestLeaseSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
-		t.Fatal(err)
-	}
-	chs, _ := d.All(0)
-	a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
-	b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+	a, b := twoTasks(t, d, "h.example", "h.example")
 	grantSend(t, d, a.ID, t0, true)
 	if _, err := d.Claim(a.ID, 1, "p1", t0, testLease); err != nil {
 		t.Fatal(err)
@@ -292,12 +294,7 @@ func TestSpotCheckLease(t *testing.T) {
 // old grant can then neither claim the host nor cancel the task.
 func TestRegrantFencesOutCutShortSend(t *testing.T) {
 	d := openDB(t, "", Options{})
-	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
-		t.Fatal(err)
-	}
-	chs, _ := d.All(0)
-	a := issueOn(t, d, chs[0].ID, "a.example", 1, t0)[0]
-	b := issueOn(t, d, chs[1].ID, "b.example", 1, t0)[0]
+	a, b := twoTasks(t, d, "a.example", "b.example")
 	cutShort := func(id string) Task {
 		g, ok, err := d.Grant(id, t0, testLease)
 		if err != nil || !ok {
@@ -348,12 +345,7 @@ func TestRegrantFencesOutCutShortSend(t *testing.T) {
 // the claimed lease may be live, and once it has lapsed the host is free.
 func TestClaimOutlivesAFailedSend(t *testing.T) {
 	d := openDB(t, "", Options{})
-	if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
-		t.Fatal(err)
-	}
-	chs, _ := d.All(0)
-	a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
-	b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+	a, b := twoTasks(t, d, "h.example", "h.example")
 	ga, ok, err := d.Grant(a.ID, t0, testLease)
 	if err != nil || !ok {
 		t.Fatalf("grant a: %v, %v", ok, err)
@@ -439,12 +431,7 @@ func TestHostAsksHoldNextLease(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := openDB(t, "", Options{})
-			if _, err := d.AddSeeds([]string{"http://a.example/", "http://b.example/"}, t0); err != nil {
-				t.Fatal(err)
-			}
-			chs, _ := d.All(0)
-			a := issueOn(t, d, chs[0].ID, "h.example", 1, t0)[0]
-			b := issueOn(t, d, chs[1].ID, "h.example", 1, t0)[0]
+			a, b := twoTasks(t, d, "h.example", "h.example")
 			ga := grantSend(t, d, a.ID, t0, true)
 			if _, err := d.Claim(a.ID, ga.Epoch, "p1", t0, testLease); err != nil {
 				t.Fatal(err)
