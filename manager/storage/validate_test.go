@@ -76,6 +76,15 @@ func article(seed string) string {
 	return b.String()
 }
 
+// madeUp returns six invented pages of site.example under path prefix.
+func madeUp(prefix string) []*task.Page {
+	var out []*task.Page
+	for i := range 6 {
+		out = append(out, page(fmt.Sprintf("http://site.example%s%d", prefix, i), article(fmt.Sprint("made up ", prefix, i))))
+	}
+	return out
+}
+
 // site is the four pages of the honest crawl, as the web serves them.
 func site() []*task.Page {
 	var out []*task.Page
@@ -210,10 +219,7 @@ func TestSpotCheckConfirmsHonestResult(t *testing.T) {
 func TestSpotCheckRevokesInventedPages(t *testing.T) {
 	r, c, failed := validatingRig(t, func() float64 { return 0 })
 	tk, env := r.issue(t, 1)
-	var forged []*task.Page
-	for i := range 6 {
-		forged = append(forged, page(fmt.Sprintf("http://site.example/invented-%d", i), article(fmt.Sprint("spam ", i))))
-	}
+	forged := madeUp("/invented-")
 	rc, cheater := r.upload(t, tk.ID, env, forged)
 	if rc.State != task.CreditPending {
 		t.Fatalf("receipt %+v, want pending", rc)
@@ -770,11 +776,7 @@ func TestOnePageOneCredit(t *testing.T) {
 func TestUntoldResultEarnsNothing(t *testing.T) {
 	r, c, failed := validatingRig(t, func() float64 { return 0 })
 	tk, env := r.issue(t, 1)
-	var forged []*task.Page
-	for i := range 6 {
-		forged = append(forged, page(fmt.Sprintf("http://site.example/members/%d", i), article(fmt.Sprint("made up ", i))))
-	}
-	_, peer := r.upload(t, tk.ID, env, forged)
+	_, peer := r.upload(t, tk.ID, env, madeUp("/members/"))
 	forbidden := func(ic issuedCheck) []*task.Page {
 		var out []*task.Page
 		for _, u := range ic.urls {
