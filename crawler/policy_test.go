@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -257,4 +258,41 @@ func TestHostAsksCarryAcrossRuns(t *testing.T) {
 			t.Fatalf("second run stopped %q; want the host's rest named", stopped[1])
 		}
 	})
+}
+
+// TestResumedRunKeepsTheWait: a run resumed from a checkpoint after a
+// restart (a new Crawler, whose host clock knows nothing) keeps the wait
+// the crawl had learned, Crawl-delay included, from its first request on:
+// the crawl it goes on from may have sent its last request just before.
+func TestResumedRunKeepsTheWait(t *testing.T) {
+	const asked = 400 * time.Millisecond
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.4\n")
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, html(links("/a", "/b", "/c")))
+	})
+	s := newSite(t, mux)
+	tk := &task.Task{ID: "t", Seeds: []string{s.URL + "/"}, MaxDepth: 1, Delay: task.Duration(10 * time.Millisecond)}
+	var saved *Progress
+	crash := errors.New("killed")
+	_, err := New(testConfig(t)).RunFrom(context.Background(), tk, &memSink{}, RunOptions{Every: 1, Checkpoint: func(p *Progress) error {
+		saved = p
+		return crash // the process dies right after its first checkpoint
+	}})
+	if !errors.Is(err, crash) || saved == nil {
+		t.Fatalf("first run = %v, checkpoint %v; want it killed after one", err, saved != nil)
+	}
+	before := len(s.requests(""))
+	if _, err := New(testConfig(t)).RunFrom(context.Background(), tk, &memSink{}, RunOptions{Resume: saved}); err != nil {
+		t.Fatal(err)
+	}
+	hits := s.requests("")
+	if len(hits) <= before {
+		t.Fatalf("the resumed run sent nothing")
+	}
+	if gap := hits[before].At.Sub(hits[before-1].At); gap < asked {
+		t.Fatalf("the resumed run's first request came %v after the last one; want the Crawl-delay %v", gap, asked)
+	}
 }

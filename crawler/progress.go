@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -31,6 +32,10 @@ type Progress struct {
 	Failures int          `json:"failures,omitempty"`
 	Hosts    []string     `json:"hosts"`
 	Result   *task.Result `json:"result"`
+	// Wait is the run's politeness wait when it stood here, a host's
+	// Crawl-delay included: a run resumed after a restart keeps it from
+	// its first request, robots.txt's, on.
+	Wait task.Duration `json:"wait,omitempty"`
 }
 
 // Pending is one URL waiting in URLtodo.
@@ -178,12 +183,17 @@ func (r *run) resume(p *Progress) error {
 	}
 	r.res = &res
 	r.failures = p.Failures
+	// The crawl this one goes on from may have sent its last request just
+	// before it stopped, and this process's host clock does not know: the
+	// first request waits the whole wait from now.
+	r.delay = max(r.delay, min(time.Duration(p.Wait), MaxCrawlDelay))
+	r.lastReq = time.Now()
 	return nil
 }
 
 // progress returns the run's state now; it is called between pages.
 func (r *run) progress() (*Progress, error) {
-	p := &Progress{Rest: task.Rest{Requests: r.requests}, Failures: r.failures}
+	p := &Progress{Rest: task.Rest{Requests: r.requests}, Failures: r.failures, Wait: task.Duration(r.delay)}
 	todo, err := r.todo.entries()
 	if err != nil {
 		return nil, err
