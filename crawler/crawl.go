@@ -372,7 +372,9 @@ func (r *run) sameSite(u *url.URL) bool { return r.hosts[u.Host] }
 func (r *run) hostRest() time.Duration {
 	var d time.Duration
 	for h := range r.hosts {
-		d = max(d, r.c.hosts.restsFor(h))
+		if _, rest := r.c.hosts.asks(h); !rest.IsZero() {
+			d = max(d, time.Until(rest))
+		}
 	}
 	return d
 }

@@ -83,16 +83,6 @@ func (h *hostClock) asks(host string) (wait time.Duration, rest time.Time) {
 	return wait, rest
 }
 
-// restsFor returns how much longer host asked to be left alone.
-func (h *hostClock) restsFor(host string) time.Duration {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if t := h.hosts[host]; t != nil {
-		return max(time.Until(t.rest), 0)
-	}
-	return 0
-}
-
 // acquire waits until a request to host may start: gap, or the host's own
 // wait when longer, after the end of the previous one from any run, and
 // not before the end of a rest the host asked for. It holds the host until

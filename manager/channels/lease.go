@@ -100,7 +100,13 @@ type LeaseTimes struct {
 // or claimed: a claim proves delivery, whatever the send was told), and
 // its time has not run out.
 func (t *Task) mayBeLive(now time.Time, skew time.Duration) bool {
-	return t.Epoch > 0 && (t.Sent || t.Sending || t.Holder != "") && now.Before(t.liveUntil(skew))
+	return t.delivered() && now.Before(t.liveUntil(skew))
+}
+
+// delivered reports whether granted task t may be in the overlay or
+// running: being sent, sent, or claimed.
+func (t *Task) delivered() bool {
+	return t.Epoch > 0 && (t.Sent || t.Sending || t.Holder != "")
 }
 
 // liveUntil is when task t's lease stops counting as possibly live.
@@ -327,7 +333,7 @@ func (d *DB) leaseOp(id, what string, fn func(kv.Tx, *Task) error) (Task, error)
 // deadline. A task whose lease may be live is never lost, whatever its
 // deadline: counting it lost would free its host for a second crawler.
 func (t *Task) lapsed(now time.Time, skew time.Duration) bool {
-	if t.Epoch > 0 && (t.Sent || t.Sending || t.Holder != "") {
+	if t.delivered() {
 		return now.After(t.liveUntil(skew))
 	}
 	return !t.Deadline.IsZero() && now.After(t.Deadline)

@@ -234,7 +234,7 @@ func (s *Storage) handle(st network.Stream) {
 	// The header is read and checked before a slot is taken: a slot holds
 	// an upload in memory, and a peer that is not the lease holder of a
 	// task this manager issued (or sends nothing) must not keep them.
-	h, resp := s.readHeader(br, from)
+	h, t, resp := s.readHeader(br, from)
 	if resp == nil {
 		wait := time.NewTimer(s.opts.BusyWait)
 		select {
@@ -253,7 +253,7 @@ func (s *Storage) handle(st network.Stream) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), s.opts.Timeout)
 		defer cancel()
-		resp = s.receive(ctx, br, from, h)
+		resp = s.receive(ctx, br, from, h, t)
 	} else {
 		// Read what the uploader still sends, without keeping it, so that
 		// it reads the answer and does not send it again.
@@ -268,37 +268,60 @@ func (s *Storage) handle(st network.Stream) {
 	s.respond(st, resp)
 }
 
-// readHeader reads and checks an upload's header: nil and the header when
-// the upload may go on, else the refusal. It refuses what Accept would
-// refuse for good from the header alone: a task not signed by the
-// manager, never issued by it, or whose lease another peer holds while no
-// result of it is stored.
-func (s *Storage) readHeader(br *bufio.Reader, from peer.ID) (*Header, *Response) {
+// readHeader reads and checks an upload's header: the header and its
+// task when the upload may go on, else the refusal. It refuses what
+// Accept would refuse for good from the header alone (mayUpload).
+func (s *Storage) readHeader(br *bufio.Reader, from peer.ID) (*Header, *task.Task, *Response) {
 	b, err := frame.ReadBytes(br, br, MaxHeaderSize)
 	if err != nil {
-		return nil, &Response{Error: fmt.Sprintf("read header: %v", err)}
+		return nil, nil, &Response{Error: fmt.Sprintf("read header: %v", err)}
 	}
 	h, err := DecodeHeader(b)
 	if err != nil {
-		return nil, &Response{Error: err.Error()}
+		return nil, nil, &Response{Error: err.Error()}
 	}
+	t, err := s.open(h)
+	if err == nil {
+		_, err = s.mayUpload(t, from.String())
+	}
+	if err != nil {
+		return nil, nil, &Response{Error: err.Error(), Final: errors.Is(err, errRefused)}
+	}
+	return h, t, nil
+}
+
+// open checks the signature on the task of upload header h.
+func (s *Storage) open(h *Header) (*task.Task, error) {
 	t, err := envelope.Open(h.Task, s.opts.Manager)
 	if err != nil {
-		return nil, &Response{Error: fmt.Sprintf("%v: %v", errRefused, err), Final: true}
+		return nil, fmt.Errorf("%w: %w", errRefused, err)
 	}
+	return t, nil
+}
+
+// mayUpload returns the record of task t when peer from may upload its
+// result: the manager issued it, and from holds its lease or a result of
+// it is stored already (Accept answers a repeat or a late one). Errors
+// wrapping errRefused are final.
+func (s *Storage) mayUpload(t *task.Task, from string) (channels.Task, error) {
 	rec, err := s.opts.Tasks.Task(t.ID)
 	switch {
 	case errors.Is(err, channels.ErrNotFound):
-		return nil, &Response{Error: fmt.Sprintf("%v: task %s was never issued by this manager", errRefused, t.ID), Final: true}
+		return rec, fmt.Errorf("%w: task %s was never issued by this manager", errRefused, t.ID)
 	case err != nil:
-		return nil, &Response{Error: err.Error()}
-	case rec.Epoch > 0 && rec.Holder != from.String():
-		if _, found, err := s.idx.receipt(t.ID); err != nil || found {
-			return h, nil // Accept answers a late result with the stored receipt, or one of zero
+		return rec, err
+	case rec.Epoch > 0 && rec.Holder != from:
+		// Only the crawler holding the host's lease worked on the host
+		// for this task; anyone else's pages are not its result.
+		_, found, err := s.idx.receipt(t.ID)
+		switch {
+		case err != nil:
+			return rec, fmt.Errorf("read receipt of task %s: %w", t.ID, err)
+		case !found:
+			return rec, fmt.Errorf("%w: %w: task %s", errRefused, channels.ErrNotHolder, t.ID)
 		}
-		return nil, &Response{Error: fmt.Sprintf("%v: %v: task %s", errRefused, channels.ErrNotHolder, t.ID), Final: true}
 	}
-	return h, nil
+	return rec, nil
 }
 
 func (s *Storage) respond(st network.Stream, r *Response) {
@@ -307,9 +330,9 @@ func (s *Storage) respond(st network.Stream, r *Response) {
 	}
 }
 
-// receive reads the pages of the upload whose header h was read and
-// stores it.
-func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h *Header) *Response {
+// receive reads the pages of the upload whose header h, of task t, was
+// read and stores it.
+func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h *Header, t *task.Task) *Response {
 	pages := make([]*task.Page, 0, min(h.Pages, 1024))
 	total := 0
 	for range h.Pages {
@@ -326,7 +349,7 @@ func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h
 		}
 		pages = append(pages, p)
 	}
-	resp, err := s.Accept(ctx, from.String(), h, pages)
+	resp, err := s.accept(ctx, from.String(), t, h, pages)
 	if err != nil {
 		return &Response{Error: err.Error(), Final: errors.Is(err, errRefused)}
 	}
@@ -343,10 +366,15 @@ var errRefused = errors.New("refused")
 // receipt back, and a result that comes after another peer's earns a
 // receipt of zero. It returns an error for uploads it refuses.
 func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*task.Page) (*Response, error) {
-	t, err := envelope.Open(h.Task, s.opts.Manager)
+	t, err := s.open(h)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errRefused, err)
+		return nil, err
 	}
+	return s.accept(ctx, from, t, h, pages)
+}
+
+// accept is Accept for the upload of task t, whose signature was checked.
+func (s *Storage) accept(ctx context.Context, from string, t *task.Task, h *Header, pages []*task.Page) (*Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if prev, found, err := s.idx.receipt(t.ID); err != nil {
@@ -357,18 +385,11 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 		}
 		return s.duplicate(t, from)
 	}
-	rec, err := s.opts.Tasks.Task(t.ID)
-	if errors.Is(err, channels.ErrNotFound) {
-		return nil, fmt.Errorf("%w: task %s was never issued by this manager", errRefused, t.ID)
-	}
+	rec, err := s.mayUpload(t, from)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case rec.Epoch > 0 && rec.Holder != from:
-		// Only the crawler holding the host's lease worked on the host
-		// for this task; anyone else's pages are not its result.
-		return nil, fmt.Errorf("%w: %w: task %s", errRefused, channels.ErrNotHolder, t.ID)
 	case rec.State == channels.TaskDone && rec.Peer != from:
 		return s.duplicate(t, from)
 	case rec.State == channels.TaskFailed:
