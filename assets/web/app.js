@@ -26,7 +26,14 @@
   }
   const fmtRate = n => fmtBytes(n) + '/s';
   const fmtPct = v => (v >= 10 || v === 0 ? v.toFixed(0) : v.toFixed(1)) + ' %';
-  function fmtCredits(v) { return v >= 100 ? Math.round(v).toLocaleString() : (Math.round(v * 10) / 10).toLocaleString(); }
+  // fmtCredits rounds to a tenth (whole credits from 100). A total that
+  // sums to nothing may be a hair below zero (the ledger adds and takes
+  // away floats): it is 0, never −0.
+  function fmtCredits(v) {
+    v = Number(v) || 0;
+    const r = Math.abs(v) >= 100 ? Math.round(v) : Math.round(v * 10) / 10;
+    return (r === 0 ? 0 : r).toLocaleString();
+  }
   function fmtCount(v) { return Number(v || 0).toLocaleString(); }
   function fmtElapsed(ms) {
     const s = Math.max(0, Math.round(ms / 1000));
@@ -82,7 +89,7 @@
   }
 
   // The helpers the other pages' scripts (solo.js) share.
-  window.HC = { getJSON, post, say, fmtTime, fmtCount, fmtElapsed, page: () => S.page };
+  window.HC = { getJSON, post, say, fmtTime, fmtCount, fmtElapsed, fmtCredits, page: () => S.page };
 
   // ---- navigation ----
   function show(page, focus) {
