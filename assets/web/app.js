@@ -216,10 +216,20 @@
     const first = S.samples.length ? S.samples[0].t : now;
     const span = Math.min(HOUR, Math.max(10 * 60000, Math.ceil((now - first) / 600000) * 600000));
     const C = window.HCCharts;
-    C.line($('chart-down'), { series: [{ cls: 's0', area: true, points: pts('d') }], cap: pts('dc'), span, now, fmt: fmtRate, max: 1000 });
-    C.line($('chart-up'), { series: [{ cls: 's0', area: true, points: pts('u') }], cap: pts('uc'), span, now, fmt: fmtRate, max: 1000 });
-    C.line($('chart-cpu'), { series: [{ cls: 's0', area: true, points: pts('c') }, { cls: 's1', points: pts('co') }], cap: pts('cc'), span, now, fmt: fmtPct, max: 10, ceil: 100 });
-    C.line($('chart-mem'), { series: [{ cls: 's0', area: true, points: pts('m') }], cap: pts('mc'), span, now, fmt: fmtBytes, max: 1e6 });
+    const draw = (id, opts) => capLegend($(id), C.line($(id), Object.assign({ span, now }, opts)), opts.fmt);
+    draw('chart-down', { series: [{ cls: 's0', area: true, points: pts('d') }], cap: pts('dc'), fmt: fmtRate, max: 1000 });
+    draw('chart-up', { series: [{ cls: 's0', area: true, points: pts('u') }], cap: pts('uc'), fmt: fmtRate, max: 1000 });
+    draw('chart-cpu', { series: [{ cls: 's0', area: true, points: pts('c') }, { cls: 's1', points: pts('co') }], cap: pts('cc'), fmt: fmtPct, max: 10, ceil: 100 });
+    draw('chart-mem', { series: [{ cls: 's0', area: true, points: pts('m') }], cap: pts('mc'), fmt: fmtBytes, max: 1e6 });
+  }
+
+  // capLegend names a chart's cap under it: none while no cap was set in
+  // the time shown, and its value when it is far above the readings and so
+  // left off the scale.
+  function capLegend(svg, cap, fmt) {
+    const item = svg.parentElement.querySelector('.cap-item');
+    item.hidden = !cap.capped;
+    item.querySelector('.cap-text').textContent = cap.capOff ? 'cap ' + fmt(cap.capNow) + ', above the scale' : 'cap';
   }
 
   async function loadCreditDays() {

@@ -3,6 +3,10 @@ package web_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // Credit totals that sum to nothing can be a hair below zero (the ledger
@@ -20,5 +24,60 @@ func TestBrowserCreditsNeverNegativeZero(t *testing.T) {
 		func(s string) bool { return s != "–" })
 	if strings.Contains(pending, "-") || strings.Contains(pending, "−") {
 		t.Errorf("pending credits shown as %q", pending)
+	}
+}
+
+// chartLabelsFit is a script that lists the dashboard's chart labels that
+// leave their drawing, overlap another label or are drawn smaller than
+// 10 px on the screen; "ok" when there are none.
+const chartLabelsFit = `(() => {
+	const bad = [];
+	for (const svg of document.querySelectorAll('svg.chart')) {
+		const vb = svg.viewBox.baseVal;
+		const ts = Array.from(svg.querySelectorAll('text'));
+		const bs = ts.map(t => t.getBBox());
+		ts.forEach((t, i) => {
+			const b = bs[i], name = svg.id + ' "' + t.textContent + '"';
+			if (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5) {
+				bad.push(name + ' leaves the drawing');
+			}
+			for (let j = 0; j < i; j++) {
+				const c = bs[j];
+				if (b.x < c.x + c.width && c.x < b.x + b.width && b.y < c.y + c.height && c.y < b.y + b.height) bad.push(name + ' overlaps "' + ts[j].textContent + '"');
+			}
+			if (t.getBoundingClientRect().height < 10) bad.push(name + ' is ' + t.getBoundingClientRect().height.toFixed(1) + ' px high');
+		});
+	}
+	return bad.join('; ') || 'ok';
+})()`
+
+// The charts' labels stay inside their drawings, apart, and at a readable
+// size, in a wide window and in a phone-sized one.
+func TestBrowserChartLabelsFit(t *testing.T) {
+	ctx := browser(t, "")
+	r := startClient(t)
+	waitFor(t, "pages in the ledger", func() bool {
+		st, err := r.api.Status(ctx)
+		return err == nil && st.Pages.Total >= 3
+	})
+	signIn(t, ctx, r, "")
+	// A cap far above the readings is named in the legend.
+	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "cpu", Value: "90"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []struct {
+		name string
+		w, h int64
+	}{{"wide", 1280, 1000}, {"small", 380, 700}} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h)); err != nil {
+			t.Fatal(err)
+		}
+		text(t, ctx, size.name+" charts drawn", `String(document.querySelectorAll('#chart-credits rect').length > 0 && document.querySelectorAll('#chart-mem polyline.line').length > 0)`,
+			func(s string) bool { return s == "true" })
+		text(t, ctx, size.name+" chart labels", chartLabelsFit, func(s string) bool { return s == "ok" })
+		// Drawn for the width they have, so text keeps its size.
+		text(t, ctx, size.name+" chart width", `String(Math.abs(document.getElementById('chart-credits').viewBox.baseVal.width - document.getElementById('chart-credits').getBoundingClientRect().width) < 2)`,
+			func(s string) bool { return s == "true" })
+		screenshot(t, ctx, "charts-"+size.name)
 	}
 }
