@@ -203,7 +203,12 @@
     $('now-down').textContent = ofCap(st.download.current, st.download.cap, fmtRate);
     $('now-up').textContent = ofCap(st.upload.current, st.upload.cap, fmtRate);
     $('now-cpu').textContent = fmtPct(st.cpu.own) + (st.cpu.cap > 0 ? ' of ' + fmtPct(st.cpu.cap) : '') + ' · others ' + fmtPct(st.cpu.other);
-    $('now-mem').textContent = ofCap(st.memory.rss, st.memory.cap, fmtBytes);
+    // Memory is what Hivecrawl holds now (its resident set), in the units
+    // the Memory cap setting takes; "537 MB · no cap" did not say which
+    // of the two the figure was.
+    $('now-mem').textContent = fmtBytes(st.memory.rss) + ' in use' + (st.memory.cap > 0 ? ' of a ' + fmtBytes(st.memory.cap) + ' cap' : ' · no cap set');
+    $('now-mem').title = 'Memory Hivecrawl holds now (resident set size)' +
+      (st.memory.cap > 0 ? '; crawling pauses above the cap' : '; set a memory cap in Settings to pause crawling above it');
     $('version').textContent = 'Hivecrawl ' + (st.version || '');
     $('uptime').textContent = st.started ? 'running since ' + fmtTime(st.started) : '';
   }

@@ -81,3 +81,19 @@ func TestBrowserChartLabelsFit(t *testing.T) {
 		screenshot(t, ctx, "charts-"+size.name)
 	}
 }
+
+// The memory chart's figure says what it is: memory in use, and whether a
+// cap is set; the legend names a cap only when there is one.
+func TestBrowserMemoryLabel(t *testing.T) {
+	ctx := browser(t, "")
+	r := startClient(t)
+	signIn(t, ctx, r, "")
+	// The calm sampler reads 48 MiB.
+	text(t, ctx, "memory without a cap", `document.getElementById('now-mem').textContent + '|' + document.querySelector('#chart-mem').parentElement.querySelector('.cap-item').hidden`,
+		func(s string) bool { return s == "50.3 MB in use · no cap set|true" })
+	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "memory", Value: "200MB"}); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "memory with a cap", `document.getElementById('now-mem').textContent + '|' + document.querySelector('#chart-mem').parentElement.querySelector('.cap-item').hidden`,
+		func(s string) bool { return s == "50.3 MB in use of a 200 MB cap|false" })
+}
