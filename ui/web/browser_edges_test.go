@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -96,4 +97,51 @@ func TestBrowserMemoryLabel(t *testing.T) {
 	}
 	text(t, ctx, "memory with a cap", `document.getElementById('now-mem').textContent + '|' + document.querySelector('#chart-mem').parentElement.querySelector('.cap-item').hidden`,
 		func(s string) bool { return s == "50.3 MB in use of a 200 MB cap|false" })
+}
+
+// holdEvents makes the page's live updates wait until the test calls
+// window.__releaseEvents(): the page as it is before any data arrives.
+const holdEvents = `(() => {
+	const Real = window.EventSource;
+	let go;
+	const ready = new Promise(r => { go = r; });
+	window.__releaseEvents = () => go();
+	window.EventSource = class {
+		constructor(url) {
+			this.listeners = [];
+			ready.then(() => {
+				const es = new Real(url);
+				es.onopen = e => this.onopen && this.onopen(e);
+				es.onerror = e => this.onerror && this.onerror(e);
+				for (const [type, fn] of this.listeners) es.addEventListener(type, fn);
+			});
+		}
+		addEventListener(type, fn) { this.listeners.push([type, fn]); }
+	};
+})()`
+
+// Before its first status the page waits for the client: it says nothing
+// about the mode (a solo client used to read "local mode" until then).
+func TestBrowserSoloModeNotLocalBeforeData(t *testing.T) {
+	ctx := browser(t, "")
+	r := startClient(t)
+	if _, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: holdEvents}); err != nil {
+		t.Fatal(err)
+	}
+	signIn(t, ctx, r, "")
+	const shown = `['state-text', 'peers-sub', 'zone-note', 'solo-intro'].map(id => document.getElementById(id).hidden ? '' : document.getElementById(id).textContent).join('|')`
+	before := text(t, ctx, "the page before data", shown, func(s string) bool { return s != "" })
+	if strings.Contains(before, "local") {
+		t.Errorf("before any data the page says %q", before)
+	}
+	if !strings.Contains(before, "Waiting for the client") {
+		t.Errorf("before any data the page says %q, not that it waits", before)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`window.__releaseEvents()`)); err != nil {
+		t.Fatal(err)
+	}
+	after := text(t, ctx, "the page with data", shown, func(s string) bool { return strings.Contains(s, "solo: a one-peer overlay") })
+	if strings.Contains(after, "local") || strings.Contains(after, "Waiting") {
+		t.Errorf("in solo mode the page says %q", after)
+	}
 }
