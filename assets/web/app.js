@@ -140,6 +140,10 @@
     const reasons = $('reasons');
     reasons.replaceChildren(...(st.reasons || []).map(r => { const li = document.createElement('li'); li.textContent = r; return li; }));
     renderButtons(st);
+    // Start at login is the desktop's: a headless client has no login to
+    // start at, and says what does the same there.
+    $('start-note').hidden = st.desktop !== false;
+    $('s-start').disabled = !S.token || st.desktop === false;
     const cp = $('config-problem');
     cp.hidden = !st.config_problem;
     cp.textContent = st.config_problem ? 'Your settings file was not used, so Hivecrawl runs with safe defaults: ' + st.config_problem : '';

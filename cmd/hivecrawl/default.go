@@ -66,6 +66,7 @@ func runDesktop(ctx context.Context, opts app.Options) int {
 			return openPage(ctx, info, "", false)
 		}
 	}
+	opts.Desktop = true // the tray and start at login run here
 	c, err := app.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl:", err)

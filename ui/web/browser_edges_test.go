@@ -145,3 +145,16 @@ func TestBrowserSoloModeNotLocalBeforeData(t *testing.T) {
 		t.Errorf("in solo mode the page says %q", after)
 	}
 }
+
+// A client without a desktop says on the Settings page that start at
+// login has no effect there, and what starts it with the computer instead.
+func TestBrowserStartAtLoginHeadless(t *testing.T) {
+	ctx := browser(t, "")
+	r := startClient(t)
+	signIn(t, ctx, r, "settings")
+	text(t, ctx, "start-at-login note", `document.getElementById('start-note').hidden ? "" : String(document.getElementById('s-start').disabled) + '|' + document.getElementById('start-note').textContent`,
+		func(s string) bool {
+			return strings.HasPrefix(s, "true|No effect here: this client runs without a desktop") && strings.Contains(s, "systemctl --user enable --now hivecrawl")
+		})
+	screenshot(t, ctx, "settings-headless")
+}
