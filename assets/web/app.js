@@ -526,13 +526,32 @@
       when.dateTime = e.time;
       when.textContent = new Date(e.time).toLocaleTimeString([], { timeStyle: 'medium' });
       when.title = fmtTime(e.time);
+      // A plain sentence; the record as the log file has it on demand.
+      const body = document.createElement('div');
+      body.className = 'ev-body';
       const msg = document.createElement('span');
       msg.className = 'ev-msg';
-      msg.textContent = (e.level === 'INFO' ? '' : e.level.charAt(0) + e.level.slice(1).toLowerCase() + ': ') + e.message;
-      const attrs = document.createElement('span');
-      attrs.className = 'ev-attrs';
-      attrs.textContent = (e.attrs || []).join(' ');
-      li.append(when, msg, attrs);
+      msg.textContent = (e.level === 'INFO' ? '' : (e.level === 'WARN' ? 'Warning' : e.level.charAt(0) + e.level.slice(1).toLowerCase()) + ': ') + (e.text || e.message);
+      body.appendChild(msg);
+      const attrs = e.attrs || [];
+      if (attrs.length || (e.text && e.text !== e.message)) {
+        const details = document.createElement('details');
+        details.className = 'ev-details';
+        const summary = document.createElement('summary');
+        summary.textContent = 'Details';
+        const dl = document.createElement('dl');
+        dl.className = 'ev-attrs';
+        const row = (k, v) => dl.append(Object.assign(document.createElement('dt'), { textContent: k }), Object.assign(document.createElement('dd'), { textContent: v }));
+        row('event', e.message);
+        row('time', fmtTime(e.time));
+        for (const a of attrs) {
+          const i = a.indexOf('=');
+          row(i < 0 ? a : a.slice(0, i), i < 0 ? '' : a.slice(i + 1));
+        }
+        details.append(summary, dl);
+        body.appendChild(details);
+      }
+      li.append(when, body);
       return li;
     }));
   }

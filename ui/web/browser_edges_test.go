@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -157,4 +158,42 @@ func TestBrowserStartAtLoginHeadless(t *testing.T) {
 			return strings.HasPrefix(s, "true|No effect here: this client runs without a desktop") && strings.Contains(s, "systemctl --user enable --now hivecrawl")
 		})
 	screenshot(t, ctx, "settings-headless")
+}
+
+// The Events card reads as sentences with their time; a record's keys and
+// values show only when its details are opened.
+func TestBrowserEventsReadable(t *testing.T) {
+	ctx := browser(t, "")
+	r := startClient(t)
+	waitFor(t, "pages in the ledger", func() bool {
+		st, err := r.api.Status(ctx)
+		return err == nil && st.Pages.Total >= 3 && len(st.Tasks.Running) == 0
+	})
+	signIn(t, ctx, r, "")
+	shown := text(t, ctx, "events", `document.getElementById('events').innerText`,
+		func(s string) bool { return strings.Contains(s, "Finished crawling 127.0.0.1:") })
+	for _, want := range []string{"Started crawling 127.0.0.1:", "Delivered what was crawled of 127.0.0.1:"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("events lack %q:\n%s", want, shown)
+		}
+	}
+	if m := regexp.MustCompile(`\w=\S`).FindString(shown); m != "" {
+		t.Errorf("events show key=value text (%q):\n%s", m, shown)
+	}
+	if !regexp.MustCompile(`\d{1,2}:\d{2}:\d{2}`).MatchString(shown) {
+		t.Errorf("events without their time:\n%s", shown)
+	}
+	// Details on demand: the record's fields, as the log file has them.
+	details := text(t, ctx, "a task's details", `(() => {
+		const li = Array.from(document.querySelectorAll('#events li')).find(li => li.querySelector('.ev-msg').textContent.startsWith('Finished crawling'));
+		const d = li.querySelector('details');
+		d.open = true;
+		return d.querySelector('.ev-attrs').innerText;
+	})()`, func(s string) bool { return s != "" })
+	for _, want := range []string{"Task done", "pages", "elapsed", "channel"} {
+		if !strings.Contains(details, want) {
+			t.Errorf("details lack %q:\n%s", want, details)
+		}
+	}
+	screenshot(t, ctx, "events")
 }

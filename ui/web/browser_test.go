@@ -284,7 +284,7 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 	checkOverlayPanel(t, ctx, r)
 	// The event log shows the tasks done, with where its file is.
 	text(t, ctx, "events", `Array.from(document.querySelectorAll('#events .ev-msg')).map(m => m.textContent).join('|')`,
-		func(s string) bool { return strings.Contains(s, "Task done") })
+		func(s string) bool { return strings.Contains(s, "Finished crawling") })
 	text(t, ctx, "log file", `document.getElementById('events-file').textContent`, func(s string) bool { return strings.HasSuffix(s, "hivecrawl.log.") })
 	screenshot(t, ctx, "dashboard")
 
