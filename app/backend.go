@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
@@ -27,10 +28,22 @@ func (c *Client) Config(ctx context.Context) (json.RawMessage, error) {
 func (c *Client) SetConfig(ctx context.Context, changes []localapi.Change) error {
 	cs := make([]config.Change, len(changes))
 	for i, ch := range changes {
+		if ch.Key == "start_at_login" && !c.opts.Desktop {
+			if on, err := config.ParseSwitch(strings.TrimSpace(ch.Value)); err == nil && on {
+				return localapi.Conflict(errors.New(errHeadlessLogin))
+			}
+		}
 		cs[i] = config.Change{Key: ch.Key, Value: ch.Value}
 	}
 	return c.changed(c.cfg.Apply(cs...))
 }
+
+// errHeadlessLogin is why start_at_login cannot be turned on in a client
+// without a desktop: the desktop's autostart entry starts the client with
+// its tray, and there is no such login here.
+const errHeadlessLogin = "start_at_login has no effect here: this client runs without a desktop (headless), so there is no login to start it at. " +
+	"To start it with the computer, enable its systemd user unit: systemctl --user enable --now hivecrawl " +
+	"(and loginctl enable-linger to keep it running while you are logged out)"
 
 // Pause pauses crawling until Resume; it survives restarts.
 func (c *Client) Pause(ctx context.Context) error {

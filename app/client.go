@@ -62,6 +62,11 @@ type Options struct {
 	// SourceIP is the local address crawl connections are made from;
 	// empty = the system's choice (the demo sets one per client).
 	SourceIP string
+	// Desktop says the tray, and with it the start-at-login entry, run in
+	// this process. Without it (headless, a systemd unit) start_at_login
+	// has nothing to act on: turning it on is refused with what to do
+	// instead, and the status tells the dashboard so.
+	Desktop bool
 	// LowPriority gives the whole process the lowest CPU priority (nice
 	// 19 on Unix) before the client starts, so the volunteer's own work
 	// always comes first: what the hivecrawl commands do. It is an option

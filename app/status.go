@@ -15,6 +15,7 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	g := c.gov.Status()
 	st := localapi.Status{
 		Version:  c.opts.Version,
+		Desktop:  c.opts.Desktop,
 		Started:  c.started,
 		State:    string(g.State),
 		Reasons:  g.Reasons,

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -227,7 +228,7 @@ func (g *Governor) decideLocked(now time.Time) {
 	if !slices.Equal(kinds, g.kinds) {
 		// Logged when a reason comes or goes, not when a figure in one
 		// moves (the other programs' CPU share, read every second).
-		g.opts.Logger.Info("Crawling state changed", "reasons", reasons)
+		g.opts.Logger.Info("Crawling state changed", "reasons", strings.Join(reasons, "; "))
 	}
 	g.reasons, g.kinds = reasons, kinds
 	// Wake waiters to re-check; those still held back wait again.

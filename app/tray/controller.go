@@ -50,6 +50,11 @@ type Options struct {
 	SignIn func(ctx context.Context, page string) (string, error)
 	// Open shows url in the default browser; default OpenBrowser.
 	Open func(url string) error
+	// Tell shows a desktop notification (notify.Desktop's Send does). When
+	// no browser starts, "Open dashboard" tells the sign-in link this way
+	// rather than doing nothing to be seen; nil = the error is only
+	// returned.
+	Tell func(ctx context.Context, title, body string) error
 	// Quit stops the client gracefully (it hands over its tasks); the tray
 	// closes after it.
 	Quit func()
@@ -128,8 +133,15 @@ func (c *Controller) open(ctx context.Context, page string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.opts.Open(u); err != nil {
+	err = c.opts.Open(u)
+	if err == nil {
+		return nil
+	}
+	if c.opts.Tell == nil {
 		return fmt.Errorf("open the browser: %w", err)
+	}
+	if terr := c.opts.Tell(ctx, NoBrowserTitle, NoBrowserHint(err, u)); terr != nil {
+		return fmt.Errorf("open the browser: %w; and tell its link: %w", err, terr)
 	}
 	return nil
 }

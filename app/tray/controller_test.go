@@ -134,3 +134,46 @@ func TestControllerClientGone(t *testing.T) {
 		t.Error("dashboard without a sign-in function succeeded")
 	}
 }
+
+// When no browser starts, "Open dashboard" tells the sign-in link in a
+// notification, in the words `hivecrawl open` prints, instead of showing
+// nothing.
+func TestControllerTellsTheLinkWithoutABrowser(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		openErr  error
+		wantBody string
+	}{
+		{"no desktop", ErrNoBrowser, "No desktop here to open a browser in. Open this link in a browser on this machine within two minutes:\n  http://127.0.0.1/ui/login?code=x&next="},
+		{"xdg-open failed", errors.New("xdg-open could not start a browser: no method available"),
+			"No browser started (xdg-open could not start a browser: no method available). Open this link in your browser within two minutes:\n  http://127.0.0.1/ui/login?code=x&next="},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var told []string
+			c := NewController(Options{
+				API: apiClient(t, &backend{}),
+				SignIn: func(_ context.Context, page string) (string, error) {
+					return "http://127.0.0.1/ui/login?code=x&next=" + page, nil
+				},
+				Open: func(string) error { return tc.openErr },
+				Tell: func(_ context.Context, title, body string) error { told = append(told, title+"|"+body); return nil },
+			})
+			if _, err := c.Click(context.Background(), ItemDashboard); err != nil {
+				t.Errorf("click: %v", err)
+			}
+			if want := NoBrowserTitle + "|" + tc.wantBody; len(told) != 1 || told[0] != want {
+				t.Errorf("told %q, want %q", told, want)
+			}
+		})
+	}
+	// A notification that cannot be shown either is the click's error.
+	c := NewController(Options{
+		API:    apiClient(t, &backend{}),
+		SignIn: func(context.Context, string) (string, error) { return "http://127.0.0.1/ui/login?code=x", nil },
+		Open:   func(string) error { return ErrNoBrowser },
+		Tell:   func(context.Context, string, string) error { return errors.New("no notification service") },
+	})
+	if _, err := c.Click(context.Background(), ItemDashboard); err == nil || !errors.Is(err, ErrNoBrowser) {
+		t.Errorf("click without browser or notifications: %v", err)
+	}
+}

@@ -121,6 +121,14 @@ func TestTrayOverDBus(t *testing.T) {
 	if reply, err := conn.RequestName("org.kde.StatusNotifierWatcher", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
 		t.Fatalf("own the watcher name: %v %v", reply, err)
 	}
+	// And its notification service.
+	notes := &notifications{}
+	if err := conn.Export(notes, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own the notifications name: %v %v", reply, err)
+	}
 
 	// A real client, and the tray as its local API's client.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -148,7 +156,9 @@ func TestTrayOverDBus(t *testing.T) {
 	infoJSON, _ := json.Marshal(info)
 	var out syncBuffer
 	child := exec.Command(os.Args[0], "-test.run=^$")
-	child.Env = append(os.Environ(), childEnv+"="+string(infoJSON), "GORACE=exitcode=0 halt_on_error=0")
+	// No display: no browser can start, as on a desktop whose browser is
+	// missing.
+	child.Env = append(os.Environ(), childEnv+"="+string(infoJSON), "GORACE=exitcode=0 halt_on_error=0", "DISPLAY=", "WAYLAND_DISPLAY=")
 	child.Stdout, child.Stderr = &out, &out
 	if err := child.Start(); err != nil {
 		t.Fatal(err)
@@ -214,6 +224,20 @@ func TestTrayOverDBus(t *testing.T) {
 	waitUntil(t, "the client to pause", func() bool { return c.Settings().Get().Paused })
 	waitUntil(t, "Resume in the menu", func() bool { _, ok := menuLabels(t, menu)[tray.LabelResume]; return ok })
 	waitUntil(t, "the paused tooltip", func() bool { return tip() == "Hivecrawl · Paused by you" })
+
+	// Open dashboard with no browser to open it in tells the sign-in link
+	// in a notification.
+	if err := menu.Call("com.canonical.dbusmenu.Event", 0, labels[tray.LabelDashboard], "clicked", dbus.MakeVariant(""), uint32(0)).Err; err != nil {
+		t.Fatalf("click Open dashboard: %v", err)
+	}
+	waitUntil(t, "a notification with the dashboard's link", func() bool {
+		for _, n := range notes.all() {
+			if n.summary == tray.NoBrowserTitle && strings.Contains(n.body, "/ui/login?code=") && strings.Contains(n.body, "within two minutes") {
+				return true
+			}
+		}
+		return false
+	})
 
 	// Quit closes the tray and stops the client. The click is sent
 	// without waiting for a reply: the tray's connection may close before
@@ -346,4 +370,29 @@ Goroutine 12 (running) created at:
 	if got := racyCode(library, ourCode); got != "" {
 		t.Errorf("a library's race: racyCode = %q, want none", got)
 	}
+}
+
+// notifications is the test desktop's org.freedesktop.Notifications
+// service: it keeps what it is asked to show.
+type notifications struct {
+	mu  sync.Mutex // guards got
+	got []notification
+}
+
+type notification struct{ summary, body string }
+
+func (n *notifications) Notify(app string, replaces uint32, icon, summary, body string, actions []string,
+	hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, notification{summary, body})
+	return uint32(len(n.got)), nil
+}
+
+func (n *notifications) GetCapabilities() ([]string, *dbus.Error) { return []string{"body"}, nil }
+
+func (n *notifications) all() []notification {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]notification(nil), n.got...)
 }

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/notify"
 	"github.com/hivecrawl/hivecrawl/app/tray"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
+	"github.com/hivecrawl/hivecrawl/ui/web"
 )
 
 // childEnv, when set, makes the test binary run a tray for the local API
@@ -33,7 +35,15 @@ func trayChild(infoJSON string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ctl := tray.NewController(tray.Options{API: localapi.NewClient(info), Interval: 100 * time.Millisecond, Quit: cancel})
+	// As the desktop runs it: signed-in links, and a notification with the
+	// link when no browser starts (this process has no display).
+	ctl := tray.NewController(tray.Options{
+		API: localapi.NewClient(info), Interval: 100 * time.Millisecond, Quit: cancel,
+		SignIn: func(ctx context.Context, page string) (string, error) { return web.LoginURL(ctx, info, page) },
+		Tell: func(ctx context.Context, title, body string) error {
+			return notify.Desktop{}.Send(ctx, notify.Message{Title: title, Body: body})
+		},
+	})
 	tray.Run(ctx, ctl, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if ctx.Err() == context.DeadlineExceeded {
 		fmt.Fprintln(os.Stderr, "tray child: not quit within a minute")

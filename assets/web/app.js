@@ -26,7 +26,14 @@
   }
   const fmtRate = n => fmtBytes(n) + '/s';
   const fmtPct = v => (v >= 10 || v === 0 ? v.toFixed(0) : v.toFixed(1)) + ' %';
-  function fmtCredits(v) { return v >= 100 ? Math.round(v).toLocaleString() : (Math.round(v * 10) / 10).toLocaleString(); }
+  // fmtCredits rounds to a tenth (whole credits from 100). A total that
+  // sums to nothing may be a hair below zero (the ledger adds and takes
+  // away floats): it is 0, never −0.
+  function fmtCredits(v) {
+    v = Number(v) || 0;
+    const r = Math.abs(v) >= 100 ? Math.round(v) : Math.round(v * 10) / 10;
+    return (r === 0 ? 0 : r).toLocaleString();
+  }
   function fmtCount(v) { return Number(v || 0).toLocaleString(); }
   function fmtElapsed(ms) {
     const s = Math.max(0, Math.round(ms / 1000));
@@ -82,7 +89,7 @@
   }
 
   // The helpers the other pages' scripts (solo.js) share.
-  window.HC = { getJSON, post, say, fmtTime, fmtCount, fmtElapsed, page: () => S.page };
+  window.HC = { getJSON, post, say, fmtTime, fmtCount, fmtElapsed, fmtCredits, page: () => S.page };
 
   // ---- navigation ----
   function show(page, focus) {
@@ -133,6 +140,10 @@
     const reasons = $('reasons');
     reasons.replaceChildren(...(st.reasons || []).map(r => { const li = document.createElement('li'); li.textContent = r; return li; }));
     renderButtons(st);
+    // Start at login is the desktop's: a headless client has no login to
+    // start at, and says what does the same there.
+    $('start-note').hidden = st.desktop !== false;
+    $('s-start').disabled = !S.token || st.desktop === false;
     const cp = $('config-problem');
     cp.hidden = !st.config_problem;
     cp.textContent = st.config_problem ? 'Your settings file was not used, so Hivecrawl runs with safe defaults: ' + st.config_problem : '';
@@ -196,7 +207,12 @@
     $('now-down').textContent = ofCap(st.download.current, st.download.cap, fmtRate);
     $('now-up').textContent = ofCap(st.upload.current, st.upload.cap, fmtRate);
     $('now-cpu').textContent = fmtPct(st.cpu.own) + (st.cpu.cap > 0 ? ' of ' + fmtPct(st.cpu.cap) : '') + ' · others ' + fmtPct(st.cpu.other);
-    $('now-mem').textContent = ofCap(st.memory.rss, st.memory.cap, fmtBytes);
+    // Memory is what Hivecrawl holds now (its resident set), in the units
+    // the Memory cap setting takes; "537 MB · no cap" did not say which
+    // of the two the figure was.
+    $('now-mem').textContent = fmtBytes(st.memory.rss) + ' in use' + (st.memory.cap > 0 ? ' of a ' + fmtBytes(st.memory.cap) + ' cap' : ' · no cap set');
+    $('now-mem').title = 'Memory Hivecrawl holds now (resident set size)' +
+      (st.memory.cap > 0 ? '; crawling pauses above the cap' : '; set a memory cap in Settings to pause crawling above it');
     $('version').textContent = 'Hivecrawl ' + (st.version || '');
     $('uptime').textContent = st.started ? 'running since ' + fmtTime(st.started) : '';
   }
@@ -209,10 +225,20 @@
     const first = S.samples.length ? S.samples[0].t : now;
     const span = Math.min(HOUR, Math.max(10 * 60000, Math.ceil((now - first) / 600000) * 600000));
     const C = window.HCCharts;
-    C.line($('chart-down'), { series: [{ cls: 's0', area: true, points: pts('d') }], cap: pts('dc'), span, now, fmt: fmtRate, max: 1000 });
-    C.line($('chart-up'), { series: [{ cls: 's0', area: true, points: pts('u') }], cap: pts('uc'), span, now, fmt: fmtRate, max: 1000 });
-    C.line($('chart-cpu'), { series: [{ cls: 's0', area: true, points: pts('c') }, { cls: 's1', points: pts('co') }], cap: pts('cc'), span, now, fmt: fmtPct, max: 10, ceil: 100 });
-    C.line($('chart-mem'), { series: [{ cls: 's0', area: true, points: pts('m') }], cap: pts('mc'), span, now, fmt: fmtBytes, max: 1e6 });
+    const draw = (id, opts) => capLegend($(id), C.line($(id), Object.assign({ span, now }, opts)), opts.fmt);
+    draw('chart-down', { series: [{ cls: 's0', area: true, points: pts('d') }], cap: pts('dc'), fmt: fmtRate, max: 1000 });
+    draw('chart-up', { series: [{ cls: 's0', area: true, points: pts('u') }], cap: pts('uc'), fmt: fmtRate, max: 1000 });
+    draw('chart-cpu', { series: [{ cls: 's0', area: true, points: pts('c') }, { cls: 's1', points: pts('co') }], cap: pts('cc'), fmt: fmtPct, max: 10, ceil: 100 });
+    draw('chart-mem', { series: [{ cls: 's0', area: true, points: pts('m') }], cap: pts('mc'), fmt: fmtBytes, max: 1e6 });
+  }
+
+  // capLegend names a chart's cap under it: none while no cap was set in
+  // the time shown, and its value when it is far above the readings and so
+  // left off the scale.
+  function capLegend(svg, cap, fmt) {
+    const item = svg.parentElement.querySelector('.cap-item');
+    item.hidden = !cap.capped;
+    item.querySelector('.cap-text').textContent = cap.capOff ? 'cap ' + fmt(cap.capNow) + ', above the scale' : 'cap';
   }
 
   async function loadCreditDays() {
@@ -500,13 +526,32 @@
       when.dateTime = e.time;
       when.textContent = new Date(e.time).toLocaleTimeString([], { timeStyle: 'medium' });
       when.title = fmtTime(e.time);
+      // A plain sentence; the record as the log file has it on demand.
+      const body = document.createElement('div');
+      body.className = 'ev-body';
       const msg = document.createElement('span');
       msg.className = 'ev-msg';
-      msg.textContent = (e.level === 'INFO' ? '' : e.level.charAt(0) + e.level.slice(1).toLowerCase() + ': ') + e.message;
-      const attrs = document.createElement('span');
-      attrs.className = 'ev-attrs';
-      attrs.textContent = (e.attrs || []).join(' ');
-      li.append(when, msg, attrs);
+      msg.textContent = (e.level === 'INFO' ? '' : (e.level === 'WARN' ? 'Warning' : e.level.charAt(0) + e.level.slice(1).toLowerCase()) + ': ') + (e.text || e.message);
+      body.appendChild(msg);
+      const attrs = e.attrs || [];
+      if (attrs.length || (e.text && e.text !== e.message)) {
+        const details = document.createElement('details');
+        details.className = 'ev-details';
+        const summary = document.createElement('summary');
+        summary.textContent = 'Details';
+        const dl = document.createElement('dl');
+        dl.className = 'ev-attrs';
+        const row = (k, v) => dl.append(Object.assign(document.createElement('dt'), { textContent: k }), Object.assign(document.createElement('dd'), { textContent: v }));
+        row('event', e.message);
+        row('time', fmtTime(e.time));
+        for (const a of attrs) {
+          const i = a.indexOf('=');
+          row(i < 0 ? a : a.slice(0, i), i < 0 ? '' : a.slice(i + 1));
+        }
+        details.append(summary, dl);
+        body.appendChild(details);
+      }
+      li.append(when, body);
       return li;
     }));
   }

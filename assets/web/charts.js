@@ -1,11 +1,25 @@
 // Small SVG charts for the Hivecrawl page: a time line chart with a cap
 // line, and a stacked bar chart. No library; every element is built with the
 // DOM, so the page's Content-Security-Policy holds.
+//
+// A chart is drawn at the width it has on the screen (its viewBox follows
+// it, and it is drawn again when it changes), so its labels keep their size
+// in a narrow window instead of shrinking with the drawing, and every label
+// is placed inside the drawing.
 'use strict';
 
 (function () {
   const NS = 'http://www.w3.org/2000/svg';
-  const W = 600, PAD_L = 72, PAD_R = 10, PAD_T = 10, PAD_B = 22;
+  const PAD_L = 72, PAD_R = 10, PAD_T = 10, PAD_B = 22;
+  // drawn remembers how each chart was last drawn, to draw it again when
+  // its width changes.
+  const drawn = new WeakMap();
+  const resized = new ResizeObserver(entries => {
+    for (const e of entries) {
+      const d = drawn.get(e.target);
+      if (d && Math.round(e.contentRect.width) !== d.w) d.draw(e.target, d.opts);
+    }
+  });
 
   function el(name, attrs, text) {
     const e = document.createElementNS(NS, name);
@@ -18,6 +32,16 @@
 
   function height(svg) { return svg.viewBox.baseVal.height || 170; }
 
+  // width sets svg's viewBox to its width on the screen (600 before it is
+  // laid out) and returns it; draw is remembered for when it changes.
+  function width(svg, draw, opts) {
+    const w = Math.round(svg.getBoundingClientRect().width) || 600;
+    svg.setAttribute('viewBox', '0 0 ' + w + ' ' + height(svg));
+    if (!drawn.has(svg)) resized.observe(svg);
+    drawn.set(svg, { w, draw, opts });
+    return w;
+  }
+
   // niceMax rounds v up to 1, 2 or 5 times a power of ten.
   function niceMax(v) {
     if (!(v > 0)) return 1;
@@ -26,7 +50,22 @@
     return 10 * p;
   }
 
+  // axisWidth is the room the widest of the axis labels texts takes, and
+  // a gap: where the plot starts. Before layout (a hidden page) nothing can
+  // be measured, and the default is used until the chart is drawn again.
+  function axisWidth(svg, texts) {
+    let m = 0;
+    for (const t of texts) {
+      const e = el('text', { class: 'axis-label' }, t);
+      svg.appendChild(e);
+      m = Math.max(m, e.getComputedTextLength());
+      svg.removeChild(e);
+    }
+    return m > 0 ? Math.ceil(m) + 10 : PAD_L;
+  }
+
   function placeholder(svg, text) {
+    const W = width(svg, placeholder, text);
     clear(svg);
     const H = height(svg);
     svg.appendChild(el('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'placeholder' }, text));
@@ -37,8 +76,9 @@
   //        (0 = no cap), span (ms), now (ms), fmt (value → text), max (the
   //        least top of the scale), ceil (the greatest)}
   function line(svg, opts) {
+    const W = width(svg, line, opts);
     const H = height(svg);
-    const x0 = PAD_L, x1 = W - PAD_R, y0 = H - PAD_B, y1 = PAD_T;
+    const y0 = H - PAD_B, y1 = PAD_T;
     const tEnd = opts.now, tStart = tEnd - opts.span;
     let maxV = opts.max || 0;
     for (const s of opts.series) for (const p of s.points) if (p[0] >= tStart) maxV = Math.max(maxV, p[1]);
@@ -51,14 +91,16 @@
     if (capNow > 0 && !capOff) maxV = Math.max(maxV, capNow);
     maxV = niceMax(maxV * 1.05);
     if (opts.ceil) maxV = Math.min(maxV, opts.ceil);
+    clear(svg);
+    const ticks = [0, 0.5, 1].map(f => [f, opts.fmt(maxV * f)]);
+    const x0 = axisWidth(svg, ticks.map(t => t[1])), x1 = W - PAD_R;
     const X = t => x0 + (x1 - x0) * (t - tStart) / (tEnd - tStart);
     const Y = v => y0 - (y0 - y1) * Math.min(v, maxV) / maxV;
-    clear(svg);
     svg.appendChild(el('title', {}, svg.getAttribute('aria-label') || ''));
-    for (const f of [0, 0.5, 1]) {
+    for (const [f, label] of ticks) {
       const y = Y(maxV * f);
       svg.appendChild(el('line', { x1: x0, x2: x1, y1: y, y2: y, class: 'grid-line' }));
-      svg.appendChild(el('text', { x: x0 - 6, y: y + 4, 'text-anchor': 'end', class: 'axis-label' }, opts.fmt(maxV * f)));
+      svg.appendChild(el('text', { x: x0 - 6, y: y + 4, 'text-anchor': 'end', class: 'axis-label' }, label));
     }
     const mins = Math.round(opts.span / 60000);
     [[0, '−' + mins + ' min'], [0.5, '−' + (mins / 2) + ' min'], [1, 'now']].forEach(([f, label], i) => {
@@ -88,29 +130,32 @@
       });
       flush();
     }
-    if (capOff) {
-      svg.appendChild(el('text', { x: x1, y: y1 + 10, 'text-anchor': 'end', class: 'axis-label cap-note' }, 'cap ' + opts.fmt(capNow) + ', above the scale'));
-    }
     if (opts.series.every(s => s.points.length === 0)) {
       svg.appendChild(el('text', { x: (x0 + x1) / 2, y: (y0 + y1) / 2, 'text-anchor': 'middle', class: 'placeholder' }, 'Collecting readings…'));
     }
+    // The legend names the cap (a note inside the drawing would cross the
+    // cap line and the top of the scale).
+    return { capNow, capOff, capped: caps.some(p => p[1] > 0) };
   }
 
   // bars draws stacked bars: opts {labels: [...], stacks: [{cls, values}], fmt}.
   function bars(svg, opts) {
+    const W = width(svg, bars, opts);
     const H = height(svg);
-    const x0 = PAD_L, x1 = W - PAD_R, y0 = H - PAD_B, y1 = PAD_T;
+    const y0 = H - PAD_B, y1 = PAD_T;
     const n = opts.labels.length;
     let maxV = 0;
     for (let i = 0; i < n; i++) maxV = Math.max(maxV, opts.stacks.reduce((a, s) => a + s.values[i], 0));
     maxV = niceMax(maxV * 1.05);
     const Y = v => (y0 - y1) * v / maxV;
     clear(svg);
+    const ticks = [0, 0.5, 1].map(f => [f, opts.fmt(maxV * f)]);
+    const x0 = axisWidth(svg, ticks.map(t => t[1])), x1 = W - PAD_R;
     svg.appendChild(el('title', {}, svg.getAttribute('aria-label') || ''));
-    for (const f of [0, 0.5, 1]) {
+    for (const [f, label] of ticks) {
       const y = y0 - Y(maxV * f);
       svg.appendChild(el('line', { x1: x0, x2: x1, y1: y, y2: y, class: 'grid-line' }));
-      svg.appendChild(el('text', { x: x0 - 6, y: y + 4, 'text-anchor': 'end', class: 'axis-label' }, opts.fmt(maxV * f)));
+      svg.appendChild(el('text', { x: x0 - 6, y: y + 4, 'text-anchor': 'end', class: 'axis-label' }, label));
     }
     const bw = (x1 - x0) / Math.max(n, 1);
     for (let i = 0; i < n; i++) {
@@ -124,8 +169,11 @@
           base -= h;
         }
       }
+      // The first and last labels line up with their bars' outer edges,
+      // so they stay inside the drawing.
+      const at = i === 0 ? ['start', x0 + bw * 0.15] : i === n - 1 ? ['end', x0 + (i + 0.85) * bw] : ['middle', x0 + i * bw + bw / 2];
       if (i === 0 || i === n - 1 || i === Math.floor(n / 2)) {
-        svg.appendChild(el('text', { x: x0 + i * bw + bw / 2, y: H - 6, 'text-anchor': 'middle', class: 'axis-label' }, opts.labels[i].slice(5)));
+        svg.appendChild(el('text', { x: at[1].toFixed(1), y: H - 6, 'text-anchor': at[0], class: 'axis-label' }, opts.labels[i].slice(5)));
       }
     }
   }

@@ -75,8 +75,19 @@
     return ov.member ? words : words + ' · joining';
   }
 
-  // render fills the panel from the status's overlay section; without one
-  // (local mode) the note under the panel says why there is none.
+  // localNote says why a client in local mode has no overlay. Until the
+  // first status arrives the note says the page waits for the client: a
+  // solo or network client is not in local mode for want of data.
+  function localNote() {
+    const code = t => Object.assign(document.createElement('code'), { textContent: t });
+    $('zone-note').replaceChildren(Object.assign(document.createElement('strong'), { textContent: 'No overlay yet.' }),
+      ' This client runs in local mode: it takes its tasks from a seeds file and joins no peer-to-peer overlay. Start it without ',
+      code('--local'), ' to run solo mode, or join a network with ', code('hivecrawl join PROFILE'),
+      '; its zone and neighbours are then drawn here.');
+  }
+
+  // render fills the panel from a status's overlay section; a status
+  // without one is a client in local mode.
   function render(ov) {
     const svg = $('chart-zone');
     const has = !!ov;
@@ -86,6 +97,7 @@
     $('zone-note').hidden = has;
     if (!has) {
       $('zone-neighbours').hidden = true;
+      localNote();
       return;
     }
     draw(svg, ov);

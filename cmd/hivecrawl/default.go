@@ -66,6 +66,7 @@ func runDesktop(ctx context.Context, opts app.Options) int {
 			return openPage(ctx, info, "", false)
 		}
 	}
+	opts.Desktop = true // the tray and start at login run here
 	c, err := app.New(ctx, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
@@ -101,7 +102,10 @@ func runDesktop(ctx context.Context, opts app.Options) int {
 	ctl := tray.NewController(tray.Options{
 		API:    api,
 		SignIn: func(ctx context.Context, page string) (string, error) { return web.LoginURL(ctx, info, page) },
-		Quit:   stop,
+		Tell: func(ctx context.Context, title, body string) error {
+			return notify.Desktop{}.Send(ctx, notify.Message{Title: title, Body: body})
+		},
+		Quit: stop,
 	})
 	tray.Run(cctx, ctl, log.With("part", "tray"))
 	stop()
@@ -225,12 +229,12 @@ func openPage(ctx context.Context, info localapi.Info, page string, printOnly bo
 		fmt.Printf("The dashboard opens in your browser (it is at %s).\n", info.URL)
 		return 0
 	case errors.Is(err, tray.ErrNoBrowser):
-		fmt.Printf("No desktop here to open a browser in. Open this link in a browser on this machine within two minutes:\n  %s\n", u)
+		fmt.Println(tray.NoBrowserHint(err, u))
 		if api, err := url.Parse(info.URL); err == nil {
 			fmt.Printf("From another machine, forward the port first: ssh -L %s:%s HOST, then open the link there.\n", api.Port(), api.Host)
 		}
 		return 0
 	}
-	fmt.Fprintf(os.Stderr, "hivecrawl open: %v\nOpen this link in your browser within two minutes:\n  %s\n", err, u)
+	fmt.Fprintln(os.Stderr, "hivecrawl open:", tray.NoBrowserHint(err, u))
 	return 1
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,7 +70,7 @@ func writeStatus(w io.Writer, st localapi.Status) {
 		fmt.Fprintf(tw, "Overlay\tnone (local mode: crawling a seeds file)\n")
 	}
 	fmt.Fprintf(tw, "Pages\ttoday %d, total %d\n", st.Pages.Today, st.Pages.Total)
-	fmt.Fprintf(tw, "Credits\t%.1f confirmed, %.1f pending, %.1f a day recently\n", st.Credits.Confirmed, st.Credits.Pending, st.Credits.RecentAverage)
+	fmt.Fprintf(tw, "Credits\t%s confirmed, %s pending, %s a day recently\n", tenths(st.Credits.Confirmed), tenths(st.Credits.Pending), tenths(st.Credits.RecentAverage))
 	if st.Credits.Revoked > 0 {
 		fmt.Fprintf(tw, "\t%.1f revoked: results that failed a spot-check (see the Credits page)\n", st.Credits.Revoked)
 	}
@@ -121,4 +122,14 @@ func ofCap(v string, capped bool, limit string) string {
 		return v
 	}
 	return v + " of " + limit
+}
+
+// tenths writes v to one decimal; a total a hair below zero (the ledger
+// adds and takes away floats) is 0.0, never -0.0.
+func tenths(v float64) string {
+	s := strconv.FormatFloat(v, 'f', 1, 64)
+	if s == "-0.0" {
+		return "0.0"
+	}
+	return s
 }

@@ -21,3 +21,13 @@ func TestStatusShowsTaskProgress(t *testing.T) {
 		}
 	}
 }
+
+// A ledger's pending total that sums to nothing can be a hair below zero;
+// status says 0.0, not -0.0.
+func TestStatusCreditsNeverNegativeZero(t *testing.T) {
+	var b bytes.Buffer
+	writeStatus(&b, localapi.Status{State: "running", Credits: localapi.Credits{Confirmed: 36, Pending: 5.4 - 5.4 - 1e-14}})
+	if !strings.Contains(b.String(), "36.0 confirmed, 0.0 pending") || strings.Contains(b.String(), "-0") {
+		t.Errorf("credits line:\n%s", b.String())
+	}
+}

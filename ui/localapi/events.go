@@ -26,7 +26,10 @@ type Event struct {
 	Time    time.Time `json:"time"`
 	Level   string    `json:"level"`
 	Message string    `json:"message"`
-	Attrs   []string  `json:"attrs,omitempty"`
+	// Text is the event in a plain sentence (eventlog.Event's Sentence);
+	// Message and Attrs are its details, as the log file has them.
+	Text  string   `json:"text,omitempty"`
+	Attrs []string `json:"attrs,omitempty"`
 }
 
 // MaxEvents bounds the events one request returns.

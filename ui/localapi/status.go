@@ -7,7 +7,11 @@ import "time"
 type Status struct {
 	Version string `json:"version"`
 	// UIURL is the local web page's address.
-	UIURL   string    `json:"ui_url,omitempty"`
+	UIURL string `json:"ui_url,omitempty"`
+	// Desktop says the client runs with its tray, which keeps the
+	// start-at-login entry; without one (headless) start_at_login has no
+	// effect.
+	Desktop bool      `json:"desktop"`
 	Started time.Time `json:"started"`
 	// State is "running", "throttled" or "paused"; Reasons says why, in
 	// words ("Paused: other programs are using 63 % CPU").

@@ -262,7 +262,7 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 	if _, err := r.api.SetConfig(ctx, localapi.Change{Key: "memory", Value: "1TB"}); err != nil {
 		t.Fatal(err)
 	}
-	text(t, ctx, "memory chart's scale", `document.querySelector('#chart-mem .cap-note') ? document.querySelector('#chart-mem .cap-note').textContent + '|' + Array.from(document.querySelectorAll('#chart-mem text.axis-label')).map(e => e.textContent).join(' ') : ""`,
+	text(t, ctx, "memory chart's scale", `document.querySelector('#chart-mem').parentElement.querySelector('.cap-text').textContent + '|' + Array.from(document.querySelectorAll('#chart-mem text.axis-label')).map(e => e.textContent).join(' ')`,
 		func(s string) bool {
 			return strings.HasPrefix(s, "cap 1.00 TB, above the scale|") && strings.Contains(s, "100 MB") && !strings.Contains(s, "TB ")
 		})
@@ -284,7 +284,7 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 	checkOverlayPanel(t, ctx, r)
 	// The event log shows the tasks done, with where its file is.
 	text(t, ctx, "events", `Array.from(document.querySelectorAll('#events .ev-msg')).map(m => m.textContent).join('|')`,
-		func(s string) bool { return strings.Contains(s, "Task done") })
+		func(s string) bool { return strings.Contains(s, "Finished crawling") })
 	text(t, ctx, "log file", `document.getElementById('events-file').textContent`, func(s string) bool { return strings.HasSuffix(s, "hivecrawl.log.") })
 	screenshot(t, ctx, "dashboard")
 

@@ -159,7 +159,7 @@ func TestBrowserWalkthrough(t *testing.T) {
 	}
 	text(t, ctx, "events", `Array.from(document.querySelectorAll('#events .ev-msg')).map(m => m.textContent).join('|')`,
 		func(s string) bool {
-			return strings.Contains(s, "Channel removed") && strings.Contains(s, "Channel to be crawled now")
+			return strings.Contains(s, "Removed the channel ") && strings.Contains(s, " to be crawled now.")
 		})
 	screenshot(t, ctx, "walk-6-events")
 }
