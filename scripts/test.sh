@@ -1,19 +1,38 @@
 #!/usr/bin/env bash
 # The whole test suite: what `make test` and CI run.
+#
+# It installs what the tests need and nothing more: Debian packages
+# without their recommendations, with no service started or enabled
+# (scripts/lib.sh apt_install), promtool taken out of Debian's package
+# rather than the Prometheus server installed, and gotestsum, the runner
+# that prints each package as it ends, into the per-user cache. The
+# README lists it all and how to remove it.
+#
+# Every run keeps its whole log under a name of its own, printed first:
+# $HIVECRAWL_TEST_LOGS (default ~/.cache/hivecrawl/test-logs)/RUN/,
+# with test.log (what the terminal showed), go-test.json (every test
+# event) and vet.log (go vet's findings on the packages without tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
+logs=${HIVECRAWL_TEST_LOGS:-${XDG_CACHE_HOME:-$HOME/.cache}/hivecrawl/test-logs}
+run=$logs/$(date -u +%Y%m%dT%H%M%SZ)-$$
+mkdir -p "$run"
+exec > >(tee "$run/test.log") 2>&1
+echo "== log: $run"
+started=$SECONDS
+
 need_go
-# The desktop's tests drive a real browser and a private D-Bus session.
+# The desktop's tests drive a real browser and a private D-Bus session
+# (the session daemon alone, not the system bus).
 need_pkg chromium chromium
-need_pkg dbus-daemon dbus
+need_pkg dbus-daemon dbus-daemon dbus-session-bus-common
 # The installer tests build with NSIS, inspect with file and check the
-# .deb with lintian.
+# .deb with lintian; hivecrawl(1) is checked as lintian does, with man.
 need_pkg makensis nsis
 need_pkg file file
 need_pkg lintian lintian
-# hivecrawl(1) is checked as lintian does, with man --warnings.
 need_pkg man man-db
 # crawler/botauth checks its signatures with the web-bot-auth npm package,
 # which the test installs into the user's cache.
@@ -22,33 +41,38 @@ need_pkg npm npm
 # The manager's PostgreSQL tests start a throwaway server
 # (internal/pgtest) from Debian's server binaries, which are not on PATH.
 need_pkg '/usr/lib/postgresql/*/bin/initdb' postgresql
-# The metrics endpoints' text is checked with promtool.
-need_pkg promtool prometheus
 # The NAT lab's home routers (internal/netlab) use iptables MASQUERADE.
 need_pkg iptables iptables
-echo "== go vet"
-go vet ./...
+# The text extraction is checked on real large pages: Python's Sphinx docs.
+need_pkg '/usr/share/doc/python3*/html/library/shutil.html' python3-doc
+# The metrics endpoints' text is checked with promtool.
+need_promtool
+need_gotestsum
+
 echo "== gofmt"
 out=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$out" ]; then echo "gofmt needed:"; echo "$out"; exit 1; fi
-echo "== go test -race"
-# Time: the longest tests spend most of their time waiting (politeness
-# waits, schedule ticks, processes starting and being killed). Those of
-# cmd/hivecrawl run their clients as processes, so they call t.Parallel
-# and run two at a time (-parallel defaults to the 2 cores), and the
-# package builds its binary once. Tests that run two clients in one
-# process stay one at a time: gowarc writes a process-wide uuid switch
-# for every record (uuid.EnableRandPool) while go-libp2p-kad-dht reads it
-# for every query, a data race the race detector catches as soon as one
-# test's storage module writes WARC while another's DHT refreshes.
-# internal/swarm's multi-process tests stay one after the other: each
-# loads the machine on its own; only TestNAT and TestManagerDown, whose
-# swarm spends 5 minutes waiting for its manager, run side by side.
-# Packages are separate processes, so the race above cannot reach across
-# them: -p 3 runs three packages at a time on the 2 cores (the default is
-# one a core), which keeps the CPU busy while the long packages (app,
-# internal/swarm, p2p/node, cmd/hivecrawl) wait. Every test must hold up on
-# a busy machine anyway: volunteers' machines are.
+
 # CGO is needed by the race detector.
-# -count=1: every test runs, never a cached result from an earlier run.
-CGO_ENABLED=1 go test -race -count=1 -p 3 -timeout 20m ./... 2>&1 | tee /tmp/hivecrawl-test.log
+export CGO_ENABLED=1
+echo "== go test -race -vet=all"
+# scripts/gotest-json.sh runs the packages as two go test commands side
+# by side, each with its own timeout and parallelism (see there), and
+# gotestsum prints each package as it ends.
+status=0
+gotestsum --format pkgname --format-icons text --jsonfile "$run/go-test.json" \
+	--raw-command -- scripts/gotest-json.sh "$run" || status=$?
+if [ -s "$run/go-test.stderr" ]; then
+	echo "== go test's other output"
+	cat "$run/go-test.stderr"
+fi
+# go test vets each package with tests as it builds it (-vet=all, every
+# check go vet makes); the few packages without tests are vetted here, on
+# what the tests already compiled.
+untested=$(go list -f '{{if not (or .TestGoFiles .XTestGoFiles)}}{{.ImportPath}}{{end}}' ./...)
+if [ -n "$untested" ]; then
+	echo "== go vet -race, packages without tests"
+	go vet -race $untested 2>&1 | tee "$run/vet.log" || status=1
+fi
+echo "== $((SECONDS - started)) s in all; log: $run"
+exit $status

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# gotest-json.sh RUNDIR: every package's tests, with the race detector, as
+# go test -json events on stdout, for gotestsum (scripts/test.sh).
+#
+# The packages run as two go test commands side by side:
+#
+#   - the long ones, which spend minutes waiting on processes, swarms,
+#     politeness waits and timers rather than on the CPU, all at once
+#     (-p with their number) with a timeout of 25 minutes;
+#   - the rest, two at a time (one a core) with a timeout of 10 minutes.
+#
+# One go test for everything could not do both: -p bounds builds and test
+# runs together, so long waiting packages held its slots and nothing else
+# was even compiled while they waited, and its one timeout is either too
+# short for the long packages or far too long for the rest. Each timeout
+# is about twice the slowest run seen on a loaded 2-core machine
+# (docs/testing.md). Both commands append to one file, a line per write,
+# and tail streams it to stdout as it grows.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+run=$1
+export CGO_ENABLED=1
+
+# The long packages, longest first.
+long=(
+	./internal/swarm
+	./installer
+	./app
+	./cmd/hivecrawl
+	./p2p/node
+)
+mod=$(go list -m)
+declare -A is_long=()
+for p in "${long[@]}"; do is_long[$mod/${p#./}]=1; done
+rest=()
+for p in $(go list ./...); do
+	[ -z "${is_long[$p]:-}" ] && rest+=("$p")
+done
+
+events=$run/events.json
+: >"$events"
+(
+	go test -race -vet=all -count=1 -json -p ${#long[@]} -timeout 25m "${long[@]}" >>"$events" 2>>"$run/go-test.stderr" &
+	go test -race -vet=all -count=1 -json -p 2 -timeout 10m "${rest[@]}" >>"$events" 2>>"$run/go-test.stderr" &
+	status=0
+	for job in $(jobs -p); do wait "$job" || status=1; done
+	exit $status
+) &
+runner=$!
+tail -n +1 -s 0.2 -f --pid=$runner "$events"
+wait $runner
