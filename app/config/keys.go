@@ -91,7 +91,7 @@ type Change struct {
 func ParseChange(s string) (Change, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(k) == "" {
-		return Change{}, fmt.Errorf("%w: %q is not KEY=VALUE", ErrInvalid, s)
+		return Change{}, invalidf("%q is not KEY=VALUE", s)
 	}
 	return Change{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)}, nil
 }
@@ -108,14 +108,14 @@ func (c *Config) Apply(changes ...Change) error {
 			name = a
 		}
 		if why, ok := operatorKeys[name]; ok {
-			return fmt.Errorf("%w: %s is %w, not by a volunteer: %s", ErrInvalid, name, ErrOperatorSetting, why)
+			return invalidf("%s is %w, not by a volunteer: %s", name, ErrOperatorSetting, why)
 		}
 		k, ok := keys[name]
 		if !ok {
 			return fmt.Errorf("%w %q (known: %s)", ErrUnknownKey, ch.Key, strings.Join(keyNames(), ", "))
 		}
 		if err := k.set(&next, strings.TrimSpace(ch.Value)); err != nil {
-			return fmt.Errorf("set %s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if err := next.Validate(); err != nil {
@@ -160,7 +160,7 @@ func intKey(field func(*Config) *int) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return fmt.Errorf("%w: %q is not a whole number", ErrInvalid, v)
+			return invalidf("%q is not a whole number", v)
 		}
 		*field(c) = n
 		return nil
@@ -187,7 +187,7 @@ func ParseSwitch(v string) (bool, error) {
 	case "false", "off", "no", "0":
 		return false, nil
 	}
-	return false, fmt.Errorf("%w: %q is not true or false", ErrInvalid, v)
+	return false, invalidf("%q is not true or false", v)
 }
 
 func setSchedule(c *Config, v string) error {
@@ -199,7 +199,7 @@ func setSchedule(c *Config, v string) error {
 	dec := json.NewDecoder(strings.NewReader(v))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return fmt.Errorf("%w: schedule: %v", ErrInvalid, err)
+		return invalidf("schedule: %v", err)
 	}
 	c.Schedule = s
 	return nil
@@ -212,7 +212,7 @@ func setSnooze(c *Config, v string) error {
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return fmt.Errorf("%w: %q is not an RFC 3339 time", ErrInvalid, v)
+		return invalidf("%q is not an RFC 3339 time", v)
 	}
 	c.SnoozeUntil = t
 	return nil
@@ -221,7 +221,7 @@ func setSnooze(c *Config, v string) error {
 func setDelay(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return fmt.Errorf("%w: %q is not a duration (1s, 500ms)", ErrInvalid, v)
+		return invalidf("%q is not a duration (1s, 500ms)", v)
 	}
 	c.Delay = Duration(d)
 	return nil
@@ -239,7 +239,7 @@ func SnoozeUntil(now time.Time, s string) (time.Time, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 || d > 7*24*time.Hour {
-		return time.Time{}, fmt.Errorf("%w: snooze %q: use a duration up to a week (1h, 30m) or \"tomorrow\"", ErrInvalid, s)
+		return time.Time{}, invalidf("snooze %q: use a duration up to a week (1h, 30m) or \"tomorrow\"", s)
 	}
 	return now.Add(d), nil
 }
