@@ -2,7 +2,10 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -190,19 +193,69 @@ func ParseSwitch(v string) (bool, error) {
 	return false, invalidf("%q is not true or false", v)
 }
 
+// scheduleExample is a schedule as the set command takes it.
+const scheduleExample = `{"windows":[{"days":["mon","fri"],"start":"18:00","end":"23:00"}]}`
+
 func setSchedule(c *Config, v string) error {
 	if v == "" {
 		c.Schedule = Schedule{}
 		return nil
 	}
-	var s Schedule
-	dec := json.NewDecoder(strings.NewReader(v))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return invalidf("schedule: %v", err)
+	s, err := parseSchedule(v)
+	if err != nil {
+		return err
 	}
 	c.Schedule = s
 	return nil
+}
+
+// parseSchedule reads a schedule written as JSON, as `hivecrawl set
+// schedule=...` takes it. Its errors say what is wrong in words, with an
+// example, rather than as the JSON decoder's; Apply puts "schedule: "
+// before them.
+func parseSchedule(v string) (Schedule, error) {
+	var s Schedule
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&s)
+	if err == nil && dec.More() {
+		err = errors.New("trailing data")
+	}
+	if err == nil {
+		return s, nil
+	}
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.Is(err, ErrInvalid):
+		return Schedule{}, err // a day or a time of day, in words already
+	case errors.As(err, &typ) && typ.Field != "":
+		return Schedule{}, invalidf("%q must be %s, not %s (example: %s)",
+			typ.Field, jsonKind(typ.Type.Kind()), typ.Value, scheduleExample)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return Schedule{}, invalidf("%s: a schedule has \"windows\", each with \"days\", \"start\", \"end\" and optionally \"download\" and \"upload\" (example: %s)",
+			strings.TrimPrefix(err.Error(), "json: "), scheduleExample)
+	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &typ):
+		return Schedule{}, invalidf("%q is not JSON: write it in single quotes, such as '%s', or \"\" to crawl at any time", v, scheduleExample)
+	}
+	return Schedule{}, invalidf("%q is not one JSON object (%v): write it such as '%s'", v, err, scheduleExample)
+}
+
+// jsonKind names a Go kind as JSON calls it.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a number"
 }
 
 func setSnooze(c *Config, v string) error {

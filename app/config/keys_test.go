@@ -1,13 +1,15 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 )
 
 // TestApplyErrorsSayItOnce checks that a refused setting reads as one
-// sentence after the command's name: the key once and what is wrong.
+// sentence after the command's name: the key once, what is wrong and,
+// for a schedule, an example rather than the JSON decoder's words.
 func TestApplyErrorsSayItOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name, key, value string
@@ -23,6 +25,18 @@ func TestApplyErrorsSayItOnce(t *testing.T) {
 		{name: "out of range", key: "api_port", value: "70000",
 			want: `api_port must be between 0 and 65535, got 70000`},
 		{name: "unknown key", key: "colour", value: "1", unknown: true},
+		{name: "schedule not JSON", key: "schedule", value: "mon-fri 18:00-23:00",
+			want: `schedule: "mon-fri 18:00-23:00" is not JSON: write it in single quotes, such as '` + scheduleExample + `', or "" to crawl at any time`},
+		{name: "schedule cut short", key: "schedule", value: `{"windows":[`,
+			want: `schedule: "{\"windows\":[" is not JSON: write it in single quotes, such as '` + scheduleExample + `', or "" to crawl at any time`},
+		{name: "schedule unknown field", key: "schedule", value: `{"window":[]}`,
+			want: `schedule: unknown field "window": a schedule has "windows", each with "days", "start", "end" and optionally "download" and "upload" (example: ` + scheduleExample + `)`},
+		{name: "schedule wrong type", key: "schedule", value: `{"windows":[{"days":"mon"}]}`,
+			want: `schedule: "windows.days" must be a list, not string (example: ` + scheduleExample + `)`},
+		{name: "schedule bad day", key: "schedule", value: `{"windows":[{"days":["moon"]}]}`,
+			want: `schedule: "moon" is not a weekday (mon, tue, wed, thu, fri, sat, sun)`},
+		{name: "schedule two objects", key: "schedule", value: `{} {}`,
+			want: `schedule: "{} {}" is not one JSON object (trailing data): write it such as '` + scheduleExample + `'`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Default()
@@ -47,4 +61,35 @@ func TestApplyErrorsSayItOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+func FuzzParseSchedule(f *testing.F) {
+	for _, s := range []string{scheduleExample, `{"windows":[]}`, "abc", `{"x":1}`, `{"windows":"mon"}`,
+		`{"windows":[{"start":"25:00"}]}`, `{"windows":[{"download":"1MB"}]}`, `{} {}`, `[]`, `null`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sch, err := parseSchedule(s)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("parseSchedule(%q) = %v, not ErrInvalid", s, err)
+			}
+			if strings.Contains(err.Error(), "json:") {
+				t.Fatalf("parseSchedule(%q) = %v: the decoder's words", s, err)
+			}
+			return
+		}
+		if _, err := parseSchedule(mustJSON(t, sch)); err != nil {
+			t.Fatalf("schedule %q read back: %v", s, err)
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
