@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -24,7 +26,7 @@ func init() {
 	register(command{name: "manager", summary: "run the operator's manager and storage module",
 		flags: flagsOf(managerFlags), run: runManager})
 	register(command{name: "join", summary: "join the network a manager's profile describes",
-		args: "[flags] PROFILE", flags: flagsOf(joinFlags), run: runJoin})
+		args: "[flags] PROFILE", flags: flagsOf(joinFlags), run: stdio(joinMain)})
 }
 
 // listFlag collects a repeatable flag.
@@ -197,10 +199,10 @@ func joinFlags(o *joinOptions) *flag.FlagSet {
 	return fs
 }
 
-func runJoin(ctx context.Context, args []string) int {
+func joinMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o joinOptions
 	fs := joinFlags(&o)
-	if code, done := parseFlags(fs, reorder(args), os.Stdout, os.Stderr); done {
+	if code, done := parseFlags(fs, reorder(args), stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() != 1 {
@@ -209,7 +211,7 @@ func runJoin(ctx context.Context, args []string) int {
 	}
 	p, err := profile.Read(fs.Arg(0))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		fmt.Fprintln(stderr, "hivecrawl join:", joinProblem(fs.Arg(0), err))
 		return 1
 	}
 	dirs, err := paths.Resolve(*o.home)
@@ -217,20 +219,33 @@ func runJoin(ctx context.Context, args []string) int {
 		err = dirs.Ensure()
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		fmt.Fprintln(stderr, "hivecrawl join:", err)
 		return 1
 	}
 	dst := filepath.Join(dirs.Config, profile.FileName)
 	if err := profile.Write(dst, p); err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		fmt.Fprintln(stderr, "hivecrawl join:", err)
 		return 1
 	}
 	label := p.Name
 	if label == "" {
 		label = "manager " + p.Manager
 	}
-	fmt.Printf("Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
+	fmt.Fprintf(stdout, "Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
 	return 0
+}
+
+// joinProblem says why the file at path cannot be joined with, and what
+// to do.
+func joinProblem(path string, err error) string {
+	const ask = "ask the network's operator for the profile file their manager writes (it prints its path as \"Network profile:\")"
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Sprintf("there is no file %s: give the path of the network profile, or %s", path, ask)
+	case errors.Is(err, profile.ErrInvalid):
+		return fmt.Sprintf("%v; %s", err, ask)
+	}
+	return err.Error()
 }
 
 // reorder moves flags before positional arguments, so "join PROFILE
