@@ -91,6 +91,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.BoolVar(&o.storeRaw, "store-raw", false, "also store each page's raw HTTP response as a WARC response record beside its text: crawlers upload the compressed HTML too (clients older than this option refuse such tasks)")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
+	hide(fs, "allow-loopback", "allow-test-nets")
 	return fs
 }
 
