@@ -136,7 +136,7 @@ func runManager(ctx context.Context, args []string) int {
 	}
 	m, err := manager.New(ctx, opts)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
+		fmt.Fprintln(os.Stderr, "hivecrawl manager:", listenProblem(err))
 		return 1
 	}
 	if o.seeds != "" {
@@ -234,6 +234,17 @@ func joinMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stdout, "Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
 	return 0
+}
+
+// listenProblem is err in words, and what to do when it is a listen
+// port in use: a client's or a manager's libp2p port.
+func listenProblem(err error) string {
+	var pe *host.PortInUseError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	return fmt.Sprintf("port %d is in use (%s, by another program or another Hivecrawl); choose another with --listen, "+
+		"such as --listen /ip4/0.0.0.0/tcp/PORT --listen /ip4/0.0.0.0/udp/PORT/quic-v1", pe.Port, pe.Addr)
 }
 
 // joinProblem says why the file at path cannot be joined with, and what

@@ -118,7 +118,7 @@ func runClient(ctx context.Context, args []string) int {
 	}
 	c, err := app.New(ctx, opts)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
+		fmt.Fprintln(os.Stderr, "hivecrawl run:", listenProblem(err))
 		return 1
 	}
 	if err := c.Serve(ctx); err != nil {
