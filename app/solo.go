@@ -46,7 +46,7 @@ func readProfile(d paths.Dirs) (*profile.Profile, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("network profile %s: %w (run 'hivecrawl join PROFILE' again, or delete it for solo mode)", path, err)
+		return nil, fmt.Errorf("%w (run 'hivecrawl join PROFILE' again, or 'hivecrawl leave' for solo mode)", err)
 	}
 	return p, nil
 }

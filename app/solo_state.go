@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -42,6 +43,8 @@ func failure(l *channels.LastCrawl) string {
 		return "its address is not public (loopback, private or link-local): Hivecrawl crawls only public web sites"
 	case l.Stopped == "robots.txt unavailable":
 		return "its robots.txt could not be read (the server failed), so it is not crawled until it can be"
+	case strings.HasPrefix(l.Stopped, crawler.StoppedUnreachable+": "):
+		return "its server could not be reached (" + strings.TrimPrefix(l.Stopped, crawler.StoppedUnreachable+": ") + "); it is tried again at the next crawl"
 	case strings.HasPrefix(l.Stopped, "server asked to retry"):
 		return "the " + l.Stopped + "; it is tried again at the next crawl"
 	case l.Pages > 0:

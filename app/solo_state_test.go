@@ -23,6 +23,7 @@ func TestChannelState(t *testing.T) {
 		{"cut short at the page limit", channels.Channel{Last: &channels.LastCrawl{Pages: 3, Stopped: "max pages"}}, localapi.StateWaiting, ""},
 		{"private address", channels.Channel{Last: &channels.LastCrawl{Stopped: "forbidden address"}}, localapi.StateFailing, "only public web sites"},
 		{"robots.txt unreadable", channels.Channel{Last: &channels.LastCrawl{Stopped: "robots.txt unavailable"}}, localapi.StateFailing, "robots.txt could not be read"},
+		{"unreachable", channels.Channel{Last: &channels.LastCrawl{Stopped: "unreachable: DNS lookup failed for example.org: no such host"}}, localapi.StateFailing, "could not be reached (DNS lookup failed for example.org: no such host)"},
 		{"lost", channels.Channel{Last: &channels.LastCrawl{Lost: "lost"}}, localapi.StateFailing, "no result in time"},
 		{"cancelled", channels.Channel{Last: &channels.LastCrawl{Lost: "expired"}}, localapi.StateFailing, "cancelled the last crawl: expired"},
 		{"retry later", channels.Channel{Last: &channels.LastCrawl{Pages: 2, Stopped: "server asked to retry after 1h0m0s"}}, localapi.StateFailing, "asked to retry after 1h0m0s"},

@@ -257,7 +257,10 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	agent := r.token
 	cur := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
 	status := 0
-	var body []byte
+	var (
+		body        []byte
+		unreachable error // the host's own, not a redirect target's
+	)
 	for hop := 0; hop <= 5; hop++ {
 		resp, err := r.request(ctx, request{URL: cur, AnyType: true, MaxBody: maxRobotsBytes})
 		if ctx.Err() != nil {
@@ -275,6 +278,9 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 		if err != nil && !errors.Is(err, ErrBodyTooLarge) {
 			r.log.Debug("Robots.txt unreachable", "url", cur.String(), "err", err)
 			status = 0
+			if hop == 0 {
+				unreachable = err
+			}
 			break
 		}
 		status, body = resp.Status, resp.Body
@@ -291,6 +297,7 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 		status = http.StatusNotFound // more than five redirects: unavailable
 	}
 	rb := robotsForStatus(status, body, agent)
+	rb.unreachable = unreachable
 	r.robots[key] = rb
 	r.c.hosts.asked(u.Host, rb.crawlDelay) // for later runs too, from their robots.txt on
 	if rb.crawlDelay > r.delay {

@@ -160,7 +160,7 @@ func TestRobotsInRun(t *testing.T) {
 			if err == nil {
 				conn.Close()
 			}
-		}, nil, "robots.txt unavailable"},
+		}, nil, "unreachable: 127.0.0.1 closed the connection without answering"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := map[string]string{"/": html(links("/open", "/private")), "/open": html("o"), "/private": html("p")}

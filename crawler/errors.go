@@ -102,3 +102,38 @@ func Kind(err error) string {
 	}
 	return "network"
 }
+
+// StoppedUnreachable begins a result's Stopped when the run could not
+// reach its host at all, before any page: "unreachable: DNS lookup failed
+// for example.org: no such host". What follows is Unreachable's.
+const StoppedUnreachable = "unreachable"
+
+// Unreachable says in words why host could not be reached, from the
+// error of a request to it: DNS, a refused or reset connection, a
+// timeout, no route.
+func Unreachable(host string, err error) string {
+	var dnsErr *net.DNSError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &dnsErr):
+		why := dnsErr.Err
+		switch {
+		case dnsErr.IsNotFound:
+			why = "no such host"
+		case dnsErr.IsTimeout:
+			why = "no DNS server answered"
+		}
+		return "DNS lookup failed for " + host + ": " + why
+	case strings.Contains(msg, "network is unreachable"), strings.Contains(msg, "no route to host"):
+		return "no route to " + host + " (network unreachable: is this machine offline?)"
+	}
+	switch Kind(err) {
+	case "timeout":
+		return host + " did not answer in time (timeout)"
+	case "connection_refused":
+		return host + " refused the connection (nothing listens on its port)"
+	case "connection_reset":
+		return host + " closed the connection without answering"
+	}
+	return "could not reach " + host + ": " + msg
+}

@@ -39,6 +39,9 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 	}
 	if rb.mode == robotsDisallowAll && r.sameSite(u) && first {
 		r.res.Stopped = "robots.txt unavailable"
+		if rb.unreachable != nil {
+			r.res.Stopped = StoppedUnreachable + ": " + Unreachable(u.Hostname(), rb.unreachable)
+		}
 		return errStop
 	}
 	if err := r.readSitemaps(ctx, rb); err != nil {

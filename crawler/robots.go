@@ -41,6 +41,10 @@ type robots struct {
 	// err is set when the host may not be contacted at all (a forbidden
 	// address); every URL on it fails with this error.
 	err error
+	// unreachable is why the host itself could not be reached for its
+	// robots.txt (DNS, a refused connection, a timeout); nil when it
+	// answered, whatever the answer.
+	unreachable error
 	// sitemaps are the file's Sitemap: values as written, at most
 	// maxRobotsSitemaps; sitemapsRead is set once the run has read them.
 	sitemaps     []string

@@ -129,7 +129,8 @@ type Result struct {
 	// reported, not followed).
 	InterSite []string `json:"inter_site,omitempty"`
 	// Stopped says why the crawl ended early, if it did ("max pages",
-	// "too many consecutive failures", "robots.txt unavailable", ...).
+	// "too many consecutive failures", "robots.txt unavailable",
+	// "unreachable: DNS lookup failed for example.org: no such host", ...).
 	Stopped string `json:"stopped,omitempty"`
 	// Rest, with Stopped = StoppedHandedOff, is what the crawl left undone.
 	Rest *Rest `json:"rest,omitempty"`

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -135,9 +134,7 @@ func (c Config) OverloadThreshold() int {
 // Validate reports the first setting that is out of range, in words a
 // contributor can act on. Every error wraps ErrInvalid.
 func (c Config) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
-	}
+	bad := invalidf
 	switch {
 	case c.Download < 0:
 		return bad("download cap must not be negative")

@@ -181,18 +181,24 @@ func position(data []byte, off int64) string {
 // fsynced, renamed over the old file, and the directory fsynced; then the
 // same to GoodCopy(path). Both are readable only by their owner.
 func Save(path string, c Config) error {
+	_, err := save(path, c)
+	return err
+}
+
+// save is Save that returns what it wrote.
+func save(path string, c Config) ([]byte, error) {
 	if err := c.Validate(); err != nil {
-		return fmt.Errorf("save config %s: %w", path, err)
+		return nil, fmt.Errorf("save config %s: %w", path, err)
 	}
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
-		return fmt.Errorf("encode config: %w", err)
+		return nil, fmt.Errorf("encode config: %w", err)
 	}
 	data = append(data, '\n')
 	if err := WriteFileAtomic(path, data, 0o600); err != nil {
-		return err
+		return nil, err
 	}
-	return WriteFileAtomic(GoodCopy(path), data, 0o600)
+	return data, WriteFileAtomic(GoodCopy(path), data, 0o600)
 }
 
 // keepGood makes GoodCopy(path) hold data, the contents of path that just

@@ -2,7 +2,10 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,7 +94,7 @@ type Change struct {
 func ParseChange(s string) (Change, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(k) == "" {
-		return Change{}, fmt.Errorf("%w: %q is not KEY=VALUE", ErrInvalid, s)
+		return Change{}, invalidf("%q is not KEY=VALUE", s)
 	}
 	return Change{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)}, nil
 }
@@ -108,14 +111,14 @@ func (c *Config) Apply(changes ...Change) error {
 			name = a
 		}
 		if why, ok := operatorKeys[name]; ok {
-			return fmt.Errorf("%w: %s is %w, not by a volunteer: %s", ErrInvalid, name, ErrOperatorSetting, why)
+			return invalidf("%s is %w, not by a volunteer: %s", name, ErrOperatorSetting, why)
 		}
 		k, ok := keys[name]
 		if !ok {
 			return fmt.Errorf("%w %q (known: %s)", ErrUnknownKey, ch.Key, strings.Join(keyNames(), ", "))
 		}
 		if err := k.set(&next, strings.TrimSpace(ch.Value)); err != nil {
-			return fmt.Errorf("set %s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if err := next.Validate(); err != nil {
@@ -160,7 +163,7 @@ func intKey(field func(*Config) *int) func(*Config, string) error {
 	return func(c *Config, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return fmt.Errorf("%w: %q is not a whole number", ErrInvalid, v)
+			return invalidf("%q is not a whole number", v)
 		}
 		*field(c) = n
 		return nil
@@ -187,22 +190,72 @@ func ParseSwitch(v string) (bool, error) {
 	case "false", "off", "no", "0":
 		return false, nil
 	}
-	return false, fmt.Errorf("%w: %q is not true or false", ErrInvalid, v)
+	return false, invalidf("%q is not true or false", v)
 }
+
+// scheduleExample is a schedule as the set command takes it.
+const scheduleExample = `{"windows":[{"days":["mon","fri"],"start":"18:00","end":"23:00"}]}`
 
 func setSchedule(c *Config, v string) error {
 	if v == "" {
 		c.Schedule = Schedule{}
 		return nil
 	}
-	var s Schedule
-	dec := json.NewDecoder(strings.NewReader(v))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return fmt.Errorf("%w: schedule: %v", ErrInvalid, err)
+	s, err := parseSchedule(v)
+	if err != nil {
+		return err
 	}
 	c.Schedule = s
 	return nil
+}
+
+// parseSchedule reads a schedule written as JSON, as `hivecrawl set
+// schedule=...` takes it. Its errors say what is wrong in words, with an
+// example, rather than as the JSON decoder's; Apply puts "schedule: "
+// before them.
+func parseSchedule(v string) (Schedule, error) {
+	var s Schedule
+	dec := json.NewDecoder(strings.NewReader(v))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&s)
+	if err == nil && dec.More() {
+		err = errors.New("trailing data")
+	}
+	if err == nil {
+		return s, nil
+	}
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.Is(err, ErrInvalid):
+		return Schedule{}, err // a day or a time of day, in words already
+	case errors.As(err, &typ) && typ.Field != "":
+		return Schedule{}, invalidf("%q must be %s, not %s (example: %s)",
+			typ.Field, jsonKind(typ.Type.Kind()), typ.Value, scheduleExample)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return Schedule{}, invalidf("%s: a schedule has \"windows\", each with \"days\", \"start\", \"end\" and optionally \"download\" and \"upload\" (example: %s)",
+			strings.TrimPrefix(err.Error(), "json: "), scheduleExample)
+	case errors.As(err, &syn), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &typ):
+		return Schedule{}, invalidf("%q is not JSON: write it in single quotes, such as '%s', or \"\" to crawl at any time", v, scheduleExample)
+	}
+	return Schedule{}, invalidf("%q is not one JSON object (%v): write it such as '%s'", v, err, scheduleExample)
+}
+
+// jsonKind names a Go kind as JSON calls it.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a number"
 }
 
 func setSnooze(c *Config, v string) error {
@@ -212,7 +265,7 @@ func setSnooze(c *Config, v string) error {
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return fmt.Errorf("%w: %q is not an RFC 3339 time", ErrInvalid, v)
+		return invalidf("%q is not an RFC 3339 time", v)
 	}
 	c.SnoozeUntil = t
 	return nil
@@ -221,7 +274,7 @@ func setSnooze(c *Config, v string) error {
 func setDelay(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return fmt.Errorf("%w: %q is not a duration (1s, 500ms)", ErrInvalid, v)
+		return invalidf("%q is not a duration (1s, 500ms)", v)
 	}
 	c.Delay = Duration(d)
 	return nil
@@ -239,7 +292,7 @@ func SnoozeUntil(now time.Time, s string) (time.Time, error) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 || d > 7*24*time.Hour {
-		return time.Time{}, fmt.Errorf("%w: snooze %q: use a duration up to a week (1h, 30m) or \"tomorrow\"", ErrInvalid, s)
+		return time.Time{}, invalidf("snooze %q: use a duration up to a week (1h, 30m) or \"tomorrow\"", s)
 	}
 	return now.Add(d), nil
 }

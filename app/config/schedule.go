@@ -90,10 +90,10 @@ func (w Window) on(d Day) bool {
 func (s Schedule) validate() error {
 	for i, w := range s.Windows {
 		if w.Start < 0 || w.Start >= 24*60 || w.End < 0 || w.End > 24*60 {
-			return fmt.Errorf("%w: schedule window %d: times must be within 00:00–24:00", ErrInvalid, i+1)
+			return invalidf("schedule window %d: times must be within 00:00–24:00", i+1)
 		}
 		if w.Download < 0 || w.Upload < 0 {
-			return fmt.Errorf("%w: schedule window %d: negative cap", ErrInvalid, i+1)
+			return invalidf("schedule window %d: negative cap", i+1)
 		}
 	}
 	return nil
@@ -119,7 +119,7 @@ func (d Day) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 func (d *Day) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("%w: weekday must be a string such as \"mon\"", ErrInvalid)
+		return invalidf("weekday must be a string such as \"mon\"")
 	}
 	ls := strings.ToLower(strings.TrimSpace(s))
 	for i, n := range dayNames {
@@ -128,7 +128,7 @@ func (d *Day) UnmarshalJSON(data []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%w: %q is not a weekday (mon, tue, wed, thu, fri, sat, sun)", ErrInvalid, s)
+	return invalidf("%q is not a weekday (mon, tue, wed, thu, fri, sat, sun)", s)
 }
 
 // Clock is a time of day in minutes since midnight, written "HH:MM" in JSON;
@@ -142,7 +142,7 @@ func ParseClock(s string) (Clock, error) {
 	m, errM := strconv.Atoi(ms)
 	if !ok || errH != nil || errM != nil || len(ms) != 2 || len(hs) > 2 ||
 		h < 0 || h > 24 || m < 0 || m > 59 || (h == 24 && m != 0) {
-		return 0, fmt.Errorf("%w: %q is not a time of day (HH:MM, 00:00–24:00)", ErrInvalid, s)
+		return 0, invalidf("%q is not a time of day (HH:MM, 00:00–24:00)", s)
 	}
 	return Clock(h*60 + m), nil
 }
@@ -157,7 +157,7 @@ func (c Clock) MarshalJSON() ([]byte, error) { return json.Marshal(c.String()) }
 func (c *Clock) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("%w: time of day must be a string \"HH:MM\"", ErrInvalid)
+		return invalidf("time of day must be a string \"HH:MM\"")
 	}
 	v, err := ParseClock(s)
 	if err != nil {

@@ -1,7 +1,11 @@
 package config
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 )
 
@@ -17,9 +21,12 @@ type Store struct {
 	cfg     Config
 	problem error    // why the file was not loaded; changes are then not saved
 	notes   []string // what the loaded file held that is ignored
-	subs    map[int]chan Config
-	watch   map[int]func(Config)
-	nextID  int
+	// disk is the file's contents as the store last read or wrote them
+	// (nil: no file), to tell a hand edit from the store's own writes.
+	disk   []byte
+	subs   map[int]chan Config
+	watch  map[int]func(Config)
+	nextID int
 }
 
 // Open loads the file at path into a new Store. It never fails, and a
@@ -30,6 +37,7 @@ type Store struct {
 // the contributor; the damaged file is left as it is, to be fixed by hand.
 func Open(path string) *Store {
 	s := &Store{path: path, subs: make(map[int]chan Config), watch: make(map[int]func(Config))}
+	s.disk, _ = readFile(path)
 	c, notes, data, err := loadData(path)
 	switch {
 	case err == nil:
@@ -88,36 +96,56 @@ func (s *Store) Get() Config {
 // ErrInvalid). While the file is damaged (Problem), the change applies to
 // the running client but is not saved, and Update says so with an error
 // wrapping ErrNotSaved.
+//
+// The file is read again first: when it was edited by hand since the
+// store last read or wrote it, the edit becomes the configuration the
+// change applies to, so that saving the change does not undo the edit. An
+// edit that does not load fails Update (wrapping ErrInvalid) and the file
+// is left as it is, for its author to fix.
 func (s *Store) Update(fn func(*Config) error) error {
 	s.notify.Lock()
 	defer s.notify.Unlock()
 	s.mu.Lock()
-	next := s.cfg.clone()
-	if err := fn(&next); err != nil {
+	edited, err := s.reload()
+	if err != nil {
 		s.mu.Unlock()
 		return err
 	}
-	if err := next.Validate(); err != nil {
-		s.mu.Unlock()
-		return err
+	next := s.cfg.clone()
+	err = fn(&next)
+	if err == nil {
+		err = next.Validate()
 	}
 	var unsaved error
-	if s.problem == nil {
-		if err := Save(s.path, next); err != nil {
-			s.mu.Unlock()
-			return fmt.Errorf("keep setting: %w", err)
+	switch {
+	case err != nil:
+	case s.problem == nil:
+		data, serr := save(s.path, next)
+		if data != nil {
+			s.disk = data // written, even when its good copy was not
 		}
-	} else {
+		if serr != nil {
+			err = fmt.Errorf("keep setting: %w", serr)
+			break
+		}
+		s.cfg = next
+	default:
 		unsaved = fmt.Errorf("applied until Hivecrawl stops but %w: %w", ErrNotSaved, s.problem)
+		s.cfg = next
 	}
-	s.cfg = next
+	if err != nil && !edited {
+		s.mu.Unlock()
+		return err
+	}
+	// The configuration changed: by fn, or by the hand edit alone.
+	cur := s.cfg
 	for _, ch := range s.subs {
 		// Latest value wins: drop an unread older one.
 		select {
 		case <-ch:
 		default:
 		}
-		ch <- next.clone()
+		ch <- cur.clone()
 	}
 	watchers := make([]func(Config), 0, len(s.watch))
 	for _, w := range s.watch {
@@ -125,9 +153,52 @@ func (s *Store) Update(fn func(*Config) error) error {
 	}
 	s.mu.Unlock()
 	for _, w := range watchers {
-		w(next.clone())
+		w(cur.clone())
+	}
+	if err != nil {
+		return err
 	}
 	return unsaved
+}
+
+// reload reads the file again and, when it differs from what the store
+// last read or wrote, makes it the configuration (edited true) or, when it
+// does not load, returns why. The caller holds s.mu.
+func (s *Store) reload() (edited bool, err error) {
+	data, err := readFile(s.path)
+	if err != nil || bytes.Equal(data, s.disk) && (data == nil) == (s.disk == nil) {
+		// Unreadable now: the save that follows says so.
+		return false, nil
+	}
+	var (
+		c     = Default()
+		notes []string
+	)
+	if data != nil {
+		if len(bytes.TrimSpace(data)) == 0 {
+			err = invalidf("the file is empty")
+		} else {
+			c, notes, err = parse(data)
+		}
+	}
+	if err != nil {
+		return false, invalidf("%s was changed outside Hivecrawl and does not load (%v): fix it, or undo the change, and try again; nothing was changed, so the edit is kept", s.path, err)
+	}
+	s.cfg, s.notes, s.problem, s.disk = c, notes, nil, data
+	if data != nil {
+		_ = keepGood(s.path, data) // best effort, as in Open
+	}
+	return true, nil
+}
+
+// readFile returns the file's contents, nil and no error when there is
+// none.
+func readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
 }
 
 // Watch calls fn with the new configuration after every change, before

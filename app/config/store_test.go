@@ -317,3 +317,79 @@ func TestStoreHandEditBecomesGoodCopy(t *testing.T) {
 		t.Errorf("after damage download = %v, want the hand-edited 3MB/s", c.Download)
 	}
 }
+
+// TestStoreKeepsHandEdits checks that a change made while the file was
+// edited by hand applies on top of the edit instead of overwriting it, and
+// that an edit that does not load is refused in words and left alone.
+func TestStoreKeepsHandEdits(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte(`{"threads": 2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(path)
+	var seen []Config
+	defer s.Watch(func(c Config) { seen = append(seen, c) })()
+	edit := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onDisk := func() Config {
+		t.Helper()
+		c, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	edit(`{"threads": 2, "download": "3MB/s"}`)
+	if err := s.Apply(Change{"upload", "1MB/s"}); err != nil {
+		t.Fatalf("set after a hand edit: %v", err)
+	}
+	if c := onDisk(); c.Download != 3_000_000 || c.Upload != 1_000_000 || c.Threads != 2 {
+		t.Fatalf("file after the set: download %v, upload %v, threads %d; want the edit's 3MB/s and 2 kept", c.Download, c.Upload, c.Threads)
+	}
+	if c := s.Get(); c.Download != 3_000_000 || c.Upload != 1_000_000 {
+		t.Fatalf("running with download %v, upload %v", c.Download, c.Upload)
+	}
+	if n := len(seen); n != 1 || seen[0].Download != 3_000_000 {
+		t.Fatalf("watchers saw %d changes (%+v), want one with the edit", n, seen)
+	}
+
+	broken := "{\n  \"threads\": 2,,\n}\n"
+	edit(broken)
+	err := s.Apply(Change{"paused", "true"})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), path+" was changed outside Hivecrawl and does not load (line 2, column 17: ") ||
+		!strings.HasSuffix(err.Error(), "fix it, or undo the change, and try again; nothing was changed, so the edit is kept") {
+		t.Fatalf("set over a broken edit: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != broken {
+		t.Fatalf("the broken edit was overwritten: %q", got)
+	}
+	if s.Get().Paused {
+		t.Fatal("the refused change applied")
+	}
+
+	edit(`{"threads": 5}`)
+	if err := s.Apply(Change{"paused", "true"}); err != nil {
+		t.Fatalf("set after the edit was fixed: %v", err)
+	}
+	if c := onDisk(); c.Threads != 5 || !c.Paused || c.Download != 0 {
+		t.Fatalf("file: threads %d, paused %v, download %v; want the fixed edit's 5, paused, no cap", c.Threads, c.Paused, c.Download)
+	}
+
+	// A change that fails still takes the edit in, and says so to
+	// watchers.
+	edit(`{"threads": 6}`)
+	if err := s.Apply(Change{"cpu", "200"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("cpu=200: %v", err)
+	}
+	if c := s.Get(); c.Threads != 6 || c.Paused {
+		t.Fatalf("running with threads %d, paused %v; want the edit's 6, not paused", c.Threads, c.Paused)
+	}
+	if last := seen[len(seen)-1]; last.Threads != 6 {
+		t.Fatalf("watchers last saw threads %d, want 6", last.Threads)
+	}
+}

@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -39,19 +38,19 @@ func ParseBytes(s string) (Bytes, error) {
 	}
 	num, unit := s[:i], strings.TrimSpace(s[i:])
 	if num == "" {
-		return 0, fmt.Errorf("%w: %q is not a size (examples: 0, 200KB/s, 1.5MiB, 512MB)", ErrInvalid, in)
+		return 0, invalidf("%q is not a size (examples: 0, 200KB/s, 1.5MiB, 512MB)", in)
 	}
 	scale, ok := unitScale[unit]
 	if !ok {
-		return 0, fmt.Errorf("%w: unknown unit %q in %q (use B, KB, MB, GB, KiB, MiB, GiB)", ErrInvalid, unit, in)
+		return 0, invalidf("unknown unit %q in %q (use B, KB, MB, GB, KiB, MiB, GiB)", unit, in)
 	}
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %q is not a number", ErrInvalid, in)
+		return 0, invalidf("%q is not a number", in)
 	}
 	v *= scale
 	if math.IsInf(v, 0) || math.IsNaN(v) || v >= math.MaxInt64/2 {
-		return 0, fmt.Errorf("%w: %q is too large", ErrInvalid, in)
+		return 0, invalidf("%q is too large", in)
 	}
 	return Bytes(v), nil
 }
@@ -98,10 +97,10 @@ func (b *Bytes) UnmarshalJSON(data []byte) error {
 	}
 	var f float64
 	if err := json.Unmarshal(data, &f); err != nil {
-		return fmt.Errorf("%w: %s is not a size", ErrInvalid, data)
+		return invalidf("%s is not a size", data)
 	}
 	if f < 0 || f >= math.MaxInt64/2 {
-		return fmt.Errorf("%w: size %s out of range", ErrInvalid, data)
+		return invalidf("size %s out of range", data)
 	}
 	*b = Bytes(f)
 	return nil
@@ -116,10 +115,10 @@ func ParsePercent(s string) (Percent, error) {
 	t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: %q is not a percentage (example: 50%%)", ErrInvalid, s)
+		return 0, invalidf("%q is not a percentage (example: 50%%)", s)
 	}
 	if v < 0 || v > 100 {
-		return 0, fmt.Errorf("%w: %q is outside 0–100 %%", ErrInvalid, s)
+		return 0, invalidf("%q is outside 0–100 %%", s)
 	}
 	return Percent(v), nil
 }
@@ -157,17 +156,17 @@ func (d *Duration) UnmarshalJSON(data []byte) error {
 		}
 		v, err := time.ParseDuration(s)
 		if err != nil {
-			return fmt.Errorf("%w: %q is not a duration (examples: 1s, 500ms)", ErrInvalid, s)
+			return invalidf("%q is not a duration (examples: 1s, 500ms)", s)
 		}
 		*d = Duration(v)
 		return nil
 	}
 	var secs float64
 	if err := json.Unmarshal(data, &secs); err != nil {
-		return errors.Join(ErrInvalid, err)
+		return invalid(err)
 	}
 	if math.Abs(secs) > 1e9 {
-		return fmt.Errorf("%w: duration %s out of range", ErrInvalid, data)
+		return invalidf("duration %s out of range", data)
 	}
 	*d = Duration(secs * float64(time.Second))
 	return nil

@@ -58,6 +58,7 @@ func TestBashCompletion(t *testing.T) {
 	}{
 		{"every command", []string{"hivecrawl", ""}, append(names, "help", "version", "--help", "--version")},
 		{"a command by its start", []string{"hivecrawl", "cr"}, []string{"crawl"}},
+		{"leave by its start", []string{"hivecrawl", "lea"}, []string{"leave"}},
 		{"a flag by its start", []string{"hivecrawl", "crawl", "--max"}, []string{"--max-pages"}},
 		{"a one-letter flag", []string{"hivecrawl", "run", "-v"}, []string{"-v"}},
 		{"a flag's value is left to the shell", []string{"hivecrawl", "crawl", "--depth", ""}, nil},

@@ -221,6 +221,9 @@ func crawl(ctx context.Context, o *crawlOptions, stdout, stderr io.Writer, progr
 		if why == "" {
 			why = "the start page could not be fetched"
 		}
+		if cause, ok := strings.CutPrefix(why, crawler.StoppedUnreachable+": "); ok {
+			why = cause + "; check the URL and this machine's network connection"
+		}
 		if ip := net.ParseIP(o.seed.Hostname()); !o.allowLoopback && (o.seed.Hostname() == "localhost" ||
 			ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())) {
 			why += fmt.Sprintf(" (%s is not a public address; --allow-loopback allows loopback, for tests only)", o.seed.Hostname())

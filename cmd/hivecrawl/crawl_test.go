@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -196,6 +197,12 @@ func TestCrawlFilterAndDepth(t *testing.T) {
 }
 
 func TestCrawlCommandLineErrors(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close() // nothing listens there now
 	tests := []struct {
 		name string
 		args []string
@@ -215,6 +222,8 @@ func TestCrawlCommandLineErrors(t *testing.T) {
 		{"user agent with a control character", []string{"--user-agent", "mybot\r\nX-Evil: 1", "http://a.example/"}, 2, "product token"},
 		{"unwritable output", []string{"--out", "/nonexistent/dir/x.jsonl", "http://a.example/"}, 1, "create output"},
 		{"loopback refused", []string{"--delay", "0", "http://127.0.0.1:1/"}, 1, "--allow-loopback"},
+		{"connection refused", []string{"--allow-loopback", "--delay", "0", "http://" + closed + "/"}, 1,
+			"no pages fetched: 127.0.0.1 refused the connection (nothing listens on its port); check the URL and this machine's network connection"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -103,18 +103,34 @@ func writeUsage(w io.Writer, c command, fs *flag.FlagSet) {
 	}
 }
 
-func hasFlags(fs *flag.FlagSet) bool {
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	return n > 0
-}
+func hasFlags(fs *flag.FlagSet) bool { return len(sortedFlags(fs)) > 0 }
 
-// sortedFlags lists fs's flags by name.
+// sortedFlags lists fs's flags by name, but for the hidden ones: what
+// help, the man page and shell completion show.
 func sortedFlags(fs *flag.FlagSet) []*flag.Flag {
 	var out []*flag.Flag
-	fs.VisitAll(func(f *flag.Flag) { out = append(out, f) })
+	fs.VisitAll(func(f *flag.Flag) {
+		if !hiddenFlags[fs.Name()+" "+f.Name] {
+			out = append(out, f)
+		}
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// hiddenFlags are the flags, "COMMAND NAME", that tests, the demo and
+// benchmarks pass but a user has no use for: accepted, never shown.
+var hiddenFlags = map[string]bool{}
+
+// hide hides flags of fs (see hiddenFlags). A name fs does not have is
+// a mistake in the program.
+func hide(fs *flag.FlagSet, names ...string) {
+	for _, n := range names {
+		if fs.Lookup(n) == nil {
+			panic("hide: " + fs.Name() + " has no flag " + n)
+		}
+		hiddenFlags[fs.Name()+" "+n] = true
+	}
 }
 
 // dashed is how help writes a flag: -v for a one-letter name, --name

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -24,7 +26,7 @@ func init() {
 	register(command{name: "manager", summary: "run the operator's manager and storage module",
 		flags: flagsOf(managerFlags), run: runManager})
 	register(command{name: "join", summary: "join the network a manager's profile describes",
-		args: "[flags] PROFILE", flags: flagsOf(joinFlags), run: runJoin})
+		args: "[flags] PROFILE", flags: flagsOf(joinFlags), run: stdio(joinMain)})
 }
 
 // listFlag collects a repeatable flag.
@@ -89,6 +91,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.BoolVar(&o.storeRaw, "store-raw", false, "also store each page's raw HTTP response as a WARC response record beside its text: crawlers upload the compressed HTML too (clients older than this option refuse such tasks)")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
+	hide(fs, "allow-loopback", "allow-test-nets")
 	return fs
 }
 
@@ -133,7 +136,7 @@ func runManager(ctx context.Context, args []string) int {
 	}
 	m, err := manager.New(ctx, opts)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
+		fmt.Fprintln(os.Stderr, "hivecrawl manager:", listenProblem(err))
 		return 1
 	}
 	if o.seeds != "" {
@@ -197,10 +200,10 @@ func joinFlags(o *joinOptions) *flag.FlagSet {
 	return fs
 }
 
-func runJoin(ctx context.Context, args []string) int {
+func joinMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o joinOptions
 	fs := joinFlags(&o)
-	if code, done := parseFlags(fs, reorder(args), os.Stdout, os.Stderr); done {
+	if code, done := parseFlags(fs, reorder(args), stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() != 1 {
@@ -209,7 +212,7 @@ func runJoin(ctx context.Context, args []string) int {
 	}
 	p, err := profile.Read(fs.Arg(0))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		fmt.Fprintln(stderr, "hivecrawl join:", joinProblem(fs.Arg(0), err))
 		return 1
 	}
 	dirs, err := paths.Resolve(*o.home)
@@ -217,20 +220,44 @@ func runJoin(ctx context.Context, args []string) int {
 		err = dirs.Ensure()
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		fmt.Fprintln(stderr, "hivecrawl join:", err)
 		return 1
 	}
 	dst := filepath.Join(dirs.Config, profile.FileName)
 	if err := profile.Write(dst, p); err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl join:", err)
+		fmt.Fprintln(stderr, "hivecrawl join:", err)
 		return 1
 	}
 	label := p.Name
 	if label == "" {
 		label = "manager " + p.Manager
 	}
-	fmt.Printf("Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
+	fmt.Fprintf(stdout, "Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
 	return 0
+}
+
+// listenProblem is err in words, and what to do when it is a listen
+// port in use: a client's or a manager's libp2p port.
+func listenProblem(err error) string {
+	var pe *host.PortInUseError
+	if !errors.As(err, &pe) {
+		return err.Error()
+	}
+	return fmt.Sprintf("port %d is in use (%s, by another program or another Hivecrawl); choose another with --listen, "+
+		"such as --listen /ip4/0.0.0.0/tcp/PORT --listen /ip4/0.0.0.0/udp/PORT/quic-v1", pe.Port, pe.Addr)
+}
+
+// joinProblem says why the file at path cannot be joined with, and what
+// to do.
+func joinProblem(path string, err error) string {
+	const ask = "ask the network's operator for the profile file their manager writes (it prints its path as \"Network profile:\")"
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Sprintf("there is no file %s: give the path of the network profile, or %s", path, ask)
+	case errors.Is(err, profile.ErrInvalid):
+		return fmt.Sprintf("%v; %s", err, ask)
+	}
+	return err.Error()
 }
 
 // reorder moves flags before positional arguments, so "join PROFILE

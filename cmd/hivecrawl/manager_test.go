@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -247,5 +251,34 @@ func waitUntil(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 30 s")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestManagerPortInUse checks that a manager whose listen port is taken
+// says so and names the flag that changes it, not libp2p's error.
+func TestManagerPortInUse(t *testing.T) {
+	bin := buildBinary(t)
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	addr := fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", port)
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(bin, "manager", "--home", t.TempDir(), "--listen", addr, "--allow-loopback")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("manager on a taken port: %v, want exit status 1\n%s", err, stderr.String())
+	}
+	want := fmt.Sprintf("hivecrawl manager: port %d is in use (%s, by another program or another Hivecrawl); choose another with --listen, "+
+		"such as --listen /ip4/0.0.0.0/tcp/PORT --listen /ip4/0.0.0.0/udp/PORT/quic-v1\n", port, addr)
+	if got := stderr.String(); !strings.HasSuffix(got, want) {
+		t.Fatalf("stderr:\n%s\nwant it to end with\n%s", got, want)
+	}
+	if strings.Contains(stderr.String(), "failed to listen") {
+		t.Errorf("stderr has libp2p's words:\n%s", stderr.String())
 	}
 }

@@ -39,7 +39,9 @@ with a little of their bandwidth and CPU, within limits they set. The
 crawlers form a peer-to-peer overlay that hands each web host to a
 volunteer close to it on the network and not overloaded. Without a network
 joined, the client runs in solo mode: its own manager and storage in the
-same process, crawling the sites its user adds.
+same process, crawling the sites its user adds. 'hivecrawl join PROFILE'
+joins a network and 'hivecrawl leave' goes back to solo mode, each from
+the client's next start.
 
 Without a command, hivecrawl starts the client: with its tray icon when
 there is a desktop session, otherwise as 'hivecrawl run --headless'. When a

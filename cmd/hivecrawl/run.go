@@ -56,6 +56,7 @@ func runFlags(o *runOptions) *flag.FlagSet {
 	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
+	hide(fs, "bind", "emulate", "heartbeat", "no-lbi", "allow-loopback", "allow-test-nets", "cheat")
 	return fs
 }
 
@@ -117,7 +118,7 @@ func runClient(ctx context.Context, args []string) int {
 	}
 	c, err := app.New(ctx, opts)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
+		fmt.Fprintln(os.Stderr, "hivecrawl run:", listenProblem(err))
 		return 1
 	}
 	if err := c.Serve(ctx); err != nil {

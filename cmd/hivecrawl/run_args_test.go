@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestRunArguments(t *testing.T) {
@@ -28,5 +33,46 @@ func TestRunArguments(t *testing.T) {
 				t.Fatalf("run %q = %d, want %d", tc.args, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestHelpHidesTestFlags lists the flags `run --help` and `manager
+// --help` show: the user's, not those that tests, the demo and benchmarks
+// pass, which are still accepted.
+func TestHelpHidesTestFlags(t *testing.T) {
+	shown := func(name string, fs *flag.FlagSet) []string {
+		var b bytes.Buffer
+		writeUsage(&b, commands[name], fs)
+		var out []string
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(line, "  -") {
+				out = append(out, strings.Fields(line)[0])
+			}
+		}
+		return out
+	}
+	var o runOptions
+	fs := runFlags(&o)
+	want := []string{"--delay", "--headless", "--home", "--listen", "--local", "--seed-depth", "--seed-interval", "--seed-pages", "--seeds", "--threads", "-v"}
+	if got := shown("run", fs); !slices.Equal(got, want) {
+		t.Errorf("run --help shows %v, want %v", got, want)
+	}
+	err := fs.Parse([]string{"--bind", "127.0.0.2", "--emulate", "layout.json", "--heartbeat", "1s", "--no-lbi",
+		"--allow-loopback", "--allow-test-nets", "--cheat", "invent"})
+	if err != nil || o.bind != "127.0.0.2" || o.emulateFile != "layout.json" || o.heartbeat != time.Second || !o.noLBI ||
+		!o.allowLoopback || !o.allowTestNets || o.cheatMode != "invent" {
+		t.Errorf("hidden run flags not taken: %v, %+v", err, o)
+	}
+	for _, f := range shown("manager", managerFlags(new(managerOptions))) {
+		if strings.HasPrefix(f, "--allow-") {
+			t.Errorf("manager --help shows %s", f)
+		}
+	}
+	var page bytes.Buffer
+	writeManPage(&page)
+	for _, f := range []string{`\-\-cheat\fR`, `\-\-no\-lbi\fR`, `\-\-allow\-test\-nets\fR`, `\-\-emulate\fR`} {
+		if strings.Contains(page.String(), f) {
+			t.Errorf("the man page shows %s", f)
+		}
 	}
 }

@@ -162,7 +162,7 @@ func TestControlCommands(t *testing.T) {
 		{"set not a pair", "set", []string{"download"}, 2, "", "not KEY=VALUE", nil},
 		{"set help lists keys", "set", []string{"--help"}, 0, "quota_reset_day", "", nil},
 		{"set without pairs shows usage", "set", nil, 2, "", "usage: hivecrawl set", nil},
-		{"pause", "pause", nil, 0, "Hivecrawl is paused: Paused by you", "", nil},
+		{"pause", "pause", nil, 0, "Hivecrawl is paused by you\n", "", nil},
 		{"status json while paused", "status", []string{"--json"}, 0, `"state": "paused"`, "", nil},
 		{"resume", "resume", nil, 0, "Hivecrawl is running", "", nil},
 		{"snooze tomorrow", "snooze", []string{"tomorrow"}, 0, "Snoozed until", "", func(t *testing.T) {

@@ -12,12 +12,52 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-// stateLine is the one-line summary: "Hivecrawl is paused: Paused by you".
+// stateLine is the one-line summary: "Hivecrawl is paused by you",
+// "Hivecrawl is throttled: download at its cap of 200 KB/s". The reasons
+// stand alone elsewhere (the tray, the dashboard) and so begin with the
+// state's word ("Paused: ..."), which the line has already said.
 func stateLine(st localapi.Status) string {
-	if len(st.Reasons) == 0 {
-		return "Hivecrawl is " + st.State
+	line := "Hivecrawl is " + st.State
+	for i, r := range st.Reasons {
+		rest, goesOn := afterState(st.State, r)
+		switch {
+		case i == 0 && goesOn:
+			line += " " + rest
+		case i == 0:
+			line += ": " + rest
+		case goesOn:
+			line += "; " + st.State + " " + rest
+		default:
+			line += "; " + rest
+		}
 	}
-	return "Hivecrawl is " + st.State + ": " + strings.Join(st.Reasons, "; ")
+	return line
+}
+
+// afterState returns reason without a leading state word: "other
+// programs are using 63 % CPU" from "Paused: other programs are using 63
+// % CPU", and "by you", goesOn, from "Paused by you". Other reasons
+// come back with a small first letter ("snoozed until 14:05").
+func afterState(state, reason string) (rest string, goesOn bool) {
+	if n := len(state); n > 0 && len(reason) > n && strings.EqualFold(reason[:n], state) {
+		switch after := reason[n:]; {
+		case strings.HasPrefix(after, ": "):
+			return lowerFirst(after[2:]), false
+		case after[0] == ' ':
+			return after[1:], true
+		}
+	}
+	return lowerFirst(reason), false
+}
+
+// lowerFirst puts s's first letter in lower case, unless its first word
+// is a name ("Hivecrawl") or an abbreviation ("CPU").
+func lowerFirst(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	if word == "" || word == "Hivecrawl" || word != strings.ToUpper(word[:1])+strings.ToLower(word[1:]) {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // writeStatus prints the status for people.

@@ -65,6 +65,9 @@ func (c *Client) Join(ctx context.Context, path string) error {
 func (c *Client) configure() error {
 	cfg := config.Default()
 	cfg.BusyThreshold, cfg.CPU = 0, 0
+	// A free port, never the dashboard's fixed one (config.DefaultAPIPort):
+	// that belongs to the user's own client, running or started later.
+	cfg.APIPort = 0
 	if c.s.cfg.Client != nil {
 		c.s.cfg.Client(&cfg)
 	}

@@ -102,6 +102,9 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Decode(b)
 		if err != nil {
+			if strings.Contains(err.Error(), "json:") {
+				t.Fatalf("Decode(%q) = %v: the decoder's words", b, err)
+			}
 			return
 		}
 		if _, err := p.Key(); err != nil {
@@ -112,4 +115,30 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoded profile refused: %v", err)
 		}
 	})
+}
+
+// TestDecodeSaysWhatIsWrong checks that a file that is not a profile is
+// described in words, not in the JSON decoder's.
+func TestDecodeSaysWhatIsWrong(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", "\n", "invalid network profile: the file is empty"},
+		{"not JSON", "manager: QmX\n", "invalid network profile: it is not JSON (line 1, column 1)"},
+		{"HTML", "<!doctype html>\n<p>profile</p>", "invalid network profile: it is not JSON (line 1, column 1)"},
+		{"cut short", `{"version": 1, "manager": "Qm`, "invalid network profile: the file is cut short"},
+		{"syntax on line 2", "{\"version\": 1,\n \"manager\" \"Qm\"}", "invalid network profile: it is not JSON (line 2, column 12)"},
+		{"wrong kind", "{\n  \"bootstrap\": \"/ip4/1.2.3.4/tcp/1\"\n}", `invalid network profile: "bootstrap" is string where a profile has a list (line 2, column 36)`},
+		{"a list", `[1, 2]`, "invalid network profile: it is array where a profile is a JSON object"},
+		{"unknown field", `{"version": 1, "colour": "blue"}`, `invalid network profile: it has an unknown field "colour" (is it a network profile, and of this version of Hivecrawl?)`},
+		{"two objects", "{\"version\": 1}\n{}", "invalid network profile: there is more after the profile's closing brace (line 2, column 1)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode([]byte(tc.in))
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Decode = %v, want ErrInvalid", err)
+			}
+			if err.Error() != tc.want {
+				t.Fatalf("Decode = %q\nwant       %q", err, tc.want)
+			}
+		})
+	}
 }

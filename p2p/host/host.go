@@ -75,6 +75,9 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new host: %w", err)
 	}
+	if err := checkPorts(cfg.listenAddrs()); err != nil {
+		return nil, fmt.Errorf("new host: %w", err)
+	}
 	limits := DeriveLimits(cfg.MaxConns)
 	rm, err := newResourceManager(limits)
 	if err != nil {
