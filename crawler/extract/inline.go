@@ -1,0 +1,78 @@
+package extract
+
+import (
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// go-trafilatura copies the content of list items, definition lists and
+// table cells by walking their descendants one after the other (as
+// trafilatura's process_nested_elements does with lxml's
+// iterdescendants), so an element nested inside an inline one comes out
+// after its parent's tail: "see <code>shutil.<b>copy</b>()</code> too"
+// reads "see shutil. too. copy ()". flattenInline takes the nesting out
+// first; the text a page shows does not depend on it.
+
+// inline reports whether n is an inline HTML element whose text is shown:
+// not a block (blocks), not one whose text is hidden (skipped), not
+// <template> or foreign content.
+func inline(n *html.Node) bool {
+	return n.Type == html.ElementNode && n.Namespace == "" && !blocks[n.DataAtom] &&
+		!skipped[n.DataAtom] && n.DataAtom != atom.Template
+}
+
+// flattenInline leaves no element with text inside an inline element
+// under n: an <a> loses the elements inside it (their content stays), any
+// other inline element that holds an element gives its content to its
+// parent. Links keep their text and their place, so trafilatura's link
+// density is unchanged. Void elements (<br>, <img>) inside a link stay.
+func flattenInline(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if c.Type == html.ElementNode && c.DataAtom != atom.Template && c.Namespace == "" && !skipped[c.DataAtom] {
+			flattenInline(c)
+			if inline(c) && n.Type == html.ElementNode {
+				if c.DataAtom == atom.A {
+					unwrapChildren(c)
+				} else if hasElement(c) {
+					unwrap(c)
+				}
+			}
+		}
+		c = next
+	}
+}
+
+// unwrapChildren replaces the inline elements with content inside n by
+// their content.
+func unwrapChildren(n *html.Node) {
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		if inline(c) && c.FirstChild != nil {
+			unwrap(c)
+		}
+		c = next
+	}
+}
+
+// unwrap replaces n by its children.
+func unwrap(n *html.Node) {
+	p := n.Parent
+	for c := n.FirstChild; c != nil; {
+		next := c.NextSibling
+		n.RemoveChild(c)
+		p.InsertBefore(c, n)
+		c = next
+	}
+	p.RemoveChild(n)
+}
+
+// hasElement reports whether n has an element child.
+func hasElement(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return true
+		}
+	}
+	return false
+}
