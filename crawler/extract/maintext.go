@@ -43,8 +43,10 @@ func trafilaturaOptions(pageURL *url.URL, fallback bool) trafilatura.Options {
 // inline elements and reorders elements nested in inline ones inside list
 // items and table cells: it gets a tree without such nesting
 // (flattenInline), and the text of an extractor's tree gets the page's
-// word boundaries back (respace).
+// word boundaries back (respace). Permalink marks ("¶") are left out on
+// every path (dropPermalinks).
 func mainText(doc *html.Node, pageURL *url.URL, sc scanned) string {
+	dropPermalinks(doc)
 	if !trafilaturaFits(sc.elements, sc.textBytes) && !trafilaturaFits(sc.elements, compactSpace(doc)) {
 		return landmarkText(doc)
 	}
