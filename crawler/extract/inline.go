@@ -23,8 +23,8 @@ func inline(n *html.Node) bool {
 
 // flattenInline leaves no element with text inside an inline element
 // under n: an <a> loses the elements inside it (their content stays), any
-// other inline element that holds an element gives its content to its
-// parent. Links keep their text and their place, so trafilatura's link
+// other inline element that holds only such elements and text gives its
+// content to its parent. Links keep their text and their place, so trafilatura's link
 // density is unchanged. Void elements (<br>, <img>) inside a link stay.
 func flattenInline(n *html.Node) {
 	for c := n.FirstChild; c != nil; {
@@ -34,7 +34,7 @@ func flattenInline(n *html.Node) {
 			if inline(c) && n.Type == html.ElementNode {
 				if c.DataAtom == atom.A {
 					unwrapChildren(c)
-				} else if hasElement(c) {
+				} else if hasElement(c) && onlyTextElements(c) {
 					unwrap(c)
 				}
 			}
@@ -65,6 +65,20 @@ func unwrap(n *html.Node) {
 		c = next
 	}
 	p.RemoveChild(n)
+}
+
+// onlyTextElements reports whether every element child of n is an inline
+// element that may hold text: an element whose text is hidden (<math>
+// with its annotation), a void one (<img>) or a block stays inside its
+// parent, where go-trafilatura expects it (lifted into a paragraph, it
+// cut the paragraph short on Wikipedia's formulas).
+func onlyTextElements(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && (!inline(c) || isVoid(c.DataAtom)) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasElement reports whether n has an element child.
