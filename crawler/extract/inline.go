@@ -24,17 +24,27 @@ func inline(n *html.Node) bool {
 // flattenInline leaves no element with text inside an inline element
 // under n: an <a> loses the elements inside it (their content stays), any
 // other inline element that holds only such elements and text gives its
-// content to its parent. Links keep their text and their place, so trafilatura's link
-// density is unchanged. Void elements (<br>, <img>) inside a link stay.
-func flattenInline(n *html.Node) {
+// content to its parent. Links keep their text and their place, so
+// trafilatura's link density is unchanged. Void elements (<br>, <img>) inside a link stay.
+func flattenInline(n *html.Node) { flattenUnder(n, false) }
+
+// items are the elements whose descendants go-trafilatura copies one after
+// the other.
+var items = map[atom.Atom]bool{atom.Li: true, atom.Dt: true, atom.Dd: true, atom.Td: true, atom.Th: true}
+
+// flattenUnder is flattenInline; inItem says n is inside an element of
+// items, where an inline element that holds a block gives its content to
+// its parent too (elsewhere that made trafilatura take more of the
+// template).
+func flattenUnder(n *html.Node, inItem bool) {
 	for c := n.FirstChild; c != nil; {
 		next := c.NextSibling
 		if c.Type == html.ElementNode && c.DataAtom != atom.Template && c.Namespace == "" && !skipped[c.DataAtom] {
-			flattenInline(c)
+			flattenUnder(c, inItem || items[c.DataAtom])
 			if inline(c) && n.Type == html.ElementNode {
 				if c.DataAtom == atom.A {
 					unwrapChildren(c)
-				} else if hasElement(c) && onlyTextElements(c) {
+				} else if hasElement(c) && onlyTextElements(c, inItem) {
 					unwrap(c)
 				}
 			}
@@ -68,13 +78,13 @@ func unwrap(n *html.Node) {
 }
 
 // onlyTextElements reports whether every element child of n is an inline
-// element that may hold text: an element whose text is hidden (<math>
-// with its annotation), a void one (<img>) or a block stays inside its
-// parent, where go-trafilatura expects it (lifted into a paragraph, it
-// cut the paragraph short on Wikipedia's formulas).
-func onlyTextElements(n *html.Node) bool {
+// element that may hold text, or a block when blocks is set: an element
+// whose text is hidden (<math> with its annotation) or a void one (<img>)
+// stays inside its parent, where go-trafilatura expects it (lifted into a
+// paragraph, it cut the paragraph short on Wikipedia's formulas).
+func onlyTextElements(n *html.Node, blocks bool) bool {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode && (!inline(c) || isVoid(c.DataAtom)) {
+		if c.Type == html.ElementNode && (skipped[c.DataAtom] || isVoid(c.DataAtom) || !blocks && !inline(c)) {
 			return false
 		}
 	}

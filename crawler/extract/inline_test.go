@@ -27,7 +27,7 @@ func TestNestedInlineKeepsOrder(t *testing.T) {
 }
 
 func TestFlattenInline(t *testing.T) {
-	body := `<p>a <em>b <b>c</b> d</em> e <a href="/x">f <code><span>g</span></code> h<br>i</a> <svg><a><text>j</text></a></svg> <button><b>k</b></button> <span>m <span><math><mi>N</mi></math></span><img src="n.png"></span></p><div><span><p>l</p></span></div>`
+	body := `<p>a <em>b <b>c</b> d</em> e <a href="/x">f <code><span>g</span></code> h<br>i</a> <svg><a><text>j</text></a></svg> <button><b>k</b></button> <span>m <span><math><mi>N</mi></math></span><img src="n.png"></span></p><div><span><p>l</p></span></div><ul><li>o <em>p <p>q</p> r</em> s</li></ul>`
 	doc := parseDoc(t, []byte(body))
 	before := visibleText(doc)
 	flattenInline(doc)
@@ -36,7 +36,7 @@ func TestFlattenInline(t *testing.T) {
 	}
 	var sb strings.Builder
 	html.Render(&sb, findElement(doc, atom.Body))
-	want := `<body><p>a b <b>c</b> d e <a href="/x">f g h<br/>i</a> <svg><a><text>j</text></a></svg> <button><b>k</b></button> <span>m <span><math><mi>N</mi></math></span><img src="n.png"/></span></p><div><span><p>l</p></span></div></body>`
+	want := `<body><p>a b <b>c</b> d e <a href="/x">f g h<br/>i</a> <svg><a><text>j</text></a></svg> <button><b>k</b></button> <span>m <span><math><mi>N</mi></math></span><img src="n.png"/></span></p><div><span><p>l</p></span></div><ul><li>o p <p>q</p> r s</li></ul></body>`
 	if sb.String() != want {
 		t.Errorf("tree\n%s\nwant\n%s", sb.String(), want)
 	}
