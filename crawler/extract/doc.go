@@ -41,6 +41,18 @@
 // without the template's landmarks (landmarkText). Whenever a page has
 // visible text, Text is not empty.
 //
+// Words stay apart on every path. go-trafilatura trims the text around
+// inline elements in the tree it returns ("If <em>src</em> and" comes back
+// as "If", "src", "and") and, in list items, definition lists and table
+// cells, moves an element nested in an inline one after its parent's
+// tail. It gets a tree without such nesting (flattenInline), and the text
+// of the tree it returns takes its word boundaries from the page's own
+// text (respace): where the two agree, a space or line break of the page
+// is put back, and a line break the page does not have becomes a space.
+// The other paths render the page's own tree or tokens, whose whitespace
+// is intact. Permalink marks, <a href="#..."> whose text is one mark
+// ("¶" after Sphinx headings, "§", "#"), are spaces (dropPermalinks).
+//
 // go-trafilatura v1.12.2 runs a language detector (whatlanggo) over every
 // main text and offers no option to skip it; it was about half the CPU
 // time of extraction. This module replaces whatlanggo with a stub that

@@ -3,6 +3,8 @@ package extract
 import (
 	"bytes"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
+	"github.com/hivecrawl/hivecrawl/internal/pydoctest"
 )
 
 func FuzzParse(f *testing.F) {
@@ -58,6 +61,42 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("duplicate link %q", l.URL)
 			}
 			seen[l.URL] = true
+		}
+	})
+}
+
+// FuzzTextKeepsWords: no token of a page's main text glues together words
+// the page shows apart (gluedTokens), whatever path the page takes.
+func FuzzTextKeepsWords(f *testing.F) {
+	para := `<p>If <em>src</em> and <em>dst</em> specify the same file, <a href="#e"><code><span class="pre">SameFileError</span></code></a> is raised; see <code>shutil.<b>copy</b>()</code> too.</p>`
+	f.Add(`<html><body><main><h1>shutil<a class="headerlink" href="#s">¶</a></h1><dl><dt>copyfile(<em>src</em>, <em>dst</em>)</dt><dd>` + strings.Repeat(para, 4) + `</dd></dl></main></body></html>`)
+	f.Add(`<ul><li>Use <code>shutil.<b>copy</b>()</code> for files, <em>not <a href="/os">os.<span>system</span>()</a></em>, always.</li></ul>` + strings.Repeat(para, 3))
+	f.Add(`<table><tr><td>A cell with <em>a <b>bold</b> word</em> inside.</td><td>two</td></tr></table><article>` + strings.Repeat(para, 5) + `</article>`)
+	f.Add(`<nav><a href="/">Home</a> <a href="/docs">Docs</a></nav><div role="main"><p>The<br>end <i>of</i>the line</p><pre>a  b
+c</pre></div><footer>Footer</footer>`)
+	f.Add(string(readFixture(f, "article.html")))
+	if b, err := os.ReadFile(filepath.Join(pydoctest.Dir, "library", "shutil.html")); err == nil {
+		// One definition of python3-doc's shutil.html, with its markup.
+		s := string(b)
+		if i := strings.Index(s, `<dl class="py function">`); i >= 0 {
+			f.Add(s[:strings.Index(s, "<body")] + "<body>" + s[i:min(len(s), i+12000)])
+		}
+	}
+	base, _ := url.Parse("http://example.com/dir/page.html")
+	f.Fuzz(func(t *testing.T, body string) {
+		if !utf8.ValidString(body) {
+			return
+		}
+		p, err := Parse([]byte(body), "text/html; charset=utf-8", base, Options{Text: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(strings.NewReader(body))
+		if err != nil {
+			return // streamed as tokens: too deep for a tree
+		}
+		if g := gluedTokens(doc, p.Text); len(g) > 0 {
+			t.Fatalf("tokens %q glue words of the page; text:\n%s\nvisible:\n%s", g, p.Text, visibleText(doc))
 		}
 	})
 }

@@ -39,22 +39,29 @@ func trafilaturaOptions(pageURL *url.URL, fallback bool) trafilatura.Options {
 // short of trafilatura's minimum, trafilatura's stand-in (its "baseline":
 // an <article>'s text, or the page's, run together) is rendered here
 // instead (baselineText); so is a page trafilatura fails on, panics on or
-// whose tree is too large for it.
+// whose tree is too large for it. Trafilatura trims the text around
+// inline elements and reorders elements nested in inline ones inside list
+// items and table cells: it gets a tree without such nesting
+// (flattenInline), and the text of an extractor's tree gets the page's
+// word boundaries back (respace). Permalink marks ("¶") are left out on
+// every path (dropPermalinks).
 func mainText(doc *html.Node, pageURL *url.URL, sc scanned) string {
+	dropPermalinks(doc)
 	if !trafilaturaFits(sc.elements, sc.textBytes) && !trafilaturaFits(sc.elements, compactSpace(doc)) {
 		return landmarkText(doc)
 	}
 	keepTeaserLeads(doc)
+	flattenInline(doc)
 	res := trafilaturaResult(doc, pageURL, false)
 	if res != nil && !weakText(res, sc) {
 		if t := visibleText(res.ContentNode); t != "" {
-			return withLead(doc, t)
+			return withLead(doc, respace(t, visibleText(doc)))
 		}
 	}
 	for _, r := range []*trafilatura.ExtractResult{trafilaturaResult(doc, pageURL, true), res} {
 		if r != nil && utf8.RuneCountInString(r.ContentText) >= minMainText {
 			if t := visibleText(r.ContentNode); t != "" {
-				return withLead(doc, t)
+				return withLead(doc, respace(t, visibleText(doc)))
 			}
 		}
 	}

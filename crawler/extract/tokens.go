@@ -47,7 +47,9 @@ func treeFits(body []byte, r io.Reader) bool {
 // refuses to build a tree for (nesting deeper than 512 open elements, as in
 // pages with thousands of unclosed tags): one pass of the tokenizer finds
 // the same title, robots meta, base and links, and, when text is wanted,
-// the visible text. Without a tree, main-text extraction is not possible.
+// the visible text, rendered as visibleText renders a tree (line breaks
+// in the source are spaces outside <pre>) and without permalink marks.
+// Without a tree, main-text extraction is not possible.
 func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, text bool) (scanned, string, error) {
 	var (
 		c       = newCollector(userAgent, maxLinks)
@@ -55,10 +57,30 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 		hidden  int // depth inside elements whose text is not visible
 		foreign int // depth inside <svg> and <math>
 		inert   int // depth inside <template>
+		pre     int // depth inside <pre>, where line breaks show
 		inTitle bool
 		title   strings.Builder
 		attrs   []html.Attribute
+		// mark holds the text of an <a> that may be a permalink mark
+		// (isPermalinkMark) until its end tag says; markHref is its
+		// href, inMark whether one is open.
+		mark     strings.Builder
+		markHref string
+		inMark   bool
 	)
+	// endMark writes the text held for an <a> unless it is a permalink
+	// mark, and stops holding text.
+	endMark := func() {
+		switch {
+		case !inMark:
+		case isPermalinkMark(markHref, mark.String()):
+			sb.WriteByte(' ') // as dropPermalinks does
+		default:
+			writeFlowText(&sb, mark.String())
+		}
+		inMark = false
+		mark.Reset()
+	}
 	z := html.NewTokenizer(r)
 	for {
 		tt := z.Next()
@@ -70,6 +92,7 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 			if inTitle {
 				c.title(title.String())
 			}
+			endMark()
 			s := c.finish(pageURL, maxLinks)
 			if !text {
 				return s, "", nil
@@ -79,8 +102,15 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 			switch {
 			case inTitle:
 				title.Write(z.Text())
-			case hidden == 0 && foreign == 0 && inert == 0 && text:
+			case hidden == 0 && foreign == 0 && inert == 0 && text && inMark:
+				mark.Write(z.Text())
+				if mark.Len() > maxMarkBytes {
+					endMark()
+				}
+			case hidden == 0 && foreign == 0 && inert == 0 && text && pre > 0:
 				sb.Write(z.Text())
+			case hidden == 0 && foreign == 0 && inert == 0 && text:
+				writeFlowText(&sb, string(z.Text()))
 			}
 		case html.EndTagToken:
 			name, _ := z.TagName()
@@ -95,6 +125,11 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 				foreign--
 			case skipped[a] && hidden > 0:
 				hidden--
+			case a == atom.Pre && pre > 0:
+				pre--
+			}
+			if a == atom.A || blocks[a] {
+				endMark()
 			}
 			if blocks[a] {
 				sb.WriteByte('\n')
@@ -104,6 +139,9 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 			a := atom.Lookup(name)
 			c.s.elements++
 			attrs = readAttrs(z, hasAttr, attrs[:0])
+			if a == atom.A || blocks[a] {
+				endMark()
+			}
 			if blocks[a] {
 				sb.WriteByte('\n')
 			}
@@ -124,11 +162,18 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 					hidden++
 				}
 			case inert > 0 || foreign > 0:
+			case a == atom.Pre:
+				if open {
+					pre++
+				}
 			case a == atom.Title:
 				inTitle = open
 				title.Reset()
 			default:
 				c.element(a, attrs)
+				if href, ok := attr(attrs, "href"); ok && a == atom.A && text && tt == html.StartTagToken && strings.Contains(href, "#") {
+					inMark, markHref = true, href
+				}
 			}
 		}
 	}

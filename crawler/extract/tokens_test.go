@@ -59,3 +59,29 @@ func TestTokensAgreeWithTree(t *testing.T) {
 		})
 	}
 }
+
+// TestTokensTextAgreesWithTree: the token stream renders a page's text as
+// the tree does: source line breaks are spaces outside <pre>, inline
+// elements keep their spaces, permalink marks are left out.
+func TestTokensTextAgreesWithTree(t *testing.T) {
+	docs := map[string]string{
+		"source line breaks": "<p>Changed in version 3.4: Raise <code>SameFileError</code> instead of\n<code>Error</code>.  Since the former is\na subclass.</p><p>four</p>",
+		"pre":                "<pre>a = 1\nb = 2</pre><p>x\ny</p>",
+		"inline":             `<p>If <em>src</em> and <em>dst</em> specify the same file, <a href="#e"><code><span class="pre">SameFileError</span></code></a> is raised.</p>`,
+		"permalink":          `<h2>Archiving operations<a class="headerlink" href="#archiving" title="Permalink to this heading">¶</a></h2><p>Text with a <a href="#x">link</a>.</p>`,
+	}
+	for name, body := range docs {
+		t.Run(name, func(t *testing.T) {
+			doc := parseDoc(t, []byte(body))
+			dropPermalinks(doc)
+			want := visibleText(doc)
+			_, got, err := scanTokens(strings.NewReader(body), mustURL(t, pageAddr), DefaultUserAgent, 0, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("tokens %q, tree %q", got, want)
+			}
+		})
+	}
+}
