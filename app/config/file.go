@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hivecrawl/hivecrawl/internal/jsontext"
 )
 
 // MaxFileSize bounds the configuration file Load reads.
@@ -95,7 +97,7 @@ func parse(data []byte) (Config, []string, error) {
 		return Default(), nil, describe(data, dec, err)
 	}
 	if dec.More() {
-		return Default(), nil, fmt.Errorf("%s: %w: unexpected data after the closing brace", position(data, dec.InputOffset()), ErrInvalid)
+		return Default(), nil, fmt.Errorf("%s: %w: unexpected data after the closing brace", jsontext.Position(data, dec.InputOffset()), ErrInvalid)
 	}
 	if err := f.Config.Validate(); err != nil {
 		return Default(), nil, err
@@ -109,31 +111,31 @@ func describe(data []byte, dec *json.Decoder, err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return fmt.Errorf("%s: %w: %v", position(data, syn.Offset), ErrInvalid, syn)
+		return fmt.Errorf("%s: %w: %v", jsontext.Position(data, syn.Offset), ErrInvalid, syn)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%s: %w: the file ends too early (missing '}' or '\"'?)", position(data, int64(len(data))), ErrInvalid)
+		return fmt.Errorf("%s: %w: the file ends too early (missing '}' or '\"'?)", jsontext.Position(data, int64(len(data))), ErrInvalid)
 	}
 	// A value was wrong: find the top-level key that fails on its own, so
 	// the message can point at its line.
 	if key, off, kerr := failingKey(data); kerr != nil {
 		if errors.As(kerr, &typ) {
-			return fmt.Errorf("%s: %w: %q must be %s, not %s", position(data, off), ErrInvalid, key, typ.Type, typ.Value)
+			return fmt.Errorf("%s: %w: %q must be %s, not %s", jsontext.Position(data, off), ErrInvalid, key, typ.Type, typ.Value)
 		}
 		if strings.HasPrefix(kerr.Error(), "json: unknown field") {
-			return fmt.Errorf("%s: %w: unknown key %q (see 'hivecrawl set --help' for the keys)", position(data, off), ErrInvalid, key)
+			return fmt.Errorf("%s: %w: unknown key %q (see 'hivecrawl set --help' for the keys)", jsontext.Position(data, off), ErrInvalid, key)
 		}
 		if errors.Is(kerr, ErrInvalid) {
-			return fmt.Errorf("%s: %q: %w", position(data, off), key, kerr)
+			return fmt.Errorf("%s: %q: %w", jsontext.Position(data, off), key, kerr)
 		}
-		return fmt.Errorf("%s: %w: %q: %v", position(data, off), ErrInvalid, key, kerr)
+		return fmt.Errorf("%s: %w: %q: %v", jsontext.Position(data, off), ErrInvalid, key, kerr)
 	}
 	if t, terr := json.NewDecoder(bytes.NewReader(data)).Token(); terr == nil && t != json.Delim('{') {
 		return fmt.Errorf("line 1: %w: the file must be one JSON object, {\"key\": value, ...}", ErrInvalid)
 	}
 	if errors.Is(err, ErrInvalid) {
-		return fmt.Errorf("%s: %w", position(data, dec.InputOffset()), err)
+		return fmt.Errorf("%s: %w", jsontext.Position(data, dec.InputOffset()), err)
 	}
-	return fmt.Errorf("%s: %w: %v", position(data, dec.InputOffset()), ErrInvalid, err)
+	return fmt.Errorf("%s: %w: %v", jsontext.Position(data, dec.InputOffset()), ErrInvalid, err)
 }
 
 // failingKey decodes each top-level key of data alone and returns the first
@@ -166,15 +168,6 @@ func failingKey(data []byte) (key string, off int64, err error) {
 		}
 	}
 	return "", 0, nil
-}
-
-// position formats a byte offset as "line L, column C" (1-based).
-func position(data []byte, off int64) string {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
 // Save writes c to path atomically: a temporary file in the same directory,

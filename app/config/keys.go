@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/jsontext"
 )
 
 // key is one setting reachable by name from the command line and the local
@@ -233,7 +234,7 @@ func parseSchedule(v string) (Schedule, error) {
 		return Schedule{}, err // a day or a time of day, in words already
 	case errors.As(err, &typ) && typ.Field != "":
 		return Schedule{}, invalidf("%q must be %s, not %s (example: %s)",
-			typ.Field, jsonKind(typ.Type.Kind()), typ.Value, scheduleExample)
+			typ.Field, jsontext.Kind(typ.Type.Kind()), typ.Value, scheduleExample)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return Schedule{}, invalidf("%s: a schedule has \"windows\", each with \"days\", \"start\", \"end\" and optionally \"download\" and \"upload\" (example: %s)",
 			strings.TrimPrefix(err.Error(), "json: "), scheduleExample)
@@ -241,21 +242,6 @@ func parseSchedule(v string) (Schedule, error) {
 		return Schedule{}, invalidf("%q is not JSON: write it in single quotes, such as '%s', or \"\" to crawl at any time", v, scheduleExample)
 	}
 	return Schedule{}, invalidf("%q is not one JSON object (%v): write it such as '%s'", v, err, scheduleExample)
-}
-
-// jsonKind names a Go kind as JSON calls it.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map:
-		return "an object"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return "a number"
 }
 
 func setSnooze(c *Config, v string) error {

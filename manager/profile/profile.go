@@ -21,13 +21,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 
+	"github.com/hivecrawl/hivecrawl/internal/jsontext"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
@@ -182,7 +182,7 @@ func Decode(b []byte) (*Profile, error) {
 		return nil, fmt.Errorf("%w: %s", ErrInvalid, jsonProblem(b, err))
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%w: there is more after the profile's closing brace (%s)", ErrInvalid, position(b, dec.InputOffset()))
+		return nil, fmt.Errorf("%w: there is more after the profile's closing brace (%s)", ErrInvalid, jsontext.Position(b, dec.InputOffset()))
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -214,41 +214,17 @@ func jsonProblem(b []byte, err error) string {
 	case len(bytes.TrimSpace(b)) == 0:
 		return "the file is empty"
 	case errors.As(err, &syn):
-		return "it is not JSON (" + position(b, syn.Offset-1) + ")"
+		return "it is not JSON (" + jsontext.Position(b, syn.Offset-1) + ")"
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the file is cut short"
 	case errors.As(err, &typ) && typ.Field != "":
-		return fmt.Sprintf("%q is %s where a profile has %s (%s)", typ.Field, typ.Value, jsonKind(typ.Type.Kind()), position(b, typ.Offset))
+		return fmt.Sprintf("%q is %s where a profile has %s (%s)", typ.Field, typ.Value, jsontext.Kind(typ.Type.Kind()), jsontext.Position(b, typ.Offset))
 	case errors.As(err, &typ):
 		return "it is " + typ.Value + " where a profile is a JSON object"
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return "it has an " + strings.TrimPrefix(err.Error(), "json: ") + " (is it a network profile, and of this version of Hivecrawl?)"
 	}
 	return err.Error()
-}
-
-// jsonKind names a Go kind as JSON calls it.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Struct, reflect.Map, reflect.Pointer:
-		return "an object"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	}
-	return "a number"
-}
-
-// position formats a byte offset of b as "line L, column C" (1-based).
-func position(b []byte, off int64) string {
-	off = min(max(off, 0), int64(len(b)))
-	before := b[:off]
-	line := bytes.Count(before, []byte("\n")) + 1
-	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
-	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
 // Write stores p at path atomically (mode 0644: it holds no secret).
