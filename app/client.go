@@ -333,7 +333,7 @@ func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Se
 			return errors.New("a client in a network takes its tasks from the manager: add seeds there ('hivecrawl seed add --manager URL' on the manager's machine)")
 		}
 	case ModeSolo:
-		if c.solo, prof, err = newSolo(ctx, c.dirs, c.opts, time.Duration(cfg.Delay), c.log.With("part", "solo manager")); err != nil {
+		if c.solo, prof, err = newSolo(ctx, c.dirs, c.opts, time.Duration(cfg.Delay), c.gov.Parses(), c.log.With("part", "solo manager")); err != nil {
 			return err
 		}
 		if len(seeds) > 0 {

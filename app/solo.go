@@ -12,6 +12,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
 )
 
 // Mode is how the client takes part.
@@ -58,8 +59,13 @@ func readProfile(d paths.Dirs) (*profile.Profile, error) {
 // default floor (1 s) or the user's longer one. Only with the test-only
 // switches (loopback, test nets) may the user's wait go below the floor,
 // for fixtures.
-func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Duration, log *slog.Logger) (*manager.Manager, *profile.Profile, error) {
+//
+// Storing a result is admitted against mem, the budget page parses are
+// admitted against: both run in the client's process, under its memory
+// cap.
+func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Duration, mem storage.Admitter, log *slog.Logger) (*manager.Manager, *profile.Profile, error) {
 	mo := opts.Manager
+	mo.Admit = mem
 	mo.Dir = ManagerDir(d)
 	mo.Listen = soloListen
 	mo.AllowLoopback = true

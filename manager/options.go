@@ -113,6 +113,11 @@ type Options struct {
 	// record beside the text. Uploads grow by the compressed HTML; clients
 	// older than the task field refuse such tasks.
 	StoreRaw bool `json:"store_raw,omitempty"`
+	// Admit, when set, admits the storing of each upload against a
+	// memory budget (storage.Options.Admit): solo mode passes the
+	// client's, so that storing a result and parsing pages share its
+	// memory cap.
+	Admit storage.Admitter `json:"-"`
 	// LeaseHold is how long a claim or renewal keeps a host's lease;
 	// crawlers renew every third of it. Default 5 minutes.
 	LeaseHold time.Duration `json:"lease_hold,omitempty"`

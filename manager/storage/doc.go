@@ -53,8 +53,12 @@
 //
 // # Caveats
 //
-// An upload is held in memory while checked (at most MaxUploadBytes; at
-// most Options.Concurrent at once). A crash after the WARC records were
+// An upload is spooled to a file under the data directory's uploads/ as
+// it is read (at most MaxUploadBytes; at most Options.Concurrent at once)
+// and stored from there a page at a time, its text indexed for search in
+// small batches: storing a result takes memory for its largest page and
+// one search batch, not for its page count, and is admitted against
+// Options.Admit (the client's memory cap in solo mode). A crash after the WARC records were
 // synced but before the receipt was stored makes the retry write the
 // records again: WARC files may hold a record twice, the index once. The
 // text a peer uploads for a URL on the task's host is not verified

@@ -24,7 +24,7 @@ const (
 	// MaxPages bounds the pages of one upload.
 	MaxPages = 100000
 	// MaxUploadBytes bounds the page messages of one upload together; the
-	// storage module holds an upload in memory while it checks it.
+	// storage module spools an upload to a file while it stores it.
 	MaxUploadBytes = 128 << 20
 	// MaxResponseSize bounds the response (a signed receipt).
 	MaxResponseSize = 64 << 10

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -55,8 +56,8 @@ type Options struct {
 	Tasks   Tasks
 	// MaxFileSize rotates WARC files. Default 1 GiB.
 	MaxFileSize int64
-	// Concurrent bounds the uploads read at once (each is held in memory
-	// up to MaxUploadBytes). Default 4.
+	// Concurrent bounds the uploads read and stored at once (each is
+	// spooled to a file of up to MaxUploadBytes). Default 4.
 	Concurrent int
 	// Timeout bounds one upload. Default 5 minutes.
 	Timeout time.Duration
@@ -83,11 +84,34 @@ type Options struct {
 	// CloseTimeout bounds how long Close uploads the files left. Default
 	// 1 minute; what is not uploaded by then is at the next start.
 	CloseTimeout time.Duration
+	// Admit, when set, admits the store of each upload received against
+	// a memory budget (the client's memory cap, in solo mode), as page
+	// parses are: the store waits until its cost (storeCost) fits.
+	Admit Admitter
 	// StoreRaw writes the raw responses crawlers upload (task.Page.Raw,
 	// sent when the task asks for them) as WARC response records before
 	// the pages' conversion records; without it they are dropped.
 	StoreRaw bool
 }
+
+// Admitter admits work against a shared memory budget: Admit blocks until
+// n bytes fit beside the work already admitted and returns the function
+// that gives them back. The client's governor supplies one.
+type Admitter interface {
+	Admit(ctx context.Context, n int64) (release func(), err error)
+}
+
+// storeCost estimates the memory storing an upload takes when its largest
+// page message is of largest bytes: that message read and decoded, its
+// text decompressed and written, and a search batch being analysed.
+func storeCost(largest int) int64 {
+	return 4*int64(largest) + searchCost
+}
+
+// searchCost is what the search index takes to analyse one batch of
+// searchBatchText bytes of text: about 32 MB of live heap measured, for
+// text with term vectors kept for snippets.
+const searchCost = 32 << 20
 
 // openTimeout bounds connecting to PostgreSQL.
 const openTimeout = 30 * time.Second
@@ -154,6 +178,16 @@ func New(opts Options) (*Storage, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	// Uploads spooled when the module last stopped are of no use: their
+	// uploaders send them again.
+	if err := os.RemoveAll(uploadsDir(opts.Dir)); err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("clear upload spool: %w", err)
+	}
+	if err := os.MkdirAll(uploadsDir(opts.Dir), 0o700); err != nil {
+		idx.Close()
+		return nil, fmt.Errorf("create upload spool: %w", err)
 	}
 	dir := WARCDir(opts.Dir)
 	ship := newShipper(dir, opts.Archive, opts.Logger, opts.RetryWait)
@@ -331,25 +365,23 @@ func (s *Storage) respond(st network.Stream, r *Response) {
 }
 
 // receive reads the pages of the upload whose header h, of task t, was
-// read and stores it.
+// read and stores it. The pages are spooled to a file as they come, so
+// that neither a slow uploader holds the commit lock nor a large result
+// the memory; the store is admitted against Options.Admit.
 func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h *Header, t *task.Task) *Response {
-	pages := make([]*task.Page, 0, min(h.Pages, 1024))
-	total := 0
-	for range h.Pages {
-		b, err := frame.ReadBytes(br, br, MaxPageSize)
-		if err != nil {
-			return &Response{Error: fmt.Sprintf("read page: %v", err)}
-		}
-		if total += len(b); total > MaxUploadBytes {
-			return &Response{Error: fmt.Sprintf("upload exceeds %d bytes", MaxUploadBytes)}
-		}
-		p, err := DecodePage(b)
-		if err != nil {
-			return &Response{Error: err.Error()}
-		}
-		pages = append(pages, p)
+	up, resp := s.spoolUpload(ctx, br, h.Pages)
+	if resp != nil {
+		return resp
 	}
-	resp, err := s.accept(ctx, from.String(), t, h, pages)
+	defer os.Remove(up.path)
+	if a := s.opts.Admit; a != nil {
+		release, err := a.Admit(ctx, storeCost(up.largest))
+		if err != nil {
+			return &Response{Error: fmt.Sprintf("storage busy, retry later: %v", err)}
+		}
+		defer release()
+	}
+	resp, err := s.accept(ctx, from.String(), t, h, up)
 	if err != nil {
 		return &Response{Error: err.Error(), Final: errors.Is(err, errRefused)}
 	}
@@ -370,11 +402,11 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 	if err != nil {
 		return nil, err
 	}
-	return s.accept(ctx, from, t, h, pages)
+	return s.accept(ctx, from, t, h, pageSlice(pages))
 }
 
 // accept is Accept for the upload of task t, whose signature was checked.
-func (s *Storage) accept(ctx context.Context, from string, t *task.Task, h *Header, pages []*task.Page) (*Response, error) {
+func (s *Storage) accept(ctx context.Context, from string, t *task.Task, h *Header, pages pageSource) (*Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if prev, found, err := s.idx.receipt(t.ID); err != nil {
@@ -444,7 +476,12 @@ const fetchSkew = 5 * time.Minute
 // WARC records are made durable before the task is marked done, and the
 // receipt is stored after it: a crash in between makes the same peer's
 // retry store the records again (duplicated in WARC, indexed once).
-func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, from string, h *Header, pages []*task.Page) (*Response, error) {
+//
+// The pages are read three times, one at a time: to choose the ones
+// stored, to write them, and to index their text for search once the
+// result is known to be kept. Only their URLs and index entries are held
+// for the whole result.
+func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, from string, h *Header, pages pageSource) (*Response, error) {
 	now := s.opts.Now().UTC()
 	hosts := map[string]bool{}
 	for _, seed := range t.Seeds {
@@ -452,42 +489,43 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			hosts[u.Host] = true
 		}
 	}
-	var accepted []*task.Page
-	keys := make([]string, 0, len(pages))
-	seen := make(map[string]bool, len(pages))
-	for _, p := range pages {
+	// keyOf is the canonical URL of each page stored, "" for the others.
+	keyOf := make([]string, pages.Len())
+	keys := make([]string, 0, pages.Len())
+	seen := make(map[string]bool, pages.Len())
+	err := pages.Each(func(i int, p *task.Page) error {
 		// A page is stored, indexed and credited under its canonical URL,
 		// once per upload: the same page under several spellings ("#a",
 		// an escape, a tracking parameter) or sent twice is one page, and
 		// a spot-check of one copy would vouch for all.
 		u, err := urls.Canonical(p.URL, nil)
 		if err != nil || !hosts[u.Host] || p.Error != "" || p.DuplicateOf != "" {
-			continue
+			return nil
 		}
 		if !t.Issued.IsZero() && p.FetchedAt.Before(t.Issued.Add(-fetchSkew)) {
 			// Fetched before its task was issued: a replayed page.
-			continue
+			return nil
 		}
 		key := u.String()
 		if seen[key] {
-			continue
+			return nil
 		}
 		seen[key] = true
-		if key != p.URL {
-			c := *p
-			c.URL = key
-			p = &c
-		}
-		accepted = append(accepted, p)
+		keyOf[i] = key
 		keys = append(keys, key)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	seen = nil
 	known, err := s.idx.entries(keys)
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	var (
 		fb         = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped, HostWait: time.Duration(h.Result.HostWait), HostRest: h.Result.HostRest}
-		entries    = make(map[string]Entry, len(accepted))
+		entries    = make(map[string]Entry, len(keys))
 		r          = task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: now}
 		unchang    int
 		records    int
@@ -495,14 +533,23 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		validating = s.opts.Validation != nil
 		wrote      written   // kept when validating
 		sample     []sampled // kept when validating
-		found      []search.Page
+		found      []int     // the positions of the pages to index for search
 	)
-	for _, p := range accepted {
+	err = pages.Each(func(i int, p *task.Page) error {
+		key := keyOf[i]
+		if key == "" {
+			return nil
+		}
+		if key != p.URL {
+			c := *p
+			c.URL = key
+			p = &c
+		}
 		prev, wasKnown := known[p.URL]
 		if p.Unchanged && !wasKnown {
 			// "Unchanged" since a crawl that stored nothing: a page count
 			// inflated without content, or a filter's false positive.
-			continue
+			return nil
 		}
 		pr, unchanged := channels.Classify(p, prev.Digest, wasKnown)
 		if unchanged {
@@ -512,14 +559,14 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 				e := Entry{Digest: pr.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Location: prev.Location}
 				sample = append(sample, sampled{URL: p.URL, Entry: e, Unchanged: true})
 			}
-			continue
+			return nil
 		}
 		text, err := export.Text(p)
 		if err != nil {
-			continue // text that does not decompress is not accepted
+			return nil // text that does not decompress is not accepted
 		}
 		if s.opts.Search != nil && text != "" {
-			found = append(found, search.Page{URL: p.URL, Channel: t.Channel, Title: p.Title, Text: text, Fetched: p.FetchedAt})
+			found = append(found, i)
 		}
 		wp := p
 		if !s.opts.StoreRaw && (p.Raw != nil || p.Header != nil) {
@@ -529,7 +576,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		}
 		loc, ok, err := s.rot.Page(wp)
 		if err != nil {
-			return nil, fmt.Errorf("store page %s: %w", p.URL, err)
+			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}
 		if ok {
 			records++
@@ -550,6 +597,10 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		} else {
 			r.PagesNew++
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := s.rot.Sync(); err != nil {
 		return nil, err
@@ -591,7 +642,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	}
 	// Indexed for search before the receipt is committed: a page listed as
 	// stored, or a credit confirmed, is one that search finds.
-	if err := s.opts.Search.Add(found); err != nil {
+	if err := s.index(t.Channel, pages, keyOf, found); err != nil {
 		s.log.Warn("Pages stored but not indexed for search", "task", t.ID, "err", err)
 	}
 	if err := s.idx.commit(entries, r, raw, h.Nickname, records, chk, validating, recorded); err != nil {

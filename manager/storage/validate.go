@@ -377,7 +377,7 @@ func (s *Storage) loseRound(checked, checkTask string, counts bool) error {
 // settles the result when the rounds decide. The check's pages are not
 // stored. from holds the check's lease (Accept): a peer the check had to
 // avoid never does, as the lease refuses it.
-func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages []*task.Page) (*Response, error) {
+func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages pageSource) (*Response, error) {
 	c, found, err := s.idx.pendingCheck(rec.Checks)
 	if err != nil {
 		return nil, err
@@ -389,7 +389,10 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		// left open, it would hold the host until the lease lapsed.
 		return s.unneededCheck(ctx, t, rec, from)
 	}
-	round := s.compare(c.Sample, pages)
+	round, err := s.compare(c.Sample, pages)
+	if err != nil {
+		return nil, err
+	}
 	round.Task, round.Peer = t.ID, from
 	if rec.State == channels.TaskOpen {
 		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{})
@@ -410,7 +413,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.recordRound(c.Task, round, r, raw, min(len(pages), len(c.Sample))); errors.Is(err, errNotAwaited) {
+	if err := s.idx.recordRound(c.Task, round, r, raw, min(pages.Len(), len(c.Sample))); errors.Is(err, errNotAwaited) {
 		return s.unneededCheck(ctx, t, rec, from)
 	} else if err != nil {
 		return nil, err
@@ -441,11 +444,21 @@ func (s *Storage) unneededCheck(ctx context.Context, t *task.Task, rec channels.
 	return s.duplicate(t, from)
 }
 
-// compare judges one check's pages against the sample.
-func (s *Storage) compare(sample []sampled, pages []*task.Page) checkRound {
-	got := make(map[string]*task.Page, len(pages))
-	for _, p := range pages {
-		got[p.URL] = p
+// compare judges one check's pages against the sample. Only the pages
+// of the sample are kept while the check's pages are read.
+func (s *Storage) compare(sample []sampled, pages pageSource) (checkRound, error) {
+	got := make(map[string]*task.Page, len(sample))
+	for _, want := range sample {
+		got[want.URL] = nil
+	}
+	err := pages.Each(func(_ int, p *task.Page) error {
+		if _, ok := got[p.URL]; ok {
+			got[p.URL] = p
+		}
+		return nil
+	})
+	if err != nil {
+		return checkRound{}, err
 	}
 	var r checkRound
 	for _, want := range sample {
@@ -468,7 +481,7 @@ func (s *Storage) compare(sample []sampled, pages []*task.Page) checkRound {
 	default:
 		r.Outcome = outcomeInconclusive
 	}
-	return r
+	return r, nil
 }
 
 // comparePage compares one stored page with the checker's fetch of it,
