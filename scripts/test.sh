@@ -10,7 +10,7 @@
 #
 # Every run keeps its whole log under a name of its own, printed first:
 # $HIVECRAWL_TEST_LOGS (default ~/.cache/hivecrawl/test-logs)/RUN/,
-# with test.log (what the terminal showed), go-test.json (every test
+# with test.log (what the terminal showed), events.json (every test
 # event) and vet.log (go vet's findings on the packages without tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,9 @@ logs=${HIVECRAWL_TEST_LOGS:-${XDG_CACHE_HOME:-$HOME/.cache}/hivecrawl/test-logs}
 run=$logs/$(date -u +%Y%m%dT%H%M%SZ)-$$
 mkdir -p "$run"
 exec > >(tee "$run/test.log") 2>&1
+tee_pid=$!
+# At exit, let tee write the last lines before the script's caller goes on.
+trap 'exec >&- 2>&-; wait $tee_pid' EXIT
 echo "== log: $run"
 started=$SECONDS
 
@@ -60,7 +63,7 @@ echo "== go test -race -vet=all"
 # by side, each with its own timeout and parallelism (see there), and
 # gotestsum prints each package as it ends.
 status=0
-gotestsum --format pkgname --format-icons text --jsonfile "$run/go-test.json" \
+gotestsum --format pkgname --format-icons text \
 	--raw-command -- scripts/gotest-json.sh "$run" || status=$?
 if [ -s "$run/go-test.stderr" ]; then
 	echo "== go test's other output"
@@ -75,4 +78,7 @@ if [ -n "$untested" ]; then
 	go vet -race $untested 2>&1 | tee "$run/vet.log" || status=1
 fi
 echo "== $((SECONDS - started)) s in all; log: $run"
+# The closing line counts the tests (subtests included) as gotestsum did.
+count() { grep -c "\"Action\":\"$1\",\"Package\":\"[^\"]*\",\"Test\":" "$run/events.json" || true; }
+echo "tests: $(count pass) passed, $(count fail) failed, $(count skip) skipped"
 exit $status
