@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +62,7 @@ type run struct {
 	schemes  map[string]string
 	failures int // consecutive
 	sitemaps sitemapState
+	addrs    []string // the addresses the channel's hosts answered from (Result.HostAddrs)
 
 	checkpoint func(*Progress) error // nil = none
 	every      int                   // requests between checkpoints
@@ -111,6 +113,7 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 		err = r.crawl(ctx)
 	}
 	r.res.Stats.Duration = task.Duration(before + time.Since(start))
+	r.res.HostAddrs = r.addrs
 	for h := range r.hosts {
 		wait, rest := r.c.hosts.asks(h)
 		r.res.HostWait = max(r.res.HostWait, task.Duration(wait))
@@ -336,6 +339,7 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 	release()
 	r.lastReq = time.Now()
 	if resp != nil {
+		r.noteAddr(req.URL.Host, resp.Addr)
 		r.res.Stats.BytesDown += resp.WireBytes
 		r.res.Stats.RTT += task.Duration(resp.RTT)
 		r.res.Stats.Transfer += task.Duration(resp.Transfer)
@@ -464,4 +468,15 @@ const minTodoRoom = 1000
 // would otherwise grow it by megabytes a page.
 func (r *run) todoRoom() int {
 	return max(2*(r.maxPages-r.requests), minTodoRoom)
+}
+
+// maxHostAddrs bounds the addresses a result reports.
+const maxHostAddrs = 8
+
+// noteAddr records that a channel's host answered from addr.
+func (r *run) noteAddr(host, addr string) {
+	if addr == "" || !r.hosts[host] || len(r.addrs) >= maxHostAddrs || slices.Contains(r.addrs, addr) {
+		return
+	}
+	r.addrs = append(r.addrs, addr)
 }

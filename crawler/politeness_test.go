@@ -3,6 +3,8 @@ package crawler
 import (
 	"testing"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -70,5 +72,16 @@ func TestRobotsTag(t *testing.T) {
 				t.Fatalf("robotsTag(%q) = %v, %v, want %v, %v", tc.in, ni, nf, tc.noindex, tc.nofollow)
 			}
 		})
+	}
+}
+
+// TestResultHostAddrs: a result names the address its host answered
+// from, and only its host's: the manager counts the host's leases there.
+func TestResultHostAddrs(t *testing.T) {
+	other := newSite(t, pages(map[string]string{"/": html("<p>elsewhere</p>")}))
+	s := newSite(t, pages(map[string]string{"/": html(links("/a", other.URL+"/")), "/a": html("<p>a</p>")}))
+	res, _ := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 2})
+	if len(res.HostAddrs) != 1 || res.HostAddrs[0] != "127.0.0.1" {
+		t.Fatalf("HostAddrs = %q, want [127.0.0.1]", res.HostAddrs)
 	}
 }

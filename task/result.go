@@ -139,4 +139,8 @@ type Result struct {
 	// and the next crawler's, as a crawler keeps them between its runs.
 	HostWait Duration  `json:"host_wait,omitempty"`
 	HostRest time.Time `json:"host_rest,omitzero"`
+	// HostAddrs are the IP addresses the crawler connected to the task's
+	// host at: the manager counts the host's leases against them (its
+	// limits per address, docs/leases.md).
+	HostAddrs []string `json:"host_addrs,omitempty"`
 }

@@ -82,7 +82,7 @@ var (
 )
 
 // buckets are the database's buckets.
-var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster, bucketDue}
+var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster, bucketDue, bucketLimits}
 
 // DB is the channel database. Safe for concurrent use, and, on a shared
 // store, by several managers at once: every change is one transaction.

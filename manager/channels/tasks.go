@@ -131,6 +131,9 @@ type Feedback struct {
 	// (task.Result): the host's next lease keeps them.
 	HostWait time.Duration
 	HostRest time.Time
+	// HostAddrs are the addresses the crawler connected to its host at
+	// (task.Result): the host's per-address limits count them.
+	HostAddrs []string
 }
 
 // Outcome is what Complete did.
@@ -314,6 +317,11 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		out.Task.Envelope, out.Task.Spec = nil, nil
 		if err := putJSON(tb, []byte(id), &out.Task); err != nil {
 			return err
+		}
+		if out.Task.Host != "" {
+			if _, err := reportTx(tx, out.Task.Host, peer, fb.HostAddrs, now); err != nil {
+				return err
+			}
 		}
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
 			return err
