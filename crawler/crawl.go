@@ -54,7 +54,8 @@ type run struct {
 	maxPages int
 	requests int           // page URLs requested (max pages counts these)
 	delay    time.Duration // politeness wait; robots.txt Crawl-delay raises it
-	nextWait time.Duration // extra wait before the next request (Retry-After, backoff)
+	nextWait time.Duration // extra wait before the next request (Retry-After)
+	slow     time.Duration // the wait the host's last response time asks for (DelayFactor)
 	lastReq  time.Time
 	// schemes is the scheme of the last request to each host: the
 	// transport keeps a connection per scheme, so a switch closes the idle
@@ -114,6 +115,7 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 	}
 	r.res.Stats.Duration = task.Duration(before + time.Since(start))
 	r.res.HostAddrs = r.addrs
+	r.res.HostWait = max(r.res.HostWait, task.Duration(r.slow))
 	for h := range r.hosts {
 		wait, rest := r.c.hosts.asks(h)
 		r.res.HostWait = max(r.res.HostWait, task.Duration(wait))
@@ -244,6 +246,7 @@ func (r *run) crawl(ctx context.Context) error {
 			r.sinceCP = 0
 		}
 		if r.failures >= r.cfg.MaxFailures {
+			r.res.Strike = task.StrikeErrors
 			r.res.Stopped = fmt.Sprintf("too many consecutive failures (%d)", r.failures)
 			return nil
 		}
@@ -313,7 +316,7 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 			return nil, fmt.Errorf("wait for gate: %w", err)
 		}
 	}
-	gap := max(r.delay, r.nextWait)
+	gap := max(r.delay, r.nextWait, r.slow)
 	r.nextWait = 0
 	if !r.lastReq.IsZero() {
 		if wait := gap - time.Since(r.lastReq); wait > 0 {
@@ -340,6 +343,9 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 	r.lastReq = time.Now()
 	if resp != nil {
 		r.noteAddr(req.URL.Host, resp.Addr)
+		if r.hosts[req.URL.Host] {
+			r.slow = slowWait(resp.RTT)
+		}
 		r.res.Stats.BytesDown += resp.WireBytes
 		r.res.Stats.RTT += task.Duration(resp.RTT)
 		r.res.Stats.Transfer += task.Duration(resp.Transfer)

@@ -143,4 +143,19 @@ type Result struct {
 	// host at: the manager counts the host's leases against them (its
 	// limits per address, docs/leases.md).
 	HostAddrs []string `json:"host_addrs,omitempty"`
+	// Strike names what stopped the crawl to spare its host, "" when
+	// nothing did: the manager rests the host, longer at each strike in a
+	// row (docs/leases.md, "Back-off").
+	Strike string `json:"strike,omitempty"`
 }
+
+// Strikes (Result.Strike).
+const (
+	// StrikeSlowDown: a 429 or 503 without Retry-After.
+	StrikeSlowDown = "slow down"
+	// StrikeErrors: a run of server errors or timeouts.
+	StrikeErrors = "errors"
+	// StrikeChallenge: a challenge or block page (a WAF's), or a run of
+	// 401 and 403 answers.
+	StrikeChallenge = "challenge"
+)

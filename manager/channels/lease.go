@@ -54,6 +54,9 @@ type hostLease struct {
 	// Addrs are the host's addresses as its crawlers reported them
 	// (limits.go).
 	Addrs []hostAddr `json:"addrs,omitempty"`
+	// Strikes are the strikes in a row (backoff.go), the last at Struck.
+	Strikes int       `json:"strikes,omitempty"`
+	Struck  time.Time `json:"struck,omitzero"`
 }
 
 // Bounds on what a result may say its host asked for: a volunteer's word,
@@ -65,7 +68,7 @@ const (
 
 // hostAsksTx records on host's lease record what the host asked of the
 // crawler whose result came at now, within MaxHostWait and MaxHostRest.
-func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, now time.Time) error {
+func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, strike string, now time.Time) error {
 	if host == "" {
 		return nil
 	}
@@ -81,6 +84,7 @@ func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, now t
 			hl.Rest = limit
 		}
 	}
+	hl.strike(knownStrike(strike), now, jitter())
 	return putJSON(hb, []byte(host), &hl)
 }
 

@@ -134,6 +134,9 @@ type Feedback struct {
 	// HostAddrs are the addresses the crawler connected to its host at
 	// (task.Result): the host's per-address limits count them.
 	HostAddrs []string
+	// Strike is the result's task.Result.Strike: the host rests for
+	// every crawler, longer at each strike in a row.
+	Strike string
 }
 
 // Outcome is what Complete did.
@@ -326,7 +329,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
 			return err
 		}
-		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, now); err != nil {
+		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, fb.Strike, now); err != nil {
 			return err
 		}
 		if out.Task.Checks != "" {
