@@ -62,6 +62,7 @@ type run struct {
 	// one first (one connection per host, http and https alike).
 	schemes  map[string]string
 	failures int // consecutive
+	blocks   int // consecutive 401, 403, 429 and 503 answers (BlockRun)
 	sitemaps sitemapState
 	addrs    []string // the addresses the channel's hosts answered from (Result.HostAddrs)
 

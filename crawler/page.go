@@ -63,6 +63,20 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if err == nil {
+			if why := challengeOf(resp); why != "" {
+				page.Status = resp.Status
+				return r.challenged(page, u.Host, why)
+			}
+			if isBlockStatus(resp.Status) {
+				if r.blocks++; r.blocks >= BlockRun {
+					page.Status = resp.Status
+					return r.challenged(page, u.Host, fmt.Sprintf("%d refusals in a row (last %d)", r.blocks, resp.Status))
+				}
+			} else {
+				r.blocks = 0
+			}
+		}
 		if err != nil || !isRetryStatus(resp.Status) {
 			break
 		}
