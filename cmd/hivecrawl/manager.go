@@ -45,6 +45,7 @@ type managerOptions struct {
 	leaseHold, startWithin, clockSkew       time.Duration
 	perIP, perDomain, sharedIP, sharedAbove int
 	ipWait                                  time.Duration
+	domainBudget                            int
 	restartGrace                            time.Duration
 	allowLoopback, allowTestNets            bool
 	coordinates, verbose                    bool
@@ -85,6 +86,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.IntVar(&o.perDomain, "per-domain", manager.DefaultPerDomain, "the most crawlers at once, swarm-wide, on the hosts of one registrable domain (0 or less: no cap)")
 	fs.IntVar(&o.sharedIP, "shared-ip", manager.DefaultSharedIP, "the cap of an address seen serving more than --shared-above registrable domains, a shared front end (0 or less: --per-ip)")
 	fs.IntVar(&o.sharedAbove, "shared-above", manager.DefaultSharedAbove, "how many registrable domains make an address a shared front end")
+	fs.IntVar(&o.domainBudget, "domain-budget", channels.DefaultDomainBudget, "the most channels links from crawled sites may make per registrable domain, so a wildcard-subdomain trap makes a bounded number (0 or less: no budget)")
 	fs.DurationVar(&o.ipWait, "ip-wait", 0, "the least time between a crawler starting or ending on an IP address or domain and the next one starting there (default --delay; negative: none)")
 	fs.DurationVar(&o.leaseHold, "lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
 	fs.DurationVar(&o.startWithin, "start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
@@ -129,7 +131,7 @@ func runManager(ctx context.Context, args []string) int {
 	opts := manager.Options{
 		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
-		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
+		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,

@@ -506,6 +506,13 @@ func (d *DB) addInterSiteTx(tx kv.Tx, urls []string, now time.Time) ([]Channel, 
 		if d.opts.MaxPerFeedback < 0 || len(created) >= d.opts.MaxPerFeedback {
 			break
 		}
+		spent, err := d.budgetSpentTx(tx, u)
+		if err != nil {
+			return nil, err
+		}
+		if spent {
+			continue // its domain made its budget of channels
+		}
 		c, isNew, err := d.addSeedTx(tx, u, SourceInterSite, now, true)
 		switch {
 		case errors.Is(err, ErrLimit):
