@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,10 @@ type run struct {
 	delay    time.Duration // politeness wait; robots.txt Crawl-delay raises it
 	nextWait time.Duration // extra wait before the next request (Retry-After)
 	slow     time.Duration // the wait the host's last response time asks for (DelayFactor)
-	lastReq  time.Time
+	// paced is a Crawl-delay longer than MaxCrawlDelay: the run fetches
+	// one page, and the result asks the manager to space tasks by it.
+	paced   time.Duration
+	lastReq time.Time
 	// schemes is the scheme of the last request to each host: the
 	// transport keeps a connection per scheme, so a switch closes the idle
 	// one first (one connection per host, http and https alike).
@@ -116,7 +120,7 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 	}
 	r.res.Stats.Duration = task.Duration(before + time.Since(start))
 	r.res.HostAddrs = r.addrs
-	r.res.HostWait = max(r.res.HostWait, task.Duration(r.slow))
+	r.res.HostWait = max(r.res.HostWait, task.Duration(r.slow), task.Duration(r.paced))
 	for h := range r.hosts {
 		wait, rest := r.c.hosts.asks(h)
 		r.res.HostWait = max(r.res.HostWait, task.Duration(wait))
@@ -221,6 +225,12 @@ func (r *run) crawl(ctx context.Context) error {
 			}
 			return nil
 		}
+		if r.paced > 0 && r.requests >= 1 {
+			if r.todo.Len() > 0 {
+				r.res.Stopped = fmt.Sprintf("Crawl-delay of %v: one page a task, paced by the manager", r.paced)
+			}
+			return nil
+		}
 		e, ok, err := r.todo.Pop()
 		if err != nil {
 			return err
@@ -299,10 +309,17 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	}
 	rb := robotsForStatus(status, body, agent)
 	r.robots[key] = rb
-	r.c.hosts.asked(u.Host, rb.crawlDelay) // for later runs too, from their robots.txt on
-	if rb.crawlDelay > r.delay {
+	longest := cmp.Or(r.cfg.MaxCrawlDelay, MaxCrawlDelay)
+	wait := min(rb.crawlDelay, longest)
+	r.c.hosts.asked(u.Host, wait) // for later runs too, from their robots.txt on
+	if wait > r.delay {
 		r.log.Debug("Crawl-delay raises the politeness wait", "host", u.Host, "delay", rb.crawlDelay)
-		r.delay = rb.crawlDelay
+		r.delay = wait
+	}
+	if rb.crawlDelay > longest && r.sameSite(u) {
+		// Longer than a task waits: one page this task, and the manager
+		// spaces the host's tasks by the whole of it.
+		r.paced = max(r.paced, rb.crawlDelay)
 	}
 	return rb, nil
 }

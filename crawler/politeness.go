@@ -98,15 +98,18 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 const SlowDownRest = 60 * time.Second
 
 // DelayFactor raises the politeness wait to this many times the host's
-// last response time (to its first byte), up to MaxCrawlDelay: a server
+// last response time (to its first byte), up to maxSlowWait: a server
 // that slows down under load is asked less often (Heritrix's delay
 // factor).
 const DelayFactor = 5
 
 // slowWait is the wait a response time of rtt asks for.
 func slowWait(rtt time.Duration) time.Duration {
-	return min(DelayFactor*rtt, MaxCrawlDelay)
+	return min(DelayFactor*rtt, maxSlowWait)
 }
+
+// maxSlowWait caps the wait response times ask for.
+const maxSlowWait = 30 * time.Second
 
 // isRetryStatus reports whether a status asks the crawler to slow down.
 func isRetryStatus(code int) bool {

@@ -119,3 +119,27 @@ func TestDelayFactor(t *testing.T) {
 		t.Fatalf("result's host wait %v, want at least %v", time.Duration(res.HostWait), DelayFactor*think)
 	}
 }
+
+// TestLongCrawlDelayPaced: a Crawl-delay longer than a task waits gets
+// one page a task, with the task's longest wait before it, and the
+// result asks the manager to space the host's tasks by the whole delay.
+func TestLongCrawlDelayPaced(t *testing.T) {
+	m := map[string]string{
+		"/robots.txt": "user-agent: *\ncrawl-delay: 45\n",
+		"/":           html(links("/a", "/b")), "/a": html("<p>a</p>"), "/b": html("<p>b</p>"),
+	}
+	s := newSite(t, pages(m))
+	cfg := testConfig(t)
+	cfg.MaxCrawlDelay = 300 * time.Millisecond
+	res, _ := runTask(t, cfg, &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1})
+	hits := s.requests("")
+	if len(hits) != 2 {
+		t.Fatalf("server saw %d requests, want robots.txt and one page", len(hits))
+	}
+	if gap := hits[1].At.Sub(hits[0].At); gap < cfg.MaxCrawlDelay {
+		t.Fatalf("page %v after robots.txt, want at least the task's longest wait %v", gap, cfg.MaxCrawlDelay)
+	}
+	if time.Duration(res.HostWait) != 45*time.Second || !strings.Contains(res.Stopped, "paced") {
+		t.Fatalf("host wait %v, stopped %q; want 45 s and paced", time.Duration(res.HostWait), res.Stopped)
+	}
+}

@@ -62,7 +62,7 @@ type hostLease struct {
 // Bounds on what a result may say its host asked for: a volunteer's word,
 // so that it cannot hold a host for long.
 const (
-	MaxHostWait = 30 * time.Second // crawler.MaxCrawlDelay
+	MaxHostWait = 24 * time.Hour // crawler.MaxAskedDelay
 	MaxHostRest = time.Hour
 )
 
