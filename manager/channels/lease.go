@@ -57,6 +57,8 @@ type hostLease struct {
 	// Strikes are the strikes in a row (backoff.go), the last at Struck.
 	Strikes int       `json:"strikes,omitempty"`
 	Struck  time.Time `json:"struck,omitzero"`
+	// Answers counts the host's pages by AnswerKinds (pushback.go).
+	Answers map[string]int `json:"answers,omitempty"`
 }
 
 // Bounds on what a result may say its host asked for: a volunteer's word,
@@ -68,7 +70,7 @@ const (
 
 // hostAsksTx records on host's lease record what the host asked of the
 // crawler whose result came at now, within MaxHostWait and MaxHostRest.
-func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, strike string, now time.Time) error {
+func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, strike string, errs map[string]int, now time.Time) error {
 	if host == "" {
 		return nil
 	}
@@ -85,6 +87,7 @@ func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, strik
 		}
 	}
 	hl.strike(knownStrike(strike), now, jitter())
+	hl.countAnswers(errs)
 	return putJSON(hb, []byte(host), &hl)
 }
 

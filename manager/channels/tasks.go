@@ -329,7 +329,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
 			return err
 		}
-		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, fb.Strike, now); err != nil {
+		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, fb.Strike, fb.Stats.Errors, now); err != nil {
 			return err
 		}
 		if out.Task.Checks != "" {
