@@ -48,3 +48,21 @@ func TestTrapBudget(t *testing.T) {
 		t.Fatalf("%d channels of trap.test (budget %d), %d of other domains (want 2)", trap, DefaultDomainBudget, others)
 	}
 }
+
+// TestLinkedFromMoreDomainsFirst: of a result's new hosts, the one more
+// domains link to becomes a channel first, whatever the order reported.
+func TestLinkedFromMoreDomainsFirst(t *testing.T) {
+	d := openDB(t, "", Options{MaxPerFeedback: 1})
+	ts := tasksOn(t, d, "a.example", "b.example")
+	// a.example links p.test, then q.test: one channel per result, p.
+	out, err := d.Complete(ts[0].ID, "p", Feedback{InterSite: []string{"http://p.test/", "http://q.test/"}}, t0)
+	if err != nil || len(out.Created) != 1 || out.Created[0].ID != "p.test" {
+		t.Fatalf("first result made %v, %v; want p.test", out.Created, err)
+	}
+	// b.example links r.test first, then q.test: q has two linking
+	// domains, r one.
+	out, err = d.Complete(ts[1].ID, "p", Feedback{InterSite: []string{"http://r.test/", "http://q.test/"}}, t0)
+	if err != nil || len(out.Created) != 1 || out.Created[0].ID != "q.test" {
+		t.Fatalf("second result made %v, %v; want q.test, linked from two domains", out.Created, err)
+	}
+}

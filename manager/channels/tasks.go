@@ -361,7 +361,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return err
 		}
 		if d.FollowsOtherHosts(c) && !c.Removed() {
-			created, err := d.addInterSiteTx(tx, fb.InterSite, now)
+			created, err := d.addInterSiteTx(tx, c.ID, fb.InterSite, now)
 			if err != nil {
 				return err
 			}
@@ -497,11 +497,19 @@ func (c *Channel) selective(unchanged []string) {
 	}
 }
 
-// addInterSiteTx turns inter-site URLs into channels (or seeds of known
-// channels) within the operator's limits; URLs that do not parse are
-// skipped, as they come from outside.
-func (d *DB) addInterSiteTx(tx kv.Tx, urls []string, now time.Time) ([]Channel, error) {
+// addInterSiteTx turns inter-site URLs that channel from reported into
+// channels (or seeds of known channels) within the operator's limits,
+// those linked from the most distinct domains first (ranked.go); URLs
+// that do not parse are skipped, as they come from outside.
+func (d *DB) addInterSiteTx(tx kv.Tx, from string, urls []string, now time.Time) ([]Channel, error) {
 	var created []Channel
+	if d.opts.MaxPerFeedback < 0 {
+		return nil, nil
+	}
+	urls, err := d.rankTx(tx, from, urls)
+	if err != nil {
+		return nil, err
+	}
 	for _, u := range urls {
 		if d.opts.MaxPerFeedback < 0 || len(created) >= d.opts.MaxPerFeedback {
 			break
@@ -520,6 +528,9 @@ func (d *DB) addInterSiteTx(tx kv.Tx, urls []string, now time.Time) ([]Channel, 
 		case err != nil:
 			continue
 		case isNew:
+			if err := forgetCandidateTx(tx, c.ID); err != nil {
+				return nil, err
+			}
 			created = append(created, *c)
 		}
 	}
