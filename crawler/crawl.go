@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -492,15 +491,4 @@ const minTodoRoom = 1000
 // would otherwise grow it by megabytes a page.
 func (r *run) todoRoom() int {
 	return max(2*(r.maxPages-r.requests), minTodoRoom)
-}
-
-// maxHostAddrs bounds the addresses a result reports.
-const maxHostAddrs = 8
-
-// noteAddr records that a channel's host answered from addr.
-func (r *run) noteAddr(host, addr string) {
-	if addr == "" || !r.hosts[host] || len(r.addrs) >= maxHostAddrs || slices.Contains(r.addrs, addr) {
-		return
-	}
-	r.addrs = append(r.addrs, addr)
 }

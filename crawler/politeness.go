@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,4 +129,15 @@ func isFailure(kind string, status int) bool {
 		return true
 	}
 	return false
+}
+
+// maxHostAddrs bounds the addresses a result reports.
+const maxHostAddrs = 8
+
+// noteAddr records that a channel's host answered from addr.
+func (r *run) noteAddr(host, addr string) {
+	if addr == "" || !r.hosts[host] || len(r.addrs) >= maxHostAddrs || slices.Contains(r.addrs, addr) {
+		return
+	}
+	r.addrs = append(r.addrs, addr)
 }
