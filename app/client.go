@@ -272,6 +272,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Receipts: &ledgerSink{l: c.ledger, now: opts.Now, manager: signer},
 		Reporter: reporter,
 		Leaser:   leaser,
+		Outcomes: c.gov,
 		Stopper:  stopper,
 		SpoolDir: spoolDir,
 		Threads:  threadLimit(cfg),

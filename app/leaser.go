@@ -3,6 +3,12 @@ package app
 import (
 	"context"
 	"errors"
+	"net"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/domain"
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
@@ -20,9 +26,40 @@ type networkLeaser struct {
 
 var _ taskmgr.Leaser = networkLeaser{}
 
-// Claim claims r's lease, sending its signed envelope.
+// Claim claims r's lease, sending its signed envelope and the addresses
+// its host resolves to: the manager keeps to its caps per address.
 func (l networkLeaser) Claim(ctx context.Context, r *queue.Record) (taskmgr.Grant, error) {
-	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey})
+	addrs := hostAddrs(ctx, net.DefaultResolver, r.Task.Host())
+	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey, Addrs: addrs})
+}
+
+// resolveTimeout bounds the look-up of a host's addresses before a claim.
+const resolveTimeout = 5 * time.Second
+
+// hostAddrs returns the IP addresses host (host[:port]) resolves to, at
+// most lease.MaxAddrs, or none when it does not resolve: the crawl then
+// fails on its own, and the claim goes without them.
+func hostAddrs(ctx context.Context, res *net.Resolver, host string) []string {
+	name := domain.Hostname(host)
+	if a, err := netip.ParseAddr(name); err == nil {
+		return []string{a.Unmap().String()}
+	}
+	if name == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	ips, err := res.LookupNetIP(ctx, "ip", name)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, a := range ips {
+		if s := a.Unmap().String(); len(out) < lease.MaxAddrs && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Renew renews r's lease with the crawl's progress.

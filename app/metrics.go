@@ -57,7 +57,7 @@ var (
 	descThreads = prometheus.NewDesc("hivecrawl_client_task_threads",
 		"Tasks crawled at once at most (CL, or OT when lower).", nil, nil)
 	descPaused = prometheus.NewDesc("hivecrawl_client_paused",
-		"1 while crawling is paused for the reason: held (damaged settings), paused (by the volunteer), snoozed, schedule, daily_quota, monthly_quota, busy (other programs' CPU) or memory.", []string{"reason"}, nil)
+		"1 while crawling is paused for the reason: held (damaged settings), paused (by the volunteer), snoozed, schedule, daily_quota, monthly_quota, busy (other programs' CPU), memory or challenged (sites took this computer for a bot).", []string{"reason"}, nil)
 	descThrottled = prometheus.NewDesc("hivecrawl_client_throttled",
 		"1 while crawling runs held back by the CPU cap or at a bandwidth cap.", nil, nil)
 	descQueued = prometheus.NewDesc("hivecrawl_client_tasks_queued",

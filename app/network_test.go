@@ -65,6 +65,12 @@ func startCheatingSwarm(t *testing.T, n int, mo manager.Options, cheats map[int]
 	ctx, cancelClients := context.WithCancel(context.Background())
 	mo.Dir, mo.Listen, mo.AllowLoopback = t.TempDir(), []string{"/ip4/127.0.0.1/tcp/0"}, true
 	mo.Tick, mo.Logger, mo.Delay = 300*time.Millisecond, quiet, 20*time.Millisecond
+	// The fixture web serves every site on 127.0.0.1, as one server would:
+	// the caps per address and domain (tested in manager/channels) would
+	// crawl them two at a time.
+	if mo.PerIP == 0 && mo.PerDomain == 0 {
+		mo.PerIP, mo.PerDomain, mo.IPWait = -1, -1, -1
+	}
 	mgr, err := manager.New(mctx, mo)
 	if err != nil {
 		t.Fatal(err)

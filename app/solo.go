@@ -74,6 +74,11 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	// no channels unless a channel is set to follow them.
 	mo.Channels.StayOnHost = true
 	mo.Search = true
+	// One volunteer crawling the sites its user chose: the caps per
+	// address and domain are for a swarm, unless the user sets them.
+	if mo.PerIP == 0 && mo.PerDomain == 0 {
+		mo.PerIP, mo.PerDomain, mo.IPWait = -1, -1, -1
+	}
 	if mo.Name == "" {
 		mo.Name = "solo"
 	}

@@ -41,7 +41,7 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Tasks = localapi.Tasks{Running: []localapi.RunningTask{}, Queued: len(ts.Queued), Threads: ts.Threads, Uploading: ts.Uploading}
+	st.Tasks = localapi.Tasks{Running: []localapi.RunningTask{}, Queued: len(ts.Queued), Threads: ts.Threads, Uploading: ts.Uploading, Challenged: g.Challenges, Ended: g.TasksEnded}
 	for _, r := range ts.Running {
 		left, d, ok := r.Left()
 		rt := localapi.RunningTask{

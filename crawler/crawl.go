@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,14 +54,20 @@ type run struct {
 	maxPages int
 	requests int           // page URLs requested (max pages counts these)
 	delay    time.Duration // politeness wait; robots.txt Crawl-delay raises it
-	nextWait time.Duration // extra wait before the next request (Retry-After, backoff)
-	lastReq  time.Time
+	nextWait time.Duration // extra wait before the next request (Retry-After)
+	slow     time.Duration // the wait the host's last response time asks for (DelayFactor)
+	// paced is a Crawl-delay longer than MaxCrawlDelay: the run fetches
+	// one page, and the result asks the manager to space tasks by it.
+	paced   time.Duration
+	lastReq time.Time
 	// schemes is the scheme of the last request to each host: the
 	// transport keeps a connection per scheme, so a switch closes the idle
 	// one first (one connection per host, http and https alike).
 	schemes  map[string]string
 	failures int // consecutive
+	blocks   int // consecutive 401, 403, 429 and 503 answers (BlockRun)
 	sitemaps sitemapState
+	addrs    []string // the addresses the channel's hosts answered from (Result.HostAddrs)
 
 	checkpoint func(*Progress) error // nil = none
 	every      int                   // requests between checkpoints
@@ -111,6 +118,8 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 		err = r.crawl(ctx)
 	}
 	r.res.Stats.Duration = task.Duration(before + time.Since(start))
+	r.res.HostAddrs = r.addrs
+	r.res.HostWait = max(r.res.HostWait, task.Duration(r.slow), task.Duration(r.paced))
 	for h := range r.hosts {
 		wait, rest := r.c.hosts.asks(h)
 		r.res.HostWait = max(r.res.HostWait, task.Duration(wait))
@@ -215,6 +224,12 @@ func (r *run) crawl(ctx context.Context) error {
 			}
 			return nil
 		}
+		if r.paced > 0 && r.requests >= 1 {
+			if r.todo.Len() > 0 {
+				r.res.Stopped = fmt.Sprintf("Crawl-delay of %v: one page a task, paced by the manager", r.paced)
+			}
+			return nil
+		}
 		e, ok, err := r.todo.Pop()
 		if err != nil {
 			return err
@@ -241,6 +256,7 @@ func (r *run) crawl(ctx context.Context) error {
 			r.sinceCP = 0
 		}
 		if r.failures >= r.cfg.MaxFailures {
+			r.res.Strike = task.StrikeErrors
 			r.res.Stopped = fmt.Sprintf("too many consecutive failures (%d)", r.failures)
 			return nil
 		}
@@ -299,10 +315,17 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	rb := robotsForStatus(status, body, agent)
 	rb.unreachable = unreachable
 	r.robots[key] = rb
-	r.c.hosts.asked(u.Host, rb.crawlDelay) // for later runs too, from their robots.txt on
-	if rb.crawlDelay > r.delay {
+	longest := cmp.Or(r.cfg.MaxCrawlDelay, MaxCrawlDelay)
+	wait := min(rb.crawlDelay, longest)
+	r.c.hosts.asked(u.Host, wait) // for later runs too, from their robots.txt on
+	if wait > r.delay {
 		r.log.Debug("Crawl-delay raises the politeness wait", "host", u.Host, "delay", rb.crawlDelay)
-		r.delay = rb.crawlDelay
+		r.delay = wait
+	}
+	if rb.crawlDelay > longest && r.sameSite(u) {
+		// Longer than a task waits: one page this task, and the manager
+		// spaces the host's tasks by the whole of it.
+		r.paced = max(r.paced, rb.crawlDelay)
 	}
 	return rb, nil
 }
@@ -317,7 +340,7 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 			return nil, fmt.Errorf("wait for gate: %w", err)
 		}
 	}
-	gap := max(r.delay, r.nextWait)
+	gap := max(r.delay, r.nextWait, r.slow)
 	r.nextWait = 0
 	if !r.lastReq.IsZero() {
 		if wait := gap - time.Since(r.lastReq); wait > 0 {
@@ -343,6 +366,10 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 	release()
 	r.lastReq = time.Now()
 	if resp != nil {
+		r.noteAddr(req.URL.Host, resp.Addr)
+		if r.hosts[req.URL.Host] {
+			r.slow = slowWait(resp.RTT)
+		}
 		r.res.Stats.BytesDown += resp.WireBytes
 		r.res.Stats.RTT += task.Duration(resp.RTT)
 		r.res.Stats.Transfer += task.Duration(resp.Transfer)

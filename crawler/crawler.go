@@ -114,8 +114,14 @@ const (
 	DefaultMaxBodyBytes = 10 << 20
 	DefaultMaxRedirects = 5
 	DefaultMaxFailures  = 10
-	// MaxCrawlDelay caps robots.txt Crawl-delay and Retry-After waits.
-	MaxCrawlDelay = 30 * time.Second
+	// MaxCrawlDelay is the longest wait a task keeps between two of its
+	// requests (robots.txt Crawl-delay). A host asking for longer gets
+	// one page a task, and the manager spaces its tasks by the whole
+	// Crawl-delay, up to MaxAskedDelay (docs/leases.md, "Long
+	// Crawl-delays").
+	MaxCrawlDelay = 5 * time.Minute
+	// MaxAskedDelay caps the Crawl-delay read from robots.txt.
+	MaxAskedDelay = 24 * time.Hour
 )
 
 // Config is the crawler's configuration. Zero values take the defaults noted.
@@ -133,9 +139,13 @@ type Config struct {
 	UserAgent string
 	// Delay is the crawler's own minimum politeness wait between requests:
 	// a run waits the longer of it and the task's Delay, and robots.txt
-	// Crawl-delay can raise that (cap MaxCrawlDelay). 0 = none of its own:
+	// Crawl-delay can raise that (MaxCrawlDelay). 0 = none of its own:
 	// the task's wait, or DefaultDelay when the task sets none either.
 	Delay time.Duration
+	// MaxCrawlDelay is the longest wait a task keeps between requests; a
+	// longer Crawl-delay gets one page a task, paced by the manager.
+	// 0 = MaxCrawlDelay (tests shorten it).
+	MaxCrawlDelay time.Duration
 	// MaxPages caps the pages of one task: a run fetches at most the
 	// smaller of it and the task's MaxPages. 0 = the task's, or
 	// DefaultMaxPages when the task sets none either.

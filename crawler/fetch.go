@@ -95,6 +95,8 @@ type response struct {
 	WireBytes   int64  // bytes read off the connection (after chunking, before decoding)
 	RTT         time.Duration
 	Transfer    time.Duration
+	// Addr is the IP address of the server the request went to.
+	Addr string
 }
 
 // fetch performs one GET under the per-page timeout, which covers the whole
@@ -114,7 +116,14 @@ func (f *fetcher) fetch(ctx context.Context, r request) (*response, error) {
 
 func (f *fetcher) do(ctx context.Context, r request) (*response, error) {
 	var wrote, firstByte atomic.Int64
+	var addr atomic.Pointer[string]
 	trace := &httptrace.ClientTrace{
+		GotConn: func(info httptrace.GotConnInfo) {
+			if ta, ok := info.Conn.RemoteAddr().(*net.TCPAddr); ok {
+				s := ta.AddrPort().Addr().Unmap().String()
+				addr.Store(&s)
+			}
+		},
 		WroteRequest:         func(httptrace.WroteRequestInfo) { wrote.Store(time.Now().UnixNano()) },
 		GotFirstResponseByte: func() { firstByte.Store(time.Now().UnixNano()) },
 	}
@@ -145,6 +154,9 @@ func (f *fetcher) do(ctx context.Context, r request) (*response, error) {
 	out := &response{Status: hr.StatusCode, Header: hr.Header, RawType: hr.Header.Get("Content-Type")}
 	out.ContentType = mediaType(out.RawType)
 	body := &meteredReader{ctx: ctx, r: hr.Body, limiter: f.cfg.Limiter}
+	if a := addr.Load(); a != nil {
+		out.Addr = *a
+	}
 	finish := func() {
 		out.WireBytes = body.n
 		end := time.Now().UnixNano()

@@ -66,12 +66,37 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if err == nil {
+			if why := challengeOf(resp); why != "" {
+				page.Status = resp.Status
+				return r.challenged(page, u.Host, why)
+			}
+			if isBlockStatus(resp.Status) {
+				if r.blocks++; r.blocks >= BlockRun {
+					page.Status = resp.Status
+					return r.challenged(page, u.Host, fmt.Sprintf("%d refusals in a row (last %d)", r.blocks, resp.Status))
+				}
+			} else {
+				r.blocks = 0
+			}
+		}
 		if err != nil || !isRetryStatus(resp.Status) {
 			break
 		}
 		wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
 		if !ok {
-			wait = backoff(r.delay, attempt)
+			// No word on when to come back: the task stops at once and
+			// the host rests, here and, longer at each strike, at the
+			// manager for whichever volunteer gets it next.
+			r.c.hosts.resting(u.Host, time.Now().Add(SlowDownRest))
+			r.res.Strike = task.StrikeSlowDown
+			r.res.Stopped = fmt.Sprintf("server answered %d without Retry-After", resp.Status)
+			page.Status = resp.Status
+			r.fail(page, &StatusError{Code: resp.Status}, resp.Status)
+			if err := r.emit(page); err != nil {
+				return err
+			}
+			return errStop
 		}
 		r.nextWait = wait
 		r.c.hosts.resting(u.Host, time.Now().Add(wait)) // whichever run asks next

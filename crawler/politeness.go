@@ -3,6 +3,7 @@ package crawler
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,16 +92,25 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return max(t.Sub(now), 0), true
 }
 
-// backoff is the wait after the n-th consecutive 429 or 503 that gave no
-// Retry-After: twice the politeness delay (at least 1 s) per attempt,
-// capped at MaxRetryAfter.
-func backoff(delay time.Duration, n int) time.Duration {
-	d := max(delay, time.Second)
-	for i := 0; i < n && d < MaxRetryAfter; i++ {
-		d *= 2
-	}
-	return min(d, MaxRetryAfter)
+// SlowDownRest is how long a host that answered 429 or 503 without
+// Retry-After rests: the task stops at once, and the manager rests the
+// host at least as long for every crawler, doubling it at each strike in
+// a row.
+const SlowDownRest = 60 * time.Second
+
+// DelayFactor raises the politeness wait to this many times the host's
+// last response time (to its first byte), up to maxSlowWait: a server
+// that slows down under load is asked less often (Heritrix's delay
+// factor).
+const DelayFactor = 5
+
+// slowWait is the wait a response time of rtt asks for.
+func slowWait(rtt time.Duration) time.Duration {
+	return min(DelayFactor*rtt, maxSlowWait)
 }
+
+// maxSlowWait caps the wait response times ask for.
+const maxSlowWait = 30 * time.Second
 
 // isRetryStatus reports whether a status asks the crawler to slow down.
 func isRetryStatus(code int) bool {
@@ -119,4 +129,15 @@ func isFailure(kind string, status int) bool {
 		return true
 	}
 	return false
+}
+
+// maxHostAddrs bounds the addresses a result reports.
+const maxHostAddrs = 8
+
+// noteAddr records that a channel's host answered from addr.
+func (r *run) noteAddr(host, addr string) {
+	if addr == "" || !r.hosts[host] || len(r.addrs) >= maxHostAddrs || slices.Contains(r.addrs, addr) {
+		return
+	}
+	r.addrs = append(r.addrs, addr)
 }

@@ -1,8 +1,13 @@
 package crawler
 
 import (
+	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -31,25 +36,6 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		delay time.Duration
-		n     int
-		want  time.Duration
-	}{
-		{"first with no delay", 0, 1, 2 * time.Second},
-		{"grows", 3 * time.Second, 2, 12 * time.Second},
-		{"capped", time.Second, 20, MaxRetryAfter},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := backoff(tc.delay, tc.n); got != tc.want {
-				t.Fatalf("backoff(%v, %d) = %v, want %v", tc.delay, tc.n, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestRobotsTag(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
@@ -70,5 +56,90 @@ func TestRobotsTag(t *testing.T) {
 				t.Fatalf("robotsTag(%q) = %v, %v, want %v, %v", tc.in, ni, nf, tc.noindex, tc.nofollow)
 			}
 		})
+	}
+}
+
+// TestResultHostAddrs: a result names the address its host answered
+// from, and only its host's: the manager counts the host's leases there.
+func TestResultHostAddrs(t *testing.T) {
+	other := newSite(t, pages(map[string]string{"/": html("<p>elsewhere</p>")}))
+	s := newSite(t, pages(map[string]string{"/": html(links("/a", other.URL+"/")), "/a": html("<p>a</p>")}))
+	res, _ := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 2})
+	if len(res.HostAddrs) != 1 || res.HostAddrs[0] != "127.0.0.1" {
+		t.Fatalf("HostAddrs = %q, want [127.0.0.1]", res.HostAddrs)
+	}
+}
+
+// TestSlowDownWithoutRetryAfter: a 429 without Retry-After stops the
+// task at once, with no retry, and the result asks the manager to rest
+// the host at least SlowDownRest.
+func TestSlowDownWithoutRetryAfter(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", http.NotFound)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, html(links("/a", "/b", "/c")))
+			return
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	s := newSite(t, mux)
+	before := time.Now()
+	res, _ := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1})
+	if res.Strike != task.StrikeSlowDown || !strings.Contains(res.Stopped, "429") {
+		t.Fatalf("strike %q, stopped %q; want a slow-down strike", res.Strike, res.Stopped)
+	}
+	if n := len(s.requests("")); n != 3 {
+		t.Fatalf("server saw %d requests, want robots.txt, / and the one 429: none after it", n)
+	}
+	if rest := res.HostRest.Sub(before); rest < SlowDownRest {
+		t.Fatalf("result rests the host %v, want at least %v", rest, SlowDownRest)
+	}
+}
+
+// TestDelayFactor: a host slow to answer is asked less often: the wait
+// grows to DelayFactor times its response time, and the result carries
+// it to the manager.
+func TestDelayFactor(t *testing.T) {
+	const think = 200 * time.Millisecond
+	m := map[string]string{"/": html(links("/a")), "/a": html("<p>a</p>")}
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(think)
+		pages(m).ServeHTTP(w, r)
+	}))
+	res, _ := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1})
+	hits := s.requests("")
+	if len(hits) != 3 {
+		t.Fatalf("server saw %d requests, want 3", len(hits))
+	}
+	if gap := hits[2].At.Sub(hits[1].At); gap < DelayFactor*think {
+		t.Fatalf("requests %v apart, want at least %v (%d × the response time)", gap, DelayFactor*think, DelayFactor)
+	}
+	if time.Duration(res.HostWait) < DelayFactor*think {
+		t.Fatalf("result's host wait %v, want at least %v", time.Duration(res.HostWait), DelayFactor*think)
+	}
+}
+
+// TestLongCrawlDelayPaced: a Crawl-delay longer than a task waits gets
+// one page a task, with the task's longest wait before it, and the
+// result asks the manager to space the host's tasks by the whole delay.
+func TestLongCrawlDelayPaced(t *testing.T) {
+	m := map[string]string{
+		"/robots.txt": "user-agent: *\ncrawl-delay: 45\n",
+		"/":           html(links("/a", "/b")), "/a": html("<p>a</p>"), "/b": html("<p>b</p>"),
+	}
+	s := newSite(t, pages(m))
+	cfg := testConfig(t)
+	cfg.MaxCrawlDelay = 300 * time.Millisecond
+	res, _ := runTask(t, cfg, &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1})
+	hits := s.requests("")
+	if len(hits) != 2 {
+		t.Fatalf("server saw %d requests, want robots.txt and one page", len(hits))
+	}
+	if gap := hits[1].At.Sub(hits[0].At); gap < cfg.MaxCrawlDelay {
+		t.Fatalf("page %v after robots.txt, want at least the task's longest wait %v", gap, cfg.MaxCrawlDelay)
+	}
+	if time.Duration(res.HostWait) != 45*time.Second || !strings.Contains(res.Stopped, "paced") {
+		t.Fatalf("host wait %v, stopped %q; want 45 s and paced", time.Duration(res.HostWait), res.Stopped)
 	}
 }

@@ -36,7 +36,7 @@ type robots struct {
 	// are in robotsPath's spelling, as are the URLs matched against them.
 	rules string
 	// crawlDelay is the Crawl-delay of the applying group, capped at
-	// MaxCrawlDelay; 0 when none.
+	// MaxAskedDelay; 0 when none.
 	crawlDelay time.Duration
 	// err is set when the host may not be contacted at all (a forbidden
 	// address); every URL on it fails with this error.
@@ -207,14 +207,14 @@ func (h *groupCollector) HandleUnknownAction(lineNum int, action, val string) {
 }
 
 // parseCrawlDelay reads a Crawl-delay value in seconds ("10", "0.5"),
-// capped at MaxCrawlDelay. Negative and non-numeric values are ignored.
+// capped at MaxAskedDelay. Negative and non-numeric values are ignored.
 func parseCrawlDelay(v string) (time.Duration, bool) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || math.IsNaN(f) || f < 0 {
 		return 0, false
 	}
-	if f >= MaxCrawlDelay.Seconds() {
-		return MaxCrawlDelay, true
+	if f >= MaxAskedDelay.Seconds() {
+		return MaxAskedDelay, true
 	}
 	return time.Duration(f * float64(time.Second)), true
 }

@@ -63,7 +63,8 @@ func TestRobotsGroups(t *testing.T) {
 		{"crawl-delay global", "user-agent: *\ncrawl-delay: 2.5\n", "/", true, 2500 * time.Millisecond},
 		{"crawl-delay specific over global", "user-agent: *\ncrawl-delay: 9\n\nuser-agent: hivecrawl\ncrawl-delay: 3\n", "/", true, 3 * time.Second},
 		{"crawl-delay other agent ignored", "user-agent: other\ncrawl-delay: 9\n", "/", true, 0},
-		{"crawl-delay capped", "user-agent: *\ncrawl-delay: 3600\n", "/", true, MaxCrawlDelay},
+		{"crawl-delay of an hour kept", "user-agent: *\ncrawl-delay: 3600\n", "/", true, time.Hour},
+		{"crawl-delay capped", "user-agent: *\ncrawl-delay: 99999999\n", "/", true, MaxAskedDelay},
 		{"crawl-delay junk ignored", "user-agent: *\ncrawl-delay: soon\ncrawl-delay: -4\n", "/", true, 0},
 		{"rules before any agent ignored", "disallow: /\n", "/a", true, 0},
 	} {
@@ -171,7 +172,7 @@ func FuzzRobots(f *testing.F) {
 			return
 		}
 		r := parseRobots([]byte(body), "hivecrawl")
-		if r.crawlDelay < 0 || r.crawlDelay > MaxCrawlDelay {
+		if r.crawlDelay < 0 || r.crawlDelay > MaxAskedDelay {
 			t.Fatalf("crawl delay %v out of range", r.crawlDelay)
 		}
 		got := r.allowed(u)

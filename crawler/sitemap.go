@@ -179,7 +179,8 @@ func (r *run) fetchSitemap(ctx context.Context, u *url.URL) (*sitemap.Sitemap, e
 		case isRetryStatus(resp.Status):
 			wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
 			if !ok {
-				wait = backoff(r.delay, 1)
+				wait = SlowDownRest
+				r.res.Strike = task.StrikeSlowDown
 			}
 			r.nextWait = min(wait, MaxRetryAfter)
 			r.c.hosts.resting(cur.Host, time.Now().Add(wait))

@@ -31,6 +31,7 @@ func (b book) Complete(_ context.Context, id, peer string, fb channels.Feedback)
 		return out, err
 	}
 	m.metrics.completed.WithLabelValues(taskKind(out.Task)).Inc()
+	m.metrics.pushBack(fb)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.strat != nil && out.Channel.Index < m.stratN && out.RoundDone && out.RoundOK {

@@ -33,7 +33,7 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		if cerr := m.certify(from, r.BotKey); cerr != nil {
 			return lease.Answer{Error: "refused: " + cerr.Error()}
 		}
-		t, err = m.db.Claim(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
+		t, err = m.db.ClaimFrom(r.TaskID, r.Epoch, from.String(), r.Addrs, now, m.opts.leaseTimes(0))
 		if err == nil {
 			m.log.Debug("Lease claimed", "task", r.TaskID, "host", t.Host, "epoch", t.Epoch, "peer", from)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/prom"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/report"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Prometheus metrics (GET /metrics on the local API; docs/metrics.md lists
@@ -46,6 +47,33 @@ type metrics struct {
 	// issued, completed and lost count tasks by kind; cancelled by kind
 	// and the crawler's reason.
 	issued, completed, lost, cancelled *prometheus.CounterVec
+	// strikes count results that stopped to spare their host, by
+	// strike; answers the pages of stored results that a host refused,
+	// failed or challenged, by kind (channels.AnswerKinds).
+	strikes, answers *prometheus.CounterVec
+}
+
+// strikeLabel is the strike label's value of a task.Result.Strike.
+func strikeLabel(s string) string {
+	switch s {
+	case task.StrikeSlowDown:
+		return "slow_down"
+	case task.StrikeErrors, task.StrikeChallenge:
+		return s
+	}
+	return "slow_down" // a newer client's kind: the manager rests it as one
+}
+
+// pushBack counts what a stored result says its host pushed back with.
+func (x *metrics) pushBack(fb channels.Feedback) {
+	if fb.Strike != "" {
+		x.strikes.WithLabelValues(strikeLabel(fb.Strike)).Inc()
+	}
+	for k, n := range fb.Stats.Errors {
+		if kind, ok := channels.AnswerKind(k); ok && n > 0 {
+			x.answers.WithLabelValues(kind).Add(float64(n))
+		}
+	}
 }
 
 func newMetrics(m *Manager) *metrics {
@@ -66,6 +94,15 @@ func newMetrics(m *Manager) *metrics {
 		completed: byKind("hivecrawl_manager_tasks_completed_total", "Tasks whose first result this manager stored, by kind."),
 		lost:      byKind("hivecrawl_manager_tasks_lost_total", "Tasks this manager counted lost (no result before their lease or deadline ran out), by kind."),
 		cancelled: byKind("hivecrawl_manager_tasks_cancelled_total", "Tasks a crawler reported cancelled, by kind and reason: expired (waited longer than its interval) or refused (the crawler's queue was full).", "reason"),
+		strikes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "hivecrawl_manager_host_strikes_total",
+			Help: "Stored results whose crawl stopped to spare its host, by strike: slow_down (429 or 503 without Retry-After), errors (a run of server errors or timeouts) or challenge (a firewall's challenge or a run of refusals); each rests the host."}, []string{"strike"}),
+		answers: byKind("hivecrawl_manager_host_answers_total", "Pages of stored results that their host refused, failed or challenged, by kind: http_401, http_403, http_429, http_503, http_5xx (other 5xx), timeout or challenge. The status page names the hosts."),
+	}
+	for _, s := range []string{"slow_down", task.StrikeErrors, task.StrikeChallenge} {
+		x.strikes.WithLabelValues(s)
+	}
+	for _, k := range channels.AnswerKinds {
+		x.answers.WithLabelValues(k)
 	}
 	// Every series exists from the start, at 0, so rate() sees the first
 	// increase.
@@ -77,7 +114,7 @@ func newMetrics(m *Manager) *metrics {
 			x.cancelled.WithLabelValues(k, r)
 		}
 	}
-	x.reg = prom.NewRegistry(x.round, x.roundErrors, x.issued, x.completed, x.lost, x.cancelled, stateCollector{m})
+	x.reg = prom.NewRegistry(x.round, x.roundErrors, x.issued, x.completed, x.lost, x.cancelled, x.strikes, x.answers, stateCollector{m})
 	return x
 }
 

@@ -84,20 +84,28 @@ func TestMetricsScrape(t *testing.T) {
 	d := deliver(t, tasks[0], envs[0], []*task.Page{
 		{URL: tasks[0].Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tasks[0].Channel)},
 		{URL: tasks[0].Seeds[0] + "more", Status: 200, FetchedAt: clk.now(), Digest: 2, Text: []byte("more text of " + tasks[0].Channel)},
+		{URL: tasks[0].Seeds[0] + "busy", Status: 429, FetchedAt: clk.now(), Error: "http_429"},
 	})
+	// The crawl stopped at the 429, which gave no Retry-After.
+	d.Result.Strike = task.StrikeSlowDown
+	d.Result.Stats.Errors = map[string]int{"http_429": 1, "parse": 1}
 	if _, err := up.Upload(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	stored := scrape(t, m)
 	promtest.Want(t, stored, map[string]float64{
-		`hivecrawl_manager_tasks_completed_total{kind="round"}`: 1,
-		`hivecrawl_manager_tasks_open{kind="round"}`:            1,
-		`hivecrawl_manager_host_leases{state="granted"}`:        0,
-		`hivecrawl_manager_host_leases{state="held"}`:           1,
-		`hivecrawl_manager_uploads_total{outcome="stored"}`:     1,
-		`hivecrawl_manager_pages_stored_total`:                  2,
-		`hivecrawl_manager_results_checked_total`:               1,
-		`hivecrawl_manager_results_pending`:                     1,
+		`hivecrawl_manager_tasks_completed_total{kind="round"}`:    1,
+		`hivecrawl_manager_tasks_open{kind="round"}`:               1,
+		`hivecrawl_manager_host_leases{state="granted"}`:           0,
+		`hivecrawl_manager_host_leases{state="held"}`:              1,
+		`hivecrawl_manager_uploads_total{outcome="stored"}`:        1,
+		`hivecrawl_manager_pages_stored_total`:                     2,
+		`hivecrawl_manager_results_checked_total`:                  1,
+		`hivecrawl_manager_results_pending`:                        1,
+		`hivecrawl_manager_host_strikes_total{strike="slow_down"}`: 1,
+		`hivecrawl_manager_host_strikes_total{strike="challenge"}`: 0,
+		`hivecrawl_manager_host_answers_total{kind="http_429"}`:    1,
+		`hivecrawl_manager_host_answers_total{kind="http_403"}`:    0,
 	})
 	if v := stored[`hivecrawl_manager_stored_text_bytes_total`]; v <= 0 {
 		t.Errorf("stored text bytes %v after a stored upload", v)
@@ -119,8 +127,11 @@ func TestMetricsScrape(t *testing.T) {
 	if len(st.Throughput) != 1 || st.Throughput[0].Pages != wantRate || st.Throughput[0].Tasks != wantRate/2 {
 		t.Fatalf("throughput %+v, want one point of %.3f pages/s and %.3f tasks/s", st.Throughput, wantRate, wantRate/2)
 	}
+	if len(st.PushBack) != 1 || st.PushBack[0].Host != tasks[0].Host() || st.PushBack[0].Answers["http_429"] != 1 || st.PushBack[0].Strikes != 1 || st.PushBack[0].RestUntil.IsZero() {
+		t.Fatalf("push-back on the status %+v, want %s with one 429, one strike, resting", st.PushBack, tasks[0].Host())
+	}
 	code, page := api(t, m, "GET", "/", "", "", nil)
-	for _, w := range []string{`aria-label="pages stored per second"`, `aria-label="tasks (results stored) per second"`, "<polyline"} {
+	for _, w := range []string{`aria-label="pages stored per second"`, `aria-label="tasks (results stored) per second"`, "<polyline", "Hosts pushing back", "http_429 1"} {
 		if code != http.StatusOK || !strings.Contains(string(page), w) {
 			t.Fatalf("status page %d lacks %s:\n%s", code, w, page)
 		}

@@ -143,6 +143,22 @@ type Options struct {
 	// to one host, signed into every task; crawlers may only wait longer.
 	// Default 1s.
 	Delay time.Duration `json:"delay,omitempty"`
+	// PerIP and PerDomain cap the leases running at once on hosts at one
+	// IP address and on hosts of one registrable domain, swarm-wide
+	// (docs/leases.md); 0 = DefaultPerIP and DefaultPerDomain (2),
+	// negative = no cap.
+	PerIP     int `json:"per_ip,omitempty"`
+	PerDomain int `json:"per_domain,omitempty"`
+	// SharedIP is the cap of an address seen serving more than
+	// SharedAbove registrable domains (a shared front end); 0 =
+	// DefaultSharedIP (8) and DefaultSharedAbove (20), negative = no
+	// such rule.
+	SharedIP    int `json:"shared_ip,omitempty"`
+	SharedAbove int `json:"shared_above,omitempty"`
+	// IPWait is the least time between the start or end of one lease on
+	// an address or domain and the start of the next; 0 = Delay,
+	// negative = none.
+	IPWait time.Duration `json:"ip_wait,omitempty"`
 	// Directory, when set, is the address where the manager serves its key
 	// directory to web sites (Web Bot Auth): the request-signing keys of
 	// the volunteers it certified. Unlike API it need not be loopback.
@@ -216,6 +232,13 @@ func (o Options) withDefaults() Options {
 	if o.Delay <= 0 {
 		o.Delay = time.Second
 	}
+	o.PerIP = orDefault(o.PerIP, DefaultPerIP)
+	o.PerDomain = orDefault(o.PerDomain, DefaultPerDomain)
+	o.SharedIP = orDefault(o.SharedIP, DefaultSharedIP)
+	o.SharedAbove = orDefault(o.SharedAbove, DefaultSharedAbove)
+	if o.IPWait == 0 {
+		o.IPWait = o.Delay
+	}
 	if o.Version == "" {
 		o.Version = "dev"
 	}
@@ -263,5 +286,26 @@ func (o Options) leaseTimes(interval time.Duration) channels.LeaseTimes {
 	if interval > 0 && interval < start {
 		start = interval
 	}
-	return channels.LeaseTimes{Hold: o.LeaseHold, StartWithin: start, Skew: o.ClockSkew, Gap: o.Delay}
+	return channels.LeaseTimes{Hold: o.LeaseHold, StartWithin: start, Skew: o.ClockSkew, Gap: o.Delay, Limits: channels.Limits{
+		PerIP: max(o.PerIP, 0), PerDomain: max(o.PerDomain, 0),
+		SharedIP: max(o.SharedIP, 0), SharedAbove: max(o.SharedAbove, 0),
+		Gap: max(o.IPWait, 0),
+	}}
+}
+
+// Defaults of the limits per address and per domain (Options.PerIP and
+// the rest).
+const (
+	DefaultPerIP       = 2
+	DefaultPerDomain   = 2
+	DefaultSharedIP    = 8
+	DefaultSharedAbove = 20
+)
+
+// orDefault is v, or def when v is 0.
+func orDefault(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
 }

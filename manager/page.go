@@ -83,6 +83,10 @@ td.n{text-align:right;font-variant-numeric:tabular-nums}code{font-size:12px}h2{m
 {{if .Contributors}}<table><tr><th>#</th><th>Contributor</th><th>Credits</th><th>Pages</th><th>Receipts</th></tr>
 {{range $i, $c := .Contributors}}<tr><td class="n">{{$i}}</td><td>{{name $c.Nickname $c.Peer}}</td><td class="n">{{credits $c.Credits}}</td><td class="n">{{$c.Pages}}</td><td class="n">{{$c.Receipts}}</td></tr>{{end}}
 </table>{{else}}<p>No contributions yet.</p>{{end}}
+<h2>Hosts pushing back</h2>
+{{if .PushBack}}<table><tr><th>Host</th><th>Answers (401, 403, 429, 503, 5xx, timeouts, challenges)</th><th>Strikes in a row</th><th>Rests until</th></tr>
+{{range .PushBack}}<tr><td>{{.Host}}</td><td>{{reasons .Answers}}</td><td class="n">{{.Strikes}}</td><td>{{if not .RestUntil.IsZero}}{{.RestUntil.UTC.Format "2006-01-02 15:04:05"}} UTC{{end}}</td></tr>{{end}}
+</table>{{else}}<p>No host has refused, failed or challenged a crawler.</p>{{end}}
 </body></html>
 `))
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 )
 
@@ -53,6 +54,10 @@ type Status struct {
 	// Throughput is pages and results stored per second, a point a
 	// minute over the last hour, oldest first.
 	Throughput []ThroughputPoint `json:"throughput"`
+	// PushBack are the hosts that pushed back most: resting ones first,
+	// then by the 401, 403, 429, 503, other 5xx, timeout and challenge
+	// answers counted (channels.PushBacks).
+	PushBack []channels.PushBack `json:"push_back"`
 }
 
 // Status gathers the manager's figures.
@@ -104,6 +109,9 @@ func (m *Manager) Status() (Status, error) {
 		return st, err
 	}
 	st.Throughput = m.thru.Points()
+	if st.PushBack, err = m.db.PushBacks(m.opts.Now(), maxLeaders); err != nil {
+		return st, err
+	}
 	return st, nil
 }
 

@@ -140,4 +140,23 @@ type Result struct {
 	// and the next crawler's, as a crawler keeps them between its runs.
 	HostWait Duration  `json:"host_wait,omitempty"`
 	HostRest time.Time `json:"host_rest,omitzero"`
+	// HostAddrs are the IP addresses the crawler connected to the task's
+	// host at: the manager counts the host's leases against them (its
+	// limits per address, docs/leases.md).
+	HostAddrs []string `json:"host_addrs,omitempty"`
+	// Strike names what stopped the crawl to spare its host, "" when
+	// nothing did: the manager rests the host, longer at each strike in a
+	// row (docs/leases.md, "Back-off").
+	Strike string `json:"strike,omitempty"`
 }
+
+// Strikes (Result.Strike).
+const (
+	// StrikeSlowDown: a 429 or 503 without Retry-After.
+	StrikeSlowDown = "slow down"
+	// StrikeErrors: a run of server errors or timeouts.
+	StrikeErrors = "errors"
+	// StrikeChallenge: a challenge or block page (a WAF's), or a run of
+	// 401 and 403 answers.
+	StrikeChallenge = "challenge"
+)

@@ -19,6 +19,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // DefaultInterval is how often the governor samples and decides.
@@ -434,6 +435,16 @@ func (g *Governor) Wait(ctx context.Context) error {
 	}
 }
 
+// TaskEnded records how a finished crawl ended (taskmgr.Outcomes): a
+// challenge counts towards the challenge pause.
+func (g *Governor) TaskEnded(strike string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.opts.Now()
+	g.pol.taskEnded(now, strike == task.StrikeChallenge)
+	g.decideLocked(now)
+}
+
 // Paused reports whether crawling is paused and why.
 func (g *Governor) Paused() (bool, []string) {
 	g.mu.Lock()
@@ -467,6 +478,10 @@ type Status struct {
 	Usage         Usage   `json:"usage"`
 	DailyQuota    int64   `json:"daily_quota"`
 	MonthlyQuota  int64   `json:"monthly_quota"`
+	// Challenges counts the crawls that sites' firewalls challenged, of
+	// the TasksEnded crawls that ended, within the last ChallengeWindow.
+	Challenges int `json:"challenges"`
+	TasksEnded int `json:"tasks_ended"`
 }
 
 // Status returns the current snapshot.
@@ -494,6 +509,7 @@ func (g *Governor) Status() Status {
 		DailyQuota:    int64(g.cfg.DailyQuota),
 		MonthlyQuota:  int64(g.cfg.MonthlyQuota),
 	}
+	s.Challenges, s.TasksEnded = g.pol.challengeRate(g.opts.Now())
 	switch {
 	case len(g.reasons) > 0:
 		s.State = Paused

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // script is a Sampler that returns its readings in order, then repeats the
@@ -692,5 +693,48 @@ func TestStateChangeLoggedOnce(t *testing.T) {
 	ticks(t, g, c, CalmAfter)
 	if n := strings.Count(buf.String(), "Crawling state changed"); n != 2 {
 		t.Fatalf("state change logged %d times, want 2 (paused, resumed):\n%s", n, buf.String())
+	}
+}
+
+// TestChallengePause: a volunteer that sites challenge as a bot in a
+// quarter of its crawls pauses, with the reason, until the challenges
+// are an hour old; a few challenges among many crawls do not pause it.
+func TestChallengePause(t *testing.T) {
+	g, _, c := newTest(t, config.Default())
+	for range 8 {
+		g.TaskEnded("")
+	}
+	g.TaskEnded(task.StrikeChallenge)
+	g.TaskEnded(task.StrikeChallenge)
+	if p, why := g.Paused(); p {
+		t.Fatalf("paused after 2 challenges: %q", why)
+	}
+	c.Add(time.Minute)
+	g.TaskEnded(task.StrikeChallenge)
+	st := g.Status()
+	if st.Challenges != 3 || st.TasksEnded != 11 {
+		t.Fatalf("status counts %d challenges of %d crawls, want 3 of 11", st.Challenges, st.TasksEnded)
+	}
+	if p, _ := g.Paused(); !p {
+		t.Fatal("not paused after 3 challenges in 11 crawls")
+	}
+	if !slices.Contains(st.Pauses, PauseChallenged) || !strings.Contains(strings.Join(st.Reasons, " "), "challenged this computer") {
+		t.Fatalf("pause kinds %q, reasons %q", st.Pauses, st.Reasons)
+	}
+	c.Add(ChallengeWindow - 30*time.Second) // the first two are an hour old, the third is not
+	ticks(t, g, c, 1)
+	if p, why := g.Paused(); p {
+		t.Fatalf("still paused an hour after the challenges: %q", why)
+	}
+	// Many crawls dilute a few challenges below the share.
+	g2, _, _ := newTest(t, config.Default())
+	for range 20 {
+		g2.TaskEnded("")
+	}
+	for range 3 {
+		g2.TaskEnded(task.StrikeChallenge)
+	}
+	if p, why := g2.Paused(); p {
+		t.Fatalf("paused with 3 challenges in 23 crawls: %q", why)
 	}
 }

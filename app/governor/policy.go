@@ -33,6 +33,53 @@ type policy struct {
 	throttle   float64 // share of each second task threads are held back
 	lastOwnCPU float64
 	lastRSS    int64
+	// challenges and ended are when crawls ended challenged (a site's
+	// firewall took the crawler for a bot) and when crawls ended at all,
+	// within ChallengeWindow.
+	challenges []time.Time
+	ended      []time.Time
+}
+
+// The challenge pause: when, within ChallengeWindow, at least
+// ChallengePauseAt crawls ended challenged and they were at least
+// ChallengePauseShare of the crawls that ended, crawling pauses until
+// enough of them are older than the window. Sites that challenge a bot
+// often block its address next; the pause keeps the volunteer's address
+// from being flagged.
+const (
+	ChallengeWindow     = time.Hour
+	ChallengePauseAt    = 3
+	ChallengePauseShare = 0.25
+)
+
+// taskEnded records a crawl that ended at now, challenged or not.
+func (p *policy) taskEnded(now time.Time, challenged bool) {
+	keep := func(ts []time.Time) []time.Time {
+		for len(ts) > 0 && now.Sub(ts[0]) >= ChallengeWindow {
+			ts = ts[1:]
+		}
+		return ts
+	}
+	p.ended = append(keep(p.ended), now)
+	p.challenges = keep(p.challenges)
+	if challenged {
+		p.challenges = append(p.challenges, now)
+	}
+}
+
+// challengeRate returns the crawls that ended challenged and all that
+// ended within ChallengeWindow before now.
+func (p *policy) challengeRate(now time.Time) (challenged, ended int) {
+	in := func(ts []time.Time) int {
+		n := 0
+		for _, t := range ts {
+			if now.Sub(t) < ChallengeWindow {
+				n++
+			}
+		}
+		return n
+	}
+	return in(p.challenges), in(p.ended)
 }
 
 // observe updates the state with one reading under cfg.
@@ -137,10 +184,11 @@ const (
 	PauseMonthlyQuota = "monthly_quota"
 	PauseBusy         = "busy"
 	PauseMemory       = "memory"
+	PauseChallenged   = "challenged"
 )
 
 // PauseKinds are every Pause kind, in the order reasons are given.
-var PauseKinds = []string{PauseHeld, PausePaused, PauseSnoozed, PauseSchedule, PauseDailyQuota, PauseMonthlyQuota, PauseBusy, PauseMemory}
+var PauseKinds = []string{PauseHeld, PausePaused, PauseSnoozed, PauseSchedule, PauseDailyQuota, PauseMonthlyQuota, PauseBusy, PauseMemory, PauseChallenged}
 
 // reasons lists why crawling is paused under cfg at now, in the order a
 // contributor most needs to know, each with its kind; empty means it may
@@ -173,6 +221,12 @@ func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) (texts, kind
 	}
 	if p.memPaused {
 		add(PauseMemory, fmt.Sprintf("Paused: Hivecrawl is using %v of memory, over its cap of %v", config.Bytes(p.lastRSS), cfg.Memory))
+	}
+	if n, of := p.challengeRate(now); n >= ChallengePauseAt && float64(n) >= ChallengePauseShare*float64(of) {
+		// Resumes when the oldest challenge that keeps the count at the
+		// threshold leaves the window.
+		until := p.challenges[len(p.challenges)-ChallengePauseAt].Add(ChallengeWindow)
+		add(PauseChallenged, fmt.Sprintf("Paused: %d of the last %d sites crawled challenged this computer as a bot; crawling resumes at %s so that your address is not flagged", n, of, formatUntil(now, until)))
 	}
 	return texts, kinds
 }

@@ -40,23 +40,26 @@ func managerDir(d paths.Dirs) string { return app.ManagerDir(d) }
 
 // managerOptions are manager's flags.
 type managerOptions struct {
-	seeds                                string
-	listen, bootstrap                    listFlag
-	api, strategy, name, assignment      string
-	tick, prior, slack, delay            time.Duration
-	leaseHold, startWithin, clockSkew    time.Duration
-	restartGrace                         time.Duration
-	allowLoopback, allowTestNets         bool
-	coordinates, verbose                 bool
-	storeRaw                             bool
-	pieceAbove                           int
-	pagePlan                             string
-	userAgent, signatureAgent, directory string
-	indexNow                             string
-	db                                   string
-	store                                string
-	maxWARCFile                          int64
-	home                                 *string
+	seeds                                   string
+	listen, bootstrap                       listFlag
+	api, strategy, name, assignment         string
+	tick, prior, slack, delay               time.Duration
+	leaseHold, startWithin, clockSkew       time.Duration
+	perIP, perDomain, sharedIP, sharedAbove int
+	ipWait                                  time.Duration
+	domainBudget                            int
+	restartGrace                            time.Duration
+	allowLoopback, allowTestNets            bool
+	coordinates, verbose                    bool
+	storeRaw                                bool
+	pieceAbove                              int
+	pagePlan                                string
+	userAgent, signatureAgent, directory    string
+	indexNow                                string
+	db                                      string
+	store                                   string
+	maxWARCFile                             int64
+	home                                    *string
 }
 
 func managerFlags(o *managerOptions) *flag.FlagSet {
@@ -81,6 +84,12 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.signatureAgent, "signature-agent", "", "the `URL` of the origin serving this network's key directory (/.well-known/http-message-signatures-directory), sent with every signed request")
 	fs.StringVar(&o.indexNow, "indexnow", "", "take IndexNow submissions of changed URLs from web sites on `ADDR` (host:port, reachable by sites; the path is /indexnow)")
 	fs.StringVar(&o.directory, "directory", "", "serve the key directory web sites verify crawlers' signed requests against on `ADDR` (host:port, reachable by sites); --signature-agent defaults to its origin")
+	fs.IntVar(&o.perIP, "per-ip", manager.DefaultPerIP, "the most crawlers at once, swarm-wide, on the hosts at one IP address (0 or less: no cap)")
+	fs.IntVar(&o.perDomain, "per-domain", manager.DefaultPerDomain, "the most crawlers at once, swarm-wide, on the hosts of one registrable domain (0 or less: no cap)")
+	fs.IntVar(&o.sharedIP, "shared-ip", manager.DefaultSharedIP, "the cap of an address seen serving more than --shared-above registrable domains, a shared front end (0 or less: --per-ip)")
+	fs.IntVar(&o.sharedAbove, "shared-above", manager.DefaultSharedAbove, "how many registrable domains make an address a shared front end")
+	fs.IntVar(&o.domainBudget, "domain-budget", channels.DefaultDomainBudget, "the most channels links from crawled sites may make per registrable domain, so a wildcard-subdomain trap makes a bounded number (0 or less: no budget)")
+	fs.DurationVar(&o.ipWait, "ip-wait", 0, "the least time between a crawler starting or ending on an IP address or domain and the next one starting there (default --delay; negative: none)")
 	fs.DurationVar(&o.leaseHold, "lease-hold", manager.DefaultLeaseHold, "how long a crawler's claim on a host lasts unless renewed (renewed every third of it)")
 	fs.DurationVar(&o.startWithin, "start-within", manager.DefaultStartWithin, "how long a task may wait in a crawler's queue before it must have started")
 	fs.DurationVar(&o.clockSkew, "clock-skew", manager.DefaultClockSkew, "how far a crawler's clock may run behind the manager's: a host's lease counts as live this much longer")
@@ -125,8 +134,8 @@ func runManager(ctx context.Context, args []string) int {
 	opts := manager.Options{
 		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
-		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
-		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
+		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
+		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,
 	}
@@ -277,4 +286,12 @@ func reorder(args []string) []string {
 		rest = append(rest, a)
 	}
 	return append(flags, rest...)
+}
+
+// noCap maps a flag's "0 or less: none" to the option's negative.
+func noCap(v int) int {
+	if v <= 0 {
+		return -1
+	}
+	return v
 }

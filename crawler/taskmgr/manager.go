@@ -41,6 +41,10 @@ type Options struct {
 	// renews it while it runs and releases it when the crawl stops
 	// unfinished. Tasks without a lease run without.
 	Leaser Leaser
+	// Outcomes, when set, hears how every finished crawl ended (its
+	// task.Result.Strike): the governor pauses crawling when too many
+	// sites challenge this volunteer.
+	Outcomes Outcomes
 	// LeaseMargin is how long before its lease expires a crawl stops;
 	// ClaimRetry how long a task whose claim was not granted waits.
 	// Defaults DefaultLeaseMargin and DefaultClaimRetry.

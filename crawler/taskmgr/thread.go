@@ -131,6 +131,9 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 	if res == nil {
 		res = &task.Result{TaskID: r.ID, Channel: r.Task.Channel}
 	}
+	if o := m.opts.Outcomes; o != nil {
+		o.TaskEnded(res.Strike)
+	}
 	if err := m.q.Finish(r.ID, res, path, m.opts.Now()); err != nil {
 		// Handed over meanwhile, or the queue failed: the result is not ours
 		// to deliver.

@@ -61,3 +61,9 @@ type ReceiptSink interface {
 type Reporter interface {
 	Expired(ctx context.Context, raw []byte) error
 }
+
+// Outcomes hears how each finished crawl ended: strike is its
+// task.Result.Strike, "" when nothing stopped it to spare its host.
+type Outcomes interface {
+	TaskEnded(strike string)
+}

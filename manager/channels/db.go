@@ -24,6 +24,7 @@ const (
 	DefaultMaxDepth       = 5
 	DefaultMaxChannels    = 10000
 	DefaultMaxPerFeedback = 10
+	DefaultDomainBudget   = 100
 	DefaultGroups         = 5
 	// maxSeedsPerChannel bounds the inter-site URLs kept as seeds.
 	maxSeedsPerChannel = 100
@@ -44,6 +45,10 @@ type Options struct {
 	// MaxPerFeedback bounds the channels one crawl's inter-site URLs may
 	// create. Default 10; negative = none.
 	MaxPerFeedback int `json:"max_per_feedback"`
+	// DomainBudget bounds the channels inter-site URLs may create per
+	// registrable domain, so a wildcard-subdomain trap makes a bounded
+	// number of channels. Default 100; negative = none.
+	DomainBudget int `json:"domain_budget"`
 	// Groups is K; new channels start in the middle group. Default 5.
 	Groups int `json:"groups"`
 	// StayOnHost keeps links to other hosts from creating channels, for
@@ -67,6 +72,9 @@ func (o Options) withDefaults() Options {
 	if o.MaxPerFeedback == 0 {
 		o.MaxPerFeedback = DefaultMaxPerFeedback
 	}
+	if o.DomainBudget == 0 {
+		o.DomainBudget = DefaultDomainBudget
+	}
 	if o.Groups <= 0 {
 		o.Groups = DefaultGroups
 	}
@@ -82,7 +90,7 @@ var (
 )
 
 // buckets are the database's buckets.
-var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster, bucketDue}
+var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster, bucketDue, bucketLimits}
 
 // DB is the channel database. Safe for concurrent use, and, on a shared
 // store, by several managers at once: every change is one transaction.
@@ -203,6 +211,9 @@ func (d *DB) addSeedTx(tx kv.Tx, raw, source string, now time.Time, limited bool
 		MaxDepth: d.opts.MaxDepth, ChangeInterval: d.opts.Prior, Group: d.opts.Groups / 2,
 	}
 	if err := idx.Put(indexKey(n), []byte(id)); err != nil {
+		return nil, false, err
+	}
+	if err := spendBudgetTx(tx, id); err != nil {
 		return nil, false, err
 	}
 	return &c, true, putJSON(b, []byte(id), &c)

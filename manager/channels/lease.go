@@ -51,18 +51,26 @@ type hostLease struct {
 	// operator's after Ended, and is not granted before Rest.
 	Wait time.Duration `json:"wait,omitempty"`
 	Rest time.Time     `json:"rest,omitzero"`
+	// Addrs are the host's addresses as its crawlers reported them
+	// (limits.go).
+	Addrs []hostAddr `json:"addrs,omitempty"`
+	// Strikes are the strikes in a row (backoff.go), the last at Struck.
+	Strikes int       `json:"strikes,omitempty"`
+	Struck  time.Time `json:"struck,omitzero"`
+	// Answers counts the host's pages by AnswerKinds (pushback.go).
+	Answers map[string]int `json:"answers,omitempty"`
 }
 
 // Bounds on what a result may say its host asked for: a volunteer's word,
 // so that it cannot hold a host for long.
 const (
-	MaxHostWait = 30 * time.Second // crawler.MaxCrawlDelay
+	MaxHostWait = 24 * time.Hour // crawler.MaxAskedDelay
 	MaxHostRest = time.Hour
 )
 
 // hostAsksTx records on host's lease record what the host asked of the
 // crawler whose result came at now, within MaxHostWait and MaxHostRest.
-func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, now time.Time) error {
+func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, strike string, errs map[string]int, now time.Time) error {
 	if host == "" {
 		return nil
 	}
@@ -78,6 +86,8 @@ func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, now t
 			hl.Rest = limit
 		}
 	}
+	hl.strike(knownStrike(strike), now, jitter())
+	hl.countAnswers(errs)
 	return putJSON(hb, []byte(host), &hl)
 }
 
@@ -93,6 +103,9 @@ type LeaseTimes struct {
 	// this after the last one ended, so a second crawler's first request
 	// keeps the wait after the first crawler's last.
 	Gap time.Duration
+	// Limits cap the leases at once per address and per registrable
+	// domain; the zero Limits caps nothing.
+	Limits Limits
 }
 
 // mayBeLive reports whether task t's lease may still be live at now: it was
@@ -175,6 +188,12 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 		if now.Before(hl.Ended.Add(gap)) || now.Before(hl.Rest) {
 			return nil // the last crawler's last request was too recent, or the host rests
 		}
+		if lt.Limits.active() {
+			why, err := limitsTx(tx, &t, hl.addrsOf(now), now, lt, granted(now, lt.Skew), false)
+			if err != nil || why != "" {
+				return err // its address or domain is at its cap: the task waits
+			}
+		}
 		hl.Epoch++
 		hl.Task = id
 		t.Epoch, t.StartBy = hl.Epoch, now.Add(lt.StartWithin)
@@ -197,6 +216,21 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 // the politeness wait has passed since) or lapsed, and only before the
 // task's StartBy. ErrLeaseHeld: try later; ErrLeaseOver: drop the task.
 func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt LeaseTimes) (Task, error) {
+	return d.ClaimFrom(id, epoch, peer, nil, now, lt)
+}
+
+// ClaimFrom is Claim with the addresses the crawler resolved its host to.
+// A new holder's claim is held (ErrLeaseHeld) while the host's address or
+// registrable domain has lt.Limits' cap of leases running, or the IP wait
+// has not passed since the last one on it started or ended.
+func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now time.Time, lt LeaseTimes) (Task, error) {
+	if len(addrs) > 0 {
+		// Recorded whether the claim is granted or held: a held claim's
+		// address and domain count too.
+		if err := d.report(id, epoch, peer, addrs, now); err != nil {
+			return Task{}, err
+		}
+	}
 	var misrouted bool
 	t, err := d.leaseOp(id, "claim", func(tx kv.Tx, t *Task) error {
 		if t.State == TaskOpen && slices.Contains(t.Avoid, peer) {
@@ -224,6 +258,19 @@ func (d *DB) Claim(id string, epoch uint64, peer string, now time.Time, lt Lease
 			return fmt.Errorf("%w: released %v ago, under the politeness wait", ErrLeaseHeld, now.Sub(t.ReleasedAt).Round(time.Millisecond))
 		case !now.Before(t.StartBy):
 			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
+		}
+		if t.Holder != peer && t.Host != "" && lt.Limits.active() {
+			var hl hostLease
+			if _, err := getJSON(tx.Bucket(bucketHosts), []byte(t.Host), &hl); err != nil {
+				return err
+			}
+			why, err := limitsTx(tx, t, hl.addrsOf(now), now, lt, running(now, lt.Skew), true)
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				return fmt.Errorf("%w: %s", ErrLeaseHeld, why)
+			}
 		}
 		// A claim proves the task was delivered, whatever its send was
 		// told: it is not sent again.
@@ -354,5 +401,8 @@ func endLeaseTx(tx kv.Tx, t *Task, now time.Time) error {
 		return nil
 	}
 	hl.Ended = now
+	if err := limitsEndedTx(tx, t.Host, &hl, now); err != nil {
+		return err
+	}
 	return putJSON(hb, []byte(t.Host), &hl)
 }

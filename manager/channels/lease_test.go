@@ -424,7 +424,8 @@ func TestHostAsksHoldNextLease(t *testing.T) {
 		free time.Duration // after the result, when the next lease may be granted
 	}{
 		{"crawl-delay", func(time.Time) Feedback { return Feedback{HostWait: 10 * time.Second} }, 10 * time.Second},
-		{"crawl-delay beyond the bound", func(time.Time) Feedback { return Feedback{HostWait: time.Hour} }, MaxHostWait},
+		{"crawl-delay longer than a task waits", func(time.Time) Feedback { return Feedback{HostWait: time.Hour} }, time.Hour},
+		{"crawl-delay beyond the bound", func(time.Time) Feedback { return Feedback{HostWait: 48 * time.Hour} }, MaxHostWait},
 		{"retry-after", func(now time.Time) Feedback { return Feedback{HostRest: now.Add(20 * time.Minute)} }, 20 * time.Minute},
 		{"retry-after beyond the bound", func(now time.Time) Feedback { return Feedback{HostRest: now.Add(48 * time.Hour)} }, MaxHostRest},
 		{"nothing asked", func(time.Time) Feedback { return Feedback{} }, testLease.Gap},

@@ -131,6 +131,12 @@ type Feedback struct {
 	// (task.Result): the host's next lease keeps them.
 	HostWait time.Duration
 	HostRest time.Time
+	// HostAddrs are the addresses the crawler connected to its host at
+	// (task.Result): the host's per-address limits count them.
+	HostAddrs []string
+	// Strike is the result's task.Result.Strike: the host rests for
+	// every crawler, longer at each strike in a row.
+	Strike string
 }
 
 // Outcome is what Complete did.
@@ -315,10 +321,15 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if err := putJSON(tb, []byte(id), &out.Task); err != nil {
 			return err
 		}
+		if out.Task.Host != "" {
+			if _, err := reportTx(tx, out.Task.Host, peer, fb.HostAddrs, now); err != nil {
+				return err
+			}
+		}
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
 			return err
 		}
-		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, now); err != nil {
+		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, fb.Strike, fb.Stats.Errors, now); err != nil {
 			return err
 		}
 		if out.Task.Checks != "" {
@@ -350,7 +361,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return err
 		}
 		if d.FollowsOtherHosts(c) && !c.Removed() {
-			created, err := d.addInterSiteTx(tx, fb.InterSite, now)
+			created, err := d.addInterSiteTx(tx, c.ID, fb.InterSite, now)
 			if err != nil {
 				return err
 			}
@@ -486,14 +497,29 @@ func (c *Channel) selective(unchanged []string) {
 	}
 }
 
-// addInterSiteTx turns inter-site URLs into channels (or seeds of known
-// channels) within the operator's limits; URLs that do not parse are
-// skipped, as they come from outside.
-func (d *DB) addInterSiteTx(tx kv.Tx, urls []string, now time.Time) ([]Channel, error) {
+// addInterSiteTx turns inter-site URLs that channel from reported into
+// channels (or seeds of known channels) within the operator's limits,
+// those linked from the most distinct domains first (ranked.go); URLs
+// that do not parse are skipped, as they come from outside.
+func (d *DB) addInterSiteTx(tx kv.Tx, from string, urls []string, now time.Time) ([]Channel, error) {
 	var created []Channel
+	if d.opts.MaxPerFeedback < 0 {
+		return nil, nil
+	}
+	urls, err := d.rankTx(tx, from, urls)
+	if err != nil {
+		return nil, err
+	}
 	for _, u := range urls {
 		if d.opts.MaxPerFeedback < 0 || len(created) >= d.opts.MaxPerFeedback {
 			break
+		}
+		spent, err := d.budgetSpentTx(tx, u)
+		if err != nil {
+			return nil, err
+		}
+		if spent {
+			continue // its domain made its budget of channels
 		}
 		c, isNew, err := d.addSeedTx(tx, u, SourceInterSite, now, true)
 		switch {
@@ -502,6 +528,9 @@ func (d *DB) addInterSiteTx(tx kv.Tx, urls []string, now time.Time) ([]Channel, 
 		case err != nil:
 			continue
 		case isNew:
+			if err := forgetCandidateTx(tx, c.ID); err != nil {
+				return nil, err
+			}
 			created = append(created, *c)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
@@ -42,6 +43,8 @@ const (
 
 // Limits of the protocol.
 const (
+	// MaxAddrs is the most addresses a request may report.
+	MaxAddrs       = 8
 	MaxMessageSize = envelope.MaxSize + 4<<10
 	timeout        = 10 * time.Second
 )
@@ -70,6 +73,9 @@ type Request struct {
 	// BotKey is the crawler's Ed25519 public key for signing HTTP
 	// requests (claims): the manager certifies it in its key directory.
 	BotKey []byte `json:"bot_key,omitempty"`
+	// Addrs are the IP addresses the crawler resolved the task's host
+	// to (claims): the manager counts the host's leases against them.
+	Addrs []string `json:"addrs,omitempty"`
 }
 
 // Answer is the manager's reply.
@@ -100,6 +106,13 @@ func (r *Request) Validate() error {
 		return fmt.Errorf("%w: bot key of %d bytes", ErrMalformed, len(r.BotKey))
 	case r.Pages < 0:
 		return fmt.Errorf("%w: negative progress", ErrMalformed)
+	case len(r.Addrs) > MaxAddrs:
+		return fmt.Errorf("%w: %d addresses, at most %d", ErrMalformed, len(r.Addrs), MaxAddrs)
+	}
+	for _, a := range r.Addrs {
+		if _, err := netip.ParseAddr(a); err != nil {
+			return fmt.Errorf("%w: address %q: %w", ErrMalformed, a, err)
+		}
 	}
 	return nil
 }

@@ -25,6 +25,9 @@ func TestValidate(t *testing.T) {
 		{"claim without the signed task", Request{Op: Claim, TaskID: "a/1/0", Epoch: 1}, false},
 		{"oversized bot key", Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", BotKey: make([]byte, 65)}, false},
 		{"negative progress", Request{Op: Renew, TaskID: "a/1/0", Pages: -1}, false},
+		{"claim with addresses", Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", Epoch: 1, Addrs: []string{"192.0.2.1", "2001:db8::1"}}, true},
+		{"not an address", Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", Epoch: 1, Addrs: []string{"example.com"}}, false},
+		{"too many addresses", Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", Epoch: 1, Addrs: strings.Split("1.1.1.1 1.1.1.2 1.1.1.3 1.1.1.4 1.1.1.5 1.1.1.6 1.1.1.7 1.1.1.8 1.1.1.9", " ")}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,6 +45,9 @@ func TestValidate(t *testing.T) {
 func FuzzRequest(f *testing.F) {
 	var b bytes.Buffer
 	frame.Write(&b, Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", Epoch: 1}, MaxMessageSize)
+	f.Add(b.Bytes())
+	b.Reset()
+	frame.Write(&b, Request{Op: Claim, Task: []byte("env"), TaskID: "a/1/0", Epoch: 1, Addrs: []string{"192.0.2.1"}}, MaxMessageSize)
 	f.Add(b.Bytes())
 	f.Add([]byte{0x05, '{', '}', 0, 0, 0})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})

@@ -151,6 +151,12 @@ type Tasks struct {
 	// SetAside lists tasks not tried again because Hivecrawl stopped
 	// unexpectedly each time it crawled them, most recent first.
 	SetAside []SetAsideTask `json:"set_aside,omitempty"`
+	// Challenged counts the crawls that sites' firewalls challenged as a
+	// bot, of Ended crawls that ended, in the last hour: above a quarter
+	// (and three), crawling pauses so the volunteer's address is not
+	// flagged.
+	Challenged int `json:"challenged"`
+	Ended      int `json:"ended"`
 }
 
 // SetAsideTask is a task set aside after crashes, and why.

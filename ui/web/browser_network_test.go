@@ -31,6 +31,7 @@ func TestBrowserNetworkOverlay(t *testing.T) {
 	m, err := manager.New(mctx, manager.Options{
 		Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Name: "testnet",
 		Tick: 300 * time.Millisecond, Logger: quiet,
+		PerIP: -1, PerDomain: -1, IPWait: -1, // every fixture site is on 127.0.0.1
 	})
 	if err != nil {
 		t.Fatal(err)
