@@ -105,6 +105,15 @@ func (q *threadQueue) state() ([]string, map[string]bool) {
 	return ids, settled
 }
 
+// shareDeadAfter is the sharing tests' Config.DeadAfter. They heartbeat
+// every 100 ms so that loads spread within a second, and with the default
+// of three missed heartbeats (exchanges bounded at 200 ms) a busy machine
+// took live peers for dead: on a 2-core machine under load, 2 runs in 3
+// saw takeovers and overlapping claims move the zones and the tasks under
+// the test. No peer dies here, so a neighbour is dead only after 5 s
+// without one answered heartbeat.
+const shareDeadAfter = 50
+
 // An owner whose tasks wait hands the ones that would start last to a
 // neighbour with idle crawl threads, one per idle thread, and keeps the
 // rest; a task balanced to it (whose target it does not hold) stays; a
@@ -122,7 +131,7 @@ func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
 			if lbi {
 				maxPieces = 100 // far above any load here: only sharing moves tasks
 			}
-			c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+			c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: shareDeadAfter, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
 			c.wrap = newThreadQueue
 			ps := c.addSettled(ctx, can.Point{0.25, 0.5, 0.5}, can.Point{0.75, 0.75, 0.5}, can.Point{0.75, 0.25, 0.5})
 			a, b, cc := ps[0], ps[1], ps[2]
@@ -231,7 +240,7 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, MaxPieces: 100, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: shareDeadAfter, MaxPieces: 100, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
 	c.wrap = newThreadQueue
 	// A holds x < 0.5; the others split x ≥ 0.5, the last of them its
 	// far corner [0.75, 1] × [0.5, 1] × [0.5, 1], which abuts no zone of A.
