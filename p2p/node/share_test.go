@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -293,14 +294,21 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 		t.Fatalf("shared tasks held %d and %d times, want once each", n["a-2"], n["a-3"])
 	}
 
+	// Its idle threads taken, the far peer refuses another share, whatever
+	// A last heard of them: A's word on them is two heartbeats old.
+	taken, err := a.n.offer(ctx, far.h.ID(), c.envelope("a-4", mine), mine)
+	if taken || !errors.Is(err, ErrNoIdleThread) {
+		t.Fatalf("a share to a peer with no idle thread: taken %v, err %v; want refused for want of a thread", taken, err)
+	}
+
 	// A task for an area A does not hold (the second peer's), sent by A
-	// as a share, is refused: no neighbour of the far peer says A holds it.
+	// balanced, is refused: no neighbour of the far peer says A holds it.
 	other := can.Point{0.75, 0.25, 0.5}
 	if c.owner(other) != ps[1] {
 		t.Fatal("the second peer does not hold its own point")
 	}
-	taken, err := a.n.offer(ctx, far.h.ID(), c.envelope("not-a", other), other)
-	if taken || !errors.Is(err, ErrMisaimed) {
-		t.Fatalf("a share for an area A does not hold: taken %v, err %v; want refused as misaimed", taken, err)
+	resp, err := a.n.forward(ctx, far.h.ID(), &wire.Insert{Envelope: c.envelope("not-a", other), Target: other, Hops: 1, Lbi: true})
+	if err != nil || resp.Accepted || !errors.Is(refusal(resp.Error), ErrMisaimed) {
+		t.Fatalf("a balanced task for an area A does not hold: %+v, %v; want refused as misaimed", resp, err)
 	}
 }
