@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hivecrawl/hivecrawl/internal/testport"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -22,12 +23,7 @@ func TestDashboardAddressStable(t *testing.T) {
 	home := t.TempDir()
 	// The default port (7339) may be held by a Hivecrawl running on this
 	// machine or by another test: a port found free here stands for it.
-	probe, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := probe.Addr().(*net.TCPAddr).Port
-	probe.Close()
+	port := testport.Fixed(t)
 	quietConfig(t, home, fmt.Sprintf(`, "api_port": %d`, port))
 	want := fmt.Sprintf("http://127.0.0.1:%d", port)
 

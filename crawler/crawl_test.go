@@ -28,9 +28,7 @@ func TestOneConnectionFor200Pages(t *testing.T) {
 	if res.Stats.PagesFetched != 200 || len(sink.pages) != 200 {
 		t.Fatalf("fetched %d pages, sink got %d, want 200", res.Stats.PagesFetched, len(sink.pages))
 	}
-	if n := s.conns.Load(); n != 1 {
-		t.Fatalf("server accepted %d connections, want 1", n)
-	}
+	s.checkOneConnection(t)
 	if got := len(s.requests("/")); got != 201 {
 		t.Fatalf("server saw %d requests, want 201 (robots.txt + 200 pages)", got)
 	}

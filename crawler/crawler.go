@@ -2,6 +2,20 @@
 // connection to the host, one request at a time with a politeness wait,
 // streaming each page's extracted text to a sink.
 //
+// One connection means at most one at a time: a run never has two
+// connections to a host open, nor two requests in flight, and it keeps
+// its connection from one request to the next (its idle timeout outlasts
+// a contributor's wait and a site's Crawl-delay; bodies it does not want
+// are read to their end when short). It opens another only after
+// the last one closed: the site closed it or timed out, a request
+// failed, an unwanted body was too long to read, or Go's transport did
+// not reuse it (it drops a connection when it cannot confirm, within
+// 50 ms of reading an answer, that the request was written: a busy
+// machine does that now and then). The tests check exactly this:
+// requests one at a time, connections one after another, most requests
+// on a connection already open (checkOneConnection here,
+// fixture.Stats.MaxConns for the whole program).
+//
 // A task thread (paper 000 §2.2) is built from a downloader (fetch.go), a
 // robots filter (robots.go), the URLtodo FIFO that spills to a temporary file
 // past 1000 entries (frontier.go), the URLseen set of URL hashes (seen.go)

@@ -25,8 +25,11 @@ const drainLimit = 64 << 10
 const acceptHeader = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1"
 
 // fetcher is the downloader of one task: one http.Transport allowing one
-// connection per host, one request at a time, bodies drained so the
-// keep-alive connection is reused.
+// connection per host at a time, one request at a time, bodies drained so
+// the keep-alive connection is reused (the package doc says when it is
+// not). Its idle timeout outlasts the longest politeness wait (the
+// contributor's delay, at most a minute; Crawl-delay and Retry-After,
+// at most MaxCrawlDelay), so a wait never costs the connection.
 type fetcher struct {
 	cfg       *Config
 	transport *http.Transport

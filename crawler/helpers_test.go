@@ -23,31 +23,89 @@ type hit struct {
 }
 
 // site is an httptest web host that counts connections and records
-// requests with server-side timestamps.
+// requests with server-side timestamps, and the connection each came on.
 type site struct {
 	*httptest.Server
 	conns atomic.Int32
-	mu    sync.Mutex
+	mu    sync.Mutex // guards the fields below
 	hits  []hit
+	// order numbers the connections as they opened, from 1.
+	order map[net.Conn]int
+	// newest is the latest-opened connection that carried a request;
+	// backwards counts requests that came on an older one after it.
+	newest, backwards int
+	// inFlight and maxInFlight count the requests being answered.
+	inFlight, maxInFlight int
 }
+
+// connKey is the request context key of the connection a request came on.
+type connKey struct{}
 
 func newSite(t testing.TB, h http.Handler) *site {
 	t.Helper()
-	s := &site{}
+	s := &site{order: map[net.Conn]int{}}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.hits = append(s.hits, hit{Path: r.URL.RequestURI(), At: time.Now(), Hdr: r.Header.Clone()})
+		c, _ := r.Context().Value(connKey{}).(net.Conn)
+		if k := s.order[c]; k < s.newest {
+			s.backwards++
+		} else {
+			s.newest = k
+		}
+		s.inFlight++
+		s.maxInFlight = max(s.maxInFlight, s.inFlight)
 		s.mu.Unlock()
+		// The response's last bytes go out after the handler returns: the
+		// client cannot have it all, and send its next request, before.
+		defer func() {
+			s.mu.Lock()
+			s.inFlight--
+			s.mu.Unlock()
+		}()
 		h.ServeHTTP(w, r)
 	}))
-	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+	s.Config.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, c)
+	}
+	s.Config.ConnState = func(c net.Conn, st http.ConnState) {
 		if st == http.StateNew {
-			s.conns.Add(1)
+			n := s.conns.Add(1)
+			s.mu.Lock()
+			s.order[c] = int(n)
+			s.mu.Unlock()
 		}
 	}
 	s.Start()
 	t.Cleanup(s.Close)
 	return s
+}
+
+// checkOneConnection fails the test unless the site saw the crawler's
+// promise (package doc): one request at a time, over at most one
+// connection at a time (a connection once left is never used again), kept
+// for the next request where it can be. Go's transport may drop a
+// connection it could have kept (on a busy machine, when it cannot
+// confirm within 50 ms that a request was written before its answer was
+// read), so reuse is checked as most requests going on a connection
+// already open, not as a single connection.
+func (s *site) checkOneConnection(t testing.TB) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conns, requests := int(s.conns.Load()), len(s.hits)
+	if s.maxInFlight > 1 {
+		t.Errorf("the site answered %d requests at once, want one at a time", s.maxInFlight)
+	}
+	if s.backwards > 0 {
+		t.Errorf("%d requests came on a connection older than one already used: two connections in use at once", s.backwards)
+	}
+	if conns > max(1, requests/2) {
+		t.Errorf("%d connections for %d requests: the crawler does not keep its connection", conns, requests)
+	}
+	if conns > 1 {
+		t.Logf("%d connections for %d requests, one after another", conns, requests)
+	}
 }
 
 // requests returns the hits whose path starts with prefix.

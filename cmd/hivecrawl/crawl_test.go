@@ -111,8 +111,12 @@ func TestCrawlJSONL(t *testing.T) {
 	if stats["pages_fetched"].(float64) != float64(s.Pages) || summary["channel"] != strings.TrimPrefix(strings.TrimSuffix(web.URL(site.Name), "/"), "http://") {
 		t.Errorf("summary %v", summary)
 	}
-	if st := web.Stats(site.Name); st.Conns != 1 || st.Disallowed != 0 || st.Robots != 1 {
-		t.Errorf("server saw %+v, want 1 connection, robots.txt once, no disallowed page", st)
+	// One connection at a time, kept from one request to the next where
+	// it can be (crawler's package doc: Go's transport may drop it on a
+	// busy machine, so reuse is most requests on a connection already
+	// open).
+	if st := web.Stats(site.Name); st.MaxConns != 1 || st.MaxInFlight != 1 || st.Conns > st.Requests/2 || st.Disallowed != 0 || st.Robots != 1 {
+		t.Errorf("server saw %+v, want one connection and one request at a time, most requests on a connection already open, robots.txt once, no disallowed page", st)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -45,11 +44,11 @@ func (s *Swarm) newManager(name string, extra ...string) (*Manager, []string, er
 		m.Listen = "/ip4/" + at.ip + "/tcp/4901"
 		base = append(base, "--listen", m.Listen, "--listen", "/ip4/"+at.ip+"/udp/4901/quic-v1", "--allow-test-nets")
 	} else {
-		port, err := freePort()
-		if err != nil {
-			return nil, nil, err
-		}
-		m.Listen = "/ip4/127.0.0.1/tcp/" + strconv.Itoa(port)
+		// A port the system picks when the manager first listens, kept
+		// for its later starts (pinListen): clients find it through the
+		// profile. A port found free here and handed on could be taken
+		// by another process before the manager listened on it.
+		m.Listen = anyPort
 		base = append(base, "--listen", m.Listen, "--allow-loopback")
 	}
 	base = append(base, s.cfg.ManagerArgs...)
@@ -80,7 +79,7 @@ func (s *Swarm) startManager(ctx context.Context) error {
 		return err
 	}
 	// Later starts must not import the seeds again.
-	m.SetArgs(base...)
+	m.SetArgs(withListen(base, m.Listen)...)
 	return nil
 }
 
@@ -143,6 +142,9 @@ func (m *Manager) Start(ctx context.Context) error {
 			return false, nil
 		}
 		m.API, m.Profile = info, st.Profile
+		if m.Listen == anyPort {
+			return true, m.pinListen(st.Addrs)
+		}
 		return true, nil
 	})
 	if err != nil {
@@ -150,6 +152,37 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 	m.s.log.Info("Manager started", "pid", m.PID(), "api", m.API.URL)
 	return nil
+}
+
+// anyPort is the manager's listen address before its first start: a port
+// the system picks.
+const anyPort = "/ip4/127.0.0.1/tcp/0"
+
+// pinListen sets Listen, and the --listen of the manager's later starts,
+// to the loopback TCP address among addrs (the manager's, "/p2p/ID"
+// ended) that its first start listened on.
+func (m *Manager) pinListen(addrs []string) error {
+	for _, a := range addrs {
+		if listen, _, _ := strings.Cut(a, "/p2p/"); strings.HasPrefix(listen, "/ip4/127.0.0.1/tcp/") {
+			m.Listen = listen
+			m.mu.Lock()
+			m.args = withListen(m.args, listen)
+			m.mu.Unlock()
+			return nil
+		}
+	}
+	return fmt.Errorf("%s listens on %v, no TCP address on 127.0.0.1", m.Name, addrs)
+}
+
+// withListen returns args with a --listen of anyPort replaced by listen.
+func withListen(args []string, listen string) []string {
+	out := slices.Clone(args)
+	for i := 1; i < len(out); i++ {
+		if out[i-1] == "--listen" && out[i] == anyPort {
+			out[i] = listen
+		}
+	}
+	return out
 }
 
 // Status returns the manager's status.

@@ -268,17 +268,6 @@ func (s *Swarm) startWeb(ctx context.Context) error {
 	return nil
 }
 
-// freePort returns a TCP port free on 127.0.0.1 now, so the manager can
-// keep its address across restarts (clients find it through the profile).
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 // run runs the binary to completion and returns its combined output.
 func (s *Swarm) run(ctx context.Context, args ...string) (string, error) {
 	out, err := exec.CommandContext(ctx, s.cfg.Bin, args...).CombinedOutput()

@@ -258,7 +258,7 @@ func (e *refusalError) Unwrap() error { return e.reason }
 // that errors.Is matches against the admission sentinels.
 func refusal(msg string) error {
 	e := &refusalError{msg: msg}
-	for _, r := range []error{ErrNoLease, ErrIssuedAhead, ErrTargetMismatch, ErrMisaimed, ErrSeen, ErrLeaving} {
+	for _, r := range []error{ErrNoLease, ErrIssuedAhead, ErrTargetMismatch, ErrMisaimed, ErrSeen, ErrLeaving, ErrNoIdleThread} {
 		if strings.Contains(msg, r.Error()) {
 			e.reason = r
 			break

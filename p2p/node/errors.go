@@ -16,6 +16,11 @@ var (
 	// holds as many tasks as it may. The node then balances the task to a
 	// lighter neighbour, as it does above its load threshold.
 	ErrQueueFull = errors.New("task queue is full")
+	// ErrNoIdleThread refuses a shared task (share.go) when no crawl
+	// thread here is free for it: the idle threads the sharer heard of
+	// have been taken, by tasks it shared before or by others. The sharer
+	// keeps the task.
+	ErrNoIdleThread = errors.New("no idle crawl thread for a shared task")
 )
 
 // Reasons a peer refuses a genuine, correctly signed task (admit.go). Their

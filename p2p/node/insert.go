@@ -98,9 +98,13 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 			// is recorded as seen, so the owner may balance it here again.
 			n.mu.Lock()
 			full := n.queueFull()
+			free := n.freeThreadLocked()
 			n.mu.Unlock()
 			if full {
 				return refuse(ins, "%v", ErrQueueFull)
+			}
+			if ins.Share && !free {
+				return refuse(ins, "%v", ErrNoIdleThread)
 			}
 			t, err := n.admit(ctx, ins.Envelope, target, from)
 			if err != nil {

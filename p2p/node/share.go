@@ -23,7 +23,9 @@ import (
 // often as busy as its owner). The taker's admission checks that this
 // peer holds the task's target, first-hand or by a neighbour's word
 // (heldBy), so only the owner of a target shares its tasks and a task
-// moves once, at most two hops. One crawler per host still holds: a task
+// moves once, at most two hops; and that a thread of its own is free for
+// it (freeThreadLocked), since the idle threads the sharer heard of may
+// have been taken since. One crawler per host still holds: a task
 // shared is no longer here, and should both copies survive a crash, only
 // one can claim the host's lease.
 type Sharer interface {
@@ -202,13 +204,27 @@ func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]
 	return out, relayed
 }
 
+// freeThreadLocked reports whether a crawl thread here is free for one
+// more task: more idle threads than tasks waiting for one. A peer is the
+// one authority on its own threads; what a sharer knows of them is a
+// heartbeat old, or two hops away older still, so a taker checks it
+// before taking a shared task (Insert.Share). n.mu must be held.
+func (n *Node) freeThreadLocked() bool {
+	sh, ok := n.queue.(Sharer)
+	if !ok {
+		return false
+	}
+	waiting, idle := sh.Spare()
+	return waiting < idle
+}
+
 // offer sends a waiting task to neighbour to as a load-balanced insert
-// and reports whether it took the task. Any refusal keeps the task here,
+// marked as a share, and reports whether it took the task. Any refusal keeps the task here,
 // a neighbour that has seen it (ErrSeen) included, as with balancing.
 func (n *Node) offer(ctx context.Context, to peer.ID, env []byte, target can.Point) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
 	defer cancel()
-	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true})
+	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true})
 	switch {
 	case err != nil:
 		return false, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -105,6 +106,15 @@ func (q *threadQueue) state() ([]string, map[string]bool) {
 	return ids, settled
 }
 
+// shareDeadAfter is the sharing tests' Config.DeadAfter. They heartbeat
+// every 100 ms so that loads spread within a second, and with the default
+// of three missed heartbeats (exchanges bounded at 200 ms) a busy machine
+// took live peers for dead: on a 2-core machine under load, 2 runs in 3
+// saw takeovers and overlapping claims move the zones and the tasks under
+// the test. No peer dies here, so a neighbour is dead only after 5 s
+// without one answered heartbeat.
+const shareDeadAfter = 50
+
 // An owner whose tasks wait hands the ones that would start last to a
 // neighbour with idle crawl threads, one per idle thread, and keeps the
 // rest; a task balanced to it (whose target it does not hold) stays; a
@@ -122,7 +132,7 @@ func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
 			if lbi {
 				maxPieces = 100 // far above any load here: only sharing moves tasks
 			}
-			c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+			c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: shareDeadAfter, MaxPieces: maxPieces, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
 			c.wrap = newThreadQueue
 			ps := c.addSettled(ctx, can.Point{0.25, 0.5, 0.5}, can.Point{0.75, 0.75, 0.5}, can.Point{0.75, 0.25, 0.5})
 			a, b, cc := ps[0], ps[1], ps[2]
@@ -231,7 +241,7 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, MaxPieces: 100, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: shareDeadAfter, MaxPieces: 100, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
 	c.wrap = newThreadQueue
 	// A holds x < 0.5; the others split x ≥ 0.5, the last of them its
 	// far corner [0.75, 1] × [0.5, 1] × [0.5, 1], which abuts no zone of A.
@@ -284,14 +294,21 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 		t.Fatalf("shared tasks held %d and %d times, want once each", n["a-2"], n["a-3"])
 	}
 
+	// Its idle threads taken, the far peer refuses another share, whatever
+	// A last heard of them: A's word on them is two heartbeats old.
+	taken, err := a.n.offer(ctx, far.h.ID(), c.envelope("a-4", mine), mine)
+	if taken || !errors.Is(err, ErrNoIdleThread) {
+		t.Fatalf("a share to a peer with no idle thread: taken %v, err %v; want refused for want of a thread", taken, err)
+	}
+
 	// A task for an area A does not hold (the second peer's), sent by A
-	// as a share, is refused: no neighbour of the far peer says A holds it.
+	// balanced, is refused: no neighbour of the far peer says A holds it.
 	other := can.Point{0.75, 0.25, 0.5}
 	if c.owner(other) != ps[1] {
 		t.Fatal("the second peer does not hold its own point")
 	}
-	taken, err := a.n.offer(ctx, far.h.ID(), c.envelope("not-a", other), other)
-	if taken || !errors.Is(err, ErrMisaimed) {
-		t.Fatalf("a share for an area A does not hold: taken %v, err %v; want refused as misaimed", taken, err)
+	resp, err := a.n.forward(ctx, far.h.ID(), &wire.Insert{Envelope: c.envelope("not-a", other), Target: other, Hops: 1, Lbi: true})
+	if err != nil || resp.Accepted || !errors.Is(refusal(resp.Error), ErrMisaimed) {
+		t.Fatalf("a balanced task for an area A does not hold: %+v, %v; want refused as misaimed", resp, err)
 	}
 }

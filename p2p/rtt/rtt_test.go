@@ -5,10 +5,12 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/testport"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -64,15 +66,12 @@ func listen(t *testing.T) (addr string, accepted <-chan struct{}) {
 	return l.Addr().String(), ch
 }
 
+// closedPort returns an address nothing listens on. A port 0 listener
+// closed again would leave a port the system may hand to another
+// process's listener at once (testport).
 func closedPort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(testport.Fixed(t)))
 }
 
 func TestMeasure(t *testing.T) {

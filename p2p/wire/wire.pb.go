@@ -608,7 +608,11 @@ type Insert struct {
 	Hops uint32 `protobuf:"varint,4,opt,name=hops,proto3" json:"hops,omitempty"`
 	// lbi is set once the insert reached its proto-owner and is being forwarded
 	// for load balancing rather than routed.
-	Lbi           bool `protobuf:"varint,5,opt,name=lbi,proto3" json:"lbi,omitempty"`
+	Lbi bool `protobuf:"varint,5,opt,name=lbi,proto3" json:"lbi,omitempty"`
+	// share marks a waiting task its owner passes on to a peer that
+	// announced idle crawl threads (with lbi): the peer takes it only while
+	// a thread of its own is free for it.
+	Share         bool `protobuf:"varint,6,opt,name=share,proto3" json:"share,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -674,6 +678,13 @@ func (x *Insert) GetHops() uint32 {
 func (x *Insert) GetLbi() bool {
 	if x != nil {
 		return x.Lbi
+	}
+	return false
+}
+
+func (x *Insert) GetShare() bool {
+	if x != nil {
+		return x.Share
 	}
 	return false
 }
@@ -1059,13 +1070,14 @@ const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"neighbours\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
 	"neighbours\x12\x10\n" +
-	"\x03seq\x18\x03 \x01(\x04R\x03seq\"t\n" +
+	"\x03seq\x18\x03 \x01(\x04R\x03seq\"\x8a\x01\n" +
 	"\x06Insert\x12\x1a\n" +
 	"\benvelope\x18\x01 \x01(\fR\benvelope\x12\x16\n" +
 	"\x06target\x18\x02 \x03(\x01R\x06target\x12\x10\n" +
 	"\x03ttl\x18\x03 \x01(\rR\x03ttl\x12\x12\n" +
 	"\x04hops\x18\x04 \x01(\rR\x04hops\x12\x10\n" +
-	"\x03lbi\x18\x05 \x01(\bR\x03lbi\"l\n" +
+	"\x03lbi\x18\x05 \x01(\bR\x03lbi\x12\x14\n" +
+	"\x05share\x18\x06 \x01(\bR\x05share\"l\n" +
 	"\x0eInsertResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\fR\x05owner\x12\x12\n" +

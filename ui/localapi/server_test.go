@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/testport"
 )
 
 // fakeBackend records what the server asked of it.
@@ -273,13 +275,9 @@ func TestNotRunning(t *testing.T) {
 	if _, err := Dial(filepath.Join(dir, "api.json")); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("missing api.json: %v", err)
 	}
-	// A stale file pointing at a closed port.
-	s, err := Listen(newFake(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := s.URL()
-	s.ln.Close()
+	// A stale file pointing at a closed port (not one a port 0 listener
+	// had: the system may hand that to another listener at once).
+	url := fmt.Sprintf("http://127.0.0.1:%d", testport.Fixed(t))
 	path := filepath.Join(dir, "api.json")
 	if err := WriteInfo(path, Info{URL: url, Token: "x"}); err != nil {
 		t.Fatal(err)
