@@ -62,7 +62,8 @@ apt_install() {
 	[ -n "$own_policy" ] && $sudo rm -f $policy
 	after=$(enabled_units)
 	local unit
-	for unit in $(comm -13 <(echo "$before") <(echo "$after")); do
+	for unit in $after; do
+		printf '%s\n' "$before" | grep -qxF "$unit" && continue
 		echo "Disabling $unit, which the install enabled"
 		case $unit in
 		rc:*) $sudo update-rc.d "${unit#rc:}" disable >/dev/null 2>&1 || true ;;
