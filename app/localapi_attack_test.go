@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -176,5 +177,22 @@ func TestLocalAPIPageSession(t *testing.T) {
 	}
 	if got := get("GET", "/api/status", "same-origin"); got != 401 {
 		t.Errorf("GET /api/status after signing out: %d, want 401", got)
+	}
+}
+
+// TestLocalAPISettingRanges: the Settings page's route refuses a setting
+// out of its range with 400 and the range, and changes nothing.
+func TestLocalAPISettingRanges(t *testing.T) {
+	c, _, info := startedAPI(t)
+	cl := localapi.NewClient(info)
+	for _, ch := range []localapi.Change{{Key: "api_port", Value: "22"}, {Key: "connections", Value: "-1"}, {Key: "download", Value: "20GB/s"}} {
+		_, err := cl.SetConfig(context.Background(), ch)
+		var ae *localapi.APIError
+		if !errors.As(err, &ae) || ae.Code != http.StatusBadRequest || !strings.Contains(ae.Message, ch.Key) {
+			t.Errorf("set %s=%s: %v, want 400 naming the setting", ch.Key, ch.Value, err)
+		}
+	}
+	if got := c.cfg.Get(); got.APIPort == 22 || got.Connections != 0 || got.Download != 0 {
+		t.Errorf("refused settings changed the configuration: %+v", got)
 	}
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -130,49 +129,4 @@ func (c Config) OverloadThreshold() int {
 		return c.Threads + c.QueueLength
 	}
 	return max(c.Overload, c.Threads)
-}
-
-// Validate reports the first setting that is out of range, in words a
-// contributor can act on. Every error wraps ErrInvalid.
-func (c Config) Validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
-	}
-	switch {
-	case c.Download < 0:
-		return bad("download cap must not be negative")
-	case c.Upload < 0:
-		return bad("upload cap must not be negative")
-	case c.CPU < 0 || c.CPU > 100:
-		return bad("cpu must be between 0 and 100 %%, got %v", float64(c.CPU))
-	case c.BusyThreshold < 0 || c.BusyThreshold > 100:
-		return bad("busy_threshold must be between 0 and 100 %%, got %v", float64(c.BusyThreshold))
-	case c.BusyHysteresis < 0 || c.BusyHysteresis > 100:
-		return bad("busy_hysteresis must be between 0 and 100 points, got %v", float64(c.BusyHysteresis))
-	case c.Memory < 0:
-		return bad("memory cap must not be negative")
-	case c.Memory > 0 && c.Memory < 32<<20:
-		return bad("memory cap %v is too small to crawl (at least 32 MiB, or 0 for no cap)", c.Memory)
-	case c.Connections < 0:
-		return bad("connections must not be negative (0 = no cap)")
-	case c.Threads < 1 || c.Threads > MaxThreads:
-		return bad("threads must be between 1 and %d, got %d", MaxThreads, c.Threads)
-	case c.QueueLength < 0 || c.QueueLength > 1000:
-		return bad("queue_length must be between 0 and 1000, got %d", c.QueueLength)
-	case c.Overload < 0 || c.Overload > MaxThreads+1000:
-		return bad("overload must be between 0 and %d, got %d", MaxThreads+1000, c.Overload)
-	case c.Overload != 0 && c.Overload < c.Threads:
-		return bad("overload (%d) must be at least threads (%d), or 0 for threads + queue_length", c.Overload, c.Threads)
-	case c.DailyQuota < 0 || c.MonthlyQuota < 0:
-		return bad("transfer quotas must not be negative (0 = no quota)")
-	case c.QuotaResetDay < 1 || c.QuotaResetDay > 28:
-		return bad("quota_reset_day must be between 1 and 28, got %d", c.QuotaResetDay)
-	case c.Delay < 0 || time.Duration(c.Delay) > time.Minute:
-		return bad("delay must be between 0 and 1m, got %v", time.Duration(c.Delay))
-	case len(c.Nickname) > 64:
-		return bad("nickname is longer than 64 bytes")
-	case c.APIPort < 0 || c.APIPort > 65535:
-		return bad("api_port must be between 0 and 65535, got %d", c.APIPort)
-	}
-	return c.Schedule.validate()
 }
