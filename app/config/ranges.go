@@ -41,6 +41,9 @@ const (
 	MinAPIPort = 1024
 	// MaxAPIPort is the highest TCP port.
 	MaxAPIPort = 65535
+	// MaxWindows bounds the schedule's windows: one for each hour of the
+	// week is 168, and no week needs more.
+	MaxWindows = 168
 )
 
 // Validate reports the first setting that is out of range, in words a
