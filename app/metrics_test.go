@@ -49,6 +49,7 @@ func TestClientMetricsOptIn(t *testing.T) {
 		if host != "" {
 			req.Host = host
 		}
+		req.Header.Set("Authorization", "Bearer "+info.Token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -60,10 +61,23 @@ func TestClientMetricsOptIn(t *testing.T) {
 	if code := get(""); code != http.StatusNotFound {
 		t.Fatalf("GET /metrics with metrics off = %d, want 404", code)
 	}
+	// Without the token, metrics on or off, nothing but 401.
+	noToken := func() int {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := noToken(); code != http.StatusUnauthorized {
+		t.Fatalf("GET /metrics without the token, metrics off = %d, want 401", code)
+	}
 	if _, err := api.SetConfig(ctx, localapi.Change{Key: "metrics", Value: "on"}); err != nil {
 		t.Fatal(err)
 	}
-	promtest.Want(t, promtest.Scrape(t, url), map[string]float64{
+	promtest.Want(t, promtest.ScrapeToken(t, url, info.Token), map[string]float64{
 		`hivecrawl_client_tasks_done_total`:                     3,
 		`hivecrawl_client_pages_total`:                          9,
 		`hivecrawl_client_credits{state="pending"}`:             9,
@@ -71,10 +85,13 @@ func TestClientMetricsOptIn(t *testing.T) {
 		`hivecrawl_client_paused{reason="paused"}`:              0,
 		`hivecrawl_client_tasks_failed_total{reason="refused"}`: 0,
 	})
+	if code := noToken(); code != http.StatusUnauthorized {
+		t.Errorf("GET /metrics without the token, metrics on = %d, want 401", code)
+	}
 	if _, err := api.Pause(ctx); err != nil {
 		t.Fatal(err)
 	}
-	paused := promtest.Scrape(t, url)
+	paused := promtest.ScrapeToken(t, url, info.Token)
 	// docs/metrics.md lists them all, and the Grafana dashboard uses
 	// only these.
 	promtest.Documented(t, promtest.Names(paused, "hivecrawl_client_"), "hivecrawl_client_", "../docs/grafana/hivecrawl.json", "../docs/metrics.md")

@@ -23,7 +23,7 @@ func TestApplyErrorsSayItOnce(t *testing.T) {
 		{name: "percent", key: "cpu", value: "200", want: `cpu: "200" is outside 0–100 %`},
 		{name: "switch", key: "paused", value: "maybe", want: `paused: "maybe" is not true or false`},
 		{name: "out of range", key: "api_port", value: "70000",
-			want: `api_port must be between 0 and 65535, got 70000`},
+			want: `api_port must be 0 (a free port at each start) or between 1024 and 65535, got 70000`},
 		{name: "unknown key", key: "colour", value: "1", unknown: true},
 		{name: "schedule not JSON", key: "schedule", value: "mon-fri 18:00-23:00",
 			want: `schedule: "mon-fri 18:00-23:00" is not JSON: write it in single quotes, such as '` + scheduleExample + `', or "" to crawl at any time`},

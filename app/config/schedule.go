@@ -88,12 +88,20 @@ func (w Window) on(d Day) bool {
 }
 
 func (s Schedule) validate() error {
+	if len(s.Windows) > MaxWindows {
+		return invalidf("schedule has %d windows, at most %d", len(s.Windows), MaxWindows)
+	}
 	for i, w := range s.Windows {
 		if w.Start < 0 || w.Start >= 24*60 || w.End < 0 || w.End > 24*60 {
 			return invalidf("schedule window %d: times must be within 00:00–24:00", i+1)
 		}
-		if w.Download < 0 || w.Upload < 0 {
-			return invalidf("schedule window %d: negative cap", i+1)
+		for _, c := range []struct {
+			name string
+			b    Bytes
+		}{{"download", w.Download}, {"upload", w.Upload}} {
+			if c.b != 0 && (c.b < MinRate || c.b > MaxRate) {
+				return invalidf("schedule window %d: %s must be 0 (the normal cap) or between %v/s and %v/s, got %v/s", i+1, c.name, MinRate, MaxRate, c.b)
+			}
 		}
 	}
 	return nil

@@ -94,7 +94,7 @@ func (c *Client) Start(ctx context.Context) error {
 			return false, nil
 		}
 		var st localapi.Status
-		if err := getJSON(rctx, c.http, info.URL+"/api/status", &st); err != nil {
+		if err := getJSON(rctx, c.http, info.URL+"/api/status", info.Token, &st); err != nil {
 			return false, nil
 		}
 		c.API = info
@@ -110,7 +110,7 @@ func (c *Client) Start(ctx context.Context) error {
 // Status returns the client's status.
 func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	var st localapi.Status
-	if err := getJSON(ctx, c.http, c.API.URL+"/api/status", &st); err != nil {
+	if err := getJSON(ctx, c.http, c.API.URL+"/api/status", c.API.Token, &st); err != nil {
 		return st, fmt.Errorf("%s status: %w", c.Name, err)
 	}
 	return st, nil

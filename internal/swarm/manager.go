@@ -138,7 +138,7 @@ func (m *Manager) Start(ctx context.Context) error {
 			return false, nil
 		}
 		var st manager.Status
-		if err := getJSON(rctx, m.http, info.URL+"/api/status", &st); err != nil {
+		if err := getJSON(rctx, m.http, info.URL+"/api/status", info.Token, &st); err != nil {
 			return false, nil
 		}
 		m.API, m.Profile = info, st.Profile
@@ -188,7 +188,7 @@ func withListen(args []string, listen string) []string {
 // Status returns the manager's status.
 func (m *Manager) Status(ctx context.Context) (manager.Status, error) {
 	var st manager.Status
-	if err := getJSON(ctx, m.http, m.API.URL+"/api/status", &st); err != nil {
+	if err := getJSON(ctx, m.http, m.API.URL+"/api/status", m.API.Token, &st); err != nil {
 		return st, fmt.Errorf("manager status: %w", err)
 	}
 	return st, nil

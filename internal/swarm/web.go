@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // WebOptions configure ServeWeb.
@@ -175,7 +176,7 @@ func (w *WebProc) wait(ctx context.Context, c *http.Client) error {
 	if err != nil {
 		return fmt.Errorf("wait for the web: %w", err)
 	}
-	if err := getJSON(ctx, c, w.Info.Control+fixture.ControlHosts, &w.Hosts); err != nil {
+	if err := getJSON(ctx, c, w.Info.Control+fixture.ControlHosts, "", &w.Hosts); err != nil {
 		return fmt.Errorf("list web hosts: %w", err)
 	}
 	return nil
@@ -184,17 +185,21 @@ func (w *WebProc) wait(ctx context.Context, c *http.Client) error {
 // Stats returns every host's counters by site name.
 func (w *WebProc) Stats(ctx context.Context, c *http.Client) (map[string]fixture.Stats, error) {
 	var out map[string]fixture.Stats
-	if err := getJSON(ctx, c, w.Info.Control+fixture.ControlStats, &out); err != nil {
+	if err := getJSON(ctx, c, w.Info.Control+fixture.ControlStats, "", &out); err != nil {
 		return nil, fmt.Errorf("web stats: %w", err)
 	}
 	return out, nil
 }
 
-// getJSON fetches u and decodes its JSON body into v.
-func getJSON(ctx context.Context, c *http.Client, u string, v any) error {
+// getJSON fetches u, with the local API token when one is given, and
+// decodes its JSON body into v.
+func getJSON(ctx context.Context, c *http.Client, u, token string, v any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
+	}
+	if token != "" {
+		req.Header.Set(localapi.TokenHeader, token)
 	}
 	res, err := c.Do(req)
 	if err != nil {

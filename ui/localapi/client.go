@@ -43,6 +43,12 @@ func Dial(path string) (*Client, error) {
 // URL is the server's base address.
 func (c *Client) URL() string { return c.info.URL }
 
+// Health reports whether the client answers, without the token.
+func (c *Client) Health(ctx context.Context) error {
+	var h Health
+	return c.do(ctx, http.MethodGet, "/api/health", nil, "", &h)
+}
+
 // Status returns the client's status.
 func (c *Client) Status(ctx context.Context) (Status, error) {
 	var st Status
@@ -136,9 +142,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, ctype
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
-	if method != http.MethodGet {
-		req.Header.Set(TokenHeader, c.info.Token)
-	}
+	req.Header.Set(TokenHeader, c.info.Token)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {

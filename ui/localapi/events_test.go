@@ -40,7 +40,9 @@ func TestEventRoutes(t *testing.T) {
 	}
 	// Without an event log there is no route.
 	plain, _ := start(t, newFake())
-	resp, err := http.Get(plain.URL() + "/api/events")
+	req, _ := http.NewRequest("GET", plain.URL()+"/api/events", nil)
+	req.Header.Set(TokenHeader, plain.Token())
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,11 @@
 package localapi
 
 import (
+	"bufio"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -72,3 +75,38 @@ func FuzzParseSeeds(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGuard sends the guard any request target, with and without the
+// token: it never answers 500, a malformed path gets 400, and without
+// the token only the public routes answer anything but 400 or 401.
+func FuzzGuard(f *testing.F) {
+	for _, p := range []string{"/api/status", "/%c0%ae", "/%zz", "/api/health", "/page.css", "/api/%ff", "/x%00", "//api/status", "/api/../api/status", "*"} {
+		f.Add(p, false)
+		f.Add(p, true)
+	}
+	s := &Server{backend: fullBackend{&fakeSolo{fakeBackend: newFake()}}, opts: Options{Token: "t0ken", Logger: discard()}, port: "8080", mux: newRouter()}
+	s.routes()
+	s.HandlePublic("GET /page.css", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("body{}")) }))
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, target string, token bool) {
+		req, err := http.ReadRequest(bufio.NewReader(strings.NewReader("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n")))
+		if err != nil {
+			return // the server answers 400 before any handler
+		}
+		if token {
+			req.Header.Set(TokenHeader, "t0ken")
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		switch {
+		case w.Code == http.StatusInternalServerError:
+			t.Fatalf("GET %q: 500 %s", target, w.Body)
+		case !validPath(req.URL.Path) && w.Code != http.StatusBadRequest:
+			t.Fatalf("GET %q, a malformed path: %d", target, w.Code)
+		case !token && w.Code != http.StatusBadRequest && w.Code != http.StatusUnauthorized && !s.mux.isPublic(req):
+			t.Fatalf("GET %q without the token: %d %s", target, w.Code, w.Body)
+		}
+	})
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

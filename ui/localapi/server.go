@@ -17,8 +17,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // TokenHeader carries the API token; "Authorization: Bearer TOKEN" works too.
@@ -57,7 +59,8 @@ type Options struct {
 	// Fallback takes a free port when Port is in use (a second client, or
 	// another program), instead of failing; Server.FellBack tells.
 	Fallback bool
-	// Token required for state changes; "" = a fresh random one.
+	// Token required for every request but the health check; "" = a fresh
+	// random one.
 	Token string
 	// InfoFile is where the address and token are written for the CLI and
 	// tray (mode 0600) while the server runs; "" = not written.
@@ -73,7 +76,10 @@ type Server struct {
 	port    string
 	// fellBack is set when Options.Port was in use and a free port taken.
 	fellBack bool
-	mux      *http.ServeMux
+	mux      *router
+
+	// session, when set, accepts a signed-in web page for reads.
+	session atomic.Pointer[func(*http.Request) bool]
 }
 
 // Listen binds 127.0.0.1:opts.Port and returns the server, ready to Serve.
@@ -96,7 +102,7 @@ func Listen(b Backend, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("listen for the local API on 127.0.0.1:%d: %w", opts.Port, err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	s := &Server{backend: b, opts: opts, ln: ln, port: port, fellBack: fellBack, mux: http.NewServeMux()}
+	s := &Server{backend: b, opts: opts, ln: ln, port: port, fellBack: fellBack, mux: newRouter()}
 	s.routes()
 	return s, nil
 }
@@ -111,10 +117,30 @@ func (s *Server) FellBack() bool { return s.fellBack }
 // Token is the API token.
 func (s *Server) Token() string { return s.opts.Token }
 
-// Handle adds a route (the web page, for one) behind the same Host check
-// and security headers. Call it before Serve. Handlers that change state
-// must check the token themselves with Authorized.
+// Handle adds a route (the web page's, for one) behind the same Host check,
+// security headers and token check as the API's own: a request without the
+// token, or for reads a signed-in page's session (AcceptSession), is
+// refused with 401 before h sees it. Handlers that change state must also
+// check the header token themselves with Authorized, since a session
+// cookie alone must not change anything. Call it before Serve.
 func (s *Server) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// HandlePublic adds a route answered without the token. Only for handlers
+// that give away nothing of the client's state: the web page's own files,
+// and the sign-in exchange that hands a browser its session. Call it
+// before Serve.
+func (s *Server) HandlePublic(pattern string, h http.Handler) { s.mux.add(pattern, h, true) }
+
+// AcceptSession makes the server take, for GET and HEAD requests, a
+// request for which signedIn reports true (the web page's session cookie)
+// as if it carried the token. The browser cannot add the token header to
+// every read (an EventSource cannot), and a signed-in page may read
+// everything its token could.
+func (s *Server) AcceptSession(signedIn func(*http.Request) bool) { s.session.Store(&signedIn) }
+
+// Routes lists every route's pattern and whether it answers without the
+// token, for tests that must cover each one.
+func (s *Server) Routes() (patterns []string, public map[string]bool) { return s.mux.routes() }
 
 // Handler is the whole API with its checks, for tests and embedding.
 func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
@@ -153,6 +179,7 @@ func (s *Server) Serve(ctx context.Context) error {
 }
 
 func (s *Server) routes() {
+	s.mux.add("GET /api/health", http.HandlerFunc(s.getHealth), true)
 	s.mux.HandleFunc("GET /api/status", s.getStatus)
 	s.mux.HandleFunc("GET /api/config", s.getConfig)
 	s.mux.Handle("POST /api/config", s.needToken(http.HandlerFunc(s.postConfig)))
@@ -164,7 +191,8 @@ func (s *Server) routes() {
 	s.debugRoutes()
 }
 
-// guard refuses foreign Host headers and sets the security headers.
+// guard refuses foreign Host headers, malformed paths and requests without
+// the token (but to the public routes), and sets the security headers.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -176,6 +204,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if !s.hostAllowed(r.Host) {
 			s.opts.Logger.Warn("Refused a local API request with a foreign Host header", "host", r.Host, "path", r.URL.Path)
 			writeError(w, http.StatusForbidden, "host not allowed: use http://127.0.0.1:"+s.port)
+			return
+		}
+		if !validPath(r.URL.Path) {
+			writeError(w, http.StatusBadRequest, "malformed path: it must be UTF-8 text without control characters")
+			return
+		}
+		if !s.mux.isPublic(r) && !s.mayRead(r) {
+			writeError(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+"); the CLI and tray read it from api.json in the config directory, and the dashboard signs in from the tray or with 'hivecrawl open'")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -211,6 +247,44 @@ func (s *Server) Authorized(r *http.Request) bool {
 		}
 	}
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token)) == 1
+}
+
+// mayRead reports whether r carries the token, or is a read from a
+// signed-in page (AcceptSession).
+func (s *Server) mayRead(r *http.Request) bool {
+	if s.Authorized(r) {
+		return true
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	f := s.session.Load()
+	return f != nil && (*f)(r)
+}
+
+// validPath reports whether a request's decoded path is one a route could
+// name: valid UTF-8 (an overlong "%c0%ae" is not) without control
+// characters.
+func validPath(p string) bool {
+	if !utf8.ValidString(p) {
+		return false
+	}
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// Health is the answer to GET /api/health, the one route that needs no
+// token: it says that the client runs and nothing else.
+type Health struct {
+	OK bool `json:"ok"`
+}
+
+func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, Health{OK: true})
 }
 
 func (s *Server) needToken(next http.Handler) http.Handler {

@@ -125,9 +125,11 @@ func TestRequestsRefused(t *testing.T) {
 		bearer bool
 		want   int
 	}{
-		{"status from 127.0.0.1", "GET", "/api/status", "", "", false, 200},
-		{"status via localhost", "GET", "/api/status", "localhost:" + port, "", false, 200},
-		{"status via [::1]", "GET", "/api/status", "[::1]:" + port, "", false, 200},
+		{"status from 127.0.0.1", "GET", "/api/status", "", s.Token(), false, 200},
+		{"status via localhost", "GET", "/api/status", "localhost:" + port, s.Token(), false, 200},
+		{"status via [::1]", "GET", "/api/status", "[::1]:" + port, s.Token(), false, 200},
+		{"status without token", "GET", "/api/status", "", "", false, 401},
+		{"health without token", "GET", "/api/health", "", "", false, 200},
 		{"foreign host", "GET", "/api/status", "evil.example:" + port, "", false, 403},
 		{"rebinding name without port", "GET", "/api/status", "attacker.test", "", false, 403},
 		{"other port", "GET", "/api/status", "127.0.0.1:1", "", false, 403},

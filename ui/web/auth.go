@@ -37,6 +37,16 @@ func sameOrigin(r *http.Request) bool {
 	return false
 }
 
+// sessionReads reports whether r is a read the page may make on its
+// session alone: a same-origin request with a live session cookie.
+func (u *UI) sessionReads(r *http.Request) bool {
+	if !sameOrigin(r) {
+		return false
+	}
+	_, ok := u.signedIn(r)
+	return ok
+}
+
 // signedIn reports whether r carries a live session cookie.
 func (u *UI) signedIn(r *http.Request) (id string, ok bool) {
 	c, err := r.Cookie(u.cookie)

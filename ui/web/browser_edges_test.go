@@ -197,3 +197,26 @@ func TestBrowserEventsReadable(t *testing.T) {
 	}
 	screenshot(t, ctx, "events")
 }
+
+// TestBrowserSignedOutShowsNothing: a browser that was never signed in
+// gets the page's files but none of the client's data, and the page says
+// how to sign in; signed in, the same page shows the event log.
+func TestBrowserSignedOutShowsNothing(t *testing.T) {
+	ctx := browser(t, "")
+	r := startClient(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(r.info.URL+"/#dashboard")); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "signed out", `document.body.dataset.signedIn || ""`, func(s string) bool { return s == "no" })
+	text(t, ctx, "the sign-in banner", `document.getElementById('readonly').hidden ? "" : document.getElementById('readonly').innerText`,
+		func(s string) bool {
+			return strings.Contains(s, "hivecrawl open") && strings.Contains(s, "shows nothing")
+		})
+	text(t, ctx, "the event log refused", `document.getElementById('events-file').innerText`,
+		func(s string) bool {
+			return strings.Contains(s, "Cannot read the event log") && !strings.Contains(s, r.c.Dirs().Data)
+		})
+	signIn(t, ctx, r, "")
+	text(t, ctx, "the event log signed in", `document.getElementById('events-file').innerText`,
+		func(s string) bool { return strings.Contains(s, "Also written to") })
+}

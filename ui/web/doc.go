@@ -5,11 +5,11 @@
 //
 // # Routes
 //
-//	GET  /                    the page and its files (assets.Web)
+//	GET  /                    the page and its files (assets.Web), without token
 //	GET  /ui/events           server-sent events: "history" (the last hour of
 //	                          samples) once, then "tick" (status and sample)
-//	GET  /ui/session          {"signed_in": bool, "token": API token if so}
-//	GET  /ui/login?code=C     exchanges a one-time code for the session cookie
+//	GET  /ui/session          {"signed_in": bool, "token": API token if so}, without token
+//	GET  /ui/login?code=C     exchanges a one-time code for the session cookie, without token
 //	POST /ui/login-code       a one-time sign-in URL (needs the API token)
 //	POST /ui/logout           ends the page's session (needs the API token)
 //	GET  /ui/receipts         receipts as JSON (?limit=N, default 200)
@@ -18,8 +18,11 @@
 //
 // # Signing in
 //
-// Reading is open to the local user, as GET /api/status is; changing
-// anything needs the API token. The page gets it this way: the tray (or
+// Only the page's files and the sign-in exchange answer without the API
+// token: reading needs it as much as changing does, since the receipts,
+// the event log and the crawled text are the contributor's. A signed-in
+// page reads with its session cookie (same-origin requests only) and
+// changes things with the token in a header. The page gets it this way: the tray (or
 // `hivecrawl open`), which can read the token from api.json, asks for a
 // one-time code (POST /ui/login-code with the token) and opens the browser
 // at /ui/login?code=C. The code is good once, for two minutes; the server
@@ -32,8 +35,8 @@
 // fetch calls. Another web site cannot do any of this: the cookie is not
 // sent on cross-site requests, no CORS headers are ever sent so it could
 // not read the answer anyway, and the local API refuses foreign Host
-// headers (DNS rebinding). Sessions live in memory: after a restart the
-// page is read-only until it is opened again from the tray.
+// headers (DNS rebinding). A page that is not signed in shows nothing of
+// the client and says how to sign in.
 //
 // # Overlay and solo mode
 //

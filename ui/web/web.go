@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -65,9 +66,15 @@ type Auth interface {
 }
 
 // Mux is where the page's routes go: *localapi.Server, which puts its Host
-// check and security headers in front of them.
+// check, token check and security headers in front of them.
 type Mux interface {
+	// Handle adds a route that needs the token or, for reads, a session.
 	Handle(pattern string, h http.Handler)
+	// HandlePublic adds a route answered without either.
+	HandlePublic(pattern string, h http.Handler)
+	// AcceptSession takes a signed-in page's reads as if they carried
+	// the token.
+	AcceptSession(signedIn func(*http.Request) bool)
 }
 
 // Options configure a UI. Status and Auth are required.
@@ -118,16 +125,42 @@ func New(opts Options) *UI {
 }
 
 // Mount adds the page's routes to m.
+//
+// Only the page's own files and the sign-in exchange answer without the
+// token or a session: the files are the same for everyone and hold no
+// data (the page fetches all it shows), GET /ui/session says only
+// "signed_in": false without a live session cookie, and GET /ui/login
+// needs a one-time code that only the token can get. Everything else,
+// reads included, needs the token or a signed-in page's session.
 func (u *UI) Mount(m Mux) {
-	m.Handle("GET /", http.FileServerFS(assets.Web()))
+	files := http.FileServerFS(assets.Web())
+	m.HandlePublic("GET /{$}", files)
+	for _, name := range assetNames() {
+		m.HandlePublic("GET /"+name, files)
+	}
+	m.HandlePublic("GET /ui/session", http.HandlerFunc(u.session))
+	m.HandlePublic("GET /ui/login", http.HandlerFunc(u.login))
+	m.AcceptSession(u.sessionReads)
 	m.Handle("GET /ui/events", http.HandlerFunc(u.events))
-	m.Handle("GET /ui/session", http.HandlerFunc(u.session))
-	m.Handle("GET /ui/login", http.HandlerFunc(u.login))
 	m.Handle("POST /ui/login-code", u.needToken(http.HandlerFunc(u.loginCode)))
 	m.Handle("POST /ui/logout", u.needToken(http.HandlerFunc(u.logout)))
 	m.Handle("GET /ui/receipts", http.HandlerFunc(u.receipts))
 	m.Handle("GET /ui/receipts.csv", http.HandlerFunc(u.receiptsCSV))
 	m.Handle("GET /ui/credits/days", http.HandlerFunc(u.creditDays))
+}
+
+// assetNames lists the page's files (assets.Web), each of which gets a
+// public route of its own: any other path is not found, and without the
+// token not even that is said.
+func assetNames() []string {
+	var names []string
+	fs.WalkDir(assets.Web(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	return names
 }
 
 // Serve samples the status every Interval until ctx ends, keeping the

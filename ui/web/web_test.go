@@ -79,10 +79,21 @@ func (c *clock) Add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
+// plainMux is a ServeMux with Mux's other methods; it checks nothing, so
+// these tests reach the handlers (the token check is localapi's, tested
+// there and with the whole client in app).
+type plainMux struct {
+	*http.ServeMux
+	session func(*http.Request) bool
+}
+
+func (m *plainMux) HandlePublic(p string, h http.Handler)    { m.Handle(p, h) }
+func (m *plainMux) AcceptSession(f func(*http.Request) bool) { m.session = f }
+
 // server mounts a UI on a plain mux behind an httptest server.
 func server(t *testing.T, opts Options) (*UI, *httptest.Server) {
 	t.Helper()
-	mux := http.NewServeMux()
+	mux := &plainMux{ServeMux: http.NewServeMux()}
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Start()
 	t.Cleanup(srv.Close)

@@ -34,7 +34,21 @@ import (
 // promtool and returns its samples (see Samples).
 func Scrape(t testing.TB, url string) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get(url)
+	return ScrapeToken(t, url, "")
+}
+
+// ScrapeToken is Scrape with "Authorization: Bearer token" ("" = none),
+// as Prometheus sends it for a client's local API.
+func ScrapeToken(t testing.TB, url, token string) map[string]float64 {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
