@@ -54,6 +54,12 @@ type model struct {
 	issued map[Path]uint64
 	points []Point
 	ops    int
+	// ids is the pool of peer IDs drawn from; the clock moves 0 to 7
+	// ticks an operation; the brute-force checks of the whole map run
+	// every so many operations.
+	ids   int
+	tick  time.Duration
+	every int
 }
 
 const seqTTL = 10 * time.Second
@@ -85,8 +91,13 @@ func point(src source, d int, seen []Point) Point {
 // encoding at random moments must go on exactly as the map does.
 func runSequence(src source, n int, stop func() bool) (ops int, err error) {
 	dim := 1 + src.IntN(4)
+	md := &model{dim: dim, ttl: seqTTL, now: t0, expiry: map[PeerID]time.Time{}, issued: map[Path]uint64{}, ids: 12, tick: seqTTL / 8, every: 1}
+	return md.run(src, n, stop)
+}
+
+func (md *model) run(src source, n int, stop func() bool) (ops int, err error) {
+	dim := md.dim
 	m := NewMap(dim, seqTTL)
-	md := &model{dim: dim, ttl: seqTTL, now: t0, expiry: map[PeerID]time.Time{}, issued: map[Path]uint64{}}
 	var twin *Map
 	for i := 0; i < n && !stop(); i++ {
 		if src.IntN(8) == 0 {
@@ -109,8 +120,8 @@ func runSequence(src source, n int, stop func() bool) (ops int, err error) {
 // step applies one random operation to m (and twin), then checks.
 func (md *model) step(src source, m, twin *Map) error {
 	md.ops++
-	md.now = md.now.Add(time.Duration(src.IntN(8)) * seqTTL / 8)
-	id := PeerID(fmt.Sprintf("p%02d", src.IntN(12)))
+	md.now = md.now.Add(time.Duration(src.IntN(8)) * md.tick)
+	id := PeerID(fmt.Sprintf("p%03d", src.IntN(md.ids)))
 	before := leafSet(m)
 	var (
 		changed  []Leaf
@@ -157,10 +168,20 @@ func (md *model) step(src source, m, twin *Map) error {
 	if err := md.checkChanges(what, before, after, changed); err != nil {
 		return err
 	}
+	if what == "expire" {
+		for _, l := range after {
+			if !md.now.Before(l.Expiry) {
+				return fmt.Errorf("after expire at %v: leaf %v expired", md.now, l)
+			}
+		}
+	}
 	if wantHeir != "" {
 		if !slices.ContainsFunc(changed, func(l Leaf) bool { return l.Holder == wantHeir }) {
 			return fmt.Errorf("%s: changed %v, want the zone given to heir %s", what, changed, wantHeir)
 		}
+	}
+	if md.ops%md.every != 0 {
+		return nil
 	}
 	if err := md.checkMap(m, src); err != nil {
 		return fmt.Errorf("after %s: %w", what, err)
@@ -426,9 +447,13 @@ func expectedHeir(m *Map, id PeerID) PeerID {
 // by default; the long runs use millions, split over seeds with -map.seed)
 // and checks every invariant after every operation.
 func TestMapProperties(t *testing.T) {
-	r := rand.New(rand.NewPCG(*mapSeed, uint64(*sequences)))
+	n := *sequences
+	if testing.Short() {
+		n = min(n, 200)
+	}
+	r := rand.New(rand.NewPCG(*mapSeed, uint64(n)))
 	ops := 0
-	for s := range *sequences {
+	for s := range n {
 		seed := r.Uint64()
 		src := rand.New(rand.NewPCG(seed, 1))
 		n, err := runSequence(src, 1+src.IntN(64), func() bool { return false })
@@ -437,7 +462,31 @@ func TestMapProperties(t *testing.T) {
 			t.Fatalf("sequence %d (seed %d): %v", s, seed, err)
 		}
 	}
-	t.Logf("%d sequences, %d operations checked", *sequences, ops)
+	t.Logf("%d sequences, %d operations checked", n, ops)
+}
+
+// TestMapLargeChurn runs long sequences over a pool of 300 peers, so maps
+// grow to many holders and deep trees, with the whole map checked every
+// 25 operations and the changes after every one.
+func TestMapLargeChurn(t *testing.T) {
+	for _, dim := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint("d=", dim), func(t *testing.T) {
+			src := rand.New(rand.NewPCG(uint64(dim), 77))
+			md := &model{dim: dim, ttl: seqTTL, now: t0, expiry: map[PeerID]time.Time{}, issued: map[Path]uint64{}, ids: 300, tick: seqTTL / 2000, every: 25}
+			peak, ops := 0, 2000
+			if testing.Short() {
+				ops = 500
+			}
+			n, err := md.run(src, ops, func() bool { peak = max(peak, len(md.expiry)); return false })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if peak < 100 && !testing.Short() {
+				t.Fatalf("the map peaked at %d holders; the test is too small to prove much", peak)
+			}
+			t.Logf("%d operations, up to %d holders", n, peak)
+		})
+	}
 }
 
 // FuzzMap drives a map with operations read from the fuzz input.
