@@ -4,14 +4,15 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
-func benchOverlay(b *testing.B, n int) (*Overlay, *rand.Rand) {
+func benchMap(b *testing.B, n int) (*Map, *rand.Rand) {
 	b.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
-	o := NewOverlay(3)
+	o := NewMap(3, time.Hour)
 	for i := range n {
-		if _, err := o.Join(PeerID(fmt.Sprintf("p%05d", i)), randPoint(r, 3)); err != nil {
+		if _, err := o.Join(PeerID(fmt.Sprintf("p%05d", i)), randPoint(r, 3), t0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -19,24 +20,24 @@ func benchOverlay(b *testing.B, n int) (*Overlay, *rand.Rand) {
 }
 
 func BenchmarkRoute1400(b *testing.B) {
-	o, r := benchOverlay(b, 1400)
+	o, r := benchMap(b, 1400)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := o.Route(o.Peers()[r.IntN(o.Len())], randPoint(r, 3)); err != nil {
+		if _, err := o.Route(o.Holders()[r.IntN(o.Len())], randPoint(r, 3)); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkChurn1400(b *testing.B) {
-	o, r := benchOverlay(b, 1400)
+	o, r := benchMap(b, 1400)
 	next := 1400
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := o.Crash(o.Peers()[r.IntN(o.Len())]); err != nil {
+		if _, err := o.Leave(o.Holders()[r.IntN(o.Len())], t0); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := o.Join(PeerID(fmt.Sprintf("p%05d", next)), randPoint(r, 3)); err != nil {
+		if _, err := o.Join(PeerID(fmt.Sprintf("p%05d", next)), randPoint(r, 3), t0); err != nil {
 			b.Fatal(err)
 		}
 		next++

@@ -21,13 +21,17 @@
 //     neighbour table learned from heartbeats, calls the pure functions
 //     NextHop (greedy routing), Abuts (neighbour test), DecideInsert (LBI)
 //     and the Zone methods (Contains, Split, Sibling, Parent, Validate).
-//   - The global Overlay model, used by tests and the simulator, which holds
-//     every peer's zones in a binary partition tree: Join splits, Leave and
-//     Crash hand zones over (to the mergeable sibling, else to the neighbour
-//     with the smallest zone), and Route forwards with NextHop hop by hop.
+//   - The Map, the one ownership model: the split tree that tiles the box,
+//     each leaf (named by its Path) held by one peer under an epoch and an
+//     expiry, as the manager certifies zones. Join splits, Leave, Expire and
+//     Move hand zones to their heirs (the mergeable sibling, else the
+//     abutting holder with the smallest volume), Renew extends a holder's
+//     expiry, and every change returns the leaves to certify. The simulator
+//     runs the same Map, and Route forwards with NextHop hop by hop.
 //
-// Caveats: nothing here is safe for concurrent use; an Overlay has one owner.
-// Nothing here measures time or draws random numbers: callers pass points.
+// Caveats: nothing here is safe for concurrent use; a Map has one owner.
+// Nothing here reads the clock or draws random numbers: callers pass points
+// and the time.
 // Very deep zones (peers joining at exactly the same point, as clamped
 // coordinates do) split one dimension after another; float64 keeps them
 // exact up to about a thousand splits.

@@ -2,14 +2,17 @@ package can_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 )
 
-// A global overlay, as the simulator drives it: peers join at their points,
-// messages are routed greedily, and a crashed peer's zone is taken over.
-func ExampleOverlay() {
-	o := can.NewOverlay(2)
+// The manager's map, as the simulator drives it too: peers join at their
+// points, messages are routed greedily, and a departed peer's zone goes to
+// its heir; each change names the leaves to certify.
+func ExampleMap() {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := can.NewMap(2, 30*time.Second)
 	for _, j := range []struct {
 		id can.PeerID
 		p  can.Point
@@ -19,19 +22,21 @@ func ExampleOverlay() {
 		{"c", can.Point{0.9, 0.9}},
 		{"d", can.Point{0.1, 0.9}},
 	} {
-		if _, err := o.Join(j.id, j.p); err != nil {
+		if _, err := m.Join(j.id, j.p, now); err != nil {
 			panic(err)
 		}
 	}
-	path, _ := o.Route("a", can.Point{0.8, 0.8})
+	path, _ := m.Route("a", can.Point{0.8, 0.8})
 	fmt.Println("route:", path)
-	hs, _ := o.Crash("c")
-	fmt.Println("c's zone went to", hs[0].To)
-	owner, _ := o.Owner(can.Point{0.8, 0.8})
+	changed, _ := m.Leave("c", now)
+	for _, l := range changed {
+		fmt.Printf("certify %q to %s, epoch %d\n", l.Path, l.Holder, l.Epoch)
+	}
+	owner, _ := m.Owner(can.Point{0.8, 0.8})
 	fmt.Println("owner now:", owner)
 	// Output:
 	// route: [a b c]
-	// c's zone went to b
+	// certify "1" to b, epoch 5
 	// owner now: b
 }
 

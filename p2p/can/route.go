@@ -59,43 +59,43 @@ func NextHop(self []Zone, nbrs []NeighbourInfo, target Point) (next PeerID, loca
 // returns the peers visited, from first to the owner last; hops are
 // len(path)-1. Callers that need only the owner use Owner, a walk down the
 // partition tree that is much cheaper.
-func (o *Overlay) Route(from PeerID, target Point) ([]PeerID, error) {
-	p, ok := o.peers[from]
+func (m *Map) Route(from PeerID, target Point) ([]PeerID, error) {
+	p, ok := m.holders[from]
 	if !ok {
 		return nil, fmt.Errorf("route from %s: %w", from, ErrUnknownPeer)
 	}
-	if len(target) != o.dim {
+	if len(target) != m.dim {
 		return nil, fmt.Errorf("route to a %d-dimensional point: %w", len(target), ErrDimension)
 	}
 	target = Clamp(target)
 	path := []PeerID{from}
-	for range 4 * len(o.peers) {
-		self := o.localView(p)
-		next, local, ok := NextHop(self, o.buf, target)
+	for range 4 * len(m.holders) {
+		self := m.localView(p)
+		next, local, ok := NextHop(self, m.buf, target)
 		if local {
 			return path, nil
 		}
 		if !ok {
 			return path, fmt.Errorf("route from %s at %s: %w", from, p.id, ErrNoRoute)
 		}
-		p = o.peers[next]
+		p = m.holders[next]
 		path = append(path, next)
 	}
 	return path, fmt.Errorf("route from %s: loop after %d hops: %w", from, len(path)-1, ErrNoRoute)
 }
 
-// localView fills o.buf with p's neighbour table, reusing its memory, and
+// localView fills m.buf with p's neighbour table, reusing its memory, and
 // returns p's zones.
-func (o *Overlay) localView(p *peer) []Zone {
-	o.buf = o.buf[:0]
-	for _, z := range p.zones {
-		for _, m := range z.nbrs {
-			q := m.owner
-			if q == p || slices.ContainsFunc(o.buf, func(n NeighbourInfo) bool { return n.ID == q.id }) {
+func (m *Map) localView(p *holder) []Zone {
+	m.buf = m.buf[:0]
+	for _, z := range p.leaves {
+		for _, x := range z.nbrs {
+			q := x.holder
+			if q == p || slices.ContainsFunc(m.buf, func(n NeighbourInfo) bool { return n.ID == q.id }) {
 				continue
 			}
-			o.buf = append(o.buf, NeighbourInfo{ID: q.id, Zones: q.zoneList()})
+			m.buf = append(m.buf, NeighbourInfo{ID: q.id, Zones: q.zones()})
 		}
 	}
-	return p.zoneList()
+	return p.zones()
 }

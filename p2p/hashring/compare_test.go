@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/latency"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -41,13 +42,13 @@ func TestCoordinateCANBeatsHashing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := can.NewOverlay(can.DefaultDim)
+	o := can.NewMap(can.DefaultDim, time.Hour)
 	ring := New(0)
 	index := map[can.PeerID]int{}
 	for i, c := range coords {
 		id := can.PeerID(fmt.Sprintf("crawler-%03d", i))
 		index[id] = i
-		if _, err := o.Join(id, bounds.Map(c)); err != nil {
+		if _, err := o.Join(id, bounds.Map(c), time.Unix(0, 0)); err != nil {
 			t.Fatal(err)
 		}
 		if err := ring.Add(id, 1); err != nil {

@@ -51,7 +51,7 @@ func (s *Scenario) Spreads() []Spread {
 			if loadJoin {
 				pt = e.joinPoint(pt)
 			}
-			if _, err := e.ov.Join(e.cr[c].id, pt); err != nil {
+			if _, err := e.ov.Join(e.cr[c].id, pt, e.clock()); err != nil {
 				panic(err) // distinct IDs and points of the overlay's dimension
 			}
 			if err := e.ring.Add(e.cr[c].id, 1); err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/hashring"
@@ -45,7 +46,7 @@ type engine struct {
 	scheme   Scheme
 	units    []Unit
 	limit    int // crawlers taking part (Fig. 22)
-	ov       *can.Overlay
+	ov       *can.Map
 	ring     *hashring.Ring
 	byID     map[can.PeerID]int32
 	cr       []crawler
@@ -103,7 +104,7 @@ func (s *Scenario) newEngine(scheme Scheme, limit int) *engine {
 	}
 	e := &engine{
 		sc: s, cfg: cfg, scheme: scheme, units: units, limit: limit,
-		ov:       can.NewOverlay(len(s.World.CrawlerPoint[0])),
+		ov:       can.NewMap(len(s.World.CrawlerPoint[0]), simTTL),
 		ring:     hashring.New(0),
 		byID:     make(map[can.PeerID]int32, limit),
 		cr:       make([]crawler, limit),
@@ -154,6 +155,15 @@ func (e *engine) markDirty(c int32) {
 		e.cr[c].dirty = true
 		e.dirty = append(e.dirty, c)
 	}
+}
+
+// simTTL is the certificates' lifetime in the simulated map: longer than
+// any run, as the simulator models departures, not expiries.
+const simTTL = 100 * 365 * 24 * time.Hour
+
+// clock is the simulated time of the current step.
+func (e *engine) clock() time.Time {
+	return time.Unix(0, 0).UTC().Add(time.Duration(float64(e.step) * e.cfg.StepSeconds * float64(time.Second)))
 }
 
 func hostName(h int) string { return "host" + strconv.Itoa(h) + ".example" }
@@ -390,7 +400,7 @@ func (e *engine) churn() error {
 			if e.cfg.LoadJoin && e.scheme != DHT {
 				pt = e.joinPoint(pt)
 			}
-			if _, err := e.ov.Join(cr.id, pt); err != nil {
+			if _, err := e.ov.Join(cr.id, pt, e.clock()); err != nil {
 				return fmt.Errorf("assignment sim step %d: %w", e.step, err)
 			}
 			if err := e.ring.Add(cr.id, 1); err != nil {
@@ -413,13 +423,10 @@ func (e *engine) churn() error {
 			e.drop(id)
 		}
 		cr.queue, cr.head, cr.running = cr.queue[:0], 0, cr.running[:0]
-		var err error
-		if leave {
-			_, err = e.ov.Leave(cr.id)
-		} else {
-			_, err = e.ov.Crash(cr.id)
-		}
-		if err != nil {
+		// A crash ends in the same map as a leave: the manager hands the
+		// zones to the same heirs once the certificates expire. Only the
+		// tasks differ (lost, not moved).
+		if _, err := e.ov.Leave(cr.id, e.clock()); err != nil {
 			return fmt.Errorf("assignment sim step %d: %w", e.step, err)
 		}
 		e.ring.Remove(cr.id)

@@ -71,7 +71,7 @@ func TestLBIPlacement(t *testing.T) {
 	sc := smallScenario(t, nil)
 	e := sc.newEngine(LBI, 0)
 	for c := range e.cr {
-		if _, err := e.ov.Join(e.cr[c].id, sc.World.CrawlerPoint[c]); err != nil {
+		if _, err := e.ov.Join(e.cr[c].id, sc.World.CrawlerPoint[c], e.clock()); err != nil {
 			t.Fatal(err)
 		}
 		e.cr[c].online = true
@@ -152,7 +152,7 @@ func TestJoinPointFollowsLoad(t *testing.T) {
 	e := sc.newEngine(NCCAN, 0)
 	half := len(e.cr) / 2
 	for c := range half {
-		if _, err := e.ov.Join(e.cr[c].id, sc.World.CrawlerPoint[c]); err != nil {
+		if _, err := e.ov.Join(e.cr[c].id, sc.World.CrawlerPoint[c], e.clock()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -180,7 +180,7 @@ func TestJoinPointFollowsLoad(t *testing.T) {
 		if !slices.Equal(p, q) {
 			moved++
 		}
-		if _, err := e.ov.Join(e.cr[c].id, q); err != nil {
+		if _, err := e.ov.Join(e.cr[c].id, q, e.clock()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -474,10 +474,10 @@ func (e *engine) depart(ev churnEvent) {
 			e.group(ch).Lost++
 			continue
 		}
-		to := ev.hos[0].To
+		to := ev.hos[0].Holder
 		for _, h := range ev.hos {
-			if h.Zone.Contains(e.sc.World.HostPoint[ch]) {
-				to = h.To
+			if h.Zone(e.sw.ov.Dim()).Contains(e.sc.World.HostPoint[ch]) {
+				to = h.Holder
 				break
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 )
@@ -17,7 +18,7 @@ import (
 type swarm struct {
 	sc      *Scenario
 	cfg     Config
-	ov      *can.Overlay
+	ov      *can.Map
 	byID    map[can.PeerID]int32
 	peers   []peer
 	churnAt [][]int32
@@ -44,15 +45,23 @@ type churnEvent struct {
 	c        int32
 	join     bool
 	graceful bool
-	hos      []can.Handover
+	// hos are the leaves a departure changed: its zones, with their heirs.
+	hos []can.Leaf
 }
+
+// simTTL is the certificates' lifetime in the simulated map: longer than
+// any run, as the simulator models departures, not expiries.
+const simTTL = 100 * 365 * 24 * time.Hour
+
+// simStart is the simulated clock's origin.
+var simStart = time.Unix(0, 0).UTC()
 
 func newSwarm(sc *Scenario) (*swarm, error) {
 	cfg := sc.Config
 	s := &swarm{
 		sc:      sc,
 		cfg:     cfg,
-		ov:      can.NewOverlay(len(sc.World.CrawlerPoint[0])),
+		ov:      can.NewMap(len(sc.World.CrawlerPoint[0]), simTTL),
 		byID:    make(map[can.PeerID]int32, cfg.Crawlers),
 		peers:   make([]peer, cfg.Crawlers),
 		churnAt: make([][]int32, cfg.Steps),
@@ -69,6 +78,11 @@ func newSwarm(sc *Scenario) (*swarm, error) {
 	}
 	s.events = s.events[:0]
 	return s, nil
+}
+
+// clock is the simulated time of step.
+func (s *swarm) clock(step int) time.Time {
+	return simStart.Add(time.Duration(step) * Step)
 }
 
 func (s *swarm) draw(mean, sd float64) int {
@@ -101,12 +115,14 @@ func (s *swarm) advance(step int) error {
 
 func (s *swarm) join(step int, c int32) error {
 	p := &s.peers[c]
-	ho, err := s.ov.Join(p.id, s.sc.World.CrawlerPoint[c])
+	changed, err := s.ov.Join(p.id, s.sc.World.CrawlerPoint[c], s.clock(step))
 	if err != nil {
 		return fmt.Errorf("recrawl sim step %d: %w", step, err)
 	}
 	// The new peer's neighbours were all the old owner's, or the old owner.
-	s.touch(p.id, ho.From)
+	for _, l := range changed {
+		s.touch(l.Holder)
+	}
 	p.online = true
 	s.online++
 	s.at(step+s.draw(s.cfg.LifetimeMean, s.cfg.LifetimeSD), c)
@@ -121,20 +137,15 @@ func (s *swarm) depart(step int, c int32) error {
 	// Heirs are among the departing peer's neighbours, and their new
 	// neighbours were its neighbours: marking those covers every change.
 	s.touch(p.id)
-	var (
-		hos []can.Handover
-		err error
-	)
-	if graceful {
-		hos, err = s.ov.Leave(p.id)
-	} else {
-		hos, err = s.ov.Crash(p.id)
-	}
+	// A crash ends in the same map as a leave: the manager hands the
+	// zones to the same heirs once the certificates expire. Only the tasks
+	// differ (lost, not moved), which the engine decides.
+	hos, err := s.ov.Leave(p.id, s.clock(step))
 	if err != nil {
 		return fmt.Errorf("recrawl sim step %d: %w", step, err)
 	}
 	for _, h := range hos {
-		s.peers[s.byID[h.To]].oldZones = true
+		s.peers[s.byID[h.Holder]].oldZones = true
 	}
 	p.online = false
 	s.online--

@@ -1,0 +1,100 @@
+package zonecert
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+)
+
+// Book is what one peer knows of zone ownership: for each zone, the newest
+// certificate it accepted. It applies the rule peers act on: a certificate
+// counts only if it verifies under the manager's key, has not expired,
+// and its epoch is the highest seen for its zone and every zone
+// overlapping it (ancestors and descendants in the split tree). The map
+// gives every change of holder or shape a new, higher epoch, so the newest
+// certificate wins whatever order copies arrive in, and an older one
+// replayed later is refused.
+//
+// The zero value is not usable; call NewBook. Not safe for concurrent use.
+type Book struct {
+	manager crypto.PubKey
+	certs   map[can.Path]Cert
+}
+
+// NewBook returns an empty book that trusts certificates signed by manager.
+func NewBook(manager crypto.PubKey) *Book {
+	return &Book{manager: manager, certs: make(map[can.Path]Cert)}
+}
+
+// Accept checks c against the rule (ErrForged, ErrExpired, ErrStale) and,
+// if it passes, records it, dropping the certificates of overlapping zones
+// it supersedes. A certificate of the same zone, holder and epoch with a
+// later expiry is a renewal and replaces the one held; one with the same
+// epoch and an earlier or equal expiry changes nothing and is accepted.
+func (b *Book) Accept(c Cert, now time.Time) error {
+	if err := c.Verify(b.manager); err != nil {
+		return err
+	}
+	if !now.Before(c.Expiry) {
+		return fmt.Errorf("zone %q of %s, epoch %d, expired at %s: %w", c.Path, c.Holder, c.Epoch, c.Expiry.Format(time.RFC3339), ErrExpired)
+	}
+	var superseded []can.Path
+	for p, old := range b.certs {
+		if !p.Overlaps(c.Path) {
+			continue
+		}
+		switch {
+		case old.Epoch < c.Epoch:
+			superseded = append(superseded, p)
+		case old.Epoch == c.Epoch && p == c.Path && old.Holder == c.Holder:
+			if !c.Expiry.After(old.Expiry) {
+				return nil // a copy of a renewal already held
+			}
+			superseded = append(superseded, p)
+		default:
+			// An older epoch, or the same epoch for another holder or an
+			// overlapping zone, which one map never issues.
+			return fmt.Errorf("zone %q of %s, epoch %d, against %q of %s, epoch %d: %w",
+				c.Path, c.Holder, c.Epoch, p, old.Holder, old.Epoch, ErrStale)
+		}
+	}
+	for _, p := range superseded {
+		delete(b.certs, p)
+	}
+	b.certs[c.Path] = c
+	return nil
+}
+
+// Holder returns the holder of the zone at path by the newest unexpired
+// certificate accepted for exactly that zone.
+func (b *Book) Holder(path can.Path, now time.Time) (Cert, bool) {
+	c, ok := b.certs[path]
+	if !ok || !now.Before(c.Expiry) {
+		return Cert{}, false
+	}
+	return c, true
+}
+
+// Prune drops the certificates that expired before cutoff and returns how
+// many. Call it with now minus the map's TTL, not with now: an expired
+// certificate still records the epoch that refuses older copies, and a
+// superseded certificate can outlive its successor by up to one TTL (its
+// holder renewed it just before it was superseded; an heir's new
+// certificate keeps the heir's nearer expiry), so forgetting sooner would
+// let a replay of it through.
+func (b *Book) Prune(cutoff time.Time) int {
+	n := 0
+	for p, c := range b.certs {
+		if c.Expiry.Before(cutoff) {
+			delete(b.certs, p)
+			n++
+		}
+	}
+	return n
+}
+
+// Len returns the number of certificates held.
+func (b *Book) Len() int { return len(b.certs) }
