@@ -70,6 +70,9 @@ type Request struct {
 	// BotKey is the crawler's Ed25519 public key for signing HTTP
 	// requests (claims): the manager certifies it in its key directory.
 	BotKey []byte `json:"bot_key,omitempty"`
+	// Version is the crawler's release (claims), which the manager holds
+	// against its minimum.
+	Version string `json:"version,omitempty"`
 }
 
 // Answer is the manager's reply.
@@ -85,6 +88,10 @@ type Answer struct {
 	// otherwise a refusal is final.
 	Held  bool   `json:"held,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Outdated, on a refused claim, says that the crawler's version is
+	// older than the network's minimum and how to update; the crawler
+	// takes no task until it is updated.
+	Outdated string `json:"outdated,omitempty"`
 }
 
 // Validate checks what a decoder cannot.
@@ -96,6 +103,8 @@ func (r *Request) Validate() error {
 		return fmt.Errorf("%w: task ID must be 1 to 128 bytes", ErrMalformed)
 	case r.Op == Claim && len(r.Task) == 0:
 		return fmt.Errorf("%w: a claim carries the signed task", ErrMalformed)
+	case len(r.Version) > 64:
+		return fmt.Errorf("%w: version of %d bytes", ErrMalformed, len(r.Version))
 	case len(r.BotKey) > 64:
 		return fmt.Errorf("%w: bot key of %d bytes", ErrMalformed, len(r.BotKey))
 	case r.Pages < 0:
