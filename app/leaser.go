@@ -22,7 +22,7 @@ var _ taskmgr.Leaser = networkLeaser{}
 
 // Claim claims r's lease, sending its signed envelope.
 func (l networkLeaser) Claim(ctx context.Context, r *queue.Record) (taskmgr.Grant, error) {
-	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey})
+	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey, Version: l.nw.version})
 }
 
 // Renew renews r's lease with the crawl's progress.
@@ -39,6 +39,10 @@ func (l networkLeaser) Release(ctx context.Context, r *queue.Record) error {
 // send maps the protocol's refusals to the task manager's.
 func (l networkLeaser) send(ctx context.Context, req lease.Request) (taskmgr.Grant, error) {
 	a, err := lease.Send(ctx, l.nw.h, l.nw.manager, req)
+	if a.Outdated != "" {
+		// The claim's refusal binds whatever the entry exchange said.
+		l.nw.noteOutdated(a.Outdated)
+	}
 	switch {
 	case err == nil:
 		return taskmgr.Grant{Expires: a.Expires, RenewEvery: a.RenewEvery}, nil
