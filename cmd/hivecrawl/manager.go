@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
@@ -53,6 +54,7 @@ type managerOptions struct {
 	pagePlan                             string
 	userAgent, signatureAgent, directory string
 	indexNow                             string
+	minClientVersion, updateHint         string
 	db                                   string
 	store                                string
 	maxWARCFile                          int64
@@ -89,6 +91,8 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.store, "store", "", "where closed WARC files go: the data directory's warc/ folder (default), or `s3://BUCKET/PREFIX` on an S3-compatible object store, with the endpoint and credentials from AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION (docs/storage.md)")
 	fs.Int64Var(&o.maxWARCFile, "max-warc-file", storage.DefaultMaxFileSize, "close a WARC file and start the next one past `BYTES`")
 	fs.BoolVar(&o.storeRaw, "store-raw", false, "also store each page's raw HTTP response as a WARC response record beside its text: crawlers upload the compressed HTML too (clients older than this option refuse such tasks)")
+	fs.StringVar(&o.minClientVersion, "min-client-version", "", "give no task to volunteers running a Hivecrawl older than `X.Y.Z`: they are told why and how to update, and their lease claims are refused")
+	fs.StringVar(&o.updateHint, "update-hint", "", "what outdated volunteers are told to do: the `TEXT` of a command or your download page's URL (default \""+manager.DefaultUpdateHint+"\")")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
 	hide(fs, "allow-loopback", "allow-test-nets")
@@ -109,6 +113,12 @@ func runManager(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 		return 2
 	}
+	if o.minClientVersion != "" {
+		if _, err := semver.Parse(o.minClientVersion); err != nil {
+			fmt.Fprintf(os.Stderr, "hivecrawl manager: --min-client-version %q: %v: give a release such as %s\n", o.minClientVersion, err, version)
+			return 2
+		}
+	}
 	if o.allowTestNets {
 		host.TestNetsPublic()
 	}
@@ -127,6 +137,7 @@ func runManager(ctx context.Context, args []string) int {
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
+		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,
 	}
