@@ -298,6 +298,7 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 		p.Bounds = &b
 	}
 	p.SignatureAgent = m.opts.Policy.SignatureAgent
+	p.MinClientVersion = m.opts.MinClientVersion
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

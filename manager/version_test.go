@@ -10,6 +10,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/manager/profile"
 )
 
 // TestMinClientVersionRefusesClaims: with a minimum client version, a
@@ -24,6 +25,9 @@ func TestMinClientVersionRefusesClaims(t *testing.T) {
 	m := newManagerWith(t, t.TempDir(), clk, func(o *Options) {
 		o.MinClientVersion, o.UpdateHint = "0.3.0", "see https://hivecrawl.example/download"
 	})
+	if p, err := profile.Read(m.ProfilePath()); err != nil || p.MinClientVersion != "0.3.0" {
+		t.Fatalf("profile's minimum client version %v, %v; want 0.3.0", p, err)
+	}
 	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
 		t.Fatal(err)
 	}

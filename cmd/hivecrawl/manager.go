@@ -244,6 +244,11 @@ func joinMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		label = "manager " + p.Manager
 	}
 	fmt.Fprintf(stdout, "Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
+	if min := p.MinClientVersion; min != "" {
+		if v, _ := semver.Parse(min); semver.Older(version, v) {
+			fmt.Fprintf(stderr, "hivecrawl join: this network gives tasks to Hivecrawl %s or newer, and this is %s: update it first (%s)\n", min, version, manager.DefaultUpdateHint)
+		}
+	}
 	return 0
 }
 
