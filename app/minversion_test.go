@@ -69,3 +69,67 @@ func TestMinClientVersion(t *testing.T) {
 		t.Errorf("current client's state %q, reasons %q; want none about its version", cur.State, cur.Reasons)
 	}
 }
+
+// TestMinClientVersionRaised: the operator restarts the manager with a
+// minimum above a member's version. The member, told so at its next
+// renewal, leaves the overlay and hands its zones over; the other member
+// then holds the whole space and crawls every channel alone.
+func TestMinClientVersionRaised(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 3 libp2p hosts twice and 4 web hosts")
+	}
+	ctx := context.Background()
+	versions := []string{"0.2.0", "0.3.0"}
+	mo := manager.Options{MinClientVersion: "0.1.0", Channels: channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1}}
+	s := startTunedSwarm(t, len(versions), mo, func(i int, o *Options) { o.Version = versions[i] })
+	old, current := s.clients[0], s.clients[1]
+	s.waitMembers(t)
+
+	// The same data directory and address, a higher minimum.
+	addrs := s.m.Host().AddrInfo().Addrs
+	dir := s.m.Dir()
+	s.cancelManager()
+	if err := <-s.managerDone; err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithCancel(context.Background())
+	mo.Dir, mo.AllowLoopback, mo.MinClientVersion = dir, true, "0.3.0"
+	mo.Tick, mo.Logger, mo.Delay = 300*time.Millisecond, quiet, 20*time.Millisecond
+	for _, a := range addrs {
+		mo.Listen = append(mo.Listen, a.String())
+	}
+	mgr, err := manager.New(mctx, mo)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	s.m, s.cancelManager, s.managerDone = mgr, cancel, make(chan error, 1)
+	go func() { s.managerDone <- mgr.Serve(mctx) }()
+
+	status := func(c *Client) localapi.Status {
+		t.Helper()
+		st, err := c.Status(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	waitFor(t, 90*time.Second, "the outdated member to leave and say why", func() bool {
+		st := status(old)
+		return st.State == "paused" && len(st.Reasons) > 0 && strings.Contains(st.Reasons[0], "0.3.0") &&
+			st.Overlay != nil && !st.Overlay.Member && len(st.Overlay.Zones) == 0
+	})
+	if !strings.Contains(status(old).Reasons[0], "restart Hivecrawl") {
+		t.Errorf("outdated member's reason %q does not say to restart after updating", status(old).Reasons[0])
+	}
+	if _, err := s.m.AddSeeds(serveSites(t, "raised", 4, 3)); err != nil {
+		t.Fatal(err)
+	}
+	waitCrawled(t, s.m, 90*time.Second, 1)
+	if st := status(old); st.Pages.Total != 0 {
+		t.Errorf("outdated member crawled %d pages", st.Pages.Total)
+	}
+	if st := status(current); st.Overlay == nil || !st.Overlay.Member {
+		t.Errorf("current member's overlay %+v, want a member", st.Overlay)
+	}
+}
