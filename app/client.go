@@ -350,6 +350,7 @@ func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Se
 		return fmt.Errorf("unknown client mode %q", c.mode)
 	}
 	nopts.allowLoopback, nopts.allowTestNets = c.opts.AllowLoopback, c.opts.AllowTestNets
+	nopts.version = c.opts.Version
 	c.opts.Network = nopts
 	c.net, err = newNetwork(ctx, prof, c.dirs.Data, cfg, nopts, c.log.With("part", "overlay"))
 	return err

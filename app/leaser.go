@@ -30,7 +30,7 @@ var _ taskmgr.Leaser = networkLeaser{}
 // its host resolves to: the manager keeps to its caps per address.
 func (l networkLeaser) Claim(ctx context.Context, r *queue.Record) (taskmgr.Grant, error) {
 	addrs := hostAddrs(ctx, net.DefaultResolver, r.Task.Host())
-	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey, Addrs: addrs})
+	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey, Addrs: addrs, Version: l.nw.version})
 }
 
 // resolveTimeout bounds the look-up of a host's addresses before a claim.
@@ -76,6 +76,10 @@ func (l networkLeaser) Release(ctx context.Context, r *queue.Record) error {
 // send maps the protocol's refusals to the task manager's.
 func (l networkLeaser) send(ctx context.Context, req lease.Request) (taskmgr.Grant, error) {
 	a, err := lease.Send(ctx, l.nw.h, l.nw.manager, req)
+	if a.Outdated != "" {
+		// The claim's refusal binds whatever the entry exchange said.
+		l.nw.noteOutdated(a.Outdated)
+	}
 	switch {
 	case err == nil:
 		return taskmgr.Grant{Expires: a.Expires, RenewEvery: a.RenewEvery}, nil

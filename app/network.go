@@ -73,6 +73,10 @@ type NetworkOptions struct {
 	// kad-dht reads it for every query, a data race between the two
 	// libraries.
 	NoDHT bool
+	// version is the client's release, stated to the manager, which may
+	// hold it against the network's minimum; the client sets it from
+	// Options.Version.
+	version string
 	// allowLoopback lets the RTT prober measure loopback web hosts; the
 	// client sets it from Options.AllowLoopback.
 	allowLoopback bool
@@ -108,7 +112,19 @@ type network struct {
 	// results go out at once.
 	unreachable atomic.Bool
 	onBack      func()
+	// version is the client's release, stated in entry requests.
+	version string
+	// outdated is the manager's word that this client is older than the
+	// network's minimum version, and how to update; nil while it is not.
+	// retired is set once the client left the overlay for that reason:
+	// a node that left does not join again, so only a restart (of the
+	// updated program) brings it back.
+	outdated atomic.Pointer[string]
+	retired  atomic.Bool
 }
+
+// errOutdated: the manager gives this client's version no task.
+var errOutdated = errors.New("this client's version is older than the network's minimum")
 
 // newNetwork starts the libp2p host for prof. The node is attached later
 // (attachNode), once the task manager it feeds exists.
@@ -137,7 +153,7 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 		log.Warn("Remembered peers not read", "err", err)
 	}
 	h.AddKnown(book.Peers())
-	return &network{prof: prof, manager: mid, key: key, h: h, log: log, book: book}, nil
+	return &network{prof: prof, manager: mid, key: key, h: h, log: log, book: book, version: opts.version}, nil
 }
 
 // Expired reports a task cancelled for waiting too long to the manager
@@ -254,16 +270,27 @@ func (nw *network) serve(ctx context.Context) error {
 	}
 	for {
 		wait := entry.RenewEvery
-		if !nw.member.Load() || len(nw.node.Zones()) == 0 {
+		switch {
+		case nw.retired.Load():
+			// Out of the overlay until restarted: nothing to ask.
+		case !nw.member.Load() || len(nw.node.Zones()) == 0:
 			nw.member.Store(false)
-			if err := nw.enter(ctx); err != nil {
+			if err := nw.enter(ctx); errors.Is(err, errOutdated) {
+				// Asked again now and then: the operator may lower the
+				// minimum.
+			} else if err != nil {
 				nw.log.Info("Not in the overlay yet; retrying", "err", err)
 				wait = retryJoin
 			}
-		} else {
-			if _, err := nw.ask(ctx, true); err != nil {
+		default:
+			a, err := nw.ask(ctx, true)
+			if err != nil {
 				nw.log.Debug("Membership renewal failed", "err", err)
 				wait = retryJoin
+			}
+			if a.Outdated != "" {
+				nw.retire()
+				continue
 			}
 			nw.remember(ctx)
 		}
@@ -301,7 +328,7 @@ func (nw *network) askOnce(ctx context.Context, member bool) (entry.Answer, erro
 			return entry.Answer{}, fmt.Errorf("reach the manager: %w", err)
 		}
 	}
-	req := entry.Request{Member: member}
+	req := entry.Request{Member: member, Version: nw.version}
 	if member {
 		c := nw.capacity
 		req.Capacity = min(c.BWDownload, c.MemoryGB)
@@ -312,10 +339,55 @@ func (nw *network) askOnce(ctx context.Context, member bool) (entry.Answer, erro
 		}
 	}
 	a, err := entry.Ask(ctx, nw.h, nw.manager, req)
+	if err == nil {
+		nw.noteOutdated(a.Outdated)
+	}
 	if err == nil && len(a.Bounds) > 0 {
 		nw.adoptBounds(a.Bounds)
 	}
 	return a, err
+}
+
+// noteOutdated records the manager's word on this client's version: why,
+// when it is older than the network's minimum, or "" when it is not. A
+// client that left the overlay as outdated keeps the word until restarted.
+func (nw *network) noteOutdated(why string) {
+	if why == "" {
+		if !nw.retired.Load() && nw.outdated.Swap(nil) != nil {
+			nw.log.Info("The manager gives this version tasks again")
+		}
+		return
+	}
+	if prev := nw.outdated.Swap(&why); prev == nil || *prev != why {
+		nw.log.Warn("The manager gives this version no task; update Hivecrawl", "version", nw.version, "reason", why)
+	}
+}
+
+// outdatedReason returns the manager's word that this client is too old
+// to take tasks, "" when it has none.
+func (nw *network) outdatedReason() string {
+	if p := nw.outdated.Load(); p != nil {
+		if nw.retired.Load() {
+			return *p + " (then restart Hivecrawl)"
+		}
+		return *p
+	}
+	return ""
+}
+
+// retire leaves the overlay because the manager gives this client's
+// version no task: its zones and queued tasks go to neighbours, which
+// crawl them, rather than waiting here for claims the manager refuses.
+func (nw *network) retire() {
+	if nw.retired.Swap(true) {
+		return
+	}
+	nw.member.Store(false)
+	if err := nw.leave(); err != nil {
+		nw.log.Warn("Leaving the overlay as outdated failed", "err", err)
+		return
+	}
+	nw.log.Info("Left the overlay: this version is older than the network's minimum")
 }
 
 // adoptBounds hands the manager's trained bounds to the node once their
@@ -340,6 +412,14 @@ func (nw *network) adoptBounds(signed []byte) {
 // an overlay.
 func (nw *network) enter(ctx context.Context) error {
 	a, err := nw.ask(ctx, false)
+	switch {
+	case err == nil && a.Outdated != "":
+		return errOutdated
+	case err != nil && nw.outdated.Load() != nil:
+		// The manager's word stands until it answers otherwise: joining
+		// without it would take tasks whose claims it refuses.
+		return errors.Join(errOutdated, err)
+	}
 	if err != nil {
 		if jerr := nw.joinWithoutManager(ctx); jerr != nil {
 			return errors.Join(err, jerr)

@@ -61,6 +61,13 @@ func startSwarmWith(t *testing.T, n int, mo manager.Options) *swarm {
 // cheats[i] (app/cheat).
 func startCheatingSwarm(t *testing.T, n int, mo manager.Options, cheats map[int]string) *swarm {
 	t.Helper()
+	return startTunedSwarm(t, n, mo, func(i int, o *Options) { o.Cheat = cheats[i] })
+}
+
+// startTunedSwarm is startSwarmWith where tune changes client i's
+// options before it starts.
+func startTunedSwarm(t *testing.T, n int, mo manager.Options, tune func(i int, o *Options)) *swarm {
+	t.Helper()
 	mctx, cancelManager := context.WithCancel(context.Background())
 	ctx, cancelClients := context.WithCancel(context.Background())
 	mo.Dir, mo.Listen, mo.AllowLoopback = t.TempDir(), []string{"/ip4/127.0.0.1/tcp/0"}, true
@@ -84,12 +91,16 @@ func startCheatingSwarm(t *testing.T, n int, mo manager.Options, cheats map[int]
 		if err := profile.Write(filepath.Join(home, "config", profile.FileName), mustProfile(t, mgr)); err != nil {
 			t.Fatal(err)
 		}
-		c, err := New(ctx, Options{
-			Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond, Cheat: cheats[i],
+		opts := Options{
+			Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond,
 			// The manager's storage module runs in this process: no DHT
 			// (NetworkOptions.NoDHT says why).
 			Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond, NoDHT: true},
-		})
+		}
+		if tune != nil {
+			tune(i, &opts)
+		}
+		c, err := New(ctx, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,6 +30,10 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		case m.withdrawn(from):
 			return lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn"}
 		}
+		if why := m.outdated(r.Version); why != "" {
+			m.log.Info("Lease refused to an outdated client", "task", r.TaskID, "peer", from, "version", r.Version)
+			return lease.Answer{Error: "refused: " + why, Outdated: why}
+		}
 		if cerr := m.certify(from, r.BotKey); cerr != nil {
 			return lease.Answer{Error: "refused: " + cerr.Error()}
 		}

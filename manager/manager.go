@@ -18,6 +18,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 	manet "github.com/multiformats/go-multiaddr/net"
 
+	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
@@ -36,6 +37,8 @@ import (
 // Serve; Serve closes it when its context ends.
 type Manager struct {
 	opts Options
+	// minVersion is Options.MinClientVersion parsed; nil when unset.
+	minVersion *semver.Version
 	// started is when the manager was made, for Options.RestartGrace.
 	started time.Time
 	log     *slog.Logger
@@ -113,12 +116,16 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if opts.Dir == "" {
 		return nil, errors.New("new manager: no data directory")
 	}
+	minVersion, err := opts.minClientVersion()
+	if err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
-	m := &Manager{opts: opts, log: opts.Logger, peers: map[peer.ID]time.Time{}, wake: make(chan struct{}, 1), started: opts.Now()}
+	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, wake: make(chan struct{}, 1), started: opts.Now()}
 	m.metrics = newMetrics(m)
 	defer func() {
 		if err != nil {
@@ -195,6 +202,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	m.store.Attach(m.host)
 	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
+	m.entry.SetAdmit(m.outdated)
 	if _, err := os.Stat(m.overlayFile()); err == nil && !opts.Solo {
 		// Members of the running overlay renew within RenewEvery.
 		m.entry.HoldFirst(opts.Now().Add(restartHold))
@@ -290,6 +298,7 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 		p.Bounds = &b
 	}
 	p.SignatureAgent = m.opts.Policy.SignatureAgent
+	p.MinClientVersion = m.opts.MinClientVersion
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

@@ -176,6 +176,15 @@ type Options struct {
 	// is the user's own.
 	Validation   storage.Validation `json:"-"`
 	NoValidation bool               `json:"no_validation,omitempty"`
+	// MinClientVersion, when set, is the oldest client release (X.Y.Z)
+	// the network gives work to: an older client, or one that states no
+	// version, is told why and how to update when it asks to enter the
+	// overlay, and its lease claims are refused. "" admits every version.
+	MinClientVersion string `json:"min_client_version,omitempty"`
+	// UpdateHint is what an outdated client is told to do: a command or
+	// the address of the operator's download page. Default
+	// DefaultUpdateHint.
+	UpdateHint string `json:"update_hint,omitempty"`
 	// Version is the software version the default User-Agent names.
 	Version string `json:"-"`
 	// Solo marks the manager embedded in a single client (solo mode): its
@@ -241,6 +250,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Version == "" {
 		o.Version = "dev"
+	}
+	if o.UpdateHint == "" {
+		o.UpdateHint = DefaultUpdateHint
 	}
 	if o.Policy.Token == "" {
 		o.Policy.Token = crawler.ProductToken

@@ -134,3 +134,36 @@ func TestLeave(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinWarnsAnOutdatedClient: a profile whose network takes only newer
+// clients is stored, and join says at once that this one must be updated.
+func TestJoinWarnsAnOutdatedClient(t *testing.T) {
+	for _, tc := range []struct {
+		name, min string
+		warn      bool
+	}{
+		{"newer required", "99.0.0", true},
+		{"this version", version, false},
+		{"no minimum", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := testProfile(t, "net")
+			p, err := profile.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.MinClientVersion = tc.min
+			if err := profile.Write(path, p); err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			if code := joinMain(context.Background(), []string{path, "--home", t.TempDir()}, &out, &errb); code != 0 {
+				t.Fatalf("join = %d (stderr %q)", code, errb.String())
+			}
+			warned := strings.Contains(errb.String(), "update it first")
+			if warned != tc.warn || (tc.warn && !strings.Contains(errb.String(), "Hivecrawl 99.0.0 or newer, and this is "+version)) {
+				t.Fatalf("join with minimum %q said %q on stderr, want a warning: %v", tc.min, errb.String(), tc.warn)
+			}
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
@@ -56,6 +57,7 @@ type managerOptions struct {
 	pagePlan                                string
 	userAgent, signatureAgent, directory    string
 	indexNow                                string
+	minClientVersion, updateHint            string
 	db                                      string
 	store                                   string
 	maxWARCFile                             int64
@@ -98,6 +100,8 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.store, "store", "", "where closed WARC files go: the data directory's warc/ folder (default), or `s3://BUCKET/PREFIX` on an S3-compatible object store, with the endpoint and credentials from AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION (docs/storage.md)")
 	fs.Int64Var(&o.maxWARCFile, "max-warc-file", storage.DefaultMaxFileSize, "close a WARC file and start the next one past `BYTES`")
 	fs.BoolVar(&o.storeRaw, "store-raw", false, "also store each page's raw HTTP response as a WARC response record beside its text: crawlers upload the compressed HTML too (clients older than this option refuse such tasks)")
+	fs.StringVar(&o.minClientVersion, "min-client-version", "", "give no task to volunteers running a Hivecrawl older than `X.Y.Z`: they are told why and how to update, and their lease claims are refused")
+	fs.StringVar(&o.updateHint, "update-hint", "", "what outdated volunteers are told to do: the `TEXT` of a command or your download page's URL (default \""+manager.DefaultUpdateHint+"\")")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
 	hide(fs, "allow-loopback", "allow-test-nets")
@@ -118,6 +122,12 @@ func runManager(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 		return 2
 	}
+	if o.minClientVersion != "" {
+		if _, err := semver.Parse(o.minClientVersion); err != nil {
+			fmt.Fprintf(os.Stderr, "hivecrawl manager: --min-client-version %q: %v: give a release such as %s\n", o.minClientVersion, err, version)
+			return 2
+		}
+	}
 	if o.allowTestNets {
 		host.TestNetsPublic()
 	}
@@ -136,6 +146,7 @@ func runManager(ctx context.Context, args []string) int {
 		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
+		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,
 	}
@@ -242,6 +253,11 @@ func joinMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		label = "manager " + p.Manager
 	}
 	fmt.Fprintf(stdout, "Joined the network of %s (profile stored in %s). Restart 'hivecrawl run' to take part.\n", label, dst)
+	if min := p.MinClientVersion; min != "" {
+		if v, _ := semver.Parse(min); semver.Older(version, v) {
+			fmt.Fprintf(stderr, "hivecrawl join: this network gives tasks to Hivecrawl %s or newer, and this is %s: update it first (%s)\n", min, version, manager.DefaultUpdateHint)
+		}
+	}
 	return 0
 }
 

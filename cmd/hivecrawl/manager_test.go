@@ -282,3 +282,27 @@ func TestManagerPortInUse(t *testing.T) {
 		t.Errorf("stderr has libp2p's words:\n%s", stderr.String())
 	}
 }
+
+// TestManagerMalformedMinClientVersion: a --min-client-version that is no
+// X.Y.Z version stops the manager before it starts (exit status 2), saying
+// which flag and what a good value looks like.
+func TestManagerMalformedMinClientVersion(t *testing.T) {
+	bin := buildBinary(t)
+	for _, bad := range []string{"1.2", "latest", "0.2.0.1"} {
+		t.Run(bad, func(t *testing.T) {
+			home := t.TempDir()
+			var stderr bytes.Buffer
+			cmd := exec.Command(bin, "manager", "--home", home, "--listen", "/ip4/127.0.0.1/tcp/0", "--allow-loopback", "--min-client-version", bad)
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+				t.Fatalf("manager with --min-client-version %s: %v, want exit status 2\n%s", bad, err, stderr.String())
+			}
+			want := fmt.Sprintf("hivecrawl manager: --min-client-version %q: ", bad)
+			if got := stderr.String(); !strings.HasPrefix(got, want) || !strings.Contains(got, "give a release such as "+version) {
+				t.Fatalf("stderr:\n%s\nwant it to start with %q and show a good version", got, want)
+			}
+		})
+	}
+}

@@ -80,6 +80,9 @@ type Request struct {
 	// Capacity is the member's min(download Mb/s, memory GB), the scale
 	// of its load figures (DESIGN §5); it weighs the hashing baseline.
 	Capacity float64 `json:"capacity,omitempty"`
+	// Version is the asker's release (cmd/hivecrawl's version), which the
+	// manager may hold against its minimum (Registry.SetAdmit).
+	Version string `json:"version,omitempty"`
 }
 
 // Box is one zone, [Lo, Hi) in each dimension.
@@ -90,12 +93,16 @@ type Box struct {
 
 // Limits on what a member reports.
 const (
-	maxZones = 64
-	maxDim   = 8
+	maxVersion = 64
+	maxZones   = 64
+	maxDim     = 8
 )
 
 // Validate checks what a decoder cannot.
 func (r *Request) Validate() error {
+	if len(r.Version) > maxVersion {
+		return fmt.Errorf("%w: version of %d bytes", ErrMalformed, len(r.Version))
+	}
 	if len(r.Zones) > maxZones {
 		return fmt.Errorf("%w: %d zones, at most %d", ErrMalformed, len(r.Zones), maxZones)
 	}
@@ -155,6 +162,10 @@ type Answer struct {
 	// Bounds is the manager-signed record of the CAN space's current
 	// bounds (p2p/envelope.BoundsKind), when it has trained them.
 	Bounds []byte `json:"bounds,omitempty"`
+	// Outdated, when set, says why the asker may not take part: its
+	// version is older than the network's minimum. It names no entry
+	// and is not counted a member; the text tells its user how to update.
+	Outdated string `json:"outdated,omitempty"`
 }
 
 // Peer is one entry peer.
@@ -208,6 +219,9 @@ type Registry struct {
 	asked   time.Time // first ask while the overlay was empty; zero once it is not
 	rand    *rand.Rand
 	bounds  []byte // the signed bounds every answer carries
+	// admit, when set, returns why a peer stating a version may not take
+	// part ("" when it may).
+	admit func(version string) string
 }
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
@@ -231,6 +245,15 @@ func (r *Registry) SetBounds(b []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.bounds = b
+}
+
+// SetAdmit makes the registry ask admit about every asker's stated
+// version: an asker it gives a reason is answered with that reason
+// (Answer.Outdated), no entry, and no membership.
+func (r *Registry) SetAdmit(admit func(version string) string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.admit = admit
 }
 
 // Members returns the peers whose membership is current and who are
@@ -352,6 +375,15 @@ func (r *Registry) Answer(from peer.ID, req Request) Answer {
 }
 
 func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer {
+	if r.admit != nil {
+		if why := r.admit(req.Version); why != "" {
+			delete(r.members, from)
+			if from == r.first {
+				r.first = ""
+			}
+			return Answer{Outdated: why}
+		}
+	}
 	if req.Member {
 		r.members[from] = &Member{ID: from, Zones: req.Zones, Coord: req.Coord, CoordError: req.CoordError, Samples: req.Samples,
 			Capacity: req.Capacity, Seen: now}

@@ -76,6 +76,9 @@ type Request struct {
 	// Addrs are the IP addresses the crawler resolved the task's host
 	// to (claims): the manager counts the host's leases against them.
 	Addrs []string `json:"addrs,omitempty"`
+	// Version is the crawler's release (claims), which the manager holds
+	// against its minimum.
+	Version string `json:"version,omitempty"`
 }
 
 // Answer is the manager's reply.
@@ -91,6 +94,10 @@ type Answer struct {
 	// otherwise a refusal is final.
 	Held  bool   `json:"held,omitempty"`
 	Error string `json:"error,omitempty"`
+	// Outdated, on a refused claim, says that the crawler's version is
+	// older than the network's minimum and how to update; the crawler
+	// takes no task until it is updated.
+	Outdated string `json:"outdated,omitempty"`
 }
 
 // Validate checks what a decoder cannot.
@@ -102,6 +109,8 @@ func (r *Request) Validate() error {
 		return fmt.Errorf("%w: task ID must be 1 to 128 bytes", ErrMalformed)
 	case r.Op == Claim && len(r.Task) == 0:
 		return fmt.Errorf("%w: a claim carries the signed task", ErrMalformed)
+	case len(r.Version) > 64:
+		return fmt.Errorf("%w: version of %d bytes", ErrMalformed, len(r.Version))
 	case len(r.BotKey) > 64:
 		return fmt.Errorf("%w: bot key of %d bytes", ErrMalformed, len(r.BotKey))
 	case r.Pages < 0:

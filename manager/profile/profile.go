@@ -28,6 +28,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/internal/jsontext"
+	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
@@ -72,6 +73,11 @@ type Profile struct {
 	// name it in the Signature-Agent header, and the manager certifies
 	// their signing keys there.
 	SignatureAgent string `json:"signature_agent,omitempty"`
+	// MinClientVersion, when set, is the oldest client release (X.Y.Z)
+	// the network gives tasks to, so that a volunteer learns before
+	// joining that they must update. The manager's refusal of older
+	// clients' claims is what enforces it.
+	MinClientVersion string `json:"min_client_version,omitempty"`
 }
 
 // New returns the profile of a manager with key pub listening on addrs
@@ -147,6 +153,11 @@ func (p *Profile) Validate() error {
 		u, err := url.Parse(a)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || len(a) > 256 {
 			return fmt.Errorf("%w: signature agent %q is not an http(s) origin", ErrInvalid, a)
+		}
+	}
+	if v := p.MinClientVersion; v != "" {
+		if _, err := semver.Parse(v); err != nil {
+			return fmt.Errorf("%w: minimum client version: %v", ErrInvalid, err)
 		}
 	}
 	for _, a := range p.Bootstrap {

@@ -58,6 +58,19 @@ func TestBoundsRoundTrip(t *testing.T) {
 	}
 }
 
+func TestMinClientVersionRoundTrip(t *testing.T) {
+	p, _ := newProfile(t)
+	p.MinClientVersion = "0.3.0"
+	b, err := p.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(b)
+	if err != nil || got.MinClientVersion != "0.3.0" {
+		t.Fatalf("minimum client version read back as %q, %v", got.MinClientVersion, err)
+	}
+}
+
 func TestDecodeRefuses(t *testing.T) {
 	p, _ := newProfile(t)
 	other, _ := newProfile(t)
@@ -84,6 +97,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"bootstrap without peer", enc(func(q *Profile) { q.Bootstrap = []string{"/ip4/1.2.3.4/tcp/1"} })},
 		{"bootstrap not a multiaddr", enc(func(q *Profile) { q.Bootstrap = []string{"http://x/"} })},
 		{"trailing", enc(func(*Profile) {}) + "{}"},
+		{"minimum client version not a version", enc(func(q *Profile) { q.MinClientVersion = "1.2" })},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
