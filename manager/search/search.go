@@ -77,18 +77,20 @@ type Index struct {
 
 // Open opens the index at path (a directory), creating it when missing.
 // An index that does not open is renamed path.broken-TIME and a new one
-// made; moved says so.
+// made; moved says so. An index made while pages still went into the
+// catch-all field _all is kept as it is: it indexed title and text by name
+// too, so it answers the same queries, at the cost of its extra field.
 func Open(path string) (x *Index, moved string, err error) {
-	idx, err := bleve.Open(path)
+	idx, err := bleve.OpenUsing(path, scorchConfig())
 	switch {
 	case errors.Is(err, bleve.ErrorIndexPathDoesNotExist):
-		idx, err = bleve.New(path, pageMapping())
+		idx, err = newIndex(path)
 	case err != nil:
 		moved = fmt.Sprintf("%s.broken-%s", path, time.Now().UTC().Format("20060102T150405"))
 		if rerr := os.Rename(path, moved); rerr != nil {
 			return nil, "", fmt.Errorf("search index %s does not open (%w) and cannot be moved aside: %w", path, err, rerr)
 		}
-		idx, err = bleve.New(path, pageMapping())
+		idx, err = newIndex(path)
 	}
 	if err != nil {
 		return nil, moved, fmt.Errorf("search index %s: %w", path, err)
@@ -96,16 +98,46 @@ func Open(path string) (x *Index, moved string, err error) {
 	return &Index{idx: idx, path: path}, moved, nil
 }
 
+func newIndex(path string) (bleve.Index, error) {
+	return bleve.NewUsing(path, pageMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, scorchConfig())
+}
+
+// scorchConfig bounds what the index's background work holds: merged
+// segments grow to at most mergeMaxDocs pages and a merge takes at most
+// four of them, so that a merge maps and rewrites megabytes of segments,
+// not the whole index; one persister works at a time. Options are read
+// at every open, so they apply to indexes made before them as well.
+func scorchConfig() map[string]any {
+	return map[string]any{
+		"scorchPersisterOptions": map[string]any{
+			"NumPersisterWorkers": 1,
+		},
+		"scorchMergePlanOptions": map[string]any{
+			"MaxSegmentSize":       mergeMaxDocs,
+			"SegmentsPerMergeTask": 4,
+		},
+	}
+}
+
+// mergeMaxDocs is the most pages a merged segment holds.
+const mergeMaxDocs = 200
+
 // pageMapping indexes title and text with the English analyser (stemming,
-// stop words) and keeps the fields a hit shows.
+// stop words) and keeps the fields a hit shows. No field goes into the
+// catch-all field _all: queries name title and text (see parse), and _all
+// would index each page's text twice.
 func pageMapping() mapping.IndexMapping {
 	text := bleve.NewTextFieldMapping()
 	text.Analyzer = en.AnalyzerName
 	text.Store = true
-	text.IncludeTermVectors = true // for snippets
+	text.IncludeTermVectors = true // for phrases and snippets
+	text.IncludeInAll = false
 	keyword := bleve.NewKeywordFieldMapping()
+	keyword.IncludeInAll = false
 	when := bleve.NewDateTimeFieldMapping()
+	when.IncludeInAll = false
 	page := bleve.NewDocumentMapping()
+	page.Dynamic = false
 	page.AddFieldMappingsAt("title", text)
 	page.AddFieldMappingsAt("text", text)
 	page.AddFieldMappingsAt("url", keyword)
@@ -114,6 +146,9 @@ func pageMapping() mapping.IndexMapping {
 	m := bleve.NewIndexMapping()
 	m.DefaultMapping = page
 	m.DefaultAnalyzer = en.AnalyzerName
+	m.IndexDynamic = false
+	m.StoreDynamic = false
+	m.DocValuesDynamic = false
 	return m
 }
 
@@ -157,8 +192,8 @@ func (x *Index) Search(q string, n int) (Results, error) {
 	case len(q) > MaxQuery:
 		return Results{}, fmt.Errorf("%w: %d bytes, at most %d", ErrBadQuery, len(q), MaxQuery)
 	}
-	qq := bleve.NewQueryStringQuery(q)
-	if _, err := qq.Parse(); err != nil {
+	qq, err := parse(q)
+	if err != nil {
 		return Results{}, fmt.Errorf("%w %q: %v", ErrBadQuery, q, err)
 	}
 	n = max(1, min(n, MaxResults))
