@@ -51,6 +51,40 @@ func TestSite(t *testing.T) {
 	}
 }
 
+// TestSiteSkipsAnAddressInUse holds the next site's host address on
+// another interface, as a test in another process does when packages run
+// side by side, and checks that Site takes the /30 after it: with the
+// address given twice, the older route won and the test's requests went
+// to the other process's site.
+func TestSiteSkipsAnAddressInUse(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	next := int(seq.Load()) + 1
+	held := fmt.Sprintf("198.51.100.%d", 4*next+1)
+	a, b := fmt.Sprintf("hcnlt%da", os.Getpid()%100000), fmt.Sprintf("hcnlt%db", os.Getpid()%100000)
+	if out, err := exec.Command("ip", "link", "add", a, "type", "veth", "peer", "name", b).CombinedOutput(); err != nil {
+		t.Skipf("no veth here: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "link", "del", a).Run() })
+	if out, err := exec.Command("ip", "addr", "add", held+"/30", "dev", a).CombinedOutput(); err != nil {
+		t.Fatalf("ip addr add: %v %s", err, out)
+	}
+	u := Site(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "mine") }))
+	if u == fmt.Sprintf("http://198.51.100.%d", 4*next+2) {
+		t.Fatalf("site at %s, whose host address %s another interface holds", u, held)
+	}
+	resp, err := http.Get(u + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "mine" {
+		t.Fatalf("GET %s = %q", u, body)
+	}
+}
+
 // TestNATLab builds a lab with one home behind each kind of NAT and
 // checks what the internet sees of each: the port-restricted NAT keeps a
 // LAN port's public port for every destination, the symmetric one gives
