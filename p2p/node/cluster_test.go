@@ -121,6 +121,9 @@ type cluster struct {
 	wrap func(*memQueue) Queue
 }
 
+// joinPatience is how long addAt asks again for a join that fails.
+const joinPatience = 20 * time.Second
+
 func newCluster(t *testing.T, cfg Config) *cluster {
 	k, _, err := crypto.GenerateEd25519Key(nil)
 	if err != nil {
@@ -181,19 +184,34 @@ func (c *cluster) newNode(ctx context.Context, p can.Point) (*Node, *memQueue) {
 }
 
 // addAt starts a peer that joins at point p.
+//
+// A join routed to a zone whose holder crashed fails until a neighbour
+// takes the peer for dead (Config.DeadAfter rounds) and its zone over;
+// a client then asks again, and so does addAt, with a fresh peer through
+// another entry, for up to joinPatience.
 func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	t := c.t
 	n, q := c.newNode(ctx, p)
-	h := n.h
-	m := &member{h: h, n: n, q: q, alive: true}
 	if live := c.live(); len(live) == 0 {
 		n.Start()
 	} else {
-		entry := live[c.rng.IntN(len(live))]
-		if err := n.Join(ctx, entry.h.AddrInfo()); err != nil {
-			t.Fatalf("join %d: %v", len(c.members), err)
+		deadline := time.Now().Add(joinPatience)
+		for {
+			entry := live[c.rng.IntN(len(live))]
+			err := n.Join(ctx, entry.h.AddrInfo())
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				t.Fatalf("join %d: %v", len(c.members), err)
+			}
+			t.Logf("join %d: %v; asking again", len(c.members), err)
+			n.h.Close()
+			time.Sleep(500 * time.Millisecond)
+			n, q = c.newNode(ctx, p)
 		}
 	}
+	m := &member{h: n.h, n: n, q: q, alive: true}
 	m.run()
 	t.Cleanup(m.stop)
 	c.members = append(c.members, m)

@@ -247,6 +247,15 @@ func octants(t *testing.T, cfg Config) (*cluster, *member, context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
+	// The octants heartbeat every 100 ms so that moves go fast, but a
+	// busy machine stalls a process for longer than three missed rounds:
+	// live peers were taken for dead, their zones taken over, and the
+	// zones overlapped where the test waited for them to tile
+	// (TestDriftsCounted, TestMoveLookupOffTheLoop beside a CPU hog).
+	// Unless a test sets it, a peer here is dead after 3 s of silence.
+	if cfg.DeadAfter == 0 {
+		cfg.DeadAfter = int(3 * time.Second / cfg.Heartbeat)
+	}
 	c := newCluster(t, cfg)
 	for _, x := range []float64{0.25, 0.75} {
 		for _, y := range []float64{0.25, 0.75} {
