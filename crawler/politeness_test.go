@@ -97,9 +97,9 @@ func TestSlowDownWithoutRetryAfter(t *testing.T) {
 	}
 }
 
-// TestDelayFactor: a host slow to answer is asked less often: the wait
-// grows to DelayFactor times its response time, and the result carries
-// it to the manager.
+// TestDelayFactor: a host slow to answer is asked no faster than it
+// answers: the wait grows to DelayFactor times its response time, and
+// the result carries it to the manager.
 func TestDelayFactor(t *testing.T) {
 	const think = 200 * time.Millisecond
 	m := map[string]string{"/": html(links("/a")), "/a": html("<p>a</p>")}
@@ -112,8 +112,9 @@ func TestDelayFactor(t *testing.T) {
 	if len(hits) != 3 {
 		t.Fatalf("server saw %d requests, want 3", len(hits))
 	}
-	if gap := hits[2].At.Sub(hits[1].At); gap < DelayFactor*think {
-		t.Fatalf("requests %v apart, want at least %v (%d × the response time)", gap, DelayFactor*think, DelayFactor)
+	// The wait runs from the end of the slow answer to the next request.
+	if gap := hits[2].At.Sub(hits[1].At) - think; gap < DelayFactor*think {
+		t.Fatalf("next request %v after the answer, want at least %v (%d × the response time)", gap, DelayFactor*think, DelayFactor)
 	}
 	if time.Duration(res.HostWait) < DelayFactor*think {
 		t.Fatalf("result's host wait %v, want at least %v", time.Duration(res.HostWait), DelayFactor*think)
