@@ -29,14 +29,7 @@ func TestMinClientVersion(t *testing.T) {
 	}, func(i int, o *Options) { o.Version = versions[i] })
 	old, current := s.clients[0], s.clients[1]
 
-	status := func(c *Client) localapi.Status {
-		t.Helper()
-		st, err := c.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	status := func(c *Client) localapi.Status { return statusOf(ctx, t, c) }
 	waitFor(t, 60*time.Second, "the outdated client's status to say why", func() bool {
 		st := status(old)
 		return len(st.Reasons) > 0 && strings.Contains(st.Reasons[0], "0.3.0")
@@ -106,14 +99,7 @@ func TestMinClientVersionRaised(t *testing.T) {
 	s.m, s.cancelManager, s.managerDone = mgr, cancel, make(chan error, 1)
 	go func() { s.managerDone <- mgr.Serve(mctx) }()
 
-	status := func(c *Client) localapi.Status {
-		t.Helper()
-		st, err := c.Status(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	status := func(c *Client) localapi.Status { return statusOf(ctx, t, c) }
 	waitFor(t, 90*time.Second, "the outdated member to leave and say why", func() bool {
 		st := status(old)
 		return st.State == "paused" && len(st.Reasons) > 0 && strings.Contains(st.Reasons[0], "0.3.0") &&
@@ -132,4 +118,14 @@ func TestMinClientVersionRaised(t *testing.T) {
 	if st := status(current); st.Overlay == nil || !st.Overlay.Member {
 		t.Errorf("current member's overlay %+v, want a member", st.Overlay)
 	}
+}
+
+// statusOf is c's status, failing t when the client does not answer.
+func statusOf(ctx context.Context, t *testing.T, c *Client) localapi.Status {
+	t.Helper()
+	st, err := c.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
