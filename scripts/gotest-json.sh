@@ -2,7 +2,8 @@
 # gotest-json.sh RUNDIR: every package's tests, with the race detector, as
 # go test -json events on stdout, for gotestsum (scripts/test.sh).
 #
-# The packages run as two go test commands side by side:
+# The packages run as two go test commands side by side, then the
+# overlay's alone:
 #
 #   - the long ones, which spend minutes waiting on processes, swarms,
 #     politeness waits and timers rather than on the CPU, all at once
@@ -27,14 +28,19 @@ long=(
 	./installer
 	./app
 	./cmd/hivecrawl
-	./p2p/node
 )
+# The overlay's package runs last, alone: its peers keep their zones by
+# heartbeats within time windows (docs/overlay.md), which a machine
+# running the whole suite and a CPU hog starves past their limits (its
+# drift and churn tests failed there, and passed run alone beside the
+# hog). Certified zones (issue #42) are to replace those windows.
+last=(./p2p/node)
 mod=$(go list -m)
-declare -A is_long=()
-for p in "${long[@]}"; do is_long[$mod/${p#./}]=1; done
+declare -A is_listed=()
+for p in "${long[@]}" "${last[@]}"; do is_listed[$mod/${p#./}]=1; done
 rest=()
 for p in $(go list ./...); do
-	[ -z "${is_long[$p]:-}" ] && rest+=("$p")
+	[ -z "${is_listed[$p]:-}" ] && rest+=("$p")
 done
 
 events=$run/events.json
@@ -44,6 +50,7 @@ events=$run/events.json
 	go test -race -vet=all -count=1 -json -p 2 -timeout 10m "${rest[@]}" >>"$events" 2>>"$run/go-test.stderr" &
 	status=0
 	for job in $(jobs -p); do wait "$job" || status=1; done
+	go test -race -vet=all -count=1 -json -timeout 10m "${last[@]}" >>"$events" 2>>"$run/go-test.stderr" || status=1
 	exit $status
 ) &
 runner=$!
