@@ -123,6 +123,7 @@ type Storage struct {
 	log  *slog.Logger
 	idx  *index
 	sem  chan struct{}
+	busy inflight // uploads being received or stored
 
 	mu  sync.Mutex // guards rot and serialises the commit of uploads
 	rot *rotator
@@ -245,6 +246,12 @@ func (s *Storage) Close() error {
 	return s.closeError
 }
 
+// Idle waits until no upload is being received or stored, or ctx ends.
+// Results and receipts read after it returns, with no uploader left
+// running, include every upload storage began: what an operator's audit,
+// or a test comparing the books, needs.
+func (s *Storage) Idle(ctx context.Context) error { return s.busy.wait(ctx) }
+
 // Totals returns the storage module's sums.
 func (s *Storage) Totals() (Totals, error) { return s.idx.totals() }
 
@@ -261,6 +268,8 @@ func (s *Storage) Lookup(u string) (Entry, bool, error) { return s.idx.entry(u) 
 const DefaultBusyWait = 30 * time.Second
 
 func (s *Storage) handle(st network.Stream) {
+	s.busy.add(1)
+	defer s.busy.add(-1)
 	defer st.Close()
 	from := st.Conn().RemotePeer()
 	st.SetDeadline(time.Now().Add(s.opts.Timeout))
