@@ -85,6 +85,18 @@ func (m *Manager) ReadReceipts(ids []string) (map[string]task.Receipt, error) {
 	return storage.ReadReceipts(m.Dir(), key, ids)
 }
 
+// ReadContributors reads what the stopped manager's storage credited
+// each contributor. Read after the stop, it counts every upload storage
+// began: a status taken while it ran may miss one still being stored.
+func (m *Manager) ReadContributors() ([]storage.Contributor, error) {
+	a, err := storage.OpenAudit(m.Dir())
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	return a.Contributors()
+}
+
 // TilingError says why zones do not tile the CAN space exactly: the boxes
 // must not overlap and their volumes must add up to the volume of the box
 // they span together. Nil means they tile it.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/fixture"
-	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -243,7 +242,7 @@ func TestChurn(t *testing.T) {
 	}
 	t.Logf("tasks by state: %v, cancelled by reason: %v", rep.Tasks, rep.Cancelled)
 
-	checkCredits(t, s, st, peerOf)
+	checkCredits(t, s, peerOf)
 }
 
 // waitSettled waits until every client is a member of the overlay and
@@ -319,11 +318,15 @@ func overlayError(ctx context.Context, cs []*Client) error {
 // kept when it crashed or stopped (it keeps them at its next start),
 // equal what storage credited it; and all of it adds up to storage's sum.
 // peerOf names each client's peer.
-func checkCredits(t *testing.T, s *Swarm, st manager.Status, peerOf map[*Client]string) {
+func checkCredits(t *testing.T, s *Swarm, peerOf map[*Client]string) {
 	t.Helper()
+	contrib, err := s.Manager.ReadContributors()
+	if err != nil {
+		t.Fatal(err)
+	}
 	stored := map[string]float64{}
 	var storedSum float64
-	for _, c := range st.Contributors {
+	for _, c := range contrib {
 		stored[c.Peer] = c.Credits
 		storedSum += c.Credits
 	}
@@ -372,7 +375,7 @@ func checkCredits(t *testing.T, s *Swarm, st manager.Status, peerOf map[*Client]
 	if math.Abs(clientSum-storedSum) > 1e-6 {
 		t.Errorf("clients hold %.3f credits, storage accepted %.3f", clientSum, storedSum)
 	}
-	t.Logf("credits %.3f over %d contributors", storedSum, len(st.Contributors))
+	t.Logf("credits %.3f over %d contributors", storedSum, len(contrib))
 }
 
 // checkPolite checks what Hivecrawl promises every site, from the site's
