@@ -452,9 +452,9 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A result whose host changed before any spot-check fetched it is
-	// kept but not credited (no check could tell): the web's doing, not
-	// the peer's, and no mark against it.
+	// A result whose host changed before any spot-check fetched it earns
+	// nothing and is not served (no check could tell): the web's doing,
+	// not the peer's, and no mark against it.
 	untold := map[string]float64{}
 	for _, v := range verdicts {
 		switch {
@@ -466,7 +466,7 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 				t.Fatalf("receipt of %s: found %v, %v", v.Task, found, err)
 			}
 			untold[v.Peer] += r.Credits
-			t.Logf("result %s of %s kept, not credited: %s", v.Task, v.Peer, v.Reason)
+			t.Logf("result %s of %s untold: %s", v.Task, v.Peer, v.Reason)
 		}
 	}
 	granted := map[string]float64{}

@@ -69,12 +69,14 @@ type Totals struct {
 	Bytes      int64 `json:"bytes"`
 	// Checked counts results chosen for a spot-check, Unchecked those let
 	// through by their peer's record; Passed and Failed the verdicts;
-	// CheckFetches the pages checkers re-fetched; Quarantined the WARC
-	// records of failed results.
+	// Untold those no check could confirm or disprove; CheckFetches the
+	// pages checkers re-fetched; Quarantined the WARC records of failed
+	// and untold results.
 	Checked      int   `json:"checked,omitempty"`
 	Unchecked    int   `json:"unchecked,omitempty"`
 	Passed       int   `json:"passed,omitempty"`
 	Failed       int   `json:"failed,omitempty"`
+	Untold       int   `json:"untold,omitempty"`
 	CheckFetches int64 `json:"check_fetches,omitempty"`
 	Quarantined  int64 `json:"quarantined,omitempty"`
 	// RecordedPages counts pages of results whose peer already had a
@@ -394,9 +396,9 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 
 // settle applies verdict v on pending result c in one transaction: the
 // result's receipt and its checkers' are signed again as confirmed or
-// revoked, the peers' records and credit follow, an invalid result's pages
-// leave the index and its WARC records go into v.Records. It returns the
-// checked peer's failures so far.
+// revoked, the peers' records and credit follow, the pages of an invalid
+// or untold result leave the index and its WARC records go into
+// v.Records. It returns the checked peer's failures so far.
 func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.PubKey) (failures int, err error) {
 	valid := v.Verdict == VerdictValid
 	err = x.db.Update(func(tx kv.Tx) error {
@@ -460,7 +462,11 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 				return err
 			}
 		}
-		if !valid {
+		if !valid || v.Untold {
+			// Pages no check could confirm leave the index with those
+			// found false: a peer without a record could otherwise make up
+			// pages a checker cannot fetch, or that change on every fetch,
+			// and have them served for nothing.
 			var w written
 			if _, err := getJSON(tx.Bucket(bucketWritten), []byte(c.Task), &w); err != nil {
 				return err
@@ -490,9 +496,13 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 			return err
 		}
 		return x.addTotalsTx(tx, func(t *Totals) {
-			if valid {
+			switch {
+			case v.Untold:
+				t.Untold++
+				t.Quarantined += int64(len(v.Records))
+			case valid:
 				t.Passed++
-			} else {
+			default:
 				t.Failed++
 				t.Quarantined += int64(len(v.Records))
 			}

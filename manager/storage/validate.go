@@ -61,7 +61,10 @@ import (
 // invalid one's credit is revoked, its pages are dropped from the index and
 // its WARC records listed in QuarantineFile, and its peer's streak is
 // reset; a peer whose results failed Strikes times is reported to
-// Validation.OnInvalid (the manager withdraws its request-signing key).
+// Validation.OnInvalid (the manager withdraws its request-signing key). A
+// result no round could confirm or disprove (untold: its pages were not
+// fetchable, or changed before every check) earns nothing and leaves the
+// index as an invalid one does, without a mark against its peer.
 
 // Checker issues spot-check tasks; the manager implements it.
 type Checker interface {
@@ -250,8 +253,8 @@ var (
 )
 
 // QuarantineFile lists, in the WARC directory, the records of results that
-// failed validation, one "file offset task" line each: readers of the WARC
-// files skip them.
+// failed validation or that no spot-check could confirm, one "file offset
+// task" line each: readers of the WARC files skip them.
 const QuarantineFile = "QUARANTINE"
 
 // share returns the share of a peer's results of n pages to check.
@@ -588,7 +591,7 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 			reason = fmt.Sprintf("no spot-check disproved it (%d matched, %d could not tell)", match, done-match-mismatch)
 			if match == 0 {
 				untold = true
-				reason = fmt.Sprintf("no spot-check could tell (%d rounds): kept, not credited", done)
+				reason = fmt.Sprintf("no spot-check could tell (%d rounds): not credited, not served", done)
 			}
 		}
 	default:
@@ -605,10 +608,12 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 		return nil, err
 	}
 	s.log.Info("Result validated", "task", c.Task, "peer", c.Peer, "verdict", verdict, "reason", reason)
-	if verdict == VerdictInvalid {
+	if verdict == VerdictInvalid || untold {
 		if err := s.writeQuarantine(); err != nil {
 			s.log.Warn("Quarantine list not written", "err", err)
 		}
+	}
+	if verdict == VerdictInvalid {
 		if v.OnInvalid != nil {
 			v.OnInvalid(c.Peer, failures, failures >= v.Strikes)
 		}
@@ -633,7 +638,7 @@ func (s *Storage) writeQuarantine() error {
 		return err
 	}
 	var b strings.Builder
-	b.WriteString("# WARC records of results that failed validation: file offset task\n")
+	b.WriteString("# WARC records of results that failed validation or that no spot-check could confirm: file offset task\n")
 	for _, v := range vs {
 		for _, l := range v.Records {
 			fmt.Fprintf(&b, "%s %d %s\n", l.File, l.Offset, v.Task)

@@ -772,7 +772,8 @@ func TestOnePageOneCredit(t *testing.T) {
 // TestUntoldResultEarnsNothing: pages a checker cannot fetch (here 403 to
 // every checker) can neither be confirmed nor disproved. A cheater could
 // choose such pages and make them up, so a result no round could tell
-// about is kept but earns no credit and no standing.
+// about earns no credit and no standing, and its pages are not served:
+// they leave the index and their records are quarantined.
 func TestUntoldResultEarnsNothing(t *testing.T) {
 	r, c, failed := validatingRig(t, func() float64 { return 0 })
 	tk, env := r.issue(t, 1)
@@ -804,5 +805,20 @@ func TestUntoldResultEarnsNothing(t *testing.T) {
 	}
 	if rec.Valid != 0 || rec.Streak != 0 || rec.Invalid != 0 || len(*failed) != 0 {
 		t.Fatalf("peer record %+v, failures %v; want neither for nor against", rec, *failed)
+	}
+	for _, p := range madeUp("/members/") {
+		if e, ok, err := r.st.Lookup(p.URL); err != nil || ok {
+			t.Errorf("made-up page %s still served (%+v, %v)", p.URL, e, err)
+		}
+	}
+	if len(v.Records) == 0 {
+		t.Errorf("verdict %+v lists no WARC records to quarantine", v)
+	}
+	q, err := os.ReadFile(filepath.Join(WARCDir(r.dir), QuarantineFile))
+	if err != nil || !strings.Contains(string(q), tk.ID) {
+		t.Errorf("quarantine list %q (%v) does not name %s", q, err, tk.ID)
+	}
+	if tot, err := r.st.Totals(); err != nil || tot.Untold != 1 || tot.Passed != 0 {
+		t.Errorf("totals %+v, %v; want 1 untold, 0 passed", tot, err)
 	}
 }
