@@ -617,6 +617,11 @@ func (d *DB) Cancel(id string, epoch uint64, peer, reason string, now time.Time)
 	return l, ok, nil
 }
 
+// ReasonHandedBack is the reason of a task a leaving crawler handed back
+// because no neighbour could queue it (report.HandedBack): not a failure,
+// and its channel is due again at once.
+const ReasonHandedBack = "handed back"
+
 // endTx ends open task t in state (failed or cancelled) and counts it
 // against its channel's round.
 func endTx(chs, tb kv.Bucket, t Task, state, reason string, now time.Time) (Lost, error) {
@@ -632,7 +637,12 @@ func endTx(chs, tb kv.Bucket, t Task, state, reason string, now time.Time) (Lost
 	if t.Checks != "" {
 		return l, nil // a spot-check belongs to no round
 	}
-	c.Failures++
+	if reason == ReasonHandedBack {
+		// Nobody could keep the task: crawl the host again at once.
+		c.CrawlSoon = !c.Paused && !c.Removed()
+	} else {
+		c.Failures++
+	}
 	c.lastLost(reason, now)
 	if t.Round == c.Round && c.Pending > 0 {
 		c.Pending--
