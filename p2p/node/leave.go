@@ -329,7 +329,14 @@ func (n *Node) handleHandover(s network.Stream) {
 	n.mu.Lock()
 	n.stats.HandedIn += int64(tasks)
 	n.mu.Unlock()
-	c.Write(ctx, &wire.HandoverResponse{Accepted: true, Tasks: tasks, Declined: declined}, wire.MaxHandoverResponseSize)
+	// Tasks is told up to what one batch may carry, all a response may
+	// say: a larger count failed validation and the answer was never
+	// sent, so the leaving peer took the handover for refused although
+	// this peer held its zones and tasks.
+	resp := &wire.HandoverResponse{Accepted: true, Tasks: min(tasks, wire.MaxHandoverTasks), Declined: declined}
+	if err := c.Write(ctx, resp, wire.MaxHandoverResponseSize); err != nil {
+		n.log.Warn("Handover answer not sent", "from", from, "err", err)
+	}
 }
 
 // takeHandedZones adds a leaving neighbour's zones to ours. Only a

@@ -1,7 +1,9 @@
 package node
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
 // returningQueue is a memQueue that can give tasks back to the manager
@@ -42,13 +45,17 @@ func TestLeaveHandsBackWhatNoOneQueues(t *testing.T) {
 		// handover whole (it is leaving too).
 		heirCap int
 		refuse  bool
-		// wantHeir and wantBack are how many of the 3 tasks the heir
-		// queues and the manager gets back.
+		// tasks are the leaver's (default 3); wantHeir and wantBack how
+		// many of them the heir queues and the manager gets back.
+		tasks              int
 		wantHeir, wantBack int
 	}{
 		{name: "heir's queue full", heirCap: 1, wantHeir: 1, wantBack: 2},
 		{name: "heir's queue room for all", heirCap: 5, wantHeir: 3, wantBack: 0},
 		{name: "handover refused", heirCap: 5, refuse: true, wantHeir: 0, wantBack: 3},
+		// More tasks than one batch carries: the heir's count of them
+		// stays within what a response may say.
+		{name: "many tasks", tasks: wire.MaxHandoverTasks + 88, heirCap: wire.MaxHandoverTasks + 8, wantHeir: wire.MaxHandoverTasks + 8, wantBack: 80},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -71,7 +78,8 @@ func TestLeaveHandsBackWhatNoOneQueues(t *testing.T) {
 			b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
 			target := can.Point{0.75, 0.5, 0.5}
 			var ids []string
-			for _, id := range []string{"t1", "t2", "t3"} {
+			for i := range cmp.Or(tt.tasks, 3) {
+				id := fmt.Sprintf("t%04d", i+1)
 				if err := b.q.Enqueue(ctx, c.task(id, target), c.envelope(id, target)); err != nil {
 					t.Fatal(err)
 				}
