@@ -289,7 +289,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	if c.net != nil {
-		if err := c.net.attachNode(nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }}, cfg, c.opts.Network); err != nil {
+		if err := c.net.attachNode(nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }, handBack: c.net.HandBack}, cfg, c.opts.Network); err != nil {
 			c.Close()
 			return nil, err
 		}

@@ -165,6 +165,13 @@ func (nw *network) Expired(ctx context.Context, raw []byte) error {
 
 var _ taskmgr.Reporter = (*network)(nil)
 
+// HandBack gives a task no neighbour could queue at a leave back to the
+// manager, which issues its host again at once.
+func (nw *network) HandBack(ctx context.Context, raw []byte) error {
+	_, err := report.Send(ctx, nw.h, nw.manager, report.Report{Task: raw, Reason: report.HandedBack})
+	return err
+}
+
 // uploader returns the storage module's client for this network; lim
 // meters what it sends (the upload cap).
 func (nw *network) uploader(nickname string, lim crawler.Limiter) *storage.Uploader {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
@@ -22,14 +23,40 @@ type nodeQueue struct {
 	// paused, when set, reports whether crawling is paused (the
 	// governor): paused threads are not idle ones to share tasks with.
 	paused func() bool
+	// handBack, when set, gives one task back to the manager (Return).
+	handBack func(ctx context.Context, env []byte) error
 }
 
 var (
-	_ node.Queue   = nodeQueue{}
-	_ node.SeenSet = nodeQueue{}
-	_ node.Fuller  = nodeQueue{}
-	_ node.Sharer  = nodeQueue{}
+	_ node.Queue    = nodeQueue{}
+	_ node.SeenSet  = nodeQueue{}
+	_ node.Fuller   = nodeQueue{}
+	_ node.Sharer   = nodeQueue{}
+	_ node.Returner = nodeQueue{}
 )
+
+// returnWorkers bounds the tasks given back to the manager at once.
+const returnWorkers = 4
+
+// Return gives tasks a leave could not hand to a neighbour back to the
+// manager, which issues their hosts again at once.
+func (nq nodeQueue) Return(ctx context.Context, envs [][]byte) error {
+	if nq.handBack == nil {
+		return errors.New("no manager to give tasks back to")
+	}
+	errs := make([]error, len(envs))
+	sem := make(chan struct{}, returnWorkers)
+	var wg sync.WaitGroup
+	for i, e := range envs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			errs[i] = nq.handBack(ctx, e)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
 
 // Enqueue queues a task that arrived signed in env. A task already known
 // (a resubmission that raced a handover, say) is accepted again without

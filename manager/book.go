@@ -51,7 +51,11 @@ func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) 
 		return false, fmt.Errorf("refused: %w", err)
 	}
 	now := m.opts.Now()
-	l, ok, err := m.db.Cancel(t.ID, t.Lease.Epoch, from.String(), r.Reason, now)
+	reason := r.Reason
+	if reason == report.HandedBack {
+		reason = channels.ReasonHandedBack
+	}
+	l, ok, err := m.db.Cancel(t.ID, t.Lease.Epoch, from.String(), reason, now)
 	if err != nil || !ok {
 		return false, err
 	}
@@ -59,7 +63,9 @@ func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) 
 	m.metrics.cancelled.WithLabelValues(taskKind(l.Task), r.Reason).Inc()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {
+	if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone || r.Reason == report.HandedBack {
+		// A task handed back is no failure of its round: the channel
+		// is due again at once (channels.ReasonHandedBack).
 		return true, nil
 	}
 	if l.RoundOK {

@@ -110,7 +110,7 @@ func newMetrics(m *Manager) *metrics {
 		x.issued.WithLabelValues(k)
 		x.completed.WithLabelValues(k)
 		x.lost.WithLabelValues(k)
-		for _, r := range []string{report.Expired, report.Refused} {
+		for _, r := range []string{report.Expired, report.Refused, report.HandedBack} {
 			x.cancelled.WithLabelValues(k, r)
 		}
 	}

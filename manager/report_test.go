@@ -66,3 +66,42 @@ func TestCancellationReport(t *testing.T) {
 		t.Fatalf("second report answered %+v, %v; want acknowledged, not counted", a, err)
 	}
 }
+
+// TestHandedBackReissuedAtOnce: a task a leaving crawler hands back (no
+// neighbour could queue it) is no failure of its channel, and the very
+// next tick issues the host again, without waiting for its interval.
+func TestHandedBackReissuedAtOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	q, ph := onePeerOverlay(ctx, t, m)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tasks, envs := q.take()
+	if len(tasks) != 1 {
+		t.Fatalf("%d tasks issued, want 1", len(tasks))
+	}
+	a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: report.HandedBack})
+	if err != nil || !a.Counted {
+		t.Fatalf("report answered %+v, %v; want counted", a, err)
+	}
+	c, _ := m.db.Get(tasks[0].Channel)
+	if c.Failures != 0 || c.Pending != 0 {
+		t.Fatalf("after the hand-back: channel failures %d pending %d; want 0 and 0", c.Failures, c.Pending)
+	}
+	// The host's politeness wait after the crawler that handed the task
+	// back, and no more.
+	clk.add(time.Minute)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := q.take()
+	if len(again) != 1 || again[0].Channel != tasks[0].Channel || again[0].ID == tasks[0].ID {
+		t.Fatalf("the next tick issued %d tasks; want the handed-back host again under a new task", len(again))
+	}
+}

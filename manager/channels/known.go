@@ -107,10 +107,17 @@ func (c *Channel) validators(urls []string) []task.Validator {
 	return out
 }
 
+// revisits are the known pages a task revisited (listed as validators),
+// by URL digest; nil when the task's list was not recorded.
+type revisits map[task.Digest]bool
+
+// has reports whether the task revisited u.
+func (r revisits) has(u string) bool { return r[task.DigestString(u)] }
+
 // listedPages returns the known pages an encoded task revisits, nil when
 // the spec is gone or does not decode. It reads the validators' URLs
 // alone: the spec is the manager's own, checked when it was issued.
-func listedPages(spec []byte) map[string]bool {
+func listedPages(spec []byte) revisits {
 	if len(spec) == 0 {
 		return nil
 	}
@@ -122,9 +129,40 @@ func listedPages(spec []byte) map[string]bool {
 	if err := json.Unmarshal(spec, &t); err != nil {
 		return nil
 	}
-	out := make(map[string]bool, len(t.Validators))
+	out := make(revisits, len(t.Validators))
 	for _, v := range t.Validators {
-		out[v.URL] = true
+		out[task.DigestString(v.URL)] = true
+	}
+	return out
+}
+
+// listedDigests is listedPages as a list, for a task record that keeps
+// it once its spec is dropped (Task.Listed); nil when not recorded.
+func listedDigests(spec []byte) []task.Digest {
+	r := listedPages(spec)
+	if r == nil {
+		return nil
+	}
+	out := make([]task.Digest, 0, len(r))
+	for d := range r {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// revisited returns the pages task t revisited: from its spec while it
+// has one, else from the list kept when it was sent.
+func (t Task) revisited() revisits {
+	if r := listedPages(t.Spec); r != nil {
+		return r
+	}
+	if !t.ListedKept {
+		return nil
+	}
+	out := make(revisits, len(t.Listed))
+	for _, d := range t.Listed {
+		out[d] = true
 	}
 	return out
 }
@@ -193,7 +231,7 @@ func pageDir(raw string) string {
 //
 // When the task recorded the pages it revisited (listed), only those can
 // be missed: a page the plan left alone was not asked for.
-func (c *Channel) countMisses(fb Feedback, taskID string, round int, listed map[string]bool) {
+func (c *Channel) countMisses(fb Feedback, taskID string, round int, listed revisits) {
 	if round != c.Round || fb.Stopped != "" {
 		return
 	}
@@ -221,7 +259,7 @@ func (c *Channel) countMisses(fb Feedback, taskID string, round int, listed map[
 	var missed []string
 	scope := 0
 	for u := range c.Pages {
-		if !inScope(u) || (listed != nil && !listed[u]) {
+		if !inScope(u) || (listed != nil && !listed.has(u)) {
 			continue
 		}
 		scope++

@@ -43,6 +43,13 @@ type Task struct {
 	Spec []byte `json:"spec,omitempty"`
 	// Envelope is the signed task, kept until it was sent into the overlay.
 	Envelope []byte `json:"envelope,omitempty"`
+	// Listed are the URL digests of the known pages the task revisits
+	// (its validators), kept when Spec is dropped at sending, so that its
+	// result counts as missed only the pages it asked for, and a page
+	// the page plan left out keeps its validators. ListedKept tells an
+	// empty list from none recorded.
+	Listed     []task.Digest `json:"listed,omitempty"`
+	ListedKept bool          `json:"listed_kept,omitempty"`
 	// Host is the web host the task crawls: the lease is the host's.
 	Host string `json:"host,omitempty"`
 	// Epoch and StartBy are the lease granted when the task was signed
@@ -231,7 +238,13 @@ func (d *DB) Task(id string) (Task, error) {
 // MarkSent records that task id reached the overlay, queued by peer owner,
 // and drops its kept envelope.
 func (d *DB) MarkSent(id, owner string) error {
-	err := d.updateTask(id, func(t *Task) { t.Sent, t.Owner, t.Envelope, t.Spec, t.Sending = true, owner, nil, nil, false })
+	err := d.updateTask(id, func(t *Task) {
+		if len(t.Spec) > 0 {
+			t.Listed = listedDigests(t.Spec)
+			t.ListedKept = t.Listed != nil
+		}
+		t.Sent, t.Owner, t.Envelope, t.Spec, t.Sending = true, owner, nil, nil, false
+	})
 	if err != nil {
 		return fmt.Errorf("mark task %s sent: %w", id, err)
 	}
@@ -315,9 +328,9 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 			return fmt.Errorf("%w: the lease is held by %q", ErrNotHolder, out.Task.Holder)
 		}
 		out.First = true
-		listed := listedPages(out.Task.Spec)
+		listed := out.Task.revisited()
 		out.Task.State, out.Task.Peer, out.Task.Finished = TaskDone, peer, now
-		out.Task.Envelope, out.Task.Spec = nil, nil
+		out.Task.Envelope, out.Task.Spec, out.Task.Listed, out.Task.ListedKept = nil, nil, nil, false
 		if err := putJSON(tb, []byte(id), &out.Task); err != nil {
 			return err
 		}
@@ -400,7 +413,7 @@ func continueTx(tb kv.Bucket, c *Channel, t Task, next *task.Task, now time.Time
 // apply folds the result of task id of the given round into the channel;
 // listed are the known pages the task revisited (nil: it was not
 // recorded), limit the page plan's.
-func (c *Channel) apply(fb Feedback, now time.Time, round int, id string, listed map[string]bool, limit int) {
+func (c *Channel) apply(fb Feedback, now time.Time, round int, id string, listed revisits, limit int) {
 	if c.Pages == nil {
 		c.Pages = make(map[string]Page)
 	}
@@ -617,10 +630,15 @@ func (d *DB) Cancel(id string, epoch uint64, peer, reason string, now time.Time)
 	return l, ok, nil
 }
 
+// ReasonHandedBack is the reason of a task a leaving crawler handed back
+// because no neighbour could queue it (report.HandedBack): not a failure,
+// and its channel is due again at once.
+const ReasonHandedBack = "handed back"
+
 // endTx ends open task t in state (failed or cancelled) and counts it
 // against its channel's round.
 func endTx(chs, tb kv.Bucket, t Task, state, reason string, now time.Time) (Lost, error) {
-	t.State, t.Reason, t.Finished, t.Envelope, t.Spec = state, reason, now, nil, nil
+	t.State, t.Reason, t.Finished, t.Envelope, t.Spec, t.Listed, t.ListedKept = state, reason, now, nil, nil, nil, false
 	if err := putJSON(tb, []byte(t.ID), &t); err != nil {
 		return Lost{}, err
 	}
@@ -632,7 +650,12 @@ func endTx(chs, tb kv.Bucket, t Task, state, reason string, now time.Time) (Lost
 	if t.Checks != "" {
 		return l, nil // a spot-check belongs to no round
 	}
-	c.Failures++
+	if reason == ReasonHandedBack {
+		// Nobody could keep the task: crawl the host again at once.
+		c.CrawlSoon = !c.Paused && !c.Removed()
+	} else {
+		c.Failures++
+	}
 	c.lastLost(reason, now)
 	if t.Round == c.Round && c.Pending > 0 {
 		c.Pending--
@@ -658,7 +681,7 @@ func (d *DB) Latest() (map[string]Task, error) {
 			if t.Checks != "" {
 				return nil
 			}
-			t.Envelope, t.Spec = nil, nil
+			t.Envelope, t.Spec, t.Listed = nil, nil, nil
 			if cur, ok := any[t.Channel]; !ok || later(t, cur) {
 				any[t.Channel] = t
 			}

@@ -35,6 +35,10 @@ const (
 	Expired = "expired"
 	// Refused: the crawler's queue was full.
 	Refused = "refused"
+	// HandedBack: the crawler is leaving and no neighbour could queue
+	// the task. Not a failure of the round: the manager issues the
+	// task's host again at once.
+	HandedBack = "handed back"
 )
 
 // Limits of the protocol.
@@ -66,7 +70,7 @@ func (r *Report) Validate() error {
 	if len(r.Task) == 0 {
 		return fmt.Errorf("%w: no task", ErrMalformed)
 	}
-	if r.Reason != Expired && r.Reason != Refused {
+	if r.Reason != Expired && r.Reason != Refused && r.Reason != HandedBack {
 		return fmt.Errorf("%w: unknown reason %q", ErrMalformed, r.Reason)
 	}
 	return nil

@@ -192,7 +192,7 @@ func New(opts Options) (*Storage, error) {
 	}
 	dir := WARCDir(opts.Dir)
 	ship := newShipper(dir, opts.Archive, opts.Logger, opts.RetryWait)
-	rot, err := newRotator(dir, opts.MaxFileSize, opts.Now, runTag(), ship.closed)
+	rot, err := newRotator(dir, opts.MaxFileSize, opts.Now, opts.Logger, runTag(), ship.closed)
 	if err != nil {
 		idx.Close()
 		return nil, err
@@ -328,7 +328,7 @@ func (s *Storage) readHeader(br *bufio.Reader, from peer.ID) (*Header, *task.Tas
 		_, err = s.mayUpload(t, from.String())
 	}
 	if err != nil {
-		return nil, nil, &Response{Error: err.Error(), Final: errors.Is(err, errRefused)}
+		return nil, nil, &Response{Error: peerMessage(err), Final: errors.Is(err, errRefused)}
 	}
 	return h, t, nil
 }
@@ -392,7 +392,11 @@ func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h
 	}
 	resp, err := s.accept(ctx, from.String(), t, h, up)
 	if err != nil {
-		return &Response{Error: err.Error(), Final: errors.Is(err, errRefused)}
+		msg := peerMessage(err)
+		if msg != err.Error() {
+			s.log.Warn("Upload not stored", "task", t.ID, "peer", from, "err", err)
+		}
+		return &Response{Error: msg, Final: errors.Is(err, errRefused)}
 	}
 	return resp
 }

@@ -39,6 +39,9 @@ type memQueue struct {
 	late []string
 	// full is what Full reports.
 	full bool
+	// capacity, when set, is the most tasks Enqueue keeps; past it, it
+	// refuses with ErrQueueFull.
+	capacity int
 }
 
 // memQueue keeps no seen set: the node keeps one in memory (memSeen).
@@ -50,6 +53,9 @@ func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
 	if err := q.fail; err != nil {
 		q.fail = nil
 		return err
+	}
+	if q.capacity > 0 && len(q.tasks) >= q.capacity {
+		return fmt.Errorf("enqueue %s: %w", t.ID, ErrQueueFull)
 	}
 	if !t.Lease.Expires.IsZero() && !time.Now().Before(t.Lease.Expires) {
 		q.late = append(q.late, t.ID)

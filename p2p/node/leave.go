@@ -112,14 +112,17 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 		}
 	}
 	batches := batch(first, queued, running)
+	all := append(append([][]byte(nil), queued...), running...) // in the order sent
 	var errs []error
 	var heir peer.ID
+	var declined []uint32
 	for _, h := range heirs {
-		if err := n.handOver(ctx, h, batches); err != nil {
+		d, err := n.handOver(ctx, h, batches)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		heir = h
+		heir, declined = h, d
 		break
 	}
 	if heir == "" {
@@ -128,8 +131,16 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 			n.leaving = false
 			n.mu.Unlock()
 		}
-		return fmt.Errorf("leave: no neighbour took the zones: %w", errors.Join(errs...))
+		err := fmt.Errorf("leave: no neighbour took the zones: %w", errors.Join(errs...))
+		return errors.Join(err, n.giveBack(ctx, all))
 	}
+	var back [][]byte
+	for _, i := range declined {
+		if int(i) < len(all) {
+			back = append(back, all[i])
+		}
+	}
+	backErr := n.giveBack(ctx, back)
 	// The farewell names the heir with the zones it now holds, so a
 	// neighbour that loses the heir before hearing from it still knows
 	// which zones to take over.
@@ -153,6 +164,29 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 		}()
 	}
 	wg.Wait()
+	if backErr != nil {
+		return fmt.Errorf("leave: %w", backErr)
+	}
+	return nil
+}
+
+// giveBack gives tasks no neighbour queued back to the manager, when the
+// queue can (Returner); without it they wait for their deadline.
+func (n *Node) giveBack(ctx context.Context, envelopes [][]byte) error {
+	if len(envelopes) == 0 {
+		return nil
+	}
+	r, ok := n.queue.(Returner)
+	if !ok {
+		return fmt.Errorf("%d tasks not handed over; the manager issues them again after their deadline", len(envelopes))
+	}
+	if err := r.Return(ctx, envelopes); err != nil {
+		return fmt.Errorf("give %d tasks back to the manager: %w", len(envelopes), err)
+	}
+	n.mu.Lock()
+	n.stats.GivenBack += int64(len(envelopes))
+	n.mu.Unlock()
+	n.log.Info("Tasks no neighbour could queue given back to the manager", "count", len(envelopes))
 	return nil
 }
 
@@ -206,30 +240,32 @@ func batch(first *wire.Handover, queued, running [][]byte) []*wire.Handover {
 	return out
 }
 
-func (n *Node) handOver(ctx context.Context, to peer.ID, batches []*wire.Handover) error {
+// handOver sends the batches to heir to and returns the positions of
+// the tasks it took the zones but not the tasks of (its queue was full).
+func (n *Node) handOver(ctx context.Context, to peer.ID, batches []*wire.Handover) ([]uint32, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*wire.DefaultTimeout)
 	defer cancel()
 	s, err := n.h.NewStream(wire.AllowRelayed(ctx), to, wire.HandoverProtocol)
 	if err != nil {
-		return fmt.Errorf("hand over to %s: %w", to, err)
+		return nil, fmt.Errorf("hand over to %s: %w", to, err)
 	}
 	defer s.Close()
 	c := wire.NewConn(s, wire.MaxHandoverResponseSize)
 	for _, b := range batches[:len(batches)-1] {
 		if err := c.Write(ctx, b, wire.MaxHandoverSize); err != nil {
 			s.Reset()
-			return fmt.Errorf("hand over to %s: %w", to, err)
+			return nil, fmt.Errorf("hand over to %s: %w", to, err)
 		}
 	}
 	var resp wire.HandoverResponse
 	if err := c.Exchange(ctx, batches[len(batches)-1], wire.MaxHandoverSize, &resp); err != nil {
 		s.Reset()
-		return fmt.Errorf("hand over to %s: %w", to, err)
+		return nil, fmt.Errorf("hand over to %s: %w", to, err)
 	}
 	if !resp.Accepted {
-		return fmt.Errorf("hand over to %s: refused: %s", to, resp.Error)
+		return nil, fmt.Errorf("hand over to %s: refused: %s", to, resp.Error)
 	}
-	return nil
+	return resp.Declined, nil
 }
 
 func (n *Node) handleHandover(s network.Stream) {
@@ -239,6 +275,8 @@ func (n *Node) handleHandover(s network.Stream) {
 	defer cancel()
 	c := wire.NewConn(s, wire.MaxHandoverSize)
 	tasks := uint32(0)
+	var declined []uint32 // positions of the tasks not queued here
+	pos := uint32(0)
 	for first := true; ; first = false {
 		var m wire.Handover
 		if err := c.Read(ctx, &m); err != nil {
@@ -258,6 +296,8 @@ func (n *Node) handleHandover(s network.Stream) {
 		}
 		for _, set := range [][][]byte{m.Queued, m.Running} {
 			for _, e := range set {
+				at := pos
+				pos++
 				t, err := envelope.Open(e, n.cfg.Manager)
 				if err != nil {
 					n.mu.Lock()
@@ -270,7 +310,13 @@ func (n *Node) handleHandover(s network.Stream) {
 					continue // counted and logged
 				}
 				if err := n.queue.Enqueue(ctx, t, e); err != nil {
-					n.log.Warn("Handed-over task not queued", "task", t.ID, "err", err)
+					// Given back, the leaving peer passes it on. Should
+					// the manager send it again, it comes under the
+					// host's next lease: not refused as seen.
+					if len(declined) < wire.MaxDeclined {
+						declined = append(declined, at)
+					}
+					n.log.Info("Handed-over task not queued; given back", "task", t.ID, "from", from, "err", err)
 					continue
 				}
 				tasks++
@@ -283,7 +329,14 @@ func (n *Node) handleHandover(s network.Stream) {
 	n.mu.Lock()
 	n.stats.HandedIn += int64(tasks)
 	n.mu.Unlock()
-	c.Write(ctx, &wire.HandoverResponse{Accepted: true, Tasks: tasks}, wire.MaxHandoverResponseSize)
+	// Tasks is told up to what one batch may carry, all a response may
+	// say: a larger count failed validation and the answer was never
+	// sent, so the leaving peer took the handover for refused although
+	// this peer held its zones and tasks.
+	resp := &wire.HandoverResponse{Accepted: true, Tasks: min(tasks, wire.MaxHandoverTasks), Declined: declined}
+	if err := c.Write(ctx, resp, wire.MaxHandoverResponseSize); err != nil {
+		n.log.Warn("Handover answer not sent", "from", from, "err", err)
+	}
 }
 
 // takeHandedZones adds a leaving neighbour's zones to ours. Only a

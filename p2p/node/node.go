@@ -39,6 +39,14 @@ type Queue interface {
 	Drain(ctx context.Context) (queued, running [][]byte, err error)
 }
 
+// Returner is a Queue that can give tasks back to the manager that issued
+// them: those of a leave that no neighbour queued (the heir's queue was
+// full, or no neighbour took the zones). The manager issues their hosts
+// again at once instead of after their deadline.
+type Returner interface {
+	Return(ctx context.Context, envelopes [][]byte) error
+}
+
 // Fuller is a Queue that can tell it holds as many tasks as it may. The
 // node then refuses or balances an insert before recording it as seen, so
 // that the manager's next try of the task is not refused as a replay.
@@ -62,6 +70,7 @@ type Stats struct {
 	Replayed    int64 // seen here before (ErrSeen)
 	Takeovers   int64 // zones taken over from dead neighbours
 	HandedIn    int64 // tasks received in handovers
+	GivenBack   int64 // tasks of a leave given back to the manager (Returner)
 	// HandoversRefused counts handovers refused whole: the sender is not
 	// a neighbour handing over zones it holds, or we are leaving.
 	HandoversRefused int64

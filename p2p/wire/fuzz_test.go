@@ -85,7 +85,7 @@ func FuzzHandover(f *testing.F) {
 }
 
 func FuzzHandoverResponse(f *testing.F) {
-	fuzzDecode(f, MaxHandoverResponseSize, &HandoverResponse{Accepted: true, Tasks: 3}, &HandoverResponse{Error: "full"})
+	fuzzDecode(f, MaxHandoverResponseSize, &HandoverResponse{Accepted: true, Tasks: 3}, &HandoverResponse{Error: "full"}, &HandoverResponse{Accepted: true, Tasks: 1, Declined: []uint32{1, 2}})
 }
 
 func FuzzMeasureRequest(f *testing.F) {

@@ -34,6 +34,9 @@ const (
 	MaxEnvelopeSize = 1<<20 + 4<<10
 	// MaxHandoverTasks bounds the task envelopes in one handover batch.
 	MaxHandoverTasks = 512
+	// MaxDeclined bounds the tasks a handover response gives back as not
+	// queued (HandoverResponse.Declined).
+	MaxDeclined = 4096
 	// MaxErrorLen bounds an error string sent back to a peer.
 	MaxErrorLen = 1024
 	// MaxHostPortLen bounds a "host:port" to measure.
@@ -61,7 +64,7 @@ const (
 	MaxInsertSize           = MaxEnvelopeSize + 1<<10
 	MaxInsertResponseSize   = 4 << 10
 	MaxHandoverSize         = 16 << 20
-	MaxHandoverResponseSize = 4 << 10
+	MaxHandoverResponseSize = 32 << 10
 	MaxLookupRequestSize    = 1 << 10
 	MaxLookupResponseSize   = 16 << 10
 	MaxMeasureRequestSize   = 1 << 10

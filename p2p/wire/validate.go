@@ -345,6 +345,9 @@ func (m *HandoverResponse) Validate() error {
 	if m.Tasks > MaxHandoverTasks {
 		return invalid("%d tasks exceeds %d", m.Tasks, MaxHandoverTasks)
 	}
+	if len(m.Declined) > MaxDeclined {
+		return invalid("%d declined tasks exceeds %d", len(m.Declined), MaxDeclined)
+	}
 	if m.Accepted == (m.Error != "") {
 		return invalid("handover response must be accepted or carry an error, not both or neither")
 	}

@@ -838,10 +838,14 @@ func (x *Handover) GetMore() bool {
 
 // HandoverResponse acknowledges a Handover batch.
 type HandoverResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Accepted      bool                   `protobuf:"varint,1,opt,name=accepted,proto3" json:"accepted,omitempty"`
-	Tasks         uint32                 `protobuf:"varint,2,opt,name=tasks,proto3" json:"tasks,omitempty"`
-	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Accepted bool                   `protobuf:"varint,1,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	Tasks    uint32                 `protobuf:"varint,2,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	Error    string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	// declined are the positions (from 0, queued before running, across
+	// the batches) of the tasks the heir could not queue (its queue was
+	// full): the leaving peer passes them on elsewhere.
+	Declined      []uint32 `protobuf:"varint,4,rep,packed,name=declined,proto3" json:"declined,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -895,6 +899,13 @@ func (x *HandoverResponse) GetError() string {
 		return x.Error
 	}
 	return ""
+}
+
+func (x *HandoverResponse) GetDeclined() []uint32 {
+	if x != nil {
+		return x.Declined
+	}
+	return nil
 }
 
 // MeasureRequest asks a peer to measure its HTTP RTT to a web host.
@@ -1090,11 +1101,12 @@ const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"neighbours\x18\x04 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
 	"neighbours\x12\x12\n" +
-	"\x04more\x18\x05 \x01(\bR\x04more\"Z\n" +
+	"\x04more\x18\x05 \x01(\bR\x04more\"v\n" +
 	"\x10HandoverResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x14\n" +
 	"\x05tasks\x18\x02 \x01(\rR\x05tasks\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"G\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12\x1a\n" +
+	"\bdeclined\x18\x04 \x03(\rR\bdeclined\"G\n" +
 	"\x0eMeasureRequest\x12\x1b\n" +
 	"\thost_port\x18\x01 \x01(\tR\bhostPort\x12\x18\n" +
 	"\asamples\x18\x02 \x01(\rR\asamples\"\x9b\x01\n" +

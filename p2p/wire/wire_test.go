@@ -102,6 +102,8 @@ func TestValidate(t *testing.T) {
 		{"handover too many tasks", &Handover{Queued: make([][]byte, MaxHandoverTasks+1)}, true},
 		{"handover response ok", &HandoverResponse{Accepted: true, Tasks: 2}, false},
 		{"handover response long error", &HandoverResponse{Error: strings.Repeat("x", MaxErrorLen+1)}, true},
+		{"handover response declined ok", &HandoverResponse{Accepted: true, Tasks: 1, Declined: []uint32{0, 2}}, false},
+		{"handover response too many declined", &HandoverResponse{Accepted: true, Declined: make([]uint32, MaxDeclined+1)}, true},
 		{"measure request ok", &MeasureRequest{HostPort: "example.com:443", Samples: 3}, false},
 		{"measure request ipv6", &MeasureRequest{HostPort: "[2001:db8::1]:80"}, false},
 		{"measure request no port", &MeasureRequest{HostPort: "example.com"}, true},
