@@ -143,7 +143,7 @@ func runManager(ctx context.Context, args []string) int {
 	}
 	opts := manager.Options{
 		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
-		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
+		Tick: o.tick, AllowLoopback: o.allowLoopback, AllowTestNets: o.allowTestNets, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
