@@ -203,7 +203,7 @@ type firstUpload struct {
 // uploads one page as its result under nickname.
 func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) firstUpload {
 	t.Helper()
-	out := run(t, bin, "join", profPath, "--home", client)
+	out := run(t, bin, "join", profPath, "--home", client, "--allow-loopback")
 	joined, err := profile.Read(filepath.Join(client, "config", profile.FileName))
 	if err != nil {
 		t.Fatalf("join stored no profile: %v (%s)", err, out)
