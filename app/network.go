@@ -82,6 +82,10 @@ type NetworkOptions struct {
 	allowLoopback bool
 	// allowTestNets likewise admits the documentation ranges.
 	allowTestNets bool
+	// refused, set by the client, is why the stored profile is under
+	// the politeness floor (internal/floor): the peer then dials none of
+	// its addresses and takes no part.
+	refused error
 }
 
 // network is the client's part in a Hivecrawl network: its libp2p host,
@@ -121,6 +125,11 @@ type network struct {
 	// updated program) brings it back.
 	outdated atomic.Pointer[string]
 	retired  atomic.Bool
+	// refused is why this client refuses the network (its policy is
+	// under the politeness floor, internal/floor); nil while it does not.
+	// The first reason stays. kick wakes serve to leave the overlay.
+	refused atomic.Pointer[string]
+	kick    chan struct{}
 }
 
 // errOutdated: the manager gives this client's version no task.
@@ -137,11 +146,15 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	if err != nil {
 		return nil, fmt.Errorf("network profile: %w", err)
 	}
+	boot := prof.Bootstrap
+	if opts.refused != nil {
+		boot = nil // not one dial to an address the floor refuses
+	}
 	h, err := host.New(ctx, host.Config{
 		ListenAddrs: opts.Listen,
 		KeyFile:     filepath.Join(dataDir, paths.PeerKeyName),
 		MaxConns:    overlayConns(cfg),
-		Bootstrap:   prof.Bootstrap,
+		Bootstrap:   boot,
 		NoDHT:       opts.NoDHT,
 		Logger:      log,
 	})
@@ -152,8 +165,41 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	if err != nil {
 		log.Warn("Remembered peers not read", "err", err)
 	}
+	nw := &network{prof: prof, manager: mid, key: key, h: h, log: log, book: book, version: opts.version, kick: make(chan struct{}, 1)}
+	if opts.refused != nil {
+		nw.retired.Store(true) // never joins: nothing to leave
+		nw.refuse(opts.refused)
+		return nw, nil
+	}
 	h.AddKnown(book.Peers())
-	return &network{prof: prof, manager: mid, key: key, h: h, log: log, book: book, version: opts.version}, nil
+	return nw, nil
+}
+
+// refuse records that this client refuses the network, why (err, from
+// internal/floor, in words for the volunteer), and wakes serve to leave
+// the overlay: the status shows the client paused with the reason until
+// the volunteer leaves the network or the operator fixes its policy and
+// the client restarts.
+func (nw *network) refuse(err error) {
+	why := err.Error() + ". Hivecrawl takes no task from this network: ask its operator to change it, or leave the network ('hivecrawl leave')"
+	if !nw.refused.CompareAndSwap(nil, &why) {
+		return
+	}
+	nw.log.Warn("The network's policy is under the politeness floor; taking no task from it", "reason", err)
+	select {
+	case nw.kick <- struct{}{}:
+	default:
+	}
+}
+
+// pauseReason is why the network gives this client nothing to do: its
+// refusal of the network's policy, or the manager's word that it is
+// outdated; "" when neither.
+func (nw *network) pauseReason() string {
+	if p := nw.refused.Load(); p != nil {
+		return *p
+	}
+	return nw.outdatedReason()
 }
 
 // Expired reports a task cancelled for waiting too long to the manager
@@ -265,12 +311,16 @@ func capacity(cfg config.Config) can.Capacity {
 func (nw *network) serve(ctx context.Context) error {
 	hb := make(chan error, 1)
 	go func() { hb <- nw.node.Serve(ctx) }()
-	if err := nw.h.Bootstrap(ctx); err != nil {
+	if nw.retired.Load() {
+		// Refused before it started: nothing to dial.
+	} else if err := nw.h.Bootstrap(ctx); err != nil {
 		nw.log.Info("Manager not reachable yet; retrying", "err", err)
 	}
 	for {
 		wait := entry.RenewEvery
 		switch {
+		case nw.refused.Load() != nil:
+			nw.retire("its policy is under the politeness floor")
 		case nw.retired.Load():
 			// Out of the overlay until restarted: nothing to ask.
 		case !nw.member.Load() || len(nw.node.Zones()) == 0:
@@ -289,7 +339,7 @@ func (nw *network) serve(ctx context.Context) error {
 				wait = retryJoin
 			}
 			if a.Outdated != "" {
-				nw.retire()
+				nw.retire("this version is older than the network's minimum")
 				continue
 			}
 			nw.remember(ctx)
@@ -298,6 +348,7 @@ func (nw *network) serve(ctx context.Context) error {
 		case <-ctx.Done():
 			<-hb
 			return nil
+		case <-nw.kick:
 		case <-time.After(wait):
 		}
 	}
@@ -375,19 +426,21 @@ func (nw *network) outdatedReason() string {
 	return ""
 }
 
-// retire leaves the overlay because the manager gives this client's
-// version no task: its zones and queued tasks go to neighbours, which
-// crawl them, rather than waiting here for claims the manager refuses.
-func (nw *network) retire() {
+// retire leaves the overlay for good (until a restart), because why:
+// the manager gives this client's version no task, or the client refuses
+// the network's policy. Its zones and queued tasks go to neighbours,
+// rather than waiting here for claims the manager refuses or crawls this
+// client will not make.
+func (nw *network) retire(why string) {
 	if nw.retired.Swap(true) {
 		return
 	}
 	nw.member.Store(false)
 	if err := nw.leave(); err != nil {
-		nw.log.Warn("Leaving the overlay as outdated failed", "err", err)
+		nw.log.Warn("Leaving the overlay failed", "reason", why, "err", err)
 		return
 	}
-	nw.log.Info("Left the overlay: this version is older than the network's minimum")
+	nw.log.Info("Left the overlay: " + why)
 }
 
 // adoptBounds hands the manager's trained bounds to the node once their

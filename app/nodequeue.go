@@ -22,6 +22,11 @@ type nodeQueue struct {
 	// paused, when set, reports whether crawling is paused (the
 	// governor): paused threads are not idle ones to share tasks with.
 	paused func() bool
+	// floor, when set (network mode), refuses tasks whose policy is
+	// under the politeness floor with a wait below minDelay, and the
+	// network with them.
+	floor    *network
+	minDelay time.Duration
 }
 
 var (
@@ -35,6 +40,12 @@ var (
 // (a resubmission that raced a handover, say) is accepted again without
 // a second copy.
 func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+	if nq.floor != nil {
+		if err := checkPolicy(t, nq.minDelay); err != nil {
+			nq.floor.refuse(err)
+			return fmt.Errorf("task %s refused: %w", t.ID, err)
+		}
+	}
 	err := nq.m.Submit(env, t)
 	switch {
 	case err == nil || errors.Is(err, queue.ErrDuplicate):
