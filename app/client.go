@@ -300,6 +300,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	if c.net != nil {
+		// Before attachNode registers the revocation handler that calls it.
+		c.net.endLeases = c.mgr.EndLeases
 		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }}
 		if c.mode == ModeNetwork {
 			nq.floor = c.net

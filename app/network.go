@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -125,11 +127,16 @@ type network struct {
 	// updated program) brings it back.
 	outdated atomic.Pointer[string]
 	retired  atomic.Bool
-	// refused is why this client refuses the network (its policy is
-	// under the politeness floor, internal/floor); nil while it does not.
-	// The first reason stays. kick wakes serve to leave the overlay.
+	// refused is why this client takes no task from the network (its
+	// policy is under the politeness floor, internal/floor, or the
+	// manager withdrew this client's request-signing key); nil while it
+	// takes them. The first reason stays. kick wakes serve to leave the
+	// overlay.
 	refused atomic.Pointer[string]
 	kick    chan struct{}
+	// endLeases, set by the client, ends every lease the task manager's
+	// running crawls hold (taskmgr.Manager.EndLeases).
+	endLeases func(error)
 }
 
 // errOutdated: the manager gives this client's version no task.
@@ -175,21 +182,44 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	return nw, nil
 }
 
-// refuse records that this client refuses the network, why (err, from
-// internal/floor, in words for the volunteer), and wakes serve to leave
-// the overlay: the status shows the client paused with the reason until
-// the volunteer leaves the network or the operator fixes its policy and
-// the client restarts.
+// refuse records that this client refuses the network because its
+// policy is under the politeness floor (err, from internal/floor, in
+// words for the volunteer).
 func (nw *network) refuse(err error) {
-	why := err.Error() + ". Hivecrawl takes no task from this network: ask its operator to change it, or leave the network ('hivecrawl leave')"
-	if !nw.refused.CompareAndSwap(nil, &why) {
-		return
+	if nw.stop(err.Error() + ". Hivecrawl takes no task from this network: ask its operator to change it, or leave the network ('hivecrawl leave')") {
+		nw.log.Warn("The network's policy is under the politeness floor; taking no task from it", "reason", err)
 	}
-	nw.log.Warn("The network's policy is under the politeness floor; taking no task from it", "reason", err)
+}
+
+// withdraw ends every lease this client holds, at once, because the
+// manager withdrew its request-signing key (reason is the operator's),
+// then takes no task any more: claims would be refused.
+func (nw *network) withdraw(reason string) {
+	why := "the network's operator withdrew this volunteer's request-signing key"
+	if reason != "" && !strings.Contains(why, reason) {
+		why += " (" + reason + ")"
+	}
+	if nw.endLeases != nil {
+		nw.endLeases(errors.New(why)) // first: not one request more
+	}
+	if nw.stop("Hivecrawl takes no task from this network any more: " + why + ". Ask its operator why, or leave the network ('hivecrawl leave')") {
+		nw.log.Warn("Request-signing key withdrawn by the manager; running crawls stopped, taking no task", "reason", reason)
+	}
+}
+
+// stop records why this client takes no task from the network (the
+// first reason stays; it reports whether why was the first) and wakes
+// serve to leave the overlay. The status shows the client paused with
+// the reason until it restarts.
+func (nw *network) stop(why string) bool {
+	if !nw.refused.CompareAndSwap(nil, &why) {
+		return false
+	}
 	select {
 	case nw.kick <- struct{}{}:
 	default:
 	}
+	return true
 }
 
 // pauseReason is why the network gives this client nothing to do: its
@@ -245,6 +275,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 	}
 	nw.node = n
 	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets})
+	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, func(r lease.Revocation) { nw.withdraw(r.Reason) }))
 	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
 		return node.WireCoordinate(n.Coordinate())
@@ -320,7 +351,7 @@ func (nw *network) serve(ctx context.Context) error {
 		wait := entry.RenewEvery
 		switch {
 		case nw.refused.Load() != nil:
-			nw.retire("its policy is under the politeness floor")
+			nw.retire(*nw.refused.Load())
 		case nw.retired.Load():
 			// Out of the overlay until restarted: nothing to ask.
 		case !nw.member.Load() || len(nw.node.Zones()) == 0:
