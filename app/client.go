@@ -22,6 +22,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/internal/floor"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -77,6 +79,11 @@ type Options struct {
 	// Threads, when set, overrides the configured number of task threads
 	// (CL) until the configuration changes.
 	Threads int
+	// DelayFloor is the least politeness wait a network's task may ask
+	// for; a network asking less is refused (internal/floor). 0 =
+	// floor.MinDelay, or no floor under AllowLoopback or AllowTestNets,
+	// whose fixtures are local. Tests of the floor itself set it.
+	DelayFloor time.Duration
 	// Grace bounds the shutdown wait for pages in flight. Default 5s.
 	Grace time.Duration
 	// Cheat, demo only, makes the client a dishonest volunteer that
@@ -265,9 +272,13 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	} else if opts.Cheat != "" {
 		return nil, errors.New("new client: cheating needs a network to cheat")
 	}
+	var runner taskmgr.Runner = cr
+	if c.mode == ModeNetwork {
+		runner = floorRunner{cr: cr, nw: c.net, min: delayFloor(opts)}
+	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
-		Runner:   cr,
+		Runner:   runner,
 		Uploader: up,
 		Receipts: &ledgerSink{l: c.ledger, now: opts.Now, manager: signer},
 		Reporter: reporter,
@@ -289,7 +300,14 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	if c.net != nil {
-		if err := c.net.attachNode(nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }, handBack: c.net.HandBack}, cfg, c.opts.Network); err != nil {
+		// Before attachNode registers the revocation handler that calls it.
+		c.net.endLeases = c.mgr.EndLeases
+		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }, handBack: c.net.HandBack}
+		if c.mode == ModeNetwork {
+			nq.floor = c.net
+			nq.minDelay = delayFloor(opts)
+		}
+		if err := c.net.attachNode(nq, cfg, c.opts.Network); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -350,6 +368,11 @@ func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Se
 		return fmt.Errorf("unknown client mode %q", c.mode)
 	}
 	nopts.allowLoopback, nopts.allowTestNets = c.opts.AllowLoopback, c.opts.AllowTestNets
+	if c.mode == ModeNetwork {
+		// Checked at every start, not only by join: the file may have
+		// been written by hand or by an older join.
+		nopts.refused = floor.Bootstrap(prof.Bootstrap, netguard.Allowing(c.opts.AllowLoopback, c.opts.AllowTestNets))
+	}
 	nopts.version = c.opts.Version
 	c.opts.Network = nopts
 	c.net, err = newNetwork(ctx, prof, c.dirs.Data, cfg, nopts, c.log.With("part", "overlay"))

@@ -80,6 +80,11 @@ func (l networkLeaser) send(ctx context.Context, req lease.Request) (taskmgr.Gra
 		// The claim's refusal binds whatever the entry exchange said.
 		l.nw.noteOutdated(a.Outdated)
 	}
+	if a.Withdrawn != "" {
+		// Every lease is over, not only this one: the revocation that
+		// should have come first did not arrive.
+		l.nw.withdraw(a.Withdrawn)
+	}
 	switch {
 	case err == nil:
 		return taskmgr.Grant{Expires: a.Expires, RenewEvery: a.RenewEvery}, nil

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -82,6 +84,10 @@ type NetworkOptions struct {
 	allowLoopback bool
 	// allowTestNets likewise admits the documentation ranges.
 	allowTestNets bool
+	// refused, set by the client, is why the stored profile is under
+	// the politeness floor (internal/floor): the peer then dials none of
+	// its addresses and takes no part.
+	refused error
 }
 
 // network is the client's part in a Hivecrawl network: its libp2p host,
@@ -121,6 +127,16 @@ type network struct {
 	// updated program) brings it back.
 	outdated atomic.Pointer[string]
 	retired  atomic.Bool
+	// refused is why this client takes no task from the network (its
+	// policy is under the politeness floor, internal/floor, or the
+	// manager withdrew this client's request-signing key); nil while it
+	// takes them. The first reason stays. kick wakes serve to leave the
+	// overlay.
+	refused atomic.Pointer[string]
+	kick    chan struct{}
+	// endLeases, set by the client, ends every lease the task manager's
+	// running crawls hold (taskmgr.Manager.EndLeases).
+	endLeases func(error)
 }
 
 // errOutdated: the manager gives this client's version no task.
@@ -137,11 +153,15 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	if err != nil {
 		return nil, fmt.Errorf("network profile: %w", err)
 	}
+	boot := prof.Bootstrap
+	if opts.refused != nil {
+		boot = nil // not one dial to an address the floor refuses
+	}
 	h, err := host.New(ctx, host.Config{
 		ListenAddrs: opts.Listen,
 		KeyFile:     filepath.Join(dataDir, paths.PeerKeyName),
 		MaxConns:    overlayConns(cfg),
-		Bootstrap:   prof.Bootstrap,
+		Bootstrap:   boot,
 		NoDHT:       opts.NoDHT,
 		Logger:      log,
 	})
@@ -152,8 +172,64 @@ func newNetwork(ctx context.Context, prof *profile.Profile, dataDir string, cfg 
 	if err != nil {
 		log.Warn("Remembered peers not read", "err", err)
 	}
+	nw := &network{prof: prof, manager: mid, key: key, h: h, log: log, book: book, version: opts.version, kick: make(chan struct{}, 1)}
+	if opts.refused != nil {
+		nw.retired.Store(true) // never joins: nothing to leave
+		nw.refuse(opts.refused)
+		return nw, nil
+	}
 	h.AddKnown(book.Peers())
-	return &network{prof: prof, manager: mid, key: key, h: h, log: log, book: book, version: opts.version}, nil
+	return nw, nil
+}
+
+// refuse records that this client refuses the network because its
+// policy is under the politeness floor (err, from internal/floor, in
+// words for the volunteer).
+func (nw *network) refuse(err error) {
+	if nw.stop(err.Error() + ". Hivecrawl takes no task from this network: ask its operator to change it, or leave the network ('hivecrawl leave')") {
+		nw.log.Warn("The network's policy is under the politeness floor; taking no task from it", "reason", err)
+	}
+}
+
+// withdraw ends every lease this client holds, at once, because the
+// manager withdrew its request-signing key (reason is the operator's),
+// then takes no task any more: claims would be refused.
+func (nw *network) withdraw(reason string) {
+	why := "the network's operator withdrew this volunteer's request-signing key"
+	if reason != "" && !strings.Contains(why, reason) {
+		why += " (" + reason + ")"
+	}
+	if nw.endLeases != nil {
+		nw.endLeases(errors.New(why)) // first: not one request more
+	}
+	if nw.stop("Hivecrawl takes no task from this network any more: " + why + ". Ask its operator why, or leave the network ('hivecrawl leave')") {
+		nw.log.Warn("Request-signing key withdrawn by the manager; running crawls stopped, taking no task", "reason", reason)
+	}
+}
+
+// stop records why this client takes no task from the network (the
+// first reason stays; it reports whether why was the first) and wakes
+// serve to leave the overlay. The status shows the client paused with
+// the reason until it restarts.
+func (nw *network) stop(why string) bool {
+	if !nw.refused.CompareAndSwap(nil, &why) {
+		return false
+	}
+	select {
+	case nw.kick <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// pauseReason is why the network gives this client nothing to do: its
+// refusal of the network's policy, or the manager's word that it is
+// outdated; "" when neither.
+func (nw *network) pauseReason() string {
+	if p := nw.refused.Load(); p != nil {
+		return *p
+	}
+	return nw.outdatedReason()
 }
 
 // Expired reports a task cancelled for waiting too long to the manager
@@ -206,6 +282,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 	}
 	nw.node = n
 	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets})
+	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, func(r lease.Revocation) { nw.withdraw(r.Reason) }))
 	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
 		return node.WireCoordinate(n.Coordinate())
@@ -272,12 +349,16 @@ func capacity(cfg config.Config) can.Capacity {
 func (nw *network) serve(ctx context.Context) error {
 	hb := make(chan error, 1)
 	go func() { hb <- nw.node.Serve(ctx) }()
-	if err := nw.h.Bootstrap(ctx); err != nil {
+	if nw.retired.Load() {
+		// Refused before it started: nothing to dial.
+	} else if err := nw.h.Bootstrap(ctx); err != nil {
 		nw.log.Info("Manager not reachable yet; retrying", "err", err)
 	}
 	for {
 		wait := entry.RenewEvery
 		switch {
+		case nw.refused.Load() != nil:
+			nw.retire(*nw.refused.Load())
 		case nw.retired.Load():
 			// Out of the overlay until restarted: nothing to ask.
 		case !nw.member.Load() || len(nw.node.Zones()) == 0:
@@ -296,7 +377,7 @@ func (nw *network) serve(ctx context.Context) error {
 				wait = retryJoin
 			}
 			if a.Outdated != "" {
-				nw.retire()
+				nw.retire("this version is older than the network's minimum")
 				continue
 			}
 			nw.remember(ctx)
@@ -305,6 +386,7 @@ func (nw *network) serve(ctx context.Context) error {
 		case <-ctx.Done():
 			<-hb
 			return nil
+		case <-nw.kick:
 		case <-time.After(wait):
 		}
 	}
@@ -382,19 +464,21 @@ func (nw *network) outdatedReason() string {
 	return ""
 }
 
-// retire leaves the overlay because the manager gives this client's
-// version no task: its zones and queued tasks go to neighbours, which
-// crawl them, rather than waiting here for claims the manager refuses.
-func (nw *network) retire() {
+// retire leaves the overlay for good (until a restart), because why:
+// the manager gives this client's version no task, or the client refuses
+// the network's policy. Its zones and queued tasks go to neighbours,
+// rather than waiting here for claims the manager refuses or crawls this
+// client will not make.
+func (nw *network) retire(why string) {
 	if nw.retired.Swap(true) {
 		return
 	}
 	nw.member.Store(false)
 	if err := nw.leave(); err != nil {
-		nw.log.Warn("Leaving the overlay as outdated failed", "err", err)
+		nw.log.Warn("Leaving the overlay failed", "reason", why, "err", err)
 		return
 	}
-	nw.log.Info("Left the overlay: this version is older than the network's minimum")
+	nw.log.Info("Left the overlay: " + why)
 }
 
 // adoptBounds hands the manager's trained bounds to the node once their

@@ -25,6 +25,11 @@ type nodeQueue struct {
 	paused func() bool
 	// handBack, when set, gives one task back to the manager (Return).
 	handBack func(ctx context.Context, env []byte) error
+	// floor, when set (network mode), refuses tasks whose policy is
+	// under the politeness floor with a wait below minDelay, and the
+	// network with them.
+	floor    *network
+	minDelay time.Duration
 }
 
 var (
@@ -62,6 +67,12 @@ func (nq nodeQueue) Return(ctx context.Context, envs [][]byte) error {
 // (a resubmission that raced a handover, say) is accepted again without
 // a second copy.
 func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+	if nq.floor != nil {
+		if err := checkPolicy(t, nq.minDelay); err != nil {
+			nq.floor.refuse(err)
+			return fmt.Errorf("task %s refused: %w", t.ID, err)
+		}
+	}
 	err := nq.m.Submit(env, t)
 	switch {
 	case err == nil || errors.Is(err, queue.ErrDuplicate):

@@ -33,9 +33,10 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	}
 	if c.net != nil {
 		st.Overlay = c.net.status(c.mode)
-		if why := c.net.outdatedReason(); why != "" {
-			// No task comes until the program is updated: that is the
-			// state, whatever the governor allows, and its reason first.
+		if why := c.net.pauseReason(); why != "" {
+			// No task comes until the program is updated or the network
+			// keeps the politeness floor: that is the state, whatever the
+			// governor allows, and its reason first.
 			st.State = "paused"
 			st.Reasons = append([]string{"Paused: " + why}, st.Reasons...)
 		}

@@ -355,6 +355,12 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// Ended while waiting (a lease revoked, a shutdown): not one
+		// request more, whatever the waits above noticed.
+		release()
+		return nil, err
+	}
 	if prev, ok := r.schemes[req.URL.Host]; ok && prev != req.URL.Scheme {
 		r.f.close()
 	}

@@ -11,6 +11,12 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 )
 
+// withdrawnAnswer refuses a claim or renewal of a peer whose
+// request-signing key was withdrawn, and tells it every lease it holds
+// is over (the fallback of the revocation WithdrawKey sends).
+var withdrawnAnswer = lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn",
+	Withdrawn: "the network's operator withdrew this volunteer's request-signing key"}
+
 // decideLease answers a crawler's lease request (manager/lease). The
 // channel database decides and persists before the answer goes out.
 func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) lease.Answer {
@@ -28,7 +34,7 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		case got.ID != r.TaskID || got.Lease.Epoch != r.Epoch:
 			return lease.Answer{Error: "refused: the request does not match its signed task"}
 		case m.withdrawn(from):
-			return lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn"}
+			return withdrawnAnswer
 		}
 		if why := m.outdated(r.Version); why != "" {
 			m.log.Info("Lease refused to an outdated client", "task", r.TaskID, "peer", from, "version", r.Version)
@@ -43,7 +49,7 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		}
 	case lease.Renew:
 		if m.withdrawn(from) {
-			return lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn"}
+			return withdrawnAnswer
 		}
 		t, err = m.db.Renew(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
 	case lease.Release:

@@ -15,9 +15,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
-	manet "github.com/multiformats/go-multiaddr/net"
 
+	"github.com/hivecrawl/hivecrawl/internal/floor"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -118,6 +118,9 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	minVersion, err := opts.minClientVersion()
 	if err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	if err := opts.checkFloor(); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
@@ -288,7 +291,10 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 	if m.shared != nil {
 		addrs = append(addrs, m.shared.others()...)
 	}
-	addrs = append(profileAddrs(addrs, m.opts.AllowLoopback), m.opts.Bootstrap...)
+	addrs = append(profileAddrs(addrs, m.opts.allow(), m.log), m.opts.Bootstrap...)
+	if err := floor.Bootstrap(m.opts.Bootstrap, m.opts.allow()); err != nil {
+		return nil, fmt.Errorf("volunteers would refuse the network profile: %w; name public addresses with --bootstrap", err)
+	}
 	p, err := profile.New(m.opts.Name, m.key.GetPublic(), addrs)
 	if err != nil {
 		return nil, err
@@ -305,21 +311,20 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 	return p, profile.Write(m.ProfilePath(), p)
 }
 
-// profileAddrs leaves out loopback and unspecified addresses unless
-// allowLoopback is set or nothing else is left.
-func profileAddrs(addrs []string, allowLoopback bool) []string {
-	if allowLoopback {
-		return addrs
-	}
+// profileAddrs leaves out the addresses volunteers' clients refuse to
+// dial (internal/floor: loopback, private, link-local and other
+// special-purpose ranges, less what allow lets through) unless nothing
+// else is left: such a profile serves only tests and this machine, and
+// the operator is told so.
+func profileAddrs(addrs []string, allow netguard.Allow, log *slog.Logger) []string {
 	var out []string
 	for _, a := range addrs {
-		m, err := ma.NewMultiaddr(a)
-		if err != nil || manet.IsIPLoopback(m) || manet.IsIPUnspecified(m) {
-			continue
+		if floor.Bootstrap([]string{a}, allow) == nil {
+			out = append(out, a)
 		}
-		out = append(out, a)
 	}
 	if len(out) == 0 {
+		log.Warn("The network profile has no public address, and volunteers' clients refuse the private, loopback and link-local ones it has: listen on a public address or name one with --bootstrap", "addrs", addrs)
 		return addrs
 	}
 	return out

@@ -407,7 +407,7 @@ func onePeerOverlayWith(ctx context.Context, t *testing.T, m *Manager, q node.Qu
 // manager's own addresses in the profile; one that is no peer address
 // keeps the manager from starting.
 func TestProfileNamesOtherBootstrapPeers(t *testing.T) {
-	other := "/ip4/198.51.100.20/udp/4901/quic-v1/p2p/12D3KooWAu8ZGC15MrA4WzT4SPD8srs72JfH5FjEifhsJQjpiBba"
+	other := "/ip4/93.184.216.20/udp/4901/quic-v1/p2p/12D3KooWAu8ZGC15MrA4WzT4SPD8srs72JfH5FjEifhsJQjpiBba"
 	m := newManagerWith(t, t.TempDir(), &clock{t: time.Now().UTC()}, func(o *Options) { o.Bootstrap = []string{other} })
 	p, err := profile.Read(m.ProfilePath())
 	if err != nil {

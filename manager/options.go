@@ -71,6 +71,10 @@ type Options struct {
 	// a network on one machine; tests). Otherwise they are left out when
 	// others exist.
 	AllowLoopback bool `json:"allow_loopback,omitempty"`
+	// AllowTestNets treats the documentation ranges as public addresses
+	// (test only: the NAT lab, internal/netlab), in the profile and in
+	// the politeness floor's checks.
+	AllowTestNets bool `json:"allow_test_nets,omitempty"`
 	// Strategy is fixed, iir, icr or controller (DESIGN §9's controller,
 	// the best performer in the simulations). Default controller.
 	Strategy string `json:"strategy,omitempty"`
@@ -141,7 +145,8 @@ type Options struct {
 	Policy task.Policy `json:"policy,omitzero"`
 	// Delay is the operator's minimum politeness wait between requests
 	// to one host, signed into every task; crawlers may only wait longer.
-	// Default 1s.
+	// Default 1s; New refuses less than floor.MinDelay (1s) unless a
+	// test-only switch (AllowLoopback, AllowTestNets) is set.
 	Delay time.Duration `json:"delay,omitempty"`
 	// PerIP and PerDomain cap the leases running at once on hosts at one
 	// IP address and on hosts of one registrable domain, swarm-wide

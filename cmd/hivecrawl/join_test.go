@@ -103,7 +103,7 @@ func TestLeave(t *testing.T) {
 				home, _ = ctlClient(t)
 			}
 			var out, errb bytes.Buffer
-			if code := joinMain(ctx, []string{prof, "--home", home}, &out, &errb); code != 0 {
+			if code := joinMain(ctx, []string{prof, "--home", home, "--allow-loopback"}, &out, &errb); code != 0 {
 				t.Fatalf("join = %d: %s", code, errb.String())
 			}
 			dirs, err := paths.Resolve(home)
@@ -157,12 +157,63 @@ func TestJoinWarnsAnOutdatedClient(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out, errb bytes.Buffer
-			if code := joinMain(context.Background(), []string{path, "--home", t.TempDir()}, &out, &errb); code != 0 {
+			if code := joinMain(context.Background(), []string{path, "--home", t.TempDir(), "--allow-loopback"}, &out, &errb); code != 0 {
 				t.Fatalf("join = %d (stderr %q)", code, errb.String())
 			}
 			warned := strings.Contains(errb.String(), "update it first")
 			if warned != tc.warn || (tc.warn && !strings.Contains(errb.String(), "Hivecrawl 99.0.0 or newer, and this is "+version)) {
 				t.Fatalf("join with minimum %q said %q on stderr, want a warning: %v", tc.min, errb.String(), tc.warn)
+			}
+		})
+	}
+}
+
+// TestJoinRefusesPrivateBootstrapPeers: join stores no profile whose
+// bootstrap peers are on this machine or the volunteer's own network,
+// and says why; the test-only switch lets loopback through.
+func TestJoinRefusesPrivateBootstrapPeers(t *testing.T) {
+	k, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := peer.IDFromPrivateKey(k)
+	for _, tc := range []struct {
+		name, addr string
+		flags      []string
+		want       string // "" = joined
+	}{
+		{"loopback", "/ip4/127.0.0.1/tcp/4901", nil, "is on this machine (loopback)"},
+		{"a home router", "/ip4/192.168.1.1/tcp/80", nil, "is in a private network range"},
+		{"link-local", "/ip4/169.254.169.254/tcp/80", nil, "is link-local"},
+		{"private under the loopback switch", "/ip4/10.1.2.3/tcp/4901", []string{"--allow-loopback"}, "is in a private network range"},
+		{"loopback under the test switch", "/ip4/127.0.0.1/tcp/4901", []string{"--allow-loopback"}, ""},
+		{"public", "/ip4/93.184.216.34/tcp/4901", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := profile.New("net", k.GetPublic(), []string{tc.addr + "/p2p/" + id.String()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), profile.FileName)
+			if err := profile.Write(path, p); err != nil {
+				t.Fatal(err)
+			}
+			home := t.TempDir()
+			var out, errb bytes.Buffer
+			code := joinMain(context.Background(), append([]string{path, "--home", home}, tc.flags...), &out, &errb)
+			stored := filepath.Join(home, "config", profile.FileName)
+			_, serr := os.Stat(stored)
+			if tc.want == "" {
+				if code != 0 || serr != nil {
+					t.Fatalf("join = %d (stderr %q, stored: %v), want joined", code, errb.String(), serr)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(errb.String(), tc.want) || !strings.Contains(errb.String(), "Hivecrawl did not join") {
+				t.Fatalf("join = %d, said %q; want 1 and %q", code, errb.String(), tc.want)
+			}
+			if !os.IsNotExist(serr) {
+				t.Fatalf("a refused profile was stored (%v)", serr)
 			}
 		})
 	}

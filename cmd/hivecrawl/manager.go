@@ -14,6 +14,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/floor"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -143,7 +145,7 @@ func runManager(ctx context.Context, args []string) int {
 	}
 	opts := manager.Options{
 		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
-		Tick: o.tick, AllowLoopback: o.allowLoopback, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
+		Tick: o.tick, AllowLoopback: o.allowLoopback, AllowTestNets: o.allowTestNets, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
@@ -211,12 +213,16 @@ func importSeeds(m *manager.Manager, path string) error {
 
 // joinOptions are join's flags.
 type joinOptions struct {
-	home *string
+	home                         *string
+	allowLoopback, allowTestNets bool
 }
 
 func joinFlags(o *joinOptions) *flag.FlagSet {
 	fs := newFlagSet("join")
 	o.home = paths.Flag(fs)
+	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: accept a profile whose bootstrap peers are on this machine")
+	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: accept bootstrap peers at the IPv4 documentation ranges (the NAT lab, internal/netlab)")
+	hide(fs, "allow-loopback", "allow-test-nets")
 	return fs
 }
 
@@ -233,6 +239,10 @@ func joinMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	p, err := profile.Read(fs.Arg(0))
 	if err != nil {
 		fmt.Fprintln(stderr, "hivecrawl join:", joinProblem(fs.Arg(0), err))
+		return 1
+	}
+	if err := floor.Bootstrap(p.Bootstrap, netguard.Allowing(o.allowLoopback, o.allowTestNets)); err != nil {
+		fmt.Fprintf(stderr, "hivecrawl join: %s: %v. Hivecrawl did not join; ask the network's operator for a profile with public addresses.\n", fs.Arg(0), err)
 		return 1
 	}
 	dirs, err := paths.Resolve(*o.home)

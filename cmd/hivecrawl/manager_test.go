@@ -203,7 +203,7 @@ type firstUpload struct {
 // uploads one page as its result under nickname.
 func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) firstUpload {
 	t.Helper()
-	out := run(t, bin, "join", profPath, "--home", client)
+	out := run(t, bin, "join", profPath, "--home", client, "--allow-loopback")
 	joined, err := profile.Read(filepath.Join(client, "config", profile.FileName))
 	if err != nil {
 		t.Fatalf("join stored no profile: %v (%s)", err, out)
@@ -302,6 +302,52 @@ func TestManagerMalformedMinClientVersion(t *testing.T) {
 			want := fmt.Sprintf("hivecrawl manager: --min-client-version %q: ", bad)
 			if got := stderr.String(); !strings.HasPrefix(got, want) || !strings.Contains(got, "give a release such as "+version) {
 				t.Fatalf("stderr:\n%s\nwant it to start with %q and show a good version", got, want)
+			}
+		})
+	}
+}
+
+// TestManagerRefusesAPolicyUnderTheFloor: `hivecrawl manager --delay 1ms`
+// or with another crawler's User-Agent stops before it starts (exit
+// status 1), saying why its volunteers would refuse it and what to
+// choose, and writes no profile.
+func TestManagerRefusesAPolicyUnderTheFloor(t *testing.T) {
+	bin := buildBinary(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"a millisecond's wait", []string{"--delay", "1ms"},
+			[]string{"wait only 1ms between requests to one web site", "choose a politeness wait (--delay) of at least 1s"}},
+		{"Googlebot", []string{"--allow-loopback", "--user-agent", "Googlebot/2.1 (+http://www.google.com/bot.html)"},
+			[]string{`names the crawler "googlebot"`, "--user-agent"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			var stderr bytes.Buffer
+			cmd := exec.Command(bin, append([]string{"manager", "--home", home, "--listen", "/ip4/127.0.0.1/tcp/0"}, tc.args...)...)
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+				t.Fatalf("manager %v: %v, want exit status 1\n%s", tc.args, err, stderr.String())
+			}
+			got := stderr.String()
+			if !strings.HasPrefix(got, "hivecrawl manager: ") || !strings.Contains(got, "volunteers would refuse every task") {
+				t.Fatalf("stderr:\n%s\nwant the refusal", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("stderr:\n%s\nwant it to say %q", got, w)
+				}
+			}
+			dirs, err := paths.Resolve(home)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(managerDir(dirs), manager.ProfileFile)); !os.IsNotExist(err) {
+				t.Errorf("a profile was written (%v)", err)
 			}
 		})
 	}

@@ -84,8 +84,39 @@ func (m *Manager) claim(ctx, crawlCtx context.Context, r *queue.Record, th *thre
 	lctx, lcancel := context.WithCancelCause(crawlCtx)
 	h := &held{m: m, r: r, th: th, log: log, cancel: lcancel, stop: make(chan struct{}), done: make(chan struct{})}
 	h.extend(g)
+	m.mu.Lock()
+	if m.ended != nil {
+		lcancel(fmt.Errorf("%w: %w", errLeaseEnded, m.ended))
+	} else {
+		if m.leases == nil {
+			m.leases = make(map[string]*held)
+		}
+		m.leases[r.ID] = h
+	}
+	m.mu.Unlock()
 	go h.renew(ctx, g.RenewEvery)
 	return lctx, h, nil
+}
+
+// EndLeases ends every lease the running tasks hold, at once, because
+// of cause: each crawl's context ends, so it sends no request after
+// this returns (one already on the wire is cut off), and keeps what it
+// fetched as a result cut short, as when a renewal is refused. Leases
+// claimed later end as soon as they are granted. The client calls it
+// when the manager withdraws its request-signing key: waiting for each
+// task's next renewal would let it go on crawling for minutes, signing
+// requests with a key that sites no longer accept.
+func (m *Manager) EndLeases(cause error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ended == nil {
+		m.ended = cause
+	}
+	for id, h := range m.leases {
+		h.log.Warn("Lease ended by the manager; stopping the crawl", "cause", cause)
+		h.cancel(fmt.Errorf("%w: %w", errLeaseEnded, cause))
+		delete(m.leases, id)
+	}
 }
 
 // extend moves the stop time to g's expiry less the margin.
@@ -149,6 +180,11 @@ func (h *held) renew(ctx context.Context, period time.Duration) {
 // lease.
 func (h *held) end() {
 	h.ended.Do(func() {
+		h.m.mu.Lock()
+		if h.m.leases[h.r.ID] == h {
+			delete(h.m.leases, h.r.ID)
+		}
+		h.m.mu.Unlock()
 		close(h.stop)
 		<-h.done
 		h.mu.Lock()

@@ -197,3 +197,27 @@ func TestShutdownReleasesAfterStop(t *testing.T) {
 		t.Fatalf("released %v, want a.example once, after its crawl stopped", l.released)
 	}
 }
+
+// TestEndLeases: EndLeases ends the leases of every running crawl at once,
+// whatever their renewals say (every one is granted here), and a lease claimed
+// after it ends as soon as it is granted; what each crawl fetched is kept
+// as a result cut short, naming the cause.
+func TestEndLeases(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &fakeRunner{pages: 3, hold: make(chan struct{})} // never released: only the lease ends it
+	l := &fakeLeaser{hold: time.Hour, runner: r}
+	up := &fakeUploader{}
+	h := start(t, q, dir, Options{Runner: r, Uploader: up, Leaser: l, Threads: 2})
+	submitTasks(t, h.m, leased("a.example"), leased("b.example"))
+	eventually(t, "both crawls running", func() bool { return r.running() == 2 })
+	h.m.EndLeases(errors.New("key withdrawn"))
+	eventually(t, "both cut-short results delivered", allRecorded(t, q, 2))
+	submitTasks(t, h.m, leased("c.example"))
+	eventually(t, "the later task's result delivered", allRecorded(t, q, 3))
+	for id, rec := range states(t, q) {
+		if !strings.Contains(rec.Result.Stopped, "lease ended: key withdrawn") {
+			t.Errorf("%s stopped %q, want the cause named", id, rec.Result.Stopped)
+		}
+	}
+}

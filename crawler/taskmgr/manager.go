@@ -102,8 +102,13 @@ type Manager struct {
 	// notBefore holds tasks whose lease claim was not granted, by ID:
 	// when they may be tried again.
 	notBefore map[string]time.Time
-	threads   int
-	overload  int
+	// leases are the leases running tasks hold, by task ID; ended, once
+	// EndLeases was called, is why every lease is over, and ends each
+	// claimed after it at once.
+	leases   map[string]*held
+	ended    error
+	threads  int
+	overload int
 	// uploading counts upload goroutines.
 	uploading int
 	// handedOff are the tasks HandOff ended during this shutdown.

@@ -57,7 +57,11 @@ func (c *Client) join(ctx context.Context) error { return c.Join(ctx, c.s.Manage
 // Join stores the network profile at path as the client's (hivecrawl
 // join); it takes effect at the client's next start.
 func (c *Client) Join(ctx context.Context, path string) error {
-	_, err := c.s.run(ctx, "join", path, "--home", c.Home)
+	args := []string{"join", path, "--home", c.Home, "--allow-loopback"}
+	if c.s.lab != nil {
+		args[len(args)-1] = "--allow-test-nets"
+	}
+	_, err := c.s.run(ctx, args...)
 	return err
 }
 

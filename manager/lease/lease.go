@@ -98,6 +98,10 @@ type Answer struct {
 	// older than the network's minimum and how to update; the crawler
 	// takes no task until it is updated.
 	Outdated string `json:"outdated,omitempty"`
+	// Withdrawn, on a refusal, says that the crawler's request-signing
+	// key was withdrawn, and why: every lease it holds is over, not
+	// only this one (as after a Revocation).
+	Withdrawn string `json:"withdrawn,omitempty"`
 }
 
 // Validate checks what a decoder cannot.

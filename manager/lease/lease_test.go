@@ -65,3 +65,26 @@ func FuzzRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRevocation feeds the crawler's decoding of revocations arbitrary
+// bytes: it must refuse or accept, never panic, and what it accepts must
+// encode again.
+func FuzzRevocation(f *testing.F) {
+	var b bytes.Buffer
+	frame.Write(&b, Revocation{Reason: "2 results failed validation"}, MaxMessageSize)
+	f.Add(b.Bytes())
+	f.Add([]byte{0x02, '{', '}'})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var r Revocation
+		if err := frame.Read(bufio.NewReader(bytes.NewReader(in)), &r, MaxMessageSize); err != nil {
+			return
+		}
+		if r.Validate() != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := frame.Write(&out, r, MaxMessageSize); err != nil {
+			t.Fatalf("a valid revocation does not encode: %v", err)
+		}
+	})
+}
