@@ -533,7 +533,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	var (
-		fb         = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped, HostWait: time.Duration(h.Result.HostWait), HostRest: h.Result.HostRest, HostAddrs: h.Result.HostAddrs, Strike: h.Result.Strike}
+		fb         = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped, HostWait: time.Duration(h.Result.HostWait), HostRest: h.Result.HostRest, HostAddrs: h.Result.HostAddrs, Strike: h.Result.Strike, Refused: h.Result.Refused}
 		entries    = make(map[string]Entry, len(keys))
 		r          = task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: now}
 		unchang    int
