@@ -574,6 +574,9 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if err != nil {
 			return nil // text that does not decompress is not accepted
 		}
+		if p.Refused != "" {
+			text = "" // the site refused the crawl: kept as a page without text, wherever the text came from
+		}
 		if s.opts.Search != nil && text != "" {
 			found = append(found, i)
 		}
