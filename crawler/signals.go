@@ -27,7 +27,8 @@ import (
 
 // Bounds on what one robots.txt or header may make the crawler keep.
 const (
-	maxSignalRules = 256 // Content-Signal and Content-Usage rules kept from one robots.txt
+	maxSignalRules = 64  // Content-Signal and Content-Usage rules kept per group from one robots.txt
+	maxSignalPath  = 512 // bytes of a rule's path pattern; a longer rule is left out
 	maxPrefs       = 32  // categories kept from one statement
 	maxPrefKey     = 64  // bytes of a category name
 )
@@ -190,6 +191,9 @@ func parseSignalRule(kind, v string) (signalRule, bool) {
 		path, rest, _ := strings.Cut(v, " ")
 		if i := strings.IndexByte(path, '\t'); i >= 0 {
 			path, rest = path[:i], path[i+1:]+" "+rest
+		}
+		if len(path) > maxSignalPath {
+			return r, false // matching it against every link would cost more than it can say
 		}
 		r.pattern, v = robotsPath(path), rest
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/task"
@@ -102,6 +103,8 @@ func TestRobotsContentSignals(t *testing.T) {
 		{"a group ends at a signal line", "User-agent: otherbot\nContent-Signal: search=no\nUser-agent: *\nContent-Signal: search=yes\n", "/",
 			"", false, "search=y"},
 		{"no signals", "User-agent: *\nDisallow: /x\n", "/", "", false, ""},
+		{"a path too long to match is left out", "User-agent: *\nContent-Usage: /" + strings.Repeat("a", maxSignalPath) + " search=n\n",
+			"/" + strings.Repeat("a", maxSignalPath), "", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := robotsForStatus(200, []byte(tc.body), "hivecrawl")
