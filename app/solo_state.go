@@ -45,6 +45,8 @@ func failure(l *channels.LastCrawl) string {
 		return "its robots.txt could not be read (the server failed), so it is not crawled until it can be"
 	case strings.HasPrefix(l.Stopped, crawler.StoppedUnreachable+": "):
 		return "its server could not be reached (" + strings.TrimPrefix(l.Stopped, crawler.StoppedUnreachable+": ") + "); it is tried again at the next crawl"
+	case strings.HasPrefix(l.Stopped, crawler.StoppedRefused+": "):
+		return "its robots.txt refuses search (" + strings.TrimPrefix(l.Stopped, crawler.StoppedRefused+": ") + "), so it is not crawled; it is asked again after 24 hours"
 	case strings.HasPrefix(l.Stopped, "server asked to retry"):
 		return "the " + l.Stopped + "; it is tried again at the next crawl"
 	case l.Pages > 0:
@@ -72,6 +74,9 @@ func errorWords(errs map[string]int) string {
 
 // errorKindWords puts one crawler error kind (crawler.Kind) in words.
 func errorKindWords(kind string) string {
+	if kind == "http_402" {
+		return "the site asks payment to be crawled (HTTP 402)"
+	}
 	if code, ok := strings.CutPrefix(kind, "http_"); ok {
 		return "the server answered HTTP " + code
 	}
@@ -90,6 +95,8 @@ func errorKindWords(kind string) string {
 		return "the connection failed"
 	case "robots":
 		return "robots.txt forbids it"
+	case "refused":
+		return "the site's content signals refuse search"
 	case "body_too_large":
 		return "a page was too large"
 	case "redirect_loop", "too_many_redirects", "bad_redirect":

@@ -29,6 +29,9 @@ func TestChannelState(t *testing.T) {
 		{"retry later", channels.Channel{Last: &channels.LastCrawl{Pages: 2, Stopped: "server asked to retry after 1h0m0s"}}, localapi.StateFailing, "asked to retry after 1h0m0s"},
 		{"errors, most frequent first", channels.Channel{Last: &channels.LastCrawl{Errors: map[string]int{"dns": 1, "http_503": 3}}}, localapi.StateFailing, "HTTP 503 (3 times); the host name does not resolve"},
 		{"nothing allowed", channels.Channel{Last: &channels.LastCrawl{}}, localapi.StateFailing, "robots.txt disallows every seed"},
+		{"refused by content signals", channels.Channel{Last: &channels.LastCrawl{Stopped: "refused by content signals: robots.txt Content-Signal: search=n"}},
+			localapi.StateFailing, "robots.txt refuses search (robots.txt Content-Signal: search=n)"},
+		{"payment required", channels.Channel{Last: &channels.LastCrawl{Errors: map[string]int{"http_402": 1}}}, localapi.StateFailing, "asks payment to be crawled (HTTP 402)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

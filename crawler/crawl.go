@@ -51,6 +51,7 @@ type run struct {
 	skip       *task.Filter // known pages this crawl leaves alone; nil = none
 
 	token    string // product token robots.txt rules are matched against
+	purpose  string // what the crawl is for, read against content signals
 	maxPages int
 	requests int           // page URLs requested (max pages counts these)
 	delay    time.Duration // politeness wait; robots.txt Crawl-delay raises it
@@ -166,6 +167,7 @@ func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {
 		validators: make(map[string]task.Validator, len(t.Validators)),
 		skip:       t.Skip,
 		token:      pol.token,
+		purpose:    t.PurposeOf(),
 		maxPages:   pol.maxPages,
 		delay:      pol.delay,
 	}
@@ -477,7 +479,7 @@ func (r *run) discover(u *url.URL, depth int, parent task.Digest) error {
 	if len(s) > urls.MaxLength {
 		return nil
 	}
-	if rb, ok := r.robots[u.Scheme+"://"+u.Host]; ok && !rb.allowed(u) {
+	if rb, ok := r.robots[u.Scheme+"://"+u.Host]; ok && (!rb.allowed(u) || rb.refusal(u, r.purpose) != "") {
 		return nil
 	}
 	if r.skip != nil && r.skip.Has(task.DigestString(s)) {

@@ -36,6 +36,9 @@ var (
 	ErrBadRedirect = errors.New("bad redirect location")
 	// ErrRobotsDenied: robots.txt disallows the URL.
 	ErrRobotsDenied = errors.New("disallowed by robots.txt")
+	// ErrRefused: the site's content signals (robots.txt Content-Signal
+	// or Content-Usage) refuse the crawl's purpose for the URL.
+	ErrRefused = errors.New("refused by the site's content signals")
 	// ErrTrap: the URL looks like a crawler trap (a path segment repeated
 	// more than three times).
 	ErrTrap = errors.New("url trap")
@@ -54,6 +57,16 @@ func (e *StatusError) Error() string { return "http status " + strconv.Itoa(e.Co
 
 // Unwrap makes errors.Is(err, ErrHTTPStatus) true.
 func (e *StatusError) Unwrap() error { return ErrHTTPStatus }
+
+// refusedError is a redirect to a URL the site's content signals refuse
+// the crawl's purpose for; rule names the rule.
+type refusedError struct{ url, rule string }
+
+func (e *refusedError) Error() string {
+	return "redirect to " + e.url + ": " + ErrRefused.Error() + " (" + e.rule + ")"
+}
+
+func (e *refusedError) Unwrap() error { return ErrRefused }
 
 // Kind names the kind of a per-page error for task.Stats.Errors and
 // task.Page.Error: "timeout", "body_too_large", "http_503", "dns", ...
@@ -85,6 +98,8 @@ func Kind(err error) string {
 		return "url_trap"
 	case errors.Is(err, ErrRobotsDenied):
 		return "robots"
+	case errors.Is(err, ErrRefused):
+		return "refused"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.As(err, &dnsErr):
@@ -102,6 +117,12 @@ func Kind(err error) string {
 	}
 	return "network"
 }
+
+// StoppedRefused begins a result's Stopped when the site's robots.txt
+// refuses the crawl's purpose for the whole host, before any page:
+// "refused by content signals: robots.txt Content-Signal: search=n".
+// task.Result.Refused names the rule.
+const StoppedRefused = "refused by content signals"
 
 // StoppedUnreachable begins a result's Stopped when the run could not
 // reach its host at all, before any page: "unreachable: DNS lookup failed

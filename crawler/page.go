@@ -3,7 +3,9 @@ package crawler
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -44,11 +46,23 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 		}
 		return errStop
 	}
+	if why := hostRefusal(rb.signals, r.purpose); why != "" && r.sameSite(u) {
+		// The site refuses the purpose everywhere: nothing more is asked
+		// of it, and the manager leaves it alone as long as a robots.txt
+		// may be kept.
+		r.res.Stopped = StoppedRefused + ": " + why
+		r.res.Refused = why
+		return errStop
+	}
 	if err := r.readSitemaps(ctx, rb); err != nil {
 		return err
 	}
 	if !rb.allowed(u) {
 		r.log.Debug("Disallowed by robots.txt", "url", u.String())
+		return nil
+	}
+	if why := rb.refusal(u, r.purpose); why != "" {
+		r.log.Debug("Refused by content signals", "url", u.String(), "rule", why)
 		return nil
 	}
 	if skipped, err := r.skipListed(u, depth, parent); skipped || err != nil {
@@ -126,6 +140,10 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 	}
 	switch {
 	case err != nil:
+		var refused *refusedError
+		if errors.As(err, &refused) {
+			page.Refused = refused.rule
+		}
 		r.fail(page, err, page.Status)
 	case resp.Status == 304:
 		r.failures = 0
@@ -141,6 +159,12 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 		if err := r.process(ctx, page, final, resp, depth); err != nil {
 			return err
 		}
+	case resp.Status == http.StatusPaymentRequired:
+		// The site asks payment to be crawled: a refusal, not trouble.
+		// Not retried, no strike, nothing stored; the URL is in URLseen,
+		// so the task does not ask for it again.
+		page.Refused = "HTTP 402 Payment Required"
+		r.fail(page, &StatusError{Code: resp.Status}, resp.Status)
 	default:
 		r.fail(page, &StatusError{Code: resp.Status}, resp.Status)
 	}
@@ -235,6 +259,9 @@ func (r *run) follow(ctx context.Context, u *url.URL) (*url.URL, *response, erro
 		if !rb.allowed(next) {
 			return next, resp, fmt.Errorf("redirect to %s: %w", key, ErrRobotsDenied)
 		}
+		if why := rb.refusal(next, r.purpose); why != "" {
+			return next, resp, &refusedError{url: key, rule: why}
+		}
 		cur = next
 	}
 }
@@ -255,8 +282,16 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	page.LastModified = resp.Header.Get("Last-Modified")
 	page.Digest = task.DigestOf(resp.Body)
 	noindex, nofollow := robotsTag(resp.Header.Values("X-Robots-Tag"), r.token)
+	signals := append(r.robots[final.Scheme+"://"+final.Host].statements(final), headerSignals(resp.Header)...)
+	page.Signals = summary(signals)
+	// A page refused is recorded as a noindex page is: without text.
+	page.Refused = refusal(signals, r.purpose)
+	refused := page.Refused != ""
+	if refusal(signals, "bots") != "" {
+		nofollow = true // no automated processing at all: its links are not followed either
+	}
 	unchanged := r.known.Has(page.Digest) || r.knownBloom.Has(page.Digest)
-	wantText := !r.cfg.SkipText && !unchanged && !noindex
+	wantText := !r.cfg.SkipText && !unchanged && !noindex && !refused
 	if mark := processingMark(ctx); mark != nil {
 		// A mark that cannot be written costs only the crash count's
 		// precision; the page goes on.
@@ -281,7 +316,7 @@ func (r *run) process(ctx context.Context, page *task.Page, final *url.URL, resp
 	nofollow = nofollow || parsed.NoFollow
 	page.Title = parsed.Title
 	page.OutLinks = len(parsed.Links)
-	if err := r.useCanonical(ctx, page, final, parsed.Canonical, noindex); err != nil {
+	if err := r.useCanonical(ctx, page, final, parsed.Canonical, noindex || refused); err != nil {
 		return err
 	}
 	switch {

@@ -49,6 +49,9 @@ type robots struct {
 	// maxRobotsSitemaps; sitemapsRead is set once the run has read them.
 	sitemaps     []string
 	sitemapsRead bool
+	// signals are the file's Content-Signal and Content-Usage rules that
+	// apply to agent (signals.go).
+	signals []signalRule
 }
 
 // robotsForStatus returns the policy for a robots.txt answer (RFC 9309
@@ -57,7 +60,11 @@ type robots struct {
 func robotsForStatus(status int, body []byte, agent string) *robots {
 	switch {
 	case status >= 200 && status <= 299:
-		return parseRobots(body, agent)
+		r := parseRobots(body, agent)
+		// Read apart from the rules: a file grobotstxt cannot parse
+		// still says what its content may be used for.
+		r.signals = parseRobotsSignals(body, agent)
+		return r
 	case status == 429, status >= 500, status == 0:
 		return &robots{mode: robotsDisallowAll, agent: agent}
 	default:
@@ -106,6 +113,23 @@ func (r *robots) allowed(u *url.URL) (ok bool) {
 		}
 	}()
 	return grobotstxt.AgentAllowed(r.rules, r.agent, "http://h"+robotsPathOf(u))
+}
+
+// refusal returns the rule by which robots.txt refuses purpose for u,
+// "" when none does.
+func (r *robots) refusal(u *url.URL, purpose string) string {
+	if len(r.signals) == 0 {
+		return ""
+	}
+	return refusal(robotsStatements(r.signals, robotsPathOf(u)), purpose)
+}
+
+// statements returns the robots.txt signals that apply to u.
+func (r *robots) statements(u *url.URL) []statement {
+	if r == nil || len(r.signals) == 0 {
+		return nil
+	}
+	return robotsStatements(r.signals, robotsPathOf(u))
 }
 
 // productToken returns the part of a User-Agent robots.txt groups match

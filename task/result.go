@@ -37,6 +37,15 @@ type Page struct {
 	// NoIndex is set when the page asked not to be indexed; such a page
 	// carries no text.
 	NoIndex bool `json:"noindex,omitempty"`
+	// Refused names what refused the task's purpose for this page (its
+	// Content-Signal or Content-Usage header, robots.txt's rule, "HTTP
+	// 402"); such a page carries no text.
+	Refused string `json:"refused,omitempty"`
+	// Signals are the content signals that applied to the page, as
+	// "category=y" or "=n" in the site's own words ("ai-train=n,
+	// search=y"), at most MaxSignalsLen bytes; the storage module keeps
+	// them beside the text.
+	Signals string `json:"signals,omitempty"`
 	// Error names the kind of failure for a page that could not be fetched.
 	Error string `json:"error,omitempty"`
 	// Raw is the HTTP response body (its Content-Encoding undone), kept
@@ -53,6 +62,9 @@ type Page struct {
 	// ones; at most MaxHeaderBytes in all.
 	Header map[string][]string `json:"header,omitempty"`
 }
+
+// MaxSignalsLen bounds Page.Signals.
+const MaxSignalsLen = 256
 
 // Limits of a page's raw response (Page.Raw, Page.Header).
 const (
@@ -148,7 +160,17 @@ type Result struct {
 	// nothing did: the manager rests the host, longer at each strike in a
 	// row (docs/leases.md, "Back-off").
 	Strike string `json:"strike,omitempty"`
+	// Refused, when the site's content signals refuse the task's purpose
+	// for the whole host (robots.txt), names the rule ("robots.txt
+	// Content-Signal: search=no"); the crawl stopped before any page, and
+	// the manager leaves the host alone for RefusalRest. It is no strike.
+	Refused string `json:"refused,omitempty"`
 }
+
+// RefusalRest is how long a host whose robots.txt refuses a crawl's
+// purpose is left alone: the longest a robots.txt may be kept (RFC 9309
+// §2.4), so the host is asked again once its answer may have changed.
+const RefusalRest = 24 * time.Hour
 
 // Strikes (Result.Strike).
 const (

@@ -110,6 +110,26 @@ type Task struct {
 	// operator who asked for them sets it (`hivecrawl manager
 	// --store-raw`); clients older than the field refuse such tasks.
 	Raw bool `json:"raw,omitempty"`
+	// Purpose is what the channel is crawled for, read against the
+	// site's content signals (robots.txt and response headers): a page
+	// whose signals refuse it is not stored. Empty means PurposeSearch;
+	// a client refuses a task of a purpose it does not know.
+	Purpose string `json:"purpose,omitempty"`
+}
+
+// Purposes (Task.Purpose), named as content signal categories name them.
+const (
+	// PurposeSearch: building a search index and answering searches with
+	// links to the pages, the only purpose Hivecrawl crawls for today.
+	PurposeSearch = "search"
+)
+
+// PurposeOf returns t's purpose, PurposeSearch when it names none.
+func (t *Task) PurposeOf() string {
+	if t.Purpose == "" {
+		return PurposeSearch
+	}
+	return t.Purpose
 }
 
 // Lease is a crawler's right to work on one web host for a time. The
@@ -238,6 +258,8 @@ func (t *Task) Validate() error {
 		return fmt.Errorf("%w: negative page count", ErrInvalid)
 	case t.Delay < 0 || t.Interval < 0:
 		return fmt.Errorf("%w: negative duration", ErrInvalid)
+	case t.Purpose != "" && t.Purpose != PurposeSearch:
+		return fmt.Errorf("%w: purpose %q is not one this client knows (update it)", ErrInvalid, t.Purpose)
 	}
 	switch {
 	case len(t.Target) > MaxTargetDim:

@@ -28,22 +28,38 @@ func TestDecodeRoundTrip(t *testing.T) {
 
 func TestDecodeRejects(t *testing.T) {
 	for name, in := range map[string]string{
-		"empty":          ``,
-		"not json":       `hello`,
-		"unknown field":  `{"id":"a","seeds":["http://x/"],"evil":1}`,
-		"no seeds":       `{"id":"a"}`,
-		"no id":          `{"seeds":["http://x/"]}`,
-		"trailing":       `{"id":"a","seeds":["http://x/"]} {}`,
-		"negative depth": `{"id":"a","seeds":["http://x/"],"max_depth":-1}`,
-		"huge depth":     `{"id":"a","seeds":["http://x/"],"max_depth":1000}`,
-		"bad duration":   `{"id":"a","seeds":["http://x/"],"delay":"soon"}`,
-		"long seed":      `{"id":"a","seeds":["http://x/` + strings.Repeat("a", 3000) + `"]}`,
+		"empty":           ``,
+		"not json":        `hello`,
+		"unknown field":   `{"id":"a","seeds":["http://x/"],"evil":1}`,
+		"no seeds":        `{"id":"a"}`,
+		"no id":           `{"seeds":["http://x/"]}`,
+		"trailing":        `{"id":"a","seeds":["http://x/"]} {}`,
+		"negative depth":  `{"id":"a","seeds":["http://x/"],"max_depth":-1}`,
+		"huge depth":      `{"id":"a","seeds":["http://x/"],"max_depth":1000}`,
+		"bad duration":    `{"id":"a","seeds":["http://x/"],"delay":"soon"}`,
+		"long seed":       `{"id":"a","seeds":["http://x/` + strings.Repeat("a", 3000) + `"]}`,
+		"unknown purpose": `{"id":"a","seeds":["http://x/"],"purpose":"ai-train"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := Decode([]byte(in)); !errors.Is(err, ErrInvalid) {
 				t.Fatalf("Decode(%q) = %v, want ErrInvalid", in, err)
 			}
 		})
+	}
+}
+
+func TestPurpose(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"id":"a","seeds":["http://x/"]}`:                    PurposeSearch,
+		`{"id":"a","seeds":["http://x/"],"purpose":"search"}`: PurposeSearch,
+	} {
+		tk, err := Decode([]byte(in))
+		if err != nil {
+			t.Fatalf("Decode(%s): %v", in, err)
+		}
+		if got := tk.PurposeOf(); got != want {
+			t.Errorf("purpose of %s = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func samplePages(t testing.TB) []*task.Page {
 		{URL: "http://a.test/", Status: 200, FetchedAt: fetched, Digest: 0xdeadbeef, Title: "Home",
 			Text: zstdText(t, "Welcome home.\nSecond line."), Compression: "zstd", OutLinks: 4},
 		{URL: "http://a.test/raw", Status: 200, FetchedAt: fetched, Digest: 1, Title: "Raw",
-			Text: []byte("plain text")},
+			Text: []byte("plain text"), Signals: "ai-train=n, search=y"},
 		{URL: "http://a.test/same", Status: 200, FetchedAt: fetched, Digest: 2, Unchanged: true},
 		{URL: "http://a.test/gone", Status: 404, FetchedAt: fetched, Error: "http_404"},
 		{URL: "http://a.test/old", FinalURL: "http://a.test/new", Status: 200, FetchedAt: fetched, Digest: 3,
@@ -103,7 +103,7 @@ func TestJSONL(t *testing.T) {
 	}
 	want := []PageLine{
 		{Type: "page", URL: "http://a.test/", Status: 200, Digest: "deadbeef", Title: "Home", Text: "Welcome home.\nSecond line.", OutLinks: 4},
-		{Type: "page", URL: "http://a.test/raw", Status: 200, Digest: "00000001", Title: "Raw", Text: "plain text"},
+		{Type: "page", URL: "http://a.test/raw", Status: 200, Digest: "00000001", Title: "Raw", Text: "plain text", Signals: "ai-train=n, search=y"},
 		{Type: "page", URL: "http://a.test/same", Status: 200, Digest: "00000002", Unchanged: true},
 		{Type: "page", URL: "http://a.test/gone", Status: 404, Error: "http_404"},
 		{Type: "page", URL: "http://a.test/old", FinalURL: "http://a.test/new", Status: 200, Digest: "00000003",
@@ -223,16 +223,17 @@ func TestWARCWriter(t *testing.T) {
 			if !strings.Contains(info, "operator: test\r\n") || !strings.Contains(info, "software: hivecrawl") {
 				t.Errorf("warcinfo block %q", info)
 			}
-			want := []struct{ uri, text, title string }{
-				{"http://a.test/", "Welcome home.\nSecond line.", "Home"},
-				{"http://a.test/raw", "plain text", "Raw"},
-				{"http://a.test/new", "Grüße, 世界 \uFFFD", "Line break"},
+			want := []struct{ uri, text, title, signals string }{
+				{"http://a.test/", "Welcome home.\nSecond line.", "Home", ""},
+				{"http://a.test/raw", "plain text", "Raw", "ai-train=n, search=y"},
+				{"http://a.test/new", "Grüße, 世界 \uFFFD", "Line break", ""},
 			}
 			for k, w := range want {
 				rec := recs[k+1]
 				h := rec.WarcHeader()
 				if rec.Type() != gowarc.Conversion || h.Get(gowarc.WarcTargetURI) != w.uri ||
-					h.Get(gowarc.ContentType) != "text/plain; charset=utf-8" || h.Get(FieldTitle) != w.title {
+					h.Get(gowarc.ContentType) != "text/plain; charset=utf-8" || h.Get(FieldTitle) != w.title ||
+					h.Get(FieldSignals) != w.signals {
 					t.Errorf("record %d headers: %v", k+1, h)
 				}
 				if d, _ := h.GetTime(gowarc.WarcDate); !d.Equal(fetched) {
@@ -246,6 +247,27 @@ func TestWARCWriter(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWARCSkipsRefusedPages: a page whose content signals refused the
+// crawl is not written, even carrying text.
+func TestWARCSkipsRefusedPages(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWARCWriter(&buf, WARCOptions{Now: func() time.Time { return fetched }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &task.Page{URL: "http://a.test/no", Status: 200, FetchedAt: fetched, Digest: 7, Text: []byte("text"),
+		Refused: "Content-Usage header: search=n", Signals: "search=n"}
+	if err := w.Page(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if w.Records() != 1 {
+		t.Fatalf("%d records, want the warcinfo only", w.Records())
 	}
 }
 

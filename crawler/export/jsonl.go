@@ -25,6 +25,10 @@ type PageLine struct {
 	Unchanged bool      `json:"unchanged,omitempty"`
 	NoIndex   bool      `json:"noindex,omitempty"`
 	Error     string    `json:"error,omitempty"`
+	// Refused and Signals are the page's content signals
+	// (task.Page.Refused and Signals).
+	Refused string `json:"refused,omitempty"`
+	Signals string `json:"signals,omitempty"`
 
 	// DuplicateOf is the canonical URL of a page recorded as its
 	// duplicate (task.Page.DuplicateOf).
@@ -71,6 +75,8 @@ func (j *JSONL) Page(p *task.Page) error {
 		Unchanged: p.Unchanged,
 		NoIndex:   p.NoIndex,
 		Error:     p.Error,
+		Refused:   p.Refused,
+		Signals:   p.Signals,
 
 		DuplicateOf: p.DuplicateOf,
 	}

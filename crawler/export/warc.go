@@ -23,6 +23,9 @@ const (
 	FieldTitle  = "Hivecrawl-Title"  // the page's title
 	FieldDigest = "Hivecrawl-Digest" // task.Digest of the page body, 8 hex digits
 	FieldStatus = "Hivecrawl-Status" // HTTP status of the fetch
+	// FieldSignals holds the content signals that applied to the page
+	// (task.Page.Signals): "ai-train=n, search=y".
+	FieldSignals = "Hivecrawl-Content-Signals"
 )
 
 // WARCOptions configure a WARCWriter. Zero values take the defaults noted.
@@ -135,7 +138,9 @@ func NewWARCWriter(w io.Writer, opts WARCOptions) (*WARCWriter, error) {
 }
 
 // Page writes p as a conversion record. Pages without text (unchanged,
-// noindex, failed) are skipped. It makes *WARCWriter a crawler.Sink.
+// noindex, failed) are skipped, and so are pages whose content signals
+// refused the crawl (task.Page.Refused), whatever they carry. It makes
+// *WARCWriter a crawler.Sink.
 func (w *WARCWriter) Page(p *task.Page) error {
 	if w.closed {
 		return ErrClosed
@@ -144,7 +149,7 @@ func (w *WARCWriter) Page(p *task.Page) error {
 	if err != nil {
 		return fmt.Errorf("export page %s: %w", p.URL, err)
 	}
-	if text == "" || p.Unchanged {
+	if text == "" || p.Unchanged || p.Refused != "" {
 		return nil
 	}
 	target := p.FinalURL
@@ -180,6 +185,12 @@ func (w *WARCWriter) Page(p *task.Page) error {
 	}
 	rb.AddWarcHeader(FieldDigest, fmt.Sprintf("%08x", uint32(p.Digest)))
 	rb.AddWarcHeader(FieldStatus, strconv.Itoa(p.Status))
+	if sig := p.Signals; sig != "" {
+		if len(sig) > task.MaxSignalsLen {
+			sig = sig[:task.MaxSignalsLen]
+		}
+		rb.AddWarcHeader(FieldSignals, headerValue(strings.ToValidUTF8(sig, "")))
+	}
 	if _, err := rb.WriteString(text); err != nil {
 		return fmt.Errorf("build record for %s: %w", target, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Host leases (DESIGN §8). The channel database is the one authority on who
@@ -69,8 +70,9 @@ const (
 )
 
 // hostAsksTx records on host's lease record what the host asked of the
-// crawler whose result came at now, within MaxHostWait and MaxHostRest.
-func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, strike string, errs map[string]int, now time.Time) error {
+// crawler whose result fb came at now, within MaxHostWait and
+// MaxHostRest, and a refusal's task.RefusalRest.
+func hostAsksTx(tx kv.Tx, host string, fb Feedback, now time.Time) error {
 	if host == "" {
 		return nil
 	}
@@ -79,15 +81,21 @@ func hostAsksTx(tx kv.Tx, host string, wait time.Duration, rest time.Time, strik
 	if _, err := getJSON(hb, []byte(host), &hl); err != nil {
 		return err
 	}
-	hl.Wait = min(max(wait, 0), MaxHostWait)
-	if rest.After(now) {
+	hl.Wait = min(max(fb.HostWait, 0), MaxHostWait)
+	if rest := fb.HostRest; rest.After(now) {
 		hl.Rest = rest
 		if limit := now.Add(MaxHostRest); rest.After(limit) {
 			hl.Rest = limit
 		}
 	}
-	hl.strike(knownStrike(strike), now, jitter())
-	hl.countAnswers(errs)
+	if fb.Refused != "" {
+		// Asked again once its robots.txt may have changed.
+		if until := now.Add(task.RefusalRest); until.After(hl.Rest) {
+			hl.Rest = until
+		}
+	}
+	hl.strike(knownStrike(fb.Strike), now, jitter())
+	hl.countAnswers(fb.Stats.Errors)
 	return putJSON(hb, []byte(host), &hl)
 }
 

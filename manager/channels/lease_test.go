@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 var testLease = LeaseTimes{Hold: 5 * time.Minute, StartWithin: 30 * time.Minute, Skew: time.Minute, Gap: time.Second}
@@ -416,7 +417,8 @@ func TestRenewFencedByNewerGrant(t *testing.T) {
 // TestHostAsksHoldNextLease: what a host asked of its crawler (a
 // Crawl-delay longer than the operator's wait, a Retry-After) holds the
 // host's next lease, whichever crawler gets it; a volunteer's word holds
-// it no longer than MaxHostWait and MaxHostRest.
+// it no longer than MaxHostWait and MaxHostRest. A robots.txt refusing
+// the crawl's purpose holds it for task.RefusalRest.
 func TestHostAsksHoldNextLease(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -428,6 +430,9 @@ func TestHostAsksHoldNextLease(t *testing.T) {
 		{"crawl-delay beyond the bound", func(time.Time) Feedback { return Feedback{HostWait: 48 * time.Hour} }, MaxHostWait},
 		{"retry-after", func(now time.Time) Feedback { return Feedback{HostRest: now.Add(20 * time.Minute)} }, 20 * time.Minute},
 		{"retry-after beyond the bound", func(now time.Time) Feedback { return Feedback{HostRest: now.Add(48 * time.Hour)} }, MaxHostRest},
+		{"refused for the whole host", func(time.Time) Feedback {
+			return Feedback{Refused: "robots.txt Content-Signal: search=n"}
+		}, task.RefusalRest},
 		{"nothing asked", func(time.Time) Feedback { return Feedback{} }, testLease.Gap},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

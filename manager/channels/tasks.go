@@ -144,6 +144,10 @@ type Feedback struct {
 	// Strike is the result's task.Result.Strike: the host rests for
 	// every crawler, longer at each strike in a row.
 	Strike string
+	// Refused is the result's task.Result.Refused: the host's robots.txt
+	// refuses the crawl's purpose, and the host rests for
+	// task.RefusalRest. It is no strike.
+	Refused string
 }
 
 // Outcome is what Complete did.
@@ -342,7 +346,7 @@ func (d *DB) Complete(id, peer string, fb Feedback, now time.Time) (Outcome, err
 		if err := endLeaseTx(tx, &out.Task, now); err != nil {
 			return err
 		}
-		if err := hostAsksTx(tx, out.Task.Host, fb.HostWait, fb.HostRest, fb.Strike, fb.Stats.Errors, now); err != nil {
+		if err := hostAsksTx(tx, out.Task.Host, fb, now); err != nil {
 			return err
 		}
 		if out.Task.Checks != "" {

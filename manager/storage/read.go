@@ -27,6 +27,9 @@ type Record struct {
 	Target string
 	Title  string
 	Date   time.Time
+	// Signals are the content signals that applied to the page
+	// (task.Page.Signals), "" when none did.
+	Signals string
 	// Text is the extracted text, at most the limit Read was given.
 	Text string
 	// Truncated says the text was longer than the limit.
@@ -115,7 +118,8 @@ func (s *Storage) readRecord(ctx context.Context, loc Location, limit int64) (Re
 		return Record{}, fmt.Errorf("record at %s:%d is %s, not a conversion", name, loc.Offset, wr.Type())
 	}
 	h := wr.WarcHeader()
-	rec := Record{Target: h.Get(gowarc.WarcTargetURI), Title: h.Get(export.FieldTitle), Location: Location{File: name, Offset: loc.Offset}}
+	rec := Record{Target: h.Get(gowarc.WarcTargetURI), Title: h.Get(export.FieldTitle), Signals: h.Get(export.FieldSignals),
+		Location: Location{File: name, Offset: loc.Offset}}
 	if d, err := h.GetTime(gowarc.WarcDate); err == nil {
 		rec.Date = d
 	}

@@ -56,6 +56,30 @@ func TestReadReturnsTheLatestText(t *testing.T) {
 	}
 }
 
+// TestContentSignalsStored: a stored page's content signals are in its
+// WARC record; a page the site refused is kept without text, whatever
+// text it came with.
+func TestContentSignalsStored(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	up, _ := r.client(t)
+	tk, env := r.issue(t, 1)
+	open := page("http://site.example/", "searchable text")
+	open.Signals = "ai-train=n, search=y"
+	refused := page("http://site.example/no", "text the site refused")
+	refused.Refused, refused.Signals = "Content-Usage header: search=n", "search=n"
+	if _, err := up.Upload(ctx, delivery(t, tk.ID, env, []*task.Page{open, refused}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	rec, found, err := r.st.Read(ctx, open.URL, 0)
+	if err != nil || !found || rec.Signals != open.Signals || rec.Text != "searchable text" {
+		t.Fatalf("Read(%s) = %+v, %v, %v; want its text and signals %q", open.URL, rec, found, err, open.Signals)
+	}
+	if rec, found, err := r.st.Read(ctx, refused.URL, 0); err != nil || found {
+		t.Fatalf("Read(%s) = %q, %v, %v; want nothing stored", refused.URL, rec.Text, found, err)
+	}
+}
+
 func TestReadReceipts(t *testing.T) {
 	r := newRigOn(t, false, nil) // ReadReceipts reads a stopped module's bbolt file
 

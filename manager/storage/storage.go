@@ -537,7 +537,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return nil, fmt.Errorf("read index: %w", err)
 	}
 	var (
-		fb         = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped, HostWait: time.Duration(h.Result.HostWait), HostRest: h.Result.HostRest, HostAddrs: h.Result.HostAddrs, Strike: h.Result.Strike}
+		fb         = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped, HostWait: time.Duration(h.Result.HostWait), HostRest: h.Result.HostRest, HostAddrs: h.Result.HostAddrs, Strike: h.Result.Strike, Refused: h.Result.Refused}
 		entries    = make(map[string]Entry, len(keys))
 		r          = task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: now}
 		unchang    int
@@ -577,6 +577,9 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		text, err := export.Text(p)
 		if err != nil {
 			return nil // text that does not decompress is not accepted
+		}
+		if p.Refused != "" {
+			text = "" // the site refused the crawl: kept as a page without text, wherever the text came from
 		}
 		if s.opts.Search != nil && text != "" {
 			found = append(found, i)
