@@ -1,6 +1,9 @@
 package app
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -51,4 +54,22 @@ func TestSoloSiteAddedWhilePaused(t *testing.T) {
 		ch, _ := soloChannel(t, c, id)
 		return ch.Updates > 0 && ch.State != localapi.StatePaused
 	})
+}
+
+// TestSoloSeedsFileChecked: the seeds file's sites pass the same check as
+// sites added later; a loopback one stops the start with the reason.
+func TestSoloSeedsFileChecked(t *testing.T) {
+	home := t.TempDir()
+	quietConfig(t, home, "")
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	if err := os.WriteFile(seeds, []byte("http://a.example/\nhttp://127.0.0.1:9/\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(context.Background(), Options{Home: home, Seeds: seeds, Logger: quiet, Version: "test"})
+	if err == nil {
+		c.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1 is not a public address") {
+		t.Fatalf("New with a loopback seed in solo mode = %v, want the refusal", err)
+	}
 }
