@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -69,6 +70,9 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	mo.Dir = ManagerDir(d)
 	mo.Listen = soloListen
 	mo.AllowLoopback = true
+	// Sites the user adds are held to the crawler's rule: a loopback
+	// seed is refused at once unless the crawler may dial it.
+	mo.SeedAllow = netguard.Allowing(opts.AllowLoopback, opts.AllowTestNets)
 	mo.Solo = true
 	// The user crawls the sites they chose: links to other hosts create
 	// no channels unless a channel is set to follow them.
@@ -104,14 +108,15 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	return m, p, nil
 }
 
-// addSoloSeeds adds the seeds file's URLs to solo mode's manager.
+// addSoloSeeds adds the seeds file's URLs to solo mode's manager, the
+// way every site is added (manager.AddSites).
 func addSoloSeeds(m *manager.Manager, seeds []Seed) error {
 	urls := make([]string, len(seeds))
 	for i, s := range seeds {
 		urls[i] = s.URL.String()
 	}
-	if _, err := m.AddSeeds(urls); err != nil {
-		return fmt.Errorf("add seeds: %w", err)
+	if _, err := m.AddSites(urls); err != nil {
+		return fmt.Errorf("add the seeds file's sites: %w", err)
 	}
 	return nil
 }

@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/netip"
-	"net/url"
 	"sort"
-	"strings"
 
-	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -46,38 +42,35 @@ func (c *Client) SoloChannels(ctx context.Context) ([]localapi.SoloChannel, erro
 		return nil, err
 	}
 	out := make([]localapi.SoloChannel, 0, len(all))
+	paused := c.pausedBecause()
 	for _, ch := range all {
 		if !ch.Removed() {
-			out = append(out, c.soloChannel(ch))
+			out = append(out, c.soloChannel(ch, paused))
 		}
 	}
 	return out, nil
 }
 
-// AddSeeds adds seed URLs to solo mode's manager, all or none: every URL
-// is checked with the manager's seed parser first.
+// AddSeeds adds sites by seed URLs to solo mode's manager, all or none,
+// through the manager's one way of adding a site (manager.AddSites): a
+// refusal names each URL and why. While the client is paused the answer
+// says why, so nobody waits for a crawl that cannot start.
 func (c *Client) AddSeeds(ctx context.Context, urls []string) (localapi.SeedsAdded, error) {
 	if err := c.needSolo("add seeds"); err != nil {
 		return localapi.SeedsAdded{}, err
 	}
-	var bad []error
-	for _, u := range urls {
-		if err := c.checkSeed(u); err != nil {
-			bad = append(bad, err)
-		}
+	added, err := c.solo.AddSites(urls)
+	if errors.Is(err, channels.ErrBadSeed) {
+		return localapi.SeedsAdded{}, localapi.Invalid(err)
 	}
-	if len(bad) > 0 {
-		return localapi.SeedsAdded{}, localapi.Invalid(fmt.Errorf("nothing added: %w", errors.Join(bad...)))
-	}
-	created, err := c.solo.AddSeeds(urls)
 	if err != nil {
 		return localapi.SeedsAdded{}, err
 	}
-	res := localapi.SeedsAdded{Created: make([]string, len(created)), Added: len(urls)}
-	for i, ch := range created {
+	res := localapi.SeedsAdded{Created: make([]string, len(added.Created)), Added: len(urls) - len(added.Known), Known: added.Known}
+	for i, ch := range added.Created {
 		res.Created[i] = ch.ID
 	}
-	c.log.Info("Seeds added", "urls", len(urls), "new_channels", len(created))
+	res.Paused = c.pausedBecause()
 	return res, nil
 }
 
@@ -130,32 +123,6 @@ func (c *Client) SoloText(ctx context.Context, url string) (localapi.SoloText, e
 	}, nil
 }
 
-// checkSeed parses seed URL u as the manager will, and refuses a host the
-// crawler would never dial: a literal address that is not public, or
-// localhost. (A name that resolves to such an address is only known at
-// crawl time; its channel then says so.)
-func (c *Client) checkSeed(u string) error {
-	seed, _, err := channels.ParseSeed(u)
-	if err != nil {
-		return err
-	}
-	parsed, err := url.Parse(seed)
-	if err != nil {
-		return err
-	}
-	host := parsed.Hostname()
-	const advice = "Hivecrawl crawls only public web sites (test fixtures on loopback need the client's --allow-loopback)"
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return fmt.Errorf("%s: %s names this machine; %s", u, host, advice)
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if err := netguard.Check(ip, netguard.Allowing(c.opts.AllowLoopback, c.opts.AllowTestNets)); err != nil {
-			return fmt.Errorf("%s: %s is not a public address; %s", u, host, advice)
-		}
-	}
-	return nil
-}
-
 // ChannelAction pauses, resumes, removes or crawls now a solo channel.
 func (c *Client) ChannelAction(ctx context.Context, id, action string) (localapi.SoloChannel, error) {
 	if err := c.needSolo(action + " a channel"); err != nil {
@@ -183,7 +150,7 @@ func (c *Client) ChannelAction(ctx context.Context, id, action string) (localapi
 		return localapi.SoloChannel{}, channelError(id, err)
 	}
 	c.log.Info("Channel "+actionPast[action], "channel", id)
-	return c.soloChannel(ch), nil
+	return c.soloChannel(ch, c.pausedBecause()), nil
 }
 
 var actionPast = map[string]string{
@@ -201,7 +168,7 @@ func (c *Client) SetChannel(ctx context.Context, id string, set localapi.Channel
 		return localapi.SoloChannel{}, channelError(id, err)
 	}
 	c.log.Info("Channel settings changed", "channel", id, "max_depth", ch.MaxDepth, "max_pages", ch.MaxPages, "other_hosts", c.solo.Channels().FollowsOtherHosts(ch))
-	return c.soloChannel(ch), nil
+	return c.soloChannel(ch, c.pausedBecause()), nil
 }
 
 // channelError maps the channel database's errors about channel id to the

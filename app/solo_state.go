@@ -13,20 +13,47 @@ import (
 )
 
 // channelState says what channel c is doing and, when it is failing or
-// paused, why, in words a volunteer can act on.
-func channelState(c channels.Channel) (state, reason string) {
+// paused, why, in words a volunteer can act on. clientPaused is why the
+// whole client is paused ("" when it is not): then no crawl starts or goes
+// on, whatever the channel's schedule, and the channel is paused for that
+// reason, not "crawling" with no page.
+func channelState(c channels.Channel, clientPaused string) (state, reason string) {
+	byYou := "paused by you: resume it, or crawl it now once"
+	if clientPaused != "" {
+		why := "Hivecrawl is paused (" + clientPaused + "): its crawls start when crawling resumes"
+		if c.Paused && c.Pending == 0 && !c.CrawlSoon {
+			why = byYou + "; " + why
+		}
+		return localapi.StatePaused, why
+	}
 	switch {
 	case c.Pending > 0:
 		return localapi.StateCrawling, ""
 	case c.CrawlSoon:
 		return localapi.StateStarting, ""
 	case c.Paused:
-		return localapi.StatePaused, "paused by you: resume it, or crawl it now once"
+		return localapi.StatePaused, byYou
 	}
 	if why := failure(c.Last); why != "" {
 		return localapi.StateFailing, why
 	}
 	return localapi.StateWaiting, ""
+}
+
+// pausedBecause says why the client starts no crawl, its pause reasons
+// joined ("Paused by you", "daily transfer quota of 1 GiB reached"), or ""
+// when it may crawl.
+func (c *Client) pausedBecause() string {
+	_, reasons := c.gov.Paused()
+	if c.net != nil {
+		if why := c.net.outdatedReason(); why != "" {
+			reasons = append([]string{why}, reasons...)
+		}
+	}
+	for i, r := range reasons {
+		reasons[i] = strings.TrimPrefix(r, "Paused: ")
+	}
+	return strings.Join(reasons, "; ")
 }
 
 // failure says why the crawl that ended as l brought nothing, or "" when
@@ -107,8 +134,9 @@ func errorKindWords(kind string) string {
 	return strings.ReplaceAll(kind, "_", " ")
 }
 
-// soloChannel is c as the local API shows it.
-func (c *Client) soloChannel(ch channels.Channel) localapi.SoloChannel {
+// soloChannel is ch as the local API shows it, while the client is
+// paused for clientPaused (pausedBecause).
+func (c *Client) soloChannel(ch channels.Channel, clientPaused string) localapi.SoloChannel {
 	sc := localapi.SoloChannel{
 		ID: ch.ID, Seeds: ch.Seeds, Added: ch.Added, Crawling: ch.Pending > 0, Paused: ch.Paused,
 		ChangeSeconds: ch.ChangeInterval.Seconds(),
@@ -116,7 +144,7 @@ func (c *Client) soloChannel(ch channels.Channel) localapi.SoloChannel {
 		Rounds: ch.Round, Updates: ch.Updates, Failures: ch.Failures, Pages: len(ch.Pages),
 		MaxDepth: ch.MaxDepth, MaxPages: ch.MaxPages, OtherHosts: c.solo.Channels().FollowsOtherHosts(ch),
 	}
-	sc.State, sc.Reason = channelState(ch)
+	sc.State, sc.Reason = channelState(ch, clientPaused)
 	if l := ch.Last; l != nil {
 		sc.Last = &localapi.LastCrawl{At: l.At, Pages: l.Pages, Errors: l.Errors, Stopped: l.Stopped, Lost: l.Lost}
 	}

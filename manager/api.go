@@ -28,10 +28,12 @@ type SeedsRequest struct {
 	URLs []string `json:"urls"`
 }
 
-// SeedsResponse answers POST /api/seeds.
+// SeedsResponse answers POST /api/seeds. A refusal answers 400 with
+// {"error": why}, and nothing is added.
 type SeedsResponse struct {
 	Created []string `json:"created"`
-	Bad     []string `json:"bad,omitempty"`
+	// Known are the seed URLs that were seeds already.
+	Known []string `json:"known,omitempty"`
 }
 
 // WithdrawRequest is the body of POST /api/keys/withdraw.
@@ -184,27 +186,23 @@ func (a *apiServer) page(w http.ResponseWriter, r *http.Request) {
 
 func (a *apiServer) seeds(w http.ResponseWriter, r *http.Request) {
 	var req SeedsRequest
-	dec := json.NewDecoder(r.Body)
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		httpError(w, http.StatusBadRequest, "body must be {\"urls\": [...]}: "+err.Error())
 		return
 	}
-	var good []string
-	var resp SeedsResponse
-	for _, u := range req.URLs {
-		if _, _, err := channels.ParseSeed(u); err != nil {
-			resp.Bad = append(resp.Bad, err.Error())
-			continue
-		}
-		good = append(good, u)
+	added, err := a.m.AddSites(req.URLs)
+	if errors.Is(err, channels.ErrBadSeed) {
+		httpError(w, http.StatusBadRequest, err.Error())
+		return
 	}
-	created, err := a.m.AddSeeds(good)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	for _, c := range created {
+	resp := SeedsResponse{Created: []string{}, Known: added.Known}
+	for _, c := range added.Created {
 		resp.Created = append(resp.Created, c.ID)
 	}
 	writeJSON(w, http.StatusOK, resp)

@@ -331,9 +331,28 @@ func profileAddrs(addrs []string, allow netguard.Allow, log *slog.Logger) []stri
 }
 
 // AddSeeds adds seed URLs (see channels.DB.AddSeeds) and returns the
-// channels created.
+// channels created. It checks only that they parse: sites a person adds
+// go through AddSites.
 func (m *Manager) AddSeeds(seeds []string) ([]channels.Channel, error) {
 	return m.db.AddSeeds(seeds, m.opts.Now())
+}
+
+// AddSites adds the sites a person names by seed URLs, all or none: every
+// URL passes channels.CheckSeed under Options.SeedAllow first, and a
+// refusal (wrapping channels.ErrBadSeed) names each URL refused and why.
+// Every way of adding a site ends here: the local API, and in solo mode
+// the client's commands, dashboard and seeds file.
+func (m *Manager) AddSites(urls []string) (channels.Added, error) {
+	seeds, err := channels.CheckSeeds(urls, m.opts.SeedAllow)
+	if err != nil {
+		return channels.Added{}, err
+	}
+	a, err := m.db.Add(seeds, m.opts.Now())
+	if err != nil {
+		return channels.Added{}, err
+	}
+	m.log.Info("Seeds added", "urls", len(urls), "new_channels", len(a.Created), "known", len(a.Known))
+	return a, nil
 }
 
 // Serve runs the schedule and the local API until ctx ends, then closes

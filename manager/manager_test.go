@@ -121,22 +121,28 @@ func TestManagerRound(t *testing.T) {
 	m := newManager(t, dir, clk)
 	go m.api.serve(ctx)
 
-	// Seeds through the local API: token and Host header are checked.
-	seeds := SeedsRequest{URLs: []string{"http://a.example/", "http://b.example/x", "not a url"}}
+	// Seeds through the local API: token and Host header are checked, and
+	// a request is taken all or none (AddSites).
+	seeds := SeedsRequest{URLs: []string{"http://a.example/", "http://b.example/x"}}
 	apiCases := []struct {
 		name, host, token string
+		body              SeedsRequest
 		want              int
+		says              string // in the answer
 	}{
-		{"no token", "", "", http.StatusUnauthorized},
-		{"wrong token", "", "nope", http.StatusUnauthorized},
-		{"foreign host", "evil.example", m.APIToken(), http.StatusForbidden},
-		{"good", "", m.APIToken(), http.StatusOK},
+		{"no token", "", "", seeds, http.StatusUnauthorized, ""},
+		{"wrong token", "", "nope", seeds, http.StatusUnauthorized, ""},
+		{"foreign host", "evil.example", m.APIToken(), seeds, http.StatusForbidden, ""},
+		{"a bad URL refuses all", "", m.APIToken(), SeedsRequest{URLs: append(seeds.URLs, "not a url")}, http.StatusBadRequest, "nothing added"},
+		{"loopback refused", "", m.APIToken(), SeedsRequest{URLs: append(seeds.URLs, "http://127.0.0.1:8080/")}, http.StatusBadRequest, "127.0.0.1 is not a public address"},
+		{"good", "", m.APIToken(), seeds, http.StatusOK, `"created":["a.example","b.example"]`},
+		{"again: known", "", m.APIToken(), seeds, http.StatusOK, `"known":["http://a.example/","http://b.example/x"]`},
 	}
 	for _, tt := range apiCases {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body := api(t, m, "POST", "/api/seeds", tt.host, tt.token, seeds)
-			if code != tt.want {
-				t.Fatalf("POST /api/seeds = %d %s, want %d", code, body, tt.want)
+			code, body := api(t, m, "POST", "/api/seeds", tt.host, tt.token, tt.body)
+			if code != tt.want || !strings.Contains(string(body), tt.says) {
+				t.Fatalf("POST /api/seeds = %d %s, want %d with %q", code, body, tt.want, tt.says)
 			}
 		})
 	}

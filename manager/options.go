@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -75,6 +76,11 @@ type Options struct {
 	// (test only: the NAT lab, internal/netlab), in the profile and in
 	// the politeness floor's checks.
 	AllowTestNets bool `json:"allow_test_nets,omitempty"`
+	// SeedAllow lets seed URLs added through AddSites (the local API's
+	// POST /api/seeds) name hosts beyond public ones: loopback or the
+	// test nets (channels.CheckSeed). Zero: public hosts only. Test
+	// fixtures only; solo mode sets it from the client's switches.
+	SeedAllow netguard.Allow `json:"-"`
 	// Strategy is fixed, iir, icr or controller (DESIGN §9's controller,
 	// the best performer in the simulations). Default controller.
 	Strategy string `json:"strategy,omitempty"`

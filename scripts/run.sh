@@ -4,7 +4,7 @@
 # no network profile stored ('hivecrawl join PROFILE') it runs in solo
 # mode: its own manager, storage module and a one-peer overlay, and prints
 # a signed-in dashboard link. SEEDS=FILE adds the file's URLs (one per
-# line) as sites to crawl; 'hivecrawl seed add URL' and the dashboard's
+# line) as sites to crawl; 'hivecrawl channels add URL' and the dashboard's
 # Solo mode page add more. HOME_DIR=DIR isolates an instance (--home);
 # ARGS="..." passes more flags to 'hivecrawl run' (ARGS=--allow-loopback
 # lets a local test site on 127.0.0.1 be crawled).

@@ -269,10 +269,13 @@
     }
     try {
       const res = await window.HC.post('/api/solo/seeds', { urls });
-      const created = res.created || [];
-      window.HC.say(msg, (res.added === 1 ? 'Added 1 seed' : 'Added ' + res.added + ' seeds') +
-        (created.length ? ': new ' + (created.length === 1 ? 'channel ' : 'channels ') + created.join(', ') : ' to channels already known') +
-        '. The crawl starts within seconds.', true);
+      const created = res.created || [], known = res.known || [];
+      let text = (res.added === 1 ? 'Added 1 seed' : 'Added ' + res.added + ' seeds') +
+        (created.length ? ': new ' + (created.length === 1 ? 'channel ' : 'channels ') + created.join(', ') : res.added ? ' to channels already known' : '');
+      if (known.length) text += '. Already seeds, nothing changed: ' + known.join(', ');
+      // A paused client starts no crawl: say why rather than promise one.
+      text += res.paused ? '. Hivecrawl is paused (' + res.paused + '): the crawl starts when crawling resumes.' : '. The crawl starts within seconds.';
+      window.HC.say(msg, text, true);
       $('solo-seeds').value = '';
       $('solo-seeds').removeAttribute('aria-invalid');
       load();

@@ -26,7 +26,8 @@ const channelsHelp = `Lists and changes the sites solo mode crawls. A channel is
 the list gives each one's state and, when it fails or is paused, why.
 
   list                   the channels (the default)
-  add URL...             add sites by a seed URL each
+  add URL...             add sites by a seed URL each (all or none: an
+                         http or https URL of a public web site)
   crawl HOST...          crawl now, once, even when paused
   pause HOST...          start no new crawl of it
   resume HOST...         undo pause
@@ -96,7 +97,7 @@ func channelsMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if err != nil {
 			return fail(stderr, "channels add", err)
 		}
-		fmt.Fprintf(stdout, "%d seed URLs added, %d new channels %s\n", res.Added, len(res.Created), strings.Join(res.Created, " "))
+		printAdded(stdout, res)
 	case "set":
 		ch, err := c.SetChannel(ctx, rest[0], set)
 		if err != nil {

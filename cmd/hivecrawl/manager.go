@@ -75,8 +75,8 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.strategy, "strategy", manager.DefaultStrategy, "recrawl strategy: fixed, iir, icr or controller")
 	fs.StringVar(&o.name, "name", "", "network `NAME` written into the profile")
 	fs.DurationVar(&o.tick, "tick", manager.DefaultTick, "scheduling `period`")
-	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: keep loopback addresses in the network profile")
-	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: treat the IPv4 documentation ranges as public internet addresses (the NAT lab, internal/netlab)")
+	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: keep loopback addresses in the network profile, and take seeds on loopback")
+	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: treat the IPv4 documentation ranges as public internet addresses, seeds there too (the NAT lab, internal/netlab)")
 	fs.BoolVar(&o.coordinates, "coordinates", true, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements; --coordinates=false places both at hashes of their names")
 	fs.StringVar(&o.assignment, "assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
 	fs.DurationVar(&o.prior, "prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
@@ -145,7 +145,7 @@ func runManager(ctx context.Context, args []string) int {
 	}
 	opts := manager.Options{
 		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
-		Tick: o.tick, AllowLoopback: o.allowLoopback, AllowTestNets: o.allowTestNets, PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
+		Tick: o.tick, AllowLoopback: o.allowLoopback, AllowTestNets: o.allowTestNets, SeedAllow: netguard.Allowing(o.allowLoopback, o.allowTestNets), PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
 		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
@@ -162,7 +162,7 @@ func runManager(ctx context.Context, args []string) int {
 		return 1
 	}
 	if o.seeds != "" {
-		if err := importSeeds(m, o.seeds); err != nil {
+		if err := importSeeds(m, o.seeds, opts.SeedAllow); err != nil {
 			m.Close()
 			fmt.Fprintln(os.Stderr, "hivecrawl manager:", err)
 			return 1
@@ -189,8 +189,9 @@ func runManager(ctx context.Context, args []string) int {
 	return 0
 }
 
-// importSeeds adds a seed file's URLs; bad lines are reported and skipped.
-func importSeeds(m *manager.Manager, path string) error {
+// importSeeds adds a seed file's URLs, those channels.CheckSeed passes
+// under allow; bad lines are reported and skipped.
+func importSeeds(m *manager.Manager, path string, allow netguard.Allow) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("seeds: %w", err)
@@ -200,9 +201,20 @@ func importSeeds(m *manager.Manager, path string) error {
 	if err != nil {
 		return fmt.Errorf("seeds %s: %w", path, err)
 	}
+	// Each line passes the check every added site passes (AddSites); a
+	// refused one is skipped with the reason, the others are taken.
+	good := seeds[:0]
+	for _, s := range seeds {
+		if _, _, err := channels.CheckSeed(s, allow); err != nil {
+			bad = append(bad, err)
+			continue
+		}
+		good = append(good, s)
+	}
 	for _, e := range bad {
 		fmt.Fprintf(os.Stderr, "hivecrawl manager: seeds %s: %v (skipped)\n", path, e)
 	}
+	seeds = good
 	created, err := m.AddSeeds(seeds)
 	if err != nil {
 		return err

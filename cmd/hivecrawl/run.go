@@ -160,7 +160,7 @@ func announce(ctx context.Context, mode app.Mode, apiFile string) {
 	switch mode {
 	case app.ModeSolo:
 		fmt.Println("Hivecrawl is running in solo mode: its own manager and a one-peer overlay on this machine.")
-		fmt.Println("Add sites to crawl on the dashboard's Solo mode page or with 'hivecrawl seed add URL'.")
+		fmt.Println("Add sites to crawl on the dashboard's Solo mode page or with 'hivecrawl channels add URL'.")
 	case app.ModeNetwork:
 		fmt.Println("Hivecrawl is running as a volunteer of the network in its stored profile.")
 	case app.ModeLocal:

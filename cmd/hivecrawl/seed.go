@@ -9,101 +9,161 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
-	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 func init() {
-	register(command{name: "seed", summary: "add seed URLs: seed add URL... --manager",
-		args: "add [flags] URL...", words: []string{"add"}, flags: flagsOf(seedFlags), run: runSeed})
+	register(command{name: "seed", summary: "add sites by seed URLs: seed add URL... (solo mode's client, else the manager)",
+		args: "add [flags] URL...", help: seedHelp, words: []string{"add"}, flags: flagsOf(seedFlags), run: stdio(seedMain)})
 }
+
+const seedHelp = `Adds sites to crawl, one seed URL each, with the same checks and answers
+as 'hivecrawl channels add': a client running in solo mode with this
+--home takes them; otherwise the manager running with this --home does
+(--manager goes to the manager directly). Nothing is added unless every
+URL passes: an http or https URL of a public web site.`
 
 // seedOptions are seed's flags.
 type seedOptions struct {
-	home *string
+	home    *string
+	manager bool
 }
 
 func seedFlags(o *seedOptions) *flag.FlagSet {
 	fs := newFlagSet("seed")
-	fs.Bool("manager", false, "add to the manager running with the same --home (also solo mode's, so the flag may be left out)")
+	fs.BoolVar(&o.manager, "manager", false, "add to the manager running with the same --home (an operator's, or solo mode's embedded one), not through the client")
 	o.home = paths.Flag(fs)
 	return fs
 }
 
-func runSeed(ctx context.Context, args []string) int {
+// seedMain adds sites the one way 'hivecrawl channels add' does, through
+// the client's local API in solo mode, and otherwise through the local
+// API of the manager with the same data directory, whose check
+// (manager.AddSites) is the same.
+func seedMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var o seedOptions
 	fs := seedFlags(&o)
-	if code, done := parseFlags(fs, reorder(args), os.Stdout, os.Stderr); done {
+	if code, done := parseFlags(fs, reorder(args), stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() < 2 || fs.Arg(0) != "add" {
-		fs.Usage()
+		fmt.Fprintln(stderr, "usage: "+commands["seed"].synopsis()+" (see 'hivecrawl seed -h')")
 		return 2
 	}
 	urls := fs.Args()[1:]
-	for _, u := range urls {
-		if _, _, err := channels.ParseSeed(u); err != nil {
-			fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
-			return 2
-		}
-	}
 	dirs, err := paths.Resolve(*o.home)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
-		return 1
+		return fail(stderr, "seed add", err)
 	}
-	resp, err := postSeeds(ctx, filepath.Join(managerDir(dirs), manager.APIFile), urls)
+	var notSolo error // the client's answer outside solo mode
+	if !o.manager {
+		res, err := addThroughClient(ctx, dirs.APIFile(), urls)
+		switch {
+		case err == nil:
+			printAdded(stdout, res)
+			return 0
+		case isNotSolo(err):
+			notSolo = err
+		case !errors.Is(err, localapi.ErrNotRunning):
+			return fail(stderr, "seed add", err)
+		}
+	}
+	res, err := postSeeds(ctx, filepath.Join(managerDir(dirs), manager.APIFile), urls)
+	if errors.Is(err, localapi.ErrNotRunning) {
+		switch {
+		case notSolo != nil:
+			var ae *localapi.APIError
+			errors.As(notSolo, &ae)
+			err = fmt.Errorf("%s; no manager runs with this data directory: run this on the manager's machine", ae.Message)
+		case o.manager:
+			err = errors.New("no manager is running with this data directory: start it with 'hivecrawl manager'")
+		default:
+			err = errors.New("neither a client in solo mode nor a manager is running with this data directory: start one ('hivecrawl run' runs solo mode, 'hivecrawl manager' a network's manager), then try again")
+		}
+	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hivecrawl seed add:", err)
-		return 1
+		return fail(stderr, "seed add", err)
 	}
-	fmt.Printf("%d seed URLs sent, %d new channels", len(urls), len(resp.Created))
-	for _, c := range resp.Created {
-		fmt.Printf(" %s", c)
-	}
-	fmt.Println()
+	printAdded(stdout, res)
 	return 0
 }
 
-// postSeeds sends urls to the manager whose API info is at infoPath.
-func postSeeds(ctx context.Context, infoPath string, urls []string) (*manager.SeedsResponse, error) {
-	info, err := localapi.ReadInfo(infoPath)
-	if errors.Is(err, localapi.ErrNotRunning) {
-		return nil, fmt.Errorf("no manager is running with this data directory (%s is missing): start it with 'hivecrawl manager'", infoPath)
-	}
+// addThroughClient adds urls through the client's local API (solo mode).
+func addThroughClient(ctx context.Context, apiFile string, urls []string) (localapi.SeedsAdded, error) {
+	c, err := localapi.Dial(apiFile)
 	if err != nil {
-		return nil, err
+		return localapi.SeedsAdded{}, err
+	}
+	return c.AddSeeds(ctx, urls)
+}
+
+// isNotSolo reports whether err is a client's answer outside solo mode.
+func isNotSolo(err error) bool {
+	var ae *localapi.APIError
+	return errors.As(err, &ae) && ae.Code == http.StatusConflict
+}
+
+// printAdded says what adding sites did, the same for every way of adding.
+func printAdded(w io.Writer, res localapi.SeedsAdded) {
+	fmt.Fprintf(w, "%d seed URLs added, %d new channels", res.Added, len(res.Created))
+	for _, c := range res.Created {
+		fmt.Fprintf(w, " %s", c)
+	}
+	fmt.Fprintln(w)
+	if len(res.Known) > 0 {
+		fmt.Fprintf(w, "Already seeds, nothing changed: %s\n", strings.Join(res.Known, " "))
+	}
+	if res.Paused != "" {
+		fmt.Fprintf(w, "Hivecrawl is paused (%s): the crawl starts when crawling resumes.\n", res.Paused)
+	}
+}
+
+// postSeeds sends urls to the manager whose API info is at infoPath
+// (ErrNotRunning when none is running).
+func postSeeds(ctx context.Context, infoPath string, urls []string) (localapi.SeedsAdded, error) {
+	info, err := localapi.ReadInfo(infoPath)
+	if err != nil {
+		return localapi.SeedsAdded{}, err
 	}
 	body, _ := json.Marshal(manager.SeedsRequest{URLs: urls})
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, info.URL+"/api/seeds", bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return localapi.SeedsAdded{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(localapi.TokenHeader, info.Token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("reach the manager at %s: %w (is it still running?)", info.URL, err)
+		return localapi.SeedsAdded{}, fmt.Errorf("reach the manager at %s: %w (is it still running?)", info.URL, err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if err != nil {
-		return nil, fmt.Errorf("read the manager's answer: %w", err)
+		return localapi.SeedsAdded{}, fmt.Errorf("read the manager's answer: %w", err)
 	}
 	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the manager answered %s: %s", res.Status, bytes.TrimSpace(b))
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(b, &e) == nil && e.Error != "" {
+			if res.StatusCode == http.StatusBadRequest {
+				return localapi.SeedsAdded{}, errors.New(e.Error)
+			}
+			return localapi.SeedsAdded{}, fmt.Errorf("the manager answered %s: %s", res.Status, e.Error)
+		}
+		return localapi.SeedsAdded{}, fmt.Errorf("the manager answered %s: %s", res.Status, bytes.TrimSpace(b))
 	}
 	var out manager.SeedsResponse
 	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("the manager's answer: %w", err)
+		return localapi.SeedsAdded{}, fmt.Errorf("the manager's answer: %w", err)
 	}
-	return &out, nil
+	return localapi.SeedsAdded{Created: out.Created, Known: out.Known, Added: len(urls) - len(out.Known)}, nil
 }

@@ -149,23 +149,62 @@ func (d *DB) Options() Options { return d.opts }
 // new host creates a channel, one on a known host joins its seeds. It
 // returns the channels created.
 func (d *DB) AddSeeds(seeds []string, now time.Time) (created []Channel, err error) {
-	err = d.db.Update(func(tx kv.Tx) error {
-		created = nil // a run again starts afresh (kv.Store.Update)
+	a, err := d.Add(seeds, now)
+	return a.Created, err
+}
+
+// Added is what Add did.
+type Added struct {
+	// Created are the channels made.
+	Created []Channel
+	// Known are the seeds that were seeds of their channel already (or
+	// came twice): nothing changed for them.
+	Known []string
+}
+
+// Add adds seed URLs as AddSeeds does, and says which were known.
+func (d *DB) Add(seeds []string, now time.Time) (Added, error) {
+	var a Added
+	err := d.db.Update(func(tx kv.Tx) error {
+		a = Added{} // a run again starts afresh (kv.Store.Update)
 		for _, s := range seeds {
+			known, err := d.hasSeedTx(tx, s)
+			if err != nil {
+				return err
+			}
+			if known {
+				a.Known = append(a.Known, s)
+				continue
+			}
 			c, isNew, err := d.addSeedTx(tx, s, SourceSeed, now, false)
 			if err != nil {
 				return err
 			}
 			if isNew {
-				created = append(created, *c)
+				a.Created = append(a.Created, *c)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("add seeds: %w", err)
+		return Added{}, fmt.Errorf("add seeds: %w", err)
 	}
-	return created, nil
+	return a, nil
+}
+
+// hasSeedTx reports whether raw is a seed of its channel already, one
+// not removed (adding it again brings a removed channel back).
+func (d *DB) hasSeedTx(tx kv.Tx, raw string) (bool, error) {
+	seed, id, err := ParseSeed(raw)
+	if err != nil {
+		return false, nil // addSeedTx refuses it
+	}
+	var c Channel
+	found, err := getJSON(channelsIn(tx), []byte(id), &c)
+	if err != nil || !found || c.Removed() {
+		return false, err
+	}
+	return slices.Contains(c.Seeds, seed), nil
 }
 
 // addSeedTx adds one seed; limited applies the inter-site limits.

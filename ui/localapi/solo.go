@@ -147,7 +147,13 @@ type SeedsAdded struct {
 	// Created are the channels the seeds created; seeds on known hosts
 	// join those channels' seeds.
 	Created []string `json:"created"`
-	Added   int      `json:"added"`
+	// Added counts the seed URLs new to their channels; Known lists those
+	// that were seeds already (nothing changed for them).
+	Added int      `json:"added"`
+	Known []string `json:"known,omitempty"`
+	// Paused, when set, says why the client is paused: the crawl starts
+	// when that ends.
+	Paused string `json:"paused,omitempty"`
 }
 
 // SoloPages is the answer to GET /api/solo/pages.

@@ -119,6 +119,40 @@ func checkSoloPage(t *testing.T, ctx context.Context, r running) {
 		t.Errorf("channels after adding a seed: %+v", chs)
 	}
 	checkChannelActions(t, ctx, r, otherHost)
+	checkAddWhilePaused(t, ctx, r)
+}
+
+// checkAddWhilePaused: a site added while the client is paused is taken,
+// the form says why no crawl starts, and its row says Paused with the
+// client's reason rather than Crawling.
+func checkAddWhilePaused(t *testing.T, ctx context.Context, r running) {
+	t.Helper()
+	if err := r.c.Pause(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the client to pause", func() bool {
+		st, err := r.api.Status(ctx)
+		return err == nil && st.State == "paused"
+	})
+	srv := site(t)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#solo-seeds"), srv.URL+"/p/"), chromedp.Click(chromedp.CSS("#btn-add-seeds"))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "added while paused", `document.getElementById('seeds-msg').textContent`, func(s string) bool {
+		return strings.HasPrefix(s, "Added 1 seed: new channel "+host) && strings.HasSuffix(s, "Hivecrawl is paused (Paused by you): the crawl starts when crawling resumes.")
+	})
+	row := `document.querySelector('#solo-channels tr[data-channel="` + host + `"]')`
+	text(t, ctx, "its row paused", row+`.cells[1].textContent + '|' + `+row+`.querySelector('.why').textContent`, func(s string) bool {
+		return strings.HasPrefix(s, "Paused|Hivecrawl is paused (Paused by you)")
+	})
+	screenshot(t, ctx, "solo-added-while-paused")
+	if err := r.c.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.c.ChannelAction(ctx, host, localapi.ChannelRemove); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkChannelActions: a private seed is refused with the reason, and a
