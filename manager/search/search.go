@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bsearch "github.com/blevesearch/bleve/v2/search"
+	zapx "github.com/blevesearch/zapx/v17"
 )
 
 // Limits on queries and what they return.
@@ -122,20 +123,36 @@ func scorchConfig() map[string]any {
 // mergeMaxDocs is the most pages a merged segment holds.
 const mergeMaxDocs = 200
 
+func init() {
+	// zap sizes the buffer of a batch's new segment as if the batch had
+	// 100 documents more than it has, at the average size of the last
+	// one: for the few pages of a search batch, a buffer of 10 MB around
+	// a segment of 1 MB, and 100 times the segment for a batch of one.
+	// Sized to the batch, it grows as it needs to.
+	zapx.NewSegmentBufferNumResultsBump = 0
+}
+
 // pageMapping indexes title and text with the English analyser (stemming,
 // stop words) and keeps the fields a hit shows. No field goes into the
 // catch-all field _all: queries name title and text (see parse), and _all
-// would index each page's text twice.
+// would index each page's text twice. No field keeps doc values (bleve's
+// default), which serve only sorting and facets by a field: for the text
+// they are every term of every page once more, built with each batch and
+// rewritten by each merge.
 func pageMapping() mapping.IndexMapping {
 	text := bleve.NewTextFieldMapping()
 	text.Analyzer = en.AnalyzerName
 	text.Store = true
 	text.IncludeTermVectors = true // for phrases and snippets
 	text.IncludeInAll = false
+	text.DocValues = false
 	keyword := bleve.NewKeywordFieldMapping()
 	keyword.IncludeInAll = false
+	keyword.IncludeTermVectors = false
+	keyword.DocValues = false
 	when := bleve.NewDateTimeFieldMapping()
 	when.IncludeInAll = false
+	when.DocValues = false
 	page := bleve.NewDocumentMapping()
 	page.Dynamic = false
 	page.AddFieldMappingsAt("title", text)

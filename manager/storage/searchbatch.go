@@ -7,10 +7,13 @@ import (
 )
 
 // Bounds of one search batch: the search index analyses a batch whole, and
-// holds many times its text while it does (term vectors for snippets), so
-// a result is indexed a few pages at a time.
+// holds many times its text while it does (term vectors for phrases and
+// snippets), so a result is indexed a few pages at a time: pages of
+// documentation (10 to 40 KB of text) one or two at a time. Storing a
+// 1,000-page result of 40 KB pages peaked at 87 to 95 MB with batches of
+// 64 KB, 102 to 104 MB with four pages and 133 to 137 MB with sixteen.
 const (
-	searchBatchText  = 256 << 10
+	searchBatchText  = 64 << 10
 	searchBatchPages = 16
 )
 
