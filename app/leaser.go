@@ -89,7 +89,7 @@ func (l networkLeaser) send(ctx context.Context, req lease.Request) (taskmgr.Gra
 	case err == nil:
 		return taskmgr.Grant{Expires: a.Expires, RenewEvery: a.RenewEvery}, nil
 	case errors.Is(err, lease.ErrHeld):
-		return taskmgr.Grant{}, errors.Join(taskmgr.ErrLeaseHeld, err)
+		return taskmgr.Grant{}, &taskmgr.LeaseHeld{RetryIn: min(max(a.RetryIn, 0), lease.MaxRetryIn), Err: err}
 	case errors.Is(err, lease.ErrOver):
 		return taskmgr.Grant{}, errors.Join(taskmgr.ErrLeaseOver, err)
 	}

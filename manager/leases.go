@@ -62,7 +62,11 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 	case err == nil:
 		return lease.Answer{Granted: true, Expires: t.Expires, RenewEvery: m.opts.LeaseHold / 3}
 	case errors.Is(err, channels.ErrLeaseHeld):
-		return lease.Answer{Held: true, Error: err.Error()}
+		a := lease.Answer{Held: true, Error: err.Error()}
+		if h, ok := errors.AsType[*channels.HeldError](err); ok {
+			a.RetryIn = h.RetryIn
+		}
+		return a
 	default:
 		if !errors.Is(err, channels.ErrLeaseOver) {
 			m.log.Warn("Lease request failed", "op", r.Op, "task", r.TaskID, "err", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -41,6 +42,38 @@ var (
 	// is dropped, a running crawl stops at once.
 	ErrLeaseOver = errors.New("the task's lease is over")
 )
+
+// LeaseHeld is ErrLeaseHeld with the manager's word on when the claim
+// may be granted: a Leaser returns it when the manager knows.
+type LeaseHeld struct {
+	// RetryIn is how long until the wait that holds the claim has passed.
+	RetryIn time.Duration
+	Err     error
+}
+
+func (e *LeaseHeld) Error() string   { return e.Err.Error() }
+func (e *LeaseHeld) Unwrap() []error { return []error{ErrLeaseHeld, e.Err} }
+
+// claimRetry returns how long a task whose claim was held at now waits
+// before it claims again: the manager's RetryIn when it gave one (a
+// little later, so that claimers held by one wait do not all come at
+// its end), else retry; and never so long that the task's start-by
+// passes meanwhile, if it can be helped (a claim is refused for good
+// after it).
+func claimRetry(err error, retry time.Duration, now, startBy time.Time) time.Duration {
+	if h, ok := errors.AsType[*LeaseHeld](err); ok && h.RetryIn > 0 {
+		in := min(h.RetryIn, retry)
+		retry = in + rand.N(in/5+time.Millisecond)
+	}
+	if left := startBy.Sub(now); !startBy.IsZero() && left > 0 {
+		// Two more tries at least before it passes.
+		retry = min(retry, max(left/3, minClaimRetry))
+	}
+	return retry
+}
+
+// minClaimRetry is the shortest wait between two claims of one task.
+const minClaimRetry = 200 * time.Millisecond
 
 // Lease defaults: DefaultLeaseMargin is how long before its lease expires
 // a crawl stops, so the last request is over (the connection closed)
@@ -204,17 +237,19 @@ func (h *held) release() {
 	}
 }
 
-// waiting records that task id may not start before t (its claim was not
-// granted), and requeues it.
-func (m *Manager) waiting(log *slog.Logger, id string, err error) {
+// waiting records that task r may not start for a while (its claim was
+// not granted with err), and requeues it.
+func (m *Manager) waiting(log *slog.Logger, r *queue.Record, err error) {
+	now := m.opts.Now()
+	retry := claimRetry(err, m.opts.ClaimRetry, now, r.Task.Lease.Expires)
 	m.mu.Lock()
-	m.notBefore[id] = m.opts.Now().Add(m.opts.ClaimRetry)
+	m.notBefore[r.ID] = now.Add(retry)
 	m.mu.Unlock()
-	if qerr := m.q.Requeue(id); qerr != nil {
+	if qerr := m.q.Requeue(r.ID); qerr != nil {
 		log.Error("Cannot return a task to the queue", "err", qerr)
 		return
 	}
-	log.Info("Task waits for its host's lease", "err", err)
+	log.Info("Task waits for its host's lease", "err", err, "retry_in", retry.Round(time.Millisecond))
 }
 
 // startable returns the test fill gives Queue.Next: a queued task may

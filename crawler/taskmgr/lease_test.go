@@ -3,6 +3,7 @@ package taskmgr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +91,10 @@ func (l *fakeLeaser) Claim(_ context.Context, r *queue.Record) (Grant, error) {
 	l.claimed[r.ID]++
 	if as := l.claims[r.ID]; n < len(as) && as[n] != nil {
 		return Grant{}, as[n]
+	}
+	if !time.Now().Before(r.Task.Lease.Expires) {
+		// As the manager does: a task not started by then never is.
+		return Grant{}, fmt.Errorf("%w: not started in time", ErrLeaseOver)
 	}
 	return Grant{Expires: time.Now().Add(l.hold), RenewEvery: 50 * time.Millisecond}, nil
 }
@@ -219,5 +224,61 @@ func TestEndLeases(t *testing.T) {
 		if !strings.Contains(rec.Result.Stopped, "lease ended: key withdrawn") {
 			t.Errorf("%s stopped %q, want the cause named", id, rec.Result.Stopped)
 		}
+	}
+}
+
+// TestClaimRetry: a held claim is tried again when the manager says its
+// wait is over (a little later, spread), else at the task manager's pace,
+// and always in time for two more tries before the task's start-by.
+func TestClaimRetry(t *testing.T) {
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	far := now.Add(time.Hour)
+	hint := func(d time.Duration) error { return &LeaseHeld{RetryIn: d, Err: errors.New("held")} }
+	for _, tc := range []struct {
+		name     string
+		err      error
+		startBy  time.Time
+		min, max time.Duration
+	}{
+		{"no hint", ErrLeaseHeld, far, 10 * time.Second, 10 * time.Second},
+		{"the IP wait ends in 300ms", hint(300 * time.Millisecond), far, 300 * time.Millisecond, 361 * time.Millisecond},
+		{"a hint beyond our own pace", hint(time.Minute), far, 10 * time.Second, 12*time.Second + time.Millisecond},
+		{"start-by in 6 s", ErrLeaseHeld, now.Add(6 * time.Second), 2 * time.Second, 2 * time.Second},
+		{"start-by in 300ms", ErrLeaseHeld, now.Add(300 * time.Millisecond), minClaimRetry, minClaimRetry},
+		{"start-by passed", ErrLeaseHeld, now.Add(-time.Second), 10 * time.Second, 10 * time.Second},
+		{"no start-by", ErrLeaseHeld, time.Time{}, 10 * time.Second, 10 * time.Second},
+	} {
+		for range 20 {
+			if got := claimRetry(tc.err, 10*time.Second, now, tc.startBy); got < tc.min || got > tc.max {
+				t.Fatalf("%s: retry in %v, want %v to %v", tc.name, got, tc.min, tc.max)
+			}
+		}
+	}
+}
+
+// TestHeldClaimStartsBeforeItsStartBy: a task whose start-by is 20 s
+// away and whose claim the manager holds for 300 ms (the IP wait) is
+// claimed again and runs, although the task manager's own claim pace is
+// a minute: before, it was tried again after its start-by, refused and
+// dropped (the app's swarm test lost a host's task three times in a row
+// that way under load, with 6 s start windows and a 10 s pace).
+func TestHeldClaimStartsBeforeItsStartBy(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &fakeRunner{pages: 2}
+	l := &fakeLeaser{hold: time.Minute, runner: r, claims: map[string][]error{
+		"shop.example": {&LeaseHeld{RetryIn: 300 * time.Millisecond, Err: ErrLeaseHeld}},
+	}}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Leaser: l, ClaimRetry: time.Minute})
+	tk := leased("shop.example")
+	tk.Lease.Expires = time.Now().Add(20 * time.Second)
+	submitTasks(t, h.m, tk)
+	eventually(t, "the held task claimed again and done", func() bool {
+		return states(t, q)["shop.example"].State == queue.Done
+	})
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.claimed["shop.example"] != 2 {
+		t.Fatalf("%d claims, want 2 (held, then granted)", l.claimed["shop.example"])
 	}
 }

@@ -44,7 +44,7 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 			m.cancel(log, r.ID, "lease refused: "+err.Error())
 			return
 		case err != nil:
-			m.waiting(log, r.ID, err)
+			m.waiting(log, r, err)
 			return
 		}
 		crawlCtx = lctx

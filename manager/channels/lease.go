@@ -31,11 +31,26 @@ var (
 	// ErrLeaseHeld: another crawler holds the host's lease now; a claim may
 	// succeed later (the holder may release it, or lapse).
 	ErrLeaseHeld = errors.New("the host's lease is held by another crawler")
+
 	// ErrLeaseOver: the task's lease can no longer be claimed or renewed
 	// (the task ended, a later epoch exists, it was not started in time,
 	// or another crawler holds it): the crawler must stop or drop it.
 	ErrLeaseOver = errors.New("the task's lease is over")
 )
+
+// HeldError is a claim held by a wait whose end the manager knows (the
+// politeness wait after a release, the IP wait): the claimer may try
+// again in RetryIn rather than at its own pace, and so start before its
+// task's start-by. It wraps ErrLeaseHeld.
+type HeldError struct {
+	Why string
+	// RetryIn is how long until the wait has passed; 0 when unknown.
+	RetryIn time.Duration
+}
+
+func (e *HeldError) Error() string { return ErrLeaseHeld.Error() + ": " + e.Why }
+
+func (e *HeldError) Unwrap() error { return ErrLeaseHeld }
 
 var bucketHosts = []byte("hosts") // host → hostLease
 
@@ -197,7 +212,7 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 			return nil // the last crawler's last request was too recent, or the host rests
 		}
 		if lt.Limits.active() {
-			why, err := limitsTx(tx, &t, hl.addrsOf(now), now, lt, granted(now, lt.Skew), false)
+			why, _, err := limitsTx(tx, &t, hl.addrsOf(now), now, lt, granted(now, lt.Skew), false)
 			if err != nil || why != "" {
 				return err // its address or domain is at its cap: the task waits
 			}
@@ -263,7 +278,10 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 		case t.Released && now.Before(t.ReleasedAt.Add(lt.Gap)):
 			// The holder that handed the task over stopped just now: its
 			// heir's first request keeps the wait after its last.
-			return fmt.Errorf("%w: released %v ago, under the politeness wait", ErrLeaseHeld, now.Sub(t.ReleasedAt).Round(time.Millisecond))
+			return &HeldError{
+				Why:     fmt.Sprintf("released %v ago, under the politeness wait", now.Sub(t.ReleasedAt).Round(time.Millisecond)),
+				RetryIn: t.ReleasedAt.Add(lt.Gap).Sub(now),
+			}
 		case !now.Before(t.StartBy):
 			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
 		}
@@ -272,12 +290,12 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 			if _, err := getJSON(tx.Bucket(bucketHosts), []byte(t.Host), &hl); err != nil {
 				return err
 			}
-			why, err := limitsTx(tx, t, hl.addrsOf(now), now, lt, running(now, lt.Skew), true)
+			why, retryIn, err := limitsTx(tx, t, hl.addrsOf(now), now, lt, running(now, lt.Skew), true)
 			if err != nil {
 				return err
 			}
 			if why != "" {
-				return fmt.Errorf("%w: %s", ErrLeaseHeld, why)
+				return &HeldError{Why: why, RetryIn: retryIn}
 			}
 		}
 		// A claim proves the task was delivered, whatever its send was

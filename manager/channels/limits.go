@@ -180,15 +180,16 @@ func running(now time.Time, skew time.Duration) leaseCount {
 
 // limitsTx checks that task t may take a lease on its host's address and
 // domain records under lt's limits, counting other leases by count, and
-// joins t to them when it may. It returns why not ("" when it may).
-func limitsTx(tx kv.Tx, t *Task, addrs []string, now time.Time, lt LeaseTimes, count leaseCount, start bool) (string, error) {
+// joins t to them when it may. It returns why not ("" when it may) and,
+// when only the IP wait stands in the way, how long until it has passed.
+func limitsTx(tx kv.Tx, t *Task, addrs []string, now time.Time, lt LeaseTimes, count leaseCount, start bool) (why string, retryIn time.Duration, err error) {
 	lb, tb := tx.Bucket(bucketLimits), tx.Bucket(bucketTasks)
 	keys := limitKeys(t.Host, addrs)
 	recs := make([]limitRecord, len(keys))
 	for i, k := range keys {
 		r := &recs[i]
 		if _, err := getJSON(lb, []byte(k), r); err != nil {
-			return "", err
+			return "", 0, err
 		}
 		n := 0
 		kept := r.Tasks[:0]
@@ -199,7 +200,7 @@ func limitsTx(tx kv.Tx, t *Task, addrs []string, now time.Time, lt LeaseTimes, c
 			var o Task
 			found, err := getJSON(tb, []byte(id), &o)
 			if err != nil {
-				return "", err
+				return "", 0, err
 			}
 			if !found || o.State != TaskOpen || o.Host == "" || !now.Before(o.liveUntil(lt.Skew)) {
 				continue // its lease cannot be live: forgotten
@@ -211,11 +212,11 @@ func limitsTx(tx kv.Tx, t *Task, addrs []string, now time.Time, lt LeaseTimes, c
 		}
 		r.Tasks = kept
 		if c := lt.Limits.capOf(k, r); c > 0 && n >= c {
-			return fmt.Sprintf("%d leases run on %s (cap %d)", n, k, c), nil
+			return fmt.Sprintf("%d leases run on %s (cap %d)", n, k, c), 0, nil
 		}
 		if g := lt.Limits.Gap; start && g > 0 {
 			if last := later(r.Started, r.Ended); now.Before(last.Add(g)) {
-				return fmt.Sprintf("a lease on %s started or ended %v ago, under the IP wait %v", k, now.Sub(last).Round(time.Millisecond), g), nil
+				return fmt.Sprintf("a lease on %s started or ended %v ago, under the IP wait %v", k, now.Sub(last).Round(time.Millisecond), g), last.Add(g).Sub(now), nil
 			}
 		}
 	}
@@ -226,10 +227,10 @@ func limitsTx(tx kv.Tx, t *Task, addrs []string, now time.Time, lt LeaseTimes, c
 			r.Started = now
 		}
 		if err := putJSON(lb, []byte(k), r); err != nil {
-			return "", err
+			return "", 0, err
 		}
 	}
-	return "", nil
+	return "", 0, nil
 }
 
 // active reports whether any cap or wait is set.

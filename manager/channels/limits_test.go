@@ -165,8 +165,14 @@ func TestIPWait(t *testing.T) {
 	if _, err := d.ClaimFrom(ts[0].ID, 1, "p1", addr, t0, lt); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.ClaimFrom(ts[1].ID, 1, "p2", addr, t0.Add(time.Second), lt); !errors.Is(err, ErrLeaseHeld) {
+	_, err := d.ClaimFrom(ts[1].ID, 1, "p2", addr, t0.Add(time.Second), lt)
+	if !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("claim 1 s after another on the address = %v, want held", err)
+	}
+	// The held claim says when the wait is over: the claimer need not
+	// guess, and starts before its task's start-by.
+	if h, ok := errors.AsType[*HeldError](err); !ok || h.RetryIn != 9*time.Second {
+		t.Fatalf("held claim %v (%T): want a HeldError to retry in 9s", err, err)
 	}
 	if _, err := d.ClaimFrom(ts[1].ID, 1, "p2", addr, t0.Add(11*time.Second), lt); err != nil {
 		t.Fatalf("claim after the IP wait: %v", err)
