@@ -8,8 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/hivecrawl/hivecrawl/app/paths"
 )
 
 // TestAddSiteOneWay: solo mode's start message names the one command that
@@ -23,17 +21,7 @@ func TestAddSiteOneWay(t *testing.T) {
 		t.Skip("builds and runs the client")
 	}
 	bin := buildBinary(t)
-	home := t.TempDir()
-	dirs, err := paths.Resolve(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dirs.Ensure(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dirs.ConfigFile(), []byte(`{"busy_threshold": 0, "cpu": 0}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home, _ := clientHome(t, `{"busy_threshold": 0, "cpu": 0}`)
 	// No --allow-loopback: loopback fixtures are refused as a user's would.
 	cmd, exited, out := start(t, bin, os.Environ(), "run", "--headless", "--home", home)
 	deadline := time.Now().Add(30 * time.Second)

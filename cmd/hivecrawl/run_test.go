@@ -157,17 +157,7 @@ func TestCrashSafety(t *testing.T) {
 	if err := os.WriteFile(seedsFile, []byte(seeds.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dirs, err := paths.Resolve(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The test machine is shared: never pause for other programs' load.
-	if err := dirs.Ensure(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dirs.ConfigFile(), []byte(`{"busy_threshold": 0, "cpu": 0}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home, dirs := clientHome(t, `{"busy_threshold": 0, "cpu": 0}`)
 	args := []string{"run", "--headless", "--local", "--seeds", seedsFile, "--allow-loopback", "--home", home,
 		"--delay", crashDelay, "--seed-interval", "24h", "--seed-depth", "1"}
 	// start runs the client and waits until it has opened its files, so

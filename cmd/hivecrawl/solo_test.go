@@ -26,17 +26,7 @@ func TestSoloMode(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	srv := testSite(t)
-	home := t.TempDir()
-	dirs, err := paths.Resolve(home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dirs.Ensure(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dirs.ConfigFile(), []byte(`{"busy_threshold": 0, "cpu": 0, "delay": "10ms"}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	home, dirs := clientHome(t, `{"busy_threshold": 0, "cpu": 0, "delay": "10ms"}`)
 	cmd, exited, out := start(t, bin, os.Environ(), "run", "--headless", "--allow-loopback", "--home", home)
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), "/ui/login?code=") {
@@ -123,4 +113,23 @@ func TestSoloMode(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("client did not stop within 30s of SIGTERM")
 	}
+}
+
+// clientHome makes a fresh --home whose settings file holds config (the
+// tests pass "busy_threshold": 0 and "cpu": 0: the test machine is
+// shared, and the client must never pause for other programs' load).
+func clientHome(t *testing.T, config string) (string, paths.Dirs) {
+	t.Helper()
+	home := t.TempDir()
+	dirs, err := paths.Resolve(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dirs.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dirs.ConfigFile(), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, dirs
 }
