@@ -87,11 +87,11 @@ func parseRobots(body []byte, agent string) (r *robots) {
 			r = &robots{mode: robotsAllowAll, agent: agent}
 		}
 	}()
-	h := &groupCollector{agent: agent}
+	h := &groupCollector{groups: groups{agent: agent}}
 	grobotstxt.Parse(string(body), h)
-	head, rules, delay := "user-agent: *\n", h.global, h.globalDelay
+	head, rules, delay := "user-agent: *\n", h.globalRules, h.globalDelay
 	if h.everSpecific {
-		head, rules, delay = "user-agent: "+agent+"\n", h.specific, h.specificDelay
+		head, rules, delay = "user-agent: "+agent+"\n", h.specificRules, h.specificDelay
 	}
 	r.rules = head + rules.String()
 	r.crawlDelay = delay
@@ -142,17 +142,50 @@ func productToken(ua string) string {
 	return ProductToken
 }
 
-// groupCollector is a grobotstxt.ParseHandler that mirrors
-// grobotstxt.RobotsMatcher's grouping (a user-agent line after an
-// allow/disallow line starts a new group; a specific group hides the global
-// one) and records the applying rules and Crawl-delay, and the Sitemap:
-// lines.
-type groupCollector struct {
+// groups follows, line by line, which robots.txt groups the lines being
+// read belong to, for agent: a group is its user-agent lines and the
+// lines after them; a user-agent line after a rule line starts a new one
+// (RFC 9309 §2.2.1). A group naming agent hides the "*" groups
+// (everSpecific says whether one did). Its reader says which lines are
+// rules (rule).
+type groups struct {
 	agent string
+	// inGroup: a user-agent line came; specific and global: the group
+	// being read names agent, or "*"; separated: a rule line came since
+	// its last user-agent line.
+	inGroup, specific, global, separated, everSpecific bool
+}
 
-	seenGlobal, seenSpecific, seenSeparator, everSpecific bool
+// userAgent reads a user-agent line's value.
+func (g *groups) userAgent(ua string) {
+	if g.separated {
+		g.specific, g.global, g.separated = false, false, false
+	}
+	g.inGroup = true
+	if len(ua) >= 1 && ua[0] == '*' && (len(ua) == 1 || ua[1] == ' ' || ua[1] == '\t') {
+		g.global = true
+		return
+	}
+	if strings.EqualFold(uaToken(ua), g.agent) {
+		g.specific, g.everSpecific = true, true
+	}
+}
 
-	specific, global           strings.Builder
+// rule marks a rule line: the next user-agent line starts a new group.
+// It reports whether the group being read applies to agent.
+func (g *groups) rule() bool {
+	g.separated = g.inGroup
+	return g.specific || g.global
+}
+
+// groupCollector is a grobotstxt.ParseHandler that mirrors
+// grobotstxt.RobotsMatcher's grouping (only allow and disallow lines are
+// rules that end a group's user-agent lines) and records the applying
+// rules and Crawl-delay, and the Sitemap: lines.
+type groupCollector struct {
+	groups
+
+	specificRules, globalRules strings.Builder
 	specificDelay, globalDelay time.Duration
 	sitemaps                   []string
 }
@@ -169,18 +202,7 @@ func (h *groupCollector) HandleSitemap(lineNum int, val string) {
 	}
 }
 
-func (h *groupCollector) HandleUserAgent(lineNum int, ua string) {
-	if h.seenSeparator {
-		h.seenSpecific, h.seenGlobal, h.seenSeparator = false, false, false
-	}
-	if len(ua) >= 1 && ua[0] == '*' && (len(ua) == 1 || ua[1] == ' ' || ua[1] == '\t') {
-		h.seenGlobal = true
-		return
-	}
-	if strings.EqualFold(uaToken(ua), h.agent) {
-		h.seenSpecific, h.everSpecific = true, true
-	}
-}
+func (h *groupCollector) HandleUserAgent(lineNum int, ua string) { h.userAgent(ua) }
 
 // uaToken is grobotstxt's extraction of a user-agent line's product token
 // (RFC 7231 token characters).
@@ -196,17 +218,16 @@ func uaToken(ua string) string {
 	return ua[:i]
 }
 
-func (h *groupCollector) HandleAllow(lineNum int, val string)    { h.rule("allow", val) }
-func (h *groupCollector) HandleDisallow(lineNum int, val string) { h.rule("disallow", val) }
+func (h *groupCollector) HandleAllow(lineNum int, val string)    { h.addRule("allow", val) }
+func (h *groupCollector) HandleDisallow(lineNum int, val string) { h.addRule("disallow", val) }
 
-func (h *groupCollector) rule(key, val string) {
-	if !h.seenGlobal && !h.seenSpecific {
+func (h *groupCollector) addRule(key, val string) {
+	if !h.rule() {
 		return
 	}
-	h.seenSeparator = true
-	b := &h.global
-	if h.seenSpecific {
-		b = &h.specific
+	b := &h.globalRules
+	if h.specific {
+		b = &h.specificRules
 	}
 	b.WriteString(key)
 	b.WriteString(": ")
@@ -223,9 +244,9 @@ func (h *groupCollector) HandleUnknownAction(lineNum int, action, val string) {
 		return
 	}
 	switch {
-	case h.seenSpecific:
+	case h.specific:
 		h.specificDelay = max(h.specificDelay, d)
-	case h.seenGlobal:
+	case h.global:
 		h.globalDelay = max(h.globalDelay, d)
 	}
 }

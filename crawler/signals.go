@@ -205,16 +205,14 @@ func parseSignalRule(kind, v string) (signalRule, bool) {
 // of a robots.txt that apply to agent: those outside any group (before
 // the first User-agent line), and those of the groups naming agent, or
 // of the "*" groups when none names it (RFC 9309 §2.2.1). A group ends
-// at a User-agent line that follows one of its rules.
+// at a User-agent line that follows one of its rules: here Allow,
+// Disallow, Crawl-delay and the signal lines themselves.
 func parseRobotsSignals(body []byte, agent string) []signalRule {
 	if len(body) > maxRobotsBytes {
 		body = body[:maxRobotsBytes]
 	}
-	var (
-		outside, specific, global          []signalRule
-		inGroup, inSpecific, inGlobal, sep bool
-		everSpecific                       bool
-	)
+	var outside, specific, global []signalRule
+	g := groups{agent: agent}
 	for line := range strings.SplitSeq(string(body), "\n") {
 		line, _, _ = strings.Cut(line, "#")
 		line = strings.TrimSpace(line)
@@ -228,20 +226,11 @@ func parseRobotsSignals(body []byte, agent string) []signalRule {
 		}
 		switch robotsKey(key) {
 		case "useragent":
-			if sep {
-				inSpecific, inGlobal, sep = false, false, false
-			}
-			inGroup = true
-			ua := strings.TrimSpace(val)
-			if ua == "*" || strings.HasPrefix(ua, "* ") || strings.HasPrefix(ua, "*\t") {
-				inGlobal = true
-			} else if t := uaToken(ua); t != "" && strings.EqualFold(t, agent) {
-				inSpecific, everSpecific = true, true
-			}
+			g.userAgent(strings.TrimSpace(val))
 		case "allow", "disallow", "crawldelay":
-			sep = inGroup
+			g.rule()
 		case "contentsignal", "contentusage":
-			sep = inGroup
+			g.rule()
 			kind := signalContentSignal
 			if robotsKey(key) == "contentusage" {
 				kind = signalContentUsage
@@ -249,19 +238,19 @@ func parseRobotsSignals(body []byte, agent string) []signalRule {
 			r, ok := parseSignalRule(kind, val)
 			switch {
 			case !ok:
-			case !inGroup:
+			case !g.inGroup:
 				outside = appendRule(outside, r)
 			default:
-				if inSpecific {
+				if g.specific {
 					specific = appendRule(specific, r)
 				}
-				if inGlobal {
+				if g.global {
 					global = appendRule(global, r)
 				}
 			}
 		}
 	}
-	if everSpecific {
+	if g.everSpecific {
 		return append(outside, specific...)
 	}
 	return append(outside, global...)
