@@ -132,10 +132,10 @@ func addrProblem(m ma.Multiaddr, allow netguard.Allow) string {
 				return "is " + rangeName(ip)
 			}
 		case ma.P_DNS, ma.P_DNS4, ma.P_DNS6, ma.P_DNSADDR:
-			name := strings.ToLower(strings.TrimSuffix(c.Value(), "."))
-			if (name == "localhost" || strings.HasSuffix(name, ".localhost")) && allow&netguard.AllowLoopback == 0 {
+			if netguard.MachineName(c.Value(), allow) {
 				return "names this machine (localhost)"
 			}
+			name := strings.ToLower(strings.TrimSuffix(c.Value(), "."))
 			if strings.HasSuffix(name, ".local") || strings.HasSuffix(name, ".internal") || strings.HasSuffix(name, ".lan") || strings.HasSuffix(name, ".home.arpa") {
 				return "names a machine on a local network"
 			}

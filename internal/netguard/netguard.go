@@ -11,6 +11,7 @@ package netguard
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 	"syscall"
 
 	"code.dny.dev/ssrf"
@@ -63,6 +64,18 @@ func Check(addr netip.Addr, allow Allow) error {
 		network = "tcp6"
 	}
 	return guardian(allow).Safe(network, netip.AddrPortFrom(addr.Unmap(), 80).String(), nil)
+}
+
+// MachineName reports whether host names this machine whatever DNS says
+// ("localhost" and names under it, RFC 6761 §6.3), in any case, with or
+// without a trailing dot: input naming it is refused before any lookup,
+// unless allow lets loopback through.
+func MachineName(host string, allow Allow) bool {
+	if allow&AllowLoopback != 0 {
+		return false
+	}
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
 
 func guardian(allow Allow) *ssrf.Guardian {

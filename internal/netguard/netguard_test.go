@@ -80,3 +80,23 @@ func TestTestNets(t *testing.T) {
 		}
 	}
 }
+
+// TestMachineName: localhost and the names under it name this machine,
+// in any case and with a trailing dot; other names do not; the loopback
+// switch lets them through.
+func TestMachineName(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "LocalHost.": true, "app.localhost": true, "a.b.LOCALHOST": true,
+		"example.org": false, "localhost.example": false, "notlocalhost": false, "": false,
+	} {
+		if got := MachineName(host, 0); got != want {
+			t.Errorf("MachineName(%q) = %v, want %v", host, got, want)
+		}
+	}
+	if MachineName("localhost", AllowLoopback) {
+		t.Error("localhost refused with loopback allowed")
+	}
+	if !MachineName("localhost", AllowTestNets) {
+		t.Error("localhost allowed by the test nets switch")
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
-	"strings"
 
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 )
@@ -34,7 +33,7 @@ func CheckSeed(raw string, allow netguard.Allow) (seed, id string, err error) {
 		return "", "", fmt.Errorf("%w: %q: %v", ErrBadSeed, raw, err)
 	}
 	host := u.Hostname()
-	if (host == "localhost" || strings.HasSuffix(host, ".localhost")) && allow&netguard.AllowLoopback == 0 {
+	if netguard.MachineName(host, allow) {
 		return "", "", fmt.Errorf("%w: %s: %s names this machine; %s", ErrBadSeed, raw, host, notPublicAdvice)
 	}
 	if ip, perr := netip.ParseAddr(host); perr == nil {
