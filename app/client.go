@@ -272,9 +272,13 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	} else if opts.Cheat != "" {
 		return nil, errors.New("new client: cheating needs a network to cheat")
 	}
-	var runner taskmgr.Runner = cr
+	var (
+		runner taskmgr.Runner = cr
+		pf     *policyFloor   // network mode: its tasks keep the politeness floor
+	)
 	if c.mode == ModeNetwork {
-		runner = floorRunner{cr: cr, nw: c.net, min: delayFloor(opts)}
+		pf = &policyFloor{nw: c.net, min: delayFloor(opts)}
+		runner = floorRunner{cr: cr, floor: pf}
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
@@ -302,11 +306,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.net != nil {
 		// Before attachNode registers the revocation handler that calls it.
 		c.net.endLeases = c.mgr.EndLeases
-		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }, handBack: c.net.HandBack}
-		if c.mode == ModeNetwork {
-			nq.floor = c.net
-			nq.minDelay = delayFloor(opts)
-		}
+		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }, handBack: c.net.HandBack, floor: pf}
 		if err := c.net.attachNode(nq, cfg, c.opts.Network); err != nil {
 			c.Close()
 			return nil, err

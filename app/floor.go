@@ -39,14 +39,29 @@ func checkPolicy(t *task.Task, min time.Duration) error {
 	return nil
 }
 
-// floorRunner runs a network's tasks only when their policy keeps the
-// floor: the last check before a task's first request, whichever way it
-// came (the overlay, a handover, the queue of an earlier run). A refusal
-// also refuses the network (network.refuse).
-type floorRunner struct {
-	cr  *crawler.Crawler
+// policyFloor holds a network's tasks to the politeness floor with a
+// wait of at least min: a task under it is refused, and the network with
+// it (network.refuse).
+type policyFloor struct {
 	nw  *network
 	min time.Duration
+}
+
+// check returns why t is under the floor, nil when it is not.
+func (f *policyFloor) check(t *task.Task) error {
+	if err := checkPolicy(t, f.min); err != nil {
+		f.nw.refuse(err)
+		return err
+	}
+	return nil
+}
+
+// floorRunner runs a network's tasks only when their policy keeps the
+// floor: the last check before a task's first request, whichever way it
+// came (the overlay, a handover, the queue of an earlier run).
+type floorRunner struct {
+	cr    *crawler.Crawler
+	floor *policyFloor
 }
 
 var (
@@ -55,8 +70,7 @@ var (
 )
 
 func (f floorRunner) check(t *task.Task) error {
-	if err := checkPolicy(t, f.min); err != nil {
-		f.nw.refuse(err)
+	if err := f.floor.check(t); err != nil {
 		return fmt.Errorf("task %s not crawled: %w", t.ID, err)
 	}
 	return nil

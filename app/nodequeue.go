@@ -26,10 +26,8 @@ type nodeQueue struct {
 	// handBack, when set, gives one task back to the manager (Return).
 	handBack func(ctx context.Context, env []byte) error
 	// floor, when set (network mode), refuses tasks whose policy is
-	// under the politeness floor with a wait below minDelay, and the
-	// network with them.
-	floor    *network
-	minDelay time.Duration
+	// under the politeness floor, and the network with them.
+	floor *policyFloor
 }
 
 var (
@@ -68,8 +66,7 @@ func (nq nodeQueue) Return(ctx context.Context, envs [][]byte) error {
 // a second copy.
 func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
 	if nq.floor != nil {
-		if err := checkPolicy(t, nq.minDelay); err != nil {
-			nq.floor.refuse(err)
+		if err := nq.floor.check(t); err != nil {
 			return fmt.Errorf("task %s refused: %w", t.ID, err)
 		}
 	}
