@@ -51,11 +51,10 @@ func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) 
 		return false, fmt.Errorf("refused: %w", err)
 	}
 	now := m.opts.Now()
-	reason := r.Reason
-	if reason == report.HandedBack {
-		reason = channels.ReasonHandedBack
-	}
-	l, ok, err := m.db.Cancel(t.ID, t.Lease.Epoch, from.String(), reason, now)
+	// The report's reason is the task's: report.HandedBack is
+	// channels.ReasonHandedBack, which the channel does not count as a
+	// failure (TestHandedBackReissuedAtOnce holds them together).
+	l, ok, err := m.db.Cancel(t.ID, t.Lease.Epoch, from.String(), r.Reason, now)
 	if err != nil || !ok {
 		return false, err
 	}
