@@ -89,7 +89,10 @@ func (l networkLeaser) send(ctx context.Context, req lease.Request) (taskmgr.Gra
 	case err == nil:
 		return taskmgr.Grant{Expires: a.Expires, RenewEvery: a.RenewEvery}, nil
 	case errors.Is(err, lease.ErrHeld):
-		return taskmgr.Grant{}, &taskmgr.LeaseHeld{RetryIn: min(max(a.RetryIn, 0), lease.MaxRetryIn), Err: err}
+		// The task manager caps the hint at its own pace
+		// (taskmgr.claimRetry): a hint brings a claim forward, and a
+		// manager cannot make a crawler wait longer with it.
+		return taskmgr.Grant{}, &taskmgr.LeaseHeld{RetryIn: a.RetryIn, Err: err}
 	case errors.Is(err, lease.ErrOver):
 		return taskmgr.Grant{}, errors.Join(taskmgr.ErrLeaseOver, err)
 	}

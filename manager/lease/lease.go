@@ -81,10 +81,6 @@ type Request struct {
 	Version string `json:"version,omitempty"`
 }
 
-// MaxRetryIn bounds the Answer.RetryIn a crawler takes: a manager's hint
-// makes a claim come sooner, never wait longer than the crawler would.
-const MaxRetryIn = time.Minute
-
 // Answer is the manager's reply.
 type Answer struct {
 	// Granted is set when the claim or renewal was granted, or the
@@ -100,8 +96,8 @@ type Answer struct {
 	Error string `json:"error,omitempty"`
 	// RetryIn, on a held claim, is how long until the wait that holds it
 	// has passed (the IP wait, the politeness wait after a release), when
-	// the manager knows: the crawler claims again then rather than at its
-	// own pace. At most MaxRetryIn is taken.
+	// the manager knows: the crawler claims again then, when that is
+	// sooner than at its own pace.
 	RetryIn time.Duration `json:"retry_in,omitempty"`
 	// Outdated, on a refused claim, says that the crawler's version is
 	// older than the network's minimum and how to update; the crawler
