@@ -250,17 +250,14 @@ func (r *rotator) abandon(cause error) error {
 	r.w, r.f, r.idx, r.ibuf, r.out = nil, nil, nil, nil, nil
 	r.log.Warn("WARC file ended by a write error; the next upload starts a new one",
 		"file", name, "kept_bytes", r.synced, "err", cause)
-	switch {
-	case !keep:
-		if err := os.Remove(path); err != nil {
-			r.log.Warn("Remove WARC file without a page", "file", name, "err", err)
+	if keep {
+		if err != nil {
+			// reindex cuts it back when it can.
+			r.log.Warn("WARC file not cut back; it is cut back when indexed", "file", name, "err", err)
 		}
-	case err != nil:
-		// reindex cuts it back when it can.
-		r.log.Warn("WARC file not cut back; it is cut back when indexed", "file", name, "err", err)
 		r.unindexed = append(r.unindexed, name)
-	default:
-		r.unindexed = append(r.unindexed, name)
+	} else if err := os.Remove(path); err != nil {
+		r.log.Warn("Remove WARC file without a page", "file", name, "err", err)
 	}
 	r.indexLeftovers()
 	return cause
