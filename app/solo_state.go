@@ -46,7 +46,7 @@ func channelState(c channels.Channel, clientPaused string) (state, reason string
 func (c *Client) pausedBecause() string {
 	_, reasons := c.gov.Paused()
 	if c.net != nil {
-		if why := c.net.outdatedReason(); why != "" {
+		if why := c.net.pauseReason(); why != "" {
 			reasons = append([]string{why}, reasons...)
 		}
 	}
