@@ -380,6 +380,25 @@ func TestStoppedMidSendSentAgain(t *testing.T) {
 	}
 }
 
+// firstTask gives m the seed http://a.example/ and an overlay of one
+// peer, ticks once, and returns the peer's queue (emptied), the one task
+// issued, its envelope and the peer's host.
+func firstTask(ctx context.Context, t *testing.T, m *Manager) (*memQueue, *task.Task, []byte, *host.Host) {
+	t.Helper()
+	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	q, ph := onePeerOverlay(ctx, t, m)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tasks, envs := q.take()
+	if len(tasks) != 1 {
+		t.Fatalf("%d tasks issued, want 1", len(tasks))
+	}
+	return q, tasks[0], envs[0], ph
+}
+
 // onePeerOverlay starts an overlay peer that owns the whole space, trusts
 // m's key and is connected to m as its entry peer; it returns the peer's
 // queue and host.

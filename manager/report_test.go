@@ -21,48 +21,38 @@ func TestCancellationReport(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
 	m := newManager(t, t.TempDir(), clk)
-	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
-		t.Fatal(err)
-	}
-	q, ph := onePeerOverlay(ctx, t, m)
-	if err := m.Tick(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tasks, envs := q.take()
-	if len(tasks) != 1 {
-		t.Fatalf("%d tasks issued, want 1", len(tasks))
-	}
-	id := tasks[0].ID
+	_, issued, env, ph := firstTask(ctx, t, m)
+	id := issued.ID
 
 	other, _, _ := crypto.GenerateEd25519Key(nil)
-	forged, err := envelope.Seal(tasks[0], other)
+	forged, err := envelope.Seal(issued, other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	altered := append([]byte(nil), envs[0]...)
+	altered := append([]byte(nil), env...)
 	altered[len(altered)/2] ^= 0x20
 	for name, env := range map[string][]byte{"forged": forged, "altered": altered} {
 		if _, err := report.Send(ctx, ph, m.ID(), report.Report{Task: env, Reason: report.Expired}); err == nil {
 			t.Errorf("%s envelope: report accepted", name)
 		}
 	}
-	if _, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: "bored"}); err == nil {
+	if _, err := report.Send(ctx, ph, m.ID(), report.Report{Task: env, Reason: "bored"}); err == nil {
 		t.Error("a report with an unknown reason was accepted")
 	}
 	if tk, _ := m.db.Task(id); tk.State != channels.TaskOpen {
 		t.Fatalf("task is %s after refused reports, want open", tk.State)
 	}
 
-	a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: report.Expired})
+	a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: env, Reason: report.Expired})
 	if err != nil || !a.Counted {
 		t.Fatalf("report answered %+v, %v; want counted", a, err)
 	}
 	tk, _ := m.db.Task(id)
-	c, _ := m.db.Get(tasks[0].Channel)
+	c, _ := m.db.Get(issued.Channel)
 	if tk.State != channels.TaskCancelled || tk.Reason != report.Expired || c.Pending != 0 || c.Failures != 1 {
 		t.Fatalf("after the report: task %s (%q), channel pending %d failures %d", tk.State, tk.Reason, c.Pending, c.Failures)
 	}
-	if a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: report.Expired}); err != nil || a.Counted {
+	if a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: env, Reason: report.Expired}); err != nil || a.Counted {
 		t.Fatalf("second report answered %+v, %v; want acknowledged, not counted", a, err)
 	}
 }
@@ -75,22 +65,12 @@ func TestHandedBackReissuedAtOnce(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	m := newManager(t, t.TempDir(), clk)
-	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
-		t.Fatal(err)
-	}
-	q, ph := onePeerOverlay(ctx, t, m)
-	if err := m.Tick(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tasks, envs := q.take()
-	if len(tasks) != 1 {
-		t.Fatalf("%d tasks issued, want 1", len(tasks))
-	}
-	a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: envs[0], Reason: report.HandedBack})
+	q, tk, env, ph := firstTask(ctx, t, m)
+	a, err := report.Send(ctx, ph, m.ID(), report.Report{Task: env, Reason: report.HandedBack})
 	if err != nil || !a.Counted {
 		t.Fatalf("report answered %+v, %v; want counted", a, err)
 	}
-	c, _ := m.db.Get(tasks[0].Channel)
+	c, _ := m.db.Get(tk.Channel)
 	if c.Failures != 0 || c.Pending != 0 {
 		t.Fatalf("after the hand-back: channel failures %d pending %d; want 0 and 0", c.Failures, c.Pending)
 	}
@@ -101,7 +81,7 @@ func TestHandedBackReissuedAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, _ := q.take()
-	if len(again) != 1 || again[0].Channel != tasks[0].Channel || again[0].ID == tasks[0].ID {
+	if len(again) != 1 || again[0].Channel != tk.Channel || again[0].ID == tk.ID {
 		t.Fatalf("the next tick issued %d tasks; want the handed-back host again under a new task", len(again))
 	}
 }

@@ -28,18 +28,7 @@ func TestMinClientVersionRefusesClaims(t *testing.T) {
 	if p, err := profile.Read(m.ProfilePath()); err != nil || p.MinClientVersion != "0.3.0" {
 		t.Fatalf("profile's minimum client version %v, %v; want 0.3.0", p, err)
 	}
-	if _, err := m.AddSeeds([]string{"http://a.example/"}); err != nil {
-		t.Fatal(err)
-	}
-	q, ph := onePeerOverlay(ctx, t, m)
-	if err := m.Tick(ctx); err != nil {
-		t.Fatal(err)
-	}
-	tasks, envs := q.take()
-	if len(tasks) != 1 {
-		t.Fatalf("overlay peer got %d tasks, want 1", len(tasks))
-	}
-	tk, env := tasks[0], envs[0]
+	_, tk, env, ph := firstTask(ctx, t, m)
 	claim := func(version string) (lease.Answer, error) {
 		return lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch, Version: version})
 	}
