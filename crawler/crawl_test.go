@@ -167,12 +167,7 @@ func TestRobotsInRun(t *testing.T) {
 			mux.Handle("/robots.txt", tc.robots)
 			s := newSite(t, mux)
 			res, _ := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1})
-			var got []string
-			for _, h := range s.requests("") {
-				if h.Path != "/robots.txt" {
-					got = append(got, h.Path)
-				}
-			}
+			got := s.pagePaths()
 			if fmt.Sprint(got) != fmt.Sprint(tc.fetched) {
 				t.Fatalf("fetched %v, want %v", got, tc.fetched)
 			}
@@ -371,12 +366,7 @@ func TestFiltersDepthAndMaxPages(t *testing.T) {
 			tk := tc.tk
 			tk.Seeds = []string{s.URL + "/"}
 			res, _ := runTask(t, testConfig(t), &tk)
-			var got []string
-			for _, h := range s.requests("") {
-				if h.Path != "/robots.txt" {
-					got = append(got, h.Path)
-				}
-			}
+			got := s.pagePaths()
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Fatalf("fetched %v, want %v", got, tc.want)
 			}

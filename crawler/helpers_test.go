@@ -121,6 +121,18 @@ func (s *site) requests(prefix string) []hit {
 	return out
 }
 
+// pagePaths returns the paths requested other than robots.txt, in the
+// order they came.
+func (s *site) pagePaths() []string {
+	var out []string
+	for _, h := range s.requests("") {
+		if h.Path != "/robots.txt" {
+			out = append(out, h.Path)
+		}
+	}
+	return out
+}
+
 // memSink keeps pages in memory.
 type memSink struct {
 	mu    sync.Mutex

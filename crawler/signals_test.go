@@ -216,12 +216,7 @@ func TestContentSignalsInRun(t *testing.T) {
 			}
 			s := newSite(t, pages(m))
 			res, sink := runTask(t, testConfig(t), &task.Task{Seeds: []string{s.URL + "/"}, MaxDepth: 1})
-			var got []string
-			for _, h := range s.requests("") {
-				if h.Path != "/robots.txt" {
-					got = append(got, h.Path)
-				}
-			}
+			got := s.pagePaths()
 			if fmt.Sprint(got) != fmt.Sprint(tc.fetched) {
 				t.Fatalf("fetched %v, want %v", got, tc.fetched)
 			}
