@@ -134,13 +134,7 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 		err := fmt.Errorf("leave: no neighbour took the zones: %w", errors.Join(errs...))
 		return errors.Join(err, n.giveBack(ctx, all))
 	}
-	var back [][]byte
-	for _, i := range declined {
-		if int(i) < len(all) {
-			back = append(back, all[i])
-		}
-	}
-	backErr := n.giveBack(ctx, back)
+	backErr := n.giveBack(ctx, declinedTasks(all, declined))
 	// The farewell names the heir with the zones it now holds, so a
 	// neighbour that loses the heir before hearing from it still knows
 	// which zones to take over.
@@ -168,6 +162,22 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 		return fmt.Errorf("leave: %w", backErr)
 	}
 	return nil
+}
+
+// declinedTasks returns the tasks of all (in the order sent) at the
+// positions an heir declined, each once: an heir that names a position
+// twice, or one it was never sent, gets nothing more given back for it.
+func declinedTasks(all [][]byte, declined []uint32) [][]byte {
+	seen := make(map[uint32]bool, len(declined))
+	var out [][]byte
+	for _, i := range declined {
+		if int64(i) >= int64(len(all)) || seen[i] {
+			continue
+		}
+		seen[i] = true
+		out = append(out, all[i])
+	}
+	return out
 }
 
 // giveBack gives tasks no neighbour queued back to the manager, when the
