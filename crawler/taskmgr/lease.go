@@ -62,7 +62,9 @@ func (e *LeaseHeld) Unwrap() []error { return []error{ErrLeaseHeld, e.Err} }
 // after it).
 func claimRetry(err error, retry time.Duration, now, startBy time.Time) time.Duration {
 	if h, ok := errors.AsType[*LeaseHeld](err); ok && h.RetryIn > 0 {
-		in := min(h.RetryIn, retry)
+		// Never sooner than minClaimRetry: a manager answering "now"
+		// over and over must not make claims a busy loop.
+		in := min(max(h.RetryIn, minClaimRetry), retry)
 		retry = in + rand.N(in/5+time.Millisecond)
 	}
 	if left := startBy.Sub(now); !startBy.IsZero() && left > 0 {

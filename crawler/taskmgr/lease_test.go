@@ -243,6 +243,7 @@ func TestClaimRetry(t *testing.T) {
 		{"no hint", ErrLeaseHeld, far, 10 * time.Second, 10 * time.Second},
 		{"the IP wait ends in 300ms", hint(300 * time.Millisecond), far, 300 * time.Millisecond, 361 * time.Millisecond},
 		{"a hint beyond our own pace", hint(time.Minute), far, 10 * time.Second, 12*time.Second + time.Millisecond},
+		{"a hint of a nanosecond", hint(time.Nanosecond), far, minClaimRetry, minClaimRetry*6/5 + time.Millisecond},
 		{"start-by in 6 s", ErrLeaseHeld, now.Add(6 * time.Second), 2 * time.Second, 2 * time.Second},
 		{"start-by in 300ms", ErrLeaseHeld, now.Add(300 * time.Millisecond), minClaimRetry, minClaimRetry},
 		{"start-by passed", ErrLeaseHeld, now.Add(-time.Second), 10 * time.Second, 10 * time.Second},
