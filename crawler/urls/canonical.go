@@ -143,6 +143,11 @@ func (r *Resolver) resolve(ref string) (*url.URL, error) {
 			h += ":" + p
 		}
 		u.Host = h
+		// Without its dots the host may read otherwise: to the URL
+		// standard "0.." is a name and "0" the address 0.0.0.0. Parsed
+		// once more, the canonical URL is one that canonicalises to
+		// itself.
+		return (*Resolver)(nil).resolve(u.String())
 	}
 	return u, nil
 }

@@ -42,6 +42,8 @@ func TestCanonical(t *testing.T) {
 		{name: "idn host to punycode", ref: "http://bücher.example/", want: "http://xn--bcher-kva.example/"},
 		{name: "trailing dot of the host dropped", ref: "http://Example.COM./a", want: "http://example.com/a"},
 		{name: "trailing dot before a port", ref: "http://example.com.:8080/a", want: "http://example.com:8080/a"},
+		{name: "trailing dots before an address", ref: "http://0../a", want: "http://0.0.0.0/a"},
+		{name: "trailing dots after an address's parts", ref: "http://1.2.3..:81/", want: "http://1.2.0.3:81/"},
 		{name: "pipe in path escaped", ref: "http://example.com/a|b", want: "http://example.com/a%7Cb"},
 		{name: "user info removed", ref: "http://user:pw@example.com/", want: "http://example.com/"},
 		{name: "query order kept", ref: "http://example.com/?b=2&a=1", want: "http://example.com/?b=2&a=1"},
