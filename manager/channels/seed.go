@@ -48,18 +48,6 @@ func ParseSeed(s string) (seed, channel string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %q: bad host: %v", ErrBadSeed, s, err)
 	}
-	// One pass may leave a host the next changes ("0.." becomes "0",
-	// then the address 0.0.0.0): the host is the spelling that stays.
-	for range 3 {
-		again, err := urls.Canonical(h.String(), nil)
-		if err != nil {
-			return "", "", fmt.Errorf("%w: %q: bad host: %v", ErrBadSeed, s, err)
-		}
-		if again.Host == h.Host {
-			break
-		}
-		h = again
-	}
 	u.Host = h.Host
 	if u.Path == "" {
 		u.Path = "/"
