@@ -8,7 +8,10 @@
 #   - the long ones, which spend minutes waiting on processes, swarms,
 #     politeness waits and timers rather than on the CPU, all at once
 #     (-p with their number) with a timeout of 25 minutes;
-#   - the rest, two at a time (one a core) with a timeout of 10 minutes.
+#   - the rest, two at a time (one a core) with a timeout of 10 minutes,
+#     then go vet of the few packages without tests (go test vets the
+#     others as it builds them), while the long ones still run; its
+#     findings go to RUNDIR/vet.log and its exit status to vet.status.
 #
 # One go test for everything could not do both: -p bounds builds and test
 # runs together, so long waiting packages held its slots and nothing else
@@ -43,11 +46,21 @@ for p in $(go list ./...); do
 	[ -z "${is_listed[$p]:-}" ] && rest+=("$p")
 done
 
+untested=($(go list -f '{{if not (or .TestGoFiles .XTestGoFiles)}}{{.ImportPath}}{{end}}' ./...))
+
 events=$run/events.json
 : >"$events"
 (
 	go test -race -vet=all -count=1 -json -p ${#long[@]} -timeout 25m "${long[@]}" >>"$events" 2>>"$run/go-test.stderr" &
-	go test -race -vet=all -count=1 -json -p 2 -timeout 10m "${rest[@]}" >>"$events" 2>>"$run/go-test.stderr" &
+	{
+		status=0
+		go test -race -vet=all -count=1 -json -p 2 -timeout 10m "${rest[@]}" >>"$events" 2>>"$run/go-test.stderr" || status=1
+		vet=0
+		[ ${#untested[@]} -eq 0 ] || go vet -race "${untested[@]}" >"$run/vet.log" 2>&1 || vet=$?
+		echo $vet >"$run/vet.status"
+		[ $vet -eq 0 ] || status=1
+		exit $status
+	} &
 	status=0
 	for job in $(jobs -p); do wait "$job" || status=1; done
 	go test -race -vet=all -count=1 -json -timeout 10m "${last[@]}" >>"$events" 2>>"$run/go-test.stderr" || status=1
