@@ -74,16 +74,26 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	now := time.Now()
 	young := n.viv.Samples() < firstMoveSamples
 	all = all || young
-	var wide, done []peer.ID
+	var (
+		wide []peer.ID
+		done []unsampled
+	)
 	if young {
 		wide = n.wideLocked()
 	} else {
 		for id := range n.wide {
 			if _, nb := n.nbrs[id]; !nb {
-				done = append(done, id)
+				n.unwide[id] = now
 			}
 		}
 		clear(n.wide)
+		for id := range n.unwide {
+			if _, nb := n.nbrs[id]; nb {
+				delete(n.unwide, id) // a neighbour now: heartbeated anyway
+				continue
+			}
+			done = append(done, unsampled{id, now.Sub(n.unwide[id]) > n.unwideFor()})
+		}
 	}
 	ids := make([]peer.ID, 0, len(n.nbrs))
 	for id, nb := range n.nbrs {
@@ -125,10 +135,16 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}
 	}
 	n.mu.Unlock()
-	for _, id := range done {
+	for _, u := range done {
 		// Dialled only to sample: an idle connection would count against
-		// the volunteer's connection cap on both sides.
-		n.h.Network().ClosePeer(id)
+		// the volunteer's connection cap on both sides. One that carries
+		// a stream (the peer measuring a host for a locator, forwarding an
+		// insert) is closed when that is done, or after unwideFor.
+		if n.closeIdle(u.id, u.force) {
+			n.mu.Lock()
+			delete(n.unwide, u.id)
+			n.mu.Unlock()
+		}
 	}
 	var wg sync.WaitGroup
 	for _, id := range probes {
@@ -180,6 +196,31 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}()
 	}
 	wg.Wait()
+}
+
+// unsampled is a peer dialled for the wide sample, to close; force:
+// whatever streams its connections carry.
+type unsampled struct {
+	id    peer.ID
+	force bool
+}
+
+// unwideFor is how long a connection dialled for the wide sample may stay
+// open for the streams it carries: a stream that runs longer is stuck.
+func (n *Node) unwideFor() time.Duration { return 10 * n.cfg.Heartbeat }
+
+// closeIdle closes the connections to id that carry no stream, every one
+// when force is set, and reports whether none is left.
+func (n *Node) closeIdle(id peer.ID, force bool) bool {
+	left := false
+	for _, c := range n.h.Network().ConnsToPeer(id) {
+		if !force && len(c.GetStreams()) > 0 {
+			left = true
+			continue
+		}
+		c.Close()
+	}
+	return !left
 }
 
 // wideLocked returns the wide sample for this round: the peers kept from

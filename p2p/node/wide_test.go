@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -73,10 +75,10 @@ func TestYoungCoordinateSamplesWide(t *testing.T) {
 	c.waitUntil(time.Minute, "wide samples dropped", func() string {
 		for _, m := range c.members {
 			m.n.mu.Lock()
-			n := len(m.n.wide)
+			n := len(m.n.wide) + len(m.n.unwide)
 			m.n.mu.Unlock()
 			if n > 0 {
-				return m.h.ID().String() + " still keeps its wide sample"
+				return m.h.ID().String() + " still keeps its wide sample or has yet to close it"
 			}
 		}
 		return ""
@@ -137,5 +139,83 @@ func TestYoungCoordinateSamplesWide(t *testing.T) {
 	// as beyond: allow one in a hundred.
 	if settledWide*100 > settled {
 		t.Errorf("settled coordinates took %d of %d samples from peers beyond the neighbours", settledWide, settled)
+	}
+}
+
+// TestWideCloseSparesStreams settles a peer whose wide sample holds a
+// peer that is running a stream on their connection (as a locator's
+// measurement or a forwarded insert does): the round that closes the
+// wide sample's connections leaves that one open under its stream and
+// closes it in the first round after the stream ends.
+func TestWideCloseSparesStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p hosts")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour}) // rounds run only when called
+	a := c.add(ctx)
+	x, _ := c.newNode(ctx, c.randomPoint())
+	const proto = "/hivecrawl/test/echo/1"
+	got := make(chan byte, 4)
+	a.h.SetStreamHandler(proto, func(s network.Stream) {
+		defer s.Close()
+		b := make([]byte, 1)
+		for {
+			if _, err := s.Read(b); err != nil {
+				return
+			}
+			got <- b[0]
+		}
+	})
+	x.h.Peerstore().AddAddrs(a.h.ID(), a.h.Addrs(), time.Hour)
+	s, err := x.h.NewStream(ctx, a.h.ID(), proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(b byte) error {
+		if _, err := s.Write([]byte{b}); err != nil {
+			return err
+		}
+		select {
+		case <-got:
+			return nil
+		case <-time.After(10 * time.Second):
+			return errors.New("no byte arrived in 10 s")
+		}
+	}
+	if err := send(1); err != nil {
+		t.Fatal(err)
+	}
+
+	a.stop() // Serve's rounds read the coordinate unlocked
+	a.n.mu.Lock()
+	a.n.viv = confidentVivaldi(t)
+	a.n.wide[x.h.ID()] = struct{}{}
+	a.n.mu.Unlock()
+	a.n.heartbeatRound(ctx, false)
+	if err := send(2); err != nil {
+		t.Fatalf("the stream did not outlive the round that settled the coordinate: %v", err)
+	}
+
+	if err := s.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	c.waitUntil(30*time.Second, "the stream ended", func() string {
+		for _, conn := range a.h.Network().ConnsToPeer(x.h.ID()) {
+			if n := len(conn.GetStreams()); n > 0 {
+				return fmt.Sprintf("%d streams open", n)
+			}
+		}
+		return ""
+	})
+	a.n.heartbeatRound(ctx, false)
+	if a.h.Network().Connectedness(x.h.ID()) == network.Connected {
+		t.Error("the connection dialled for the wide sample is still open after its stream ended")
+	}
+	a.n.mu.Lock()
+	defer a.n.mu.Unlock()
+	if len(a.n.unwide) > 0 {
+		t.Errorf("%d peers still to close", len(a.n.unwide))
 	}
 }
