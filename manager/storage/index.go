@@ -67,11 +67,12 @@ type Totals struct {
 	Pages      int64 `json:"pages"`
 	Records    int64 `json:"records"`
 	Bytes      int64 `json:"bytes"`
-	// Checked counts results chosen for a spot-check, Unchecked those let
-	// through by their peer's record; Passed and Failed the verdicts;
-	// Untold those no check could confirm or disprove; CheckFetches the
-	// pages checkers re-fetched; Quarantined the WARC records of failed
-	// and untold results.
+	// Checked counts results sent to a spot-check (every result with
+	// credit), Unchecked the others (they earned none; before every result
+	// was checked, also those a peer's record let through); Passed and
+	// Failed the verdicts; Untold those no check could confirm or
+	// disprove; CheckFetches the pages checkers re-fetched; Quarantined
+	// the WARC records of failed and untold results.
 	Checked      int   `json:"checked,omitempty"`
 	Unchecked    int   `json:"unchecked,omitempty"`
 	Passed       int   `json:"passed,omitempty"`
@@ -164,8 +165,8 @@ func (x *index) entries(urls []string) (map[string]Entry, error) {
 
 // commit stores an accepted upload: its index entries, its receipt and the
 // contributor's and global totals, in one transaction.
-// A result chosen for a spot-check is stored with its pending check chk;
-// with validating set, one not chosen counts as let through unchecked.
+// A result with credit is stored with its pending check chk; with
+// validating set, one without (it earned nothing) counts as unchecked.
 func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nickname string, records int, chk *checkRec, validating, recorded bool) error {
 	return x.db.Update(func(tx kv.Tx) error {
 		urls := tx.Bucket(bucketURLs)

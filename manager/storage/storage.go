@@ -637,9 +637,6 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if len(picked) > 0 {
 			r.State = task.CreditPending
 			chk = &checkRec{Task: t.ID, Peer: from, Sample: picked, Recorded: recorded, Written: wrote}
-		} else if validating {
-			r.State = task.CreditConfirmed
-			r.Reason = "the peer's record let it through unchecked"
 		}
 	}
 	fb.Continue = continuation(t, &h.Result)

@@ -21,16 +21,15 @@ import (
 )
 
 // Spot-check validation (BOINC's adaptive replication, applied to
-// crawling). A share of results is checked: every result of a peer
-// without a record of NewPeer results validated in a row, fewer as its
-// record grows (NewPeer / (streak+1)), and no more than keeps the pages
-// re-fetched within Budget of the result's pages, never fewer than
-// MinShare. A checked
-// result's credit is pending; a sample of its pages is re-fetched by
-// another volunteer in a spot-check task, which goes through the host's
-// lease like any task, so it never runs beside the original crawler and
-// keeps the operator's politeness. Each page the checker brings back is
-// compared with the stored one:
+// crawling). Every result is checked: a sample of its pages, drawn
+// without replacement, is re-fetched by another volunteer in a spot-check
+// task, which goes through the host's lease like any task, so it never
+// runs beside the original crawler and keeps the operator's politeness.
+// The sample is as large as it must be (sample.go) for a result with one
+// forged page in ten (Forged) to be caught with probability Detect when
+// its peer has no record of NewPeer results validated in a row, and
+// within Budget of the result's pages when it has one. Each page the
+// checker brings back is compared with the stored one:
 //
 //   - the same body digest, or texts at least sameText alike when the
 //     server's validators (ETag, Last-Modified) say the page did not
@@ -49,22 +48,23 @@ import (
 // invalid once mismatching rounds outnumber matching ones by two and
 // either a trusted checker (one with a validated result and no failure or
 // contradicted check) is among them or three checkers found it so;
-// otherwise another volunteer checks, up to MaxRounds, after which a
-// result is invalid only if mismatching rounds outnumber matching ones.
-// Checkers are never the crawler or an earlier checker of the result, so
-// one or two dishonest checkers cannot fail an honest result: they are
-// outvoted, and their own check credit is revoked. (Three or more
-// colluding identities could; that is the limit of any quorum without
-// identities that cost something.)
+// otherwise another volunteer checks the same sample, up to MaxRounds,
+// after which a result is invalid only if mismatching rounds outnumber
+// matching ones. Checkers are never the crawler or an earlier checker of
+// the result, so one or two dishonest checkers cannot fail an honest
+// result: they are outvoted, and their own check credit is revoked.
+// (Three or more colluding identities could; that is the limit of any
+// quorum without identities that cost something.)
 //
 // A valid result's credit is confirmed and extends its peer's streak. An
-// invalid one's credit is revoked, its pages are dropped from the index and
-// its WARC records listed in QuarantineFile, and its peer's streak is
-// reset; a peer whose results failed Strikes times is reported to
-// Validation.OnInvalid (the manager withdraws its request-signing key). A
-// result no round could confirm or disprove (untold: its pages were not
-// fetchable, or changed before every check) earns nothing and leaves the
-// index as an invalid one does, without a mark against its peer.
+// invalid one's credit is revoked, its pages are dropped from the index
+// and its WARC records listed in QuarantineFile, and its peer's streak is
+// reset, so its next results are checked as a new peer's; a peer whose
+// results failed Strikes times is reported to Validation.OnInvalid (the
+// manager withdraws its request-signing key). A result no round could
+// confirm or disprove (untold: its pages were not fetchable, or changed
+// before every check) earns nothing and leaves the index as an invalid
+// one does, without a mark against its peer.
 
 // Checker issues spot-check tasks; the manager implements it.
 type Checker interface {
@@ -79,18 +79,22 @@ type Checker interface {
 type Validation struct {
 	Checks Checker
 	// NewPeer is how many results in a row a peer must have validated
-	// before any of its results goes unchecked. Default 5.
+	// before its results are checked with the smaller sample Budget
+	// allows. Default 5.
 	NewPeer int
-	// MinShare is the share of results checked whatever the record.
-	// Default 0.05.
-	MinShare float64
-	// Budget bounds what checking a peer with a record costs, as a share
-	// of the pages of its results: a result of n pages is checked with
-	// probability at most Budget × n / Sample (never below MinShare).
-	// Default 0.05.
+	// Forged and Detect size the sample of a result of a peer without a
+	// record: large enough that a result with Forged of its pages forged
+	// (at least one page) is caught with probability Detect. Defaults 0.1
+	// and 0.9.
+	Forged float64
+	Detect float64
+	// Budget bounds what checking a peer with a record costs: a result of
+	// n pages is checked with ⌊Budget × n⌋ of them (at least one, never
+	// more than a new peer's sample). Default 0.08, which keeps the
+	// re-fetches under 10 % of a recorded peer's pages with room for a
+	// second round and for results under 1/Budget pages, which cost one
+	// page each.
 	Budget float64
-	// Sample is how many pages of a result one check re-fetches. Default 5.
-	Sample int
 	// MaxRounds bounds the checks of one result. Default 5.
 	MaxRounds int
 	// MaxLost is how many check tasks of one result may be lost (no
@@ -104,7 +108,8 @@ type Validation struct {
 	// peer should no longer be trusted (its request-signing key
 	// withdrawn).
 	OnInvalid func(peer string, failures int, withdraw bool)
-	// Rand draws the checked share; default a seeded generator.
+	// Rand draws the samples, uniform in [0, 1); default a seeded
+	// generator.
 	Rand func() float64
 }
 
@@ -112,14 +117,14 @@ func (v *Validation) defaults() {
 	if v.NewPeer <= 0 {
 		v.NewPeer = 5
 	}
-	if v.MinShare <= 0 {
-		v.MinShare = 0.05
+	if !(v.Forged > 0 && v.Forged <= 1) {
+		v.Forged = 0.1
 	}
-	if v.Sample <= 0 {
-		v.Sample = 5
+	if !(v.Detect > 0 && v.Detect <= 1) {
+		v.Detect = 0.9
 	}
 	if v.Budget <= 0 {
-		v.Budget = 0.05
+		v.Budget = 0.08
 	}
 	if v.MaxRounds <= 0 {
 		v.MaxRounds = 5
@@ -228,8 +233,8 @@ type Verdict struct {
 type PeerRecord struct {
 	// Streak counts its results validated in a row since its last failure.
 	Streak int `json:"streak"`
-	// Valid and Invalid count checked results; Unchecked those its record
-	// let through.
+	// Valid and Invalid count checked results; Unchecked its results
+	// that went without a check (they earned no credit).
 	Valid     int `json:"valid"`
 	Invalid   int `json:"invalid"`
 	Unchecked int `json:"unchecked"`
@@ -257,17 +262,13 @@ var (
 // task" line each: readers of the WARC files skip them.
 const QuarantineFile = "QUARANTINE"
 
-// share returns the share of a peer's results of n pages to check.
-func (v *Validation) share(r PeerRecord, n int) float64 {
-	if r.Streak < v.NewPeer {
-		return 1
-	}
-	budget := v.Budget * float64(n) / float64(v.Sample)
-	return max(v.MinShare, min(float64(v.NewPeer)/float64(r.Streak+1), budget))
-}
-
-// chooseCheck decides whether a result of peer is checked and returns its
-// sample, and whether the peer has a record.
+// chooseCheck returns the sample of a result of peer to re-fetch, and
+// whether the peer has a record. The pages fetched whole and those
+// reported unchanged are drawn apart, each kind uniformly and with its own
+// bound: a result with one page in ten forged has one page in ten forged
+// in one kind at least, and the bound holds on each kind's credit too, so
+// forging the pages that earn most (fetched ones, among many unchanged)
+// pays no better than forging any.
 func (s *Storage) chooseCheck(peer string, pages []sampled) (sample []sampled, recorded bool, err error) {
 	v := s.opts.Validation
 	if v == nil || len(pages) == 0 {
@@ -278,23 +279,17 @@ func (s *Storage) chooseCheck(peer string, pages []sampled) (sample []sampled, r
 		return nil, false, err
 	}
 	recorded = rec.Streak >= v.NewPeer
-	if v.Rand() >= v.share(rec, len(pages)) {
-		return nil, recorded, nil
-	}
-	// Pages fetched whole first: their text is the crawler's own work,
-	// where an unchanged page only confirms a text stored before.
-	pick := slices.Clone(pages)
-	rand.Shuffle(len(pick), func(i, j int) { pick[i], pick[j] = pick[j], pick[i] })
-	slices.SortStableFunc(pick, func(a, b sampled) int {
-		switch {
-		case a.Unchanged == b.Unchanged:
-			return 0
-		case b.Unchanged:
-			return -1
+	var fetched, unchanged []sampled
+	for _, p := range pages {
+		if p.Unchanged {
+			unchanged = append(unchanged, p)
+		} else {
+			fetched = append(fetched, p)
 		}
-		return 1
-	})
-	return pick[:min(len(pick), v.Sample)], recorded, nil
+	}
+	sample = samplePages(fetched, v.sampleSize(len(fetched), recorded), v.Rand)
+	sample = append(slices.Clip(sample), samplePages(unchanged, v.sampleSize(len(unchanged), recorded), v.Rand)...)
+	return sample, recorded, nil
 }
 
 // IssueChecks issues the spot-checks results wait for: a first one, the
