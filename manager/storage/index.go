@@ -163,6 +163,33 @@ func (x *index) entries(urls []string) (map[string]Entry, error) {
 	return out, err
 }
 
+// othersTasks returns the tasks of the known entries whose result another
+// peer than peer uploaded: their pages existed by someone else's word, not
+// only by peer's own earlier upload.
+func (x *index) othersTasks(known map[string]Entry, peer string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := x.db.View(func(tx kv.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		seen := map[string]bool{}
+		for _, e := range known {
+			if e.Task == "" || seen[e.Task] {
+				continue
+			}
+			seen[e.Task] = true
+			var st stored
+			found, err := getJSON(b, []byte(e.Task), &st)
+			if err != nil {
+				return err
+			}
+			if found && st.Peer != peer {
+				out[e.Task] = true
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
 // commit stores an accepted upload: its index entries, its receipt and the
 // contributor's and global totals, in one transaction.
 // A result with credit is stored with its pending check chk; with

@@ -10,7 +10,7 @@ import "math"
 //
 //	miss(N, K, n) = C(N-K, n) / C(N, n) = Π_{i<n} (N-K-i) / (N-i)
 //
-// A peer without a
+// and one page found forged fails the whole result. A peer without a
 // record is checked with the smallest n for which 1 - miss(N, K, n)
 // reaches Validation.Detect when K = ⌈Forged × N⌉ (at least one page):
 // 20 pages of 100, 22 of any larger result, and the whole result below

@@ -37,34 +37,36 @@ import (
 //   - texts less alike where the page demonstrably changed between the two
 //     fetches (other validators, a Last-Modified after the first fetch):
 //     inconclusive;
-//   - anything else, a page the server says does not exist (404, 410)
-//     included: a mismatch; a page the checker could not fetch for another
-//     reason (a timeout, a server error, not fetched at all) tells
-//     nothing.
+//   - a page the server says does not exist (404, 410): a mismatch,
+//     unless another peer's earlier result had stored it (so it existed,
+//     and the site removed it since): inconclusive;
+//   - anything else: a mismatch; a page the checker could not fetch for
+//     another reason (a timeout, a server error, not fetched at all)
+//     tells nothing.
 //
-// A check round matches when its matches outnumber its mismatches and
-// mismatches when they are more than half of the compared pages. The
-// result is valid once matching rounds outnumber mismatching ones; it is
-// invalid once mismatching rounds outnumber matching ones by two and
-// either a trusted checker (one with a validated result and no failure or
-// contradicted check) is among them or three checkers found it so;
-// otherwise another volunteer checks the same sample, up to MaxRounds,
-// after which a result is invalid only if mismatching rounds outnumber
-// matching ones. Checkers are never the crawler or an earlier checker of
-// the result, so one or two dishonest checkers cannot fail an honest
-// result: they are outvoted, and their own check credit is revoked.
-// (Three or more colluding identities could; that is the limit of any
-// quorum without identities that cost something.)
+// A mismatch is a forged page: a check round that finds one mismatches,
+// however many pages of the sample matched, and a round matches when it
+// found matches and no mismatch. The result is valid once matching rounds
+// outnumber mismatching ones; it is invalid once mismatching rounds
+// outnumber matching ones by two and either a trusted checker (one with a
+// validated result and no failure or contradicted check) is among them or
+// three checkers found it so; otherwise another volunteer checks the same
+// sample, up to MaxRounds, after which a result is invalid only if
+// mismatching rounds outnumber matching ones. Checkers are never the
+// crawler or an earlier checker of the result, so one or two dishonest
+// checkers cannot fail an honest result: they are outvoted, and their own
+// check credit is revoked. (Three or more colluding identities could;
+// that is the limit of any quorum without identities that cost something.)
 //
 // A valid result's credit is confirmed and extends its peer's streak. An
-// invalid one's credit is revoked, its pages are dropped from the index
-// and its WARC records listed in QuarantineFile, and its peer's streak is
-// reset, so its next results are checked as a new peer's; a peer whose
-// results failed Strikes times is reported to Validation.OnInvalid (the
-// manager withdraws its request-signing key). A result no round could
-// confirm or disprove (untold: its pages were not fetchable, or changed
-// before every check) earns nothing and leaves the index as an invalid
-// one does, without a mark against its peer.
+// invalid one's credit is revoked, all its pages are dropped from the
+// index and its WARC records listed in QuarantineFile, and its peer's
+// streak is reset, so its next results are checked as a new peer's; a
+// peer whose results failed Strikes times is reported to
+// Validation.OnInvalid (the manager withdraws its request-signing key).
+// A result no round could confirm or disprove (untold: its pages were not
+// fetchable, or changed before every check) earns nothing and leaves the
+// index as an invalid one does, without a mark against its peer.
 
 // Checker issues spot-check tasks; the manager implements it.
 type Checker interface {
@@ -174,6 +176,9 @@ type sampled struct {
 	// Unchanged: the crawler reported the page unchanged, so no text was
 	// stored with the result; Location is the stored text it confirmed.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Known: another peer's earlier result had stored the page, so it
+	// existed (a peer's own earlier upload proves nothing).
+	Known bool `json:"known,omitempty"`
 }
 
 // checkRound is one spot-check of a result.
@@ -472,9 +477,9 @@ func (s *Storage) compare(sample []sampled, pages pageSource) (checkRound, error
 		}
 	}
 	switch {
-	case r.Mismatch > 0 && 2*r.Mismatch > r.Match+r.Mismatch:
+	case r.Mismatch > 0: // one forged page fails the whole result
 		r.Outcome = outcomeMismatch
-	case r.Match > r.Mismatch:
+	case r.Match > 0:
 		r.Outcome = outcomeMatch
 	default:
 		r.Outcome = outcomeInconclusive
@@ -488,6 +493,9 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 	switch {
 	case p == nil:
 		return outcomeInconclusive, "not fetched" // stopped, disallowed, cut short
+	case (p.Status == http.StatusNotFound || p.Status == http.StatusGone) && want.Known:
+		// Another peer's crawl stored it, so it existed: the site removed it.
+		return outcomeInconclusive, fmt.Sprintf("status %d, removed since an earlier crawl", p.Status)
 	case p.Status == http.StatusNotFound || p.Status == http.StatusGone:
 		return outcomeMismatch, fmt.Sprintf("status %d", p.Status) // the page the result claimed is not there
 	case p.Error != "" || p.Status != http.StatusOK:
