@@ -393,15 +393,27 @@ func TestDetectionFigures(t *testing.T) {
 			}
 		}
 	}
-	t.Log("| pages | new: sample | 1 in 10 | 1 in 4 | all | record: sample | cost | 1 in 10 | 1 in 4 | all |")
+	t.Log("| pages | new: sample | cost | 1 in 10 | 1 in 4 | all | record: sample | cost | 1 in 10 | 1 in 4 | all |")
 	for _, pages := range []int{1, 5, 8, 10, 20, 50, 100, 200, 400, 1000} {
 		n, rec := v.sampleSize(pages, false), v.sampleSize(pages, true)
 		caught := func(n int, share float64) float64 {
 			return 1 - missProbability(pages, forgedPages(pages, share), n)
 		}
-		t.Logf("| %d | %d | %.2f | %.2f | %.2f | %d | %.1f %% | %.2f | %.2f | %.2f |", pages,
-			n, caught(n, 0.1), caught(n, 0.25), caught(n, 1),
+		t.Logf("| %d | %d | %.1f %% | %.2f | %.2f | %.2f | %d | %.1f %% | %.2f | %.2f | %.2f |", pages,
+			n, 100*float64(n)/float64(pages), caught(n, 0.1), caught(n, 0.25), caught(n, 1),
 			rec, 100*float64(rec)/float64(pages), caught(rec, 0.1), caught(rec, 0.25), caught(rec, 1))
+	}
+	// The expected gain of forging k of a result's pages, as a share of
+	// its credit C, against uploading only the pages really fetched:
+	// (1-q)·C - (1-k/N)·C = (k/N - q)·C, with pages of equal credit.
+	t.Log("| pages | forged | new: caught | gain | record: caught | gain |")
+	for _, pages := range []int{20, 100, 1000} {
+		n, rec := v.sampleSize(pages, false), v.sampleSize(pages, true)
+		for _, k := range []int{1, forgedPages(pages, 0.1), forgedPages(pages, 0.25), pages} {
+			f := float64(k) / float64(pages)
+			qn, qr := 1-missProbability(pages, k, n), 1-missProbability(pages, k, rec)
+			t.Logf("| %d | %d | %.2f | %+.2f C | %.2f | %+.2f C |", pages, k, qn, f-qn, qr, f-qr)
+		}
 	}
 	// The demo's web (40 hosts, seed 1): what checking costs once peers
 	// have a record, one result per host, or per directory for the hosts
