@@ -97,7 +97,7 @@ type index struct{ db kv.Store }
 
 // indexBuckets are the index's buckets.
 var indexBuckets = [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta,
-	bucketChecks, bucketWritten, bucketVerdicts, bucketRecords, bucketDeferred}
+	bucketChecks, bucketWritten, bucketVerdicts, bucketRecords, bucketDeferred, bucketFetches}
 
 // openIndex opens the index at path; readOnly opens that of a stopped
 // storage module for reading.
@@ -384,9 +384,11 @@ func (x *index) addRound(checked string, r checkRound) error {
 // the check's pages were compared.
 var errNotAwaited = errors.New("the result no longer waits for this check")
 
-// recordRound stores a check round's outcome and the checker's pending
-// receipt r; fetches are the pages the checker re-fetched.
-func (x *index) recordRound(checked string, round checkRound, r task.Receipt, raw []byte, fetches int) error {
+// recordRound stores a check round's outcome, its fetches of pages not as
+// uploaded, the sample's pages found forged and varying so far, and the
+// checker's pending receipt r; fetches are the pages the checker
+// re-fetched.
+func (x *index) recordRound(checked string, round checkRound, forged, varies []int, r task.Receipt, raw []byte, fetches int) error {
 	return x.db.Update(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketChecks)
 		var c checkRec
@@ -399,8 +401,14 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 			return fmt.Errorf("record check %s of task %s: %w", round.Task, checked, errNotAwaited)
 		}
 		c.Rounds[i] = round
+		c.Forged, c.Varies = forged, varies
 		if err := putJSON(b, []byte(checked), c); err != nil {
 			return err
+		}
+		for p, f := range round.fetches {
+			if err := putJSON(tx.Bucket(bucketFetches), fetchKey(checked, p, round.Task), f); err != nil {
+				return err
+			}
 		}
 		if err := putJSON(tx.Bucket(bucketReceipts), []byte(r.TaskID), stored{Peer: r.Peer, Raw: raw}); err != nil {
 			return err
@@ -461,7 +469,19 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 			if rd.Peer == "" {
 				continue
 			}
-			agree := (valid && rd.Outcome != outcomeMismatch) || (!valid && rd.Outcome != outcomeMatch)
+			// rd.Outcome is what the round counted for (decide): a page
+			// found not as uploaded that no other checker corroborated
+			// is contradicted by a valid verdict, unless no round could
+			// tell.
+			var agree bool
+			switch {
+			case v.Untold:
+				agree = true
+			case valid:
+				agree = rd.Outcome != outcomeMismatch && rd.Outcome != outcomeUnconfirmed
+			default:
+				agree = rd.Outcome != outcomeMatch
+			}
 			st, why := task.CreditConfirmed, "the spot-check agreed with the verdict"
 			var checker PeerRecord
 			if _, err := getJSON(tx.Bucket(bucketRecords), []byte(rd.Peer), &checker); err != nil {
@@ -518,6 +538,9 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 			return err
 		}
 		if err := tx.Bucket(bucketWritten).Delete([]byte(c.Task)); err != nil {
+			return err
+		}
+		if err := deleteFetchesTx(tx, c.Task); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bucketVerdicts), []byte(c.Task), v); err != nil {

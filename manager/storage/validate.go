@@ -44,19 +44,26 @@ import (
 //     another reason (a timeout, a server error, not fetched at all)
 //     tells nothing.
 //
-// A mismatch is a forged page: a check round that finds one mismatches,
-// however many pages of the sample matched, and a round matches when it
-// found matches and no mismatch. The result is valid once matching rounds
-// outnumber mismatching ones; it is invalid once mismatching rounds
+// A mismatch is a forged page once another checker's fetch of it agrees
+// with the first checker's (corroborate.go); a page whose checkers' fetches
+// disagree with each other changes on every fetch and is undecidable,
+// never held against the crawler. A round that finds a forged page
+// mismatches, however many pages of the sample matched; one whose
+// mismatches are not yet corroborated is unconfirmed, and the next round
+// re-fetches only those pages; a round matches when it found matches and
+// nothing else. The result is valid once matching rounds outnumber
+// mismatching and unconfirmed ones; it is invalid once mismatching rounds
 // outnumber matching ones by two and either a trusted checker (one with a
 // validated result and no failure or contradicted check) is among them or
-// three checkers found it so; otherwise another volunteer checks the same
-// sample, up to MaxRounds, after which a result is invalid only if
-// mismatching rounds outnumber matching ones. Checkers are never the
-// crawler or an earlier checker of the result, so one or two dishonest
-// checkers cannot fail an honest result: they are outvoted, and their own
-// check credit is revoked. (Three or more colluding identities could;
-// that is the limit of any quorum without identities that cost something.)
+// three checkers found it so; otherwise another volunteer checks, up to
+// MaxRounds or until every page of the sample is undecidable, after which
+// a result is invalid only if mismatching rounds outnumber matching ones.
+// Checkers are never the crawler or an earlier checker of the result, so
+// one or two dishonest checkers cannot fail an honest result: they are
+// outvoted, and their own check credit is revoked; nor can one make a
+// forged page undecidable. (Three or more colluding identities could fail
+// an honest result, two pass a forged one; that is the limit of any
+// quorum without identities that cost something.)
 //
 // A valid result's credit is confirmed and extends its peer's streak. An
 // invalid one's credit is revoked, all its pages are dropped from the
@@ -65,8 +72,9 @@ import (
 // peer whose results failed Strikes times is reported to
 // Validation.OnInvalid (the manager withdraws its request-signing key).
 // A result no round could confirm or disprove (untold: its pages were not
-// fetchable, or changed before every check) earns nothing and leaves the
-// index as an invalid one does, without a mark against its peer.
+// fetchable, changed before every check, or change on every fetch) earns
+// nothing and leaves the index as an invalid one does, without a mark
+// against its peer.
 
 // Checker issues spot-check tasks; the manager implements it.
 type Checker interface {
@@ -189,6 +197,13 @@ type checkRound struct {
 	Outcome string `json:"outcome,omitempty"`
 	// Match, Mismatch and Inconclusive count the pages of the sample.
 	Match, Mismatch, Inconclusive int
+	// Matched and Mismatched are the sample's indexes of the pages the
+	// check found as uploaded and not as uploaded.
+	Matched    []int `json:"matched,omitempty"`
+	Mismatched []int `json:"mismatched,omitempty"`
+	// fetches are the check's pages not as uploaded, kept in
+	// bucketFetches for later checkers' fetches to be compared with.
+	fetches map[int]checkFetch
 }
 
 // checkRec is a result waiting for its verdict: small, as every tick reads
@@ -202,6 +217,11 @@ type checkRec struct {
 	// Recorded: its peer had a record (NewPeer results validated in a
 	// row) when it came.
 	Recorded bool `json:"recorded,omitempty"`
+	// Forged are the sample's indexes of pages two checkers found not as
+	// uploaded and alike, Varies those that change on every fetch
+	// (corroborate.go).
+	Forged []int `json:"forged,omitempty"`
+	Varies []int `json:"varies,omitempty"`
 	// Written is stored apart (bucketWritten), once: it is read only to
 	// quarantine an invalid result.
 	Written written `json:"-"`
@@ -331,9 +351,16 @@ func (s *Storage) IssueChecks(ctx context.Context) error {
 				avoid = append(avoid, r.Peer)
 			}
 		}
-		urls := make([]string, len(c.Sample))
-		for i, p := range c.Sample {
-			urls[i] = p.URL
+		urls := c.nextURLs()
+		if len(urls) == 0 {
+			// Every page changes on every fetch: no round can tell more.
+			s.mu.Lock()
+			_, err := s.decide(c.Task, false)
+			s.mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			continue
 		}
 		id, err := v.Checks.IssueCheck(ctx, c.Task, urls, avoid)
 		if err != nil {
@@ -397,6 +424,10 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return nil, err
 	}
 	round.Task, round.Peer = t.ID, from
+	forged, varies, err := s.corroborate(c, round)
+	if err != nil {
+		return nil, err
+	}
 	if rec.State == channels.TaskOpen {
 		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{})
 		if err != nil {
@@ -416,7 +447,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.recordRound(c.Task, round, r, raw, min(pages.Len(), len(c.Sample))); errors.Is(err, errNotAwaited) {
+	if err := s.idx.recordRound(c.Task, round, forged, varies, r, raw, min(pages.Len(), len(c.Sample))); errors.Is(err, errNotAwaited) {
 		return s.unneededCheck(ctx, t, rec, from)
 	} else if err != nil {
 		return nil, err
@@ -464,14 +495,22 @@ func (s *Storage) compare(sample []sampled, pages pageSource) (checkRound, error
 		return checkRound{}, err
 	}
 	var r checkRound
-	for _, want := range sample {
-		outcome, why := s.comparePage(want, got[want.URL])
+	for i, want := range sample {
+		p := got[want.URL]
+		outcome, why := s.comparePage(want, p)
 		s.log.Debug("Spot-check page compared", "url", want.URL, "outcome", outcome, "why", why)
 		switch outcome {
 		case outcomeMatch:
 			r.Match++
+			r.Matched = append(r.Matched, i)
 		case outcomeMismatch:
 			r.Mismatch++
+			r.Mismatched = append(r.Mismatched, i)
+			if r.fetches == nil {
+				r.fetches = map[int]checkFetch{}
+			}
+			text, _ := export.Text(p) // undecodable: compared as no text
+			r.fetches[i] = checkFetch{Status: p.Status, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Text: text}
 		default:
 			r.Inconclusive++
 		}
@@ -553,12 +592,18 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 	if err != nil || !found {
 		return nil, err
 	}
-	var match, mismatch, done int
+	// Each round counts for what it found in the light of every round:
+	// a page not as uploaded fails a result only once another checker's
+	// fetch corroborates it (corroborate.go).
+	var match, mismatch, unconfirmed, done int
 	trustedMismatch := false
-	for _, r := range c.Rounds {
-		switch r.Outcome {
+	for i, r := range c.Rounds {
+		c.Rounds[i].Outcome = c.judged(r)
+		switch c.Rounds[i].Outcome {
 		case outcomeMatch:
 			match++
+		case outcomeUnconfirmed:
+			unconfirmed++
 		case outcomeMismatch:
 			mismatch++
 			rec, err := s.idx.peerRecord(r.Peer)
@@ -571,12 +616,14 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 			done++
 		}
 	}
+	// Nothing left to re-fetch: every page of the sample varies by itself.
+	exhausted := len(c.nextURLs()) == 0 && len(c.Rounds) == done
 	var (
 		verdict, reason string
 		untold          bool
 	)
 	switch {
-	case match > mismatch:
+	case match > mismatch+unconfirmed:
 		verdict = VerdictValid
 		reason = fmt.Sprintf("%d of %d spot-checks matched", match, done)
 	case mismatch >= match+2 && (trustedMismatch || mismatch >= 3):
@@ -585,7 +632,7 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 	case force:
 		verdict = VerdictValid
 		reason = fmt.Sprintf("let through: %d spot-check tasks were lost", c.Lost)
-	case done >= v.MaxRounds && len(c.Rounds) == done:
+	case exhausted || done >= v.MaxRounds && len(c.Rounds) == done:
 		if mismatch > match {
 			verdict = VerdictInvalid
 			reason = fmt.Sprintf("%d of %d spot-checks found pages that were not as uploaded", mismatch, done)
@@ -599,6 +646,9 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 		}
 	default:
 		return nil, nil
+	}
+	if n := len(c.Varies); n > 0 {
+		reason += fmt.Sprintf("; %d of %d pages checked change on every fetch: undecidable, not held against the crawler", n, len(c.Sample))
 	}
 	out := Verdict{Task: c.Task, Peer: c.Peer, Verdict: verdict, Reason: reason, Rounds: done, At: s.opts.Now().UTC(), Untold: untold}
 	for _, r := range c.Rounds {
