@@ -82,30 +82,41 @@ func alikeFetches(a, b checkFetch) bool {
 
 // corroborate weighs round, just compared, against the earlier rounds of
 // c: each page round found not as uploaded is forged when an earlier
-// checker's fetch agrees with round's, and undecidable when the page now
-// meets the rule above. It returns c's Forged and Varies updated.
+// checker's fetch agrees with round's; each page in dispute that round
+// fetched is undecidable when it now meets the rule above. It returns c's
+// Forged and Varies updated.
 func (s *Storage) corroborate(c checkRec, round checkRound) (forged, varies []int, err error) {
 	forged, varies = slices.Clone(c.Forged), slices.Clone(c.Varies)
-	for _, i := range round.Mismatched {
-		if slices.Contains(forged, i) || slices.Contains(varies, i) {
+	for _, i := range append(slices.Clone(round.Mismatched), round.Matched...) {
+		mismatched := slices.Contains(round.Mismatched, i)
+		disputed := slices.ContainsFunc(c.Rounds, func(r checkRound) bool {
+			return r.Task != round.Task && slices.Contains(r.Mismatched, i)
+		})
+		if slices.Contains(forged, i) || slices.Contains(varies, i) || !mismatched && !disputed {
 			continue
 		}
 		earlier, err := s.idx.fetches(c.Task, i)
 		if err != nil {
 			return nil, nil, err
 		}
-		mine := round.fetches[i]
-		if slices.ContainsFunc(earlier, func(f checkFetch) bool { return alikeFetches(f, mine) }) {
+		if mine, ok := round.fetches[i]; ok && slices.ContainsFunc(earlier, func(f checkFetch) bool { return alikeFetches(f, mine) }) {
 			forged = append(forged, i)
 			continue
 		}
-		matched := 0
+		// No two fetches not as uploaded agree. Count the checkers.
+		against, as := len(earlier), 0
+		if mismatched {
+			against++
+		}
 		for _, r := range c.Rounds {
 			if r.Task != round.Task && slices.Contains(r.Matched, i) {
-				matched++
+				as++
 			}
 		}
-		if mismatched := len(earlier) + 1; mismatched >= 2 && mismatched+matched >= 3 {
+		if !mismatched {
+			as++
+		}
+		if against >= 2 && against+as >= 3 {
 			varies = append(varies, i)
 		}
 	}

@@ -307,3 +307,58 @@ func TestForgedPageBesideRotatingOneCaught(t *testing.T) {
 		})
 	}
 }
+
+// TestPageSometimesAlikeIsUndecidable: a page whose text is sometimes as
+// uploaded and sometimes not (a "featured" block drawn at random) is
+// undecidable once two checkers found it otherwise, each other text, and
+// a third found it as uploaded: the result is confirmed on its other
+// pages after three checks, and neither checker who found it otherwise is
+// contradicted. Counting only the checks that found it otherwise, it
+// stayed in dispute, took a fourth check, and the verdict held the first
+// two checks against their checkers.
+func TestPageSometimesAlikeIsUndecidable(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	rot := rotating{rand.New(rand.NewPCG(44, 10))}
+	web := stableSite(0, 4)
+	const front = "http://site.example/front"
+	uploaded := rot.fetch(front)
+	crawl := append(stableSite(0, 4), uploaded)
+	tk, env := r.issue(t, 1)
+	_, peer := r.upload(t, tk.ID, env, crawl)
+	n := 0
+	checks := r.settleWith(t, c, tk.ID, func(ic issuedCheck) []*task.Page {
+		n++
+		out := fetched(ic.urls, web)
+		for i, p := range out {
+			if p.URL != front {
+				continue
+			}
+			if n == 3 {
+				cp := *uploaded
+				out[i] = &cp // as uploaded, this time
+			} else {
+				out[i] = rot.fetch(front)
+			}
+		}
+		return out
+	})
+	if len(checks) != 3 || len(checks[0]) != 5 || !slices.Equal(checks[1], []string{front}) || !slices.Equal(checks[2], []string{front}) {
+		t.Fatalf("checks re-fetched %v, want the sample of 5, then the page in dispute twice", checks)
+	}
+	v, found, err := r.st.Verdict(tk.ID)
+	if err != nil || !found || v.Verdict != VerdictValid || v.Untold || !strings.Contains(v.Reason, "1 of 5 pages checked change on every fetch") {
+		t.Fatalf("verdict %+v (found %v, %v), want valid, the page undecidable", v, found, err)
+	}
+	if rec, _ := r.st.PeerRecord(peer); rec.Streak != 1 || len(*failed) != 0 {
+		t.Fatalf("crawler's record %+v, failures %v", rec, *failed)
+	}
+	for _, ic := range c.issued {
+		st, _, err := r.st.idx.receipt(ic.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := r.st.PeerRecord(st.Peer); rec.BadChecks != 0 {
+			t.Fatalf("checker %s had a check held against it: %+v", st.Peer, rec)
+		}
+	}
+}
