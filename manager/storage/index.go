@@ -67,11 +67,12 @@ type Totals struct {
 	Pages      int64 `json:"pages"`
 	Records    int64 `json:"records"`
 	Bytes      int64 `json:"bytes"`
-	// Checked counts results chosen for a spot-check, Unchecked those let
-	// through by their peer's record; Passed and Failed the verdicts;
-	// Untold those no check could confirm or disprove; CheckFetches the
-	// pages checkers re-fetched; Quarantined the WARC records of failed
-	// and untold results.
+	// Checked counts results sent to a spot-check (every result with
+	// credit), Unchecked the others (they earned none; before every result
+	// was checked, also those a peer's record let through); Passed and
+	// Failed the verdicts; Untold those no check could confirm or
+	// disprove; CheckFetches the pages checkers re-fetched; Quarantined
+	// the WARC records of failed and untold results.
 	Checked      int   `json:"checked,omitempty"`
 	Unchecked    int   `json:"unchecked,omitempty"`
 	Passed       int   `json:"passed,omitempty"`
@@ -96,7 +97,7 @@ type index struct{ db kv.Store }
 
 // indexBuckets are the index's buckets.
 var indexBuckets = [][]byte{bucketURLs, bucketReceipts, bucketPeers, bucketMeta,
-	bucketChecks, bucketWritten, bucketVerdicts, bucketRecords, bucketDeferred}
+	bucketChecks, bucketWritten, bucketVerdicts, bucketRecords, bucketDeferred, bucketFetches}
 
 // openIndex opens the index at path; readOnly opens that of a stopped
 // storage module for reading.
@@ -162,10 +163,37 @@ func (x *index) entries(urls []string) (map[string]Entry, error) {
 	return out, err
 }
 
+// othersTasks returns the tasks of the known entries whose result another
+// peer than peer uploaded: their pages existed by someone else's word, not
+// only by peer's own earlier upload.
+func (x *index) othersTasks(known map[string]Entry, peer string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := x.db.View(func(tx kv.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		seen := map[string]bool{}
+		for _, e := range known {
+			if e.Task == "" || seen[e.Task] {
+				continue
+			}
+			seen[e.Task] = true
+			var st stored
+			found, err := getJSON(b, []byte(e.Task), &st)
+			if err != nil {
+				return err
+			}
+			if found && st.Peer != peer {
+				out[e.Task] = true
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
 // commit stores an accepted upload: its index entries, its receipt and the
 // contributor's and global totals, in one transaction.
-// A result chosen for a spot-check is stored with its pending check chk;
-// with validating set, one not chosen counts as let through unchecked.
+// A result with credit is stored with its pending check chk; with
+// validating set, one without (it earned nothing) counts as unchecked.
 func (x *index) commit(entries map[string]Entry, r task.Receipt, raw []byte, nickname string, records int, chk *checkRec, validating, recorded bool) error {
 	return x.db.Update(func(tx kv.Tx) error {
 		urls := tx.Bucket(bucketURLs)
@@ -356,9 +384,11 @@ func (x *index) addRound(checked string, r checkRound) error {
 // the check's pages were compared.
 var errNotAwaited = errors.New("the result no longer waits for this check")
 
-// recordRound stores a check round's outcome and the checker's pending
-// receipt r; fetches are the pages the checker re-fetched.
-func (x *index) recordRound(checked string, round checkRound, r task.Receipt, raw []byte, fetches int) error {
+// recordRound stores a check round's outcome, its fetches of pages not as
+// uploaded, the sample's pages found forged and varying so far, and the
+// checker's pending receipt r; fetches are the pages the checker
+// re-fetched.
+func (x *index) recordRound(checked string, round checkRound, forged, varies []int, r task.Receipt, raw []byte, fetches int) error {
 	return x.db.Update(func(tx kv.Tx) error {
 		b := tx.Bucket(bucketChecks)
 		var c checkRec
@@ -371,8 +401,14 @@ func (x *index) recordRound(checked string, round checkRound, r task.Receipt, ra
 			return fmt.Errorf("record check %s of task %s: %w", round.Task, checked, errNotAwaited)
 		}
 		c.Rounds[i] = round
+		c.Forged, c.Varies = forged, varies
 		if err := putJSON(b, []byte(checked), c); err != nil {
 			return err
+		}
+		for p, f := range round.fetches {
+			if err := putJSON(tx.Bucket(bucketFetches), fetchKey(checked, p, round.Task), f); err != nil {
+				return err
+			}
 		}
 		if err := putJSON(tx.Bucket(bucketReceipts), []byte(r.TaskID), stored{Peer: r.Peer, Raw: raw}); err != nil {
 			return err
@@ -433,7 +469,19 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 			if rd.Peer == "" {
 				continue
 			}
-			agree := (valid && rd.Outcome != outcomeMismatch) || (!valid && rd.Outcome != outcomeMatch)
+			// rd.Outcome is what the round counted for (decide): a page
+			// found not as uploaded that no other checker corroborated
+			// is contradicted by a valid verdict, unless no round could
+			// tell.
+			var agree bool
+			switch {
+			case v.Untold:
+				agree = true
+			case valid:
+				agree = rd.Outcome != outcomeMismatch && rd.Outcome != outcomeUnconfirmed
+			default:
+				agree = rd.Outcome != outcomeMatch
+			}
 			st, why := task.CreditConfirmed, "the spot-check agreed with the verdict"
 			var checker PeerRecord
 			if _, err := getJSON(tx.Bucket(bucketRecords), []byte(rd.Peer), &checker); err != nil {
@@ -490,6 +538,9 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 			return err
 		}
 		if err := tx.Bucket(bucketWritten).Delete([]byte(c.Task)); err != nil {
+			return err
+		}
+		if err := deleteFetchesTx(tx, c.Task); err != nil {
 			return err
 		}
 		if err := putJSON(tx.Bucket(bucketVerdicts), []byte(c.Task), v); err != nil {

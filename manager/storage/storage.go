@@ -536,6 +536,12 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, fmt.Errorf("read index: %w", err)
 	}
+	var others map[string]bool // tasks of known pages whose result was another peer's
+	if s.opts.Validation != nil {
+		if others, err = s.idx.othersTasks(known, from); err != nil {
+			return nil, fmt.Errorf("read index: %w", err)
+		}
+	}
 	var (
 		fb         = channels.Feedback{Stats: h.Result.Stats, InterSite: h.Result.InterSite, Stopped: h.Result.Stopped, HostWait: time.Duration(h.Result.HostWait), HostRest: h.Result.HostRest, HostAddrs: h.Result.HostAddrs, Strike: h.Result.Strike, Refused: h.Result.Refused}
 		entries    = make(map[string]Entry, len(keys))
@@ -570,7 +576,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			fb.Pages = append(fb.Pages, pr)
 			if validating {
 				e := Entry{Digest: pr.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Location: prev.Location}
-				sample = append(sample, sampled{URL: p.URL, Entry: e, Unchanged: true})
+				sample = append(sample, sampled{URL: p.URL, Entry: e, Unchanged: true, Known: others[prev.Task]})
 			}
 			return nil
 		}
@@ -602,7 +608,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		e := Entry{Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Task: t.ID, Location: loc}
 		entries[p.URL] = e
 		if validating {
-			sample = append(sample, sampled{URL: p.URL, Entry: e})
+			sample = append(sample, sampled{URL: p.URL, Entry: e, Known: wasKnown && others[prev.Task]})
 			wrote.URLs = append(wrote.URLs, p.URL)
 			if ok {
 				wrote.Records = append(wrote.Records, loc)
@@ -637,9 +643,6 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		if len(picked) > 0 {
 			r.State = task.CreditPending
 			chk = &checkRec{Task: t.ID, Peer: from, Sample: picked, Recorded: recorded, Written: wrote}
-		} else if validating {
-			r.State = task.CreditConfirmed
-			r.Reason = "the peer's record let it through unchecked"
 		}
 	}
 	fb.Continue = continuation(t, &h.Result)

@@ -21,16 +21,15 @@ import (
 )
 
 // Spot-check validation (BOINC's adaptive replication, applied to
-// crawling). A share of results is checked: every result of a peer
-// without a record of NewPeer results validated in a row, fewer as its
-// record grows (NewPeer / (streak+1)), and no more than keeps the pages
-// re-fetched within Budget of the result's pages, never fewer than
-// MinShare. A checked
-// result's credit is pending; a sample of its pages is re-fetched by
-// another volunteer in a spot-check task, which goes through the host's
-// lease like any task, so it never runs beside the original crawler and
-// keeps the operator's politeness. Each page the checker brings back is
-// compared with the stored one:
+// crawling). Every result is checked: a sample of its pages, drawn
+// without replacement, is re-fetched by another volunteer in a spot-check
+// task, which goes through the host's lease like any task, so it never
+// runs beside the original crawler and keeps the operator's politeness.
+// The sample is as large as it must be (sample.go) for a result with one
+// forged page in ten (Forged) to be caught with probability Detect when
+// its peer has no record of NewPeer results validated in a row, and
+// within Budget of the result's pages when it has one. Each page the
+// checker brings back is compared with the stored one:
 //
 //   - the same body digest, or texts at least sameText alike when the
 //     server's validators (ETag, Last-Modified) say the page did not
@@ -38,33 +37,44 @@ import (
 //   - texts less alike where the page demonstrably changed between the two
 //     fetches (other validators, a Last-Modified after the first fetch):
 //     inconclusive;
-//   - anything else, a page the server says does not exist (404, 410)
-//     included: a mismatch; a page the checker could not fetch for another
-//     reason (a timeout, a server error, not fetched at all) tells
-//     nothing.
+//   - a page the server says does not exist (404, 410): a mismatch,
+//     unless another peer's earlier result had stored it (so it existed,
+//     and the site removed it since): inconclusive;
+//   - anything else: a mismatch; a page the checker could not fetch for
+//     another reason (a timeout, a server error, not fetched at all)
+//     tells nothing.
 //
-// A check round matches when its matches outnumber its mismatches and
-// mismatches when they are more than half of the compared pages. The
-// result is valid once matching rounds outnumber mismatching ones; it is
-// invalid once mismatching rounds outnumber matching ones by two and
-// either a trusted checker (one with a validated result and no failure or
-// contradicted check) is among them or three checkers found it so;
-// otherwise another volunteer checks, up to MaxRounds, after which a
-// result is invalid only if mismatching rounds outnumber matching ones.
+// A mismatch is a forged page once another checker's fetch of it agrees
+// with the first checker's (corroborate.go); a page whose checkers' fetches
+// disagree with each other changes on every fetch and is undecidable,
+// never held against the crawler. A round that finds a forged page
+// mismatches, however many pages of the sample matched; one whose
+// mismatches are not yet corroborated is unconfirmed, and the next round
+// re-fetches only those pages; a round matches when it found matches and
+// nothing else. The result is valid once matching rounds outnumber
+// mismatching and unconfirmed ones; it is invalid once mismatching rounds
+// outnumber matching ones by two and either a trusted checker (one with a
+// validated result and no failure or contradicted check) is among them or
+// three checkers found it so; otherwise another volunteer checks, up to
+// MaxRounds or until every page of the sample is undecidable, after which
+// a result is invalid only if mismatching rounds outnumber matching ones.
 // Checkers are never the crawler or an earlier checker of the result, so
 // one or two dishonest checkers cannot fail an honest result: they are
-// outvoted, and their own check credit is revoked. (Three or more
-// colluding identities could; that is the limit of any quorum without
-// identities that cost something.)
+// outvoted, and their own check credit is revoked; nor can one make a
+// forged page undecidable. (Three or more colluding identities could fail
+// an honest result, two pass a forged one; that is the limit of any
+// quorum without identities that cost something.)
 //
 // A valid result's credit is confirmed and extends its peer's streak. An
-// invalid one's credit is revoked, its pages are dropped from the index and
-// its WARC records listed in QuarantineFile, and its peer's streak is
-// reset; a peer whose results failed Strikes times is reported to
-// Validation.OnInvalid (the manager withdraws its request-signing key). A
-// result no round could confirm or disprove (untold: its pages were not
-// fetchable, or changed before every check) earns nothing and leaves the
-// index as an invalid one does, without a mark against its peer.
+// invalid one's credit is revoked, all its pages are dropped from the
+// index and its WARC records listed in QuarantineFile, and its peer's
+// streak is reset, so its next results are checked as a new peer's; a
+// peer whose results failed Strikes times is reported to
+// Validation.OnInvalid (the manager withdraws its request-signing key).
+// A result no round could confirm or disprove (untold: its pages were not
+// fetchable, changed before every check, or change on every fetch) earns
+// nothing and leaves the index as an invalid one does, without a mark
+// against its peer.
 
 // Checker issues spot-check tasks; the manager implements it.
 type Checker interface {
@@ -79,18 +89,22 @@ type Checker interface {
 type Validation struct {
 	Checks Checker
 	// NewPeer is how many results in a row a peer must have validated
-	// before any of its results goes unchecked. Default 5.
+	// before its results are checked with the smaller sample Budget
+	// allows. Default 5.
 	NewPeer int
-	// MinShare is the share of results checked whatever the record.
-	// Default 0.05.
-	MinShare float64
-	// Budget bounds what checking a peer with a record costs, as a share
-	// of the pages of its results: a result of n pages is checked with
-	// probability at most Budget × n / Sample (never below MinShare).
-	// Default 0.05.
+	// Forged and Detect size the sample of a result of a peer without a
+	// record: large enough that a result with Forged of its pages forged
+	// (at least one page) is caught with probability Detect. Defaults 0.1
+	// and 0.9.
+	Forged float64
+	Detect float64
+	// Budget bounds what checking a peer with a record costs: a result of
+	// n pages is checked with ⌊Budget × n⌋ of them (at least one, never
+	// more than a new peer's sample). Default 0.08, which keeps the
+	// re-fetches under 10 % of a recorded peer's pages with room for a
+	// second round and for results under 1/Budget pages, which cost one
+	// page each.
 	Budget float64
-	// Sample is how many pages of a result one check re-fetches. Default 5.
-	Sample int
 	// MaxRounds bounds the checks of one result. Default 5.
 	MaxRounds int
 	// MaxLost is how many check tasks of one result may be lost (no
@@ -104,7 +118,8 @@ type Validation struct {
 	// peer should no longer be trusted (its request-signing key
 	// withdrawn).
 	OnInvalid func(peer string, failures int, withdraw bool)
-	// Rand draws the checked share; default a seeded generator.
+	// Rand draws the samples, uniform in [0, 1); default a seeded
+	// generator.
 	Rand func() float64
 }
 
@@ -112,14 +127,14 @@ func (v *Validation) defaults() {
 	if v.NewPeer <= 0 {
 		v.NewPeer = 5
 	}
-	if v.MinShare <= 0 {
-		v.MinShare = 0.05
+	if !(v.Forged > 0 && v.Forged <= 1) {
+		v.Forged = 0.1
 	}
-	if v.Sample <= 0 {
-		v.Sample = 5
+	if !(v.Detect > 0 && v.Detect <= 1) {
+		v.Detect = 0.9
 	}
 	if v.Budget <= 0 {
-		v.Budget = 0.05
+		v.Budget = 0.08
 	}
 	if v.MaxRounds <= 0 {
 		v.MaxRounds = 5
@@ -169,6 +184,9 @@ type sampled struct {
 	// Unchanged: the crawler reported the page unchanged, so no text was
 	// stored with the result; Location is the stored text it confirmed.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Known: another peer's earlier result had stored the page, so it
+	// existed (a peer's own earlier upload proves nothing).
+	Known bool `json:"known,omitempty"`
 }
 
 // checkRound is one spot-check of a result.
@@ -179,6 +197,13 @@ type checkRound struct {
 	Outcome string `json:"outcome,omitempty"`
 	// Match, Mismatch and Inconclusive count the pages of the sample.
 	Match, Mismatch, Inconclusive int
+	// Matched and Mismatched are the sample's indexes of the pages the
+	// check found as uploaded and not as uploaded.
+	Matched    []int `json:"matched,omitempty"`
+	Mismatched []int `json:"mismatched,omitempty"`
+	// fetches are the check's pages not as uploaded, kept in
+	// bucketFetches for later checkers' fetches to be compared with.
+	fetches map[int]checkFetch
 }
 
 // checkRec is a result waiting for its verdict: small, as every tick reads
@@ -192,6 +217,11 @@ type checkRec struct {
 	// Recorded: its peer had a record (NewPeer results validated in a
 	// row) when it came.
 	Recorded bool `json:"recorded,omitempty"`
+	// Forged are the sample's indexes of pages two checkers found not as
+	// uploaded and alike, Varies those that change on every fetch
+	// (corroborate.go).
+	Forged []int `json:"forged,omitempty"`
+	Varies []int `json:"varies,omitempty"`
 	// Written is stored apart (bucketWritten), once: it is read only to
 	// quarantine an invalid result.
 	Written written `json:"-"`
@@ -228,8 +258,8 @@ type Verdict struct {
 type PeerRecord struct {
 	// Streak counts its results validated in a row since its last failure.
 	Streak int `json:"streak"`
-	// Valid and Invalid count checked results; Unchecked those its record
-	// let through.
+	// Valid and Invalid count checked results; Unchecked its results
+	// that went without a check (they earned no credit).
 	Valid     int `json:"valid"`
 	Invalid   int `json:"invalid"`
 	Unchecked int `json:"unchecked"`
@@ -257,17 +287,13 @@ var (
 // task" line each: readers of the WARC files skip them.
 const QuarantineFile = "QUARANTINE"
 
-// share returns the share of a peer's results of n pages to check.
-func (v *Validation) share(r PeerRecord, n int) float64 {
-	if r.Streak < v.NewPeer {
-		return 1
-	}
-	budget := v.Budget * float64(n) / float64(v.Sample)
-	return max(v.MinShare, min(float64(v.NewPeer)/float64(r.Streak+1), budget))
-}
-
-// chooseCheck decides whether a result of peer is checked and returns its
-// sample, and whether the peer has a record.
+// chooseCheck returns the sample of a result of peer to re-fetch, and
+// whether the peer has a record. The pages fetched whole and those
+// reported unchanged are drawn apart, each kind uniformly and with its own
+// bound: a result with one page in ten forged has one page in ten forged
+// in one kind at least, and the bound holds on each kind's credit too, so
+// forging the pages that earn most (fetched ones, among many unchanged)
+// pays no better than forging any.
 func (s *Storage) chooseCheck(peer string, pages []sampled) (sample []sampled, recorded bool, err error) {
 	v := s.opts.Validation
 	if v == nil || len(pages) == 0 {
@@ -278,23 +304,17 @@ func (s *Storage) chooseCheck(peer string, pages []sampled) (sample []sampled, r
 		return nil, false, err
 	}
 	recorded = rec.Streak >= v.NewPeer
-	if v.Rand() >= v.share(rec, len(pages)) {
-		return nil, recorded, nil
-	}
-	// Pages fetched whole first: their text is the crawler's own work,
-	// where an unchanged page only confirms a text stored before.
-	pick := slices.Clone(pages)
-	rand.Shuffle(len(pick), func(i, j int) { pick[i], pick[j] = pick[j], pick[i] })
-	slices.SortStableFunc(pick, func(a, b sampled) int {
-		switch {
-		case a.Unchanged == b.Unchanged:
-			return 0
-		case b.Unchanged:
-			return -1
+	var fetched, unchanged []sampled
+	for _, p := range pages {
+		if p.Unchanged {
+			unchanged = append(unchanged, p)
+		} else {
+			fetched = append(fetched, p)
 		}
-		return 1
-	})
-	return pick[:min(len(pick), v.Sample)], recorded, nil
+	}
+	sample = samplePages(fetched, v.sampleSize(len(fetched), recorded), v.Rand)
+	sample = append(slices.Clip(sample), samplePages(unchanged, v.sampleSize(len(unchanged), recorded), v.Rand)...)
+	return sample, recorded, nil
 }
 
 // IssueChecks issues the spot-checks results wait for: a first one, the
@@ -331,9 +351,16 @@ func (s *Storage) IssueChecks(ctx context.Context) error {
 				avoid = append(avoid, r.Peer)
 			}
 		}
-		urls := make([]string, len(c.Sample))
-		for i, p := range c.Sample {
-			urls[i] = p.URL
+		urls := c.nextURLs()
+		if len(urls) == 0 {
+			// Every page changes on every fetch: no round can tell more.
+			s.mu.Lock()
+			_, err := s.decide(c.Task, false)
+			s.mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+			continue
 		}
 		id, err := v.Checks.IssueCheck(ctx, c.Task, urls, avoid)
 		if err != nil {
@@ -397,6 +424,10 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return nil, err
 	}
 	round.Task, round.Peer = t.ID, from
+	forged, varies, err := s.corroborate(c, round)
+	if err != nil {
+		return nil, err
+	}
 	if rec.State == channels.TaskOpen {
 		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{})
 		if err != nil {
@@ -416,7 +447,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 	if err != nil {
 		return nil, err
 	}
-	if err := s.idx.recordRound(c.Task, round, r, raw, min(pages.Len(), len(c.Sample))); errors.Is(err, errNotAwaited) {
+	if err := s.idx.recordRound(c.Task, round, forged, varies, r, raw, min(pages.Len(), len(c.Sample))); errors.Is(err, errNotAwaited) {
 		return s.unneededCheck(ctx, t, rec, from)
 	} else if err != nil {
 		return nil, err
@@ -464,22 +495,30 @@ func (s *Storage) compare(sample []sampled, pages pageSource) (checkRound, error
 		return checkRound{}, err
 	}
 	var r checkRound
-	for _, want := range sample {
-		outcome, why := s.comparePage(want, got[want.URL])
+	for i, want := range sample {
+		p := got[want.URL]
+		outcome, why := s.comparePage(want, p)
 		s.log.Debug("Spot-check page compared", "url", want.URL, "outcome", outcome, "why", why)
 		switch outcome {
 		case outcomeMatch:
 			r.Match++
+			r.Matched = append(r.Matched, i)
 		case outcomeMismatch:
 			r.Mismatch++
+			r.Mismatched = append(r.Mismatched, i)
+			if r.fetches == nil {
+				r.fetches = map[int]checkFetch{}
+			}
+			text, _ := export.Text(p) // undecodable: compared as no text
+			r.fetches[i] = checkFetch{Status: p.Status, Digest: p.Digest, ETag: p.ETag, LastModified: p.LastModified, Text: text}
 		default:
 			r.Inconclusive++
 		}
 	}
 	switch {
-	case r.Mismatch > 0 && 2*r.Mismatch > r.Match+r.Mismatch:
+	case r.Mismatch > 0: // one forged page fails the whole result
 		r.Outcome = outcomeMismatch
-	case r.Match > r.Mismatch:
+	case r.Match > 0:
 		r.Outcome = outcomeMatch
 	default:
 		r.Outcome = outcomeInconclusive
@@ -493,6 +532,9 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 	switch {
 	case p == nil:
 		return outcomeInconclusive, "not fetched" // stopped, disallowed, cut short
+	case (p.Status == http.StatusNotFound || p.Status == http.StatusGone) && want.Known:
+		// Another peer's crawl stored it, so it existed: the site removed it.
+		return outcomeInconclusive, fmt.Sprintf("status %d, removed since an earlier crawl", p.Status)
 	case p.Status == http.StatusNotFound || p.Status == http.StatusGone:
 		return outcomeMismatch, fmt.Sprintf("status %d", p.Status) // the page the result claimed is not there
 	case p.Error != "" || p.Status != http.StatusOK:
@@ -550,12 +592,18 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 	if err != nil || !found {
 		return nil, err
 	}
-	var match, mismatch, done int
+	// Each round counts for what it found in the light of every round:
+	// a page not as uploaded fails a result only once another checker's
+	// fetch corroborates it (corroborate.go).
+	var match, mismatch, unconfirmed, done int
 	trustedMismatch := false
-	for _, r := range c.Rounds {
-		switch r.Outcome {
+	for i, r := range c.Rounds {
+		c.Rounds[i].Outcome = c.judged(r)
+		switch c.Rounds[i].Outcome {
 		case outcomeMatch:
 			match++
+		case outcomeUnconfirmed:
+			unconfirmed++
 		case outcomeMismatch:
 			mismatch++
 			rec, err := s.idx.peerRecord(r.Peer)
@@ -568,12 +616,14 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 			done++
 		}
 	}
+	// Nothing left to re-fetch: every page of the sample varies by itself.
+	exhausted := len(c.nextURLs()) == 0 && len(c.Rounds) == done
 	var (
 		verdict, reason string
 		untold          bool
 	)
 	switch {
-	case match > mismatch:
+	case match > mismatch+unconfirmed:
 		verdict = VerdictValid
 		reason = fmt.Sprintf("%d of %d spot-checks matched", match, done)
 	case mismatch >= match+2 && (trustedMismatch || mismatch >= 3):
@@ -582,7 +632,7 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 	case force:
 		verdict = VerdictValid
 		reason = fmt.Sprintf("let through: %d spot-check tasks were lost", c.Lost)
-	case done >= v.MaxRounds && len(c.Rounds) == done:
+	case exhausted || done >= v.MaxRounds && len(c.Rounds) == done:
 		if mismatch > match {
 			verdict = VerdictInvalid
 			reason = fmt.Sprintf("%d of %d spot-checks found pages that were not as uploaded", mismatch, done)
@@ -596,6 +646,9 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 		}
 	default:
 		return nil, nil
+	}
+	if n := len(c.Varies); n > 0 {
+		reason += fmt.Sprintf("; %d of %d pages checked change on every fetch: undecidable, not held against the crawler", n, len(c.Sample))
 	}
 	out := Verdict{Task: c.Task, Peer: c.Peer, Verdict: verdict, Reason: reason, Rounds: done, At: s.opts.Now().UTC(), Untold: untold}
 	for _, r := range c.Rounds {

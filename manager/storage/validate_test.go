@@ -3,9 +3,9 @@ package storage
 import (
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,7 +60,7 @@ func validatingRig(t *testing.T, draw func() float64) (*rig, *checker, *[]failur
 	c := &checker{}
 	var failed []failure
 	r := newRigWith(t, func(o *Options) {
-		o.Validation = &Validation{Checks: c, Rand: draw, Sample: 4,
+		o.Validation = &Validation{Checks: c, Rand: draw,
 			OnInvalid: func(p string, n int, w bool) { failed = append(failed, failure{p, n, w}) }}
 	})
 	c.r = r
@@ -357,19 +357,21 @@ func TestLyingCheckerOutvoted(t *testing.T) {
 	}
 }
 
-// TestRecordLetsResultsThrough: once a peer has NewPeer results validated
-// in a row, its results are checked at the share its record and the
-// budget set, and the others' credit is confirmed at once; a peer failing
-// Strikes times is reported for withdrawal.
-func TestRecordLetsResultsThrough(t *testing.T) {
-	draw := 0.0
-	r, c, failed := validatingRig(t, func() float64 { return draw })
+// TestRecordShrinksSample: every result is checked; once a peer has
+// NewPeer results validated in a row, its results are checked with the
+// smaller sample the budget allows, and a failure sends it back to a new
+// peer's; a peer failing Strikes times is reported for withdrawal.
+func TestRecordShrinksSample(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0.99 })
 	up, h := r.client(t)
 	peer := h.ID().String()
-	result := func(round int, pages []*task.Page) task.Receipt {
+	// result uploads the site's pages as the result of round, has it
+	// checked rounds times with answers from web, and returns its receipt
+	// and the size of each check's sample.
+	result := func(round int, web []*task.Page, rounds int) (task.Receipt, []int) {
 		t.Helper()
 		tk, env := r.issue(t, round)
-		raw, err := up.Upload(context.Background(), delivery(t, tk.ID, env, pages, nil))
+		raw, err := up.Upload(context.Background(), delivery(t, tk.ID, env, site(), nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,42 +379,41 @@ func TestRecordLetsResultsThrough(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rc
-	}
-	draw = 0.99 // a new peer is checked whatever the draw
-	for round := 1; round <= 5; round++ {
-		if rc := result(round, site()); rc.State != task.CreditPending {
-			t.Fatalf("result %d of a new peer: %+v", round, rc)
+		if rc.State != task.CreditPending {
+			t.Fatalf("result %d: %+v, want pending: every result is checked", round, rc)
 		}
-		r.checkRound(t, c, live(site()))
+		var sizes []int
+		for range rounds {
+			r.checkRound(t, c, live(web))
+			sizes = append(sizes, len(c.issued[len(c.issued)-1].urls))
+		}
+		return r.stored(t, tk.ID), sizes
+	}
+	for round := 1; round <= 5; round++ {
+		if rc, sizes := result(round, site(), 1); rc.State != task.CreditConfirmed || sizes[0] != 4 {
+			t.Fatalf("result %d of a new peer: %+v, sample %v; want confirmed after checking all 4 pages", round, rc, sizes)
+		}
 	}
 	if rec, _ := r.st.PeerRecord(peer); rec.Streak != 5 {
 		t.Fatalf("record after 5 validated results: %+v", rec)
 	}
-	rc := result(6, site())
-	if rc.State != task.CreditConfirmed || !strings.Contains(rc.Reason, "record") {
-		t.Fatalf("result of a peer with a record, draw above its share: %+v", rc)
+	// With a record: one page of 4 checked, and it is not there.
+	if rc, sizes := result(6, nil, 3); rc.State != task.CreditRevoked || !slices.Equal(sizes, []int{1, 1, 1}) {
+		t.Fatalf("result of a peer with a record: %+v, samples %v; want revoked after three checks of 1 page", rc, sizes)
 	}
-	draw = 0.04 // below the share, MinShare for these 4-page results: checked
-	if rc := result(7, site()); rc.State != task.CreditPending {
-		t.Fatalf("result drawn for a check: %+v", rc)
-	}
-	for range 3 {
-		r.checkRound(t, c, live(nil))
-	}
-	draw = 0.99 // the failure reset the record: checked whatever the draw
-	if rc := result(8, site()); rc.State != task.CreditPending {
-		t.Fatalf("result after a failure: %+v", rc)
-	}
-	for range 3 {
-		r.checkRound(t, c, live(nil))
+	// The failure reset the record: a new peer's sample again.
+	if rc, sizes := result(7, nil, 3); rc.State != task.CreditRevoked || !slices.Equal(sizes, []int{4, 4, 4}) {
+		t.Fatalf("result after a failure: %+v, samples %v; want revoked after three checks of all 4 pages", rc, sizes)
 	}
 	if len(*failed) != 2 || !(*failed)[1].withdraw || (*failed)[1].failures != 2 {
 		t.Fatalf("failures %+v, want the second to ask for withdrawal", *failed)
 	}
 	tot, _ := r.st.Totals()
-	if tot.Unchecked != 1 || tot.Passed != 5 || tot.Failed != 2 {
+	if tot.Unchecked != 0 || tot.Checked != 7 || tot.Passed != 5 || tot.Failed != 2 {
 		t.Fatalf("totals %+v", tot)
+	}
+	if tot.RecordedPages != 4 || tot.RecordedCheckFetches != 3 {
+		t.Fatalf("totals %+v: want the recorded result's 4 pages and 3 rounds of 1 page", tot)
 	}
 }
 
@@ -680,28 +681,6 @@ func TestUnneededCheckEnds(t *testing.T) {
 	}
 	if rec, err := r.db.Task(late.id); err != nil || rec.State != channels.TaskDone {
 		t.Fatalf("check task after its late result: %+v, %v", rec, err)
-	}
-}
-
-// TestCheckShare: the share of a peer's results checked: all until it has
-// a record, then falling with its streak, within the budget for the
-// result's size, never below MinShare.
-func TestCheckShare(t *testing.T) {
-	v := Validation{Checks: &checker{}}
-	v.defaults()
-	for _, c := range []struct {
-		streak, pages int
-		want          float64
-	}{
-		{0, 3, 1}, {4, 1000, 1}, // no record yet
-		{5, 1000, 5.0 / 6}, {99, 1000, 0.05}, // the record
-		{5, 20, 0.2}, {5, 100, 5.0 / 6}, // the budget: 5 % of 20 pages is one page of a 5-page sample
-		{5, 2, 0.05}, // never below MinShare
-	} {
-		got := v.share(PeerRecord{Streak: c.streak}, c.pages)
-		if math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("streak %d, %d pages: share %.4f, want %.4f", c.streak, c.pages, got, c.want)
-		}
 	}
 }
 
