@@ -337,13 +337,17 @@ func (c *cluster) insertAll(ctx context.Context, prefix string, n int) float64 {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				before := c.zoneMap()
 				owner, hops, err := j.from.n.Insert(ctx, j.env, j.target)
 				mu.Lock()
 				totalHops += hops
 				if err != nil {
 					failures = append(failures, fmt.Sprintf("%s: %v", j.id, err))
 				} else if o := c.owner(j.target); o == nil || o.h.ID() != owner {
-					failures = append(failures, fmt.Sprintf("%s landed on %s, not the owner of %v", j.id, owner.ShortString(), j.target))
+					// Whether zones changed hands meanwhile tells a stale
+					// table from a move the test did not wait out.
+					failures = append(failures, fmt.Sprintf("%s landed on %s, not the owner of %v (zones changed hands during the insert: %v)\nzones before:\n%szones after:\n%s",
+						j.id, owner.ShortString(), j.target, before != c.zoneMap(), before, c.zoneMap()))
 				}
 				mu.Unlock()
 			}

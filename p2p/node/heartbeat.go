@@ -76,24 +76,26 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	all = all || young
 	var (
 		wide []peer.ID
-		done []unsampled
+		done []passing
 	)
 	if young {
 		wide = n.wideLocked()
 	} else {
 		for id := range n.wide {
 			if _, nb := n.nbrs[id]; !nb {
-				n.unwide[id] = now
+				n.passing[id] = now
 			}
 		}
 		clear(n.wide)
-		for id := range n.unwide {
-			if _, nb := n.nbrs[id]; nb {
-				delete(n.unwide, id) // a neighbour now: heartbeated anyway
-				continue
-			}
-			done = append(done, unsampled{id, now.Sub(n.unwide[id]) > n.unwideFor()})
+	}
+	for id, since := range n.passing {
+		_, nb := n.nbrs[id]
+		_, sampled := n.wide[id]
+		if nb || sampled {
+			delete(n.passing, id) // heartbeated anyway
+			continue
 		}
+		done = append(done, passing{id, now.Sub(since) > n.passingFor()})
 	}
 	ids := make([]peer.ID, 0, len(n.nbrs))
 	for id, nb := range n.nbrs {
@@ -135,14 +137,15 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}
 	}
 	n.mu.Unlock()
-	for _, u := range done {
-		// Dialled only to sample: an idle connection would count against
-		// the volunteer's connection cap on both sides. One that carries
-		// a stream (the peer measuring a host for a locator, forwarding an
-		// insert) is closed when that is done, or after unwideFor.
-		if n.closeIdle(u.id, u.force) {
+	for _, p := range done {
+		// Dialled only to sample or probe: an idle connection would count
+		// against the volunteer's connection cap on both sides. One that
+		// carries a stream (the peer measuring a host for a locator,
+		// forwarding an insert) is closed when that is done, or after
+		// passingFor.
+		if n.closeIdle(p.id, p.force) {
 			n.mu.Lock()
-			delete(n.unwide, u.id)
+			delete(n.passing, p.id)
 			n.mu.Unlock()
 		}
 	}
@@ -151,6 +154,7 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer n.passedBy(id)
 			resp, err := n.exchange(ctx, id, hb, false)
 			if err != nil {
 				n.log.Debug("Probe unanswered", "peer", id.String(), "err", err)
@@ -198,16 +202,27 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	wg.Wait()
 }
 
-// unsampled is a peer dialled for the wide sample, to close; force:
+// passing is a peer dialled only to sample or probe, to close; force:
 // whatever streams its connections carry.
-type unsampled struct {
+type passing struct {
 	id    peer.ID
 	force bool
 }
 
-// unwideFor is how long a connection dialled for the wide sample may stay
-// open for the streams it carries: a stream that runs longer is stuck.
-func (n *Node) unwideFor() time.Duration { return 10 * n.cfg.Heartbeat }
+// passedBy notes a peer dialled to probe it for closing, unless the probe
+// made it a neighbour.
+func (n *Node) passedBy(id peer.ID) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, nb := n.nbrs[id]; !nb {
+		n.passing[id] = time.Now()
+	}
+}
+
+// passingFor is how long a connection dialled only to sample or probe may
+// stay open for the streams it carries: a stream that runs longer is
+// stuck.
+func (n *Node) passingFor() time.Duration { return 10 * n.cfg.Heartbeat }
 
 // closeIdle closes the connections to id that carry no stream, every one
 // when force is set, and reports whether none is left.

@@ -165,10 +165,10 @@ type Node struct {
 	// zones was built before they handed them.
 	handers map[peer.ID]handed
 	wide    map[peer.ID]struct{} // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
-	// unwide holds the peers dialled only for the wide sample, to close
+	// passing holds the peers dialled only to sample or probe, to close
 	// once no stream runs on their connections (heartbeat.go); value:
-	// when the coordinate settled.
-	unwide  map[peer.ID]time.Time
+	// since when.
+	passing map[peer.ID]time.Time
 	leaving bool
 	// farewell is the goodbye sent after a graceful leave, repeated to
 	// anyone still heartbeating this node.
@@ -243,7 +243,7 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		heard:    map[peer.ID]time.Time{},
 		handers:  map[peer.ID]handed{},
 		wide:     map[peer.ID]struct{}{},
-		unwide:   map[peer.ID]time.Time{},
+		passing:  map[peer.ID]time.Time{},
 		kick:     make(chan struct{}, 1),
 		seq:      uint64(time.Now().UnixNano()),
 	}

@@ -75,7 +75,7 @@ func TestYoungCoordinateSamplesWide(t *testing.T) {
 	c.waitUntil(time.Minute, "wide samples dropped", func() string {
 		for _, m := range c.members {
 			m.n.mu.Lock()
-			n := len(m.n.wide) + len(m.n.unwide)
+			n := len(m.n.wide) + len(m.n.passing)
 			m.n.mu.Unlock()
 			if n > 0 {
 				return m.h.ID().String() + " still keeps its wide sample or has yet to close it"
@@ -215,7 +215,34 @@ func TestWideCloseSparesStreams(t *testing.T) {
 	}
 	a.n.mu.Lock()
 	defer a.n.mu.Unlock()
-	if len(a.n.unwide) > 0 {
-		t.Errorf("%d peers still to close", len(a.n.unwide))
+	if len(a.n.passing) > 0 {
+		t.Errorf("%d peers still to close", len(a.n.passing))
+	}
+}
+
+// TestProbeConnectionClosed probes a peer that does not become a
+// neighbour: the connection dialled for the probe is closed in the next
+// round, not left to count against both peers' connection caps.
+func TestProbeConnectionClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p hosts")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := newCluster(t, Config{Heartbeat: time.Hour}) // rounds run only when called
+	a := c.add(ctx)
+	x, _ := c.newNode(ctx, c.randomPoint())
+	a.stop()
+	a.n.mu.Lock()
+	a.n.viv = confidentVivaldi(t)
+	a.n.probeLocked(x.h.ID(), x.h.Addrs())
+	a.n.mu.Unlock()
+	a.n.heartbeatRound(ctx, false)
+	if a.h.Network().Connectedness(x.h.ID()) != network.Connected {
+		t.Fatal("the probe did not dial the peer")
+	}
+	a.n.heartbeatRound(ctx, false)
+	if a.h.Network().Connectedness(x.h.ID()) == network.Connected {
+		t.Error("the connection dialled for the probe is still open a round later")
 	}
 }
