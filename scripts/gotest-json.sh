@@ -7,7 +7,9 @@
 #
 #   - the long ones, which spend minutes waiting on processes, swarms,
 #     politeness waits and timers rather than on the CPU, all at once
-#     (-p with their number) with a timeout of 25 minutes;
+#     (-p with their number) with a timeout of 25 minutes, after the
+#     hivecrawl program they run is built once for them all
+#     ($HIVECRAWL_TEST_BIN, internal/testbin);
 #   - the rest, two at a time (one a core) with a timeout of 10 minutes,
 #     then go vet of the few packages without tests (go test vets the
 #     others as it builds them), while the long ones still run; its
@@ -51,7 +53,8 @@ untested=($(go list -f '{{if not (or .TestGoFiles .XTestGoFiles)}}{{.ImportPath}
 events=$run/events.json
 : >"$events"
 (
-	go test -race -vet=all -count=1 -json -p ${#long[@]} -timeout 25m "${long[@]}" >>"$events" 2>>"$run/go-test.stderr" &
+	bindir=$(mktemp -d "${TMPDIR:-/tmp}/hivecrawl-test-bin.XXXXXX")
+	trap 'rm -rf "$bindir"' EXIT
 	{
 		status=0
 		go test -race -vet=all -count=1 -json -p 2 -timeout 10m "${rest[@]}" >>"$events" 2>>"$run/go-test.stderr" || status=1
@@ -61,6 +64,14 @@ events=$run/events.json
 		[ $vet -eq 0 ] || status=1
 		exit $status
 	} &
+	# The program, built once for the long packages that run it
+	# (internal/testbin): each built it beside the others, three cold
+	# compiles of one tree at once. Should this fail, they build it
+	# themselves and say why.
+	if CGO_ENABLED=0 go build -trimpath -o "$bindir/hivecrawl" ./cmd/hivecrawl 2>>"$run/go-test.stderr"; then
+		export HIVECRAWL_TEST_BIN=$bindir/hivecrawl
+	fi
+	go test -race -vet=all -count=1 -json -p ${#long[@]} -timeout 25m "${long[@]}" >>"$events" 2>>"$run/go-test.stderr" &
 	status=0
 	for job in $(jobs -p); do wait "$job" || status=1; done
 	go test -race -vet=all -count=1 -json -timeout 10m "${last[@]}" >>"$events" 2>>"$run/go-test.stderr" || status=1

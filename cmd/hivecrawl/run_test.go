@@ -26,6 +26,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/internal/testbin"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -107,17 +108,7 @@ func buildBinary(t *testing.T) string {
 		if built.err != nil {
 			return
 		}
-		bin := filepath.Join(built.dir, "hivecrawl")
-		// Built as scripts/package.sh builds the release (-trimpath,
-		// no cgo), so a cold run of the suite compiles the tree for it
-		// once, not once for each.
-		cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
-		built.bin = bin
+		built.bin, built.err = testbin.Program(built.dir)
 	})
 	if built.err != nil {
 		t.Fatal(built.err)

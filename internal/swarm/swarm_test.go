@@ -7,11 +7,12 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/testbin"
 )
 
 // bin is the hivecrawl binary built once for the package's tests.
@@ -23,13 +24,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "hivecrawl")
-	// As cmd/hivecrawl's tests and scripts/package.sh build it, so the
-	// suite compiles the tree for all three once.
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "../../cmd/hivecrawl")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+	if bin, err = testbin.Program(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

@@ -1,9 +1,15 @@
-// Package testbin gives tests that measure a child process's memory a test
-// binary of their package built without the race detector, which
-// multiplies memory use: the figures are then the program's own.
+// Package testbin gives tests the binaries they run as child processes:
+// the hivecrawl program itself (Program), and a test binary of their
+// package built without the race detector, which multiplies memory use,
+// for tests that measure a child's memory (WithoutRace).
+//
+// Every binary here is built as scripts/package.sh builds the release
+// (-trimpath, no cgo), so a cold run of the suite compiles the tree for
+// them once, and shares it with the installer's build.
 package testbin
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -27,12 +33,35 @@ func WithoutRace(t testing.TB, race bool) string {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), filepath.Base(dir)+".test")
-	cmd := exec.Command("go", "test", "-c", "-o", bin, ".")
+	cmd := exec.Command("go", "test", "-c", "-trimpath", "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build a test binary without the race detector: %v\n%s", err, b)
 	}
 	return bin
+}
+
+// ProgramEnv names a hivecrawl binary built from this tree for the whole
+// test run: scripts/gotest-json.sh builds it once before the packages
+// that run the program, rather than each building it beside the others.
+const ProgramEnv = "HIVECRAWL_TEST_BIN"
+
+// Program returns the hivecrawl binary for tests that run the program:
+// $HIVECRAWL_TEST_BIN when set, else one built into dir.
+func Program(dir string) (string, error) {
+	if bin := os.Getenv(ProgramEnv); bin != "" {
+		if _, err := os.Stat(bin); err != nil {
+			return "", fmt.Errorf("%s: %w", ProgramEnv, err)
+		}
+		return bin, nil
+	}
+	bin := filepath.Join(dir, "hivecrawl")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/hivecrawl/hivecrawl/cmd/hivecrawl")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
 }
 
 // Nobody is the user and group a root test runs a child as, so that file
