@@ -58,9 +58,9 @@ func TestHelpHidesTestFlags(t *testing.T) {
 		t.Errorf("run --help shows %v, want %v", got, want)
 	}
 	err := fs.Parse([]string{"--bind", "127.0.0.2", "--emulate", "layout.json", "--heartbeat", "1s", "--no-lbi",
-		"--allow-loopback", "--allow-test-nets", "--cheat", "invent"})
+		"--allow-loopback", "--allow-test-nets", "--normal-priority", "--cheat", "invent"})
 	if err != nil || o.bind != "127.0.0.2" || o.emulateFile != "layout.json" || o.heartbeat != time.Second || !o.noLBI ||
-		!o.allowLoopback || !o.allowTestNets || o.cheatMode != "invent" {
+		!o.allowLoopback || !o.allowTestNets || !o.normalPriority || o.cheatMode != "invent" {
 		t.Errorf("hidden run flags not taken: %v, %+v", err, o)
 	}
 	for _, f := range shown("manager", managerFlags(new(managerOptions))) {
