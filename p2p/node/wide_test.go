@@ -142,6 +142,22 @@ func TestYoungCoordinateSamplesWide(t *testing.T) {
 	}
 }
 
+// settledAlone returns a one-peer overlay's member a with a settled
+// coordinate and its Serve loop stopped, so the test runs its rounds, and
+// x, a node on a host of its own outside the overlay.
+func settledAlone(t *testing.T) (context.Context, *cluster, *member, *Node) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	c := newCluster(t, Config{Heartbeat: time.Hour}) // rounds run only when called
+	a := c.add(ctx)
+	x, _ := c.newNode(ctx, c.randomPoint())
+	a.stop() // Serve's rounds read the coordinate unlocked
+	a.n.mu.Lock()
+	a.n.viv = confidentVivaldi(t)
+	a.n.mu.Unlock()
+	return ctx, c, a, x
+}
+
 // TestWideCloseSparesStreams settles a peer whose wide sample holds a
 // peer that is running a stream on their connection (as a locator's
 // measurement or a forwarded insert does): the round that closes the
@@ -151,11 +167,7 @@ func TestWideCloseSparesStreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p hosts")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: time.Hour}) // rounds run only when called
-	a := c.add(ctx)
-	x, _ := c.newNode(ctx, c.randomPoint())
+	ctx, c, a, x := settledAlone(t)
 	const proto = "/hivecrawl/test/echo/1"
 	got := make(chan byte, 4)
 	a.h.SetStreamHandler(proto, func(s network.Stream) {
@@ -188,9 +200,7 @@ func TestWideCloseSparesStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	a.stop() // Serve's rounds read the coordinate unlocked
 	a.n.mu.Lock()
-	a.n.viv = confidentVivaldi(t)
 	a.n.wide[x.h.ID()] = struct{}{}
 	a.n.mu.Unlock()
 	a.n.heartbeatRound(ctx, false)
@@ -227,14 +237,8 @@ func TestProbeConnectionClosed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p hosts")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: time.Hour}) // rounds run only when called
-	a := c.add(ctx)
-	x, _ := c.newNode(ctx, c.randomPoint())
-	a.stop()
+	ctx, _, a, x := settledAlone(t)
 	a.n.mu.Lock()
-	a.n.viv = confidentVivaldi(t)
 	a.n.probeLocked(x.h.ID(), x.h.Addrs())
 	a.n.mu.Unlock()
 	a.n.heartbeatRound(ctx, false)
