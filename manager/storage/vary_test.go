@@ -84,6 +84,22 @@ func (r *rig) setRecord(t *testing.T, peer string, streak int) {
 // is confirmed however the sample falls, and its peer's standing grows:
 // the rotating page is undecidable, not forged. Before, every checker
 // found it "not as uploaded", three such rounds failed the result, reset
+
+// noCheckHeldAgainst fails the test if any check c issued was held
+// against its checker.
+func (r *rig) noCheckHeldAgainst(t *testing.T, c *checker) {
+	t.Helper()
+	for _, ic := range c.issued {
+		st, _, err := r.st.idx.receipt(ic.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := r.st.PeerRecord(st.Peer); rec.BadChecks != 0 {
+			t.Fatalf("checker %s had a check held against it: %+v", st.Peer, rec)
+		}
+	}
+}
+
 // the peer's streak and counted a strike toward withdrawing its key.
 func TestRotatingPageNeverFailsHonestResult(t *testing.T) {
 	draw := rand.New(rand.NewPCG(44, 5))
@@ -143,15 +159,7 @@ func TestRotatingPageNeverFailsHonestResult(t *testing.T) {
 	if len(*failed) != 0 {
 		t.Fatalf("honest peers reported failed: %+v", *failed)
 	}
-	for _, ic := range c.issued {
-		st, _, err := r.st.idx.receipt(ic.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec, _ := r.st.PeerRecord(st.Peer); rec.BadChecks != 0 {
-			t.Fatalf("checker %s had a check held against it: %+v", st.Peer, rec)
-		}
-	}
+	r.noCheckHeldAgainst(t, c)
 	tot, _ := r.st.Totals()
 	t.Logf("%d results, the rotating page in %d samples: %d checks, %d pages re-fetched (%d pages uploaded)",
 		results, sampled, rounds, tot.CheckFetches, tot.Pages)
@@ -217,15 +225,7 @@ func TestCloakingSiteCostsNothing(t *testing.T) {
 		t.Fatalf("%d check fetches kept after the verdicts (%v)", kept, err)
 	}
 	// The checkers told the truth about the site: none pays for it.
-	for _, ic := range c.issued {
-		st, _, err := r.st.idx.receipt(ic.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec, _ := r.st.PeerRecord(st.Peer); rec.BadChecks != 0 {
-			t.Fatalf("checker %s had a check held against it: %+v", st.Peer, rec)
-		}
-	}
+	r.noCheckHeldAgainst(t, c)
 }
 
 // TestForgedPageBesideRotatingOneCaught: on a stable site without
@@ -352,13 +352,5 @@ func TestPageSometimesAlikeIsUndecidable(t *testing.T) {
 	if rec, _ := r.st.PeerRecord(peer); rec.Streak != 1 || len(*failed) != 0 {
 		t.Fatalf("crawler's record %+v, failures %v", rec, *failed)
 	}
-	for _, ic := range c.issued {
-		st, _, err := r.st.idx.receipt(ic.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec, _ := r.st.PeerRecord(st.Peer); rec.BadChecks != 0 {
-			t.Fatalf("checker %s had a check held against it: %+v", st.Peer, rec)
-		}
-	}
+	r.noCheckHeldAgainst(t, c)
 }
