@@ -1,5 +1,10 @@
 package kv
 
+import (
+	"bytes"
+	"errors"
+)
+
 // Store is a transactional store of named buckets.
 type Store interface {
 	// View runs fn in a read-only transaction.
@@ -36,3 +41,22 @@ type Bucket interface {
 	// Last returns the pair with the greatest key, nils when empty.
 	Last() (key, value []byte)
 }
+
+// ForEachPrefix calls fn for every pair of b whose key starts with
+// prefix, in key order, stopping at fn's first error, which it returns.
+func ForEachPrefix(b Bucket, prefix []byte, fn func(key, value []byte) error) error {
+	err := b.ForEachFrom(prefix, func(k, v []byte) error {
+		if !bytes.HasPrefix(k, prefix) {
+			return errPastPrefix
+		}
+		return fn(k, v)
+	})
+	if errors.Is(err, errPastPrefix) {
+		return nil
+	}
+	return err
+}
+
+// errPastPrefix ends ForEachPrefix's scan at the first key past the
+// prefix.
+var errPastPrefix = errors.New("past the prefix")

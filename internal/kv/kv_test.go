@@ -223,3 +223,43 @@ func TestPostgresSchema(t *testing.T) {
 		t.Fatalf("a bad address: %v", err)
 	}
 }
+
+// TestForEachPrefix reads the pairs of one prefix and no other, on both
+// stores: keys before and after it, and one that only begins like it.
+func TestForEachPrefix(t *testing.T) {
+	stores(t, func(t *testing.T, open func() Store) {
+		s := open()
+		keys := []string{"a\x00z", "b\x00", "b\x00x", "b\x00y", "b\x01", "ba", "c"}
+		err := s.Update(func(tx Tx) error {
+			for _, k := range keys {
+				if err := tx.Bucket(bucketA).Put([]byte(k), []byte("v"+k)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err = s.View(func(tx Tx) error {
+			return ForEachPrefix(tx.Bucket(bucketA), []byte("b\x00"), func(k, v []byte) error {
+				if string(v) != "v"+string(k) {
+					return fmt.Errorf("%q holds %q", k, v)
+				}
+				got = append(got, string(k))
+				return nil
+			})
+		})
+		if want := []string{"b\x00", "b\x00x", "b\x00y"}; err != nil || strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("ForEachPrefix = %q, %v; want %q", got, err, want)
+		}
+		boom := errors.New("boom")
+		err = s.View(func(tx Tx) error {
+			return ForEachPrefix(tx.Bucket(bucketA), []byte("b"), func([]byte, []byte) error { return boom })
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("ForEachPrefix returned %v, want fn's error", err)
+		}
+	})
+}

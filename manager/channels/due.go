@@ -35,6 +35,9 @@ type schedFields struct {
 	RemovedAt  time.Time `json:"removed_at,omitzero"`
 }
 
+// errStop ends a scan early.
+var errStop = errors.New("stop")
+
 // dueKey returns where a channel record sits in the index; nil when it is
 // not listed or does not decode.
 func dueKey(record []byte) []byte {

@@ -2,7 +2,6 @@ package channels
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
@@ -39,23 +38,13 @@ func (d *DB) PutRoster(entries map[string]any) error {
 // Roster calls fn with the key and JSON value of every roster entry whose
 // key starts with prefix.
 func (d *DB) Roster(prefix string, fn func(key string, value []byte) error) error {
-	p := []byte(prefix)
 	err := d.db.View(func(tx kv.Tx) error {
-		return tx.Bucket(bucketRoster).ForEachFrom(p, func(k, v []byte) error {
-			if !bytes.HasPrefix(k, p) {
-				return errStop
-			}
+		return kv.ForEachPrefix(tx.Bucket(bucketRoster), []byte(prefix), func(k, v []byte) error {
 			return fn(string(k), bytes.Clone(v))
 		})
 	})
-	if errors.Is(err, errStop) {
-		err = nil
-	}
 	if err != nil {
 		return fmt.Errorf("read the roster: %w", err)
 	}
 	return nil
 }
-
-// errStop ends a scan early.
-var errStop = errors.New("stop")

@@ -1,9 +1,7 @@
 package storage
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -172,19 +170,11 @@ func (c checkRec) nextURLs() []string {
 	return rest
 }
 
-// errPastPrefix stops a scan of keys with a prefix at the first key
-// without it.
-var errPastPrefix = errors.New("past the prefix")
-
 // fetches returns the kept fetches of page i of checked's sample.
 func (x *index) fetches(checked string, i int) ([]checkFetch, error) {
 	var out []checkFetch
-	prefix := fetchPrefix(checked, i)
 	err := x.db.View(func(tx kv.Tx) error {
-		return tx.Bucket(bucketFetches).ForEachFrom(prefix, func(k, v []byte) error {
-			if !bytes.HasPrefix(k, prefix) {
-				return errPastPrefix
-			}
+		return kv.ForEachPrefix(tx.Bucket(bucketFetches), fetchPrefix(checked, i), func(k, v []byte) error {
 			var f checkFetch
 			if err := json.Unmarshal(v, &f); err != nil {
 				return fmt.Errorf("decode check fetch %q: %w", k, err)
@@ -193,25 +183,18 @@ func (x *index) fetches(checked string, i int) ([]checkFetch, error) {
 			return nil
 		})
 	})
-	if errors.Is(err, errPastPrefix) {
-		err = nil
-	}
 	return out, err
 }
 
 // deleteFetchesTx drops every kept fetch of checked's sample.
 func deleteFetchesTx(tx kv.Tx, checked string) error {
 	b := tx.Bucket(bucketFetches)
-	prefix := []byte(checked + "\x00")
 	var keys [][]byte
-	err := b.ForEachFrom(prefix, func(k, _ []byte) error {
-		if !bytes.HasPrefix(k, prefix) {
-			return errPastPrefix
-		}
+	err := kv.ForEachPrefix(b, []byte(checked+"\x00"), func(k, _ []byte) error {
 		keys = append(keys, slices.Clone(k))
 		return nil
 	})
-	if err != nil && !errors.Is(err, errPastPrefix) {
+	if err != nil {
 		return err
 	}
 	for _, k := range keys {
