@@ -63,8 +63,9 @@ func hostAddrs(ctx context.Context, res *net.Resolver, host string) []string {
 }
 
 // Renew renews r's lease with the crawl's progress.
-func (l networkLeaser) Renew(ctx context.Context, r *queue.Record, pages int) (taskmgr.Grant, error) {
-	return l.send(ctx, lease.Request{Op: lease.Renew, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, Pages: pages})
+func (l networkLeaser) Renew(ctx context.Context, r *queue.Record, p taskmgr.Progress) (taskmgr.Grant, error) {
+	return l.send(ctx, lease.Request{Op: lease.Renew, TaskID: r.ID, Epoch: r.Task.Lease.Epoch,
+		Pages: p.Pages, Requests: p.Requests, Wait: p.Wait})
 }
 
 // Release gives r's lease up.

@@ -35,6 +35,8 @@ type hostTurn struct {
 	wait time.Duration
 	// rest is when the host asked to be left alone until (Retry-After).
 	rest time.Time
+	// served counts the requests to the host that ended, from any run.
+	served int
 }
 
 func newHostClock() *hostClock {
@@ -81,6 +83,32 @@ func (h *hostClock) asks(host string) (wait time.Duration, rest time.Time) {
 		}
 	}
 	return wait, rest
+}
+
+// HostActivity is what a Crawler knows of its work on one host: enough
+// for its lease's holder to show the manager that the crawl moves, or
+// that the host itself asked it to wait.
+type HostActivity struct {
+	// Requests counts the requests to the host that ended (robots.txt,
+	// sitemaps and pages, from every run), since the host was last
+	// forgotten: it may start again from 0, never goes back otherwise.
+	Requests int
+	// Wait is the longest the host asks the next request to wait: its
+	// Crawl-delay as kept (up to Config.MaxCrawlDelay), or what is left
+	// of the rest it asked for (Retry-After).
+	Wait time.Duration
+}
+
+// HostActivity returns c's activity on host.
+func (c *Crawler) HostActivity(host string) HostActivity {
+	h := c.hosts
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.hosts[host]
+	if t == nil {
+		return HostActivity{}
+	}
+	return HostActivity{Requests: t.served, Wait: max(t.wait, time.Until(t.rest))}
 }
 
 // acquire waits until a request to host may start: gap, or the host's own
@@ -131,6 +159,7 @@ func (h *hostClock) release(t *hostTurn) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t.end = time.Now()
+	t.served++
 	close(t.freed)
 	t.freed = nil
 	if len(h.hosts) >= h.pruneAt {

@@ -144,3 +144,32 @@ func TestLongCrawlDelayPaced(t *testing.T) {
 		t.Fatalf("host wait %v, stopped %q; want 45 s and paced", time.Duration(res.HostWait), res.Stopped)
 	}
 }
+
+// TestHostActivity: a Crawler tells its lease's holder every request to
+// a host that ended (robots.txt included) and the wait the host asked
+// for, as the crawler keeps it, so that a renewal can show the crawl
+// moves while no page arrives.
+func TestHostActivity(t *testing.T) {
+	m := map[string]string{
+		"/robots.txt": "user-agent: *\ncrawl-delay: 45\n",
+		"/":           html(links("/a")), "/a": html("<p>a</p>"),
+	}
+	s := newSite(t, pages(m))
+	cfg := testConfig(t)
+	cfg.MaxCrawlDelay = 100 * time.Millisecond
+	c := New(cfg)
+	host := strings.TrimPrefix(s.URL, "http://")
+	if a := c.HostActivity(host); a != (HostActivity{}) {
+		t.Fatalf("activity before any request: %+v", a)
+	}
+	if _, err := c.Run(t.Context(), &task.Task{ID: "t", Seeds: []string{s.URL + "/"}, MaxDepth: 1}, &memSink{}); err != nil {
+		t.Fatal(err)
+	}
+	a := c.HostActivity(host)
+	if hits := len(s.requests("")); a.Requests != hits || hits != 2 {
+		t.Fatalf("activity counts %d requests, the server saw %d (want robots.txt and one page)", a.Requests, hits)
+	}
+	if a.Wait != cfg.MaxCrawlDelay {
+		t.Fatalf("activity's wait %v, want the host's Crawl-delay as kept, up to %v", a.Wait, cfg.MaxCrawlDelay)
+	}
+}

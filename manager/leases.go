@@ -51,7 +51,11 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		if m.withdrawn(from) {
 			return withdrawnAnswer
 		}
-		t, err = m.db.Renew(r.TaskID, r.Epoch, from.String(), now, m.opts.leaseTimes(0))
+		p := channels.Progress{Pages: r.Pages, Requests: r.Requests, Wait: r.Wait}
+		t, err = m.db.Renew(r.TaskID, r.Epoch, from.String(), p, now, m.opts.leaseTimes(0))
+		if errors.Is(err, channels.ErrStalled) {
+			m.log.Info("Lease ended: its crawl stopped moving", "task", r.TaskID, "peer", from, "err", err)
+		}
 	case lease.Release:
 		t, err = m.db.Release(r.TaskID, r.Epoch, from.String(), now)
 		if err == nil {

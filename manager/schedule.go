@@ -79,6 +79,7 @@ func (m *Manager) expire(now time.Time) error {
 	for _, l := range lost {
 		m.log.Info("Task lost", "task", l.Task.ID, "sent", l.Task.Sent)
 		m.metrics.lost.WithLabelValues(taskKind(l.Task)).Inc()
+		m.forfeit(l.Task)
 		if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {
 			continue
 		}
@@ -90,6 +91,26 @@ func (m *Manager) expire(now time.Time) error {
 		m.dirty = true
 	}
 	return nil
+}
+
+// forfeit costs the holder of lost task t its standing when it let the
+// lease lapse without a result: it stopped renewing, or its crawl
+// stalled, and the host waited for it. A holder that released the task
+// for an heir does not pay; nor one whose lease ended at its task's
+// longest hold, as its result comes at once.
+func (m *Manager) forfeit(t channels.Task) {
+	if m.store == nil || t.Holder == "" || t.Released {
+		return
+	}
+	why := "its lease lapsed without a result"
+	if t.Stalled {
+		why = "its crawl stalled under the lease"
+	}
+	if err := m.store.Forfeit(t.Holder, why); err != nil {
+		m.log.Warn("Cannot record a lapsed lease against its holder", "task", t.ID, "peer", t.Holder, "err", err)
+		return
+	}
+	m.log.Info("Volunteer's standing reset: "+why, "task", t.ID, "host", t.Host, "peer", t.Holder)
 }
 
 // startRounds issues a round for every due channel of this manager's

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
 	"sync"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 )
 
@@ -18,11 +20,30 @@ import (
 type Leaser interface {
 	// Claim asks for the lease before the first request to the host.
 	Claim(ctx context.Context, r *queue.Record) (Grant, error)
-	// Renew extends it, reporting the pages fetched so far.
-	Renew(ctx context.Context, r *queue.Record, pages int) (Grant, error)
+	// Renew extends it, reporting the crawl's progress: the manager
+	// renews only a lease whose crawl moves, or whose host asked it to
+	// wait.
+	Renew(ctx context.Context, r *queue.Record, p Progress) (Grant, error)
 	// Release gives it up once the crawl stopped without finishing, so
 	// the heir of a handover can claim it.
 	Release(ctx context.Context, r *queue.Record) error
+}
+
+// Progress is what a renewal shows of its crawl.
+type Progress struct {
+	// Pages is the pages the crawl has fetched, its checkpoint's
+	// included; Requests the requests to its host that ended here
+	// (robots.txt and sitemaps too; 0 when the Runner does not say).
+	Pages, Requests int
+	// Wait is how long the host itself asked the next request to wait
+	// (Crawl-delay, Retry-After).
+	Wait time.Duration
+}
+
+// HostWatcher is a Runner that tells what it did on a host;
+// *crawler.Crawler is one. Without it, renewals show pages alone.
+type HostWatcher interface {
+	HostActivity(host string) crawler.HostActivity
 }
 
 // Grant is a granted claim or renewal.
@@ -193,7 +214,7 @@ func (h *held) renew(ctx context.Context, period time.Duration) {
 		case <-time.After(wait):
 		}
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		g, err := h.m.opts.Leaser.Renew(rctx, h.r, int(h.th.pages.Load()))
+		g, err := h.m.opts.Leaser.Renew(rctx, h.r, h.progress())
 		cancel()
 		switch {
 		case err == nil:
@@ -209,6 +230,20 @@ func (h *held) renew(ctx context.Context, period time.Duration) {
 			h.log.Info("Lease not renewed; the crawl stops when it runs out unless a later renewal succeeds", "err", err)
 		}
 	}
+}
+
+// progress is what the next renewal shows of h's crawl.
+func (h *held) progress() Progress {
+	p := Progress{Pages: int(h.th.pages.Load())}
+	w, ok := h.m.opts.Runner.(HostWatcher)
+	if !ok || len(h.r.Task.Seeds) == 0 {
+		return p
+	}
+	if u, err := url.Parse(h.r.Task.Seeds[0]); err == nil {
+		a := w.HostActivity(u.Host)
+		p.Requests, p.Wait = a.Requests, a.Wait
+	}
+	return p
 }
 
 // end stops renewing; later calls do nothing. It does not release the

@@ -76,6 +76,8 @@ type fakeLeaser struct {
 	hold    time.Duration
 	claimed map[string]int
 	renewed int
+	// progress is what each renewal showed.
+	progress []Progress
 	// released records each release and whether the crawl had ended.
 	released []string
 	runner   *fakeRunner
@@ -99,10 +101,11 @@ func (l *fakeLeaser) Claim(_ context.Context, r *queue.Record) (Grant, error) {
 	return Grant{Expires: time.Now().Add(l.hold), RenewEvery: 50 * time.Millisecond}, nil
 }
 
-func (l *fakeLeaser) Renew(_ context.Context, r *queue.Record, pages int) (Grant, error) {
+func (l *fakeLeaser) Renew(_ context.Context, r *queue.Record, p Progress) (Grant, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.renewed++
+	l.progress = append(l.progress, p)
 	if l.renew != nil {
 		return Grant{}, l.renew
 	}
@@ -282,4 +285,42 @@ func TestHeldClaimStartsBeforeItsStartBy(t *testing.T) {
 	if l.claimed["shop.example"] != 2 {
 		t.Fatalf("%d claims, want 2 (held, then granted)", l.claimed["shop.example"])
 	}
+}
+
+// watchingRunner is a fakeRunner that reports a fixed activity on every
+// host, as a crawler.Crawler reports its own.
+type watchingRunner struct {
+	*fakeRunner
+	activity crawler.HostActivity
+}
+
+func (w watchingRunner) HostActivity(host string) crawler.HostActivity {
+	if host != "a.example" {
+		return crawler.HostActivity{}
+	}
+	return w.activity
+}
+
+// TestRenewalShowsProgress: a renewal shows the pages fetched and, from
+// a Runner that tells them, the requests to the host and the wait it
+// asked for: what the manager renews a lease on.
+func TestRenewalShowsProgress(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := watchingRunner{&fakeRunner{pages: 3, hold: make(chan struct{})}, crawler.HostActivity{Requests: 7, Wait: 3 * time.Second}}
+	l := &fakeLeaser{hold: time.Minute, runner: r.fakeRunner}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Leaser: l})
+	submitTasks(t, h.m, leased("a.example"))
+	eventually(t, "a renewal", func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.progress) > 0
+	})
+	l.mu.Lock()
+	p := l.progress[0]
+	l.mu.Unlock()
+	if want := (Progress{Pages: 1, Requests: 7, Wait: 3 * time.Second}); p != want {
+		t.Fatalf("renewal showed %+v, want %+v", p, want)
+	}
+	r.hold <- struct{}{}
 }

@@ -22,7 +22,11 @@ func issueOn(t *testing.T, d *DB, id, host string, round int, now time.Time) []T
 	}
 	var recs []Task
 	for _, tk := range c.Tasks(round, PagePlan{}) {
-		recs = append(recs, Task{ID: tk.ID, Channel: id, Round: round, Issued: now, Deadline: now.Add(time.Hour), Spec: []byte("{}"), Host: host})
+		spec, err := tk.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, Task{ID: tk.ID, Channel: id, Round: round, Issued: now, Deadline: now.Add(time.Hour), Spec: spec, Host: host})
 	}
 	if err := d.Issue(id, round, recs, now); err != nil {
 		t.Fatal(err)
@@ -89,17 +93,17 @@ func TestOneLeasePerHost(t *testing.T) {
 		t.Fatalf("claim of a wrong epoch = %v, want ErrLeaseOver", err)
 	}
 	now = now.Add(4 * time.Minute)
-	r, err := d.Renew(a.ID, 1, "p1", now, testLease)
+	r, err := d.Renew(a.ID, 1, "p1", Progress{Pages: 1}, now, testLease)
 	if err != nil || !r.Expires.Equal(now.Add(testLease.Hold)) {
 		t.Fatalf("renew = %+v, %v", r, err)
 	}
-	if _, err := d.Renew(a.ID, 1, "p2", now, testLease); !errors.Is(err, ErrLeaseOver) {
+	if _, err := d.Renew(a.ID, 1, "p2", Progress{Pages: 1}, now, testLease); !errors.Is(err, ErrLeaseOver) {
 		t.Fatalf("renew by a non-holder = %v", err)
 	}
 	// Past StartBy, the host stays busy while the holder renews.
 	now = t0.Add(40 * time.Minute)
-	for cur := t0.Add(5 * time.Minute); cur.Before(now); cur = cur.Add(4 * time.Minute) {
-		if _, err := d.Renew(a.ID, 1, "p1", cur, testLease); err != nil {
+	for cur, pages := t0.Add(5*time.Minute), 2; cur.Before(now); cur, pages = cur.Add(4*time.Minute), pages+1 {
+		if _, err := d.Renew(a.ID, 1, "p1", Progress{Pages: pages}, cur, testLease); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -196,7 +200,7 @@ func TestHandoverLease(t *testing.T) {
 	if _, err := d.Release(a.ID, 1, "leaver", released); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Renew(a.ID, 1, "leaver", t0.Add(2*time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
+	if _, err := d.Renew(a.ID, 1, "leaver", Progress{Pages: 1}, t0.Add(2*time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
 		t.Fatalf("renewal after the release = %v", err)
 	}
 	// The leaver's last request came just before its release: the heir
@@ -372,7 +376,7 @@ func TestClaimOutlivesAFailedSend(t *testing.T) {
 	if g, ok, err := d.Grant(b.ID, now, testLease); ok || err != nil {
 		t.Fatalf("Grant of another task of the host = epoch %d, %v, %v; want busy", g.Epoch, ok, err)
 	}
-	if _, err := d.Renew(a.ID, ga.Epoch, "crawler-1", now, testLease); err != nil {
+	if _, err := d.Renew(a.ID, ga.Epoch, "crawler-1", Progress{Pages: 1}, now, testLease); err != nil {
 		t.Fatalf("the holder's renewal: %v", err)
 	}
 
@@ -409,7 +413,7 @@ func TestRenewFencedByNewerGrant(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Renew(a.ID, ga.Epoch, "crawler-1", t0.Add(time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
+	if _, err := d.Renew(a.ID, ga.Epoch, "crawler-1", Progress{Pages: 2}, t0.Add(time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
 		t.Fatalf("renewal after the host passed on = %v; want ErrLeaseOver", err)
 	}
 }
@@ -449,5 +453,151 @@ func TestHostAsksHoldNextLease(t *testing.T) {
 			grantSend(t, d, b.ID, done.Add(tc.free-time.Millisecond), false)
 			grantSend(t, d, b.ID, done.Add(tc.free), true)
 		})
+	}
+}
+
+// hostTask adds host's channel, with maxPages when not 0, and grants and
+// sends its first task at t0.
+func hostTask(t *testing.T, d *DB, host string, maxPages int) Task {
+	t.Helper()
+	if _, err := d.AddSeeds([]string{"http://" + host + "/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if maxPages > 0 {
+		if _, err := d.Set(host, Settings{MaxPages: &maxPages}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := issueOn(t, d, host, host, 1, t0)[0]
+	return grantSend(t, d, a.ID, t0, true)
+}
+
+// TestStalledLeaseEnds: a holder whose crawl stops moving keeps its
+// lease one hold, or longer by the wait its host asked for (up to
+// StallWait), and no longer: the renewal is refused, the lease ends at
+// once, and the host is free for its next task after the skew allowance.
+// Progress is more pages or more requests, and a restart's requests
+// count again from 0.
+func TestStalledLeaseEnds(t *testing.T) {
+	tests := []struct {
+		name string
+		wait time.Duration // the wait every renewal shows
+		// allowed is how long the crawl may stand still.
+		allowed time.Duration
+	}{
+		{"no wait asked", 0, testLease.Hold},
+		{"Crawl-delay of 3 minutes", 3 * time.Minute, testLease.Hold + 3*time.Minute},
+		{"a day asked, StallWait honoured", 24 * time.Hour, testLease.Hold + StallWait},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := openDB(t, "", Options{})
+			a := hostTask(t, d, "h.example", 0)
+			claimed := t0.Add(time.Minute)
+			if _, err := d.Claim(a.ID, 1, "squatter", claimed, testLease); err != nil {
+				t.Fatal(err)
+			}
+			// Renewals a third of a hold apart show the same progress.
+			var refused time.Time
+			for at := claimed.Add(testLease.Hold / 3); at.Before(claimed.Add(time.Hour)); at = at.Add(testLease.Hold / 3) {
+				_, err := d.Renew(a.ID, 1, "squatter", Progress{Wait: tt.wait}, at, testLease)
+				if err != nil {
+					if !errors.Is(err, ErrStalled) || !errors.Is(err, ErrLeaseOver) {
+						t.Fatalf("renewal at +%v = %v, want ErrStalled", at.Sub(claimed), err)
+					}
+					refused = at
+					break
+				}
+			}
+			if still := refused.Sub(claimed); still <= tt.allowed || still > tt.allowed+testLease.Hold/3 {
+				t.Fatalf("refused after %v standing still, want the first renewal past %v", still, tt.allowed)
+			}
+			if _, err := d.Renew(a.ID, 1, "squatter", Progress{Pages: 9}, refused, testLease); !errors.Is(err, ErrLeaseOver) {
+				t.Fatalf("renewal after the refusal = %v, want ErrLeaseOver", err)
+			}
+			lost, err := d.Expire(refused.Add(testLease.Skew+time.Second), testLease.Skew)
+			if err != nil || len(lost) != 1 || !lost[0].Task.Stalled || lost[0].Task.Holder != "squatter" {
+				t.Fatalf("Expire = %+v, %v; want the stalled task lost", lost, err)
+			}
+			b := issueOn(t, d, "h.example", "h.example", 2, refused)
+			grantSend(t, d, b[0].ID, refused.Add(testLease.Skew+time.Second+testLease.Gap), true)
+		})
+	}
+
+	t.Run("moving", func(t *testing.T) {
+		d := openDB(t, "", Options{})
+		a := hostTask(t, d, "h.example", 0)
+		if _, err := d.Claim(a.ID, 1, "p1", t0, testLease); err != nil {
+			t.Fatal(err)
+		}
+		// Requests alone move it (robots.txt, sitemaps, a Retry-After's
+		// retries); so do pages after a restart counted requests afresh.
+		steps := []struct {
+			at time.Duration
+			p  Progress
+		}{
+			{4 * time.Minute, Progress{Requests: 3}},
+			{8 * time.Minute, Progress{Requests: 5}},
+			{12 * time.Minute, Progress{Pages: 1, Requests: 9}},
+		}
+		for _, s := range steps {
+			if _, err := d.Renew(a.ID, 1, "p1", s.p, t0.Add(s.at), testLease); err != nil {
+				t.Fatalf("renewal at +%v showing %+v: %v", s.at, s.p, err)
+			}
+		}
+		restart := t0.Add(13 * time.Minute)
+		if _, err := d.Claim(a.ID, 1, "p1", restart, testLease); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Renew(a.ID, 1, "p1", Progress{Pages: 1, Requests: 2}, restart.Add(4*time.Minute), testLease); err != nil {
+			t.Fatalf("first renewal after a restart, requests counted afresh: %v", err)
+		}
+		// A claim again does not move a crawl that stood still since.
+		if _, err := d.Claim(a.ID, 1, "p1", restart.Add(8*time.Minute), testLease); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Renew(a.ID, 1, "p1", Progress{Pages: 1}, restart.Add(9*time.Minute+time.Second), testLease); !errors.Is(err, ErrStalled) {
+			t.Fatalf("renewal 5 min after the last move, a claim between = %v, want ErrStalled", err)
+		}
+	})
+}
+
+// TestLeaseHeldAtMostItsNeed: a lease whose crawl shows progress at every
+// renewal (a liar can) still ends when its task has had all the time it
+// can need: every page after the politeness wait and PageTime, and one
+// hold. No renewal reaches past it, and a claim after it is refused.
+func TestLeaseHeldAtMostItsNeed(t *testing.T) {
+	d := openDB(t, "", Options{})
+	a := hostTask(t, d, "h.example", 20)
+	if a.PageCap != 20 {
+		t.Fatalf("page cap %d, want the channel's 20", a.PageCap)
+	}
+	need := testLease.Hold + 20*(testLease.Gap+PageTime) // 7 min
+	g, err := d.Claim(a.ID, 1, "liar", t0, testLease)
+	if err != nil || !g.HoldUntil.Equal(t0.Add(need)) {
+		t.Fatalf("claim = %+v, %v; want it held until %v", g, err, t0.Add(need))
+	}
+	var at time.Time
+	for i := 1; ; i++ {
+		at = t0.Add(time.Duration(i) * 100 * time.Second)
+		r, err := d.Renew(a.ID, 1, "liar", Progress{Pages: i}, at, testLease)
+		if err != nil {
+			if !errors.Is(err, ErrLeaseOver) || errors.Is(err, ErrStalled) {
+				t.Fatalf("renewal at +%v = %v, want the lease over", at.Sub(t0), err)
+			}
+			break
+		}
+		if r.Expires.After(t0.Add(need)) {
+			t.Fatalf("renewal at +%v runs to %v, past the task's need", at.Sub(t0), r.Expires.Sub(t0))
+		}
+	}
+	if at.Before(t0.Add(need)) || at.After(t0.Add(need+100*time.Second)) {
+		t.Fatalf("refused at +%v, want the first renewal from +%v", at.Sub(t0), need)
+	}
+	if _, err := d.Claim(a.ID, 1, "liar", at, testLease); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("claim past the task's need = %v, want ErrLeaseOver", err)
+	}
+	if lost, err := d.Expire(at.Add(testLease.Skew+time.Second), testLease.Skew); err != nil || len(lost) != 1 {
+		t.Fatalf("Expire = %+v, %v; want the task lost", lost, err)
 	}
 }

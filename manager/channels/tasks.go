@@ -63,6 +63,19 @@ type Task struct {
 	Holder   string    `json:"holder,omitempty"`
 	Expires  time.Time `json:"expires,omitzero"`
 	Released bool      `json:"released,omitempty"`
+	// PageCap is the most pages the task may fetch, read from its spec
+	// at the grant; HoldUntil, set at the epoch's first claim, is when
+	// its lease ends whoever holds it (holdFor).
+	PageCap   int       `json:"page_cap,omitempty"`
+	HoldUntil time.Time `json:"hold_until,omitzero"`
+	// Pages and Requests are the progress the holder last showed, and
+	// MovedAt when its crawl last moved: claimed, or renewed with more
+	// of either. Stalled is set when a renewal was refused because the
+	// crawl had not moved for longer than its host can ask (Renew).
+	Pages    int       `json:"pages,omitempty"`
+	Requests int       `json:"requests,omitempty"`
+	MovedAt  time.Time `json:"moved_at,omitzero"`
+	Stalled  bool      `json:"stalled,omitempty"`
 	// ReleasedAt is when the holder released it: its last request to the
 	// host came before, and the heir's first comes a politeness wait after.
 	ReleasedAt time.Time `json:"released_at,omitzero"`

@@ -68,8 +68,14 @@ type Request struct {
 	Task   []byte `json:"task,omitempty"`
 	TaskID string `json:"task_id"`
 	Epoch  uint64 `json:"epoch"`
-	// Pages is the crawl's progress: pages fetched so far (renewals).
-	Pages int `json:"pages,omitempty"`
+	// Pages, Requests and Wait are the crawl's progress (renewals): the
+	// pages fetched so far, the requests to the host that ended at the
+	// crawler, and how long the host asked the next request to wait
+	// (Crawl-delay, Retry-After). The manager renews a lease only while
+	// its crawl moves, or its host asked it to wait.
+	Pages    int           `json:"pages,omitempty"`
+	Requests int           `json:"requests,omitempty"`
+	Wait     time.Duration `json:"wait,omitempty"`
 	// BotKey is the crawler's Ed25519 public key for signing HTTP
 	// requests (claims): the manager certifies it in its key directory.
 	BotKey []byte `json:"bot_key,omitempty"`
@@ -122,7 +128,7 @@ func (r *Request) Validate() error {
 		return fmt.Errorf("%w: version of %d bytes", ErrMalformed, len(r.Version))
 	case len(r.BotKey) > 64:
 		return fmt.Errorf("%w: bot key of %d bytes", ErrMalformed, len(r.BotKey))
-	case r.Pages < 0:
+	case r.Pages < 0 || r.Requests < 0 || r.Wait < 0:
 		return fmt.Errorf("%w: negative progress", ErrMalformed)
 	case len(r.Addrs) > MaxAddrs:
 		return fmt.Errorf("%w: %d addresses, at most %d", ErrMalformed, len(r.Addrs), MaxAddrs)

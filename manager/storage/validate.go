@@ -265,6 +265,9 @@ type PeerRecord struct {
 	Unchecked int `json:"unchecked"`
 	// BadChecks counts its spot-checks the verdict contradicted.
 	BadChecks int `json:"bad_checks,omitempty"`
+	// Lapses counts the host leases it let lapse without a result
+	// (Forfeit).
+	Lapses int `json:"lapses,omitempty"`
 }
 
 // Trusted reports whether a peer's checks weigh more: it had a result
@@ -680,6 +683,21 @@ func (s *Storage) Verdict(id string) (Verdict, bool, error) { return s.idx.verdi
 
 // Verdicts returns every verdict given.
 func (s *Storage) Verdicts() ([]Verdict, error) { return s.idx.verdicts() }
+
+// Forfeit records that peer let a host's lease lapse without a result
+// (it stopped renewing, or its crawl stalled) and resets its streak: its
+// next results are checked as a new peer's. A lapse is what an attacker
+// who squats hosts pays, and an honest volunteer whose machine died
+// mid-crawl pays the same small price: more of its pages re-fetched.
+func (s *Storage) Forfeit(peer, why string) error {
+	err := s.idx.db.Update(func(tx kv.Tx) error {
+		return updateRecord(tx, peer, func(r *PeerRecord) { r.Lapses++; r.Streak = 0 })
+	})
+	if err != nil {
+		return fmt.Errorf("record that %s %s: %w", peer, why, err)
+	}
+	return nil
+}
 
 // PeerRecord returns peer's validation record.
 func (s *Storage) PeerRecord(peer string) (PeerRecord, error) { return s.idx.peerRecord(peer) }
