@@ -17,6 +17,9 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
+// checkPrefix begins every spot-check task's ID.
+const checkPrefix = "check/"
+
 // checkInterval is a spot-check task's interval when its channel has none
 // yet: it bounds when the task must start and when it counts lost.
 const checkInterval = time.Hour
@@ -41,7 +44,7 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 	}
 	sum := sha256.Sum256([]byte(of))
 	spec := task.Task{
-		ID:       fmt.Sprintf("check/%x/%d", sum[:12], now.UnixNano()),
+		ID:       fmt.Sprintf(checkPrefix+"%x/%d", sum[:12], now.UnixNano()),
 		Channel:  orig.Channel,
 		Seeds:    urls,
 		MaxDepth: 0,
@@ -68,10 +71,11 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 }
 
 // checkAim picks the member that runs spot-check t: a member holding a
-// zone and not in t.Avoid, trusted by its validation record if any is,
-// else one with nothing against it; among those the same one for t while
-// members stay (the highest hash of task and peer); with a target point in
-// its first zone so it queues the task itself.
+// zone, not in t.Avoid nor linked to one of them (links.go), trusted by
+// its validation record if any is, else one with nothing against it;
+// among those the same one for t while members stay (the highest hash of
+// task and peer); with a target point in its first zone so it queues the
+// task itself.
 func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 	type cand struct {
 		id    peer.ID
@@ -83,6 +87,9 @@ func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 	for _, mb := range m.entry.Reported() {
 		if len(mb.Zones) == 0 || slices.Contains(t.Avoid, mb.ID.String()) || m.withdrawn(mb.ID) {
 			continue
+		}
+		if _, linked := m.nets.linked(mb.ID.String(), t.Avoid); linked {
+			continue // on the network of the crawler or an earlier checker
 		}
 		h := sha256.Sum256([]byte(t.ID + "\x00" + mb.ID.String()))
 		z := mb.Zones[0]

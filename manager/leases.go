@@ -3,6 +3,9 @@ package manager
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -16,6 +19,28 @@ import (
 // is over (the fallback of the revocation WithdrawKey sends).
 var withdrawnAnswer = lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn",
 	Withdrawn: "the network's operator withdrew this volunteer's request-signing key"}
+
+// mayNotCheck says why peer from may not claim spot-check r, when it is
+// one and from is linked to the result it checks (links.go): the check
+// ends as misrouted and is issued again to a peer of another network.
+func (m *Manager) mayNotCheck(from peer.ID, r lease.Request, now time.Time) string {
+	if !strings.HasPrefix(r.TaskID, checkPrefix) {
+		return ""
+	}
+	t, err := m.db.Task(r.TaskID)
+	if err != nil || t.Checks == "" {
+		return ""
+	}
+	other, linked := m.nets.linked(from.String(), t.Avoid)
+	if !linked {
+		return ""
+	}
+	if _, err := m.db.Misroute(r.TaskID, r.Epoch, now); err != nil {
+		m.log.Warn("Spot-check not ended as misrouted", "task", r.TaskID, "err", err)
+	}
+	m.log.Info("Spot-check claim refused: the claimer's network is that of the result's crawler or checker", "task", r.TaskID, "peer", from, "linked_to", other)
+	return fmt.Sprintf("%s may not run this spot-check: it connects from the network of %s, whose result it checks", from, other)
+}
 
 // decideLease answers a crawler's lease request (manager/lease). The
 // channel database decides and persists before the answer goes out.
@@ -42,6 +67,9 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		}
 		if cerr := m.certify(from, r.BotKey); cerr != nil {
 			return lease.Answer{Error: "refused: " + cerr.Error()}
+		}
+		if why := m.mayNotCheck(from, r, now); why != "" {
+			return lease.Answer{Error: "refused: " + why}
 		}
 		t, err = m.db.ClaimFrom(r.TaskID, r.Epoch, from.String(), r.Addrs, now, m.opts.leaseTimes(0))
 		if err == nil {

@@ -52,6 +52,9 @@ type Manager struct {
 	// keys are the volunteers' certified request-signing keys; dir serves
 	// them to web sites when Options.Directory is set.
 	keys *botkeys.Registry
+	// nets are the networks peers connected from, so that no check
+	// goes to a peer linked to the result it checks (links.go).
+	nets *netBook
 	dir  *siteServer
 	// inow takes IndexNow submissions when Options.IndexNow is set.
 	inow *siteServer
@@ -128,7 +131,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
-	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, wake: make(chan struct{}, 1), started: opts.Now()}
+	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: newNetBook(), wake: make(chan struct{}, 1), started: opts.Now()}
 	m.metrics = newMetrics(m)
 	defer func() {
 		if err != nil {
@@ -159,6 +162,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		m.mu.Lock()
 		m.peers[c.RemotePeer()] = m.opts.Now()
 		m.mu.Unlock()
+		m.nets.saw(c.RemotePeer(), c.RemoteMultiaddr(), m.opts.Now())
 	}})
 	if m.keys, err = botkeys.Open(opts.Dir); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)

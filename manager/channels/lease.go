@@ -317,8 +317,7 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 			// whatever the overlay did: the check ends as misrouted, the
 			// host's lease with it, and the check is issued again.
 			misrouted = true
-			t.State, t.Reason, t.Misrouted, t.Finished, t.Envelope, t.Spec = TaskCancelled, ReasonMisrouted, true, now, nil, nil
-			return endLeaseTx(tx, t, now)
+			return misrouteTx(tx, t, now)
 		}
 		if err := current(t, epoch); err != nil {
 			return err
@@ -388,6 +387,30 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 // ReasonMisrouted is the Reason of a spot-check refused to a peer it had
 // to avoid.
 const ReasonMisrouted = "misrouted"
+
+// misrouteTx ends open spot-check t as misrouted at now, its host's
+// lease with it; the storage module issues the check again.
+func misrouteTx(tx kv.Tx, t *Task, now time.Time) error {
+	t.State, t.Reason, t.Misrouted, t.Finished, t.Envelope, t.Spec = TaskCancelled, ReasonMisrouted, true, now, nil, nil
+	return endLeaseTx(tx, t, now)
+}
+
+// Misroute ends open spot-check id of epoch as misrouted, refusing the
+// claim of a peer the manager does not let run it (one linked to the
+// result it checks), as Claim does for a peer in its Avoid. It reports
+// whether the check was open and of epoch.
+func (d *DB) Misroute(id string, epoch uint64, now time.Time) (bool, error) {
+	var ended bool
+	_, err := d.leaseOp(id, "refuse", func(tx kv.Tx, t *Task) error {
+		ended = false // a run again starts afresh (kv.Store.Update)
+		if t.Checks == "" || t.State != TaskOpen || t.Epoch != epoch {
+			return nil
+		}
+		ended = true
+		return misrouteTx(tx, t, now)
+	})
+	return ended, err
+}
 
 // Renew extends the lease peer holds on task id to now+Hold, or to its
 // HoldUntil when sooner, when its crawl moves: p shows more pages or

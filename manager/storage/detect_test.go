@@ -241,6 +241,7 @@ func TestValuablePagesSampledApart(t *testing.T) {
 // sample.
 func TestOneForgedPageFailsResult(t *testing.T) {
 	r, c, failed := validatingRig(t, func() float64 { return 0 }) // the sample is the result's first pages
+	r.newCheckers = true                                          // three checks to the verdict
 	web := bigSite(100)
 	up, h := r.client(t)
 	cheater := h.ID().String()

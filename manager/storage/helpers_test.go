@@ -47,6 +47,10 @@ type rig struct {
 	h       *host.Host
 	clock   time.Time
 	channel string
+	// newCheckers makes checkRound's checkers new peers; by default each
+	// has a record, as most checkers of a running network do, and its
+	// check weighs a whole one.
+	newCheckers bool
 }
 
 func newHost(t *testing.T) *host.Host {

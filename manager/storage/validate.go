@@ -254,6 +254,30 @@ type Verdict struct {
 	Untold bool `json:"untold,omitempty"`
 }
 
+// A result is confirmed only by checks that weigh a whole check (BOINC's
+// adaptive replication, weighed by standing): a checker with a record
+// (NewPeer results validated in a row, and never a failure nor a
+// contradicted check) weighs a whole check, one without a record half,
+// a suspect nothing. So a cheater's second identity, new, cannot confirm
+// its first one's forgery alone: another checker must agree, and an
+// honest one finds the forgery. A young network, where no one has a
+// record yet, confirms each result with two checks rather than one.
+const (
+	wholeCheck = 2
+	halfCheck  = 1
+)
+
+// checkWeight is what a matching check by a peer with record rec weighs.
+func (v *Validation) checkWeight(rec PeerRecord) int {
+	switch {
+	case rec.Suspect():
+		return 0
+	case rec.Streak >= v.NewPeer:
+		return wholeCheck
+	}
+	return halfCheck
+}
+
 // PeerRecord is a peer's validation record.
 type PeerRecord struct {
 	// Streak counts its results validated in a row since its last failure.
@@ -598,13 +622,18 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 	// Each round counts for what it found in the light of every round:
 	// a page not as uploaded fails a result only once another checker's
 	// fetch corroborates it (corroborate.go).
-	var match, mismatch, unconfirmed, done int
+	var match, mismatch, unconfirmed, done, weight int
 	trustedMismatch := false
 	for i, r := range c.Rounds {
 		c.Rounds[i].Outcome = c.judged(r)
 		switch c.Rounds[i].Outcome {
 		case outcomeMatch:
 			match++
+			rec, err := s.idx.peerRecord(r.Peer)
+			if err != nil {
+				return nil, err
+			}
+			weight += v.checkWeight(rec)
 		case outcomeUnconfirmed:
 			unconfirmed++
 		case outcomeMismatch:
@@ -626,7 +655,7 @@ func (s *Storage) decide(checked string, force bool) (*Verdict, error) {
 		untold          bool
 	)
 	switch {
-	case match > mismatch+unconfirmed:
+	case match > mismatch+unconfirmed && weight >= wholeCheck:
 		verdict = VerdictValid
 		reason = fmt.Sprintf("%d of %d spot-checks matched", match, done)
 	case mismatch >= match+2 && (trustedMismatch || mismatch >= 3):

@@ -247,6 +247,7 @@ func TestForgedPageBesideRotatingOneCaught(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, ch, failed := validatingRig(t, func() float64 { return 0 }) // the sample is the result's first pages
+			r.newCheckers = true                                           // three fetches of the rotating page before a verdict
 			rot := rotating{rand.New(rand.NewPCG(44, 9))}
 			web := bigSite(10)
 			for _, p := range web {

@@ -1,0 +1,135 @@
+package manager
+
+import (
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+	manet "github.com/multiformats/go-multiaddr/net"
+)
+
+// Checkers a cheater cannot be (docs/validation.md, "Who checks"). Anyone
+// can run many volunteers, and a cheater's second identity would happily
+// confirm its first one's forgery. Identities are free; networks are not:
+// a spot-check never goes to, and is never claimed by, a peer linked to
+// the result's crawler or an earlier checker of it, that is, one the
+// manager saw connect from the same network: the same /24 for IPv4, the
+// same /48 for IPv6 (a home, an office, a small cloud subnet). Where the
+// check goes (checkAim) and who may claim it (decideLease) both ask.
+
+// maxNets bounds the peers whose networks are remembered; beyond it, the
+// longest unseen are forgotten.
+const maxNets = 1 << 16
+
+// netsPerPeer bounds the networks remembered per peer (an IPv4 and an
+// IPv6 address, a move or two).
+const netsPerPeer = 4
+
+// netBook remembers the networks each peer connected from.
+type netBook struct {
+	mu   sync.Mutex
+	nets map[peer.ID]peerNets
+}
+
+type peerNets struct {
+	nets []netip.Prefix
+	seen time.Time
+}
+
+func newNetBook() *netBook { return &netBook{nets: make(map[peer.ID]peerNets)} }
+
+// netOf returns the network of a connection's remote address: its /24
+// for IPv4, its /48 for IPv6. ok is false for a relayed connection (the
+// address is the relay's), an address that is not IP, and the loopback
+// network 127.0.0.0/24 and ::1, where every test's volunteers run and a
+// member on the manager's own machine: they tell nothing.
+func netOf(a ma.Multiaddr) (netip.Prefix, bool) {
+	if _, err := a.ValueForProtocol(ma.P_CIRCUIT); err == nil {
+		return netip.Prefix{}, false
+	}
+	ip, err := manet.ToIP(a)
+	if err != nil {
+		return netip.Prefix{}, false
+	}
+	addr, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return netip.Prefix{}, false
+	}
+	addr = addr.Unmap()
+	bits := 48
+	if addr.Is4() {
+		bits = 24
+	}
+	p, err := addr.Prefix(bits)
+	if err != nil || addr == netip.IPv6Loopback() || p == netip.MustParsePrefix("127.0.0.0/24") {
+		return netip.Prefix{}, false
+	}
+	return p, true
+}
+
+// saw records that id connected from remote at now.
+func (b *netBook) saw(id peer.ID, remote ma.Multiaddr, now time.Time) {
+	n, ok := netOf(remote)
+	if !ok {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	pn := b.nets[id]
+	if !slices.Contains(pn.nets, n) {
+		pn.nets = append(pn.nets, n)
+		if len(pn.nets) > netsPerPeer {
+			pn.nets = pn.nets[1:]
+		}
+	}
+	pn.seen = now
+	b.nets[id] = pn
+	if len(b.nets) > maxNets {
+		b.forgetOldestLocked()
+	}
+}
+
+// forgetOldestLocked forgets the eighth of the peers seen longest ago.
+func (b *netBook) forgetOldestLocked() {
+	seen := make([]time.Time, 0, len(b.nets))
+	for _, pn := range b.nets {
+		seen = append(seen, pn.seen)
+	}
+	slices.SortFunc(seen, func(x, y time.Time) int { return x.Compare(y) })
+	cut := seen[len(seen)/8]
+	for id, pn := range b.nets {
+		if pn.seen.Before(cut) {
+			delete(b.nets, id)
+		}
+	}
+}
+
+// linked reports whether peer id connected from a network that any peer
+// of others connected from, and names that peer.
+func (b *netBook) linked(id string, others []string) (string, bool) {
+	p, err := peer.Decode(id)
+	if err != nil {
+		return "", false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	mine := b.nets[p].nets
+	if len(mine) == 0 {
+		return "", false
+	}
+	for _, o := range others {
+		op, err := peer.Decode(o)
+		if err != nil || op == p {
+			continue
+		}
+		for _, n := range b.nets[op].nets {
+			if slices.Contains(mine, n) {
+				return o, true
+			}
+		}
+	}
+	return "", false
+}

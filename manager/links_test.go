@@ -1,0 +1,130 @@
+package manager
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	ma "github.com/multiformats/go-multiaddr"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/task"
+)
+
+func TestNetOf(t *testing.T) {
+	tests := []struct {
+		addr string
+		want string // "" when the address tells nothing
+	}{
+		{"/ip4/203.0.113.9/tcp/4001", "203.0.113.0/24"},
+		{"/ip4/198.51.100.200/udp/4001/quic-v1", "198.51.100.0/24"},
+		{"/ip6/2001:db8:aa:bb::1/tcp/4001", "2001:db8:aa::/48"},
+		{"/ip6/::ffff:203.0.113.9/tcp/4001", "203.0.113.0/24"},
+		{"/ip4/127.0.1.7/tcp/4001", "127.0.1.0/24"},
+		{"/ip4/127.0.0.1/tcp/4001", ""},
+		{"/ip6/::1/tcp/4001", ""},
+		{"/ip4/203.0.113.9/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN/p2p-circuit", ""},
+		{"/dns4/example.com/tcp/4001", ""},
+	}
+	for _, tt := range tests {
+		got, ok := netOf(ma.StringCast(tt.addr))
+		if (tt.want == "") == ok || (ok && got != netip.MustParsePrefix(tt.want)) {
+			t.Errorf("netOf(%s) = %v, %v; want %q", tt.addr, got, ok, tt.want)
+		}
+	}
+}
+
+// linkedHost starts a libp2p host listening on ip, connected to m: the
+// manager sees it connect from ip.
+func linkedHost(ctx context.Context, t *testing.T, m *Manager, ip string) *host.Host {
+	t.Helper()
+	h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/" + ip + "/tcp/0"}, NoDHT: true, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if err := h.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestCheckersOfAnotherNetwork: a cheater's second identity on its own
+// network (the same /24) is never chosen to check its result, and its
+// claim of the check, should the envelope reach it, is refused and ends
+// the check as misrouted; a volunteer of another network checks it. The
+// peers are real libp2p hosts on loopback addresses of three /24s.
+func TestCheckersOfAnotherNetwork(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	cheater := linkedHost(ctx, t, m, "127.0.1.1")
+	sybil := linkedHost(ctx, t, m, "127.0.1.2")
+	honest := linkedHost(ctx, t, m, "127.0.2.1")
+	for i, h := range []*host.Host{cheater, sybil, honest} {
+		lo, hi := float64(i)/3, float64(i+1)/3
+		m.entry.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
+	}
+	if _, linked := m.nets.linked(sybil.ID().String(), []string{cheater.ID().String()}); !linked {
+		t.Fatalf("the manager did not see the sybil and the cheater connect from one network: %+v", m.nets.nets)
+	}
+	if _, err := m.AddSeeds([]string{"http://shop.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	chs, err := m.db.All(0)
+	if err != nil || len(chs) != 1 {
+		t.Fatalf("channels %v, %v", chs, err)
+	}
+	// The cheater's task, whose result is checked.
+	orig := channels.Task{ID: chs[0].ID + "/1/0", Channel: chs[0].ID, Round: 1, Issued: clk.now(), Deadline: clk.now().Add(time.Hour),
+		Spec: []byte("{}"), Host: "shop.example"}
+	if err := m.db.Issue(chs[0].ID, 1, []channels.Task{orig}, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	b := book{m: m}
+	id, err := b.IssueCheck(ctx, orig.ID, []string{"http://shop.example/a"}, []string{cheater.ID().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check, err := m.db.Task(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 { // whatever the hash ranks first
+		aim, ok := m.checkAim(check)
+		if !ok || aim.Direct != honest.ID() {
+			t.Fatalf("check aimed at %v (ok %v), want the volunteer of another network %v", aim.Direct, ok, honest.ID())
+		}
+		check.ID += "x"
+	}
+
+	// The sybil claims the check with its genuine envelope.
+	g, ok, err := m.db.Grant(id, clk.now(), m.opts.leaseTimes(0))
+	if err != nil || !ok {
+		t.Fatalf("grant = %v, %v", ok, err)
+	}
+	spec, err := task.Decode(g.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}
+	env, err := envelope.Seal(spec, m.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lease.Send(ctx, sybil, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: id, Epoch: g.Epoch})
+	if err == nil || !strings.Contains(err.Error(), "network of "+cheater.ID().String()) {
+		t.Fatalf("sybil's claim = %v, want refused for its network", err)
+	}
+	ended, err := m.db.Task(id)
+	if err != nil || ended.State != channels.TaskCancelled || ended.Reason != channels.ReasonMisrouted {
+		t.Fatalf("check after the sybil's claim: %s %q, %v; want cancelled as misrouted", ended.State, ended.Reason, err)
+	}
+}
