@@ -28,6 +28,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0
 	github.com/remitly-oss/httpsig-go v1.2.2
+	github.com/sergi/go-diff v1.4.0
 	github.com/shirou/gopsutil/v4 v4.26.10
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/mod v0.41.0

@@ -60,9 +60,8 @@ func fetchPrefix(checked string, i int) []byte {
 }
 
 // alikeFetches reports whether two checkers saw the same page: both were
-// told it does not exist, or they got the same body, or texts as alike as
-// comparePage asks of a match (sameText under the same validators,
-// changedText otherwise).
+// told it does not exist, or they got the same body, or texts as alike
+// as a page checked against its upload must be to match.
 func alikeFetches(a, b checkFetch) bool {
 	gone := func(s int) bool { return s == http.StatusNotFound || s == http.StatusGone }
 	switch {
@@ -73,9 +72,12 @@ func alikeFetches(a, b checkFetch) bool {
 	case a.Digest != 0 && a.Digest == b.Digest:
 		return true
 	}
+	// Alike both ways: neither holds what the other lacks beyond what a
+	// page changes by itself (alter.go).
 	same := (a.ETag != "" && a.ETag == b.ETag) || (a.LastModified != "" && a.LastModified == b.LastModified)
-	sim := similarity(a.Text, b.Text)
-	return same && sim >= sameText || !same && sim >= changedText
+	_, ab := altered(a.Text, b.Text, same)
+	_, ba := altered(b.Text, a.Text, same)
+	return !ab && !ba
 }
 
 // corroborate weighs round, just compared, against the earlier rounds of

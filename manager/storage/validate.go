@@ -31,10 +31,11 @@ import (
 // within Budget of the result's pages when it has one. Each page the
 // checker brings back is compared with the stored one:
 //
-//   - the same body digest, or texts at least sameText alike when the
+//   - the same body digest, or a text that holds nothing the page does
+//     not beyond what a page changes by itself (alter.go), and, when the
 //     server's validators (ETag, Last-Modified) say the page did not
-//     change, at least changedText alike otherwise: a match;
-//   - texts less alike where the page demonstrably changed between the two
+//     change, lacks nothing it holds either: a match;
+//   - other texts where the page demonstrably changed between the two
 //     fetches (other validators, a Last-Modified after the first fetch):
 //     inconclusive;
 //   - a page the server says does not exist (404, 410): a mismatch,
@@ -151,12 +152,6 @@ func (v *Validation) defaults() {
 		v.Rand = func() float64 { mu.Lock(); defer mu.Unlock(); return r.Float64() }
 	}
 }
-
-// Comparison thresholds (word-pair Jaccard similarity of the texts).
-const (
-	sameText    = 0.9
-	changedText = 0.5
-)
 
 // CreditPerCheckedPage is a checker's credit for each page of a sample it
 // re-fetched that matched or disproved the stored one, confirmed when its
@@ -591,14 +586,14 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 	if err != nil {
 		return outcomeMismatch, "text does not decode"
 	}
-	sim := similarity(stored.Text, text)
+	why, bad := altered(stored.Text, text, unchanged)
 	switch {
-	case unchanged && sim >= sameText, !unchanged && sim >= changedText:
-		return outcomeMatch, fmt.Sprintf("texts %.2f alike", sim)
+	case !bad:
+		return outcomeMatch, "text as on the page"
 	case changed:
-		return outcomeInconclusive, fmt.Sprintf("changed since, texts %.2f alike", sim)
+		return outcomeInconclusive, "changed since: " + why
 	}
-	return outcomeMismatch, fmt.Sprintf("texts %.2f alike, unchanged %v", sim, unchanged)
+	return outcomeMismatch, fmt.Sprintf("%s, unchanged %v", why, unchanged)
 }
 
 // modifiedAfter reports whether an HTTP Last-Modified value is after t.
