@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -424,7 +425,7 @@ func onePeerOverlayWith(ctx context.Context, t *testing.T, m *Manager, q node.Qu
 	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
+	waitFor(t, func() bool { return slices.Contains(m.sub.EntryPeers(), ph.ID()) })
 	return ph
 }
 

@@ -93,6 +93,23 @@ func (m *Manager) expire(now time.Time) error {
 	return nil
 }
 
+// awayFromLapse aims task id at a member other than the peer that let
+// its host's lease lapse (channels.LapseMemory), when one did: that peer
+// may own the host's zone and would be sent each of its tasks in turn.
+// The member is chosen as a spot-check's is (checkAim), so never one
+// linked to the lapsed peer either.
+func (m *Manager) awayFromLapse(id, host string, now time.Time) (submit.Aim, bool) {
+	lapsed, err := m.db.Lapsed(host, now)
+	if err != nil || lapsed == "" {
+		return submit.Aim{}, false
+	}
+	aim, ok := m.checkAim(channels.Task{ID: id, Avoid: []string{lapsed}})
+	if ok {
+		m.log.Info("Task aimed at another member: the host's last holder let its lease lapse", "task", id, "host", host, "lapsed", lapsed, "to", aim.Direct)
+	}
+	return aim, ok
+}
+
 // forfeit costs the holder of lost task t its standing when it let the
 // lease lapse without a result: it stopped renewing, or its crawl
 // stalled, and the host waited for it. A holder that released the task
@@ -313,6 +330,9 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 	aim := check
 	if t.Checks == "" {
 		aim = m.sub.Aim(ctx, g.Host)
+		if away, ok := m.awayFromLapse(t.ID, g.Host, now); ok {
+			aim = away
+		}
 	}
 	spec.Issued = now
 	spec.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}

@@ -3,12 +3,14 @@ package manager
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 )
 
 // TestSquattedHostGetsItsNextTask: over the lease protocol, a peer that
@@ -108,5 +110,82 @@ func TestSquattedHostGetsItsNextTask(t *testing.T) {
 				t.Fatalf("squatted task %+v, %v; want failed, stalled unless it lied", lost, err)
 			}
 		})
+	}
+}
+
+// TestLapsedHostGoesElsewhere: a peer that let a host's lease lapse (it
+// claimed and went silent) is sent none of the host's next tasks: the
+// manager aims them at another member, and the lapsed peer's claim of
+// one, should it get the envelope, is refused. Otherwise a squatter that
+// owns the host's zone would get each of its tasks in turn. Four hosts,
+// so that tasks sent the usual way (through either member) would reach
+// the squatter 15 times in 16.
+func TestLapsedHostGoesElsewhere(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	// Short leases: the overlay peers check a task's issue time by the
+	// real clock (p2p/node.MaxClockSkew), so the test clock stays within
+	// two minutes of it.
+	m := newManagerWith(t, t.TempDir(), clk, func(o *Options) { o.LeaseHold, o.ClockSkew = 30*time.Second, 10*time.Second })
+	hosts := []string{"a.example", "b.example", "c.example", "d.example"}
+	for _, h := range hosts {
+		if _, err := m.AddSeeds([]string{"http://" + h + "/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	zone := func(lo, hi float64) []entry.Box { return []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}} }
+	q1, squatter := onePeerOverlay(ctx, t, m)
+	m.entry.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tasks, envs := q1.take()
+	if len(tasks) != len(hosts) {
+		t.Fatalf("squatter got %d tasks, want %d", len(tasks), len(hosts))
+	}
+	for i, tk := range tasks {
+		if _, err := lease.Send(ctx, squatter, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// It never renews; another volunteer joins meanwhile.
+	q2, other := onePeerOverlay(ctx, t, m)
+	next := map[string][]byte{}
+	for range 22 {
+		clk.add(5 * time.Second)
+		m.entry.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
+		m.entry.Answer(other.ID(), entry.Request{Member: true, Zones: zone(0.5, 1)})
+		if err := m.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := q1.take(); len(got) != 0 {
+			t.Fatalf("the lapsed peer was sent %s", got[0].ID)
+		}
+		got, e := q2.take()
+		for i, tk := range got {
+			next[tk.Host()] = e[i]
+		}
+		if len(next) == len(hosts) {
+			break
+		}
+	}
+	if len(next) != len(hosts) {
+		t.Fatalf("the other member got the next tasks of %d hosts within 110 s, want %d", len(next), len(hosts))
+	}
+	if lp, err := m.db.Lapsed("a.example", clk.now()); err != nil || lp != squatter.ID().String() {
+		t.Fatalf("lapsed peer %q, %v", lp, err)
+	}
+	env := next["a.example"]
+	nt, err := envelope.Open(env, m.PublicKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lease.Send(ctx, squatter, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: nt.ID, Epoch: nt.Lease.Epoch})
+	if !errors.Is(err, lease.ErrOver) || !strings.Contains(err.Error(), "lapse") {
+		t.Fatalf("the lapsed peer's claim of the next task = %v, want refused", err)
+	}
+	if _, err := lease.Send(ctx, other, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: nt.ID, Epoch: nt.Lease.Epoch}); err != nil {
+		t.Fatalf("the other member's claim: %v", err)
 	}
 }

@@ -76,6 +76,38 @@ type hostLease struct {
 	Struck  time.Time `json:"struck,omitzero"`
 	// Answers counts the host's pages by AnswerKinds (pushback.go).
 	Answers map[string]int `json:"answers,omitempty"`
+	// Lapsed is the last peer that let the host's lease lapse without a
+	// result, at LapsedAt: for LapseMemory it is neither sent the host's
+	// tasks (the manager aims them at another member) nor granted them.
+	Lapsed   string    `json:"lapsed,omitempty"`
+	LapsedAt time.Time `json:"lapsed_at,omitzero"`
+}
+
+// LapseMemory is how long a peer that let a host's lease lapse is kept
+// off the host: a squatter that owns the host's zone would otherwise get
+// each of its tasks in turn.
+const LapseMemory = 24 * time.Hour
+
+// Lapsed returns the peer that let host's lease lapse within LapseMemory
+// before now, if any.
+func (d *DB) Lapsed(host string, now time.Time) (string, error) {
+	var hl hostLease
+	err := d.db.View(func(tx kv.Tx) error {
+		_, err := getJSON(tx.Bucket(bucketHosts), []byte(host), &hl)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("read the lease of %s: %w", host, err)
+	}
+	return hl.lapsedPeer(now), nil
+}
+
+// lapsedPeer is the peer kept off the host at now, if any.
+func (hl *hostLease) lapsedPeer(now time.Time) string {
+	if hl.Lapsed == "" || !now.Before(hl.LapsedAt.Add(LapseMemory)) {
+		return ""
+	}
+	return hl.Lapsed
 }
 
 // Bounds on what a result may say its host asked for: a volunteer's word,
@@ -339,11 +371,17 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 		case !now.Before(t.StartBy):
 			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
 		}
-		if t.Holder != peer && t.Host != "" && lt.Limits.active() {
-			var hl hostLease
+		var hl hostLease
+		if t.Host != "" {
 			if _, err := getJSON(tx.Bucket(bucketHosts), []byte(t.Host), &hl); err != nil {
 				return err
 			}
+		}
+		if t.Holder != peer && hl.lapsedPeer(now) == peer {
+			return fmt.Errorf("%w: %s let this host's lease lapse at %s and is not granted it again before %s", ErrLeaseOver,
+				peer, hl.LapsedAt.UTC().Format(time.RFC3339), hl.LapsedAt.Add(LapseMemory).UTC().Format(time.RFC3339))
+		}
+		if t.Holder != peer && t.Host != "" && lt.Limits.active() {
 			why, retryIn, err := limitsTx(tx, t, hl.addrsOf(now), now, lt, running(now, lt.Skew), true)
 			if err != nil {
 				return err
@@ -353,12 +391,6 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 			}
 		}
 		if t.HoldUntil.IsZero() {
-			var hl hostLease
-			if t.Host != "" {
-				if _, err := getJSON(tx.Bucket(bucketHosts), []byte(t.Host), &hl); err != nil {
-					return err
-				}
-			}
 			t.HoldUntil = now.Add(holdFor(t, &hl, lt))
 		}
 		if !now.Before(t.HoldUntil) {
@@ -543,6 +575,25 @@ func (t *Task) lapsed(now time.Time, skew time.Duration) bool {
 		return now.After(t.liveUntil(skew))
 	}
 	return !t.Deadline.IsZero() && now.After(t.Deadline)
+}
+
+// lapseTx records on t's host that its holder let the lease lapse at
+// now, when t holds the host's current lease and a holder that did not
+// release it.
+func lapseTx(tx kv.Tx, t *Task, now time.Time) error {
+	if t.Epoch == 0 || t.Host == "" || t.Holder == "" || t.Released {
+		return nil
+	}
+	hb := tx.Bucket(bucketHosts)
+	var hl hostLease
+	if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
+		return err
+	}
+	if hl.Task != t.ID {
+		return nil
+	}
+	hl.Lapsed, hl.LapsedAt = t.Holder, now
+	return putJSON(hb, []byte(t.Host), &hl)
 }
 
 // endLeaseTx records that task t's lease ended at now, when t holds its

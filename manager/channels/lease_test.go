@@ -601,3 +601,64 @@ func TestLeaseHeldAtMostItsNeed(t *testing.T) {
 		t.Fatalf("Expire = %+v, %v; want the task lost", lost, err)
 	}
 }
+
+// TestLapsedPeerKeptOff: a holder that let a host's lease lapse without a
+// result is not granted the host's next lease for LapseMemory; another
+// peer is, and so is the lapsed peer once that has passed. A holder that
+// released the task for an heir let nothing lapse.
+func TestLapsedPeerKeptOff(t *testing.T) {
+	d := openDB(t, "", Options{})
+	a := hostTask(t, d, "h.example", 0)
+	if _, err := d.Claim(a.ID, 1, "squatter", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	lapsed := t0.Add(testLease.Hold + testLease.Skew + time.Second)
+	if lost, err := d.Expire(lapsed, testLease.Skew); err != nil || len(lost) != 1 {
+		t.Fatalf("Expire = %+v, %v", lost, err)
+	}
+	if p, err := d.Lapsed("h.example", lapsed); err != nil || p != "squatter" {
+		t.Fatalf("Lapsed = %q, %v; want the squatter", p, err)
+	}
+	claimNext := func(round int, at time.Time, peer string) error {
+		t.Helper()
+		b := issueOn(t, d, "h.example", "h.example", round, at)[0]
+		g := grantSend(t, d, b.ID, at, true)
+		_, err := d.Claim(b.ID, g.Epoch, peer, at, testLease)
+		return err
+	}
+	if err := claimNext(2, lapsed.Add(time.Minute), "squatter"); !errors.Is(err, ErrLeaseOver) {
+		t.Fatalf("the lapsed peer's claim of the next task = %v, want ErrLeaseOver", err)
+	}
+	d2 := openDB(t, "", Options{})
+	b := hostTask(t, d2, "h.example", 0)
+	if _, err := d2.Claim(b.ID, 1, "leaver", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d2.Release(b.ID, 1, "leaver", t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if lost, err := d2.Expire(t0.Add(testLease.StartWithin+testLease.Skew+time.Second), testLease.Skew); err != nil || len(lost) != 1 {
+		t.Fatalf("Expire = %+v, %v", lost, err)
+	}
+	if p, _ := d2.Lapsed("h.example", t0.Add(time.Hour)); p != "" {
+		t.Fatalf("a released lease counted as lapsed by %q", p)
+	}
+
+	// Another peer takes the host; a day later the lapsed peer may again.
+	d3 := openDB(t, "", Options{})
+	c := hostTask(t, d3, "h.example", 0)
+	if _, err := d3.Claim(c.ID, 1, "squatter", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d3.Expire(lapsed, testLease.Skew); err != nil {
+		t.Fatal(err)
+	}
+	n := issueOn(t, d3, "h.example", "h.example", 2, lapsed)[0]
+	g := grantSend(t, d3, n.ID, lapsed.Add(time.Minute), true)
+	if _, err := d3.Claim(n.ID, g.Epoch, "other", lapsed.Add(time.Minute), testLease); err != nil {
+		t.Fatalf("another peer's claim: %v", err)
+	}
+	if p, _ := d3.Lapsed("h.example", lapsed.Add(LapseMemory)); p != "" {
+		t.Fatalf("the squatter is still kept off a day later (%q)", p)
+	}
+}

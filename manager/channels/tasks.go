@@ -602,6 +602,9 @@ func (d *DB) Expire(now time.Time, skew time.Duration) ([]Lost, error) {
 			if err := endLeaseTx(tx, &t, now); err != nil {
 				return err
 			}
+			if err := lapseTx(tx, &t, now); err != nil {
+				return err
+			}
 			out = append(out, l)
 		}
 		return nil
