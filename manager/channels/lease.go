@@ -577,28 +577,9 @@ func (t *Task) lapsed(now time.Time, skew time.Duration) bool {
 	return !t.Deadline.IsZero() && now.After(t.Deadline)
 }
 
-// lapseTx records on t's host that its holder let the lease lapse at
-// now, when t holds the host's current lease and a holder that did not
-// release it.
-func lapseTx(tx kv.Tx, t *Task, now time.Time) error {
-	if t.Epoch == 0 || t.Host == "" || t.Holder == "" || t.Released {
-		return nil
-	}
-	hb := tx.Bucket(bucketHosts)
-	var hl hostLease
-	if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
-		return err
-	}
-	if hl.Task != t.ID {
-		return nil
-	}
-	hl.Lapsed, hl.LapsedAt = t.Holder, now
-	return putJSON(hb, []byte(t.Host), &hl)
-}
-
-// endLeaseTx records that task t's lease ended at now, when t holds its
-// host's current lease.
-func endLeaseTx(tx kv.Tx, t *Task, now time.Time) error {
+// updateHostLeaseTx applies fn to the lease record of t's host and stores
+// it, when t holds the host's current lease.
+func updateHostLeaseTx(tx kv.Tx, t *Task, fn func(*hostLease) error) error {
 	if t.Epoch == 0 || t.Host == "" {
 		return nil
 	}
@@ -610,9 +591,30 @@ func endLeaseTx(tx kv.Tx, t *Task, now time.Time) error {
 	if hl.Task != t.ID {
 		return nil
 	}
-	hl.Ended = now
-	if err := limitsEndedTx(tx, t.Host, &hl, now); err != nil {
+	if err := fn(&hl); err != nil {
 		return err
 	}
 	return putJSON(hb, []byte(t.Host), &hl)
+}
+
+// lapseTx records on t's host that its holder let the lease lapse at
+// now, when t holds the host's current lease and a holder that did not
+// release it.
+func lapseTx(tx kv.Tx, t *Task, now time.Time) error {
+	if t.Holder == "" || t.Released {
+		return nil
+	}
+	return updateHostLeaseTx(tx, t, func(hl *hostLease) error {
+		hl.Lapsed, hl.LapsedAt = t.Holder, now
+		return nil
+	})
+}
+
+// endLeaseTx records that task t's lease ended at now, when t holds its
+// host's current lease.
+func endLeaseTx(tx kv.Tx, t *Task, now time.Time) error {
+	return updateHostLeaseTx(tx, t, func(hl *hostLease) error {
+		hl.Ended = now
+		return limitsEndedTx(tx, t.Host, hl, now)
+	})
 }
