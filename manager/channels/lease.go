@@ -466,7 +466,9 @@ func (d *DB) Renew(id string, epoch uint64, peer string, p Progress, now time.Ti
 		if t.Holder != peer || t.Released || !now.Before(t.Expires) {
 			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
 		}
-		if p.Pages > t.Pages || p.Requests > t.Requests {
+		if p.Pages > t.Pages || p.Requests > t.Requests || t.MovedAt.IsZero() {
+			// A lease claimed from a manager that did not count moves
+			// starts counting now.
 			t.Pages, t.Requests, t.MovedAt = max(p.Pages, t.Pages), max(p.Requests, t.Requests), now
 		}
 		still := now.Sub(t.MovedAt)

@@ -662,3 +662,34 @@ func TestLapsedPeerKeptOff(t *testing.T) {
 		t.Fatalf("the squatter is still kept off a day later (%q)", p)
 	}
 }
+
+// TestLeaseFromBeforeMovesCounted: a lease claimed from a manager that
+// did not yet count a crawl's moves (its record has no MovedAt) is not
+// taken for stalled at its first renewal after the upgrade: counting
+// starts there.
+func TestLeaseFromBeforeMovesCounted(t *testing.T) {
+	d := openDB(t, "", Options{})
+	a := hostTask(t, d, "h.example", 0)
+	if _, err := d.Claim(a.ID, 1, "p1", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.db.Update(func(tx kv.Tx) error {
+		var rec Task
+		if _, err := getJSON(tx.Bucket(bucketTasks), []byte(a.ID), &rec); err != nil {
+			return err
+		}
+		rec.MovedAt, rec.HoldUntil = time.Time{}, time.Time{}
+		return putJSON(tx.Bucket(bucketTasks), []byte(a.ID), &rec)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Renew(a.ID, 1, "p1", Progress{}, t0.Add(4*time.Minute), testLease); err != nil {
+		t.Fatalf("first renewal after the upgrade: %v", err)
+	}
+	if _, err := d.Renew(a.ID, 1, "p1", Progress{}, t0.Add(8*time.Minute), testLease); err != nil {
+		t.Fatalf("renewal 4 minutes after counting began: %v", err)
+	}
+	if _, err := d.Renew(a.ID, 1, "p1", Progress{}, t0.Add(9*time.Minute+time.Second), testLease); !errors.Is(err, ErrStalled) {
+		t.Fatalf("renewal 5 minutes after counting began = %v, want ErrStalled", err)
+	}
+}
