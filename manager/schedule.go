@@ -74,12 +74,14 @@ func (m *Manager) expire(now time.Time) error {
 	if err != nil {
 		return err
 	}
+	for _, l := range lost {
+		m.forfeit(l.Task) // a write to storage's index: not under m.mu
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, l := range lost {
 		m.log.Info("Task lost", "task", l.Task.ID, "sent", l.Task.Sent)
 		m.metrics.lost.WithLabelValues(taskKind(l.Task)).Inc()
-		m.forfeit(l.Task)
 		if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {
 			continue
 		}
