@@ -52,7 +52,7 @@ func TestNetworkSpotChecks(t *testing.T) {
 		}
 	}
 	// Each crawler's ledger learns it: no credit stays pending.
-	waitFor(t, 30*time.Second, "every ledger settled", func() bool {
+	settled := func() bool {
 		for _, c := range s.clients {
 			sts, err := c.Status(context.Background())
 			if err != nil {
@@ -63,7 +63,22 @@ func TestNetworkSpotChecks(t *testing.T) {
 			}
 		}
 		return true
-	})
+	}
+	for deadline := time.Now().Add(30 * time.Second); !settled(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().Before(deadline) {
+			continue
+		}
+		for i, c := range s.clients {
+			sts, _ := c.Status(context.Background())
+			t.Logf("client %d: %v credits pending", i, sts.Credits.Pending)
+			ids, _ := c.ledger.Pending(20)
+			for _, id := range ids {
+				rc, found, err := st.Receipt(id)
+				t.Logf("client %d: %s pending in its ledger; storage's receipt %s %q (found %v, %v)", i, id, rc.State, rc.Reason, found, err)
+			}
+		}
+		t.Fatal("gave up waiting for every ledger settled")
+	}
 	var confirmed float64
 	for i, c := range s.clients {
 		sts, _ := c.Status(context.Background())

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -272,6 +273,11 @@ func withDay(tx *bolt.Tx, loc *time.Location, r task.Receipt, fn func(*Day, *Tot
 	if err := fn(&d, &t); err != nil {
 		return err
 	}
+	// Credit comes in hundredths: sums kept to a millionth never carry a
+	// float's residue, so credit all moved out of pending leaves exactly 0.
+	for _, x := range []*float64{&d.Confirmed, &d.Pending, &d.Revoked, &t.Confirmed, &t.Pending, &t.Revoked} {
+		*x = exact(*x)
+	}
 	if err := putJSON(days, []byte(date), d); err != nil {
 		return err
 	}
@@ -326,6 +332,9 @@ func (l *Ledger) PendingAfter(after []byte, limit int) (ids []string, next []byt
 	}
 	return ids, next, nil
 }
+
+// exact rounds a sum of credit to a millionth.
+func exact(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 // count adds r to its day, the totals and (when confirmed) the average. A
 // new receipt adds its pages and bytes; a confirmation only moves credit

@@ -250,3 +250,44 @@ func TestPendingInTurns(t *testing.T) {
 		t.Fatalf("a full round from past the end gave %v; want all 7", ids)
 	}
 }
+
+// TestSettledToExactlyZero: credit moved out of pending in tenths (a
+// checker's 0.1 a page) leaves pending at exactly 0, not a float's
+// residue: a volunteer with nothing pending is told so ("Pending −0"
+// was the residue shown), and the sums stay exact over many receipts.
+func TestSettledToExactlyZero(t *testing.T) {
+	l, _ := open(t)
+	const n = 37
+	credits := []float64{0.1, 0.7, 0.3, 6.01, 0.2}
+	for i := range n {
+		r := receipt(fmt.Sprint("check-", i), credits[i%len(credits)], noon)
+		r.State = task.CreditPending
+		if _, err := l.Add([]byte(fmt.Sprint("pending:", i)), r, false, noon); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want float64
+	for i := range n {
+		r := receipt(fmt.Sprint("check-", i), credits[i%len(credits)], noon)
+		r.State = task.CreditConfirmed
+		if i%3 == 0 {
+			r.State = task.CreditRevoked
+		} else {
+			want += r.Credits
+		}
+		if _, err := l.Settle([]byte(fmt.Sprint("settled:", i)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tot, err := l.Totals(noon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Pending != 0 || math.Abs(tot.Confirmed-want) > 1e-9 {
+		t.Fatalf("totals %+v after settling every receipt: want pending exactly 0, confirmed %v", tot, want)
+	}
+	days, err := l.Days(noon, noon)
+	if err != nil || len(days) != 1 || days[0].Pending != 0 {
+		t.Fatalf("days %+v, %v: want the day's pending exactly 0", days, err)
+	}
+}
