@@ -15,7 +15,11 @@
 //   - replay: the pages of an earlier result (another host's) uploaded as
 //     this task's result;
 //   - foreign: the real result uploaded from another identity, one that
-//     does not hold the task (a peer stealing results).
+//     does not hold the task (a peer stealing results);
+//   - partial: a real crawl with one page in ten (at least one) replaced
+//     by an invented one, for most of the credit at a small risk;
+//   - subtle: a real crawl with a spam sentence and its link inserted in
+//     every page, the rest of the text as the site serves it.
 package cheat
 
 import (
@@ -27,6 +31,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,10 +52,12 @@ const (
 	Inflate = "inflate"
 	Replay  = "replay"
 	Foreign = "foreign"
+	Partial = "partial"
+	Subtle  = "subtle"
 )
 
 // Modes lists every mode, in the order the demo hands them out.
-var Modes = []string{Invent, Alter, Inflate, Replay, Foreign}
+var Modes = []string{Invent, Alter, Inflate, Replay, Foreign, Partial, Subtle}
 
 // LogFile is the file, in the client's data directory, listing the forged
 // pages: one JSON Forged per line.
@@ -118,7 +125,7 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 		return s.Upload(ctx, d)
 	}
 	forged := u.forge(d, host, pages)
-	if err := u.log(d.TaskID, forged); err != nil {
+	if err := u.log(d.TaskID, falsePages(forged, pages)); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(u.Dir, "forged-"+fmt.Sprintf("%x", sha256.Sum256([]byte(d.TaskID)))[:16]+".spool")
@@ -199,6 +206,28 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 			}
 		}
 		return out
+	case Partial:
+		out := slices.Clone(pages)
+		for i := 0; i < len(out); i += 10 {
+			out[i] = made(i, madeUp(rng))
+		}
+		if len(out) == 0 {
+			out = append(out, made(0, madeUp(rng)))
+		}
+		return out
+	case Subtle:
+		out := make([]*task.Page, 0, len(pages))
+		for _, p := range pages {
+			text, err := export.Text(p)
+			if err != nil || text == "" {
+				continue
+			}
+			q := *p
+			alt := insertSpam(text)
+			q.Text, q.Compression, q.TextBytes, q.Digest = []byte(alt), "", len(alt), task.DigestString(alt)
+			out = append(out, &q)
+		}
+		return out
 	case Replay:
 		u.mu.Lock()
 		old, oldHost := u.last, u.host
@@ -212,6 +241,18 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 		return old
 	}
 	return pages
+}
+
+// falsePages returns the pages of forged that are not the page the web
+// served (not among real, the crawl's own pages, as they are).
+func falsePages(forged, real []*task.Page) []*task.Page {
+	var out []*task.Page
+	for _, p := range forged {
+		if !slices.Contains(real, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // log appends the forged pages of task id to LogFile.
@@ -266,6 +307,20 @@ func madeUp(rng *rand.Rand) string {
 		b.WriteString(words[rng.IntN(len(words))])
 	}
 	return b.String()
+}
+
+// spam is the sentence subtle mode inserts: a few words and a link, in
+// a page that otherwise reads as the site serves it.
+const spam = "Readers also liked cheap replica watches at https://watches.example/deal with free shipping today."
+
+// insertSpam puts spam in the middle of text, at a sentence's end when
+// there is one.
+func insertSpam(text string) string {
+	at := len(text) / 2
+	if i := strings.Index(text[at:], ". "); i >= 0 {
+		at += i + 2
+	}
+	return text[:at] + spam + " " + text[at:]
 }
 
 // alter replaces every third word of text with a spam word.

@@ -45,7 +45,7 @@ func demoFlagSet(f *demoFlags) *flag.FlagSet {
 	fs.IntVar(&f.peers, "peers", swarm.DefaultPeers, "volunteer clients (at most 254)")
 	fs.IntVar(&f.hosts, "hosts", swarm.DefaultHosts, "web hosts of the synthetic web (at most 254)")
 	fs.StringVar(&f.latency, "latency", "", "latency matrix `FILE` in milliseconds, or planetlab or seattle (default: the PlanetLab matrix)")
-	fs.IntVar(&f.cheaters, "cheaters", 0, "how many of the volunteers forge every result they upload (invented pages, altered text, inflated counts, replayed results, results for tasks they do not hold)")
+	fs.IntVar(&f.cheaters, "cheaters", 0, "how many of the volunteers forge every result they upload (invented pages, altered text, inflated counts, replayed results, results for tasks they do not hold, one page in ten invented, a spam sentence in every page)")
 	fs.BoolVar(&f.churn, "churn", false, "volunteers leave (1/3 gracefully, 2/3 by crashing) and rejoin at random")
 	fs.DurationVar(&f.churnEvery, "churn-every", 5*time.Second, "time between churn events")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: at Ctrl-C)")
