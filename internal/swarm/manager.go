@@ -3,10 +3,13 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,11 +47,16 @@ func (s *Swarm) newManager(name string, extra ...string) (*Manager, []string, er
 		m.Listen = "/ip4/" + at.ip + "/tcp/4901"
 		base = append(base, "--listen", m.Listen, "--listen", "/ip4/"+at.ip+"/udp/4901/quic-v1", "--allow-test-nets")
 	} else {
-		// A port the system picks when the manager first listens, kept
-		// for its later starts (pinListen): clients find it through the
-		// profile. A port found free here and handed on could be taken
-		// by another process before the manager listened on it.
-		m.Listen = anyPort
+		// A port below the system's ephemeral range, so that no other
+		// process is given it while the manager is down (a connection's
+		// source port, a listener on port 0): a restarted manager must
+		// get its port back, as clients find it there. An ephemeral port
+		// was lost so in TestManagerDown's five minutes down.
+		port, err := fixedPort()
+		if err != nil {
+			return nil, nil, err
+		}
+		m.Listen = fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", port)
 		base = append(base, "--listen", m.Listen, "--allow-loopback")
 	}
 	base = append(base, s.cfg.ManagerArgs...)
@@ -79,7 +87,7 @@ func (s *Swarm) startManager(ctx context.Context) error {
 		return err
 	}
 	// Later starts must not import the seeds again.
-	m.SetArgs(withListen(base, m.Listen)...)
+	m.SetArgs(base...)
 	return nil
 }
 
@@ -142,9 +150,6 @@ func (m *Manager) Start(ctx context.Context) error {
 			return false, nil
 		}
 		m.API, m.Profile = info, st.Profile
-		if m.Listen == anyPort {
-			return true, m.pinListen(st.Addrs)
-		}
 		return true, nil
 	})
 	if err != nil {
@@ -154,35 +159,32 @@ func (m *Manager) Start(ctx context.Context) error {
 	return nil
 }
 
-// anyPort is the manager's listen address before its first start: a port
-// the system picks.
-const anyPort = "/ip4/127.0.0.1/tcp/0"
-
-// pinListen sets Listen, and the --listen of the manager's later starts,
-// to the loopback TCP address among addrs (the manager's, "/p2p/ID"
-// ended) that its first start listened on.
-func (m *Manager) pinListen(addrs []string) error {
-	for _, a := range addrs {
-		if listen, _, _ := strings.Cut(a, "/p2p/"); strings.HasPrefix(listen, "/ip4/127.0.0.1/tcp/") {
-			m.Listen = listen
-			m.mu.Lock()
-			m.args = withListen(m.args, listen)
-			m.mu.Unlock()
-			return nil
+// fixedPort returns a free TCP port on 127.0.0.1 below the system's
+// ephemeral range (net.ipv4.ip_local_port_range): the system gives such a
+// port to no socket that does not ask for it by number, so it stays the
+// manager's across restarts. Another test picking ports this way could
+// pick the same one: the 10,000 or so candidates make that unlikely, and
+// the manager's start then fails, saying the port is taken.
+func fixedPort() (int, error) {
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 2048 {
+				low = n
+			}
 		}
 	}
-	return fmt.Errorf("%s listens on %v, no TCP address on 127.0.0.1", m.Name, addrs)
-}
-
-// withListen returns args with a --listen of anyPort replaced by listen.
-func withListen(args []string, listen string) []string {
-	out := slices.Clone(args)
-	for i := 1; i < len(out); i++ {
-		if out[i-1] == "--listen" && out[i] == anyPort {
-			out[i] = listen
+	first := max(1024, low-10000)
+	for range 100 {
+		port := first + rand.IntN(low-first)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
 		}
+		l.Close()
+		return port, nil
 	}
-	return out
+	return 0, fmt.Errorf("no free port on 127.0.0.1 from %d to %d", first, low-1)
 }
 
 // Status returns the manager's status.

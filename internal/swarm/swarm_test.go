@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +177,33 @@ func TestProcesses(t *testing.T) {
 	stats, err := s.Web.Stats(ctx, &http.Client{})
 	if err != nil || len(stats) != 5 {
 		t.Fatalf("web stats %v, %v", stats, err)
+	}
+}
+
+// TestFixedPortOutsideEphemeralRange: the manager's port is free and
+// below the system's ephemeral range, where no connection's source port
+// and no listener on port 0 can take it while the manager is down.
+func TestFixedPortOutsideEphemeralRange(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skip("no ip_local_port_range to check against")
+	}
+	low, err := strconv.Atoi(strings.Fields(string(b))[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		port, err := fixedPort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if port >= low || port < 1024 {
+			t.Fatalf("port %d, want one below the ephemeral range's %d", port, low)
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatalf("port %d not free: %v", port, err)
+		}
+		l.Close()
 	}
 }
