@@ -182,18 +182,7 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 	case Invent:
 		return invent()
 	case Alter:
-		out := make([]*task.Page, 0, len(pages))
-		for _, p := range pages {
-			text, err := export.Text(p)
-			if err != nil || text == "" {
-				continue
-			}
-			q := *p
-			alt := alter(text, rng)
-			q.Text, q.Compression, q.TextBytes, q.Digest = []byte(alt), "", len(alt), task.DigestString(alt)
-			out = append(out, &q)
-		}
-		return out
+		return rewrite(pages, func(text string) string { return alter(text, rng) })
 	case Inflate:
 		var out []*task.Page
 		for _, p := range pages {
@@ -216,18 +205,7 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 		}
 		return out
 	case Subtle:
-		out := make([]*task.Page, 0, len(pages))
-		for _, p := range pages {
-			text, err := export.Text(p)
-			if err != nil || text == "" {
-				continue
-			}
-			q := *p
-			alt := insertSpam(text)
-			q.Text, q.Compression, q.TextBytes, q.Digest = []byte(alt), "", len(alt), task.DigestString(alt)
-			out = append(out, &q)
-		}
-		return out
+		return rewrite(pages, insertSpam)
 	case Replay:
 		u.mu.Lock()
 		old, oldHost := u.last, u.host
@@ -241,6 +219,23 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 		return old
 	}
 	return pages
+}
+
+// rewrite returns copies of the pages with text, their text changed by
+// change and their digests made to match.
+func rewrite(pages []*task.Page, change func(string) string) []*task.Page {
+	out := make([]*task.Page, 0, len(pages))
+	for _, p := range pages {
+		text, err := export.Text(p)
+		if err != nil || text == "" {
+			continue
+		}
+		q := *p
+		alt := change(text)
+		q.Text, q.Compression, q.TextBytes, q.Digest = []byte(alt), "", len(alt), task.DigestString(alt)
+		out = append(out, &q)
+	}
+	return out
 }
 
 // falsePages returns the pages of forged that are not the page the web

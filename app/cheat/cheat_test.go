@@ -34,6 +34,7 @@ func TestPartialAndSubtle(t *testing.T) {
 		{Partial, 25, 3},
 		{Partial, 4, 1},
 		{Subtle, 12, 12},
+		{Alter, 5, 5},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.mode, tt.pages), func(t *testing.T) {
