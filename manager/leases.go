@@ -35,7 +35,7 @@ func (m *Manager) mayNotCheck(from peer.ID, r lease.Request, now time.Time) stri
 	if !linked {
 		return ""
 	}
-	if _, err := m.db.Misroute(r.TaskID, r.Epoch, now); err != nil {
+	if err := m.db.Misroute(r.TaskID, r.Epoch, now); err != nil {
 		m.log.Warn("Spot-check not ended as misrouted", "task", r.TaskID, "err", err)
 	}
 	m.log.Info("Spot-check claim refused: the claimer's network is that of the result's crawler or checker", "task", r.TaskID, "peer", from, "linked_to", other)

@@ -429,19 +429,16 @@ func misrouteTx(tx kv.Tx, t *Task, now time.Time) error {
 
 // Misroute ends open spot-check id of epoch as misrouted, refusing the
 // claim of a peer the manager does not let run it (one linked to the
-// result it checks), as Claim does for a peer in its Avoid. It reports
-// whether the check was open and of epoch.
-func (d *DB) Misroute(id string, epoch uint64, now time.Time) (bool, error) {
-	var ended bool
+// result it checks), as Claim does for a peer in its Avoid. A task that
+// is no open check of epoch is left as it is.
+func (d *DB) Misroute(id string, epoch uint64, now time.Time) error {
 	_, err := d.leaseOp(id, "refuse", func(tx kv.Tx, t *Task) error {
-		ended = false // a run again starts afresh (kv.Store.Update)
 		if t.Checks == "" || t.State != TaskOpen || t.Epoch != epoch {
 			return nil
 		}
-		ended = true
 		return misrouteTx(tx, t, now)
 	})
-	return ended, err
+	return err
 }
 
 // Renew extends the lease peer holds on task id to now+Hold, or to its
