@@ -72,7 +72,9 @@ type run struct {
 
 	checkpoint func(*Progress) error // nil = none
 	every      int                   // requests between checkpoints
+	interval   time.Duration         // longest time between checkpoints
 	sinceCP    int                   // requests since the last checkpoint
+	lastCP     time.Time             // the last checkpoint, or the run's start
 }
 
 // Run crawls t, sending every page to sink, and returns the task's totals.
@@ -102,11 +104,15 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 			return nil, err
 		}
 	}
-	r.checkpoint, r.every = opts.Checkpoint, opts.Every
+	r.checkpoint, r.every, r.interval = opts.Checkpoint, opts.Every, opts.Interval
 	if r.every <= 0 {
 		r.every = DefaultCheckpointEvery
 	}
+	if r.interval <= 0 {
+		r.interval = DefaultCheckpointInterval
+	}
 	start, before := time.Now(), time.Duration(r.res.Stats.Duration)
+	r.lastCP = start
 	if r.res.Stats.Started.IsZero() {
 		r.res.Stats.Started = start
 	}
@@ -247,7 +253,7 @@ func (r *run) crawl(ctx context.Context) error {
 		if err := r.visit(ctx, u, e.Depth, e.Parent); err != nil {
 			return err
 		}
-		if r.sinceCP += r.requests - before; r.checkpoint != nil && r.sinceCP >= r.every {
+		if r.sinceCP += r.requests - before; r.checkpointDue() {
 			p, err := r.progress()
 			if err != nil {
 				return err
@@ -255,7 +261,7 @@ func (r *run) crawl(ctx context.Context) error {
 			if err := r.checkpoint(p); err != nil {
 				return fmt.Errorf("checkpoint: %w", err)
 			}
-			r.sinceCP = 0
+			r.sinceCP, r.lastCP = 0, time.Now()
 		}
 		if r.failures >= r.cfg.MaxFailures {
 			r.res.Strike = task.StrikeErrors
@@ -263,6 +269,12 @@ func (r *run) crawl(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// checkpointDue reports whether the run takes a checkpoint now: Every
+// requests since the last, or Interval since it with a request made.
+func (r *run) checkpointDue() bool {
+	return r.checkpoint != nil && r.sinceCP > 0 && (r.sinceCP >= r.every || time.Since(r.lastCP) >= r.interval)
 }
 
 // robotsFor returns the robots.txt policy for u's host, fetching it first
@@ -316,6 +328,15 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	}
 	rb := robotsForStatus(status, body, agent)
 	rb.unreachable = unreachable
+	rb.kept = keptRobots(key, status, body, rb)
+	r.adoptRobots(key, u, rb)
+	return rb, nil
+}
+
+// adoptRobots makes rb the run's policy for key, u's origin, fetched now
+// or kept by the checkpoint the run resumed from: its Crawl-delay raises
+// the run's wait, or paces the host's tasks when longer than a run waits.
+func (r *run) adoptRobots(key string, u *url.URL, rb *robots) {
 	r.robots[key] = rb
 	longest := cmp.Or(r.cfg.MaxCrawlDelay, MaxCrawlDelay)
 	wait := min(rb.crawlDelay, longest)
@@ -329,7 +350,6 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 		// spaces the host's tasks by the whole of it.
 		r.paced = max(r.paced, rb.crawlDelay)
 	}
-	return rb, nil
 }
 
 // request waits for the gate and the politeness delay, then fetches. The

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +22,24 @@ import (
 // checkpoints when RunOptions.Every is zero: a crash or a stop costs at
 // most this many requests again.
 const DefaultCheckpointEvery = 5
+
+// DefaultCheckpointInterval is the longest a run goes between two
+// checkpoints, whatever its page count, when RunOptions.Interval is zero.
+// It is below the public web's least wait between requests (a second), so
+// there a crash costs at most the page being fetched; a fast run (a short
+// operator's wait) checkpoints every DefaultCheckpointEvery pages, at most
+// a few times a second.
+const DefaultCheckpointInterval = 500 * time.Millisecond
+
+// RobotsTTL is how long a robots.txt answer a checkpoint kept serves a
+// resumed run without asking the host again (RFC 9309 §2.4: a cached
+// copy should not be used for more than 24 hours).
+const RobotsTTL = 24 * time.Hour
+
+// maxKeptRobots is the largest robots.txt a checkpoint keeps; a larger
+// one (rare: most are a few KiB) is asked again after a restart, so that
+// checkpoints stay small.
+const maxKeptRobots = 64 << 10
 
 // Progress is a run's state between two pages: what is left (URLtodo),
 // what was seen (URLseen), the totals so far and the hosts of the channel.
@@ -36,6 +56,24 @@ type Progress struct {
 	// Crawl-delay included: a run resumed after a restart keeps it from
 	// its first request, robots.txt's, on.
 	Wait task.Duration `json:"wait,omitempty"`
+	// Robots are the robots.txt answers the run had: a run resumed within
+	// RobotsTTL of one does not ask its host again.
+	Robots []RobotsCopy `json:"robots,omitempty"`
+	// SitemapPages and NotModified are what the run took from the
+	// sitemaps it read (sitemapState), so a resumed run neither reads them
+	// again nor asks for the pages they showed unchanged.
+	SitemapPages int      `json:"sitemap_pages,omitempty"`
+	NotModified  []string `json:"not_modified,omitempty"`
+}
+
+// RobotsCopy is one host's robots.txt answer as a checkpoint keeps it.
+type RobotsCopy struct {
+	Origin  string    `json:"origin"` // scheme://host[:port]
+	Status  int       `json:"status"`
+	Body    []byte    `json:"body,omitempty"`
+	Fetched time.Time `json:"fetched"`
+	// SitemapsRead is set once the run read the sitemaps the file names.
+	SitemapsRead bool `json:"sitemaps_read,omitempty"`
 }
 
 // Pending is one URL waiting in URLtodo.
@@ -52,6 +90,9 @@ type RunOptions struct {
 	Checkpoint func(*Progress) error
 	// Every is the pages between checkpoints; 0 = DefaultCheckpointEvery.
 	Every int
+	// Interval is the longest time between checkpoints while pages are
+	// fetched; 0 = DefaultCheckpointInterval.
+	Interval time.Duration
 }
 
 // processingKey marks a run's context with the function that records that
@@ -188,6 +229,23 @@ func (r *run) resume(p *Progress) error {
 	// first request waits the whole wait from now.
 	r.delay = max(r.delay, min(time.Duration(p.Wait), MaxCrawlDelay))
 	r.lastReq = time.Now()
+	for _, c := range p.Robots {
+		age := time.Since(c.Fetched)
+		u, err := url.Parse(c.Origin)
+		if age < 0 || age >= RobotsTTL || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			continue // asked again when the run needs it
+		}
+		rb := robotsForStatus(c.Status, c.Body, r.token)
+		rb.kept, rb.sitemapsRead = &c, c.SitemapsRead
+		r.adoptRobots(c.Origin, u, rb)
+	}
+	r.sitemaps.listed = p.SitemapPages
+	for _, u := range p.NotModified {
+		if r.sitemaps.notModified == nil {
+			r.sitemaps.notModified = make(map[string]bool, len(p.NotModified))
+		}
+		r.sitemaps.notModified[u] = true
+	}
 	return nil
 }
 
@@ -210,6 +268,19 @@ func (r *run) progress() (*Progress, error) {
 		p.Hosts = append(p.Hosts, h)
 	}
 	slices.Sort(p.Hosts)
+	for _, rb := range r.robots {
+		if rb.kept != nil {
+			c := *rb.kept
+			c.SitemapsRead = rb.sitemapsRead
+			p.Robots = append(p.Robots, c)
+		}
+	}
+	slices.SortFunc(p.Robots, func(a, b RobotsCopy) int { return strings.Compare(a.Origin, b.Origin) })
+	p.SitemapPages = r.sitemaps.listed
+	for u := range r.sitemaps.notModified {
+		p.NotModified = append(p.NotModified, u)
+	}
+	slices.Sort(p.NotModified)
 	res := *r.res
 	res.InterSite = slices.Clone(res.InterSite)
 	p.Result = &res

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -39,7 +42,8 @@ func TestResumeFromCheckpoint(t *testing.T) {
 	first := &stoppingSink{n: 23, cancel: cancel}
 	var last []byte
 	var kept int
-	_, err := c.RunFrom(ctx, tk, first, RunOptions{Every: 5, Checkpoint: func(p *Progress) error {
+	// Checkpoints by page count alone: the test asserts where they fall.
+	_, err := c.RunFrom(ctx, tk, first, RunOptions{Every: 5, Interval: time.Hour, Checkpoint: func(p *Progress) error {
 		b, err := json.Marshal(p)
 		last, kept = b, len(first.pages)
 		return err
@@ -271,5 +275,118 @@ func TestFrontierOutlook(t *testing.T) {
 	want := "[0 1 2 3] [1 4 3 2] [4 3 2 1]"
 	if got := fmt.Sprint(sink.requests, sink.waiting, sink.budget); got != want {
 		t.Fatalf("requests, waiting, budget %s; want %s", got, want)
+	}
+}
+
+// interruptAfter runs tk until its sink has n pages, checkpointing after
+// every page, and returns the last checkpoint as stored and decoded again.
+func interruptAfter(t *testing.T, tk *task.Task, n int) *Progress {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var last []byte
+	_, err := New(testConfig(t)).RunFrom(ctx, tk, &stoppingSink{n: n, cancel: cancel}, RunOptions{Every: 1, Checkpoint: func(p *Progress) error {
+		b, err := json.Marshal(p)
+		last = b
+		return err
+	}})
+	if err == nil || last == nil {
+		t.Fatalf("the run was not interrupted after a checkpoint: %v", err)
+	}
+	p, err := DecodeProgress(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A run resumed from a checkpoint keeps the robots.txt its first run had
+// (RFC 9309 lets a copy serve a day): it does not ask for it again, and
+// its rules still hold. A copy a day old is asked again.
+func TestResumeKeepsRobots(t *testing.T) {
+	m := linkedPages(20)
+	// The last page crawled links a disallowed one: the resumed run meets it.
+	m["/p19.html"] = strings.Replace(m["/p19.html"], "<body>", `<body><a href="/private/x.html">x</a>`, 1)
+	m["/private/x.html"] = html("private")
+	pagesOf := pages(m)
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
+			return
+		}
+		pagesOf.ServeHTTP(w, r)
+	}))
+	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 30, MaxPages: 1000}
+	robotsAsked := func() int { return len(s.requests("/robots.txt")) }
+
+	p := interruptAfter(t, tk, 5)
+	if len(p.Robots) != 1 || p.Robots[0].Status != http.StatusOK || !strings.Contains(string(p.Robots[0].Body), "Disallow") {
+		t.Fatalf("the checkpoint kept robots.txt as %+v", p.Robots)
+	}
+	if _, err := New(testConfig(t)).RunFrom(context.Background(), tk, &memSink{}, RunOptions{Resume: p}); err != nil {
+		t.Fatal(err)
+	}
+	if n := robotsAsked(); n != 1 {
+		t.Errorf("robots.txt asked %d times over a run and its resumption, want once", n)
+	}
+	if n := len(s.requests("/private/")); n != 0 {
+		t.Errorf("the resumed run fetched %d disallowed pages", n)
+	}
+
+	// A day later the copy is stale: asked again.
+	p.Robots[0].Fetched = p.Robots[0].Fetched.Add(-RobotsTTL)
+	if _, err := New(testConfig(t)).RunFrom(context.Background(), tk, &memSink{}, RunOptions{Resume: p}); err != nil {
+		t.Fatal(err)
+	}
+	if n := robotsAsked(); n != 2 {
+		t.Errorf("robots.txt asked %d times after a day-old copy, want 2", n)
+	}
+
+}
+
+// A checkpoint keeps a robots.txt file or a definite "none", never a
+// failure (which a resumed run asks about again) nor a file too large to
+// carry in every checkpoint.
+func TestKeptRobots(t *testing.T) {
+	small, large := []byte("User-agent: *\nDisallow: /x\n"), make([]byte, maxKeptRobots+1)
+	for _, c := range []struct {
+		status int
+		body   []byte
+		kept   bool
+	}{
+		{http.StatusOK, small, true},
+		{http.StatusOK, large, false},
+		{http.StatusNotFound, nil, true},
+		{http.StatusTooManyRequests, nil, false},
+		{http.StatusServiceUnavailable, nil, false},
+		{0, nil, false}, // unreachable
+	} {
+		got := keptRobots("http://h.test", c.status, c.body, robotsForStatus(c.status, c.body, "hivecrawl"))
+		if (got != nil) != c.kept {
+			t.Errorf("status %d, %d bytes: kept %v, want %v", c.status, len(c.body), got != nil, c.kept)
+		}
+	}
+}
+
+// A run checkpoints by time as well as by pages: with Interval shorter
+// than a page, after every page whatever Every says; with a long one, by
+// Every alone.
+func TestCheckpointByTime(t *testing.T) {
+	const n = 12
+	s := newSite(t, pages(linkedPages(n)))
+	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 30, MaxPages: 1000}
+	count := func(opts RunOptions) int {
+		var c int
+		opts.Checkpoint = func(*Progress) error { c++; return nil }
+		if _, err := New(testConfig(t)).RunFrom(context.Background(), tk, &memSink{}, opts); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := count(RunOptions{Every: 100, Interval: time.Nanosecond}); c != n {
+		t.Errorf("%d checkpoints over %d pages with a 1 ns interval, want one a page", c, n)
+	}
+	if c := count(RunOptions{Every: 5, Interval: time.Hour}); c != n/5 {
+		t.Errorf("%d checkpoints over %d pages every 5 pages, want %d", c, n, n/5)
 	}
 }

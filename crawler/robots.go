@@ -3,6 +3,7 @@ package crawler
 import (
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,27 @@ type robots struct {
 	// signals are the file's Content-Signal and Content-Usage rules that
 	// apply to agent (signals.go).
 	signals []signalRule
+	// kept is the answer as a checkpoint keeps it (Progress.Robots); nil
+	// when a resumed run must ask again (no answer, a forbidden address,
+	// a file larger than maxKeptRobots).
+	kept *RobotsCopy
+}
+
+// keptRobots returns what a checkpoint keeps of origin's robots.txt
+// answer rb: a file or a definite "none" (4xx), never a failure, which a
+// resumed run asks about again.
+func keptRobots(origin string, status int, body []byte, rb *robots) *RobotsCopy {
+	switch {
+	case rb.err != nil, rb.unreachable != nil, rb.mode == robotsDisallowAll:
+		return nil
+	case status >= 200 && status <= 299:
+		if len(body) > maxKeptRobots {
+			return nil
+		}
+		return &RobotsCopy{Origin: origin, Status: status, Body: slices.Clone(body), Fetched: time.Now()}
+	default:
+		return &RobotsCopy{Origin: origin, Status: status, Fetched: time.Now()}
+	}
 }
 
 // robotsForStatus returns the policy for a robots.txt answer (RFC 9309
