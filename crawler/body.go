@@ -56,19 +56,61 @@ func readBody(r io.Reader, encoding string, limit, sizeHint int64) ([]byte, erro
 	if c, ok := dec.(io.Closer); ok {
 		defer c.Close()
 	}
-	var buf bytes.Buffer
-	if sizeHint > 0 {
-		// MinRead spare bytes so the read that sees EOF does not grow it.
-		buf.Grow(int(min(sizeHint, limit) + bytes.MinRead))
-	}
-	if _, err := buf.ReadFrom(io.LimitReader(dec, limit+1)); err != nil {
+	data, err := readAll(io.LimitReader(dec, limit+1), min(sizeHint, limit))
+	if err != nil {
 		return nil, fmt.Errorf("read body: %w", err)
 	}
-	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return data[:limit], fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, limit)
 	}
 	return data, nil
+}
+
+// Pieces readAll reads a body of unknown size in: the first small, each
+// next twice the last, up to maxPiece.
+const (
+	firstPiece = 32 << 10
+	maxPiece   = 1 << 20
+)
+
+// readAll reads r to its end into a slice of exactly its length. A body
+// of known size (sizeHint > 0) is read into one buffer of that size plus
+// a spare byte; one of unknown size in pieces, copied once into the
+// result, so a 10 MiB body costs 20 MiB while it is read and 10 MiB
+// after, not the 24 and 16 of a buffer that doubles.
+func readAll(r io.Reader, sizeHint int64) ([]byte, error) {
+	if sizeHint > 0 {
+		// bytes.MinRead spare bytes so the read that sees EOF does not grow it.
+		buf := bytes.NewBuffer(make([]byte, 0, sizeHint+bytes.MinRead))
+		_, err := buf.ReadFrom(r)
+		return buf.Bytes(), err
+	}
+	var (
+		pieces [][]byte
+		total  int
+	)
+	for size := firstPiece; ; size = min(2*size, maxPiece) {
+		p := make([]byte, size)
+		n, err := io.ReadFull(r, p)
+		if n > 0 {
+			pieces = append(pieces, p[:n])
+			total += n
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(pieces) == 1 {
+		return pieces[0], nil
+	}
+	out := make([]byte, 0, total)
+	for _, p := range pieces {
+		out = append(out, p...)
+	}
+	return out, nil
 }
 
 // decoder wraps r to undo the Content-Encoding. "deflate" is meant to be

@@ -90,14 +90,17 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 	}
 	r := decoded()
 	if kind == plainText {
-		b, err := io.ReadAll(r)
-		if err != nil {
-			return nil, fmt.Errorf("decode text body: %w", err)
-		}
 		p := &Page{}
-		if opts.Text {
-			p.Text = normalizeText(string(b))
+		if !opts.Text {
+			return p, nil
 		}
+		text := body
+		if name != "utf-8" || !valid {
+			if text, err = io.ReadAll(r); err != nil {
+				return nil, fmt.Errorf("decode text body: %w", err)
+			}
+		}
+		p.Text = normalizeText(string(text))
 		return p, nil
 	}
 	ua := opts.UserAgent

@@ -249,14 +249,7 @@ func normalizeText(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s))
 	for line := range strings.SplitSeq(s, "\n") {
-		line = collapse(line)
-		if line == "" {
-			continue
-		}
-		if sb.Len() > 0 {
-			sb.WriteByte('\n')
-		}
-		sb.WriteString(line)
+		collapseTo(&sb, line, "\n")
 	}
 	return sb.String()
 }
@@ -272,7 +265,15 @@ const softHyphen = '\u00AD'
 func collapse(s string) string {
 	var sb strings.Builder
 	sb.Grow(len(s))
-	space := false
+	collapseTo(&sb, s, "")
+	return sb.String()
+}
+
+// collapseTo writes s collapsed as collapse does to sb, preceded by sep
+// when sb already holds text and s has some: a line of a text that is
+// written line by line, without a copy of each line.
+func collapseTo(sb *strings.Builder, s, sep string) {
+	start, space := sb.Len(), false
 	for _, r := range s {
 		switch {
 		case unicode.IsSpace(r):
@@ -281,11 +282,13 @@ func collapse(s string) string {
 		case unicode.IsControl(r), r == '\uFEFF', r == softHyphen:
 			continue
 		}
-		if space && sb.Len() > 0 {
+		switch {
+		case sb.Len() == start && start > 0:
+			sb.WriteString(sep)
+		case space && sb.Len() > start:
 			sb.WriteByte(' ')
 		}
 		space = false
 		sb.WriteRune(r)
 	}
-	return sb.String()
 }
