@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,15 +126,7 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 		err = r.crawl(ctx)
 	}
 	r.res.Stats.Duration = task.Duration(before + time.Since(start))
-	r.res.HostAddrs = r.addrs
-	r.res.HostWait = max(r.res.HostWait, task.Duration(r.slow), task.Duration(r.paced))
-	for h := range r.hosts {
-		wait, rest := r.c.hosts.asks(h)
-		r.res.HostWait = max(r.res.HostWait, task.Duration(wait))
-		if rest.After(r.res.HostRest) {
-			r.res.HostRest = rest.UTC()
-		}
-	}
+	r.hostAsks(r.res)
 	if errors.Is(err, errStop) {
 		err = nil
 	}
@@ -142,6 +135,22 @@ func (c *Crawler) run(ctx context.Context, t *task.Task, sink Sink, opts RunOpti
 	}
 	r.log.Debug("Task done", "task", t.ID, "pages", r.res.Stats.PagesFetched, "stopped", r.res.Stopped)
 	return r.res, nil
+}
+
+// hostAsks sets on res what the channel's hosts asked of the run (the
+// longest wait between requests, a rest) and the addresses they answered
+// from: the manager keeps them at the host's lease for whoever crawls it
+// next, so a result cut short at a checkpoint carries them too.
+func (r *run) hostAsks(res *task.Result) {
+	res.HostAddrs = slices.Clone(r.addrs)
+	res.HostWait = max(res.HostWait, task.Duration(r.slow), task.Duration(r.paced))
+	for h := range r.hosts {
+		wait, rest := r.c.hosts.asks(h)
+		res.HostWait = max(res.HostWait, task.Duration(wait))
+		if rest.After(res.HostRest) {
+			res.HostRest = rest.UTC()
+		}
+	}
 }
 
 func (c *Crawler) newRun(t *task.Task, sink Sink) (*run, error) {

@@ -223,6 +223,7 @@ func (r *run) resume(p *Progress) error {
 		r.interSeen.Add(s)
 	}
 	r.res = &res
+	r.addrs = slices.Clone(res.HostAddrs)
 	r.failures = p.Failures
 	// The crawl this one goes on from may have sent its last request just
 	// before it stopped, and this process's host clock does not know: the
@@ -283,6 +284,7 @@ func (r *run) progress() (*Progress, error) {
 	slices.Sort(p.NotModified)
 	res := *r.res
 	res.InterSite = slices.Clone(res.InterSite)
+	r.hostAsks(&res)
 	p.Result = &res
 	return p, nil
 }

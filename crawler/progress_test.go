@@ -390,3 +390,26 @@ func TestCheckpointByTime(t *testing.T) {
 		t.Errorf("%d checkpoints over %d pages every 5 pages, want %d", c, n, n/5)
 	}
 }
+
+// A checkpoint's result carries what the host asked (its Crawl-delay) and
+// where it answered from, as the run's end result does: a result cut short
+// at a checkpoint (a volunteer leaving) tells the manager the wait the next
+// crawler of the host must keep.
+func TestCheckpointCarriesHostAsks(t *testing.T) {
+	m := linkedPages(6)
+	pagesOf := pages(m)
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nCrawl-delay: 3\n"))
+			return
+		}
+		pagesOf.ServeHTTP(w, r)
+	}))
+	p := interruptAfter(t, &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 30, MaxPages: 1000}, 1)
+	if got := time.Duration(p.Result.HostWait); got < 3*time.Second {
+		t.Errorf("the checkpoint's result says the host asked for %v between requests, want 3s", got)
+	}
+	if len(p.Result.HostAddrs) == 0 {
+		t.Error("the checkpoint's result names no address the host answered from")
+	}
+}
