@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,11 +30,14 @@ var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 type dbTasks struct {
 	db  *channels.DB
 	now func() time.Time
+	// feedback holds, by task ID, the last feedback it was completed with.
+	feedback *sync.Map
 }
 
 func (d dbTasks) Task(id string) (channels.Task, error) { return d.db.Task(id) }
 
 func (d dbTasks) Complete(_ context.Context, id, peer string, fb channels.Feedback) (channels.Outcome, error) {
+	d.feedback.Store(id, fb)
 	return d.db.Complete(id, peer, fb, d.now())
 }
 
@@ -97,7 +101,7 @@ func newRigOn(t *testing.T, postgres bool, opt func(*Options)) *rig {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return r.clock }
-	opts := Options{Dir: r.dir, Postgres: dsn, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now}, Now: now, Logger: quiet}
+	opts := Options{Dir: r.dir, Postgres: dsn, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now, new(sync.Map)}, Now: now, Logger: quiet}
 	if opt != nil {
 		opt(&opts)
 	}

@@ -442,9 +442,18 @@ func (s *Storage) accept(ctx context.Context, from string, t *task.Task, h *Head
 		// is due again, so this late result is not needed.
 		return s.duplicate(t, from)
 	case rec.Checks != "":
-		return s.judge(ctx, t, rec, from, pages)
+		return s.judge(ctx, t, rec, from, pages, hostAsks(h.Result))
 	}
 	return s.store(ctx, t, rec, from, h, pages)
+}
+
+// hostAsks is the part of a result's feedback that a spot-check's carries
+// too: what the host asked of the crawler (its wait, a rest) and the
+// addresses it answered from. Ending a check's lease records them at the
+// host's lease as a crawl's result does, so that the host's next
+// crawler keeps the wait after the checker's last request.
+func hostAsks(r task.Result) channels.Feedback {
+	return channels.Feedback{HostWait: time.Duration(r.HostWait), HostRest: r.HostRest, HostAddrs: r.HostAddrs}
 }
 
 // continuation is the rest of handed-off task t (task.StoppedHandedOff) as

@@ -427,9 +427,10 @@ func (s *Storage) loseRound(checked, checkTask string, counts bool) error {
 
 // judge compares a spot-check's pages with the checked result's and
 // settles the result when the rounds decide. The check's pages are not
-// stored. from holds the check's lease (Accept): a peer the check had to
+// stored; asks, what the host asked of the checker, goes to the host's
+// lease. from holds the check's lease (Accept): a peer the check had to
 // avoid never does, as the lease refuses it.
-func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages pageSource) (*Response, error) {
+func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages pageSource, asks channels.Feedback) (*Response, error) {
 	c, found, err := s.idx.pendingCheck(rec.Checks)
 	if err != nil {
 		return nil, err
@@ -439,7 +440,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		// Decided already, or a round the result no longer waits for.
 		// The check task still ends here, and its host's lease with it:
 		// left open, it would hold the host until the lease lapsed.
-		return s.unneededCheck(ctx, t, rec, from)
+		return s.unneededCheck(ctx, t, rec, from, asks)
 	}
 	round, err := s.compare(c.Sample, pages)
 	if err != nil {
@@ -451,7 +452,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return nil, err
 	}
 	if rec.State == channels.TaskOpen {
-		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{})
+		out, err := s.opts.Tasks.Complete(ctx, t.ID, from, asks)
 		if err != nil {
 			return nil, fmt.Errorf("record check %s: %w", t.ID, err)
 		}
@@ -470,7 +471,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 		return nil, err
 	}
 	if err := s.idx.recordRound(c.Task, round, forged, varies, r, raw, min(pages.Len(), len(c.Sample))); errors.Is(err, errNotAwaited) {
-		return s.unneededCheck(ctx, t, rec, from)
+		return s.unneededCheck(ctx, t, rec, from, asks)
 	} else if err != nil {
 		return nil, err
 	}
@@ -490,10 +491,10 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 }
 
 // unneededCheck ends check task t, whose result no longer waits for it,
-// with a receipt of zero.
-func (s *Storage) unneededCheck(ctx context.Context, t *task.Task, rec channels.Task, from string) (*Response, error) {
+// with a receipt of zero; asks goes to the host's lease.
+func (s *Storage) unneededCheck(ctx context.Context, t *task.Task, rec channels.Task, from string, asks channels.Feedback) (*Response, error) {
 	if rec.State == channels.TaskOpen {
-		if _, err := s.opts.Tasks.Complete(ctx, t.ID, from, channels.Feedback{}); err != nil {
+		if _, err := s.opts.Tasks.Complete(ctx, t.ID, from, asks); err != nil {
 			return nil, fmt.Errorf("end check %s: %w", t.ID, err)
 		}
 	}

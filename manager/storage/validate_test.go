@@ -922,3 +922,31 @@ func TestSybilPairNeverConfirmed(t *testing.T) {
 		})
 	}
 }
+
+// A spot-check's completion carries what the host asked of the checker
+// (its wait, from robots.txt's Crawl-delay, and its addresses) to the
+// host's lease, as a result's does: an empty one would tell the lease the
+// host asks for no wait, and the next crawler would start right after
+// the checker's last request.
+func TestCheckCarriesHostAsks(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	tk, env := r.issue(t, 1)
+	r.upload(t, tk.ID, env, site())
+	if err := r.st.IssueChecks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ic := c.issued[0]
+	cu, _ := r.client(t)
+	d := delivery(t, ic.id, ic.env, fetched(ic.urls, site()), nil)
+	d.Result.HostWait, d.Result.HostAddrs = task.Duration(2*time.Second), []string{"192.0.2.7"}
+	if _, err := cu.Upload(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	v, ok := r.opts.Tasks.(dbTasks).feedback.Load(ic.id)
+	if !ok {
+		t.Fatal("the check was not completed")
+	}
+	if fb := v.(channels.Feedback); fb.HostWait != 2*time.Second || !slices.Equal(fb.HostAddrs, d.Result.HostAddrs) {
+		t.Errorf("the check completed with host wait %v and addresses %v, want 2s and %v", fb.HostWait, fb.HostAddrs, d.Result.HostAddrs)
+	}
+}
