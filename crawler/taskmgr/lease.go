@@ -266,11 +266,15 @@ func (h *held) end() {
 
 // release gives the lease up after the crawl stopped unfinished; failing
 // that, it lapses at its expiry and the heir waits for it.
-func (h *held) release() {
+func (h *held) release() { h.m.releaseClaim(h.log, h.r) }
+
+// releaseClaim gives r's lease up, held or perhaps granted; failing that,
+// it lapses at its expiry and the heir waits for it.
+func (m *Manager) releaseClaim(log *slog.Logger, r *queue.Record) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := h.m.opts.Leaser.Release(ctx, h.r); err != nil {
-		h.log.Info("Lease not released; it lapses at its expiry", "err", err)
+	if err := m.opts.Leaser.Release(ctx, r); err != nil {
+		log.Info("Lease not released; it lapses at its expiry", "err", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -81,9 +82,22 @@ type fakeLeaser struct {
 	// released records each release and whether the crawl had ended.
 	released []string
 	runner   *fakeRunner
+	// cutOff makes every claim be granted but its answer lost: the call
+	// returns only when its context ends, with that error.
+	cutOff bool
 }
 
-func (l *fakeLeaser) Claim(_ context.Context, r *queue.Record) (Grant, error) {
+func (l *fakeLeaser) Claim(ctx context.Context, r *queue.Record) (Grant, error) {
+	if l.cutOff {
+		l.mu.Lock()
+		if l.claimed == nil {
+			l.claimed = map[string]int{}
+		}
+		l.claimed[r.ID]++
+		l.mu.Unlock()
+		<-ctx.Done()
+		return Grant{}, ctx.Err()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.claimed == nil {
@@ -203,6 +217,25 @@ func TestShutdownReleasesAfterStop(t *testing.T) {
 	defer l.mu.Unlock()
 	if len(l.released) != 1 || l.released[0] != "a.example" {
 		t.Fatalf("released %v, want a.example once, after its crawl stopped", l.released)
+	}
+}
+
+// TestShutdownReleasesCutOffClaim: a claim the manager granted but whose
+// answer a graceful stop cut off is given up, so that the heir the task
+// is handed to need not wait for it to lapse.
+func TestShutdownReleasesCutOffClaim(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &fakeRunner{pages: 3}
+	l := &fakeLeaser{hold: time.Minute, runner: r, cutOff: true}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Leaser: l, Grace: 50 * time.Millisecond})
+	submitTasks(t, h.m, leased("a.example"))
+	eventually(t, "the claim sent", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.claimed["a.example"] == 1 })
+	h.stop(t)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !slices.Equal(l.released, []string{"a.example"}) {
+		t.Fatalf("released %v, want a.example once", l.released)
 	}
 }
 

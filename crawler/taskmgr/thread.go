@@ -44,6 +44,12 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 			m.cancel(log, r.ID, "lease refused: "+err.Error())
 			return
 		case err != nil:
+			if m.stopping(ctx) {
+				// The manager may have granted the claim as the stop cut
+				// its answer off: give it up, so that whoever the task
+				// goes to need not wait for it to lapse.
+				m.releaseClaim(log, r)
+			}
 			m.waiting(log, r, err)
 			return
 		}
