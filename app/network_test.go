@@ -31,8 +31,10 @@ import (
 type swarm struct {
 	m       *manager.Manager
 	clients []*Client
-	// cancelClients stops the clients, cancelManager the manager;
-	// cancelClient[i] stops client i alone.
+	// clientsCtx is the clients' context; cancelClients ends it,
+	// cancelManager stops the manager; cancelClient[i] stops client i
+	// alone.
+	clientsCtx                   context.Context
 	cancelClients, cancelManager context.CancelFunc
 	cancelClient                 []context.CancelFunc
 	clientsDone                  []chan error
@@ -82,39 +84,46 @@ func startTunedSwarm(t *testing.T, n int, mo manager.Options, tune func(i int, o
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &swarm{m: mgr, cancelClients: cancelClients, cancelManager: cancelManager, managerDone: make(chan error, 1)}
+	s := &swarm{m: mgr, clientsCtx: ctx, cancelClients: cancelClients, cancelManager: cancelManager, managerDone: make(chan error, 1)}
 	go func() { s.managerDone <- mgr.Serve(mctx) }()
 	t.Cleanup(s.stop)
 	for i := range n {
-		home := t.TempDir()
-		quietConfig(t, home, `, "delay": "20ms", "threads": 2, "queue_length": 8, "nickname": "peer-`+fmt.Sprint(i)+`"`)
-		if err := profile.Write(filepath.Join(home, "config", profile.FileName), mustProfile(t, mgr)); err != nil {
-			t.Fatal(err)
-		}
-		opts := Options{
-			Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond,
-			// The manager's storage module runs in this process: no DHT
-			// (NetworkOptions.NoDHT says why).
-			Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond, NoDHT: true},
-		}
-		if tune != nil {
-			tune(i, &opts)
-		}
-		c, err := New(ctx, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Mode() != ModeNetwork {
-			t.Fatalf("client %d runs in %s mode with a profile stored, want network", i, c.Mode())
-		}
-		done := make(chan error, 1)
-		cctx, cancel := context.WithCancel(ctx)
-		go func() { done <- c.Serve(cctx) }()
-		s.cancelClient = append(s.cancelClient, cancel)
-		s.clients = append(s.clients, c)
-		s.clientsDone = append(s.clientsDone, done)
+		s.addClient(t, i, tune)
 	}
 	return s
+}
+
+// addClient starts client i of the swarm, joined to its manager's
+// network; tune, when set, changes its options first.
+func (s *swarm) addClient(t *testing.T, i int, tune func(i int, o *Options)) {
+	t.Helper()
+	home := t.TempDir()
+	quietConfig(t, home, `, "delay": "20ms", "threads": 2, "queue_length": 8, "nickname": "peer-`+fmt.Sprint(i)+`"`)
+	if err := profile.Write(filepath.Join(home, "config", profile.FileName), mustProfile(t, s.m)); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{
+		Home: home, AllowLoopback: true, Logger: quiet, SettleEvery: 500 * time.Millisecond,
+		// The manager's storage module runs in this process: no DHT
+		// (NetworkOptions.NoDHT says why).
+		Network: NetworkOptions{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Heartbeat: 500 * time.Millisecond, NoDHT: true},
+	}
+	if tune != nil {
+		tune(i, &opts)
+	}
+	c, err := New(s.clientsCtx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode() != ModeNetwork {
+		t.Fatalf("client %d runs in %s mode with a profile stored, want network", i, c.Mode())
+	}
+	done := make(chan error, 1)
+	cctx, cancel := context.WithCancel(s.clientsCtx)
+	go func() { done <- c.Serve(cctx) }()
+	s.cancelClient = append(s.cancelClient, cancel)
+	s.clients = append(s.clients, c)
+	s.clientsDone = append(s.clientsDone, done)
 }
 
 func mustProfile(t *testing.T, m *manager.Manager) *profile.Profile {
@@ -346,8 +355,8 @@ func waitCrawled(t *testing.T, m *manager.Manager, d time.Duration, n int) {
 		for _, c := range all {
 			if c.Updates < n {
 				tk := latest[c.ID]
-				t.Logf("channel %s: %d results, %d submitted, %d failures; latest task %s %s sent %v owner %q holder %q epoch %d start-by %v",
-					c.ID, c.Updates, c.Submitted, c.Failures, tk.ID, tk.State, tk.Sent, tk.Owner, tk.Holder, tk.Epoch, tk.StartBy)
+				t.Logf("channel %s: %d results, %d submitted, %d failures; latest task %s %s sent %v owner %q holder %q epoch %d start-by %v expires %v released %v pages %d moved %v",
+					c.ID, c.Updates, c.Submitted, c.Failures, tk.ID, tk.State, tk.Sent, tk.Owner, tk.Holder, tk.Epoch, tk.StartBy, tk.Expires, tk.Released, tk.Pages, tk.MovedAt)
 			}
 		}
 		for _, tk := range open {
@@ -376,16 +385,15 @@ func allUpdated(t *testing.T, db *channels.DB, n int) bool {
 	return true
 }
 
-// checkWARC reads every WARC file back and checks that each host's pages
-// are there as conversion records with the text the host served.
-func checkWARC(t *testing.T, m *manager.Manager, web *fixture.Web, sites []fixture.Site) {
+// eachText calls fn with the target URL and text of every conversion
+// record in the manager's WARC files; it fails the test when there are
+// none.
+func eachText(t *testing.T, m *manager.Manager, fn func(target string, text []byte)) {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(m.Dir(), "warc", "*.warc.gz"))
 	if len(files) == 0 {
 		t.Fatal("no WARC files written")
 	}
-	perHost := map[string]int{}
-	records := 0
 	// Other tests' managers write WARC meanwhile: gowarc is used under
 	// its process-wide lock.
 	defer export.LockGowarc()()
@@ -413,18 +421,29 @@ func checkWARC(t *testing.T, m *manager.Manager, web *fixture.Web, sites []fixtu
 			}
 			body, _ := io.ReadAll(rd)
 			rec.Close()
-			if len(body) == 0 {
-				t.Errorf("%s: empty text", target)
-			}
-			for _, st := range sites {
-				if strings.HasPrefix(target, web.URL(st.Name)) {
-					perHost[st.Name]++
-				}
-			}
-			records++
+			fn(target, body)
 		}
 		r.Close()
 	}
+}
+
+// checkWARC reads every WARC file back and checks that each host's pages
+// are there as conversion records with the text the host served.
+func checkWARC(t *testing.T, m *manager.Manager, web *fixture.Web, sites []fixture.Site) {
+	t.Helper()
+	perHost := map[string]int{}
+	records := 0
+	eachText(t, m, func(target string, body []byte) {
+		if len(body) == 0 {
+			t.Errorf("%s: empty text", target)
+		}
+		for _, st := range sites {
+			if strings.HasPrefix(target, web.URL(st.Name)) {
+				perHost[st.Name]++
+			}
+		}
+		records++
+	})
 	for _, st := range sites {
 		if perHost[st.Name] == 0 {
 			t.Errorf("no WARC record for %s", st.Name)
