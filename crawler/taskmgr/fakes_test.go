@@ -76,7 +76,9 @@ type fakeUploader struct {
 	mu        sync.Mutex // guards the fields below
 	fail      int
 	refuse    bool // every upload is refused for good (ErrRefused)
-	calls     int
+	// stallFirst makes the first upload hang until its context ends.
+	stallFirst bool
+	calls      int
 	delivered map[string]int // task ID → successful deliveries
 	pages     map[string]int // task ID → pages read from the spool
 }
@@ -85,6 +87,12 @@ func (u *fakeUploader) Upload(ctx context.Context, d Delivery) ([]byte, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.calls++
+	if u.stallFirst && u.calls == 1 {
+		u.mu.Unlock()
+		<-ctx.Done()
+		u.mu.Lock()
+		return nil, ctx.Err()
+	}
 	if u.calls <= u.fail {
 		return nil, errors.New("storage unavailable")
 	}

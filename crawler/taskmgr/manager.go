@@ -70,7 +70,8 @@ type Options struct {
 	// the next start.
 	HandOff bool
 	// Grace bounds how long running pages may take to finish at shutdown,
-	// and HandOff's uploads after them. Default 5s.
+	// and the uploads after them: HandOff's, and those of results that
+	// had finished and were waiting for one. Default 5s.
 	Grace time.Duration
 	// MinBackoff and MaxBackoff bound the exponential wait between upload
 	// attempts. Defaults 1s and 5m.
@@ -255,8 +256,9 @@ func (m *Manager) Serve(ctx context.Context) error {
 	m.mu.Unlock()
 	defer func() { m.mu.Lock(); m.serving = false; m.mu.Unlock() }()
 
-	// Crawls outlive ctx by up to Grace; uploads stop with ctx and resume at
-	// the next start.
+	// Crawls outlive ctx by up to Grace; uploads stop with ctx, and the
+	// results waiting for one are tried once more within Grace
+	// (deliverAtStop), else at the next start.
 	crawlCtx, cancelCrawls := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelCrawls()
 	var wg sync.WaitGroup
@@ -288,7 +290,8 @@ func (m *Manager) Serve(ctx context.Context) error {
 		case <-tick.C:
 		case <-ctx.Done():
 			m.drain(done, cancelCrawls)
-			m.deliverHandedOff(ctx)
+			wg.Wait() // the crawls ended; the uploads stopped with ctx
+			m.deliverAtStop(ctx)
 			return nil
 		}
 	}

@@ -489,3 +489,22 @@ func TestStopper(t *testing.T) {
 		})
 	}
 }
+
+// TestStopDeliversFinishedResults: a result that had finished and whose
+// upload was under way when a graceful stop came is uploaded within the
+// grace period, not at the next start: its lease ends with the upload,
+// and a volunteer that leaves right after a crawl leaves no host held.
+func TestStopDeliversFinishedResults(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	up := &fakeUploader{stallFirst: true}
+	h := start(t, q, dir, Options{Runner: &fakeRunner{pages: 2}, Uploader: up, Grace: 5 * time.Second})
+	submitTasks(t, h.m, &task.Task{ID: "a", Channel: "a", Seeds: []string{"http://a.example/"}})
+	eventually(t, "the upload under way", func() bool { up.mu.Lock(); defer up.mu.Unlock(); return up.calls == 1 })
+	h.stop(t)
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if up.delivered["a"] != 1 {
+		t.Fatalf("the finished result was delivered %d times at the stop, want once", up.delivered["a"])
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
@@ -162,13 +163,26 @@ func (m *Manager) handOff(log *slog.Logger, id, path string) {
 	m.mu.Unlock()
 }
 
-// deliverHandedOff uploads the results HandOff made during this shutdown,
-// within Grace; what is not delivered by then goes at the next start.
-func (m *Manager) deliverHandedOff(ctx context.Context) {
+// deliverAtStop uploads, within Grace, the results a graceful stop
+// leaves: the crawls it handed off, and those that had finished and were
+// waiting for their upload. Their leases end with the upload, so the
+// manager frees their hosts now rather than when the leases lapse, and
+// counts no lapse against this volunteer. What is not delivered in time
+// is uploaded at the next start.
+func (m *Manager) deliverAtStop(ctx context.Context) {
 	m.mu.Lock()
 	rs := m.handedOff
 	m.handedOff = nil
 	m.mu.Unlock()
+	pending, err := m.q.Uploads()
+	if err != nil {
+		m.log.Warn("Cannot list the results waiting for their upload", "err", err)
+	}
+	for _, r := range pending {
+		if !slices.ContainsFunc(rs, func(h *queue.Record) bool { return h.ID == r.ID }) {
+			rs = append(rs, r)
+		}
+	}
 	if len(rs) == 0 {
 		return
 	}
