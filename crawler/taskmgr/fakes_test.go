@@ -73,14 +73,14 @@ func (f *fakeRunner) maxSeen() int { f.mu.Lock(); defer f.mu.Unlock(); return f.
 // fakeUploader records deliveries, reading each spool, and fails the first
 // fail calls.
 type fakeUploader struct {
-	mu        sync.Mutex // guards the fields below
-	fail      int
-	refuse    bool // every upload is refused for good (ErrRefused)
+	mu     sync.Mutex // guards the fields below
+	fail   int
+	refuse bool // every upload is refused for good (ErrRefused)
 	// stallFirst makes the first upload hang until its context ends.
 	stallFirst bool
 	calls      int
-	delivered map[string]int // task ID → successful deliveries
-	pages     map[string]int // task ID → pages read from the spool
+	delivered  map[string]int // task ID → successful deliveries
+	pages      map[string]int // task ID → pages read from the spool
 }
 
 func (u *fakeUploader) Upload(ctx context.Context, d Delivery) ([]byte, error) {
