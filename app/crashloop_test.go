@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -55,6 +56,20 @@ func TestHelperClientUntilKilled(t *testing.T) {
 	}
 }
 
+// helperClient starts TestHelperClientUntilKilled from the test binary
+// bin as a client process of home crawling the seeds file, with env
+// added to its environment; its output goes to out.
+func helperClient(t *testing.T, bin, home, seeds string, out io.Writer, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seeds), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
 // A page that kills the client each time it is processed is not fetched
 // forever: the client dies (here: is killed) while it parses the page, and
 // after queue.DefaultMaxCrashes such deaths in a row its task is set aside,
@@ -84,15 +99,10 @@ func TestCrashLoopSetsTaskAside(t *testing.T) {
 	os.WriteFile(seeds, []byte(srv.URL+"/\n"), 0o600)
 
 	start := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
+		var out strings.Builder
 		// A real politeness wait: the page is processed over a second
 		// into the task (queue.MinCrashLife).
-		cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seeds, "HIVECRAWL_TEST_DELAY=1200ms")
-		var out strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd := helperClient(t, os.Args[0], home, seeds, &out, "HIVECRAWL_TEST_DELAY=1200ms")
 		t.Cleanup(func() {
 			cmd.Process.Kill()
 			cmd.Wait()

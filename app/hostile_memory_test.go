@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -58,13 +57,8 @@ func hostileHosts(t *testing.T, bin string, memoryMB, limitMB int64) {
 	seedFile := filepath.Join(t.TempDir(), "seeds.txt")
 	os.WriteFile(seedFile, []byte(seeds.String()), 0o600)
 
-	cmd := exec.Command(bin, "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seedFile)
 	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := helperClient(t, bin, home, seedFile, &out)
 	defer func() {
 		cmd.Process.Kill()
 		cmd.Wait()

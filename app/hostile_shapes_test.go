@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,13 +83,8 @@ func crawlOnePage(t *testing.T, bin, seed string) int64 {
 	if err := os.WriteFile(seedFile, []byte(seed+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seedFile)
 	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := helperClient(t, bin, home, seedFile, &out)
 	defer func() {
 		cmd.Process.Kill()
 		cmd.Wait()

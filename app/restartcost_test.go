@@ -54,14 +54,7 @@ func TestKillsCostSmallHostsLittle(t *testing.T) {
 	}
 	var out strings.Builder
 	start := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seedFile,
-			"HIVECRAWL_TEST_DEPTH=20", "HIVECRAWL_TEST_DELAY=1s")
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
+		return helperClient(t, os.Args[0], home, seedFile, &out, "HIVECRAWL_TEST_DEPTH=20", "HIVECRAWL_TEST_DELAY=1s")
 	}
 	defer func() {
 		if t.Failed() {

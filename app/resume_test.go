@@ -39,14 +39,7 @@ func TestKilledClientResumes(t *testing.T) {
 	os.WriteFile(seeds, []byte(srv.URL+"/p0.html\n"), 0o600)
 	var out strings.Builder
 	start := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperClientUntilKilled$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "HIVECRAWL_TEST_CRASH_HOME="+home, "HIVECRAWL_TEST_CRASH_SEEDS="+seeds,
-			"HIVECRAWL_TEST_DEPTH=20", "HIVECRAWL_TEST_DELAY=40ms")
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
+		return helperClient(t, os.Args[0], home, seeds, &out, "HIVECRAWL_TEST_DEPTH=20", "HIVECRAWL_TEST_DELAY=40ms")
 	}
 	defer func() {
 		if t.Failed() {
