@@ -112,8 +112,6 @@ type Manager struct {
 	overload int
 	// uploading counts upload goroutines.
 	uploading int
-	// handedOff are the tasks HandOff ended during this shutdown.
-	handedOff []*queue.Record
 	serving   bool
 }
 

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
@@ -152,15 +151,7 @@ func (m *Manager) handOff(log *slog.Logger, id, path string) {
 		log.Warn("Task not handed off", "err", err)
 		return
 	}
-	done, err := m.q.Get(id)
-	if err != nil {
-		log.Error("Cannot read a handed-off task back", "err", err)
-		return
-	}
 	log.Info("Task handed off at its checkpoint", "pages", cp.SpoolPages, "left", len(rest.Todo))
-	m.mu.Lock()
-	m.handedOff = append(m.handedOff, done)
-	m.mu.Unlock()
 }
 
 // deliverAtStop uploads, within Grace, the results a graceful stop
@@ -170,18 +161,10 @@ func (m *Manager) handOff(log *slog.Logger, id, path string) {
 // counts no lapse against this volunteer. What is not delivered in time
 // is uploaded at the next start.
 func (m *Manager) deliverAtStop(ctx context.Context) {
-	m.mu.Lock()
-	rs := m.handedOff
-	m.handedOff = nil
-	m.mu.Unlock()
-	pending, err := m.q.Uploads()
+	rs, err := m.q.Uploads() // the handed-off ones among them
 	if err != nil {
 		m.log.Warn("Cannot list the results waiting for their upload", "err", err)
-	}
-	for _, r := range pending {
-		if !slices.ContainsFunc(rs, func(h *queue.Record) bool { return h.ID == r.ID }) {
-			rs = append(rs, r)
-		}
+		return
 	}
 	if len(rs) == 0 {
 		return
