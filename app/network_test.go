@@ -144,6 +144,18 @@ func (s *swarm) stopClients() {
 	s.clientsDone = nil
 }
 
+// seedWeb adds every site of web to the manager as a seed.
+func (s *swarm) seedWeb(t *testing.T, web *fixture.Web) {
+	t.Helper()
+	var seeds []string
+	for _, st := range web.Sites() {
+		seeds = append(seeds, web.URL(st.Name))
+	}
+	if _, err := s.m.AddSeeds(seeds); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // stop stops the clients, then the manager.
 func (s *swarm) stop() {
 	s.stopClients()
@@ -177,13 +189,7 @@ func TestNetworkCrawlsEveryChannel(t *testing.T) {
 	const prior = 6 * time.Second
 	s := startSwarm(t, 8, prior, manager.AssignCAN)
 	s.waitMembers(t)
-	var seeds []string
-	for _, st := range sites {
-		seeds = append(seeds, web.URL(st.Name))
-	}
-	if _, err := s.m.AddSeeds(seeds); err != nil {
-		t.Fatal(err)
-	}
+	s.seedWeb(t, web)
 	db := s.m.Channels()
 	waitCrawled(t, s.m, crawlWait, 1)
 

@@ -39,13 +39,7 @@ func TestSwarmKeepsToTheIPCap(t *testing.T) {
 		Assignment: manager.AssignCAN,
 	})
 	s.waitMembers(t)
-	var seeds []string
-	for _, st := range sites {
-		seeds = append(seeds, web.URL(st.Name))
-	}
-	if _, err := s.m.AddSeeds(seeds); err != nil {
-		t.Fatal(err)
-	}
+	s.seedWeb(t, web)
 	waitCrawled(t, s.m, 4*time.Minute, 1)
 	if mf := web.MaxInFlightAll(); mf > manager.DefaultPerIP {
 		t.Errorf("the shops' address answered %d requests at once, want at most %d", mf, manager.DefaultPerIP)
@@ -123,13 +117,7 @@ func TestSwarmKeepsToDomainAndIPCaps(t *testing.T) {
 		StartWithin: 30 * time.Second, ClockSkew: 2 * time.Second,
 	})
 	s.waitMembers(t)
-	var seeds []string
-	for _, st := range sites {
-		seeds = append(seeds, web.URL(st.Name))
-	}
-	if _, err := s.m.AddSeeds(seeds); err != nil {
-		t.Fatal(err)
-	}
+	s.seedWeb(t, web)
 
 	// Churn halfway: two volunteers leave, two new ones join.
 	eventuallyFor(t, 2*time.Minute, "half the sites crawled", func() bool { return updatedChannels(t, s.m) >= len(sites)/2 })
