@@ -147,8 +147,11 @@ func TestSwarmKeepsToDomainAndIPCaps(t *testing.T) {
 			t.Errorf("domain %s answered %d requests at once, want at most %d", d, n, manager.DefaultPerDomain)
 		}
 	}
-	if st := web.Stats("waf.test"); st.Refusals == 0 || st.AfterRefusal > 5 {
-		t.Errorf("the firewall challenged %d times and got %d requests after, want some and at most 5", st.Refusals, st.AfterRefusal)
+	// Each challenge stops the crawl and rests the site; with rounds of
+	// 45 s a long run challenges again after the rest, so what counts is
+	// what came within a minute of a challenge.
+	if st := web.Stats("waf.test"); st.Refusals == 0 || st.SoonAfterRefusal > 5 {
+		t.Errorf("the firewall challenged %d times and got %d requests within a minute of a challenge, want some and at most 5", st.Refusals, st.SoonAfterRefusal)
 	}
 	if st := web.Stats("busy.test"); st.Refusals == 0 || st.AfterRefusal > 0 && st.MinAfterRefusal < time.Minute {
 		t.Errorf("the busy site answered 429 %d times and got a request %v after one, want some and none within a minute", st.Refusals, st.MinAfterRefusal)
