@@ -381,6 +381,115 @@ func TestStoppedMidSendSentAgain(t *testing.T) {
 	}
 }
 
+// cutQueue is an overlay peer's queue that queues a task and then, while
+// cuts remain, closes the peer's connections to the manager before the
+// answer goes back: a peer leaving mid-insert, whose queue may hold the
+// task though the manager heard nothing.
+type cutQueue struct {
+	memQueue
+	mu   sync.Mutex
+	cuts int
+	cut  func()
+}
+
+func (q *cutQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+	if err := q.memQueue.Enqueue(ctx, t, env); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.cuts > 0 {
+		q.cuts--
+		q.cut()
+	}
+	return nil
+}
+
+// TestUnansweredSendSentAgain: a send that got no answer may have left a
+// copy in a peer's queue, or none (the peer left with it). Unless a
+// crawler claimed it, the next tick sends it again under a new lease
+// epoch, which fences the first copy out; after unansweredResends more
+// unanswered sends it is left to its start window. Before, the first
+// unanswered send was final: a copy lost with its peer held the host
+// until the start window passed, and the channel lost its round.
+func TestUnansweredSendSentAgain(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	if _, err := m.db.AddSeeds([]string{"http://a.example/"}, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx); err != nil { // no peer yet: issued, not sent
+		t.Fatal(err)
+	}
+	q := &cutQueue{cuts: 1 + unansweredResends}
+	ph := onePeerOverlayWith(ctx, t, m, q)
+	q.cut = func() { ph.Network().ClosePeer(m.Host().ID()) }
+	reconnect := func() {
+		t.Helper()
+		if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, func() bool { return slices.Contains(m.sub.EntryPeers(), ph.ID()) })
+	}
+
+	// The first send, cut off: the task is being sent, not sent.
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := q.take()
+	if len(got) != 1 {
+		t.Fatalf("the peer got %d tasks, want 1", len(got))
+	}
+	first := got[0]
+	tk, err := m.db.Task(first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.Sent || !tk.Sending || tk.Unanswered != 1 {
+		t.Fatalf("after an unanswered send the task is %+v; want being sent, 1 send unanswered", tk)
+	}
+
+	// Sent again under a new epoch, cut off again, and so on until the
+	// resends are spent.
+	epoch := first.Lease.Epoch
+	for i := range unansweredResends {
+		reconnect()
+		clk.add(time.Second)
+		if err := m.Tick(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := q.take()
+		if len(got) != 1 || got[0].ID != first.ID || got[0].Lease.Epoch <= epoch {
+			t.Fatalf("resend %d: the peer got %d tasks; want %s again under an epoch after %d", i+1, len(got), first.ID, epoch)
+		}
+		epoch = got[0].Lease.Epoch
+	}
+	lt := m.opts.leaseTimes(time.Hour)
+	if _, err := m.db.Claim(first.ID, first.Lease.Epoch, "holder-of-the-first-copy", clk.now(), lt); !errors.Is(err, channels.ErrLeaseOver) {
+		t.Fatalf("claim under the first send's epoch = %v; want ErrLeaseOver", err)
+	}
+	tk, err = m.db.Task(first.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tk.Sent || tk.Sending || tk.Unanswered != 1+unansweredResends || tk.Epoch != epoch {
+		t.Fatalf("after %d unanswered sends the task is %+v; want sent (left to its start window) under epoch %d", 1+unansweredResends, tk, epoch)
+	}
+	reconnect()
+	clk.add(time.Second)
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := q.take(); len(got) != 0 {
+		t.Fatalf("the peer got %d tasks after the resends were spent; want none", len(got))
+	}
+	if _, err := m.db.Claim(first.ID, epoch, "crawler", clk.now(), lt); err != nil {
+		t.Fatalf("claim under the last send's epoch: %v", err)
+	}
+}
+
 // firstTask gives m the seed http://a.example/ and an overlay of one
 // peer, ticks once, and returns the peer's queue (emptied), the one task
 // issued, its envelope and the peer's host.

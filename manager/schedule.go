@@ -21,6 +21,11 @@ import (
 // sendTimeout bounds one attempt to hand a task to the overlay.
 const sendTimeout = 15 * time.Second
 
+// unansweredResends is how many times a task whose send got no answer is
+// sent again, each under a new lease epoch, before the manager leaves it
+// to its start window (channels.DB.MarkUnanswered).
+const unansweredResends = 2
+
 // Tick runs one round of the schedule (see the package documentation).
 // Serve calls it every Options.Tick; tests call it directly.
 func (m *Manager) Tick(ctx context.Context) (err error) {
@@ -252,10 +257,11 @@ func (m *Manager) send(ctx context.Context) error {
 			}
 			continue
 		}
-		// A task the manager stopped while sending, and nobody claimed,
-		// is sent again under a new lease epoch (sendOne): a copy the
-		// overlay may hold can no longer claim the host. Left alone, it
-		// would wait for its lease to lapse (Options.StartWithin).
+		// A task the manager stopped while sending, or whose send got
+		// no answer, and nobody claimed, is sent again under a new lease
+		// epoch (sendOne): a copy the overlay may hold can no longer
+		// claim the host. Left alone, it would wait for its lease to
+		// lapse (Options.StartWithin).
 		if len(t.Spec) == 0 {
 			continue
 		}
@@ -326,7 +332,10 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 	if err != nil || !ok {
 		return false, err
 	}
-	if t.Sending {
+	switch {
+	case t.Sending && t.Unanswered > 0:
+		m.log.Info("Task sent without an answer is not claimed; sending it again under a new lease epoch", "task", t.ID, "old_epoch", t.Epoch, "epoch", g.Epoch)
+	case t.Sending:
 		m.log.Info("Task was being sent when the manager stopped; sending it again under a new lease epoch", "task", t.ID, "old_epoch", t.Epoch, "epoch", g.Epoch)
 	}
 	aim := check
@@ -359,7 +368,18 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 		m.log.Debug("Task sent", "task", t.ID, "owner", owner, "epoch", g.Epoch)
 		return false, m.db.MarkSent(t.ID, owner.String())
 	case errors.Is(err, submit.ErrUncertain):
-		m.log.Info("Task sent without an answer; not sending it again", "task", t.ID, "err", err)
+		// The copy the overlay may hold is fenced out by the next epoch;
+		// left alone, a copy lost with a departing peer held the host
+		// until its start window passed and the channel's round was lost.
+		n, merr := m.db.MarkUnanswered(t.ID)
+		if merr != nil {
+			return false, merr
+		}
+		if n <= unansweredResends {
+			m.log.Info("Task sent without an answer; sending it again under a new lease epoch unless it is claimed first", "task", t.ID, "epoch", g.Epoch, "err", err)
+			return false, nil
+		}
+		m.log.Info("Task sent without an answer again; leaving it to its start window", "task", t.ID, "sends", n, "err", err)
 		return false, m.db.MarkSent(t.ID, "")
 	default: // never delivered: granted and sent again at the next tick
 		if err := m.db.MarkSending(t.ID, false); err != nil {

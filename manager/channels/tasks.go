@@ -83,6 +83,10 @@ type Task struct {
 	// Owner is the peer that queued it.
 	Sent  bool   `json:"sent,omitempty"`
 	Owner string `json:"owner,omitempty"`
+	// Unanswered counts this task's sends that got no answer: the overlay
+	// may or may not hold a copy, so the manager sends it again under a
+	// new lease epoch unless it was claimed (MarkUnanswered).
+	Unanswered int `json:"unanswered,omitempty"`
 	// Checks, set on a spot-check task, is the task whose result it
 	// checks: it re-fetches a sample of that result's pages and belongs to
 	// no round of its channel. Avoid are the peers that must not run it
@@ -266,6 +270,22 @@ func (d *DB) MarkSent(id, owner string) error {
 		return fmt.Errorf("mark task %s sent: %w", id, err)
 	}
 	return nil
+}
+
+// MarkUnanswered records a send of task id that got no answer, and
+// returns how many of its sends went unanswered. The task stays being
+// sent: Regrant grants it again under a new lease epoch unless a crawler
+// claimed the copy the overlay may hold, which the new epoch fences out.
+func (d *DB) MarkUnanswered(id string) (n int, err error) {
+	err = d.updateTask(id, func(t *Task) {
+		t.Unanswered++
+		t.Sending = true
+		n = t.Unanswered
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mark task %s sent without an answer: %w", id, err)
+	}
+	return n, nil
 }
 
 // MarkSending records that the manager starts (on) or gave up (off) handing
