@@ -441,6 +441,9 @@ func (m *Manager) close() error {
 	if m.search != nil {
 		errs = append(errs, m.search.Close())
 	}
+	if m.shared != nil && m.db != nil {
+		errs = append(errs, m.shared.leave())
+	}
 	if m.db != nil {
 		errs = append(errs, m.db.Close())
 	}

@@ -24,8 +24,9 @@ import (
 //   - writes its heartbeat to the database's roster, and reads the
 //     others': the managers whose heartbeat is fresh split the channels
 //     between them by a hash of the channel's ID, and each issues and
-//     sends the rounds of its share only. A manager that stops beating is
-//     out of the split after managerFor, and the others take its share;
+//     sends the rounds of its share only. A manager that stops takes
+//     its beat off the roster; one that stops beating (killed) is out of
+//     the split after managerFor. The others take its share;
 //   - writes the overlay members that renewed with it, and reads those
 //     that renewed with the others, so any manager can answer a
 //     newcomer with entry peers and none names a first peer while the
@@ -156,6 +157,14 @@ func (s *shared) sync(now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// leave takes this manager off the roster as it stops, so the others
+// take its share at their next tick rather than after managerFor, and a
+// restarted manager (a new run, a new name) is not counted beside its
+// stopped self. A manager killed without stopping stays until managerFor.
+func (s *shared) leave() error {
+	return s.m.db.PutRoster(map[string]any{rosterManager + s.id: nil})
 }
 
 // others returns the other live managers' addresses.

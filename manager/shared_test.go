@@ -147,3 +147,48 @@ func TestSharedManagers(t *testing.T) {
 		}
 	}
 }
+
+// TestStoppedManagerLeavesRoster: a manager that stops takes its beat off
+// the roster, so the other takes every channel at its next sync, and a
+// manager restarted in its place counts once. Before, the stopped run
+// stayed live for managerFor (15 s) and, beside its restarted self, kept
+// half the channels unsent.
+func TestStoppedManagerLeavesRoster(t *testing.T) {
+	dsn := pgtest.Start(t).DSN
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	dirA := t.TempDir()
+	a := newSharedManager(t, dirA, dsn, "", clk)
+	key := filepath.Join(t.TempDir(), KeyFile)
+	b0, err := os.ReadFile(filepath.Join(a.Dir(), KeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, b0, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := newSharedManager(t, t.TempDir(), dsn, key, clk)
+	live := func(m *Manager) int {
+		t.Helper()
+		if err := m.shared.sync(clk.now()); err != nil {
+			t.Fatal(err)
+		}
+		m.shared.mu.Lock()
+		defer m.shared.mu.Unlock()
+		return m.shared.n
+	}
+	live(a)
+	if n := live(b); n != 2 {
+		t.Fatalf("b sees %d live managers, want 2", n)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := live(b); n != 1 || !b.mine("a.example") || !b.mine("b.example") || !b.mine("c.example") {
+		t.Fatalf("right after a stopped, b sees %d live managers; want 1, with every channel its own", n)
+	}
+	a2 := newSharedManager(t, dirA, dsn, "", clk) // a restarted, in its own folder
+	live(a2)
+	if n := live(b); n != 2 {
+		t.Fatalf("after a restarted, b sees %d live managers, want 2", n)
+	}
+}
