@@ -113,10 +113,10 @@ type network struct {
 	// advertising is set once the peer announces its membership on the
 	// DHT.
 	advertising atomic.Bool
-	// unreachable is set while the manager does not answer; onBack (the
-	// task manager's RetryNow) runs when it answers again, so that held
-	// results go out at once.
-	unreachable atomic.Bool
+	// silentSince is when the manager stopped answering, nil while it
+	// answers; onBack (the task manager's RetryNow) runs when it answers
+	// again, so that held results go out at once.
+	silentSince atomic.Pointer[time.Time]
 	onBack      func()
 	// version is the client's release, stated in entry requests.
 	version string
@@ -225,6 +225,17 @@ func (nw *network) stop(why string) bool {
 // pauseReason is why the network gives this client nothing to do: its
 // refusal of the network's policy, or the manager's word that it is
 // outdated; "" when neither.
+// silence says since when the manager has not answered, "" while it
+// answers: a reason in the status (the client crawls what it has and
+// holds the results).
+func (nw *network) silence() string {
+	since := nw.silentSince.Load()
+	if since == nil {
+		return ""
+	}
+	return "The manager does not answer (since " + since.Format("15:04") + "): new tasks wait and results are kept until it does"
+}
+
 func (nw *network) pauseReason() string {
 	if p := nw.refused.Load(); p != nil {
 		return *p
@@ -397,12 +408,13 @@ func (nw *network) serve(ctx context.Context) error {
 func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
 	a, err := nw.askOnce(ctx, member)
 	if err != nil {
-		if !nw.unreachable.Swap(true) {
+		now := time.Now()
+		if nw.silentSince.CompareAndSwap(nil, &now) {
 			nw.log.Info("The manager does not answer; results are held until it does", "err", err)
 		}
 		return a, err
 	}
-	if nw.unreachable.Swap(false) {
+	if nw.silentSince.Swap(nil) != nil {
 		nw.log.Info("The manager answers again")
 		if nw.onBack != nil {
 			nw.onBack()
@@ -675,7 +687,7 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 	o := &localapi.Overlay{
 		Mode: string(mode), Network: nw.prof.Name, Peer: nw.h.ID().String(), Manager: nw.manager.String(),
 		Addrs:  nw.h.P2PAddrs(),
-		Member: nw.member.Load() && len(v.Zones) > 0, Peers: len(nw.h.Network().Peers()),
+		Member: nw.member.Load() && len(v.Zones) > 0, ManagerSilent: nw.silentSince.Load() != nil, Peers: len(nw.h.Network().Peers()),
 		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, Mapped: v.Mapped, BoundsEpoch: v.BoundsEpoch, Moves: v.Stats.Moves, Drifts: v.Stats.Drifts(),
 		RTL: v.Load.RTL, RPL: v.Load.RPL,
 		Neighbours: []localapi.Neighbour{},

@@ -40,6 +40,9 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 			st.State = "paused"
 			st.Reasons = append([]string{"Paused: " + why}, st.Reasons...)
 		}
+		if why := c.net.silence(); why != "" {
+			st.Reasons = append(st.Reasons, why)
+		}
 	}
 	if api := c.api.Load(); api != nil {
 		st.UIURL = api.URL()

@@ -49,12 +49,13 @@ func ViewOf(st localapi.Status, err error) View {
 		}
 	}
 	running := len(st.Tasks.Running)
+	rest := st.Reasons // the reasons the title does not give
 	switch st.State {
 	case "paused":
 		v.Icon = assets.IconPaused
 		v.Title = "Paused"
-		if len(st.Reasons) > 0 {
-			v.Title = st.Reasons[0]
+		if len(rest) > 0 {
+			v.Title, rest = rest[0], rest[1:]
 		}
 	case "throttled":
 		v.Icon = assets.IconThrottled
@@ -62,19 +63,23 @@ func ViewOf(st localapi.Status, err error) View {
 		if running > 0 {
 			v.Title = crawling(running, st.Download)
 		}
-		if len(st.Reasons) > 0 {
-			v.Title += " · " + strings.TrimPrefix(st.Reasons[0], "Throttled: ")
+		if len(rest) > 0 {
+			v.Title += " · " + strings.TrimPrefix(rest[0], "Throttled: ")
+			rest = rest[1:]
 		}
 	default:
-		if running > 0 {
+		switch {
+		case running > 0:
 			v.Icon, v.Title = assets.IconCrawling, crawling(running, st.Download)
-		} else {
+		case st.Overlay != nil && st.Overlay.ManagerSilent:
+			v.Icon, v.Title = assets.IconIdle, "Idle: the manager does not answer"
+		default:
 			v.Icon, v.Title = assets.IconIdle, "Idle: waiting for tasks"
 		}
 	}
 	v.Tooltip = "Hivecrawl · " + v.Title
-	if len(st.Reasons) > 1 {
-		v.Tooltip += "\n" + strings.Join(st.Reasons[1:], "\n")
+	if len(rest) > 0 {
+		v.Tooltip += "\n" + strings.Join(rest, "\n")
 	}
 	if st.ConfigProblem != "" {
 		v.Icon = assets.IconError

@@ -35,6 +35,12 @@ func TestViewOf(t *testing.T) {
 		{"throttled", localapi.Status{State: "throttled", Tasks: localapi.Tasks{Running: two}, Download: localapi.Rate{Current: 250_000, Cap: 256_000},
 			Reasons: []string{"Throttled: download at its cap of 256 KB/s"}},
 			nil, assets.IconThrottled, "Crawling 2 sites · 250 KB/s of 256 KB/s · download at its cap of 256 KB/s", false, ""},
+		{"manager silent", localapi.Status{State: "running", Overlay: &localapi.Overlay{ManagerSilent: true},
+			Reasons: []string{"The manager does not answer (since 14:02): new tasks wait and results are kept until it does"}},
+			nil, assets.IconIdle, "Idle: the manager does not answer", false, "since 14:02"},
+		{"crawling, manager silent", localapi.Status{State: "running", Tasks: localapi.Tasks{Running: two[:1]}, Overlay: &localapi.Overlay{ManagerSilent: true},
+			Reasons: []string{"The manager does not answer (since 14:02): new tasks wait and results are kept until it does"}},
+			nil, assets.IconCrawling, "Crawling 1 site · 0 B/s", false, "since 14:02"},
 		{"broken settings file", localapi.Status{State: "running", ConfigProblem: "line 3: bad"}, nil, assets.IconError, "Idle: waiting for tasks", false, "line 3: bad"},
 	}
 	for _, c := range cases {

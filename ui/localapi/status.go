@@ -48,6 +48,9 @@ type Overlay struct {
 	Addrs []string `json:"addrs,omitempty"`
 	// Member says the peer holds a zone and the manager knows it.
 	Member bool `json:"member"`
+	// ManagerSilent is set while the manager does not answer (the
+	// status's reasons say since when).
+	ManagerSilent bool `json:"manager_silent,omitempty"`
 	// Peers counts the libp2p peers connected.
 	Peers      int       `json:"peers"`
 	Zones      []Zone    `json:"zones"`
