@@ -23,6 +23,7 @@ func fixtureWebFlags(o *swarm.WebOptions) *flag.FlagSet {
 	fs.IntVar(&o.Demo.MinPages, "min-pages", 0, "pages of the smallest hosts (default 8)")
 	fs.StringVar(&o.Layout, "layout", "", "delay answers by the emulated RTT of the latency layout `FILE`")
 	fs.StringVar(&o.IPBase, "ip-base", "", "serve host k at `PREFIX`k+1 (203.0.113.: the NAT lab) instead of 127.0.1.k+1")
+	fs.IntVar(&o.PerAddr, "per-address", 1, "serve `N` hosts at each address, each on a port of its own (shared hosting)")
 	fs.StringVar(&o.Info, "info", "", "write the control API's address to `FILE` (required)")
 	return fs
 }
@@ -36,8 +37,8 @@ func runFixtureWeb(ctx context.Context, args []string) int {
 	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
 		return code
 	}
-	if o.Info == "" || fs.NArg() > 0 || o.Hosts < 1 || o.Hosts > swarm.MaxHosts {
-		fmt.Fprintf(os.Stderr, "hivecrawl fixture-web: --info FILE is required, --hosts must be 1..%d, and no arguments follow\n", swarm.MaxHosts)
+	if o.Info == "" || fs.NArg() > 0 || o.Hosts < 1 || o.Hosts > swarm.MaxHosts || o.PerAddr < 1 {
+		fmt.Fprintf(os.Stderr, "hivecrawl fixture-web: --info FILE is required, --hosts must be 1..%d, --per-address at least 1, and no arguments follow\n", swarm.MaxHosts)
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

@@ -63,7 +63,8 @@ func (s *Swarm) clientPlace(i int) place {
 	return place{ns: h.NS, ip: h.IP}
 }
 
-// hostIP is web host k's address.
+// hostIP is the web's k-th address (web host k's when every host has an
+// address of its own).
 func (s *Swarm) hostIP(k int) string {
 	if s.lab == nil {
 		return HostIP(k)

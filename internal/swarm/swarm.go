@@ -51,6 +51,9 @@ type Config struct {
 	Matrix string
 	// Web shapes the demo web (fixture.DemoSites).
 	Web fixture.DemoOptions
+	// PerAddr serves that many web hosts at each address, as shared
+	// hosting does (WebOptions.PerAddr); 0 or 1: one host per address.
+	PerAddr int
 	// OwnBinaries runs each client from its own copy of Bin, as each
 	// volunteer runs the program on a machine of their own: processes of
 	// one executable share its pages, so without copies one client's
@@ -249,6 +252,9 @@ func (s *Swarm) startWeb(ctx context.Context) error {
 	if s.cfg.Web.MinPages > 0 {
 		args = append(args, "--min-pages", strconv.Itoa(s.cfg.Web.MinPages))
 	}
+	if s.cfg.PerAddr > 1 {
+		args = append(args, "--per-address", strconv.Itoa(s.cfg.PerAddr))
+	}
 	s.Web = &WebProc{Proc: NewProc("web", s.cfg.Bin, filepath.Join(s.cfg.Dir, "web.log"), args...), info: info}
 	s.Web.wrap = s.webPlace().wrap()
 	if err := s.Web.Start(); err != nil {
@@ -259,9 +265,10 @@ func (s *Swarm) startWeb(ctx context.Context) error {
 	if err := s.Web.wait(wctx, s.http); err != nil {
 		return err
 	}
+	per := max(s.cfg.PerAddr, 1)
 	for k, h := range s.Web.Hosts {
-		if ip, _, _ := net.SplitHostPort(h.Addr); ip != s.hostIP(k) {
-			return fmt.Errorf("web host %s serves on %s, not %s: this system does not route 127.0.0.0/8 to loopback", h.Name, ip, s.hostIP(k))
+		if ip, _, _ := net.SplitHostPort(h.Addr); ip != s.hostIP(k/per) {
+			return fmt.Errorf("web host %s serves on %s, not %s: this system does not route 127.0.0.0/8 to loopback", h.Name, ip, s.hostIP(k/per))
 		}
 	}
 	s.log.Info("Web started", "hosts", len(s.Web.Hosts))

@@ -31,6 +31,10 @@ type WebOptions struct {
 	// IPBase, when set, serves host k at IPBase+(k+1) ("203.0.113."),
 	// not on loopback: the NAT lab's web.
 	IPBase string `json:"ip_base,omitempty"`
+	// PerAddr serves that many hosts at each address (hosts 0..PerAddr-1
+	// at the first, each on a port of its own), as shared hosting does;
+	// 0 or 1 gives every host its own address.
+	PerAddr int `json:"per_addr,omitempty"`
 	// Info is where ServeWeb writes a WebInfo once it serves.
 	Info string `json:"info"`
 }
@@ -55,8 +59,12 @@ func ServeWeb(ctx context.Context, o WebOptions, log *slog.Logger) error {
 	}
 	var ipOf atomic.Pointer[map[string]string] // site name → host IP, set once serving
 	opts := fixture.Options{SeparateAddrs: true}
-	if o.IPBase != "" {
-		opts.IP = func(k int) string { return fmt.Sprintf("%s%d", o.IPBase, k+1) }
+	per := max(o.PerAddr, 1)
+	switch {
+	case o.IPBase != "":
+		opts.IP = func(k int) string { return fmt.Sprintf("%s%d", o.IPBase, k/per+1) }
+	case per > 1:
+		opts.IP = func(k int) string { return HostIP(k / per) }
 	}
 	if layout != nil {
 		opts.Delay = func(remote, name string) time.Duration {
@@ -187,6 +195,16 @@ func (w *WebProc) Stats(ctx context.Context, c *http.Client) (map[string]fixture
 	var out map[string]fixture.Stats
 	if err := getJSON(ctx, c, w.Info.Control+fixture.ControlStats, "", &out); err != nil {
 		return nil, fmt.Errorf("web stats: %w", err)
+	}
+	return out, nil
+}
+
+// MaxInFlightByIP returns the most requests each address of the web
+// answered at once.
+func (w *WebProc) MaxInFlightByIP(ctx context.Context, c *http.Client) (map[string]int64, error) {
+	var out map[string]int64
+	if err := getJSON(ctx, c, w.Info.Control+fixture.ControlByIP, "", &out); err != nil {
+		return nil, fmt.Errorf("web in flight by address: %w", err)
 	}
 	return out, nil
 }

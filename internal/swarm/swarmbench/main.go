@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -47,14 +48,16 @@ import (
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
-// cpuProfile, idleWait, runVariants, politeWait and overload are the
-// -cpuprofile, -idle-wait, -variants, -delay and -overload flags.
+// cpuProfile, idleWait, runVariants, politeWait, overload, perAddr and
+// keepDir are the -cpuprofile, -idle-wait, -variants, -delay, -overload,
+// -per-address and -keep flags.
 var (
 	cpuProfile  string
 	idleWait    time.Duration
 	runVariants string
 	politeWait  time.Duration
 	overload    int
+	perAddr     int
 	keepDir     string
 	// boundsNote is what placement could gain at best (bounds), from the
 	// first variant's swarm.
@@ -80,6 +83,7 @@ func main() {
 	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
 	flag.DurationVar(&politeWait, "delay", 200*time.Millisecond, "politeness wait between requests to one host, the operator's (manager --delay) and the clients'")
 	flag.StringVar(&keepDir, "keep", "", "keep every process's files and debug-level log under `DIR` instead of a temporary directory")
+	flag.IntVar(&perAddr, "per-address", 1, "web hosts served at each address (shared hosting); the manager's caps per address bind when above --per-ip (2)")
 	flag.IntVar(&overload, "overload", 0, "the clients' overload threshold OT in can+lbi (0: their default, threads + queue length)")
 	flag.StringVar(&runVariants, "variants", "can+lbi,hash,can-lbi", "the variants to run, comma-separated, in this order (the ratios need all three)")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the first client's CPU profile over the idle measuring time to this file")
@@ -139,6 +143,12 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 			delay(c)
 			c.QueueLength, c.Overload = 1000, 1000 // a queue never full refuses nothing
 		}, []string{"--no-lbi"}},
+		// can+lbi without the manager's limits per address and per
+		// registrable domain (issue 43): what those limits cost.
+		{"can+lbi-nocaps", []string{"--delay", wait, "--coordinates", "--assignment", "can", "--per-ip", "0", "--per-domain", "0", "--ip-wait", "-1ns"}, func(c *config.Config) {
+			delay(c)
+			c.Overload = overload
+		}, nil},
 		// Hashing with the clients sharing waiting tasks with idle
 		// neighbours, as can+lbi's do: not a baseline, but it shows what
 		// sharing alone gives (run it with -variants).
@@ -148,13 +158,13 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	for _, name := range strings.Split(runVariants, ",") {
 		i := slices.IndexFunc(variants, func(v variant) bool { return v.name == name })
 		if i < 0 {
-			return fmt.Errorf("-variants: no variant %q (can+lbi, hash, can-lbi, hash+share)", name)
+			return fmt.Errorf("-variants: no variant %q (can+lbi, hash, can-lbi, can+lbi-nocaps, hash+share)", name)
 		}
 		chosen = append(chosen, variants[i])
 	}
 	variants = chosen
-	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages), until the web is served once or %v, PlanetLab latency\n", peers, hosts, maxPages, dur)
-	fmt.Printf("%-8s %9s %8s %9s %12s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
+	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages) at %d addresses, until the web is served once or %v, PlanetLab latency\n", peers, hosts, maxPages, (hosts+perAddr-1)/perAddr, dur)
+	fmt.Printf("%-14s %9s %8s %9s %12s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
 	results := map[string]swarm.Summary{}
 	var notes []string
 	for i, v := range variants {
@@ -164,7 +174,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 		}
 		cfg := swarm.Config{
 			Bin: bin, Dir: dir, Peers: peers, Hosts: hosts, Seed: 11, DeferSeeds: true,
-			Web: fixture.DemoOptions{MaxPages: maxPages}, ManagerArgs: v.manager, Client: v.client, ClientArgs: v.clientArgs, Logger: log,
+			Web: fixture.DemoOptions{MaxPages: maxPages}, PerAddr: perAddr, ManagerArgs: v.manager, Client: v.client, ClientArgs: v.clientArgs, Logger: log,
 		}
 		if keepDir != "" {
 			cfg.ManagerArgs = append(slices.Clip(cfg.ManagerArgs), "-v")
@@ -182,7 +192,12 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 				working++
 			}
 		}
-		fmt.Printf("%-8s %9d %8.1f %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.Seconds, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
+		fmt.Printf("%-14s %9d %8.1f %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.Seconds, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
+	}
+	if c, ok := results["can+lbi-nocaps"]; ok {
+		if a, ok := results["can+lbi"]; ok {
+			fmt.Printf("ratios can+lbi / can+lbi-nocaps: pages/s %.2f, mean RTT %.2f\n", ratio(a.PagesPerSecond, c.PagesPerSecond), ratio(a.MeanRTTms, c.MeanRTTms))
+		}
 	}
 	a, aok := results["can+lbi"]
 	h, hok := results["hash"]
@@ -316,6 +331,11 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 		}
 	}
 	note += tl.String()
+	byIP, err := s.Web.MaxInFlightByIP(ctx, s.HTTP())
+	if err != nil {
+		return sum, "", err
+	}
+	note += fmt.Sprintf("; at most %d requests at once on one address", slices.Max(append(slices.Collect(maps.Values(byIP)), 0)))
 	if err := s.Observe(ctx, &sum, time.Since(start)); err != nil {
 		return sum, "", err
 	}
