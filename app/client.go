@@ -245,6 +245,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Sign:          sign,
 		Limiter:       c.gov.Down(),
 		Admit:         c.gov.Parses(),
+		WrapDial:      c.gov.Conns().Dial,
 		TempDir:       filepath.Join(dirs.Data, "tmp"),
 		Logger:        opts.Logger.With("part", "crawler"),
 	})
@@ -368,6 +369,7 @@ func (c *Client) startNetwork(ctx context.Context, cfg config.Config, seeds []Se
 		return fmt.Errorf("unknown client mode %q", c.mode)
 	}
 	nopts.allowLoopback, nopts.allowTestNets = c.opts.AllowLoopback, c.opts.AllowTestNets
+	nopts.sockets = c.gov.Conns()
 	if c.mode == ModeNetwork {
 		// Checked at every start, not only by join: the file may have
 		// been written by hand or by an older join.
@@ -521,13 +523,17 @@ func (c *Client) follow(ctx context.Context) error {
 	}
 }
 
-// apply pushes cfg to the governor, the task manager and the queue. Changes
-// made through the local API call it at once, so the answer already shows
-// them; follow calls it for every change, which is harmless twice.
+// apply pushes cfg to the governor, the task manager, the queue and the
+// overlay's connection cap. Changes made through the local API call it at
+// once, so the answer already shows them; follow calls it for every
+// change, which is harmless twice.
 func (c *Client) apply(cfg config.Config) {
 	c.gov.Apply(cfg)
 	c.mgr.SetLimits(threadLimit(cfg), cfg.OverloadThreshold())
 	c.q.SetMaxLen(cfg.QueueLength)
+	if c.net != nil {
+		c.net.h.SetMaxConns(overlayConns(cfg))
+	}
 }
 
 // threadLimit is CL: the configured task threads, and no more than the

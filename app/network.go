@@ -84,6 +84,9 @@ type NetworkOptions struct {
 	allowLoopback bool
 	// allowTestNets likewise admits the documentation ranges.
 	allowTestNets bool
+	// sockets, set by the client, is the contributor's connection cap
+	// (governor.Conns), which the RTT prober's connections count against.
+	sockets rtt.Sockets
 	// refused, set by the client, is why the stored profile is under
 	// the politeness floor (internal/floor): the peer then dials none of
 	// its addresses and takes no part.
@@ -292,7 +295,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		return err
 	}
 	nw.node = n
-	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets})
+	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets, Sockets: opts.sockets})
 	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, func(r lease.Revocation) { nw.withdraw(r.Reason) }))
 	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {

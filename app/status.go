@@ -70,8 +70,8 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	for _, r := range aside {
 		st.Tasks.SetAside = append(st.Tasks.SetAside, localapi.SetAsideTask{ID: r.ID, Channel: r.Task.Channel, Reason: r.Reason, When: r.Finished})
 	}
-	// Each running task holds one crawl connection.
-	st.Connections = localapi.Connections{Open: len(ts.Running), Cap: g.ConnsCap}
+	// The crawl's open sockets, each holding a slot of the cap.
+	st.Connections = localapi.Connections{Open: g.Conns, Cap: g.ConnsCap}
 
 	tot, err := c.ledger.Totals(now)
 	if err != nil {

@@ -75,6 +75,7 @@ import (
 	"context"
 	"crypto/x509"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -108,6 +109,9 @@ type Gate interface {
 type Admitter interface {
 	Admit(ctx context.Context, n int64) (release func(), err error)
 }
+
+// DialFunc is the shape of net.Dialer.DialContext.
+type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // ParseCost estimates the memory parsing a body of n bytes takes: the body
 // decoded, the parse (bounded by extract.MaxTreeTokens, at most about 70 MB)
@@ -180,6 +184,13 @@ type Config struct {
 	RootCAs *x509.CertPool
 	Limiter Limiter
 	Gate    Gate
+	// WrapDial, when set, wraps the dial of every crawl connection: the
+	// contributor's connection cap (app/governor.Conns.Dial), under which
+	// a connection holds a slot from its dial until it closes. A run
+	// holds at most one connection at a time (it closes one scheme's
+	// before it opens the other's): with no more runs than slots, none
+	// waits on another.
+	WrapDial func(DialFunc) DialFunc
 	// Admit, when set, admits each page's parse against the client's
 	// memory budget (ParseCost of its body). nil = parses are not held.
 	Admit   Admitter

@@ -59,6 +59,9 @@ func newFetcher(cfg *Config) *fetcher {
 		DisableCompression:     true, // decoded by hand so the size cap counts decompressed bytes
 		MaxResponseHeaderBytes: 64 << 10,
 	}
+	if cfg.WrapDial != nil {
+		tr.DialContext = cfg.WrapDial(tr.DialContext)
+	}
 	if cfg.RootCAs != nil {
 		tr.TLSClientConfig = &tls.Config{RootCAs: cfg.RootCAs}
 	}

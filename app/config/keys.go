@@ -29,7 +29,7 @@ var keys = map[string]key{
 	"busy_threshold":  {"pause while other programs use more CPU than this (0 = never)", percentKey(func(c *Config) *Percent { return &c.BusyThreshold })},
 	"busy_hysteresis": {"resume only this many points below busy_threshold", percentKey(func(c *Config) *Percent { return &c.BusyHysteresis })},
 	"memory":          {"memory (RSS) cap with units (512MB; 32MiB to 1TiB, 0 = no cap)", bytesKey(func(c *Config) *Bytes { return &c.Memory })},
-	"connections":     {"open crawl connections at most (up to 10000; 0 = no cap)", intKey(func(c *Config) *int { return &c.Connections })},
+	"connections":     {"open crawl sockets at most (up to 10000; 0 = no cap; the overlay's own cap follows, at least 16)", intKey(func(c *Config) *int { return &c.Connections })},
 	"threads":         {"tasks crawled at once (CL; 1–64)", intKey(func(c *Config) *int { return &c.Threads })},
 	"queue_length":    {"tasks waiting at most (0–1000)", intKey(func(c *Config) *int { return &c.QueueLength })},
 	"overload":        {"overloading threshold OT (threads to 1064; 0 = threads + queue_length)", intKey(func(c *Config) *int { return &c.Overload })},

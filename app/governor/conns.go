@@ -7,8 +7,9 @@ import (
 	"sync"
 )
 
-// Conns caps the number of open crawl connections. A zero cap means no cap.
-// The overlay's resource manager reads the same setting. Safe for
+// Conns caps the number of open crawl connections (the crawler's, through
+// Dial, and the RTT prober's). A zero cap means no cap. The overlay's
+// resource manager derives its own cap from the same setting. Safe for
 // concurrent use; the cap can change live (lowering it never closes open
 // connections, it only holds back new ones).
 type Conns struct {
@@ -91,8 +92,9 @@ func (c *Conns) Cap() int {
 	return c.cap
 }
 
-// DialFunc is the shape of net.Dialer.DialContext.
-type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+// DialFunc is the shape of net.Dialer.DialContext (an alias, so the
+// crawler's and the RTT prober's dial wrappers take Dial as it is).
+type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // Dial wraps dial so every connection holds a slot from dialling until it
 // is closed.

@@ -36,8 +36,12 @@ type Host struct {
 	// Bandwidth counts the bytes sent and received by every connection, per
 	// peer and per protocol; the resource governor and the UI read it.
 	Bandwidth *metrics.BandwidthCounter
-	// Limits are the resource limits in force.
+	// Limits are the resource limits the host started with; SetMaxConns
+	// changes those in force (MaxConns).
 	Limits Limits
+	live   *liveLimiter
+	// maxConns is the cap in force (SetMaxConns).
+	maxConns atomic.Int64
 
 	dht       *dht.IpfsDHT
 	disc      *drouting.RoutingDiscovery
@@ -79,7 +83,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		return nil, fmt.Errorf("new host: %w", err)
 	}
 	limits := DeriveLimits(cfg.MaxConns)
-	rm, err := newResourceManager(limits)
+	rm, live, err := newResourceManager(limits)
 	if err != nil {
 		return nil, fmt.Errorf("new host: %w", err)
 	}
@@ -119,11 +123,13 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		Host:      lh,
 		Bandwidth: bw,
 		Limits:    limits,
+		live:      live,
 		bootstrap: bootstrap,
 		nat:       nat,
 		reachSub:  sub,
 		log:       cfg.logger().With("peer", lh.ID().String()),
 	}
+	h.maxConns.Store(int64(limits.MaxConns))
 	self.Store(h)
 	var bg context.Context
 	bg, h.stop = context.WithCancel(context.Background())
@@ -138,6 +144,20 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	h.log.Info("Host started", "addrs", fmt.Sprint(lh.Addrs()), "max_conns", limits.MaxConns, "public", cfg.Public)
 	return h, nil
 }
+
+// SetMaxConns puts the resource limits of connection cap n (DeriveLimits;
+// 0 = DefaultMaxConns) in force at once: the system and transient scopes'
+// connections, descriptors, streams and memory. Open connections over a
+// lowered cap stay; no new one opens until the count is under it. The
+// connection manager keeps trimming by the watermarks of the cap at start.
+func (h *Host) SetMaxConns(n int) {
+	l := DeriveLimits(n)
+	h.live.set(l)
+	h.maxConns.Store(int64(l.MaxConns))
+}
+
+// MaxConns returns the connection cap in force.
+func (h *Host) MaxConns() int { return int(h.maxConns.Load()) }
 
 // AddrInfo returns the peer's ID and listen addresses.
 func (h *Host) AddrInfo() peer.AddrInfo {

@@ -199,6 +199,48 @@ func TestConnectionCapEnforced(t *testing.T) {
 	}
 }
 
+// TestConnectionCapLive: a cap changed while the host runs is in force
+// for the next connection, lowered and raised again. Before, the cap was
+// read once at start, though every other limit applies within a second.
+func TestConnectionCapLive(t *testing.T) {
+	a := newTestHost(t, Config{Public: true, MaxConns: 16, ListenAddrs: loopback[:1]})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	connect := func(n int) (accepted int) {
+		t.Helper()
+		for range n {
+			b := newTestHost(t, Config{ListenAddrs: loopback[:1]})
+			if err := b.Connect(ctx, a.AddrInfo()); err == nil {
+				accepted++
+			}
+		}
+		return accepted
+	}
+	settle := func(most int) int {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) && len(a.Network().Conns()) > most {
+			time.Sleep(50 * time.Millisecond)
+		}
+		return len(a.Network().Conns())
+	}
+	if got := connect(2); got != 2 {
+		t.Fatalf("%d of 2 connections accepted under a cap of 16", got)
+	}
+	a.SetMaxConns(2)
+	if a.MaxConns() != 2 {
+		t.Fatalf("cap in force %d, want 2", a.MaxConns())
+	}
+	connect(3)
+	if n := settle(2); n > 2 {
+		t.Fatalf("%d connections open after the cap was lowered to 2", n)
+	}
+	a.SetMaxConns(16)
+	if got := connect(3); got != 3 {
+		t.Fatalf("%d of 3 connections accepted after the cap was raised to 16", got)
+	}
+}
+
 func TestProtectNeighbour(t *testing.T) {
 	h := newTestHost(t, Config{ListenAddrs: loopback[:1]})
 	other := newTestHost(t, Config{ListenAddrs: loopback[:1]})

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/network"
@@ -89,11 +90,53 @@ func (l Limits) concrete() rcmgr.ConcreteLimitConfig {
 	return partial.Build(defaults)
 }
 
-// newResourceManager builds the resource manager enforcing l.
-func newResourceManager(l Limits) (network.ResourceManager, error) {
-	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(l.concrete()))
+// newResourceManager builds the resource manager enforcing l, whose
+// system and transient limits follow liveLimiter.set.
+func newResourceManager(l Limits) (network.ResourceManager, *liveLimiter, error) {
+	ll := newLiveLimiter(l)
+	rm, err := rcmgr.NewResourceManager(ll)
 	if err != nil {
-		return nil, fmt.Errorf("resource manager: %w", err)
+		return nil, nil, fmt.Errorf("resource manager: %w", err)
 	}
-	return rm, nil
+	return rm, ll, nil
 }
+
+// liveLimiter gives the resource manager the limits of Limits and lets
+// the system and transient ones, those the connection cap sets, change
+// while it runs: the resource manager keeps the Limit a scope was built
+// with and reads it at every reservation, so a liveLimit read through is
+// in force at the next connection. The other scopes (peers, protocols,
+// services) keep the limits of the cap at start.
+type liveLimiter struct {
+	rcmgr.Limiter
+	system, transient liveLimit
+}
+
+func newLiveLimiter(l Limits) *liveLimiter {
+	ll := &liveLimiter{Limiter: rcmgr.NewFixedLimiter(l.concrete())}
+	ll.set(l)
+	return ll
+}
+
+// set puts the system and transient limits of l in force.
+func (ll *liveLimiter) set(l Limits) {
+	fixed := rcmgr.NewFixedLimiter(l.concrete())
+	ll.system.v.Store(&limitOf{fixed.GetSystemLimits()})
+	ll.transient.v.Store(&limitOf{fixed.GetTransientLimits()})
+}
+
+func (ll *liveLimiter) GetSystemLimits() rcmgr.Limit    { return &ll.system }
+func (ll *liveLimiter) GetTransientLimits() rcmgr.Limit { return &ll.transient }
+
+// limitOf boxes a Limit for an atomic pointer.
+type limitOf struct{ rcmgr.Limit }
+
+// liveLimit is a Limit read through to the one last stored.
+type liveLimit struct{ v atomic.Pointer[limitOf] }
+
+func (l *liveLimit) GetMemoryLimit() int64                  { return l.v.Load().GetMemoryLimit() }
+func (l *liveLimit) GetStreamLimit(d network.Direction) int { return l.v.Load().GetStreamLimit(d) }
+func (l *liveLimit) GetStreamTotalLimit() int               { return l.v.Load().GetStreamTotalLimit() }
+func (l *liveLimit) GetConnLimit(d network.Direction) int   { return l.v.Load().GetConnLimit(d) }
+func (l *liveLimit) GetConnTotalLimit() int                 { return l.v.Load().GetConnTotalLimit() }
+func (l *liveLimit) GetFDLimit() int                        { return l.v.Load().GetFDLimit() }

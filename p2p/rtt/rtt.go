@@ -36,6 +36,16 @@ type Config struct {
 	// Extra, when set, returns a delay added to every measurement of host
 	// (latency emulation, p2p/emulate). Test-only.
 	Extra func(host string) time.Duration `json:"-"`
+	// Sockets, when set, is the contributor's connection cap
+	// (app/governor.Conns): each sample's connection holds a slot while
+	// it is open, taken before its timing starts.
+	Sockets Sockets `json:"-"`
+}
+
+// Sockets is a cap on open connections.
+type Sockets interface {
+	Acquire(ctx context.Context) error
+	Release()
 }
 
 // Result is one measurement.
@@ -81,9 +91,21 @@ func (m *Measurer) Measure(ctx context.Context, hostPort string, samples int) (R
 		lastErr error
 	)
 	for range samples {
+		if s := m.cfg.Sockets; s != nil {
+			if err := s.Acquire(ctx); err != nil {
+				lastErr = err
+				break
+			}
+		}
 		start := time.Now()
 		c, err := m.dialer.DialContext(ctx, "tcp", hostPort)
 		d := time.Since(start)
+		if err == nil {
+			c.Close()
+		}
+		if m.cfg.Sockets != nil {
+			m.cfg.Sockets.Release()
+		}
 		if err != nil {
 			lastErr = err
 			if errors.Is(err, ErrForbiddenAddress) || ctx.Err() != nil {
@@ -91,7 +113,6 @@ func (m *Measurer) Measure(ctx context.Context, hostPort string, samples int) (R
 			}
 			continue
 		}
-		c.Close()
 		res.Samples = append(res.Samples, d)
 	}
 	if len(res.Samples) == 0 {

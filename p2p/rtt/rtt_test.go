@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -182,5 +183,62 @@ func TestAskOverTheOverlay(t *testing.T) {
 	_, err = Ask(ctx, b, a.ID(), open, 3)
 	if err == nil || !strings.Contains(err.Error(), "not public") {
 		t.Fatalf("Ask(loopback, no allow) = %v, want a refusal", err)
+	}
+}
+
+// countSlots is a Sockets of n slots that counts what it handed out.
+type countSlots struct {
+	free             chan struct{}
+	taken, given     atomic.Int32
+	heldAtOnce, most atomic.Int32
+}
+
+func newCountSlots(n int) *countSlots {
+	s := &countSlots{free: make(chan struct{}, n)}
+	for range n {
+		s.free <- struct{}{}
+	}
+	return s
+}
+
+func (s *countSlots) Acquire(ctx context.Context) error {
+	select {
+	case <-s.free:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.taken.Add(1)
+	if h := s.heldAtOnce.Add(1); h > s.most.Load() {
+		s.most.Store(h)
+	}
+	return nil
+}
+
+func (s *countSlots) Release() {
+	s.heldAtOnce.Add(-1)
+	s.given.Add(1)
+	s.free <- struct{}{}
+}
+
+// TestMeasureUnderConnectionCap: each sample's connection holds a slot of
+// the contributor's cap while it is open, and gives it back; with every
+// slot taken by crawls, the measurement waits for one and fails at its
+// timeout rather than open a connection over the cap.
+func TestMeasureUnderConnectionCap(t *testing.T) {
+	open, _ := listen(t)
+	s := newCountSlots(1)
+	res, err := New(Config{AllowLoopback: true, Sockets: s}).Measure(context.Background(), open, 4)
+	if err != nil || len(res.Samples) != 4 {
+		t.Fatalf("Measure = %d samples, %v; want 4", len(res.Samples), err)
+	}
+	if s.taken.Load() != 4 || s.given.Load() != 4 || s.most.Load() != 1 {
+		t.Fatalf("slots taken %d, given back %d, most held at once %d; want 4, 4, 1", s.taken.Load(), s.given.Load(), s.most.Load())
+	}
+	if err := s.Acquire(context.Background()); err != nil { // a crawl holds the only slot
+		t.Fatal(err)
+	}
+	_, err = New(Config{AllowLoopback: true, Sockets: s, Timeout: 100 * time.Millisecond}).Measure(context.Background(), open, 2)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Measure with every slot taken = %v, want the timeout", err)
 	}
 }
