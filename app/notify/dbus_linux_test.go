@@ -1,12 +1,9 @@
 package notify
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,44 +12,9 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/hivecrawl/hivecrawl/internal/dbustest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
-
-// sessionBus starts a private dbus-daemon and returns its address. Outside
-// CI a missing dbus-daemon skips the test; in CI it fails it, since
-// scripts/test.sh installs it.
-func sessionBus(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("dbus-daemon is not installed (scripts/test.sh installs Debian's dbus package)")
-		}
-		t.Skip("dbus-daemon is not installed: apt-get install dbus")
-	}
-	// Not t.TempDir: a test's name may hold commas, which end a value in
-	// a D-Bus address.
-	dir, err := os.MkdirTemp("", "hivecrawl-bus")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "bus")
-	cmd := exec.Command(bin, "--session", "--nofork", "--nopidfile", "--address=unix:path="+sock, "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("read dbus-daemon's address: %v", err)
-	}
-	return strings.TrimSpace(addr)
-}
 
 // received is one Notify call the test's notification server got.
 type received struct {
@@ -121,7 +83,7 @@ func (s *scripted) Snooze(context.Context, string) (time.Time, error) {
 }
 
 func TestDesktopNotificationsOverDBus(t *testing.T) {
-	addr := sessionBus(t)
+	addr := dbustest.Bus(t)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
 	conn, err := dbus.Connect(addr)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/hivecrawl/hivecrawl/internal/dbustest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -145,7 +145,7 @@ func TestDefaultCommand(t *testing.T) {
 	})
 
 	t.Run("desktop: tray, start at login, quit", func(t *testing.T) {
-		addr := sessionBus(t)
+		addr := dbustest.Bus(t)
 		conn, err := dbus.Connect(addr)
 		if err != nil {
 			t.Fatal(err)
@@ -239,40 +239,6 @@ func TestDefaultCommand(t *testing.T) {
 			t.Errorf("no graceful stop logged:\n%s", out.String())
 		}
 	})
-}
-
-// sessionBus starts a private dbus-daemon and returns its address.
-func sessionBus(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("dbus-daemon is not installed (scripts/test.sh installs Debian's dbus package)")
-		}
-		t.Skip("dbus-daemon is not installed: apt-get install dbus")
-	}
-	// Not t.TempDir: a test's name may hold commas, which end a value in
-	// a D-Bus address.
-	dir, err := os.MkdirTemp("", "hivecrawl-bus")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	sock := filepath.Join(dir, "bus")
-	cmd := exec.Command(bin, "--session", "--nofork", "--nopidfile", "--address=unix:path="+sock, "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("read dbus-daemon's address: %v", err)
-	}
-	return strings.TrimSpace(addr)
 }
 
 type watcher struct{ items chan string }
