@@ -100,6 +100,11 @@ type Options struct {
 	Manager manager.Options
 	// Sampler reads CPU and memory for the governor; default gopsutil.
 	Sampler governor.Sampler
+	// Power tells the governor whether the computer runs on battery
+	// (governor.SystemPower); nil: never read. The commands set it, tests
+	// leave it unset unless they test it, so that a laptop running the
+	// tests on battery does not pause their clients.
+	Power governor.Power
 	// Version is reported in the status and names the crawler in its
 	// default User-Agent (crawler.UserAgent).
 	Version string
@@ -205,7 +210,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		}
 	}
 	c.gov, err = governor.New(ctx, cfg, governor.Options{
-		Sampler: opts.Sampler, Now: opts.Now, UsageFile: dirs.UsageFile(),
+		Sampler: opts.Sampler, Power: opts.Power, Now: opts.Now, UsageFile: dirs.UsageFile(),
 		Logger: opts.Logger.With("part", "governor"),
 	})
 	if err != nil {

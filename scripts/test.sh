@@ -31,6 +31,9 @@ need_go
 # (the session daemon alone, not the system bus).
 need_pkg chromium chromium
 need_pkg dbus-daemon dbus-daemon dbus-session-bus-common
+# The battery pause is tested against python3-dbusmock's UPower on a
+# private bus (internal/dbustest).
+need_pkg '/usr/lib/python3/dist-packages/dbusmock/__init__.py' python3-dbusmock
 # The installer tests build with NSIS, inspect with file and check the
 # .deb with lintian; hivecrawl(1) is checked as lintian does, with man.
 need_pkg makensis nsis

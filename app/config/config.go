@@ -64,6 +64,9 @@ type Config struct {
 	SnoozeUntil time.Time `json:"snooze_until,omitzero"`
 	// Paused is the contributor's explicit pause; it survives restarts.
 	Paused bool `json:"paused"`
+	// PauseOnBattery pauses crawling while the computer runs on battery
+	// (UPower on Linux). Default true.
+	PauseOnBattery bool `json:"pause_on_battery"`
 	// Held, when set, pauses crawling for the reason it gives. It is never
 	// saved: Open sets it when the file is damaged and no good copy of the
 	// contributor's limits is left to run under.
@@ -114,6 +117,7 @@ func Default() Config {
 		QueueLength:    DefaultQueueLength,
 		QuotaResetDay:  DefaultQuotaResetDay,
 		APIPort:        DefaultAPIPort,
+		PauseOnBattery: true,
 		Notifications: Notifications{
 			FirstContribution: true,
 			Milestones:        true,

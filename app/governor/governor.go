@@ -52,6 +52,9 @@ const ReleaseAfter = 30 * time.Second
 type Options struct {
 	// Sampler reads CPU and memory; default a SystemSampler (gopsutil).
 	Sampler Sampler
+	// Power tells whether the computer runs on battery (SystemPower);
+	// nil: never read, crawling as on mains power.
+	Power Power
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Interval between samples; default 1s. It is also the duty cycle's
@@ -111,7 +114,11 @@ type Governor struct {
 	// pageOutEvery, which doubles up to maxPageOutEvery.
 	nextPageOut  time.Time
 	pageOutEvery time.Duration
-	wake         chan struct{} // closed and replaced when reasons may have cleared
+	// nextPower is when Tick next reads Options.Power; powerFailed is
+	// set while its readings fail (Tick's goroutine only).
+	nextPower   time.Time
+	powerFailed bool
+	wake        chan struct{} // closed and replaced when reasons may have cleared
 	// slow is set while Serve samples every idleSampling Intervals;
 	// active tells it that a crawl asked to go meanwhile.
 	slow   bool
@@ -242,6 +249,7 @@ func (g *Governor) decideLocked(now time.Time) {
 func (g *Governor) Tick(ctx context.Context) error {
 	r, err := g.opts.Sampler.Sample(ctx)
 	now := g.opts.Now()
+	g.readPower(ctx, now)
 	g.mu.Lock()
 	wasMem := g.pol.memPaused
 	if err == nil {

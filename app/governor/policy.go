@@ -30,6 +30,7 @@ type policy struct {
 	busyCount  int     // consecutive readings above the threshold (or calm ones while busy)
 	lastOther  float64 // other programs' CPU at the last reading
 	memPaused  bool
+	onBattery  bool    // the computer runs on battery, as last read (Options.Power)
 	throttle   float64 // share of each second task threads are held back
 	lastOwnCPU float64
 	lastRSS    int64
@@ -185,10 +186,11 @@ const (
 	PauseBusy         = "busy"
 	PauseMemory       = "memory"
 	PauseChallenged   = "challenged"
+	PauseBattery      = "battery"
 )
 
 // PauseKinds are every Pause kind, in the order reasons are given.
-var PauseKinds = []string{PauseHeld, PausePaused, PauseSnoozed, PauseSchedule, PauseDailyQuota, PauseMonthlyQuota, PauseBusy, PauseMemory, PauseChallenged}
+var PauseKinds = []string{PauseHeld, PausePaused, PauseSnoozed, PauseSchedule, PauseBattery, PauseDailyQuota, PauseMonthlyQuota, PauseBusy, PauseMemory, PauseChallenged}
 
 // reasons lists why crawling is paused under cfg at now, in the order a
 // contributor most needs to know, each with its kind; empty means it may
@@ -208,6 +210,9 @@ func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) (texts, kind
 	}
 	if _, ok := cfg.Schedule.Active(now); !ok {
 		add(PauseSchedule, "Paused: outside the crawl schedule until "+formatUntil(now, cfg.Schedule.NextStart(now)))
+	}
+	if cfg.PauseOnBattery && p.onBattery {
+		add(PauseBattery, "Paused: the computer runs on battery; crawling resumes on mains power")
 	}
 	if cfg.DailyQuota > 0 && u.DayBytes >= int64(cfg.DailyQuota) {
 		add(PauseDailyQuota, fmt.Sprintf("Paused: daily transfer quota of %v reached", cfg.DailyQuota))

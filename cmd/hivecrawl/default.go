@@ -16,6 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/autostart"
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/notify"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/app/tray"
@@ -48,7 +49,7 @@ func runDefault(ctx context.Context, args []string) int {
 		return runClient(ctx, []string{"--headless"})
 	}
 	return runDesktop(ctx, app.Options{
-		Version: version, Grace: 5 * time.Second, LowPriority: true,
+		Version: version, Grace: 5 * time.Second, LowPriority: true, Power: governor.SystemPower(),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	})
 }

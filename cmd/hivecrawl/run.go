@@ -13,6 +13,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/cheat"
+	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/app/tray"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
@@ -110,6 +111,7 @@ func runClient(ctx context.Context, args []string) int {
 		Version:       version,
 		Logger:        log,
 		Ready:         announce,
+		Power:         governor.SystemPower(),
 	}
 	if !o.headless {
 		if tray.HasDesktop() {

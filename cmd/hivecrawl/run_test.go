@@ -125,12 +125,19 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	// The clients these tests start read UPower on the system bus: not the
+	// machine's, so a laptop on battery does not pause them (the battery
+	// pause has its own test, in app/governor).
+	os.Setenv("DBUS_SYSTEM_BUS_ADDRESS", noSystemBus)
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
 }
+
+// noSystemBus is a system bus address where no bus listens.
+const noSystemBus = "unix:path=/nonexistent/hivecrawl-test-no-system-bus"
 
 // TestCrashSafety kills the client with SIGKILL at random moments while it
 // crawls 100 tasks, restarts it, 20 times, then lets it finish, and checks

@@ -1,0 +1,100 @@
+package governor
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/internal/dbustest"
+)
+
+// TestPauseOnBattery: UPower (python3-dbusmock's template on a private
+// system bus) says the computer runs on battery, and the next reading,
+// at most powerEvery later, pauses crawling with the reason; back on
+// mains it resumes; with pause_on_battery off it crawls on battery.
+func TestPauseOnBattery(t *testing.T) {
+	bus := dbustest.Bus(t)
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", bus)
+	dbustest.Mock(t, bus, "upower", `{"OnBattery": false}`, true)
+	conn, err := dbus.Connect(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	setBattery := func(on bool) {
+		t.Helper()
+		err := conn.Object("org.freedesktop.UPower", "/org/freedesktop/UPower").
+			Call("org.freedesktop.DBus.Properties.Set", 0, "org.freedesktop.UPower", "OnBattery", dbus.MakeVariant(on)).Err
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	power := SystemPower().(*UPower)
+	defer power.Close()
+	c := &clock{t: monday}
+	g, err := New(context.Background(), config.Default(), Options{
+		Sampler: &script{readings: []Reading{{TotalCPU: 5, ProcessCPU: 1, RSS: 50 << 20}}}, Now: c.Now, Power: power,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paused := func() bool { return slices.Contains(g.Status().Pauses, PauseBattery) }
+	tick := func(d time.Duration) {
+		t.Helper()
+		c.Add(d)
+		if err := g.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick(time.Second)
+	if paused() {
+		t.Fatal("paused for the battery on mains power")
+	}
+	setBattery(true)
+	tick(powerEvery)
+	st := g.Status()
+	if !paused() || st.State != Paused || !slices.Contains(st.Reasons, "Paused: the computer runs on battery; crawling resumes on mains power") {
+		t.Fatalf("on battery: state %s, reasons %q; want paused for the battery", st.State, st.Reasons)
+	}
+	setBattery(false)
+	tick(powerEvery)
+	if paused() {
+		t.Fatalf("back on mains, still paused: %q", g.Status().Reasons)
+	}
+	setBattery(true)
+	cfg := config.Default()
+	cfg.PauseOnBattery = false
+	g.Apply(cfg)
+	tick(powerEvery)
+	if paused() {
+		t.Fatal("paused for the battery with pause_on_battery off")
+	}
+}
+
+// TestPowerWithoutUPower: with no system bus to ask, the reading fails and
+// crawling goes on as on mains power.
+func TestPowerWithoutUPower(t *testing.T) {
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/hivecrawl-no-bus")
+	power := SystemPower().(*UPower)
+	if _, err := power.OnBattery(context.Background()); err == nil {
+		t.Fatal("read OnBattery with no bus")
+	}
+	c := &clock{t: monday}
+	g, err := New(context.Background(), config.Default(), Options{
+		Sampler: &script{readings: []Reading{{TotalCPU: 5, ProcessCPU: 1}}}, Now: c.Now, Power: power,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Add(time.Second)
+	if err := g.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := g.Status(); st.State != Running {
+		t.Fatalf("state %s (%q) without UPower, want running", st.State, st.Reasons)
+	}
+}
