@@ -85,7 +85,18 @@ bench_schedule() {
 	go test -run '^$' -bench BenchmarkScheduleRound -benchtime 1x -timeout 60m ./manager/
 }
 
-SECTIONS=(crawl swarm tasksize recrawl assign text textsize schedule)
+# caps: what the manager's limits per address and per domain cost (issue
+# 43): the swarm's can+lbi with and without them, on a shared-hosting web
+# of three hosts at each address, then on the usual web of one host an
+# address. BENCH_CAPS_FLAGS passes extra flags to both.
+bench_caps() {
+	echo "== caps: can+lbi with and without the limits per address and domain (internal/swarm/swarmbench)"
+	for per in 3 1; do
+		CGO_ENABLED=0 go run ./internal/swarm/swarmbench -variants can+lbi,can+lbi-nocaps -per-address "$per" ${BENCH_CAPS_FLAGS:-}
+	done
+}
+
+SECTIONS=(crawl swarm tasksize recrawl assign text textsize schedule caps)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")
