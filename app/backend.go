@@ -50,8 +50,47 @@ func (c *Client) Pause(ctx context.Context) error {
 	return c.changed(c.cfg.Update(func(cfg *config.Config) error { cfg.Paused = true; return nil }))
 }
 
-// Resume ends a pause and a snooze.
+// Finish lets the running crawls end, starting no new one, and then
+// pauses as Pause does ("finish, then pause"): for a laptop's evening, a
+// crawl is not cut at its middle. Resume calls it off. Already paused, it
+// does nothing; called twice, it finishes once.
+func (c *Client) Finish(ctx context.Context) error {
+	if c.cfg.Get().Paused || !c.finishing.CompareAndSwap(false, true) {
+		return nil
+	}
+	c.mgr.HoldStarts(true)
+	c.log.Info("Finishing the running crawls, then pausing", "running", c.mgr.Running())
+	go c.finishThenPause()
+	return nil
+}
+
+// finishEvery is how often a finishing client looks whether its crawls
+// ended.
+const finishEvery = 250 * time.Millisecond
+
+// finishThenPause waits until no task runs, then pauses; it stops when
+// Resume called the finish off or the client closed.
+func (c *Client) finishThenPause() {
+	for c.finishing.Load() && !c.closed.Load() {
+		if c.mgr.Running() == 0 {
+			// The pause holds starts from here (apply), before the finish
+			// lets go of them.
+			err := c.changed(c.cfg.Update(func(cfg *config.Config) error { cfg.Paused = true; return nil }))
+			c.finishing.Store(false)
+			if err != nil {
+				c.log.Warn("The running crawls ended; pausing failed", "err", err)
+				return
+			}
+			c.log.Info("The running crawls ended; paused")
+			return
+		}
+		time.Sleep(finishEvery)
+	}
+}
+
+// Resume ends a pause and a snooze, and calls off a finish.
 func (c *Client) Resume(ctx context.Context) error {
+	c.finishing.Store(false) // apply lets tasks start again
 	return c.changed(c.cfg.Update(func(cfg *config.Config) error {
 		cfg.Paused, cfg.SnoozeUntil = false, time.Time{}
 		return nil

@@ -143,6 +143,11 @@ type Client struct {
 	started     time.Time
 	events      *eventlog.Log
 
+	// finishing is set from Finish until the running tasks ended and the
+	// client paused, or Resume called the finish off; closed is set by
+	// Close, so that Finish's watch ends with the client.
+	finishing, closed atomic.Bool
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -536,6 +541,9 @@ func (c *Client) apply(cfg config.Config) {
 	c.gov.Apply(cfg)
 	c.mgr.SetLimits(threadLimit(cfg), cfg.OverloadThreshold())
 	c.q.SetMaxLen(cfg.QueueLength)
+	// Under the contributor's own pause no task starts, to wait at its
+	// first request holding its host's lease; a finish holds starts too.
+	c.mgr.HoldStarts(cfg.Paused || c.finishing.Load())
 	if c.net != nil {
 		c.net.h.SetMaxConns(overlayConns(cfg))
 	}
@@ -553,6 +561,7 @@ func threadLimit(cfg config.Config) int {
 // Close closes the files. Serve calls it; it is safe to call again.
 func (c *Client) Close() error {
 	c.closeOnce.Do(func() {
+		c.closed.Store(true)
 		var errs []error
 		if c.net != nil {
 			errs = append(errs, c.net.close())

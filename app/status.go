@@ -70,6 +70,11 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 	for _, r := range aside {
 		st.Tasks.SetAside = append(st.Tasks.SetAside, localapi.SetAsideTask{ID: r.ID, Channel: r.Task.Channel, Reason: r.Reason, When: r.Finished})
 	}
+	if c.finishing.Load() {
+		// Crawling still, and the first thing to know about it.
+		st.Finishing = true
+		st.Reasons = append([]string{fmt.Sprintf("Finishing: no new task starts; Hivecrawl pauses once the %d running end", len(ts.Running))}, st.Reasons...)
+	}
 	// The crawl's open sockets, each holding a slot of the cap.
 	st.Connections = localapi.Connections{Open: g.Conns, Cap: g.ConnsCap}
 

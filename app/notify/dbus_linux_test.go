@@ -77,6 +77,7 @@ func (s *scripted) Config(context.Context) (json.RawMessage, error) {
 }
 func (s *scripted) SetConfig(context.Context, []localapi.Change) error { return errors.New("no") }
 func (s *scripted) Pause(context.Context) error                        { return errors.New("no") }
+func (s *scripted) Finish(context.Context) error                       { return errors.New("no") }
 func (s *scripted) Resume(context.Context) error                       { return errors.New("no") }
 func (s *scripted) Snooze(context.Context, string) (time.Time, error) {
 	return time.Time{}, errors.New("no")

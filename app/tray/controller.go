@@ -10,10 +10,11 @@ import (
 )
 
 // API is what the tray needs from the client's local API; *localapi.Client
-// has these methods. (Four, not three: they are one resource's verbs.)
+// has these methods. (Five, not three: they are one resource's verbs.)
 type API interface {
 	Status(ctx context.Context) (localapi.Status, error)
 	Pause(ctx context.Context) (localapi.Status, error)
+	Finish(ctx context.Context) (localapi.Status, error)
 	Resume(ctx context.Context) (localapi.Status, error)
 	Snooze(ctx context.Context, d string) (time.Time, error)
 }
@@ -30,6 +31,7 @@ const (
 	ItemDashboard               // Open dashboard
 	ItemSettings                // Settings
 	ItemQuit                    // Quit (graceful)
+	ItemFinish                  // Finish, then pause
 )
 
 // Labels of the fixed menu entries.
@@ -37,6 +39,7 @@ const (
 	LabelPause     = "Pause"
 	LabelResume    = "Resume"
 	LabelSnooze    = "Snooze for 1 hour"
+	LabelFinish    = "Finish, then pause"
 	LabelDashboard = "Open dashboard"
 	LabelSettings  = "Settings…"
 	LabelQuit      = "Quit Hivecrawl"
@@ -110,6 +113,8 @@ func (c *Controller) Click(ctx context.Context, item Item) (View, error) {
 		}
 	case ItemSnooze:
 		_, err = c.opts.API.Snooze(ctx, "1h")
+	case ItemFinish:
+		_, err = c.opts.API.Finish(ctx)
 	case ItemDashboard:
 		err = c.open(ctx, "")
 	case ItemSettings:

@@ -13,9 +13,10 @@ import (
 
 // backend is an in-memory client behind a real local API server.
 type backend struct {
-	mu      sync.Mutex
-	paused  bool
-	snoozed time.Time
+	mu        sync.Mutex
+	paused    bool
+	snoozed   time.Time
+	finishing bool
 }
 
 func (b *backend) Status(context.Context) (localapi.Status, error) {
@@ -24,6 +25,9 @@ func (b *backend) Status(context.Context) (localapi.Status, error) {
 	st := localapi.Status{State: "running"}
 	if b.paused {
 		st.State, st.Reasons = "paused", append(st.Reasons, "Paused by you")
+	}
+	if b.finishing {
+		st.Finishing = true
 	}
 	if !b.snoozed.IsZero() {
 		st.State, st.Reasons = "paused", append(st.Reasons, "Snoozed until "+b.snoozed.Format("15:04"))
@@ -38,6 +42,12 @@ func (b *backend) Pause(context.Context) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.paused = true
+	return nil
+}
+func (b *backend) Finish(context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.finishing = true
 	return nil
 }
 func (b *backend) Resume(context.Context) error {
@@ -98,6 +108,7 @@ func TestControllerClicks(t *testing.T) {
 		{"resume after snooze", ItemPauseResume, false, "Idle: waiting for tasks"},
 		{"dashboard", ItemDashboard, false, "Idle: waiting for tasks"},
 		{"settings", ItemSettings, false, "Idle: waiting for tasks"},
+		{"finish", ItemFinish, false, "Finishing 0 sites, then pausing"},
 	}
 	for _, s := range steps {
 		v, err := c.Click(ctx, s.item)

@@ -150,7 +150,7 @@ func TestTrayOverDBus(t *testing.T) {
 
 	sni := conn.Object(name, "/StatusNotifierItem")
 	menu := conn.Object(name, "/StatusNotifierItem/menu")
-	want := []string{"Idle: waiting for tasks", "Today: 0 pages · 0.0 credits in all", tray.LabelPause, tray.LabelSnooze, tray.LabelDashboard, tray.LabelSettings, tray.LabelQuit}
+	want := []string{"Idle: waiting for tasks", "Today: 0 pages · 0.0 credits in all", tray.LabelPause, tray.LabelFinish, tray.LabelSnooze, tray.LabelDashboard, tray.LabelSettings, tray.LabelQuit}
 	var labels map[string]int32
 	waitUntil(t, "the menu's entries", func() bool {
 		labels = menuLabels(t, menu)

@@ -55,9 +55,9 @@ type menu struct {
 	c   *Controller
 	log *slog.Logger
 
-	status, today, pause, snooze, dashboard, settings, quit *systray.MenuItem
-	last                                                    View // the view shown
-	shows                                                   int  // views shown so far
+	status, today, pause, finish, snooze, dashboard, settings, quit *systray.MenuItem
+	last                                                            View // the view shown
+	shows                                                           int  // views shown so far
 }
 
 func (m *menu) build(v View) {
@@ -67,6 +67,7 @@ func (m *menu) build(v View) {
 	m.today.Disable()
 	systray.AddSeparator()
 	m.pause = systray.AddMenuItem(LabelPause, "Stop crawling until you resume")
+	m.finish = systray.AddMenuItem(LabelFinish, "Let the running crawls end, start no new one, then pause")
 	m.snooze = systray.AddMenuItem(LabelSnooze, "Pause crawling for an hour")
 	systray.AddSeparator()
 	m.dashboard = systray.AddMenuItem(LabelDashboard, "Open the dashboard in your browser")
@@ -94,6 +95,13 @@ func (m *menu) show(v View) {
 	}
 	if v.Today != m.last.Today || m.shows == 1 {
 		m.today.SetTitle(v.Today)
+	}
+	if off := v.Held || v.Finishing; off != (m.last.Held || m.last.Finishing) || m.shows == 1 {
+		if off {
+			m.finish.Disable()
+		} else {
+			m.finish.Enable()
+		}
 	}
 	if v.Held != m.last.Held || m.shows == 1 {
 		if v.Held {
@@ -149,6 +157,7 @@ func (m *menu) serve(ctx context.Context, quit func()) {
 	}
 	clicks := make(chan Item, 8)
 	go forward(ctx, m.pause, ItemPauseResume, clicks)
+	go forward(ctx, m.finish, ItemFinish, clicks)
 	go forward(ctx, m.snooze, ItemSnooze, clicks)
 	go forward(ctx, m.dashboard, ItemDashboard, clicks)
 	go forward(ctx, m.settings, ItemSettings, clicks)

@@ -24,6 +24,9 @@ type View struct {
 	// Held is true while the contributor's pause or snooze holds, so the
 	// menu offers Resume instead of Pause.
 	Held bool
+	// Finishing is true from a Finish until the client paused: the menu's
+	// Finish entry is off meanwhile.
+	Finishing bool
 }
 
 // Reasons that the contributor set and can lift with Resume (see the
@@ -69,6 +72,9 @@ func ViewOf(st localapi.Status, err error) View {
 		}
 	default:
 		switch {
+		case st.Finishing:
+			v.Icon, v.Title, v.Finishing = assets.IconCrawling, "Finishing "+sites(running)+", then pausing", true
+			rest = rest[min(1, len(rest)):] // the title says it
 		case running > 0:
 			v.Icon, v.Title = assets.IconCrawling, crawling(running, st.Download)
 		case st.Overlay != nil && st.Overlay.ManagerSilent:
@@ -88,12 +94,17 @@ func ViewOf(st localapi.Status, err error) View {
 	return v
 }
 
+// sites says "1 site" or "2 sites".
+func sites(n int) string {
+	if n == 1 {
+		return "1 site"
+	}
+	return strconv.Itoa(n) + " sites"
+}
+
 // crawling says "Crawling 2 sites · 180 KB/s of 256 KB/s".
 func crawling(n int, down localapi.Rate) string {
-	s := "Crawling 1 site"
-	if n != 1 {
-		s = "Crawling " + strconv.Itoa(n) + " sites"
-	}
+	s := "Crawling " + sites(n)
 	s += " · " + config.Bytes(down.Current).String() + "/s"
 	if down.Cap > 0 {
 		s += " of " + config.Bytes(down.Cap).String() + "/s"

@@ -41,6 +41,9 @@ func TestViewOf(t *testing.T) {
 		{"crawling, manager silent", localapi.Status{State: "running", Tasks: localapi.Tasks{Running: two[:1]}, Overlay: &localapi.Overlay{ManagerSilent: true},
 			Reasons: []string{"The manager does not answer (since 14:02): new tasks wait and results are kept until it does"}},
 			nil, assets.IconCrawling, "Crawling 1 site · 0 B/s", false, "since 14:02"},
+		{"finishing", localapi.Status{State: "running", Finishing: true, Tasks: localapi.Tasks{Running: two},
+			Reasons: []string{"Finishing: no new task starts; Hivecrawl pauses once the 2 running end", "The manager does not answer (since 14:02)"}},
+			nil, assets.IconCrawling, "Finishing 2 sites, then pausing", false, "since 14:02"},
 		{"broken settings file", localapi.Status{State: "running", ConfigProblem: "line 3: bad"}, nil, assets.IconError, "Idle: waiting for tasks", false, "line 3: bad"},
 	}
 	for _, c := range cases {

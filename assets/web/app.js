@@ -111,6 +111,7 @@
   function stateWords(st) {
     const running = (st.tasks && st.tasks.running) ? st.tasks.running.length : 0;
     if (st.state === 'paused') return ['Paused', 'paused'];
+    if (st.finishing) return ['Finishing ' + running + (running === 1 ? ' site' : ' sites') + ', then pausing', 'running'];
     if (st.state === 'throttled') return [running ? 'Crawling ' + running + (running === 1 ? ' site' : ' sites') + ', held back by a limit' : 'Throttled', 'throttled'];
     if (running) return ['Crawling ' + running + (running === 1 ? ' site' : ' sites') + ' · ' + fmtRate(st.download.current), 'running'];
     return ['Idle: waiting for tasks', 'idle'];
@@ -121,7 +122,9 @@
   function renderButtons(st) {
     const held = S.config ? (S.config.paused || (S.config.snooze_until && Date.parse(S.config.snooze_until) > Date.now())) : st.state === 'paused';
     $('btn-pause').hidden = !!held;
-    $('btn-resume').hidden = !held;
+    // Resume also calls a finish off.
+    $('btn-resume').hidden = !held && !st.finishing;
+    $('btn-finish').hidden = !!held || !!st.finishing;
     // Paused for a reason of its own (load, schedule, quota): the button
     // keeps it paused after the reason ends.
     const auto = !held && st.state === 'paused';
@@ -560,6 +563,7 @@
     await signIn();
     fields().forEach(input => input.addEventListener('change', () => saveField(input)));
     $('btn-pause').addEventListener('click', () => act('/api/pause', st => { renderStatus(st); say($('action-msg'), 'Paused', true); }));
+    $('btn-finish').addEventListener('click', () => act('/api/finish', st => { renderStatus(st); say($('action-msg'), st.finishing ? 'Finishing, then pausing' : 'Paused', true); }));
     $('btn-resume').addEventListener('click', () => act('/api/resume', st => { renderStatus(st); say($('action-msg'), 'Resumed', true); }));
     $('btn-snooze').addEventListener('click', () => act('/api/snooze?d=1h', res => {
       say($('action-msg'), 'Snoozed until ' + new Date(res.until).toLocaleTimeString([], { timeStyle: 'short' }), true);

@@ -21,7 +21,9 @@ func init() {
 		flags: flagsOf(statusFlags), run: stdio(statusMain)})
 	register(command{name: "pause", summary: "pause crawling until 'hivecrawl resume'",
 		flags: controlFlagsOf("pause"), run: stdio(pauseMain)})
-	register(command{name: "resume", summary: "resume crawling (ends a pause or snooze)",
+	register(command{name: "finish", summary: "let the running crawls end, start no new one, then pause",
+		flags: controlFlagsOf("finish"), run: stdio(finishMain)})
+	register(command{name: "resume", summary: "resume crawling (ends a pause, snooze or finish)",
 		flags: controlFlagsOf("resume"), run: stdio(resumeMain)})
 	register(command{name: "snooze", summary: "pause for a while: snooze [1h|30m|tomorrow]",
 		args: "[flags] [1h|30m|tomorrow]", words: []string{"1h", "30m", "tomorrow"}, flags: controlFlagsOf("snooze"), run: stdio(snoozeMain)})
@@ -136,6 +138,10 @@ func statusMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 func pauseMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return stateChange(ctx, "pause", args, stdout, stderr, (*localapi.Client).Pause)
+}
+
+func finishMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return stateChange(ctx, "finish", args, stdout, stderr, (*localapi.Client).Finish)
 }
 
 func resumeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -57,6 +57,9 @@ func (b *controlBackend) Pause(context.Context) error {
 	return b.store.Update(func(c *config.Config) error { c.Paused = true; return nil })
 }
 
+// Finish pauses at once: this backend runs no task.
+func (b *controlBackend) Finish(ctx context.Context) error { return b.Pause(ctx) }
+
 func (b *controlBackend) Resume(context.Context) error {
 	return b.store.Update(func(c *config.Config) error {
 		c.Paused, c.SnoozeUntil = false, time.Time{}
@@ -120,7 +123,7 @@ func ctlRun(f func(context.Context, []string, *bytes.Buffer, *bytes.Buffer) int,
 
 func ctlCmd(name string) func(context.Context, []string, *bytes.Buffer, *bytes.Buffer) int {
 	m := map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) int{
-		"status": statusMain, "pause": pauseMain, "resume": resumeMain, "snooze": snoozeMain, "set": setMain,
+		"status": statusMain, "pause": pauseMain, "resume": resumeMain, "snooze": snoozeMain, "set": setMain, "finish": finishMain,
 	}
 	f := m[name]
 	return func(ctx context.Context, args []string, out, errb *bytes.Buffer) int { return f(ctx, args, out, errb) }
@@ -172,6 +175,8 @@ func TestControlCommands(t *testing.T) {
 		}},
 		{"snooze bad", "snooze", []string{"forever"}, 1, "", "snooze", nil},
 		{"resume ends snooze", "resume", nil, 0, "Hivecrawl is running", "", nil},
+		{"finish with nothing running pauses", "finish", nil, 0, "Hivecrawl is paused by you\n", "", nil},
+		{"resume after finish", "resume", nil, 0, "Hivecrawl is running", "", nil},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -208,7 +213,7 @@ func TestSelfCommand(t *testing.T) {
 
 func TestControlNotRunning(t *testing.T) {
 	home := t.TempDir()
-	for _, name := range []string{"status", "pause", "resume", "snooze"} {
+	for _, name := range []string{"status", "pause", "resume", "snooze", "finish"} {
 		code, _, errOut := ctlRun(ctlCmd(name), "--home", home)
 		if code != 1 || !strings.HasPrefix(errOut, "hivecrawl is not running: start it with '") || !strings.Contains(errOut, " run --headless' without a desktop") {
 			t.Errorf("%s: code %d, stderr %q", name, code, errOut)

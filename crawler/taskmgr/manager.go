@@ -96,6 +96,8 @@ type Manager struct {
 	// refused by a full queue and tasks cancelled for waiting too long
 	// (DESIGN §9: the manager's reassignment must count only these).
 	refused, expired atomic.Int64
+	// held is set while no new task may start (HoldStarts).
+	held atomic.Bool
 
 	mu sync.Mutex // guards the fields below
 	// running holds the task threads by task ID.
@@ -185,6 +187,21 @@ func EffectiveThreads(cl, ot int) int {
 		n = ot
 	}
 	return max(n, 1)
+}
+
+// HoldStarts stops (on) or allows again (off) starting tasks from the
+// queue; running tasks go on. A client finishing before a pause holds
+// starts until its running tasks ended.
+func (m *Manager) HoldStarts(on bool) {
+	m.held.Store(on)
+	m.Wake()
+}
+
+// Running returns how many tasks run.
+func (m *Manager) Running() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.running)
 }
 
 // SetLimits changes CL and OT while running (0 keeps the current value of
@@ -301,7 +318,7 @@ func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done c
 		m.mu.Lock()
 		free := EffectiveThreads(m.threads, m.overload) - len(m.running)
 		m.mu.Unlock()
-		if free <= 0 || ctx.Err() != nil {
+		if free <= 0 || ctx.Err() != nil || m.held.Load() {
 			return nil
 		}
 		r, expired, err := m.q.Next(m.opts.Now(), m.startable())

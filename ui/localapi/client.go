@@ -81,6 +81,14 @@ func (c *Client) Pause(ctx context.Context) (Status, error) {
 	return st, err
 }
 
+// Finish starts no new task, lets the running ones end, then pauses; it
+// returns the status at once, finishing.
+func (c *Client) Finish(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.do(ctx, http.MethodPost, "/api/finish", nil, "", &st)
+	return st, err
+}
+
 // Resume ends the explicit pause and any snooze and returns the new status.
 func (c *Client) Resume(ctx context.Context) (Status, error) {
 	var st Status

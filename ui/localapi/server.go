@@ -41,6 +41,8 @@ type Backend interface {
 	// wrapped with Invalid.
 	SetConfig(ctx context.Context, changes []Change) error
 	Pause(ctx context.Context) error
+	// Finish starts no new task, lets the running ones end, then pauses.
+	Finish(ctx context.Context) error
 	Resume(ctx context.Context) error
 	// Snooze pauses until the time d names ("1h", "30m", "tomorrow").
 	Snooze(ctx context.Context, d string) (time.Time, error)
@@ -184,6 +186,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/config", s.getConfig)
 	s.mux.Handle("POST /api/config", s.needToken(http.HandlerFunc(s.postConfig)))
 	s.mux.Handle("POST /api/pause", s.needToken(http.HandlerFunc(s.postPause)))
+	s.mux.Handle("POST /api/finish", s.needToken(http.HandlerFunc(s.postFinish)))
 	s.mux.Handle("POST /api/resume", s.needToken(http.HandlerFunc(s.postResume)))
 	s.mux.Handle("POST /api/snooze", s.needToken(http.HandlerFunc(s.postSnooze)))
 	s.soloRoutes()
@@ -334,6 +337,14 @@ func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) postPause(w http.ResponseWriter, r *http.Request) {
 	if err := s.backend.Pause(r.Context()); err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.getStatus(w, r)
+}
+
+func (s *Server) postFinish(w http.ResponseWriter, r *http.Request) {
+	if err := s.backend.Finish(r.Context()); err != nil {
 		s.fail(w, err)
 		return
 	}

@@ -23,6 +23,8 @@ type fakeBackend struct {
 	cfg     map[string]string
 	paused  bool
 	snoozed string
+	// finishing is set by Finish.
+	finishing bool
 }
 
 func newFake() *fakeBackend {
@@ -63,6 +65,13 @@ func (f *fakeBackend) Pause(context.Context) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.paused = true
+	return nil
+}
+
+func (f *fakeBackend) Finish(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.finishing = true
 	return nil
 }
 

@@ -17,6 +17,9 @@ type Status struct {
 	// words ("Paused: other programs are using 63 % CPU").
 	State   string   `json:"state"`
 	Reasons []string `json:"reasons,omitempty"`
+	// Finishing is set from a Finish until the running tasks ended and
+	// the client paused: no new task starts meanwhile.
+	Finishing bool `json:"finishing,omitempty"`
 	// ConfigProblem says why the configuration file was not used (the
 	// client then runs with defaults and does not overwrite it).
 	ConfigProblem string `json:"config_problem,omitempty"`

@@ -304,6 +304,20 @@ func TestBrowserDashboardShowsLiveData(t *testing.T) {
 		st, err := r.api.Status(ctx)
 		return err == nil && st.State != "paused"
 	})
+	// "Finish, then pause" on the page: the running crawls end, then the
+	// client pauses, and the page offers Resume.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#btn-finish"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the client to finish, then pause", func() bool {
+		st, err := r.api.Status(ctx)
+		return err == nil && st.State == "paused" && !st.Finishing
+	})
+	text(t, ctx, "resume offered after finishing", `String(!document.getElementById('btn-resume').hidden && document.getElementById('btn-finish').hidden)`,
+		func(s string) bool { return s == "true" })
+	if _, err := r.api.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	// Opened as the first page of a fresh load, Credits shows its totals.
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(r.info.URL+"/#credits")); err != nil {

@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
+)
+
+// TestFinishThenPause: "finish, then pause" lets the running crawl end
+// and starts no other: the client then pauses, the tasks it did not start
+// wait in its queue, and after Resume they run. No task is lost or cut.
+func TestFinishThenPause(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		sites = map[string]bool{} // sites asked for a page
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		sites[strings.Join(strings.SplitN(r.URL.Path, "/", 4)[:3], "/")] = true
+		mu.Unlock()
+		time.Sleep(150 * time.Millisecond) // a crawl takes about half a second
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><body><p>Some words about %s.</p>", r.URL.Path)
+		if strings.HasSuffix(r.URL.Path, "/") {
+			fmt.Fprint(w, `<a href="a.html">a</a> <a href="b.html">b</a>`)
+		}
+		fmt.Fprint(w, "</body></html>")
+	}))
+	t.Cleanup(srv.Close)
+	const n = 4
+	home := t.TempDir()
+	quietConfig(t, home, `, "threads": 1`)
+	c, err := New(context.Background(), Options{
+		Home: home, Mode: ModeLocal, Seeds: writeSeeds(t, srv, n), AllowLoopback: true,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	}()
+	var api *localapi.Client
+	eventually(t, "the local API", func() bool {
+		api, err = localapi.Dial(filepath.Join(home, "config", "api.json"))
+		return err == nil
+	})
+	results := func() int {
+		m, _ := filepath.Glob(filepath.Join(home, "data", "results", "*.json"))
+		return len(m)
+	}
+	eventually(t, "the first crawl running", func() bool {
+		st, err := api.Status(ctx)
+		return err == nil && len(st.Tasks.Running) == 1
+	})
+	st, err := api.Finish(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Finishing || st.State != "running" || len(st.Reasons) == 0 || !strings.HasPrefix(st.Reasons[0], "Finishing: no new task starts") {
+		t.Fatalf("after finish: state %s, finishing %v, reasons %q", st.State, st.Finishing, st.Reasons)
+	}
+	eventually(t, "the pause once the running crawl ended", func() bool {
+		st, err = api.Status(ctx)
+		return err == nil && st.State == "paused" && !st.Finishing
+	})
+	if !strings.Contains(strings.Join(st.Reasons, "; "), "Paused by you") {
+		t.Fatalf("paused with reasons %q, want the contributor's pause", st.Reasons)
+	}
+	time.Sleep(time.Second) // nothing more starts
+	st, _ = api.Status(ctx)
+	done := results()
+	mu.Lock()
+	asked := len(sites)
+	mu.Unlock()
+	if done == 0 || done >= n || len(st.Tasks.Running) != 0 || st.Tasks.Queued != n-done || asked != done {
+		t.Fatalf("paused after finishing: %d results, %d running, %d queued, %d sites asked; want the crawl that ran finished, the other %d queued and not begun",
+			done, len(st.Tasks.Running), st.Tasks.Queued, asked, n-done)
+	}
+	t.Logf("finished %d of %d crawls, %d waiting", done, n, st.Tasks.Queued)
+	if _, err := api.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "every crawl after resume", func() bool { return results() == n })
+}
