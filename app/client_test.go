@@ -252,8 +252,9 @@ func TestGracefulShutdownHandsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := t.TempDir()
-	// Paused: running tasks wait at the governor's gate and the queue fills.
-	quietConfig(t, home, `, "paused": true`)
+	// Snoozed: running tasks wait at the governor's gate and the queue
+	// fills. (Under the contributor's pause no task would start at all.)
+	quietConfig(t, home, `, "snooze_until": "2099-01-01T00:00:00Z"`)
 	var got []*queue.Record
 	opts := Options{
 		Home: home, Mode: ModeLocal, Seeds: seedFile, AllowLoopback: true, Logger: quiet,
