@@ -314,6 +314,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
+	c.mgr.HoldStarts(cfg.Paused) // as apply does on every later change
 	if c.net != nil {
 		// Before attachNode registers the revocation handler that calls it.
 		c.net.endLeases = c.mgr.EndLeases

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,4 +102,58 @@ func TestFinishThenPause(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "every crawl after resume", func() bool { return results() == n })
+	// Not crawling, and nothing else says why: the status does.
+	eventually(t, "the idle reason", func() bool {
+		st, err := api.Status(ctx)
+		return err == nil && slices.Contains(st.Reasons, "Idle: every task is done")
+	})
+}
+
+// TestPausedAtStartStartsNothing: a client started under the contributor's
+// pause starts no task (to wait at its first request holding its site's
+// lease); its tasks wait in the queue and run after Resume.
+func TestPausedAtStartStartsNothing(t *testing.T) {
+	var asked atomic.Int32
+	srv := smallSites(t)
+	counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(counting.Close)
+	const n = 3
+	home := t.TempDir()
+	quietConfig(t, home, `, "paused": true`)
+	c, err := New(context.Background(), Options{
+		Home: home, Mode: ModeLocal, Seeds: writeSeeds(t, counting, n), AllowLoopback: true,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	}()
+	eventually(t, "the seeds queued", func() bool {
+		st, err := c.Status(ctx)
+		return err == nil && st.Tasks.Queued == n
+	})
+	time.Sleep(time.Second)
+	st, err := c.Status(ctx)
+	if err != nil || len(st.Tasks.Running) != 0 || st.Tasks.Queued != n || asked.Load() != 0 {
+		t.Fatalf("paused from the start: %d running, %d queued, %d requests (%v); want none running, %d queued, none asked",
+			len(st.Tasks.Running), st.Tasks.Queued, asked.Load(), err, n)
+	}
+	if err := c.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "every task after resume", func() bool {
+		st, err := c.Status(ctx)
+		return err == nil && st.Tasks.Queued == 0 && len(st.Tasks.Running) == 0 && asked.Load() > 0
+	})
 }
