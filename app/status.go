@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+
+	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -75,6 +77,9 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 		st.Finishing = true
 		st.Reasons = append([]string{fmt.Sprintf("Finishing: no new task starts; Hivecrawl pauses once the %d running end", len(ts.Running))}, st.Reasons...)
 	}
+	if why := c.idleReason(st, len(ts.Queued)); why != "" {
+		st.Reasons = append(st.Reasons, why)
+	}
 	// The crawl's open sockets, each holding a slot of the cap.
 	st.Connections = localapi.Connections{Open: g.Conns, Cap: g.ConnsCap}
 
@@ -92,4 +97,25 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 		st.Pages.Today += d.PagesAccepted
 	}
 	return st, nil
+}
+
+// idleReason says, in a line, why a client that may crawl crawls nothing:
+// "" while it crawls, or when another reason (a pause, a cap, the
+// manager's silence) already says why.
+func (c *Client) idleReason(st localapi.Status, queued int) string {
+	if st.State != string(governor.Running) || len(st.Tasks.Running) > 0 || len(st.Reasons) > 0 {
+		return ""
+	}
+	switch {
+	case queued == 1:
+		return "Idle: 1 task waits for its site's turn (one crawler at a time per site, and the politeness wait between them)"
+	case queued > 1:
+		return fmt.Sprintf("Idle: %d tasks wait for their sites' turn (one crawler at a time per site, and the politeness wait between them)", queued)
+	case c.mode == ModeSolo:
+		return "Idle: no site is due for a crawl (add one on the Solo mode page)"
+	case c.mode == ModeLocal:
+		return "Idle: every task is done"
+	default:
+		return "Idle: no task for this volunteer yet; the manager sends work as sites fall due"
+	}
 }

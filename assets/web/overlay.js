@@ -120,7 +120,7 @@
     $('zone-neighbours').hidden = nbs.length === 0;
     $('zone-nb-body').replaceChildren(...nbs.map(nb => {
       const tr = document.createElement('tr');
-      [[shortID(nb.peer), ''], [(nb.zones || []).length, 'num'], [fmtLoad(nb.rtl), 'num'], [fmtLoad(nb.rpl), 'num']].forEach(([v, c]) => {
+      [[shortID(nb.peer), ''], [linkWords(nb.link), 'link'], [(nb.zones || []).length, 'num'], [fmtLoad(nb.rtl), 'num'], [fmtLoad(nb.rpl), 'num']].forEach(([v, c]) => {
         const td = document.createElement('td');
         td.textContent = v; td.className = c;
         tr.appendChild(td);
@@ -128,6 +128,13 @@
       tr.firstChild.title = nb.peer;
       return tr;
     }));
+  }
+
+  // linkWords says how this peer reaches a neighbour: directly, through a
+  // hole punched in both NATs, or relayed by a third peer (slower, and on
+  // someone else's bandwidth).
+  function linkWords(link) {
+    return { direct: 'direct', 'hole-punched': 'direct (hole punched)', relayed: 'relayed' }[link] || 'not connected';
   }
 
   window.HCOverlay = { render, modeWords, shortID };

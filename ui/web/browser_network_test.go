@@ -131,6 +131,11 @@ func TestBrowserNetworkOverlay(t *testing.T) {
 		}
 		return s == fmt.Sprint(want) && want > 0
 	})
+	// Each neighbour's row says how this peer reaches it: on loopback,
+	// directly.
+	text(t, ctx, "neighbours' links", `Array.from(document.querySelectorAll('#zone-nb-body td.link')).map(td => td.textContent).join(',')`, func(s string) bool {
+		return s != "" && strings.Trim(strings.ReplaceAll(s, "direct", ""), ",") == ""
+	})
 	nb0 := st.Overlay.Neighbours[0].Peer
 	text(t, ctx, "a neighbour labelled", `Array.from(document.querySelectorAll('#chart-zone rect.zone-nb title')).map(t => t.textContent).join(' | ')`,
 		func(s string) bool { return strings.Contains(s, "Neighbour "+nb0) })
