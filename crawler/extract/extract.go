@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
@@ -94,11 +95,15 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		if !opts.Text {
 			return p, nil
 		}
-		text := body
-		if name != "utf-8" || !valid {
-			if text, err = io.ReadAll(r); err != nil {
-				return nil, fmt.Errorf("decode text body: %w", err)
-			}
+		if name == "utf-8" && valid {
+			// A view of the body, not a copy of up to 10 MB: normalizeText
+			// only reads it, and returns a string of its own.
+			p.Text = normalizeText(unsafe.String(unsafe.SliceData(body), len(body)))
+			return p, nil
+		}
+		text, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("decode text body: %w", err)
 		}
 		p.Text = normalizeText(string(text))
 		return p, nil
@@ -108,7 +113,7 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		ua = DefaultUserAgent
 	}
 	stream := func() (*Page, error) {
-		s, text, err := scanTokens(decoded(), pageURL, ua, opts.MaxLinks, opts.Text)
+		s, text, err := scanTokens(cutRuns(decoded()), pageURL, ua, opts.MaxLinks, opts.Text, len(body)/2)
 		if err != nil {
 			return nil, fmt.Errorf("parse html: %w", err)
 		}
@@ -120,7 +125,7 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		// Too many nodes for a tree in bounded memory: stream it.
 		return stream()
 	}
-	doc, err := html.Parse(decoded())
+	doc, err := html.Parse(cutRuns(decoded()))
 	if err != nil {
 		// Too deeply nested for a tree: read it as tokens instead.
 		return stream()
@@ -130,7 +135,7 @@ func Parse(body []byte, contentType string, pageURL *url.URL, opts Options) (*Pa
 		// A <meta> charset past the first 1024 bytes, which the browser
 		// honours by parsing again: so does Parse, once.
 		enc, name = late, s.charset
-		if doc, err = html.Parse(decoded()); err != nil {
+		if doc, err = html.Parse(cutRuns(decoded())); err != nil {
 			return stream()
 		}
 		s = scan(doc, pageURL, ua, opts.MaxLinks)

@@ -36,7 +36,7 @@ func TestPermalinkMarksLeftOut(t *testing.T) {
 			}
 		})
 		t.Run(tc.name+"/tokens", func(t *testing.T) {
-			_, got, err := scanTokens(strings.NewReader(body), mustURL(t, "http://example.com/"), "hivecrawl", 0, true)
+			_, got, err := scanTokens(strings.NewReader(body), mustURL(t, "http://example.com/"), "hivecrawl", 0, true, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ func TestSphinxPageText(t *testing.T) {
 			return baselineText(doc)
 		}},
 		{name: "tokens", want: shutilSentence, text: func(t *testing.T) string {
-			_, text, err := scanTokens(bytes.NewReader(shutil), u, "hivecrawl", 0, true)
+			_, text, err := scanTokens(bytes.NewReader(shutil), u, "hivecrawl", 0, true, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -175,6 +175,8 @@ func pageText(n *html.Node) string {
 // renderText is visibleText leaving out the elements in skip as well.
 func renderText(n *html.Node, skip map[atom.Atom]bool) string {
 	var sb strings.Builder
+	// Sized once: grown by doubling, a 10 MB text cost 30 MB more.
+	sb.Grow(textSize(n, skip) + 64)
 	pre := 0 // depth of <pre> elements around the node
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
@@ -208,6 +210,27 @@ func renderText(n *html.Node, skip map[atom.Atom]bool) string {
 	}
 	walk(n)
 	return normalizeText(sb.String())
+}
+
+// textSize is the bytes of text renderText finds under n, give or take
+// the line breaks between blocks.
+func textSize(n *html.Node, skip map[atom.Atom]bool) int {
+	switch n.Type {
+	case html.TextNode:
+		return len(n.Data) + 1
+	case html.ElementNode:
+		a := elementAtom(n)
+		if skipped[a] || skip[a] || skip != nil && isChromeRole(n) {
+			return 0
+		}
+	case html.CommentNode, html.DoctypeNode:
+		return 0
+	}
+	size := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		size += textSize(c, skip)
+	}
+	return size
 }
 
 // elementAtom is n's tag as an atom. Elements trafilatura creates carry

@@ -49,8 +49,10 @@ func treeFits(body []byte, r io.Reader) bool {
 // the same title, robots meta, base and links, and, when text is wanted,
 // the visible text, rendered as visibleText renders a tree (line breaks
 // in the source are spaces outside <pre>) and without permalink marks.
-// Without a tree, main-text extraction is not possible.
-func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, text bool) (scanned, string, error) {
+// Without a tree, main-text extraction is not possible. textHint sizes
+// the text's builder at the start (half the body, from Parse): grown by
+// doubling, 6 MB of text cost 39 MB of allocations.
+func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, text bool, textHint int) (scanned, string, error) {
 	var (
 		c       = newCollector(userAgent, maxLinks)
 		sb      strings.Builder
@@ -80,6 +82,9 @@ func scanTokens(r io.Reader, pageURL *url.URL, userAgent string, maxLinks int, t
 		}
 		inMark = false
 		mark.Reset()
+	}
+	if text {
+		sb.Grow(textHint)
 	}
 	z := html.NewTokenizer(r)
 	for {

@@ -45,7 +45,7 @@ func TestTokensAgreeWithTree(t *testing.T) {
 				t.Fatal(err)
 			}
 			tree := scan(doc, mustURL(t, pageAddr), DefaultUserAgent, 0)
-			toks, _, err := scanTokens(bytes.NewReader([]byte(body)), mustURL(t, pageAddr), DefaultUserAgent, 0, true)
+			toks, _, err := scanTokens(bytes.NewReader([]byte(body)), mustURL(t, pageAddr), DefaultUserAgent, 0, true, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestTokensTextAgreesWithTree(t *testing.T) {
 			doc := parseDoc(t, []byte(body))
 			dropPermalinks(doc)
 			want := visibleText(doc)
-			_, got, err := scanTokens(strings.NewReader(body), mustURL(t, pageAddr), DefaultUserAgent, 0, true)
+			_, got, err := scanTokens(strings.NewReader(body), mustURL(t, pageAddr), DefaultUserAgent, 0, true, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
