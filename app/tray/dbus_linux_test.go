@@ -173,7 +173,11 @@ func TestTrayOverDBus(t *testing.T) {
 		s, _ := f[2].(string)
 		return s
 	}
-	waitUntil(t, "the tooltip", func() bool { return tip() == "Hivecrawl · Idle: waiting for tasks" })
+	// The first line is the title; the next ones say why it is idle.
+	waitUntil(t, "the tooltip", func() bool {
+		first, why, _ := strings.Cut(tip(), "\n")
+		return first == "Hivecrawl · Idle: waiting for tasks" && strings.HasPrefix(why, "Idle: ")
+	})
 	icon, err := sni.GetProperty("org.kde.StatusNotifierItem.IconPixmap")
 	if err != nil || !strings.Contains(fmt.Sprint(icon.Value()), "64 64") {
 		t.Errorf("IconPixmap %v (%v), want a 64×64 icon", icon, err)
