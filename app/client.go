@@ -105,6 +105,10 @@ type Options struct {
 	// leave it unset unless they test it, so that a laptop running the
 	// tests on battery does not pause their clients.
 	Power governor.Power
+	// Presence tells the governor whether nobody uses the computer, for
+	// the idle limits (governor.SystemPresence); nil: never read. Set by
+	// the commands, as Power.
+	Presence governor.Presence
 	// Version is reported in the status and names the crawler in its
 	// default User-Agent (crawler.UserAgent).
 	Version string
@@ -215,7 +219,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		}
 	}
 	c.gov, err = governor.New(ctx, cfg, governor.Options{
-		Sampler: opts.Sampler, Power: opts.Power, Now: opts.Now, UsageFile: dirs.UsageFile(),
+		Sampler: opts.Sampler, Power: opts.Power, Presence: opts.Presence, Now: opts.Now, UsageFile: dirs.UsageFile(),
 		Logger: opts.Logger.With("part", "governor"),
 	})
 	if err != nil {

@@ -67,6 +67,9 @@ type Config struct {
 	// PauseOnBattery pauses crawling while the computer runs on battery
 	// (UPower on Linux). Default true.
 	PauseOnBattery bool `json:"pause_on_battery"`
+	// Idle are the limits while nobody uses the computer (logind's
+	// IdleHint on Linux), in place of CPU, Download and Upload.
+	Idle IdleLimits `json:"idle"`
 	// Held, when set, pauses crawling for the reason it gives. It is never
 	// saved: Open sets it when the file is damaged and no good copy of the
 	// contributor's limits is left to run under.
@@ -96,6 +99,16 @@ type Config struct {
 	// Prometheus. Off by default: /metrics is then not found. It applies
 	// at once.
 	Metrics bool `json:"metrics"`
+}
+
+// IdleLimits replace the CPU and bandwidth caps while the computer is
+// idle, when On: a volunteer may give more while away than while at work.
+// 0 = no cap, as for the caps they replace.
+type IdleLimits struct {
+	On       bool    `json:"on"`
+	CPU      Percent `json:"cpu"`
+	Download Bytes   `json:"download"`
+	Upload   Bytes   `json:"upload"`
 }
 
 // Notifications switches each kind of desktop notification.

@@ -46,6 +46,11 @@ var keys = map[string]key{
 	"api_port":         {"dashboard and local API port on 127.0.0.1 (1024–65535, default 7339; 0 = random; applies at next start)", intKey(func(c *Config) *int { return &c.APIPort })},
 	"metrics":          {"serve Prometheus metrics at /metrics on the local API (on/off; default off)", boolKey(func(c *Config) *bool { return &c.Metrics })},
 
+	"idle.on":       {"use the idle limits below while nobody uses the computer (true/false; default false; Linux, through logind)", boolKey(func(c *Config) *bool { return &c.Idle.On })},
+	"idle.cpu":      {"CPU cap while the computer is idle, percent of the machine (0 = no cap)", percentKey(func(c *Config) *Percent { return &c.Idle.CPU })},
+	"idle.download": {"download cap while the computer is idle, bytes/s with units (0 = unlimited)", bytesKey(func(c *Config) *Bytes { return &c.Idle.Download })},
+	"idle.upload":   {"upload cap while the computer is idle, bytes/s with units (0 = unlimited)", bytesKey(func(c *Config) *Bytes { return &c.Idle.Upload })},
+
 	"notifications.first_contribution": {"notify on the first accepted contribution", boolKey(func(c *Config) *bool { return &c.Notifications.FirstContribution })},
 	"notifications.daily_summary":      {"notify a daily summary", boolKey(func(c *Config) *bool { return &c.Notifications.DailySummary })},
 	"notifications.milestones":         {"notify credit milestones", boolKey(func(c *Config) *bool { return &c.Notifications.Milestones })},

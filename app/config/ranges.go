@@ -62,6 +62,15 @@ func (c Config) Validate() error {
 	if err := rate("upload", c.Upload); err != nil {
 		return err
 	}
+	if err := rate("idle.download", c.Idle.Download); err != nil {
+		return err
+	}
+	if err := rate("idle.upload", c.Idle.Upload); err != nil {
+		return err
+	}
+	if c.Idle.CPU < 0 || c.Idle.CPU > 100 {
+		return bad("idle.cpu must be between 0 and 100 %%, got %v", float64(c.Idle.CPU))
+	}
 	switch {
 	case c.CPU < 0 || c.CPU > 100:
 		return bad("cpu must be between 0 and 100 %%, got %v", float64(c.CPU))

@@ -42,6 +42,11 @@ var rangeCases = map[string]struct {
 	"api_port":         {[]string{"0", "1024", "7339", "65535"}, map[string]string{"22": "privileged", "1": "privileged", "1023": "between 1024 and 65535", "65536": "between 1024 and 65535", "-1": "between", "99999999999": "between 1024 and 65535", "7339x": "not a whole number"}},
 	"metrics":          {[]string{"on", "off"}, map[string]string{"sometimes": "not true or false"}},
 
+	"idle.on":       {[]string{"true", "off"}, map[string]string{"away": "not true or false"}},
+	"idle.cpu":      {[]string{"0", "90", "100"}, map[string]string{"101": "outside 0–100", "-1": "outside"}},
+	"idle.download": {[]string{"0", "1MB/s", "10GB/s"}, map[string]string{"10B/s": "idle.download must be 0", "20GB/s": "idle.download must be 0"}},
+	"idle.upload":   {[]string{"0", "50KB/s"}, map[string]string{"10B/s": "idle.upload must be 0", "fast": "not a size"}},
+
 	"notifications.first_contribution": {[]string{"true"}, map[string]string{"x": "not true or false"}},
 	"notifications.daily_summary":      {[]string{"false"}, map[string]string{"x": "not true or false"}},
 	"notifications.milestones":         {[]string{"on"}, map[string]string{"x": "not true or false"}},

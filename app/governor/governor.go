@@ -55,6 +55,9 @@ type Options struct {
 	// Power tells whether the computer runs on battery (SystemPower);
 	// nil: never read, crawling as on mains power.
 	Power Power
+	// Presence tells whether nobody uses the computer (SystemPresence),
+	// for the idle limits; nil: never read, the limits for use apply.
+	Presence Presence
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Interval between samples; default 1s. It is also the duty cycle's
@@ -116,9 +119,9 @@ type Governor struct {
 	pageOutEvery time.Duration
 	// nextPower is when Tick next reads Options.Power; powerFailed is
 	// set while its readings fail (Tick's goroutine only).
-	nextPower   time.Time
-	powerFailed bool
-	wake        chan struct{} // closed and replaced when reasons may have cleared
+	nextPower                   time.Time
+	powerFailed, presenceFailed bool
+	wake                        chan struct{} // closed and replaced when reasons may have cleared
 	// slow is set while Serve samples every idleSampling Intervals;
 	// active tells it that a crawl asked to go meanwhile.
 	slow   bool
@@ -207,7 +210,8 @@ func (g *Governor) Apply(cfg config.Config) {
 // decideLocked recomputes caps and reasons; g.mu must be held.
 func (g *Governor) decideLocked(now time.Time) {
 	g.usage.roll(now, g.cfg.QuotaResetDay)
-	down, up := g.cfg.Download, g.cfg.Upload
+	eff := g.effectiveLocked()
+	down, up := eff.Download, eff.Upload
 	if w, ok := g.cfg.Schedule.Active(now); ok {
 		if w.Download > 0 {
 			down = w.Download
@@ -250,10 +254,11 @@ func (g *Governor) Tick(ctx context.Context) error {
 	r, err := g.opts.Sampler.Sample(ctx)
 	now := g.opts.Now()
 	g.readPower(ctx, now)
+	g.readPresence(ctx)
 	g.mu.Lock()
 	wasMem := g.pol.memPaused
 	if err == nil {
-		g.pol.observe(g.cfg, r)
+		g.pol.observe(g.effectiveLocked(), r)
 	}
 	overMemory := g.pol.memPaused && !wasMem
 	moved := g.countLocked(now)
@@ -507,7 +512,7 @@ func (g *Governor) Status() Status {
 		UpCap:         g.up.Rate(),
 		OwnCPU:        g.pol.lastOwnCPU,
 		OtherCPU:      g.pol.lastOther,
-		CPUCap:        float64(g.cfg.CPU),
+		CPUCap:        float64(g.effectiveLocked().CPU),
 		BusyThreshold: float64(g.cfg.BusyThreshold),
 		RSS:           g.pol.lastRSS,
 		MemoryCap:     int64(g.cfg.Memory),
@@ -523,7 +528,7 @@ func (g *Governor) Status() Status {
 		s.State = Paused
 	case g.pol.throttle > 0:
 		s.State = Throttled
-		s.Reasons = []string{fmt.Sprintf("Throttled: Hivecrawl is held to %.0f %% CPU", float64(g.cfg.CPU))}
+		s.Reasons = []string{fmt.Sprintf("Throttled: Hivecrawl is held to %.0f %% CPU", float64(g.effectiveLocked().CPU))}
 	}
 	if s.State != Paused {
 		// A bucket running at its cap is a limit at work too.

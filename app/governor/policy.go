@@ -31,6 +31,7 @@ type policy struct {
 	lastOther  float64 // other programs' CPU at the last reading
 	memPaused  bool
 	onBattery  bool    // the computer runs on battery, as last read (Options.Power)
+	idle       bool    // nobody uses the computer, as last read (Options.Presence)
 	throttle   float64 // share of each second task threads are held back
 	lastOwnCPU float64
 	lastRSS    int64

@@ -98,3 +98,67 @@ func TestPowerWithoutUPower(t *testing.T) {
 		t.Fatalf("state %s (%q) without UPower, want running", st.State, st.Reasons)
 	}
 }
+
+// TestIdleLimits: with the idle limits on, logind's IdleHint (dbusmock's
+// logind template on a private system bus) puts them in force at the next
+// tick, one sampling period, and they go when the computer is in use
+// again; off, the computer's idleness changes nothing.
+func TestIdleLimits(t *testing.T) {
+	bus := dbustest.Bus(t)
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", bus)
+	dbustest.Mock(t, bus, "logind", `{"IdleHint": false}`, true)
+	conn, err := dbus.Connect(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	setIdle := func(idle bool) {
+		t.Helper()
+		err := conn.Object("org.freedesktop.login1", "/org/freedesktop/login1").
+			Call("org.freedesktop.DBus.Properties.Set", 0, "org.freedesktop.login1.Manager", "IdleHint", dbus.MakeVariant(idle)).Err
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	presence := SystemPresence().(*Logind)
+	defer presence.Close()
+	cfg := config.Default()
+	cfg.Download, cfg.CPU = 100_000, 20
+	cfg.Idle = config.IdleLimits{On: true, CPU: 80, Download: 1_000_000}
+	c := &clock{t: monday}
+	g, err := New(context.Background(), cfg, Options{
+		Sampler: &script{readings: []Reading{{TotalCPU: 5, ProcessCPU: 1}}}, Now: c.Now, Presence: presence,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := func() {
+		t.Helper()
+		c.Add(time.Second)
+		if err := g.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	caps := func() (int64, float64) { return g.Down().Rate(), g.Status().CPUCap }
+	tick()
+	if down, cpu := caps(); down != 100_000 || cpu != 20 {
+		t.Fatalf("in use: download cap %d, CPU cap %v; want the limits for use, 100000 and 20", down, cpu)
+	}
+	setIdle(true)
+	tick()
+	if down, cpu := caps(); down != 1_000_000 || cpu != 80 {
+		t.Fatalf("idle: download cap %d, CPU cap %v; want the idle limits, 1000000 and 80", down, cpu)
+	}
+	setIdle(false)
+	tick()
+	if down, cpu := caps(); down != 100_000 || cpu != 20 {
+		t.Fatalf("in use again: download cap %d, CPU cap %v; want 100000 and 20", down, cpu)
+	}
+	setIdle(true)
+	cfg.Idle.On = false
+	g.Apply(cfg)
+	tick()
+	if down, _ := caps(); down != 100_000 {
+		t.Fatalf("idle limits off: download cap %d, want 100000 whatever the idleness", down)
+	}
+}

@@ -112,6 +112,7 @@ func runClient(ctx context.Context, args []string) int {
 		Logger:        log,
 		Ready:         announce,
 		Power:         governor.SystemPower(),
+		Presence:      governor.SystemPresence(),
 	}
 	if !o.headless {
 		if tray.HasDesktop() {
