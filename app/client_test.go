@@ -69,6 +69,30 @@ func writeSeeds(t *testing.T, srv *httptest.Server, n int) string {
 	return path
 }
 
+// serveLocal starts a local-mode client in home on the seeds file, as the
+// tests of one client do, serving until the test ends (then it checks that
+// Serve ended without error), and returns it with its serving context.
+func serveLocal(t *testing.T, home, seeds string) (*Client, context.Context) {
+	t.Helper()
+	c, err := New(context.Background(), Options{
+		Home: home, Mode: ModeLocal, Seeds: seeds, AllowLoopback: true,
+		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- c.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Error(err)
+		}
+	})
+	return c, ctx
+}
+
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -44,23 +43,11 @@ func TestFinishThenPause(t *testing.T) {
 	const n = 4
 	home := t.TempDir()
 	quietConfig(t, home, `, "threads": 1`)
-	c, err := New(context.Background(), Options{
-		Home: home, Mode: ModeLocal, Seeds: writeSeeds(t, srv, n), AllowLoopback: true,
-		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- c.Serve(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Error(err)
-		}
-	}()
-	var api *localapi.Client
+	_, ctx := serveLocal(t, home, writeSeeds(t, srv, n))
+	var (
+		api *localapi.Client
+		err error
+	)
 	eventually(t, "the local API", func() bool {
 		api, err = localapi.Dial(filepath.Join(home, "config", "api.json"))
 		return err == nil
@@ -123,22 +110,7 @@ func TestPausedAtStartStartsNothing(t *testing.T) {
 	const n = 3
 	home := t.TempDir()
 	quietConfig(t, home, `, "paused": true`)
-	c, err := New(context.Background(), Options{
-		Home: home, Mode: ModeLocal, Seeds: writeSeeds(t, counting, n), AllowLoopback: true,
-		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1}, Logger: quiet, Version: "test",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- c.Serve(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Error(err)
-		}
-	}()
+	c, ctx := serveLocal(t, home, writeSeeds(t, counting, n))
 	eventually(t, "the seeds queued", func() bool {
 		st, err := c.Status(ctx)
 		return err == nil && st.Tasks.Queued == n

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -38,22 +37,7 @@ func TestRunningTaskProgress(t *testing.T) {
 	}
 	home := t.TempDir()
 	quietConfig(t, home, "")
-	c, err := New(context.Background(), Options{
-		Home: home, Mode: ModeLocal, Seeds: seeds, AllowLoopback: true, Logger: quiet,
-		SeedTasks: SeedTasks{Delay: time.Millisecond, MaxDepth: 1},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- c.Serve(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Error(err)
-		}
-	}()
+	c, ctx := serveLocal(t, home, seeds)
 	eventually(t, "a time-left estimate", func() bool {
 		st, err := c.Status(ctx)
 		if err != nil || len(st.Tasks.Running) != 1 {

@@ -415,14 +415,7 @@ func (q *cutQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error 
 func TestUnansweredSendSentAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
-	m := newManager(t, t.TempDir(), clk)
-	if _, err := m.db.AddSeeds([]string{"http://a.example/"}, clk.now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Tick(ctx); err != nil { // no peer yet: issued, not sent
-		t.Fatal(err)
-	}
+	m, clk := issuedNotSent(ctx, t, "http://a.example/")
 	q := &cutQueue{cuts: 1 + unansweredResends}
 	ph := onePeerOverlayWith(ctx, t, m, q)
 	q.cut = func() { ph.Network().ClosePeer(m.Host().ID()) }
@@ -488,6 +481,21 @@ func TestUnansweredSendSentAgain(t *testing.T) {
 	if _, err := m.db.Claim(first.ID, epoch, "crawler", clk.now(), lt); err != nil {
 		t.Fatalf("claim under the last send's epoch: %v", err)
 	}
+}
+
+// issuedNotSent starts a manager on a test clock with seeds and ticks
+// once: with no overlay peer yet, their first round is issued, not sent.
+func issuedNotSent(ctx context.Context, t *testing.T, seeds ...string) (*Manager, *clock) {
+	t.Helper()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	if _, err := m.db.AddSeeds(seeds, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return m, clk
 }
 
 // firstTask gives m the seed http://a.example/ and an overlay of one
@@ -583,14 +591,7 @@ func (q *gateQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error
 func TestSlowInsertHoldsUpOnlyItsHost(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
-	m := newManager(t, t.TempDir(), clk)
-	if _, err := m.db.AddSeeds([]string{"http://a.example/", "http://b.example/"}, clk.now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Tick(ctx); err != nil { // issues the round; no peer yet
-		t.Fatal(err)
-	}
+	m, _ := issuedNotSent(ctx, t, "http://a.example/", "http://b.example/")
 	q := &gateQueue{first: make(chan *task.Task, 1), release: make(chan struct{})}
 	onePeerOverlayWith(ctx, t, m, q)
 
@@ -622,14 +623,7 @@ func TestSlowInsertHoldsUpOnlyItsHost(t *testing.T) {
 func TestClaimedTaskNotSentAgainAfterFailedSend(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
-	m := newManager(t, t.TempDir(), clk)
-	if _, err := m.db.AddSeeds([]string{"http://a.example/"}, clk.now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Tick(ctx); err != nil { // no peer yet: issued, not sent
-		t.Fatal(err)
-	}
+	m, clk := issuedNotSent(ctx, t, "http://a.example/")
 	open, err := m.db.Open()
 	if err != nil || len(open) != 1 {
 		t.Fatalf("open tasks %v, %v; want 1", open, err)

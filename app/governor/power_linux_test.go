@@ -12,27 +12,35 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/dbustest"
 )
 
+// systemMock serves python3-dbusmock's template with its parameters as
+// the test's system bus (dbustest), and returns a setter of the
+// properties of its object path at the bus name.
+func systemMock(t *testing.T, template, parameters, name string, path dbus.ObjectPath) func(iface, prop string, v any) {
+	t.Helper()
+	bus := dbustest.Bus(t)
+	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", bus)
+	dbustest.Mock(t, bus, template, parameters, true)
+	conn, err := dbus.Connect(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return func(iface, prop string, v any) {
+		t.Helper()
+		err := conn.Object(name, path).Call("org.freedesktop.DBus.Properties.Set", 0, iface, prop, dbus.MakeVariant(v)).Err
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestPauseOnBattery: UPower (python3-dbusmock's template on a private
 // system bus) says the computer runs on battery, and the next reading,
 // at most powerEvery later, pauses crawling with the reason; back on
 // mains it resumes; with pause_on_battery off it crawls on battery.
 func TestPauseOnBattery(t *testing.T) {
-	bus := dbustest.Bus(t)
-	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", bus)
-	dbustest.Mock(t, bus, "upower", `{"OnBattery": false}`, true)
-	conn, err := dbus.Connect(bus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	setBattery := func(on bool) {
-		t.Helper()
-		err := conn.Object("org.freedesktop.UPower", "/org/freedesktop/UPower").
-			Call("org.freedesktop.DBus.Properties.Set", 0, "org.freedesktop.UPower", "OnBattery", dbus.MakeVariant(on)).Err
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	set := systemMock(t, "upower", `{"OnBattery": false}`, "org.freedesktop.UPower", "/org/freedesktop/UPower")
+	setBattery := func(on bool) { t.Helper(); set("org.freedesktop.UPower", "OnBattery", on) }
 	power := SystemPower().(*UPower)
 	defer power.Close()
 	c := &clock{t: monday}
@@ -104,22 +112,8 @@ func TestPowerWithoutUPower(t *testing.T) {
 // tick, one sampling period, and they go when the computer is in use
 // again; off, the computer's idleness changes nothing.
 func TestIdleLimits(t *testing.T) {
-	bus := dbustest.Bus(t)
-	t.Setenv("DBUS_SYSTEM_BUS_ADDRESS", bus)
-	dbustest.Mock(t, bus, "logind", `{"IdleHint": false}`, true)
-	conn, err := dbus.Connect(bus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	setIdle := func(idle bool) {
-		t.Helper()
-		err := conn.Object("org.freedesktop.login1", "/org/freedesktop/login1").
-			Call("org.freedesktop.DBus.Properties.Set", 0, "org.freedesktop.login1.Manager", "IdleHint", dbus.MakeVariant(idle)).Err
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	set := systemMock(t, "logind", `{"IdleHint": false}`, "org.freedesktop.login1", "/org/freedesktop/login1")
+	setIdle := func(idle bool) { t.Helper(); set("org.freedesktop.login1.Manager", "IdleHint", idle) }
 	presence := SystemPresence().(*Logind)
 	defer presence.Close()
 	cfg := config.Default()
