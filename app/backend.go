@@ -58,7 +58,6 @@ func (c *Client) Finish(ctx context.Context) error {
 	if c.cfg.Get().Paused || !c.finishing.CompareAndSwap(false, true) {
 		return nil
 	}
-	c.mgr.HoldStarts(true)
 	c.log.Info("Finishing the running crawls, then pausing", "running", c.mgr.Running())
 	go c.finishThenPause()
 	return nil
@@ -73,8 +72,8 @@ const finishEvery = 250 * time.Millisecond
 func (c *Client) finishThenPause() {
 	for c.finishing.Load() && !c.closed.Load() {
 		if c.mgr.Running() == 0 {
-			// The pause holds starts from here (apply), before the finish
-			// lets go of them.
+			// The pause holds starts from here, before the finish lets go
+			// of them.
 			err := c.changed(c.cfg.Update(func(cfg *config.Config) error { cfg.Paused = true; return nil }))
 			c.finishing.Store(false)
 			if err != nil {
@@ -90,7 +89,7 @@ func (c *Client) finishThenPause() {
 
 // Resume ends a pause and a snooze, and calls off a finish.
 func (c *Client) Resume(ctx context.Context) error {
-	c.finishing.Store(false) // apply lets tasks start again
+	c.finishing.Store(false) // apply wakes the task manager to start again
 	return c.changed(c.cfg.Update(func(cfg *config.Config) error {
 		cfg.Paused, cfg.SnoozeUntil = false, time.Time{}
 		return nil

@@ -304,6 +304,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Leaser:   leaser,
 		Outcomes: c.gov,
 		Stopper:  stopper,
+		// Under the contributor's own pause no task starts, to wait at
+		// its first request holding its host's lease; a finish holds
+		// starts too. apply's SetLimits wakes the manager on a change.
+		Hold:     func() bool { return c.finishing.Load() || c.cfg.Get().Paused },
 		SpoolDir: spoolDir,
 		Threads:  threadLimit(cfg),
 		Overload: cfg.OverloadThreshold(),
@@ -318,7 +322,6 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
-	c.mgr.HoldStarts(cfg.Paused) // as apply does on every later change
 	if c.net != nil {
 		// Before attachNode registers the revocation handler that calls it.
 		c.net.endLeases = c.mgr.EndLeases
@@ -546,9 +549,6 @@ func (c *Client) apply(cfg config.Config) {
 	c.gov.Apply(cfg)
 	c.mgr.SetLimits(threadLimit(cfg), cfg.OverloadThreshold())
 	c.q.SetMaxLen(cfg.QueueLength)
-	// Under the contributor's own pause no task starts, to wait at its
-	// first request holding its host's lease; a finish holds starts too.
-	c.mgr.HoldStarts(cfg.Paused || c.finishing.Load())
 	if c.net != nil {
 		c.net.h.SetMaxConns(overlayConns(cfg))
 	}

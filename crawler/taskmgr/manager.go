@@ -57,6 +57,11 @@ type Options struct {
 	// CheckpointEvery is the pages between two checkpoints of a running
 	// task when Runner is a Resumer; 0 = crawler.DefaultCheckpointEvery.
 	CheckpointEvery int
+	// Hold, when set, is asked before each start: while it says so no
+	// task starts from the queue and running ones go on (a client paused
+	// by its contributor, or finishing before a pause). Call Wake when
+	// its answer turns to false.
+	Hold func() bool
 	// Threads is CL, the maximum number of running tasks. Default 3.
 	Threads int
 	// Overload is OT, the contributor's overloading threshold; when it is
@@ -96,8 +101,6 @@ type Manager struct {
 	// refused by a full queue and tasks cancelled for waiting too long
 	// (DESIGN §9: the manager's reassignment must count only these).
 	refused, expired atomic.Int64
-	// held is set while no new task may start (HoldStarts).
-	held atomic.Bool
 
 	mu sync.Mutex // guards the fields below
 	// running holds the task threads by task ID.
@@ -187,14 +190,6 @@ func EffectiveThreads(cl, ot int) int {
 		n = ot
 	}
 	return max(n, 1)
-}
-
-// HoldStarts stops (on) or allows again (off) starting tasks from the
-// queue; running tasks go on. A client finishing before a pause holds
-// starts until its running tasks ended.
-func (m *Manager) HoldStarts(on bool) {
-	m.held.Store(on)
-	m.Wake()
 }
 
 // Running returns how many tasks run.
@@ -318,7 +313,7 @@ func (m *Manager) fill(ctx, crawlCtx context.Context, wg *sync.WaitGroup, done c
 		m.mu.Lock()
 		free := EffectiveThreads(m.threads, m.overload) - len(m.running)
 		m.mu.Unlock()
-		if free <= 0 || ctx.Err() != nil || m.held.Load() {
+		if free <= 0 || ctx.Err() != nil || (m.opts.Hold != nil && m.opts.Hold()) {
 			return nil
 		}
 		r, expired, err := m.q.Next(m.opts.Now(), m.startable())
