@@ -28,25 +28,15 @@ const powerEvery = 5 * time.Second
 const powerTimeout = 2 * time.Second
 
 // readPower reads the power source when powerEvery has passed since the
-// last reading, and reports whether the computer runs on battery, as
-// last known (false when it cannot tell: a desktop, no UPower). A failed
-// reading is logged when it first fails, not at every try.
+// last reading: whether the computer runs on battery, false when it
+// cannot tell (a desktop, no UPower).
 func (g *Governor) readPower(ctx context.Context, now time.Time) {
 	if g.opts.Power == nil || now.Before(g.nextPower) {
 		return
 	}
 	g.nextPower = now.Add(powerEvery)
-	ctx, cancel := context.WithTimeout(ctx, powerTimeout)
-	defer cancel()
-	on, err := g.opts.Power.OnBattery(ctx)
-	if err != nil {
-		if !g.powerFailed {
-			g.opts.Logger.Info("Cannot tell whether the computer runs on battery; crawling as on mains power", "err", err)
-		}
-		g.powerFailed, on = true, false
-	} else {
-		g.powerFailed = false
-	}
+	on := g.readFlag(ctx, g.opts.Power.OnBattery, &g.powerFailed,
+		"Cannot tell whether the computer runs on battery; crawling as on mains power")
 	g.mu.Lock()
 	g.pol.onBattery = on
 	g.mu.Unlock()
@@ -54,28 +44,15 @@ func (g *Governor) readPower(ctx context.Context, now time.Time) {
 
 // readPresence reads the presence source at every tick, while the idle
 // limits are on: they apply within one sampling period of the machine
-// going idle. A failed reading counts as in use, logged when it first
-// fails.
+// going idle. A failed reading counts as in use.
 func (g *Governor) readPresence(ctx context.Context) {
 	g.mu.Lock()
 	on := g.cfg.Idle.On
 	g.mu.Unlock()
-	if g.opts.Presence == nil || !on {
-		g.mu.Lock()
-		g.pol.idle = false
-		g.mu.Unlock()
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, powerTimeout)
-	defer cancel()
-	idle, err := g.opts.Presence.Idle(ctx)
-	if err != nil {
-		if !g.presenceFailed {
-			g.opts.Logger.Info("Cannot tell whether the computer is in use; the limits for use apply", "err", err)
-		}
-		g.presenceFailed, idle = true, false
-	} else {
-		g.presenceFailed = false
+	idle := false
+	if g.opts.Presence != nil && on {
+		idle = g.readFlag(ctx, g.opts.Presence.Idle, &g.presenceFailed,
+			"Cannot tell whether the computer is in use; the limits for use apply")
 	}
 	g.mu.Lock()
 	if idle != g.pol.idle {
@@ -83,6 +60,24 @@ func (g *Governor) readPresence(ctx context.Context) {
 	}
 	g.pol.idle = idle
 	g.mu.Unlock()
+}
+
+// readFlag makes one reading of a fact of the machine within
+// powerTimeout. A failed reading is false, logged with why when it first
+// fails (*failed, Tick's goroutine only), not at every try.
+func (g *Governor) readFlag(ctx context.Context, read func(context.Context) (bool, error), failed *bool, why string) bool {
+	ctx, cancel := context.WithTimeout(ctx, powerTimeout)
+	defer cancel()
+	v, err := read(ctx)
+	if err != nil {
+		if !*failed {
+			g.opts.Logger.Info(why, "err", err)
+		}
+		*failed = true
+		return false
+	}
+	*failed = false
+	return v
 }
 
 // effectiveLocked is the configuration in force: the idle limits in place
