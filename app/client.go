@@ -109,6 +109,9 @@ type Options struct {
 	// the idle limits (governor.SystemPresence); nil: never read. Set by
 	// the commands, as Power.
 	Presence governor.Presence
+	// Disk measures what the client keeps on disk and the free space
+	// left, for the disk limits; nil: its directories and their volume.
+	Disk governor.Disk
 	// Version is reported in the status and names the crawler in its
 	// default User-Agent (crawler.UserAgent).
 	Version string
@@ -218,8 +221,19 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 			c.log.Warn("Cannot lower the process priority", "err", err)
 		}
 	}
+	disk := opts.Disk
+	if disk == nil {
+		disk = dirUsage{dirs}
+	}
 	c.gov, err = governor.New(ctx, cfg, governor.Options{
-		Sampler: opts.Sampler, Power: opts.Power, Presence: opts.Presence, Now: opts.Now, UsageFile: dirs.UsageFile(),
+		Sampler: opts.Sampler, Power: opts.Power, Presence: opts.Presence, Disk: disk,
+		Now: opts.Now, UsageFile: dirs.UsageFile(),
+		// The task manager looks again when the disk lets tasks start.
+		HoldChanged: func() {
+			if c.mgr != nil {
+				c.mgr.Wake()
+			}
+		},
 		Logger: opts.Logger.With("part", "governor"),
 	})
 	if err != nil {
@@ -306,8 +320,10 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		Stopper:  stopper,
 		// Under the contributor's own pause no task starts, to wait at
 		// its first request holding its host's lease; a finish holds
-		// starts too. apply's SetLimits wakes the manager on a change.
-		Hold:     func() bool { return c.finishing.Load() || c.cfg.Get().Paused },
+		// starts too, and so does a disk near its limits. apply's
+		// SetLimits and the governor's HoldChanged wake the manager on a
+		// change.
+		Hold:     func() bool { return c.finishing.Load() || c.cfg.Get().Paused || c.gov.Holding() != "" },
 		SpoolDir: spoolDir,
 		Threads:  threadLimit(cfg),
 		Overload: cfg.OverloadThreshold(),
@@ -325,7 +341,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.net != nil {
 		// Before attachNode registers the revocation handler that calls it.
 		c.net.endLeases = c.mgr.EndLeases
-		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p }, handBack: c.net.HandBack, floor: pf}
+		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p },
+			holding: func() bool { return c.gov.Holding() != "" }, handBack: c.net.HandBack, floor: pf}
 		if err := c.net.attachNode(nq, cfg, c.opts.Network); err != nil {
 			c.Close()
 			return nil, err

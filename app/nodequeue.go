@@ -23,6 +23,10 @@ type nodeQueue struct {
 	// paused, when set, reports whether crawling is paused (the
 	// governor): paused threads are not idle ones to share tasks with.
 	paused func() bool
+	// holding, when set, reports whether no new task may start (the
+	// disk near its limits): the queue then takes none either, and the
+	// overlay balances them to a neighbour.
+	holding func() bool
 	// handBack, when set, gives one task back to the manager (Return).
 	handBack func(ctx context.Context, env []byte) error
 	// floor, when set (network mode), refuses tasks whose policy is
@@ -70,6 +74,9 @@ func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error
 			return fmt.Errorf("task %s refused: %w", t.ID, err)
 		}
 	}
+	if nq.holding != nil && nq.holding() {
+		return node.ErrQueueFull
+	}
 	err := nq.m.Submit(env, t)
 	switch {
 	case err == nil || errors.Is(err, queue.ErrDuplicate):
@@ -81,8 +88,12 @@ func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error
 	return err
 }
 
-// Full reports whether the queue holds as many waiting tasks as it may.
+// Full reports whether the queue holds as many waiting tasks as it may,
+// or takes none while starts are held.
 func (nq nodeQueue) Full() bool {
+	if nq.holding != nil && nq.holding() {
+		return true
+	}
 	n, err := nq.q.Len()
 	return err == nil && n >= nq.q.MaxLen()
 }
@@ -98,14 +109,14 @@ func (nq nodeQueue) Load() (int, int64) {
 }
 
 // Spare returns the tasks waiting for a crawl thread and the threads idle;
-// none are idle while crawling is paused. A read failure counts as none
+// none are idle while crawling is paused or starts are held. A read failure counts as none
 // waiting.
 func (nq nodeQueue) Spare() (waiting, idle int) {
 	waiting, idle, err := nq.m.Spare()
 	if err != nil {
 		waiting = 0
 	}
-	if nq.paused != nil && nq.paused() {
+	if (nq.paused != nil && nq.paused()) || (nq.holding != nil && nq.holding()) {
 		idle = 0
 	}
 	return waiting, idle

@@ -25,6 +25,7 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 		Upload:   localapi.Rate{Current: g.UpRate, Cap: g.UpCap},
 		CPU:      localapi.CPU{Own: g.OwnCPU, Other: g.OtherCPU, Cap: g.CPUCap, BusyThreshold: g.BusyThreshold},
 		Memory:   localapi.Memory{RSS: g.RSS, Cap: g.MemoryCap},
+		Disk:     localapi.Disk{Kept: g.Disk.Kept, Free: g.Disk.Free, Cap: g.DiskMax, MinFree: g.DiskMinFree},
 		Transfer: localapi.Transfer{
 			Today: g.Usage.DayBytes, Month: g.Usage.MonthBytes, Total: g.Usage.TotalBytes,
 			DailyQuota: g.DailyQuota, MonthlyQuota: g.MonthlyQuota,

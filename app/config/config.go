@@ -18,6 +18,12 @@ const (
 	// MaxThreads bounds Threads and Overload: a contributor's PC, not a
 	// crawl farm.
 	MaxThreads = 64
+	// DefaultDiskMax is the most Hivecrawl keeps on disk (its queue,
+	// spools, results, solo mode's search index, logs) unless set.
+	DefaultDiskMax Bytes = 5e9
+	// DefaultDiskMinFree is the free space Hivecrawl leaves on its volume
+	// unless set: enough for the system to go on writing its own files.
+	DefaultDiskMinFree Bytes = 256e6
 )
 
 // Config is everything the contributor can set. The zero value of a field
@@ -58,6 +64,15 @@ type Config struct {
 	// QuotaResetDay is the day of the month (1–28) the monthly quota starts
 	// again. Default 1.
 	QuotaResetDay int `json:"quota_reset_day"`
+	// DiskMax caps what Hivecrawl keeps on disk: everything in its data,
+	// state and configuration directories. Near it no new task starts
+	// (the running ones finish); at it crawling pauses. 0 = no cap.
+	// Default 5 GB. (BOINC's disk_max_used_gb.)
+	DiskMax Bytes `json:"disk_max"`
+	// DiskMinFree is the free space Hivecrawl leaves on the volume of its
+	// data directory, as DiskMax does with what it keeps. 0 = none kept
+	// free. Default 256 MB. (BOINC's disk_min_free_gb.)
+	DiskMinFree Bytes `json:"disk_min_free"`
 	// Schedule limits crawling to weekly time windows. Empty = always.
 	Schedule Schedule `json:"schedule"`
 	// SnoozeUntil pauses crawling until this time. Zero = not snoozed.
@@ -129,6 +144,8 @@ func Default() Config {
 		Threads:        DefaultThreads,
 		QueueLength:    DefaultQueueLength,
 		QuotaResetDay:  DefaultQuotaResetDay,
+		DiskMax:        DefaultDiskMax,
+		DiskMinFree:    DefaultDiskMinFree,
 		APIPort:        DefaultAPIPort,
 		PauseOnBattery: true,
 		Notifications: Notifications{

@@ -36,6 +36,8 @@ var keys = map[string]key{
 	"daily_quota":      {"transfer per day with units (500MB; up to 1000TB, 0 = no quota)", bytesKey(func(c *Config) *Bytes { return &c.DailyQuota })},
 	"monthly_quota":    {"transfer per month with units (10GB; up to 1000TB, 0 = no quota)", bytesKey(func(c *Config) *Bytes { return &c.MonthlyQuota })},
 	"quota_reset_day":  {"day of the month the monthly quota restarts (1–28)", intKey(func(c *Config) *int { return &c.QuotaResetDay })},
+	"disk_max":         {"most Hivecrawl keeps on disk with units (5GB; 16MiB to 1000TB, 0 = no cap): near it no task starts, at it crawling pauses", bytesKey(func(c *Config) *Bytes { return &c.DiskMax })},
+	"disk_min_free":    {"free space left on the data directory's disk, with units (256MB; 0 = none)", bytesKey(func(c *Config) *Bytes { return &c.DiskMinFree })},
 	"schedule":         {`weekly windows as JSON ({"windows":[{"days":["mon"],"start":"18:00","end":"23:00"}]}; "" = always)`, setSchedule},
 	"snooze_until":     {"pause until this RFC 3339 time (\"\" = not snoozed)", setSnooze},
 	"paused":           {"explicit pause (true/false)", boolKey(func(c *Config) *bool { return &c.Paused })},
@@ -79,6 +81,8 @@ var aliases = map[string]string{
 	"mem":           "memory",
 	"down":          "download",
 	"up":            "upload",
+	"disk":          "disk_max",
+	"min_free":      "disk_min_free",
 }
 
 // Keys lists every setting name with a one-line description, sorted.

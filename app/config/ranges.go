@@ -21,8 +21,12 @@ const (
 	MinMemory Bytes = 32 << 20
 	// MaxMemory is the largest memory cap, 1 TiB.
 	MaxMemory Bytes = 1 << 40
-	// MaxQuota bounds the daily and monthly transfer quotas, 1 PB.
+	// MaxQuota bounds the daily and monthly transfer quotas, 1 PB, and
+	// the disk settings.
 	MaxQuota Bytes = 1e15
+	// MinDiskMax is the smallest disk cap: a task queue, a spool and the
+	// event log fit in it.
+	MinDiskMax Bytes = 16 << 20
 	// MaxConnections bounds the connection cap: more sockets than a
 	// desktop's file descriptor limit allows is a mistake.
 	MaxConnections = 10000
@@ -98,6 +102,12 @@ func (c Config) Validate() error {
 		return bad("daily_quota must be between 0 (no quota) and %v, got %v", MaxQuota, c.DailyQuota)
 	case c.MonthlyQuota < 0 || c.MonthlyQuota > MaxQuota:
 		return bad("monthly_quota must be between 0 (no quota) and %v, got %v", MaxQuota, c.MonthlyQuota)
+	case c.DiskMax < 0 || c.DiskMax > MaxQuota:
+		return bad("disk_max must be between 0 (no cap) and %v, got %v", MaxQuota, c.DiskMax)
+	case c.DiskMax > 0 && c.DiskMax < MinDiskMax:
+		return bad("disk_max %v is too small to keep a task queue and its spools (at least %v, or 0 for no cap)", c.DiskMax, MinDiskMax)
+	case c.DiskMinFree < 0 || c.DiskMinFree > MaxQuota:
+		return bad("disk_min_free must be between 0 and %v, got %v", MaxQuota, c.DiskMinFree)
 	case c.QuotaResetDay < 1 || c.QuotaResetDay > 28:
 		return bad("quota_reset_day must be between 1 and 28, got %d", c.QuotaResetDay)
 	case c.Delay < 0 || time.Duration(c.Delay) > MaxDelay:

@@ -58,6 +58,12 @@ type Options struct {
 	// Presence tells whether nobody uses the computer (SystemPresence),
 	// for the idle limits; nil: never read, the limits for use apply.
 	Presence Presence
+	// Disk measures Hivecrawl's disk use and its volume's free space,
+	// for the disk limits; nil: never read, no disk limit applies.
+	Disk Disk
+	// HoldChanged is called, outside the governor's lock, when Holding's
+	// answer changes: the task manager starts tasks again when it ends.
+	HoldChanged func()
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Interval between samples; default 1s. It is also the duty cycle's
@@ -121,7 +127,17 @@ type Governor struct {
 	// set while its readings fail (Tick's goroutine only).
 	nextPower                   time.Time
 	powerFailed, presenceFailed bool
-	wake                        chan struct{} // closed and replaced when reasons may have cleared
+	// diskStale is set when a task ended since the last disk reading.
+	diskStale bool
+	// hold is why no new task may start (Holding); "" = none.
+	hold string
+	wake chan struct{} // closed and replaced when reasons may have cleared
+	// diskMu serialises readings of Options.Disk (Tick, Holding) and
+	// guards lastDisk, nextDisk (when Tick reads it next) and diskFailed
+	// (set while readings fail). It is taken before mu, never inside it.
+	diskMu             sync.Mutex
+	lastDisk, nextDisk time.Time
+	diskFailed         bool
 	// slow is set while Serve samples every idleSampling Intervals;
 	// active tells it that a crawl asked to go meanwhile.
 	slow   bool
@@ -202,9 +218,14 @@ func (g *Governor) Parses() *Budget { return g.parses }
 // are re-decided without waiting for the next sample.
 func (g *Governor) Apply(cfg config.Config) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	held := g.hold
 	g.cfg = cfg
 	g.decideLocked(g.opts.Now())
+	changed := g.hold != held
+	g.mu.Unlock()
+	if changed && g.opts.HoldChanged != nil {
+		g.opts.HoldChanged()
+	}
 }
 
 // decideLocked recomputes caps and reasons; g.mu must be held.
@@ -237,6 +258,7 @@ func (g *Governor) decideLocked(now time.Time) {
 	g.up.SetRate(int64(up))
 	g.conns.SetCap(g.cfg.Connections)
 	reasons, kinds := g.pol.reasons(g.cfg, now, g.usage)
+	_, g.hold = g.pol.diskLimits(g.cfg)
 	if !slices.Equal(kinds, g.kinds) {
 		// Logged when a reason comes or goes, not when a figure in one
 		// moves (the other programs' CPU share, read every second).
@@ -255,6 +277,7 @@ func (g *Governor) Tick(ctx context.Context) error {
 	now := g.opts.Now()
 	g.readPower(ctx, now)
 	g.readPresence(ctx)
+	g.readDisk(ctx, now, false)
 	g.mu.Lock()
 	wasMem := g.pol.memPaused
 	if err == nil {
@@ -264,8 +287,13 @@ func (g *Governor) Tick(ctx context.Context) error {
 	moved := g.countLocked(now)
 	quiet := g.quietLocked(now, moved)
 	pageOut := g.pageOutLocked(now, quiet)
+	held := g.hold
 	g.decideLocked(now)
+	holdChanged := g.hold != held
 	g.mu.Unlock()
+	if holdChanged && g.opts.HoldChanged != nil {
+		g.opts.HoldChanged()
+	}
 	if overMemory || quiet {
 		// Return freed heap to the OS: over the cap, so the next reading
 		// shows what is really still in use; when quiet, so an idle
@@ -455,6 +483,7 @@ func (g *Governor) TaskEnded(strike string) {
 	defer g.mu.Unlock()
 	now := g.opts.Now()
 	g.pol.taskEnded(now, strike == task.StrikeChallenge)
+	g.diskStale = g.opts.Disk != nil
 	g.decideLocked(now)
 }
 
@@ -495,6 +524,13 @@ type Status struct {
 	// the TasksEnded crawls that ended, within the last ChallengeWindow.
 	Challenges int `json:"challenges"`
 	TasksEnded int `json:"tasks_ended"`
+	// Disk is the last disk reading (zero before the first) and the
+	// limits on it; Hold says why no new task starts while crawling goes
+	// on (Holding), and is among Reasons then.
+	Disk        DiskUsage `json:"disk"`
+	DiskMax     int64     `json:"disk_max"`
+	DiskMinFree int64     `json:"disk_min_free"`
+	Hold        string    `json:"hold,omitempty"`
 }
 
 // Status returns the current snapshot.
@@ -521,6 +557,10 @@ func (g *Governor) Status() Status {
 		Usage:         g.usage,
 		DailyQuota:    int64(g.cfg.DailyQuota),
 		MonthlyQuota:  int64(g.cfg.MonthlyQuota),
+		Disk:          g.pol.disk,
+		DiskMax:       int64(g.cfg.DiskMax),
+		DiskMinFree:   int64(g.cfg.DiskMinFree),
+		Hold:          g.hold,
 	}
 	s.Challenges, s.TasksEnded = g.pol.challengeRate(g.opts.Now())
 	switch {
@@ -540,6 +580,9 @@ func (g *Governor) Status() Status {
 				s.State = Throttled
 				s.Reasons = append(s.Reasons, fmt.Sprintf("Throttled: %s at its cap of %v/s", b.name, config.Bytes(b.cap)))
 			}
+		}
+		if g.hold != "" {
+			s.Reasons = append(s.Reasons, g.hold)
 		}
 	}
 	return s

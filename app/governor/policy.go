@@ -30,7 +30,9 @@ type policy struct {
 	busyCount  int     // consecutive readings above the threshold (or calm ones while busy)
 	lastOther  float64 // other programs' CPU at the last reading
 	memPaused  bool
-	onBattery  bool    // the computer runs on battery, as last read (Options.Power)
+	onBattery  bool      // the computer runs on battery, as last read (Options.Power)
+	disk       DiskUsage // the last reading of Options.Disk, if diskRead
+	diskRead   bool
 	idle       bool    // nobody uses the computer, as last read (Options.Presence)
 	throttle   float64 // share of each second task threads are held back
 	lastOwnCPU float64
@@ -188,10 +190,11 @@ const (
 	PauseMemory       = "memory"
 	PauseChallenged   = "challenged"
 	PauseBattery      = "battery"
+	PauseDisk         = "disk"
 )
 
 // PauseKinds are every Pause kind, in the order reasons are given.
-var PauseKinds = []string{PauseHeld, PausePaused, PauseSnoozed, PauseSchedule, PauseBattery, PauseDailyQuota, PauseMonthlyQuota, PauseBusy, PauseMemory, PauseChallenged}
+var PauseKinds = []string{PauseHeld, PausePaused, PauseSnoozed, PauseSchedule, PauseBattery, PauseDailyQuota, PauseMonthlyQuota, PauseDisk, PauseBusy, PauseMemory, PauseChallenged}
 
 // reasons lists why crawling is paused under cfg at now, in the order a
 // contributor most needs to know, each with its kind; empty means it may
@@ -221,6 +224,9 @@ func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) (texts, kind
 	if cfg.MonthlyQuota > 0 && u.MonthBytes >= int64(cfg.MonthlyQuota) {
 		next := monthStart(now, cfg.QuotaResetDay).AddDate(0, 1, 0)
 		add(PauseMonthlyQuota, fmt.Sprintf("Paused: monthly transfer quota of %v reached (resets %s)", cfg.MonthlyQuota, next.Format("2 Jan")))
+	}
+	if full, _ := p.diskLimits(cfg); full != "" {
+		add(PauseDisk, full)
 	}
 	if p.busy {
 		add(PauseBusy, fmt.Sprintf("Paused: other programs are using %.0f %% CPU", p.lastOther))

@@ -175,6 +175,12 @@
       ' · month ' + fmtBytes(st.transfer.month) + (st.transfer.monthly_quota > 0 ? ' of ' + fmtBytes(st.transfer.monthly_quota) : '');
     $('conns').textContent = st.connections.open;
     $('conns-sub').textContent = st.connections.cap > 0 ? 'of ' + st.connections.cap + ' allowed' : 'no cap';
+    // What Hivecrawl keeps on disk against its cap, and the volume's free
+    // space against what Hivecrawl leaves free (Settings, Disk).
+    const dk = st.disk || {};
+    $('disk').textContent = dk.kept || dk.free ? fmtBytes(dk.kept) : '–';
+    $('disk-sub').textContent = (dk.cap > 0 ? 'of a ' + fmtBytes(dk.cap) + ' cap' : 'no cap') +
+      (dk.free ? ' · ' + fmtBytes(dk.free) + ' free' + (dk.min_free > 0 ? ', ' + fmtBytes(dk.min_free) + ' left to you' : '') : '');
     const ov = st.overlay;
     $('peers').textContent = ov ? ov.peers : '–';
     $('peers-sub').textContent = ov ? window.HCOverlay.modeWords(ov) : 'no overlay: local mode';

@@ -28,6 +28,7 @@ type Status struct {
 	Upload      Rate        `json:"upload"`
 	CPU         CPU         `json:"cpu"`
 	Memory      Memory      `json:"memory"`
+	Disk        Disk        `json:"disk"`
 	Connections Connections `json:"connections"`
 	Transfer    Transfer    `json:"transfer"`
 	Tasks       Tasks       `json:"tasks"`
@@ -129,6 +130,15 @@ type CPU struct {
 type Memory struct {
 	RSS int64 `json:"rss"`
 	Cap int64 `json:"cap"`
+}
+
+// Disk is what Hivecrawl keeps on disk and the free space of its volume,
+// as last measured (0 before), with the limits on them (0 = none).
+type Disk struct {
+	Kept    int64 `json:"kept"`
+	Free    int64 `json:"free"`
+	Cap     int64 `json:"cap"`
+	MinFree int64 `json:"min_free"`
 }
 
 // Connections are the open crawl connections and their cap.

@@ -1,0 +1,122 @@
+package governor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+)
+
+// Disk tells how much Hivecrawl keeps on disk and how much its volume has
+// free. The client's is a walk of its directories and a statfs; tests
+// pass their own.
+type Disk interface {
+	Usage(ctx context.Context) (DiskUsage, error)
+}
+
+// DiskUsage is one reading of Disk.
+type DiskUsage struct {
+	Kept int64 // bytes in Hivecrawl's files
+	Free int64 // bytes the volume of its data has free for it
+}
+
+// diskEvery is how often Tick reads the disk: a walk of a few dozen
+// files, which a task's spool outgrows by a few pages at most meanwhile.
+const diskEvery = 2 * time.Second
+
+// diskHeadroom is the share of a disk limit kept in hand: within it of a
+// limit no new task starts, so that the running ones can finish and
+// upload (which frees their spools) before the limit itself is met.
+const diskHeadroom = 0.1
+
+// diskAfterTask is how soon after a task ended Holding reads the disk
+// again rather than wait for Tick: an ended task stored its result, and
+// tasks on a fast site end many to a diskEvery.
+const diskAfterTask = diskEvery / 8
+
+// readDisk reads the disk when diskEvery has passed since the last
+// reading, or diskAfterTask when a task ended since (force). A failed
+// reading keeps the last one, logged when it first fails: the limits
+// hold on what was last known.
+func (g *Governor) readDisk(ctx context.Context, now time.Time, force bool) {
+	if g.opts.Disk == nil {
+		return
+	}
+	g.diskMu.Lock()
+	defer g.diskMu.Unlock()
+	if now.Before(g.nextDisk) && !(force && !now.Before(g.lastDisk.Add(diskAfterTask))) {
+		return
+	}
+	g.lastDisk, g.nextDisk = now, now.Add(diskEvery)
+	g.mu.Lock()
+	g.diskStale = false
+	g.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, powerTimeout)
+	defer cancel()
+	u, err := g.opts.Disk.Usage(ctx)
+	if err != nil {
+		if !g.diskFailed {
+			g.opts.Logger.Info("Cannot measure Hivecrawl's disk use; the disk limits hold on the last reading", "err", err)
+		}
+		g.diskFailed = true
+		return
+	}
+	g.diskFailed = false
+	g.mu.Lock()
+	g.pol.disk, g.pol.diskRead = u, true
+	g.mu.Unlock()
+}
+
+// diskLimits decides the disk limits under cfg on the last reading: full
+// when what Hivecrawl keeps reached DiskMax or the free space fell to
+// DiskMinFree (crawling pauses), near when either is within
+// diskHeadroom of it (no new task starts). The texts say which, with the
+// figures.
+func (p *policy) diskLimits(cfg config.Config) (full, near string) {
+	if !p.diskRead {
+		return "", ""
+	}
+	kept, free := config.Bytes(p.disk.Kept), config.Bytes(p.disk.Free)
+	if max := cfg.DiskMax; max > 0 {
+		switch {
+		case kept >= max:
+			full = fmt.Sprintf("Paused: Hivecrawl keeps %v on disk, its cap (disk_max) is %v", kept, max)
+		case float64(kept) >= (1-diskHeadroom)*float64(max):
+			near = fmt.Sprintf("Disk: Hivecrawl keeps %v of its %v (disk_max), so no new task starts; the running ones finish", kept, max)
+		}
+	}
+	if min := cfg.DiskMinFree; min > 0 && full == "" {
+		switch {
+		case free <= min:
+			full = fmt.Sprintf("Paused: %v free on the disk, Hivecrawl leaves at least %v (disk_min_free)", free, min)
+		case near == "" && float64(free) <= (1+diskHeadroom)*float64(min):
+			near = fmt.Sprintf("Disk: %v free on the disk, near the %v Hivecrawl leaves (disk_min_free), so no new task starts; the running ones finish", free, min)
+		}
+	}
+	if full != "" {
+		near = full
+	}
+	return full, near
+}
+
+// Holding returns why no new task may start although crawling goes on
+// ("" = tasks may start): Hivecrawl's disk use near its limits. While a
+// disk limit is reached it is the pause's reason. When a task ended since
+// the last reading, it reads the disk first (at most every
+// diskAfterTask), so that a fast crawl does not store diskEvery's worth
+// of results past the limits between two readings.
+func (g *Governor) Holding() string {
+	g.mu.Lock()
+	stale := g.diskStale
+	g.mu.Unlock()
+	if stale {
+		g.readDisk(context.Background(), g.opts.Now(), true)
+		g.mu.Lock()
+		g.decideLocked(g.opts.Now())
+		g.mu.Unlock()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.hold
+}
