@@ -16,7 +16,12 @@ var _ localapi.Backend = (*Client)(nil)
 
 // Config returns the live configuration as JSON.
 func (c *Client) Config(ctx context.Context) (json.RawMessage, error) {
-	b, err := json.Marshal(c.cfg.Get())
+	cfg := c.cfg.Get()
+	// With the preset the limits equal, for the Settings page to show.
+	b, err := json.Marshal(struct {
+		config.Config
+		Preset string `json:"preset"`
+	}{cfg, cfg.Preset()})
 	if err != nil {
 		return nil, fmt.Errorf("encode configuration: %w", err)
 	}

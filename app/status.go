@@ -26,6 +26,7 @@ func (c *Client) Status(ctx context.Context) (localapi.Status, error) {
 		CPU:      localapi.CPU{Own: g.OwnCPU, Other: g.OtherCPU, Cap: g.CPUCap, BusyThreshold: g.BusyThreshold},
 		Memory:   localapi.Memory{RSS: g.RSS, Cap: g.MemoryCap},
 		Disk:     localapi.Disk{Kept: g.Disk.Kept, Free: g.Disk.Free, Cap: g.DiskMax, MinFree: g.DiskMinFree},
+		Preset:   c.cfg.Get().Preset(),
 		Transfer: localapi.Transfer{
 			Today: g.Usage.DayBytes, Month: g.Usage.MonthBytes, Total: g.Usage.TotalBytes,
 			DailyQuota: g.DailyQuota, MonthlyQuota: g.MonthlyQuota,

@@ -53,6 +53,8 @@ var keys = map[string]key{
 	"idle.download": {"download cap while the computer is idle, bytes/s with units (0 = unlimited)", bytesKey(func(c *Config) *Bytes { return &c.Idle.Download })},
 	"idle.upload":   {"upload cap while the computer is idle, bytes/s with units (0 = unlimited)", bytesKey(func(c *Config) *Bytes { return &c.Idle.Upload })},
 
+	"preset": {presetHelp(), setPreset},
+
 	"notifications.first_contribution": {"notify on the first accepted contribution", boolKey(func(c *Config) *bool { return &c.Notifications.FirstContribution })},
 	"notifications.daily_summary":      {"notify a daily summary", boolKey(func(c *Config) *bool { return &c.Notifications.DailySummary })},
 	"notifications.milestones":         {"notify credit milestones", boolKey(func(c *Config) *bool { return &c.Notifications.Milestones })},

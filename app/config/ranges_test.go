@@ -27,6 +27,7 @@ var rangeCases = map[string]struct {
 	"monthly_quota":   {[]string{"0", "10GB", "1000TB"}, map[string]string{"1001TB": "monthly_quota must be between"}},
 	"disk_max":        {[]string{"0", "16MiB", "5GB", "1000TB"}, map[string]string{"1MB": "too small", "1001TB": "disk_max must be between", "-1": "not a size"}},
 	"disk_min_free":   {[]string{"0", "256MB", "10GB"}, map[string]string{"1001TB": "disk_min_free must be between"}},
+	"preset":          {[]string{"quiet", "Standard", "full"}, map[string]string{"turbo": "not a preset (quiet, standard, full)", "": "not a preset"}},
 	"quota_reset_day": {[]string{"1", "28"}, map[string]string{"0": "between 1 and 28", "29": "between 1 and 28", "31": "between"}},
 	"schedule": {[]string{"", `{"windows":[{"days":["mon"],"start":"18:00","end":"23:00"}]}`}, map[string]string{
 		`{"windows":[{"days":["xyz"],"start":"18:00","end":"23:00"}]}`: "xyz",

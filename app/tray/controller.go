@@ -2,21 +2,25 @@ package tray
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // API is what the tray needs from the client's local API; *localapi.Client
-// has these methods. (Five, not three: they are one resource's verbs.)
+// has these methods. (Five of them are one resource's verbs; SetConfig
+// sets a preset.)
 type API interface {
 	Status(ctx context.Context) (localapi.Status, error)
 	Pause(ctx context.Context) (localapi.Status, error)
 	Finish(ctx context.Context) (localapi.Status, error)
 	Resume(ctx context.Context) (localapi.Status, error)
 	Snooze(ctx context.Context, d string) (time.Time, error)
+	SetConfig(ctx context.Context, changes ...localapi.Change) (json.RawMessage, error)
 }
 
 var _ API = (*localapi.Client)(nil)
@@ -26,13 +30,28 @@ type Item int
 
 // The clickable menu entries.
 const (
-	ItemPauseResume Item = iota // Pause, or Resume while Held
-	ItemSnooze                  // Snooze for 1 hour
-	ItemDashboard               // Open dashboard
-	ItemSettings                // Settings
-	ItemQuit                    // Quit (graceful)
-	ItemFinish                  // Finish, then pause
+	ItemPauseResume    Item = iota // Pause, or Resume while Held
+	ItemSnooze                     // Snooze for 1 hour
+	ItemDashboard                  // Open dashboard
+	ItemSettings                   // Settings
+	ItemQuit                       // Quit (graceful)
+	ItemFinish                     // Finish, then pause
+	ItemPresetQuiet                // Preset › Quiet
+	ItemPresetStandard             // Preset › Standard
+	ItemPresetFull                 // Preset › Full
 )
+
+// presetItems are the Preset submenu's entries, in its order, with the
+// preset each sets (config.Presets).
+var presetItems = []struct {
+	Item   Item
+	Preset string
+	Label  string
+}{
+	{ItemPresetQuiet, config.PresetQuiet, "Quiet"},
+	{ItemPresetStandard, config.PresetStandard, "Standard"},
+	{ItemPresetFull, config.PresetFull, "Full"},
+}
 
 // Labels of the fixed menu entries.
 const (
@@ -43,6 +62,7 @@ const (
 	LabelDashboard = "Open dashboard"
 	LabelSettings  = "Settings…"
 	LabelQuit      = "Quit Hivecrawl"
+	LabelPreset    = "Preset"
 )
 
 // Options configure a Controller. API is required.
@@ -119,6 +139,12 @@ func (c *Controller) Click(ctx context.Context, item Item) (View, error) {
 		err = c.open(ctx, "")
 	case ItemSettings:
 		err = c.open(ctx, "settings")
+	case ItemPresetQuiet, ItemPresetStandard, ItemPresetFull:
+		for _, p := range presetItems {
+			if p.Item == item {
+				_, err = c.opts.API.SetConfig(ctx, localapi.Change{Key: "preset", Value: p.Preset})
+			}
+		}
 	case ItemQuit:
 		if c.opts.Quit != nil {
 			c.opts.Quit()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -17,6 +18,7 @@ type backend struct {
 	paused    bool
 	snoozed   time.Time
 	finishing bool
+	cfg       *config.Config // nil = the defaults
 }
 
 func (b *backend) Status(context.Context) (localapi.Status, error) {
@@ -32,11 +34,28 @@ func (b *backend) Status(context.Context) (localapi.Status, error) {
 	if !b.snoozed.IsZero() {
 		st.State, st.Reasons = "paused", append(st.Reasons, "Snoozed until "+b.snoozed.Format("15:04"))
 	}
+	st.Preset = b.config().Preset()
 	return st, nil
 }
+func (b *backend) config() config.Config {
+	if b.cfg == nil {
+		c := config.Default()
+		b.cfg = &c
+	}
+	return *b.cfg
+}
 func (b *backend) Config(context.Context) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
-func (b *backend) SetConfig(context.Context, []localapi.Change) error {
-	return errors.New("not used")
+func (b *backend) SetConfig(_ context.Context, changes []localapi.Change) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.config()
+	for _, ch := range changes {
+		if err := c.Apply(config.Change{Key: ch.Key, Value: ch.Value}); err != nil {
+			return localapi.Invalid(err)
+		}
+	}
+	b.cfg = &c
+	return nil
 }
 func (b *backend) Pause(context.Context) error {
 	b.mu.Lock()
@@ -121,6 +140,19 @@ func TestControllerClicks(t *testing.T) {
 	}
 	if b.paused || !b.snoozed.IsZero() {
 		t.Error("backend still held after resume")
+	}
+	// The Preset submenu sets the limits it names and ticks what they are.
+	if v := c.View(); v.Preset != config.PresetStandard {
+		t.Errorf("new client's preset %q, want %q", v.Preset, config.PresetStandard)
+	}
+	for _, p := range []struct {
+		item Item
+		want string
+	}{{ItemPresetQuiet, config.PresetQuiet}, {ItemPresetFull, config.PresetFull}, {ItemPresetStandard, config.PresetStandard}} {
+		v, err := c.Click(ctx, p.item)
+		if err != nil || v.Preset != p.want || b.config().Preset() != p.want {
+			t.Errorf("click preset %s: view preset %q, client's %q, err %v", p.want, v.Preset, b.config().Preset(), err)
+		}
 	}
 	if len(opened) != 2 || opened[0] != "http://127.0.0.1/ui/login?code=x&next=" || opened[1] != "http://127.0.0.1/ui/login?code=x&next=settings" {
 		t.Errorf("opened %q", opened)

@@ -56,8 +56,9 @@ type menu struct {
 	log *slog.Logger
 
 	status, today, pause, finish, snooze, dashboard, settings, quit *systray.MenuItem
-	last                                                            View // the view shown
-	shows                                                           int  // views shown so far
+	presets                                                         []*systray.MenuItem // presetItems' entries
+	last                                                            View                // the view shown
+	shows                                                           int                 // views shown so far
 }
 
 func (m *menu) build(v View) {
@@ -72,6 +73,10 @@ func (m *menu) build(v View) {
 	systray.AddSeparator()
 	m.dashboard = systray.AddMenuItem(LabelDashboard, "Open the dashboard in your browser")
 	m.settings = systray.AddMenuItem(LabelSettings, "Change limits and schedule in your browser")
+	preset := systray.AddMenuItem(LabelPreset, "A named set of all the limits")
+	for _, p := range presetItems {
+		m.presets = append(m.presets, preset.AddSubMenuItemCheckbox(p.Label, "Set the "+p.Label+" limits", false))
+	}
 	systray.AddSeparator()
 	m.quit = systray.AddMenuItem(LabelQuit, "Stop Hivecrawl, handing its tasks over")
 }
@@ -101,6 +106,15 @@ func (m *menu) show(v View) {
 			m.finish.Disable()
 		} else {
 			m.finish.Enable()
+		}
+	}
+	if v.Preset != m.last.Preset || m.shows == 1 {
+		for i, p := range presetItems {
+			if p.Preset == v.Preset {
+				m.presets[i].Check()
+			} else {
+				m.presets[i].Uncheck()
+			}
 		}
 	}
 	if v.Held != m.last.Held || m.shows == 1 {
@@ -162,6 +176,9 @@ func (m *menu) serve(ctx context.Context, quit func()) {
 	go forward(ctx, m.dashboard, ItemDashboard, clicks)
 	go forward(ctx, m.settings, ItemSettings, clicks)
 	go forward(ctx, m.quit, ItemQuit, clicks)
+	for i, p := range presetItems {
+		go forward(ctx, m.presets[i], p.Item, clicks)
+	}
 	for {
 		select {
 		case <-ctx.Done():

@@ -27,6 +27,9 @@ type View struct {
 	// Finishing is true from a Finish until the client paused: the menu's
 	// Finish entry is off meanwhile.
 	Finishing bool
+	// Preset is the preset the limits equal (config.PresetQuiet, …), or
+	// config.PresetCustom: the Preset submenu ticks it.
+	Preset string
 }
 
 // Reasons that the contributor set and can lift with Resume (see the
@@ -45,7 +48,7 @@ func ViewOf(st localapi.Status, err error) View {
 		}
 		return View{Icon: assets.IconError, Title: "Hivecrawl is not answering", Tooltip: "Hivecrawl is not answering: " + err.Error(), Today: "Today: –"}
 	}
-	v := View{Today: today(st)}
+	v := View{Today: today(st), Preset: st.Preset}
 	for _, r := range st.Reasons {
 		if r == reasonPaused || strings.HasPrefix(r, reasonSnoozed) {
 			v.Held = true

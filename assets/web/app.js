@@ -335,11 +335,13 @@
       const v = valueOf(cfg, input.name);
       switch (input.dataset.kind) {
         case 'bool': input.checked = !!v; break;
+        case 'radio': input.checked = input.value === v; break;
         case 'rate': input.value = bytesInput(v, true); break;
         case 'bytes': input.value = bytesInput(v, false); break;
         default: input.value = v == null ? '' : String(v);
       }
     }
+    $('preset-custom').hidden = cfg.preset !== 'custom';
     if (!document.querySelector('#schedule-rows :focus')) renderSchedule((cfg.schedule && cfg.schedule.windows) || []);
   }
 
@@ -351,11 +353,20 @@
   }
 
   async function saveField(input) {
-    const msg = input.parentElement.querySelector('.msg');
+    // A radio group says Saved at its last choice.
+    const msg = input.dataset.kind === 'radio' ? input.closest('fieldset').querySelector('.msg') : input.parentElement.querySelector('.msg');
     const value = input.dataset.kind === 'bool' ? String(input.checked) : input.value.trim();
     try {
       S.config = await post('/api/config', { [input.name]: value });
       input.setAttribute('aria-invalid', 'false');
+      if (input.dataset.kind === 'radio') {
+        // A preset replaces every limit, refused values being typed too.
+        for (const f of fields()) {
+          if (f.getAttribute('aria-invalid') !== 'true') continue;
+          f.setAttribute('aria-invalid', 'false');
+          say(f.parentElement.querySelector('.msg'), '', true);
+        }
+      }
       say(msg, 'Saved', true);
       const keep = document.activeElement;
       input.blur();

@@ -20,6 +20,9 @@ type Status struct {
 	// Finishing is set from a Finish until the running tasks ended and
 	// the client paused: no new task starts meanwhile.
 	Finishing bool `json:"finishing,omitempty"`
+	// Preset names the preset the limits equal ("quiet", "standard",
+	// "full"), or "custom".
+	Preset string `json:"preset,omitempty"`
 	// ConfigProblem says why the configuration file was not used (the
 	// client then runs with defaults and does not overwrite it).
 	ConfigProblem string `json:"config_problem,omitempty"`

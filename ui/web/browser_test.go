@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/hivecrawl/hivecrawl/app"
+	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/web"
@@ -437,6 +438,24 @@ func TestBrowserSettingsChangeTheGovernor(t *testing.T) {
 		t.Error("daily summary switch did not reach the settings")
 	}
 	screenshot(t, ctx, "settings")
+
+	// A preset sets every limit it names at once, and the form shows them;
+	// a limit changed after makes them the contributor's own.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#s-preset-quiet"))); err != nil {
+		t.Fatal(err)
+	}
+	text(t, ctx, "preset saved", `document.getElementById('s-preset-full').closest('fieldset').querySelector('.msg').textContent`, func(s string) bool { return s == "Saved" })
+	if got := r.c.Settings().Get(); got.Preset() != config.PresetQuiet || got.Threads != 1 {
+		t.Errorf("after clicking Quiet: preset %q, threads %d", got.Preset(), got.Threads)
+	}
+	text(t, ctx, "form shows the preset's limits", `document.getElementById('s-threads').value + ' ' + document.getElementById('s-cpu').value`, func(s string) bool { return s == "1 10" })
+	set(change{"#s-threads", "2"})
+	text(t, ctx, "threads saved", msg("#s-threads"), func(s string) bool { return s == "Saved" })
+	text(t, ctx, "limits of one's own", `[document.getElementById('preset-custom').hidden, document.querySelector('input[name=preset]:checked') === null].join()`,
+		func(s string) bool { return s == "false,true" })
+	if got := r.c.Settings().Get().Preset(); got != config.PresetCustom {
+		t.Errorf("after threads=2: preset %q, want custom", got)
+	}
 }
 
 func TestBrowserRefusesOtherSites(t *testing.T) {
