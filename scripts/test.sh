@@ -37,6 +37,8 @@ need_pkg '/usr/lib/python3/dist-packages/dbusmock/__init__.py' python3-dbusmock
 # The installer tests build with NSIS, inspect with file and check the
 # .deb with lintian; hivecrawl(1) is checked as lintian does, with man.
 need_pkg makensis nsis
+# The Windows build runs under Wine (wine64 puts its loader off PATH).
+need_pkg /usr/lib/wine/wine64 wine64
 need_pkg file file
 need_pkg lintian lintian
 need_pkg man man-db

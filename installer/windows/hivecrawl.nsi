@@ -7,7 +7,11 @@
 ; start at login (the same HKCU Run value that Settings toggles), and an
 ; uninstaller listed in Apps & features.
 
-Unicode true
+; A 64-bit installer (NSIS 3's amd64-unicode stubs, which Debian's nsis
+; ships): hivecrawl.exe is amd64, so no Windows that could run it is left
+; out, and Debian's wine64, with which the tests run the installer
+; (installer/wine_test.go), cannot start a 32-bit program without wine32.
+Target amd64-unicode
 !ifndef VERSION
   !define VERSION "dev"
 !endif
