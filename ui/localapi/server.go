@@ -18,7 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -96,7 +95,7 @@ func Listen(b Backend, opts Options) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.Port)))
 	fellBack := false
-	if err != nil && opts.Port != 0 && opts.Fallback && errors.Is(err, syscall.EADDRINUSE) {
+	if err != nil && opts.Port != 0 && opts.Fallback && addrInUse(err) {
 		ln, err = net.Listen("tcp", "127.0.0.1:0")
 		fellBack = true
 	}
