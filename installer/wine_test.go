@@ -50,6 +50,8 @@ const wine64 = "/usr/lib/wine/wine64"
 // warning for an unsigned one, Defender, the firewall's prompt for a
 // network-mode client's listener, per-user ACLs), and Windows versions
 // themselves: Debian 12's Wine 8.0 stands in for Windows 10 and 11.
+// Battery and idle detection run with Windows' own calls (the governor's
+// Windows test), but Wine's machine has no battery to unplug.
 // Wine 8.0 also lacks bcryptprimitives.dll, which Go's runtime loads on
 // Windows 10 and later, where the system has it: the test gives the
 // prefix a stand-in (processPrngDLL).
@@ -74,6 +76,20 @@ func TestWindowsUnderWine(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Log("This Wine has no bcryptprimitives.dll: the prefix got a stand-in that forwards ProcessPrng to RtlGenRandom")
+	}
+	// The governor's power source and idle time, with Windows' own calls
+	// (GetSystemPowerStatus, GetLastInputInfo): its Windows test, built
+	// for Windows and run here. Wine's machine has no battery.
+	gov := filepath.Join(t.TempDir(), "governor.test.exe")
+	build := exec.CommandContext(ctx, "go", "test", "-c", "-o", gov, "../app/governor")
+	build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the governor's tests for Windows: %v\n%s", err, b)
+	}
+	if got := w.must(ctx, gov, "-test.run", "^TestWindowsPowerAndPresence$", "-test.v"); !strings.Contains(got, "on battery: false;") || !strings.Contains(got, "--- PASS") {
+		t.Errorf("the governor's Windows test under Wine:\n%s", got)
+	} else {
+		t.Logf("the governor under Wine: %s", strings.TrimSpace(got[strings.Index(got, "on battery"):strings.Index(got, "--- PASS")]))
 	}
 	appData := w.must(ctx, "cmd", "/c", "echo", "%APPDATA%")
 	localAppData := w.must(ctx, "cmd", "/c", "echo", "%LOCALAPPDATA%")
