@@ -15,7 +15,7 @@ type Preset struct {
 	Name string
 	// Summary says what the preset gives, in a line.
 	Summary string
-	set     func(*Config)
+	limits  limits
 }
 
 // The presets' names, and the name of limits that match none.
@@ -30,30 +30,11 @@ const (
 // new volunteer starts with (Default).
 var presets = []Preset{
 	{PresetQuiet, "unnoticed: one site at a time, 10 % CPU, 256 KB/s down, 64 KB/s up, 256 MB memory, 16 connections, 1 GB on disk",
-		func(c *Config) {
-			c.CPU, c.BusyThreshold = 10, 15
-			c.Download, c.Upload = 256e3, 64e3
-			c.Memory, c.Connections = 256e6, 16
-			c.Threads, c.QueueLength, c.Overload = 1, 3, 0
-			c.DiskMax = 1e9
-		}},
+		limits{cpu: 10, busy: 15, down: 256e3, up: 64e3, mem: 256e6, disk: 1e9, conns: 16, threads: 1, queue: 3}},
 	{PresetStandard, "the defaults: three sites at a time, half the CPU, no bandwidth cap, 5 GB on disk",
-		func(c *Config) {
-			d := Default()
-			c.CPU, c.BusyThreshold = d.CPU, d.BusyThreshold
-			c.Download, c.Upload = d.Download, d.Upload
-			c.Memory, c.Connections = d.Memory, d.Connections
-			c.Threads, c.QueueLength, c.Overload = d.Threads, d.QueueLength, d.Overload
-			c.DiskMax = d.DiskMax
-		}},
+		Default().limits()},
 	{PresetFull, "a computer left on to crawl: eight sites at a time, 90 % CPU, no bandwidth or memory cap, 20 GB on disk",
-		func(c *Config) {
-			c.CPU, c.BusyThreshold = 90, 50
-			c.Download, c.Upload = 0, 0
-			c.Memory, c.Connections = 0, 0
-			c.Threads, c.QueueLength, c.Overload = 8, 16, 0
-			c.DiskMax = 20e9
-		}},
+		limits{cpu: 90, busy: 50, disk: 20e9, threads: 8, queue: 16}},
 }
 
 // Presets returns the named sets of limits, lightest first.
@@ -62,16 +43,14 @@ func Presets() []Preset { return append([]Preset(nil), presets...) }
 // Preset returns the name of the preset c's limits equal, or PresetCustom.
 func (c Config) Preset() string {
 	for _, p := range presets {
-		want := c
-		p.set(&want)
-		if want.limits() == c.limits() {
+		if c.limits() == p.limits {
 			return p.Name
 		}
 	}
 	return PresetCustom
 }
 
-// limits are the settings a preset sets.
+// limits are the settings a preset sets (0 = no cap, as in Config).
 type limits struct {
 	cpu, busy                  Percent
 	down, up, mem, disk        Bytes
@@ -83,12 +62,18 @@ func (c Config) limits() limits {
 		c.Connections, c.Threads, c.QueueLength, c.Overload}
 }
 
+func (c *Config) setLimits(l limits) {
+	c.CPU, c.BusyThreshold = l.cpu, l.busy
+	c.Download, c.Upload, c.Memory, c.DiskMax = l.down, l.up, l.mem, l.disk
+	c.Connections, c.Threads, c.QueueLength, c.Overload = l.conns, l.threads, l.queue, l.ovl
+}
+
 // setPreset sets the limits of the preset named v.
 func setPreset(c *Config, v string) error {
 	name := strings.ToLower(strings.TrimSpace(v))
 	for _, p := range presets {
 		if p.Name == name {
-			p.set(c)
+			c.setLimits(p.limits)
 			return nil
 		}
 	}

@@ -31,10 +31,8 @@ func TestPresets(t *testing.T) {
 	// The presets differ, lightest first, so that each name means one set.
 	ps := Presets()
 	for i := 1; i < len(ps); i++ {
-		var a, b Config
-		ps[i-1].set(&a)
-		ps[i].set(&b)
-		if a.Threads >= b.Threads || (a.CPU >= b.CPU && b.CPU != 0) {
+		a, b := ps[i-1].limits, ps[i].limits
+		if a.threads >= b.threads || (a.cpu >= b.cpu && b.cpu != 0) {
 			t.Errorf("preset %s is not lighter than %s", ps[i-1].Name, ps[i].Name)
 		}
 	}
