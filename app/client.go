@@ -76,6 +76,12 @@ type Options struct {
 	// a manager beside clients (the tests' swarms) would starve its
 	// manager on a busy machine.
 	LowPriority bool
+	// SoftMemoryLimit sets the Go runtime's soft memory limit for the
+	// client's threads even without a memory cap (governor.Options
+	// SoftLimit), so that a large page is collected before it sets the
+	// peak. Like LowPriority it is the process's: the hivecrawl commands
+	// set it, and a process that runs several clients must not.
+	SoftMemoryLimit bool
 	// Threads, when set, overrides the configured number of task threads
 	// (CL) until the configuration changes.
 	Threads int
@@ -226,7 +232,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		disk = dirUsage{dirs}
 	}
 	c.gov, err = governor.New(ctx, cfg, governor.Options{
-		Sampler: opts.Sampler, Power: opts.Power, Presence: opts.Presence, Disk: disk,
+		Sampler: opts.Sampler, Power: opts.Power, Presence: opts.Presence, Disk: disk, SoftLimit: opts.SoftMemoryLimit,
 		Now: opts.Now, UsageFile: dirs.UsageFile(),
 		// The task manager looks again when the disk lets tasks start.
 		HoldChanged: func() {

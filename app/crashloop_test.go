@@ -40,7 +40,7 @@ func TestHelperClientUntilKilled(t *testing.T) {
 	}
 	c, err := New(ctx, Options{
 		Home: home, Mode: ModeLocal, Seeds: os.Getenv("HIVECRAWL_TEST_CRASH_SEEDS"), AllowLoopback: true,
-		SeedTasks: st, Logger: quiet, Version: "test",
+		SeedTasks: st, Logger: quiet, Version: "test", SoftMemoryLimit: true,
 	})
 	if err != nil {
 		t.Fatal(err)

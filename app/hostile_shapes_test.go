@@ -30,12 +30,12 @@ var hostileShapes = []struct{ name, unit, ctype string }{
 }
 
 // hostileShapeLimit bounds a client's peak resident memory while it
-// crawls one hostile page. The goal is 100 MB, met on a quiet machine
-// and missed by 5 MB by two shapes beside a CPU-bound process; the peak
-// of one shape varies by 20 MB from run to run with the garbage
-// collector's timing, so the test holds the line well above the figures
-// measured (docs/benchmarks.md, "Hostile page shapes").
-const hostileShapeLimit = 150 << 20
+// crawls one hostile page. The goal is 100 MB, met by every shape on a
+// quiet machine and beside a CPU-bound process (at most 98 MB,
+// docs/benchmarks.md, "Hostile page shapes"); the test allows 10 MB over
+// it for a machine busier still, as a full `make test` is, where the
+// garbage collector runs later.
+const hostileShapeLimit = 110 << 20
 
 // A client crawling one 10 MiB page of each hostile shape, each in a
 // process of its own, peaks below hostileShapeLimit; a one-line page gives

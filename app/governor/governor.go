@@ -61,6 +61,10 @@ type Options struct {
 	// Disk measures Hivecrawl's disk use and its volume's free space,
 	// for the disk limits; nil: never read, no disk limit applies.
 	Disk Disk
+	// SoftLimit sets the Go runtime's soft memory limit without a memory
+	// cap too (softLimit): for a process that runs one client. With a
+	// cap the limit is always set, 80 % of it.
+	SoftLimit bool
 	// HoldChanged is called, outside the governor's lock, when Holding's
 	// answer changes: the task manager starts tasks again when it ends.
 	HoldChanged func()
@@ -117,8 +121,8 @@ type Governor struct {
 	upRate   int64
 	synced   time.Time // last synced write of the counters
 	dirty    bool
-	memLimit config.Bytes // the memory cap the Go runtime's soft limit was set for
-	busy     time.Time    // last tick with bytes crawled or uploaded (start-up counts); zero once released
+	memLimit int64     // the Go runtime's soft memory limit set (softLimit)
+	busy     time.Time // last tick with bytes crawled or uploaded (start-up counts); zero once released
 	// nextPageOut is when a quiet client pages its code out again, every
 	// pageOutEvery, which doubles up to maxPageOutEvery.
 	nextPageOut  time.Time
@@ -244,14 +248,8 @@ func (g *Governor) decideLocked(now time.Time) {
 	// Half the cap for parses at once: the rest is the client itself and
 	// the bodies being fetched.
 	g.parses.SetLimit(int64(g.cfg.Memory) / 2)
-	if g.cfg.Memory != g.memLimit {
-		// Make the garbage collector work harder before the cap is reached:
-		// a soft limit at 80 % of it (none without a cap).
-		g.memLimit = g.cfg.Memory
-		limit := int64(math.MaxInt64)
-		if g.cfg.Memory > 0 {
-			limit = int64(float64(g.cfg.Memory) * 0.8)
-		}
+	if limit := softLimit(g.cfg, g.opts.SoftLimit); limit != g.memLimit {
+		g.memLimit = limit
 		debug.SetMemoryLimit(limit)
 	}
 	g.down.SetRate(int64(down))
@@ -268,6 +266,33 @@ func (g *Governor) decideLocked(now time.Time) {
 	// Wake waiters to re-check; those still held back wait again.
 	close(g.wake)
 	g.wake = make(chan struct{})
+}
+
+// The Go runtime's soft memory limit without a memory cap: what a client
+// needs at rest, and a share for each crawl thread, enough for a 10 MiB
+// page of any shape being parsed.
+const (
+	softLimitBase      = 32 << 20
+	softLimitPerThread = 16 << 20
+)
+
+// softLimit is the Go runtime's soft memory limit under cfg. With a memory
+// cap, 80 % of it: the garbage collector works harder before the cap
+// pauses crawling. Without one, when always (Options.SoftLimit),
+// softLimitBase and softLimitPerThread a thread, and otherwise none. The
+// default limit collects a large page as the heap nears it rather than
+// when the collector next gets the CPU: beside a CPU-bound program that
+// came late enough to add 20 MB to a client's peak. The limit is soft:
+// the runtime lets the heap past it rather than spend more than about
+// half the CPU collecting.
+func softLimit(cfg config.Config, always bool) int64 {
+	switch {
+	case cfg.Memory > 0:
+		return int64(float64(cfg.Memory) * 0.8)
+	case always:
+		return softLimitBase + int64(max(cfg.Threads, 1))*softLimitPerThread
+	}
+	return math.MaxInt64
 }
 
 // Tick takes one sample and decides. Serve calls it every Interval; tests

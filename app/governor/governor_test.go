@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -736,5 +738,34 @@ func TestChallengePause(t *testing.T) {
 	}
 	if p, why := g2.Paused(); p {
 		t.Fatalf("paused with 3 challenges in 23 crawls: %q", why)
+	}
+}
+
+// TestSoftLimit: the Go runtime's soft memory limit is 80 % of a memory
+// cap; without a cap it is the client's own (base and a share a thread)
+// only for a process that is the client's alone, and none otherwise.
+func TestSoftLimit(t *testing.T) {
+	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
+	cfg := config.Default()
+	for _, tc := range []struct {
+		name   string
+		memory config.Bytes
+		always bool
+		want   int64
+	}{
+		{"cap", 500e6, false, 400e6},
+		{"cap, own process", 500e6, true, 400e6},
+		{"no cap, own process", 0, true, softLimitBase + 3*softLimitPerThread},
+		{"no cap, shared process", 0, false, math.MaxInt64},
+	} {
+		c := cfg
+		c.Memory = tc.memory
+		s := &script{readings: []Reading{{}}}
+		if _, err := New(context.Background(), c, Options{Sampler: s, SoftLimit: tc.always}); err != nil {
+			t.Fatal(err)
+		}
+		if got := debug.SetMemoryLimit(-1); got != tc.want {
+			t.Errorf("%s: runtime's soft limit %d, want %d", tc.name, got, tc.want)
+		}
 	}
 }

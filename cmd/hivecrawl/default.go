@@ -49,7 +49,7 @@ func runDefault(ctx context.Context, args []string) int {
 		return runClient(ctx, []string{"--headless"})
 	}
 	return runDesktop(ctx, app.Options{
-		Version: version, Grace: 5 * time.Second, LowPriority: true, Power: governor.SystemPower(), Presence: governor.SystemPresence(),
+		Version: version, Grace: 5 * time.Second, LowPriority: true, SoftMemoryLimit: true, Power: governor.SystemPower(), Presence: governor.SystemPresence(),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	})
 }

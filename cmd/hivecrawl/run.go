@@ -96,23 +96,25 @@ func runClient(ctx context.Context, args []string) int {
 		mode = app.ModeLocal
 	}
 	opts := app.Options{
-		LowPriority:   !o.normalPriority,
-		Mode:          mode,
-		Network:       nopts,
-		SourceIP:      o.bind,
-		Home:          *o.home,
-		Seeds:         o.seeds,
-		SeedTasks:     app.SeedTasks{Delay: o.delay, MaxDepth: o.seedDepth, MaxPages: o.seedPages, Interval: o.seedEvery},
-		AllowLoopback: o.allowLoopback,
-		AllowTestNets: o.allowTestNets,
-		Cheat:         o.cheatMode,
-		Threads:       o.threads,
-		Grace:         5 * time.Second,
-		Version:       version,
-		Logger:        log,
-		Ready:         announce,
-		Power:         governor.SystemPower(),
-		Presence:      governor.SystemPresence(),
+		LowPriority: !o.normalPriority,
+		// The process is the client's alone, whatever its priority.
+		SoftMemoryLimit: true,
+		Mode:            mode,
+		Network:         nopts,
+		SourceIP:        o.bind,
+		Home:            *o.home,
+		Seeds:           o.seeds,
+		SeedTasks:       app.SeedTasks{Delay: o.delay, MaxDepth: o.seedDepth, MaxPages: o.seedPages, Interval: o.seedEvery},
+		AllowLoopback:   o.allowLoopback,
+		AllowTestNets:   o.allowTestNets,
+		Cheat:           o.cheatMode,
+		Threads:         o.threads,
+		Grace:           5 * time.Second,
+		Version:         version,
+		Logger:          log,
+		Ready:           announce,
+		Power:           governor.SystemPower(),
+		Presence:        governor.SystemPresence(),
 	}
 	if !o.headless {
 		if tray.HasDesktop() {
