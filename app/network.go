@@ -698,6 +698,10 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 		Takeovers: v.Stats.Takeovers, HandedIn: v.Stats.HandedIn, Shared: v.Stats.Shared,
 		NAT: localapi.NAT(nw.h.NAT()),
 	}
+	if bw := nw.h.Bandwidth; bw != nil {
+		t := bw.GetBandwidthTotals()
+		o.BytesIn, o.BytesOut = t.TotalIn, t.TotalOut
+	}
 	for _, nb := range v.Neighbours {
 		o.Neighbours = append(o.Neighbours, localapi.Neighbour{
 			Peer: nb.ID.String(), Zones: apiZones(nb.Zones), RTL: nb.Load.RTL, RPL: nb.Load.RPL,

@@ -59,7 +59,12 @@ type Overlay struct {
 	// status's reasons say since when).
 	ManagerSilent bool `json:"manager_silent,omitempty"`
 	// Peers counts the libp2p peers connected.
-	Peers      int       `json:"peers"`
+	Peers int `json:"peers"`
+	// BytesIn and BytesOut are the overlay's own traffic since the client
+	// started (libp2p's counters): heartbeats, inserts, probes. Crawl and
+	// upload bytes are in Transfer.
+	BytesIn    int64     `json:"bytes_in"`
+	BytesOut   int64     `json:"bytes_out"`
 	Zones      []Zone    `json:"zones"`
 	Coordinate []float64 `json:"coordinate,omitempty"`
 	// Mapped is the coordinate's point in the CAN space under the bounds
