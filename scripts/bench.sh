@@ -96,7 +96,15 @@ bench_caps() {
 	done
 }
 
-SECTIONS=(crawl swarm tasksize recrawl assign text textsize schedule caps)
+# presets: each preset's footprint per client (issue 46): one swarm per
+# preset, every client on it, while the web is crawled and once idle
+# again. BENCH_PRESETS_FLAGS replaces the flags below.
+bench_presets() {
+	echo "== presets: Quiet, Standard and Full on the swarm (internal/swarm/swarmbench -only presets)"
+	CGO_ENABLED=0 go run ./internal/swarm/swarmbench -only presets ${BENCH_PRESETS_FLAGS:--peers 4 -hosts 240 -duration 2m -idle 2m}
+}
+
+SECTIONS=(crawl swarm tasksize recrawl assign text textsize schedule caps presets)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")

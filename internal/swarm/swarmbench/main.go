@@ -80,7 +80,7 @@ func main() {
 	bin := flag.String("bin", "", "hivecrawl binary (default: build it)")
 	settle := flag.Duration("settle", 2*time.Minute, "wait after every client joined before the hosts are submitted (60 heartbeat intervals: Vivaldi's samples and each peer's turn for its first move)")
 	verbose := flag.Bool("v", false, "log progress")
-	only := flag.String("only", "", `run one part only: "idle" (the idle footprint); empty runs all`)
+	only := flag.String("only", "", `run one part only: "idle" (the idle footprint) or "presets" (each preset's footprint, not run otherwise); empty runs the rest`)
 	flag.DurationVar(&politeWait, "delay", 200*time.Millisecond, "politeness wait between requests to one host, the operator's (manager --delay) and the clients'")
 	flag.StringVar(&keepDir, "keep", "", "keep every process's files and debug-level log under `DIR` instead of a temporary directory")
 	flag.IntVar(&perAddr, "per-address", 1, "web hosts served at each address (shared hosting); the manager's caps per address bind when above --per-ip (2)")
@@ -89,19 +89,19 @@ func main() {
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write the first client's CPU profile over the idle measuring time to this file")
 	flag.DurationVar(&idleWait, "idle-wait", governor.ReleaseAfter+15*time.Second, "wait after every client joined before the idle footprint is measured (default: past the clients' first quiet spell, governor.ReleaseAfter)")
 	flag.Parse()
-	if *only != "" && *only != "idle" {
-		fmt.Fprintf(os.Stderr, "swarmbench: -only %q: want \"idle\" or nothing\n", *only)
+	if *only != "" && *only != "idle" && *only != "presets" {
+		fmt.Fprintf(os.Stderr, "swarmbench: -only %q: want \"idle\", \"presets\" or nothing\n", *only)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *bin, *peers, *hosts, *dur, *settle, *idle, *maxPages, *only == "idle", *verbose); err != nil {
+	if err := run(ctx, *bin, *peers, *hosts, *dur, *settle, *idle, *maxPages, *only, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "swarmbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle time.Duration, maxPages int, idleOnly, verbose bool) error {
+func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle time.Duration, maxPages int, only string, verbose bool) error {
 	tmp := keepDir
 	if tmp == "" {
 		var err error
@@ -124,8 +124,11 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	if verbose {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	if idleOnly {
+	switch only {
+	case "idle":
 		return idleFootprint(ctx, bin, tmp, peers, idle, log)
+	case "presets":
+		return presetFootprints(ctx, bin, tmp, peers, hosts, maxPages, dur, idle, log)
 	}
 	// The politeness wait is the operator's (the manager's --delay, the
 	// least every crawler keeps) and the clients' own, both politeWait.
