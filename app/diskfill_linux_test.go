@@ -54,9 +54,10 @@ func sizeOf(t *testing.T, dir string) int64 {
 	return n
 }
 
-// wordySites serves sites of pages pages of about 40 KB of text each, in
-// words that do not compress away, so that a result's size is the text's.
-func wordySites(t *testing.T, pages int, asked *atomic.Int64) *httptest.Server {
+// wordySites serves sites of pages pages of paragraphs paragraphs of 12
+// words each (80 bytes of text a paragraph), in words that do not
+// compress away, so that a result's size is the text's.
+func wordySites(t *testing.T, pages, paragraphs int, asked *atomic.Int64) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -66,7 +67,7 @@ func wordySites(t *testing.T, pages int, asked *atomic.Int64) *httptest.Server {
 		rng := rand.New(rand.NewPCG(uint64(len(r.URL.Path)), uint64(r.URL.Path[len(r.URL.Path)-1])))
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, "<html><head><title>%s</title></head><body>", r.URL.Path)
-		for range 500 {
+		for range paragraphs {
 			fmt.Fprint(w, "<p>")
 			for range 12 {
 				var b [6]byte
@@ -98,12 +99,17 @@ func TestDiskFill(t *testing.T) {
 		volume  = 64 << 20
 		diskMax = 16 << 20
 		minFree = 8 << 20
-		sites   = 80
-		pages   = 6
+		// About 450 KB of results a site: 60 sites are 27 MB, past the
+		// cap in fewer crawls than small sites would need (a busy machine
+		// crawls slowly), and a site's result is well within the 10 %
+		// headroom of either limit (1.7 MB and 0.8 MB).
+		sites      = 60
+		pages      = 6
+		paragraphs = 700
 	)
 	home := smallVolume(t, volume)
 	var asked atomic.Int64
-	srv := wordySites(t, pages, &asked)
+	srv := wordySites(t, pages, paragraphs, &asked)
 	quietConfig(t, home, fmt.Sprintf(`, "threads": 1, "queue_length": 100, "disk_max": %d, "disk_min_free": %d`, diskMax, minFree))
 	c, ctx := serveLocal(t, home, writeSeeds(t, srv, sites))
 	var api *localapi.Client
@@ -143,7 +149,7 @@ func TestDiskFill(t *testing.T) {
 				st.State, st.Reasons, st.Disk, len(st.Tasks.Running), st.Tasks.Queued, results(), sizeOf(t, home))
 		}
 	}()
-	eventuallyFor(t, 2*time.Minute, "the hold near disk_max", func() bool {
+	eventuallyFor(t, 4*time.Minute, "the hold near disk_max", func() bool {
 		var err error
 		st, err = api.Status(ctx)
 		return err == nil && strings.Contains(strings.Join(st.Reasons, "; "), "(disk_max), so no new task starts") && len(st.Tasks.Running) == 0
@@ -180,7 +186,7 @@ func TestDiskFill(t *testing.T) {
 		t.Fatal(err)
 	}
 	least := free()
-	eventuallyFor(t, 2*time.Minute, "the hold near disk_min_free", func() bool {
+	eventuallyFor(t, 4*time.Minute, "the hold near disk_min_free", func() bool {
 		var err error
 		st, err = api.Status(ctx)
 		least = min(least, free())
@@ -202,7 +208,7 @@ func TestDiskFill(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyFor(t, 2*time.Minute, "every task after space came back", func() bool {
+	eventuallyFor(t, 4*time.Minute, "every task after space came back", func() bool {
 		st, err := api.Status(ctx)
 		return err == nil && results() == sites && st.Tasks.Queued == 0 && len(st.Tasks.Running) == 0
 	})
