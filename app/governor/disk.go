@@ -113,7 +113,7 @@ func (g *Governor) Holding() string {
 	if stale {
 		g.readDisk(context.Background(), g.opts.Now(), true)
 		g.mu.Lock()
-		g.decideLocked(g.opts.Now())
+		g.decideLocked(g.opts.Now()) // the caller asks: no notice
 		g.mu.Unlock()
 	}
 	g.mu.Lock()

@@ -222,18 +222,24 @@ func (g *Governor) Parses() *Budget { return g.parses }
 // are re-decided without waiting for the next sample.
 func (g *Governor) Apply(cfg config.Config) {
 	g.mu.Lock()
-	held := g.hold
 	g.cfg = cfg
-	g.decideLocked(g.opts.Now())
-	changed := g.hold != held
+	changed := g.decideLocked(g.opts.Now())
 	g.mu.Unlock()
+	g.holdChanged(changed)
+}
+
+// holdChanged tells Options.HoldChanged, when changed, that Holding's
+// answer changed; g.mu must not be held.
+func (g *Governor) holdChanged(changed bool) {
 	if changed && g.opts.HoldChanged != nil {
 		g.opts.HoldChanged()
 	}
 }
 
-// decideLocked recomputes caps and reasons; g.mu must be held.
-func (g *Governor) decideLocked(now time.Time) {
+// decideLocked recomputes caps, reasons and the hold, and reports
+// whether the hold changed (holdChanged tells it once g.mu is let go);
+// g.mu must be held.
+func (g *Governor) decideLocked(now time.Time) (holdChanged bool) {
 	g.usage.roll(now, g.cfg.QuotaResetDay)
 	eff := g.effectiveLocked()
 	down, up := eff.Download, eff.Upload
@@ -256,6 +262,7 @@ func (g *Governor) decideLocked(now time.Time) {
 	g.up.SetRate(int64(up))
 	g.conns.SetCap(g.cfg.Connections)
 	reasons, kinds := g.pol.reasons(g.cfg, now, g.usage)
+	held := g.hold
 	_, g.hold = g.pol.diskLimits(g.cfg)
 	if !slices.Equal(kinds, g.kinds) {
 		// Logged when a reason comes or goes, not when a figure in one
@@ -266,6 +273,7 @@ func (g *Governor) decideLocked(now time.Time) {
 	// Wake waiters to re-check; those still held back wait again.
 	close(g.wake)
 	g.wake = make(chan struct{})
+	return g.hold != held
 }
 
 // The Go runtime's soft memory limit without a memory cap: what a client
@@ -312,13 +320,9 @@ func (g *Governor) Tick(ctx context.Context) error {
 	moved := g.countLocked(now)
 	quiet := g.quietLocked(now, moved)
 	pageOut := g.pageOutLocked(now, quiet)
-	held := g.hold
-	g.decideLocked(now)
-	holdChanged := g.hold != held
+	changed := g.decideLocked(now)
 	g.mu.Unlock()
-	if holdChanged && g.opts.HoldChanged != nil {
-		g.opts.HoldChanged()
-	}
+	g.holdChanged(changed)
 	if overMemory || quiet {
 		// Return freed heap to the OS: over the cap, so the next reading
 		// shows what is really still in use; when quiet, so an idle
