@@ -86,7 +86,7 @@ func TestSignedRequests(t *testing.T) {
 		if err := verified[p]; err != nil {
 			t.Errorf("%s: signature does not verify: %v", p, err)
 		}
-		if agents[p] != `"https://manager.example"` {
+		if agents[p] != `sig1="https://manager.example"` {
 			t.Errorf("%s: Signature-Agent %q", p, agents[p])
 		}
 	}

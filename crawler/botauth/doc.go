@@ -5,9 +5,15 @@
 //
 // A Signer adds three headers to an outgoing request:
 //
-//	Signature-Agent: "https://manager.example"
-//	Signature-Input: sig1=("@authority" "signature-agent");created=…;expires=…;keyid="…";alg="ed25519";tag="web-bot-auth"
+//	Signature-Agent: sig1="https://manager.example"
+//	Signature-Input: sig1=("@authority" "signature-agent";key="sig1");created=…;expires=…;keyid="…";alg="ed25519";tag="web-bot-auth"
 //	Signature: sig1=:…:
+//
+// This is draft-ietf-webbotauth-httpsig-protocol's form: Signature-Agent is
+// a Dictionary whose member keyed by the signature's label is covered with
+// the key parameter (RFC 9421 §2.1.2). WithLegacyAgent sends the earlier
+// bare String instead, for verifiers that know no other; Verify and Agent
+// accept both.
 //
 // keyid is the RFC 7638 JWK SHA-256 thumbprint of the volunteer's Ed25519
 // public key (Thumbprint). Signature-Agent names the origin of the
@@ -36,12 +42,15 @@
 //
 // # Caveats
 //
-//   - Signature-Agent is sent as a Structured Field String holding the
-//     directory's origin and covered as the plain "signature-agent"
-//     component, as in the drafts web-bot-auth 0.1.3 (the reference
-//     verifier, tested against in webbotauth_test.go) implements. Draft
-//     -04 of the directory draft makes it a Dictionary covered with
-//     ;key=…; neither that verifier nor the Go library supports that yet.
+//   - httpsig-go reads a covered field whole, and has no key parameter:
+//     Sign signs with the field set to the member's value, then sends the
+//     dictionary, and Verify hands it the covered member's value the same
+//     way, so the signature base is RFC 9421's.
+//   - web-bot-auth 0.1.3, the architecture draft's reference verifier on
+//     npm (the newest release), builds the base of "signature-agent";key=…
+//     from the whole field, so it verifies only the legacy form; the RFC
+//     9421 library http-message-signatures verifies the dictionary form
+//     (webbotauth_test.go runs both).
 //   - @authority is the request's Host; Sign first normalizes req.Host
 //     (lower case, default port dropped) so the Host header the site sees
 //     is the authority that was signed, and Verify normalizes the same way.

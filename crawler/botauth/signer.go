@@ -24,6 +24,9 @@ const (
 	Algorithm = "ed25519"
 	// AgentHeader names the operator's key directory.
 	AgentHeader = "Signature-Agent"
+	// AgentMember is the Signature-Agent dictionary member that names the
+	// directory, and the key parameter that covers it.
+	AgentMember = Label
 	// DefaultValidity is how long a signature stays valid when NewSigner
 	// is given no validity: long enough for a slow request, short enough
 	// that a recorded one is of little use.
@@ -33,21 +36,30 @@ const (
 // Signer signs outgoing requests with one Ed25519 key. It is safe for
 // concurrent use.
 type Signer struct {
-	keyid  string
-	agent  string // Signature-Agent value as a Structured Field String; "" = none
-	signer *httpsig.Signer
+	keyid string
+	// agent is the directory's origin as a Structured Field String, the
+	// value that is signed; "" = none. header is the Signature-Agent
+	// field sent: the dictionary {AgentMember: agent}, or agent itself in
+	// the legacy form.
+	agent, header string
+	signer        *httpsig.Signer
 }
 
 // SignerOption changes what NewSigner's Signer sends.
 type SignerOption func(*signerOptions)
 
 type signerOptions struct {
-	nonce bool
+	nonce, legacy bool
 }
 
 // WithNonce adds a random nonce to every signature, for verifiers that
 // want one (see the package caveats on its length).
 func WithNonce() SignerOption { return func(o *signerOptions) { o.nonce = true } }
+
+// WithLegacyAgent sends Signature-Agent in the legacy form, the
+// directory's origin as a bare String covered as "signature-agent", for
+// verifiers that know no other (see the package caveats).
+func WithLegacyAgent() SignerOption { return func(o *signerOptions) { o.legacy = true } }
 
 // NewSigner returns a Signer for key whose signatures are valid for validity
 // (DefaultValidity when zero or negative) and name agent, the origin of the
@@ -66,7 +78,7 @@ func NewSigner(key ed25519.PrivateKey, agent string, validity time.Duration, opt
 		validity = DefaultValidity
 	}
 	s := &Signer{keyid: Thumbprint(key.Public().(ed25519.PublicKey))}
-	fields := []string{"@authority"}
+	fields := []httpsig.SignedField{{Name: "@authority", Parameters: map[string]any{}}}
 	if agent != "" {
 		if err := checkAgent(agent); err != nil {
 			return nil, fmt.Errorf("new request signer: Signature-Agent %q: %w", agent, err)
@@ -75,8 +87,13 @@ func NewSigner(key ed25519.PrivateKey, agent string, validity time.Duration, opt
 		if err != nil {
 			return nil, fmt.Errorf("new request signer: Signature-Agent %q: %w", agent, err)
 		}
-		s.agent = v
-		fields = append(fields, "signature-agent")
+		s.agent, s.header = v, v
+		covered := httpsig.SignedField{Name: "signature-agent", Parameters: map[string]any{}}
+		if !o.legacy {
+			s.header = AgentMember + "=" + v
+			covered.Parameters["key"] = AgentMember
+		}
+		fields = append(fields, covered)
 	}
 	meta := []httpsig.Metadata{httpsig.MetaCreated, httpsig.MetaExpires, httpsig.MetaKeyID, httpsig.MetaAlgorithm}
 	if o.nonce {
@@ -85,7 +102,7 @@ func NewSigner(key ed25519.PrivateKey, agent string, validity time.Duration, opt
 	meta = append(meta, httpsig.MetaTag)
 	signer, err := httpsig.NewSigner(httpsig.SigningProfile{
 		Algorithm:       httpsig.Algo_ED25519,
-		Fields:          httpsig.Fields(fields...),
+		Fields:          fields,
 		Metadata:        meta,
 		Label:           Label,
 		ExpiresDuration: validity,
@@ -146,10 +163,16 @@ func (s *Signer) Sign(req *http.Request) error {
 	req.Header.Del("Signature-Input")
 	req.Header.Del(AgentHeader)
 	if s.agent != "" {
+		// The signature covers the member's value (RFC 9421 §2.1.2), which
+		// the library reads from the field: sign with the field set to the
+		// value, then send the dictionary.
 		req.Header.Set(AgentHeader, s.agent)
 	}
 	if err := s.signer.Sign(req); err != nil {
 		return fmt.Errorf("web bot auth signature: %w", err)
+	}
+	if s.agent != "" {
+		req.Header.Set(AgentHeader, s.header)
 	}
 	return nil
 }

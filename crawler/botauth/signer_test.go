@@ -45,11 +45,13 @@ func TestSignHeaders(t *testing.T) {
 		name       string
 		agent      string
 		nonce      bool
+		legacy     bool
 		components string
 	}{
-		{"with agent", testAgent, false, `("@authority" "signature-agent")`},
-		{"without agent", "", false, `("@authority")`},
-		{"with nonce", testAgent, true, `("@authority" "signature-agent")`},
+		{"with agent", testAgent, false, false, `("@authority" "signature-agent";key="sig1")`},
+		{"without agent", "", false, false, `("@authority")`},
+		{"with nonce", testAgent, true, false, `("@authority" "signature-agent";key="sig1")`},
+		{"legacy agent", testAgent, false, true, `("@authority" "signature-agent")`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,16 +59,25 @@ func TestSignHeaders(t *testing.T) {
 			if c.nonce {
 				opts = append(opts, WithNonce())
 			}
+			if c.legacy {
+				opts = append(opts, WithLegacyAgent())
+			}
 			req, dir, s := signedRequest(t, "https://Site.Example:443/a?b=c", c.agent, opts...)
 			if req.Host != "site.example" {
 				t.Errorf("Host = %q, want the normalized site.example", req.Host)
 			}
 			wantAgent := ""
-			if c.agent != "" {
+			switch {
+			case c.agent != "" && c.legacy:
 				wantAgent = `"` + c.agent + `"`
+			case c.agent != "":
+				wantAgent = `sig1="` + c.agent + `"`
 			}
 			if got := req.Header.Get(AgentHeader); got != wantAgent {
 				t.Errorf("Signature-Agent = %q, want %q", got, wantAgent)
+			}
+			if got, err := Agent(req.Header); err != nil || got != c.agent {
+				t.Errorf("Agent = %q, %v, want %q", got, err, c.agent)
 			}
 			in := req.Header.Get("Signature-Input")
 			for _, want := range []string{Label + "=" + c.components, `;keyid="` + s.KeyID() + `"`, `;alg="ed25519"`, `;tag="web-bot-auth"`} {
@@ -115,7 +126,16 @@ func TestVerifyRejects(t *testing.T) {
 		{name: "signed by the clock a little ahead", change: func(*http.Request, *Directory) {}, now: now.Add(-30 * time.Second)},
 		{name: "authority tampered", change: func(r *http.Request, _ *Directory) { r.Host = "other.example" }, now: now, want: ErrInvalidSignature},
 		{name: "port tampered", change: func(r *http.Request, _ *Directory) { r.Host = "site.example:8443" }, now: now, want: ErrInvalidSignature},
-		{name: "agent tampered", change: func(r *http.Request, _ *Directory) { r.Header.Set(AgentHeader, `"https://evil.example"`) }, now: now, want: ErrInvalidSignature},
+		{name: "agent tampered", change: func(r *http.Request, _ *Directory) { r.Header.Set(AgentHeader, `sig1="https://evil.example"`) }, now: now, want: ErrInvalidSignature},
+		{name: "agent as a bare String", change: func(r *http.Request, _ *Directory) { r.Header.Set(AgentHeader, `"https://manager.example"`) }, now: now, want: ErrInvalidSignature},
+		{name: "agent member renamed", change: func(r *http.Request, _ *Directory) { r.Header.Set(AgentHeader, `sig2="https://manager.example"`) }, now: now, want: ErrInvalidSignature},
+		{name: "agent member not a String", change: func(r *http.Request, _ *Directory) { r.Header.Set(AgentHeader, `sig1=("https://manager.example")`) }, now: now, want: ErrInvalidSignature},
+		{name: "another agent member beside", change: func(r *http.Request, _ *Directory) {
+			r.Header.Set(AgentHeader, `sig0="https://other.example", `+r.Header.Get(AgentHeader))
+		}, now: now},
+		{name: "agent not covered", change: func(r *http.Request, _ *Directory) {
+			r.Header.Set("Signature-Input", strings.Replace(r.Header.Get("Signature-Input"), ` "signature-agent";key="sig1"`, "", 1))
+		}, now: now, want: ErrInvalidSignature},
 		{name: "agent removed", change: func(r *http.Request, _ *Directory) { r.Header.Del(AgentHeader) }, now: now, want: ErrInvalidSignature},
 		{name: "signature tampered", change: func(r *http.Request, _ *Directory) {
 			s := r.Header.Get("Signature")
@@ -203,4 +223,49 @@ func TestSignRejects(t *testing.T) {
 	if err := s.Sign(req); err == nil {
 		t.Error("Sign accepted a request without host")
 	}
+}
+
+// FuzzVerifyHeaders feeds Verify and Agent hostile Signature-Agent and
+// Signature-Input fields, as a site that checks requests receives them:
+// no panic, and an answer that is either a verified request or one of the
+// package's errors. The corpus starts from a genuine signature.
+func FuzzVerifyHeaders(f *testing.F) {
+	pub, key, _ := ed25519.GenerateKey(nil)
+	s, err := NewSigner(key, testAgent, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "https://site.example/page", nil)
+	if err := s.Sign(req); err != nil {
+		f.Fatal(err)
+	}
+	dir := Directory{Keys: []JWK{NewJWK(pub)}}
+	f.Add(req.Header.Get(AgentHeader), req.Header.Get("Signature-Input"), req.Header.Get("Signature"))
+	f.Add(`"https://manager.example"`, `sig1=("@authority" "signature-agent");tag="web-bot-auth"`, "sig1=:AA==:")
+	f.Add(`sig1=("x")`, `sig1=("signature-agent";key="sig1");tag="web-bot-auth"`, "")
+	f.Add(`sig1=?1`, `sig1=("signature-agent";key=?0);tag="web-bot-auth"`, "sig1=:AA==:")
+	f.Fuzz(func(t *testing.T, agent, input, sig string) {
+		r, _ := http.NewRequest(http.MethodGet, "https://site.example/page", nil)
+		for name, v := range map[string]string{AgentHeader: agent, "Signature-Input": input, "Signature": sig} {
+			if v != "" {
+				r.Header.Set(name, v)
+			}
+		}
+		if _, err := Agent(r.Header); err != nil && !errors.Is(err, ErrNoSignature) && !errors.Is(err, ErrInvalidSignature) {
+			t.Fatalf("Agent: unexpected error %v", err)
+		}
+		err := Verify(r, dir, time.Now())
+		if err == nil {
+			if input != req.Header.Get("Signature-Input") || sig != req.Header.Get("Signature") {
+				t.Fatalf("a changed signature verified: %q %q", input, sig)
+			}
+			return
+		}
+		for _, want := range []error{ErrNoSignature, ErrInvalidSignature, ErrUnknownKey, ErrExpired, ErrNotYetValid} {
+			if errors.Is(err, want) {
+				return
+			}
+		}
+		t.Fatalf("Verify: unexpected error %v", err)
+	})
 }

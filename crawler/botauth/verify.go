@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	sfv "github.com/dunglas/httpsfv"
@@ -26,7 +27,11 @@ const maxClockSkew = time.Minute
 // Errors wrap ErrNoSignature, ErrUnknownKey (not certified, or withdrawn),
 // ErrExpired, ErrNotYetValid or ErrInvalidSignature.
 func Verify(req *http.Request, dir Directory, now time.Time) error {
-	label, err := webBotAuthLabel(req.Header)
+	label, input, err := webBotAuthInput(req.Header)
+	if err != nil {
+		return fmt.Errorf("verify request signature: %w", err)
+	}
+	agent, err := coveredAgent(req.Header, input)
 	if err != nil {
 		return fmt.Errorf("verify request signature: %w", err)
 	}
@@ -43,7 +48,10 @@ func Verify(req *http.Request, dir Directory, now time.Time) error {
 	}
 	r.Host = normalizeAuthority(host, scheme)
 	fields := []string{"@authority"}
-	if r.Header.Get(AgentHeader) != "" {
+	if agent != "" {
+		// The library reads a covered field whole: give it the value the
+		// signature covers, which is the member's in the dictionary form.
+		r.Header.Set(AgentHeader, agent)
 		fields = append(fields, "signature-agent")
 	}
 	res, err := httpsig.Verify(r, directoryKeys(dir), httpsig.VerifyProfile{
@@ -98,16 +106,16 @@ func explain(err error) error {
 	return err
 }
 
-// webBotAuthLabel returns the label of the first Signature-Input member
-// tagged "web-bot-auth".
-func webBotAuthLabel(h http.Header) (string, error) {
+// webBotAuthInput returns the label and the component list of the first
+// Signature-Input member tagged "web-bot-auth".
+func webBotAuthInput(h http.Header) (string, sfv.InnerList, error) {
 	lines := h.Values("Signature-Input")
 	if len(lines) == 0 {
-		return "", fmt.Errorf("%w: no Signature-Input header", ErrNoSignature)
+		return "", sfv.InnerList{}, fmt.Errorf("%w: no Signature-Input header", ErrNoSignature)
 	}
 	dict, err := sfv.UnmarshalDictionary(lines)
 	if err != nil {
-		return "", fmt.Errorf("%w: Signature-Input: %w", ErrInvalidSignature, err)
+		return "", sfv.InnerList{}, fmt.Errorf("%w: Signature-Input: %w", ErrInvalidSignature, err)
 	}
 	for _, name := range dict.Names() {
 		m, _ := dict.Get(name)
@@ -116,10 +124,75 @@ func webBotAuthLabel(h http.Header) (string, error) {
 			continue
 		}
 		if tag, ok := il.Params.Get("tag"); ok && tag == Tag {
-			return name, nil
+			return name, il, nil
 		}
 	}
-	return "", fmt.Errorf("%w: no Signature-Input member has tag %q", ErrNoSignature, Tag)
+	return "", sfv.InnerList{}, fmt.Errorf("%w: no Signature-Input member has tag %q", ErrNoSignature, Tag)
+}
+
+// coveredAgent returns the serialized Signature-Agent value that the
+// signature input covers: the member its key parameter names in the
+// dictionary form, the whole field in the legacy form, "" when the
+// request has no Signature-Agent. A field the signature does not cover,
+// or a member that is missing or not a String, is an ErrInvalidSignature.
+func coveredAgent(h http.Header, input sfv.InnerList) (string, error) {
+	lines := h.Values(AgentHeader)
+	if len(lines) == 0 {
+		return "", nil
+	}
+	for _, c := range input.Items {
+		if name, _ := c.Value.(string); name != "signature-agent" {
+			continue
+		}
+		k, keyed := c.Params.Get("key")
+		if !keyed {
+			return strings.Join(lines, ", "), nil
+		}
+		key, _ := k.(string)
+		dict, err := sfv.UnmarshalDictionary(lines)
+		if err != nil {
+			return "", fmt.Errorf("%w: Signature-Agent is not a dictionary: %w", ErrInvalidSignature, err)
+		}
+		m, ok := dict.Get(key)
+		if !ok {
+			return "", fmt.Errorf("%w: Signature-Agent has no member %q", ErrInvalidSignature, key)
+		}
+		item, ok := m.(sfv.Item)
+		if _, isString := item.Value.(string); !ok || !isString {
+			return "", fmt.Errorf("%w: Signature-Agent member %q is not a String", ErrInvalidSignature, key)
+		}
+		v, err := sfv.Marshal(item)
+		if err != nil {
+			return "", fmt.Errorf("%w: Signature-Agent member %q: %w", ErrInvalidSignature, key, err)
+		}
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: the signature does not cover Signature-Agent", ErrInvalidSignature)
+}
+
+// Agent returns the origin of the key directory that req's Web Bot Auth
+// signature names: the Signature-Agent member its input covers (or the
+// whole field in the legacy form), "" when it names none. It checks no
+// signature; a site fetches the directory from this origin and then
+// calls Verify.
+func Agent(h http.Header) (string, error) {
+	_, input, err := webBotAuthInput(h)
+	if err != nil {
+		return "", err
+	}
+	v, err := coveredAgent(h, input)
+	if err != nil || v == "" {
+		return "", err
+	}
+	item, err := sfv.UnmarshalItem([]string{v})
+	if err != nil {
+		return "", fmt.Errorf("%w: Signature-Agent: %w", ErrInvalidSignature, err)
+	}
+	origin, ok := item.Value.(string)
+	if !ok {
+		return "", fmt.Errorf("%w: Signature-Agent is not a String", ErrInvalidSignature)
+	}
+	return origin, nil
 }
 
 // directoryKeys looks keys up by keyid in a Directory for the library's

@@ -13,12 +13,14 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 )
 
-// TestWebBotAuthVerifier checks our signatures with the web-bot-auth npm
-// package's own verifier (internal/webbotauth), which fetches the key
-// directory from the manager's registry through the request's
-// Signature-Agent; then withdraws the key and checks that the same request
-// no longer verifies. Node.js and npm must be installed (scripts/test.sh
-// installs them); the package is installed once into the user's cache.
+// TestWebBotAuthVerifier checks our signatures with independent npm
+// verifiers (internal/webbotauth), which fetch the key directory from the
+// manager's registry through the request's Signature-Agent: the RFC 9421
+// library http-message-signatures for both Signature-Agent forms, and the
+// web-bot-auth package's own verifier for the legacy form it knows. Then
+// it withdraws the key and checks that the same requests no longer
+// verify. Node.js and npm must be installed (scripts/test.sh installs
+// them); the packages are installed once into the user's cache.
 func TestWebBotAuthVerifier(t *testing.T) {
 	v := webbotauth.New(t)
 
@@ -38,53 +40,75 @@ func TestWebBotAuthVerifier(t *testing.T) {
 	manager := httptest.NewServer(reg.Handler())
 	defer manager.Close()
 
-	// The site records the signed request as it arrived.
+	// The site records the signed requests as they arrived.
 	rc := &webbotauth.Recorder{}
 	site := httptest.NewServer(rc)
 	defer site.Close()
 
-	signer, err := botauth.NewSigner(key, manager.URL, 0)
-	if err != nil {
-		t.Fatal(err)
+	send := func(opts ...botauth.SignerOption) webbotauth.Request {
+		t.Helper()
+		signer, err := botauth.NewSigner(key, manager.URL, 0, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := http.NewRequest(http.MethodGet, site.URL+"/page?q=1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := signer.Sign(req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		got := rc.Requests()
+		rec := got[len(got)-1]
+		for _, h := range []string{"signature", "signature-input", "signature-agent"} {
+			if rec.Headers[h] == "" {
+				t.Fatalf("the site saw no %s header: %v", h, rec.Headers)
+			}
+		}
+		return rec
 	}
-	req, err := http.NewRequest(http.MethodGet, site.URL+"/page?q=1", nil)
-	if err != nil {
-		t.Fatal(err)
+	dict, legacy := send(), send(botauth.WithLegacyAgent())
+	if want := `sig1="` + manager.URL + `"`; dict.Headers["signature-agent"] != want {
+		t.Fatalf("Signature-Agent %q, want the dictionary form %q", dict.Headers["signature-agent"], want)
 	}
-	if err := signer.Sign(req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	got := rc.Requests()
-	if len(got) != 1 {
-		t.Fatalf("the site recorded %d requests, want 1", len(got))
-	}
-	rec := got[0]
-	for _, h := range []string{"signature", "signature-input", "signature-agent"} {
-		if rec.Headers[h] == "" {
-			t.Fatalf("the site saw no %s header: %v", h, rec.Headers)
+	tampered := dict
+	tampered.URL = strings.Replace(dict.URL, "127.0.0.1", "localhost", 1)
+
+	for _, c := range []struct {
+		name   string
+		rec    webbotauth.Request
+		verify func(testing.TB, webbotauth.Request) (bool, webbotauth.Verdict)
+	}{
+		{"http-message-signatures, dictionary form", dict, v.Verify},
+		{"http-message-signatures, legacy form", legacy, v.Verify},
+		{"web-bot-auth, legacy form", legacy, v.VerifyReference},
+	} {
+		if ok, out := c.verify(t, c.rec); !ok || out.KeyID != keyid {
+			t.Errorf("%s: did not verify our signature: %+v (keyid %s)", c.name, out, keyid)
 		}
 	}
+	// web-bot-auth 0.1.3 signs and checks "signature-agent";key="sig1"
+	// over the whole field, not the member: the dictionary form fails
+	// there, for every signer that follows RFC 9421.
+	_, out := v.VerifyReference(t, dict)
+	t.Logf("web-bot-auth on the dictionary form: %+v", out)
 
-	tampered := rec
-	tampered.URL = strings.Replace(rec.URL, "127.0.0.1", "localhost", 1)
-
-	ok, out := v.Verify(t, rec)
-	if !ok || out.KeyID != keyid {
-		t.Fatalf("web-bot-auth did not verify our signature: %+v (keyid %s)", out, keyid)
-	}
 	if ok, out := v.Verify(t, tampered); ok || !strings.Contains(out.Error, "invalid signature") {
-		t.Fatalf("web-bot-auth verified a request whose authority was changed: %+v", out)
+		t.Fatalf("a request whose authority was changed verified: %+v", out)
 	}
 
 	if err := reg.Withdraw(keyid, "cheated", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if ok, out := v.Verify(t, rec); ok || !strings.Contains(out.Error, "key not found in directory") {
+	if ok, out := v.Verify(t, dict); ok || !strings.Contains(out.Error, "key not found in directory") {
+		t.Fatalf("a request signed with a withdrawn key still verified: %+v", out)
+	}
+	if ok, out := v.VerifyReference(t, legacy); ok || !strings.Contains(out.Error, "key not found in directory") {
 		t.Fatalf("web-bot-auth still verified a request signed with a withdrawn key: %+v", out)
 	}
 }

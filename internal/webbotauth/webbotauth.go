@@ -1,6 +1,8 @@
-// Package webbotauth runs the web-bot-auth npm package's own verifier (an
-// independent implementation of Web Bot Auth and RFC 9421) on requests our
-// crawlers signed, the way a web site would check them. It is test
+// Package webbotauth runs independent npm implementations of RFC 9421 and
+// Web Bot Auth on requests our crawlers signed, the way a web site would
+// check them (verify.mjs): http-message-signatures, which covers the
+// dictionary form of Signature-Agent, and the web-bot-auth package's own
+// verifier, which covers only the legacy form. It is test
 // infrastructure: the npm packages are installed on first use into the
 // user's cache, outside the repository, and Node.js and npm must be
 // installed (scripts/test.sh installs them).
@@ -26,10 +28,11 @@ import (
 //go:embed verify.mjs
 var verifyScript []byte
 
-// The reference verifier and the versions of its dependencies, pinned so
-// the tests check the same code every time.
+// The verifiers and the versions of their dependencies, pinned so the
+// tests check the same code every time.
 var npmPackages = []string{
 	"web-bot-auth@0.1.3",
+	"http-message-signatures@1.0.6",
 	"http-message-sig@0.2.0",
 	"jsonwebkey-thumbprint@0.1.0",
 	"structured-headers@2.0.2",
@@ -95,10 +98,24 @@ func New(t testing.TB) *Verifier {
 	return &Verifier{dir: dir}
 }
 
-// Verify checks rec's signature as a site would: the key directory is
-// fetched from the origin its Signature-Agent names. ok is whether it
-// verified; the verdict says with which keyid, or why not.
+// Verify checks rec's signature as a site would, with the RFC 9421
+// library http-message-signatures: the key directory is fetched from the
+// origin its covered Signature-Agent names. ok is whether it verified;
+// the verdict says with which keyid, or why not.
 func (v *Verifier) Verify(t testing.TB, rec Request) (ok bool, out Verdict) {
+	t.Helper()
+	return v.run(t, "rfc9421", rec)
+}
+
+// VerifyReference checks rec's signature with the web-bot-auth package's
+// own verifier, which knows only the legacy Signature-Agent form.
+func (v *Verifier) VerifyReference(t testing.TB, rec Request) (ok bool, out Verdict) {
+	t.Helper()
+	return v.run(t, "web-bot-auth", rec)
+}
+
+// run runs verify.mjs's verifier on rec.
+func (v *Verifier) run(t testing.TB, verifier string, rec Request) (ok bool, out Verdict) {
 	t.Helper()
 	b, err := json.Marshal(rec)
 	if err != nil {
@@ -113,7 +130,7 @@ func (v *Verifier) Verify(t testing.TB, rec Request) (ok bool, out Verdict) {
 		t.Fatal(err)
 	}
 	f.Close()
-	return runVerifier(t, v.dir, f.Name())
+	return runVerifier(t, v.dir, verifier, f.Name())
 }
 
 // Verdict is verify.mjs's output.
@@ -123,13 +140,13 @@ type Verdict struct {
 	Error string `json:"error"`
 }
 
-// runVerifier runs verify.mjs in dir (which holds it and node_modules) on
-// a recorded request file.
-func runVerifier(t testing.TB, dir, request string) (bool, Verdict) {
+// runVerifier runs verify.mjs's verifier in dir (which holds it and
+// node_modules) on a recorded request file.
+func runVerifier(t testing.TB, dir, verifier, request string) (bool, Verdict) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "verify.mjs", request)
+	cmd := exec.CommandContext(ctx, "node", "verify.mjs", verifier, request)
 	cmd.Dir = dir
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -138,7 +155,7 @@ func runVerifier(t testing.TB, dir, request string) (bool, Verdict) {
 	if jerr := json.Unmarshal(stdout, &v); jerr != nil {
 		t.Fatalf("verify.mjs printed %q (exit: %v; stderr: %s)", stdout, err, stderr.String())
 	}
-	t.Logf("web-bot-auth on %s: %+v", filepath.Base(request), v)
+	t.Logf("%s on %s: %+v", verifier, filepath.Base(request), v)
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("run verify.mjs: %v", err)
