@@ -14,10 +14,11 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 )
 
-// TestSignedRequestsVerify runs a manager that serves its key directory and
-// a volunteer of its network crawling a site: every request the site gets
-// carries the operator's User-Agent and a signature that the web-bot-auth
-// npm package's own verifier accepts against the manager's directory; once
+// TestSignedRequestsVerify runs a manager started with no signing option
+// and a volunteer of its network crawling a site: every request the site
+// gets carries the User-Agent naming the manager's bot page and a
+// signature in the dictionary form of Signature-Agent that an independent
+// RFC 9421 verifier accepts against the directory the header names; once
 // the operator withdraws the volunteer's key, the same request fails.
 func TestSignedRequestsVerify(t *testing.T) {
 	if testing.Short() {
@@ -39,7 +40,7 @@ func TestSignedRequestsVerify(t *testing.T) {
 	srv := httptest.NewServer(site)
 	defer srv.Close()
 
-	s := startSwarmWith(t, 1, manager.Options{Directory: "127.0.0.1:0",
+	s := startSwarmWith(t, 1, manager.Options{
 		Channels: channels.Options{Prior: time.Hour, MaxDepth: 2, MaxPerFeedback: -1}})
 	s.waitMembers(t)
 	if _, err := s.m.AddSeeds([]string{srv.URL + "/"}); err != nil {
@@ -54,11 +55,11 @@ func TestSignedRequestsVerify(t *testing.T) {
 	}
 	var page webbotauth.Request
 	for _, r := range got {
-		if !strings.HasPrefix(r.Headers["user-agent"], "Hivecrawl/") || !strings.Contains(r.Headers["user-agent"], "(+") {
-			t.Errorf("request for %s sent User-Agent %q, want the operator's", r.URL, r.Headers["user-agent"])
+		if want := "(+" + s.m.BotPageURL() + ")"; !strings.HasPrefix(r.Headers["user-agent"], "Hivecrawl/") || !strings.HasSuffix(r.Headers["user-agent"], want) {
+			t.Errorf("request for %s sent User-Agent %q, want one naming the bot page %s", r.URL, r.Headers["user-agent"], want)
 		}
-		if r.Headers["signature"] == "" || r.Headers["signature-agent"] == "" {
-			t.Errorf("request for %s is not signed: %v", r.URL, r.Headers)
+		if want := `sig1="` + strings.TrimSuffix(s.m.BotPageURL(), "/") + `"`; r.Headers["signature"] == "" || r.Headers["signature-agent"] != want {
+			t.Errorf("request for %s is not signed with Signature-Agent %s: %v", r.URL, want, r.Headers)
 		}
 		if strings.HasSuffix(r.URL, "/about") {
 			page = r
@@ -68,7 +69,7 @@ func TestSignedRequestsVerify(t *testing.T) {
 		t.Fatal("the site never got /about")
 	}
 	if ok, out := v.Verify(t, page); !ok {
-		t.Fatalf("web-bot-auth did not verify the volunteer's request against the manager's directory: %+v", out)
+		t.Fatalf("the volunteer's request did not verify against the manager's directory: %+v", out)
 	}
 
 	// The operator withdraws the volunteer's key through the local API.

@@ -44,7 +44,7 @@ func TestWithdrawnKeyStopsAtOnce(t *testing.T) {
 		w.Write([]byte(b.String()))
 	}))
 	t.Cleanup(site.Close)
-	s := startSwarmWith(t, 1, manager.Options{Directory: "127.0.0.1:0", LeaseHold: 5 * time.Minute,
+	s := startSwarmWith(t, 1, manager.Options{LeaseHold: 5 * time.Minute,
 		Channels: channels.Options{Prior: time.Hour, MaxDepth: 1, MaxPerFeedback: -1}})
 	s.waitMembers(t)
 	c := s.clients[0]

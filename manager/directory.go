@@ -4,25 +4,14 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
-	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 )
-
-// newDirectoryServer serves the operator's key directory to web sites
-// (Web Bot Auth): the keys of the volunteers this manager certified, which
-// verify the HTTP Message Signatures on their requests.
-func newDirectoryServer(addr string, reg *botkeys.Registry) (*siteServer, error) {
-	mux := http.NewServeMux()
-	mux.Handle(botauth.DirectoryPath, reg.Handler())
-	return newSiteServer("key directory", addr, mux)
-}
 
 // certify puts the bot key a crawler presented with its claim in the key
 // directory. A peer whose key was withdrawn is refused.
@@ -94,10 +83,11 @@ func (m *Manager) withdrawn(p peer.ID) bool {
 	return m.keys.PeerWithdrawn(p.String())
 }
 
-// DirectoryURL returns the key directory's URL, or "" when none is served.
+// DirectoryURL returns the key directory's URL as web sites reach it (at
+// the Signature-Agent origin), or "" when none is served.
 func (m *Manager) DirectoryURL() string {
 	if m.dir == nil {
 		return ""
 	}
-	return m.dir.origin() + botauth.DirectoryPath
+	return m.opts.Policy.SignatureAgent + botauth.DirectoryPath
 }

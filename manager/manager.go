@@ -115,6 +115,7 @@ func (m *Manager) markOverlay() error {
 // listener and writes the network profile. The caller must Serve it (or
 // Close it).
 func New(ctx context.Context, opts Options) (_ *Manager, err error) {
+	defaultUA := opts.Policy.UserAgent == ""
 	opts = opts.withDefaults()
 	if opts.Dir == "" {
 		return nil, errors.New("new manager: no data directory")
@@ -167,13 +168,8 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if m.keys, err = botkeys.Open(opts.Dir); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	if opts.Directory != "" {
-		if m.dir, err = newDirectoryServer(opts.Directory, m.keys); err != nil {
-			return nil, fmt.Errorf("new manager: %w", err)
-		}
-		if m.opts.Policy.SignatureAgent == "" {
-			m.opts.Policy.SignatureAgent = m.dir.origin()
-		}
+	if err := m.startSiteServer(defaultUA); err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	if opts.IndexNow != "" {
 		if m.inow, err = newSiteServer("IndexNow", opts.IndexNow, newIndexNow(m).handler()); err != nil {

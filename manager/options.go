@@ -170,12 +170,23 @@ type Options struct {
 	// an address or domain and the start of the next; 0 = Delay,
 	// negative = none.
 	IPWait time.Duration `json:"ip_wait,omitempty"`
-	// Directory, when set, is the address where the manager serves its key
-	// directory to web sites (Web Bot Auth): the request-signing keys of
-	// the volunteers it certified. Unlike API it need not be loopback.
-	// Policy.SignatureAgent defaults to its origin; an operator behind a
-	// TLS front end names the public origin there instead.
+	// Directory is the address where the manager serves web sites its
+	// key directory (Web Bot Auth: the request-signing keys of the
+	// volunteers it certified), its bot page and its signature agent card.
+	// Unlike API it need not be loopback. By default it is the first
+	// listen address's IP and a port chosen once and kept in
+	// SiteAddrFile. Policy.SignatureAgent defaults to its origin; an
+	// operator behind a TLS front end names the public origin there
+	// instead. A solo-mode or Unsigned manager serves none.
 	Directory string `json:"directory,omitempty"`
+	// Unsigned sends volunteers out without Web Bot Auth signatures: no
+	// key directory is served, and sites cannot verify that requests come
+	// from this network. It is logged as a warning at every start.
+	Unsigned bool `json:"unsigned,omitempty"`
+	// Contact is how a site owner reaches the operator (an e-mail address
+	// or a URL), shown on the bot page and in the signature agent card;
+	// default DefaultContact.
+	Contact string `json:"contact,omitempty"`
 	// IndexNow, when set, is the address where the manager takes IndexNow
 	// submissions from web sites (GET or POST /indexnow, docs/indexnow.md).
 	// Like Directory it need not be loopback. Key files are fetched from
@@ -271,6 +282,9 @@ func (o Options) withDefaults() Options {
 	if o.Policy.UserAgent == "" {
 		o.Policy.UserAgent = DefaultUserAgent(o.Version, DefaultContact)
 	}
+	if o.Contact == "" {
+		o.Contact = DefaultContact
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -286,6 +300,10 @@ const (
 	KeyFile      = "manager.key"
 	ChannelsFile = "channels.db"
 	ProfileFile  = "profile.json"
+	// SiteAddrFile keeps the address the default site server listens
+	// on, so that its origin, which volunteers name in every signed
+	// request, survives a restart.
+	SiteAddrFile = "site-address"
 	APIFile      = "api.json"
 	// SearchDir is the full-text index (Options.Search).
 	SearchDir = "search.bleve"

@@ -38,8 +38,14 @@ func (s *siteServer) serve() error {
 	return nil
 }
 
+// close stops the server, and closes its listener even when it never
+// served, so that a manager that failed to start frees its port.
 func (s *siteServer) close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	return s.srv.Shutdown(ctx)
+	err := s.srv.Shutdown(ctx)
+	if cerr := s.ln.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) && err == nil {
+		err = cerr
+	}
+	return err
 }

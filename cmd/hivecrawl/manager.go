@@ -58,6 +58,8 @@ type managerOptions struct {
 	pieceAbove                              int
 	pagePlan                                string
 	userAgent, signatureAgent, directory    string
+	contact                                 string
+	unsigned                                bool
 	indexNow                                string
 	minClientVersion, updateHint            string
 	db                                      string
@@ -84,10 +86,12 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.pagePlan, "page-plan", channels.DefaultPlan, "which known pages a recrawl fetches: all (every page, every round), adaptive (each page at its own frequency, paper 003) or fountain (paper 001's planner)")
 	fs.IntVar(&o.pieceAbove, "piece-above", 0, "split hosts of more than `N` pages into pieces (default 5000)")
 	fs.DurationVar(&o.delay, "delay", time.Second, "the politeness wait between requests to one host that every crawler keeps at least (robots.txt Crawl-delay can raise it)")
-	fs.StringVar(&o.userAgent, "user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+"+manager.DefaultContact+")\"): name your network's contact page in it")
+	fs.StringVar(&o.userAgent, "user-agent", "", "the User-Agent crawlers send (default \"Hivecrawl/VERSION (+BOT PAGE)\", the bot page this manager serves; \"(+"+manager.DefaultContact+")\" when --unsigned)")
+	fs.StringVar(&o.contact, "contact", "", "how site owners reach you, an e-mail `ADDRESS` or URL, shown on the bot page and signature agent card (default "+manager.DefaultContact+")")
+	fs.BoolVar(&o.unsigned, "unsigned", false, "send volunteers out without Web Bot Auth signatures, so no site can verify their requests (not recommended; logged at every start)")
 	fs.StringVar(&o.signatureAgent, "signature-agent", "", "the `URL` of the origin serving this network's key directory (/.well-known/http-message-signatures-directory), sent with every signed request")
 	fs.StringVar(&o.indexNow, "indexnow", "", "take IndexNow submissions of changed URLs from web sites on `ADDR` (host:port, reachable by sites; the path is /indexnow)")
-	fs.StringVar(&o.directory, "directory", "", "serve the key directory web sites verify crawlers' signed requests against on `ADDR` (host:port, reachable by sites); --signature-agent defaults to its origin")
+	fs.StringVar(&o.directory, "directory", "", "serve web sites the key directory that verifies volunteers' signed requests, the bot page and the signature agent card on `ADDR` (host:port, reachable by sites; default the first --listen IP and a port chosen once and kept); --signature-agent defaults to its origin")
 	fs.IntVar(&o.perIP, "per-ip", manager.DefaultPerIP, "the most crawlers at once, swarm-wide, on the hosts at one IP address (0 or less: no cap)")
 	fs.IntVar(&o.perDomain, "per-domain", manager.DefaultPerDomain, "the most crawlers at once, swarm-wide, on the hosts of one registrable domain (0 or less: no cap)")
 	fs.IntVar(&o.sharedIP, "shared-ip", manager.DefaultSharedIP, "the cap of an address seen serving more than --shared-above registrable domains, a shared front end (0 or less: --per-ip)")
@@ -147,7 +151,7 @@ func runManager(ctx context.Context, args []string) int {
 		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
 		Tick: o.tick, AllowLoopback: o.allowLoopback, AllowTestNets: o.allowTestNets, SeedAllow: netguard.Allowing(o.allowLoopback, o.allowTestNets), PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
 		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
-		Directory: o.directory, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
+		Directory: o.directory, Unsigned: o.unsigned, Contact: o.contact, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
 		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,
@@ -175,7 +179,10 @@ func runManager(ctx context.Context, args []string) int {
 	fmt.Printf("Network profile: %s\n", m.ProfilePath())
 	fmt.Printf("Status page: %s/\n", m.APIURL())
 	if u := m.DirectoryURL(); u != "" {
+		fmt.Printf("Bot page for web sites: %s\n", m.BotPageURL())
 		fmt.Printf("Key directory for web sites: %s\n", u)
+	} else {
+		fmt.Println("Volunteers' requests go out UNSIGNED: web sites cannot verify them (--unsigned).")
 	}
 	if u := m.IndexNowURL(); u != "" {
 		fmt.Printf("IndexNow for web sites: %s\n", u)
