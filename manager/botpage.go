@@ -58,8 +58,8 @@ func (m *Manager) card() Card {
 
 // rateExpectation says how fast one site is crawled at most.
 func (m *Manager) rateExpectation() string {
-	return fmt.Sprintf("one connection per host, at most one request every %s (longer when robots.txt asks); "+
-		"at most %d hosts on one IP address crawled at once", m.opts.Delay, m.opts.PerIP)
+	return fmt.Sprintf("One connection per host, at most one request every %s (longer when robots.txt asks); "+
+		"at most %d hosts on one IP address crawled at once", spell(m.opts.Delay), m.opts.PerIP)
 }
 
 // networkName is the network's name for site owners.
@@ -89,7 +89,7 @@ type botPageData struct {
 	Directory     string
 	CardURL       string
 	Agent         string
-	Validity      time.Duration
+	Validity      string
 	OptOut        string
 	ContactHref   string
 	RobotsExample string
@@ -101,7 +101,7 @@ type botPageData struct {
 func (m *Manager) serveBotPage(w http.ResponseWriter, _ *http.Request) {
 	c := m.card()
 	d := botPageData{Card: c, Delay: m.opts.Delay, Directory: m.DirectoryURL(), CardURL: m.BotPageURL() + CardPath[1:],
-		Agent: m.opts.Policy.SignatureAgent, Validity: botauth.DefaultValidity, OptOut: m.BotPageURL() + "optout",
+		Agent: m.opts.Policy.SignatureAgent, Validity: spell(botauth.DefaultValidity), OptOut: m.BotPageURL() + "optout",
 		RobotsExample: "User-agent: " + c.ProductToken + "\nDisallow: /", ContactHref: contactHref(c.Contact)}
 	var buf bytes.Buffer
 	if err := botPage.Execute(&buf, d); err != nil {
@@ -179,4 +179,16 @@ func contactHref(contact string) string {
 		return "mailto:" + contact
 	}
 	return contact
+}
+
+// spell writes d for a reader: "1 second", "60 seconds", "250 ms".
+func spell(d time.Duration) string {
+	switch {
+	case d == time.Second:
+		return "1 second"
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d seconds", d/time.Second)
+	default:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
 }
