@@ -16,9 +16,11 @@
 // Both fetch the key directory from the origin the request names, and take
 // the key whose RFC 7638 thumbprint is the signature's keyid.
 //
-// REQUEST.json is {"url": "http://host:port/path", "headers": {name: value}}.
-// Prints one JSON line, {"ok":true,"keyid":…} or {"ok":false,"error":…},
-// and exits 0 only when the signature verified.
+// REQUEST.json is {"url": "http://host:port/path", "headers": {name: value},
+// "received": unix seconds}, or an array of them. The rfc9421 verifier
+// judges a signature's times as at received, when given. Prints one JSON
+// line per request, {"ok":true,"keyid":…} or {"ok":false,"error":…}, and
+// exits 0 only when every signature verified.
 //
 // Run by webbotauth.go from a directory whose node_modules holds the
 // packages (they are not installed in the repository).
@@ -74,12 +76,16 @@ async function rfc9421(recorded) {
   const headers = recorded.headers;
   const [, member] = webBotAuthInput(headers);
   const params = member[1];
-  const now = Date.now() / 1000;
+  const wall = Date.now() / 1000;
+  const now = recorded.received ?? wall;
   if (!(params.get("created") <= now + 60)) throw new Error("created missing or in the future");
   if (!(params.get("expires") >= now)) throw new Error("signature has expired");
   const keys = await directory(coveredAgent(headers, member));
   let verifiedWith = null;
   const ok = await httpbis.verifyMessage({
+    // Its own clock checks expires against the wall clock: allow what has
+    // passed since the request was received.
+    tolerance: Math.max(0, Math.ceil(wall - now)),
     requiredFields: ["@authority", "signature-agent"],
     requiredParams: ["created", "expires", "keyid", "tag"],
     keyLookup: async (p) => {
@@ -115,13 +121,22 @@ async function reference(recorded) {
 
 const verifiers = { "rfc9421": rfc9421, "web-bot-auth": reference };
 
+const run = verifiers[process.argv[2]];
+let requests = [];
 try {
-  const run = verifiers[process.argv[2]];
   if (!run) throw new Error(`unknown verifier ${process.argv[2]}`);
-  const recorded = JSON.parse(await readFile(process.argv[3], "utf8"));
-  const keyid = await run(recorded);
-  console.log(JSON.stringify({ ok: true, keyid }));
+  const parsed = JSON.parse(await readFile(process.argv[3], "utf8"));
+  requests = Array.isArray(parsed) ? parsed : [parsed];
 } catch (e) {
   console.log(JSON.stringify({ ok: false, error: String(e && e.message ? e.message : e) }));
-  process.exitCode = 1;
+  process.exit(1);
+}
+for (const recorded of requests) {
+  try {
+    const keyid = await run(recorded);
+    console.log(JSON.stringify({ ok: true, keyid }));
+  } catch (e) {
+    console.log(JSON.stringify({ ok: false, error: String(e && e.message ? e.message : e) }));
+    process.exitCode = 1;
+  }
 }

@@ -38,15 +38,16 @@ var npmPackages = []string{
 	"structured-headers@2.0.2",
 }
 
-// Request is a request as a site received it.
+// Request is a request as a site received it, and when (unix seconds).
 type Request struct {
-	URL     string            `json:"url"`
-	Headers map[string]string `json:"headers"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Received int64             `json:"received,omitempty"`
 }
 
-// Record returns the request r as received.
+// Record returns the request r as received now.
 func Record(r *http.Request) Request {
-	rec := Request{URL: "http://" + r.Host + r.URL.RequestURI(), Headers: map[string]string{}}
+	rec := Request{URL: "http://" + r.Host + r.URL.RequestURI(), Headers: map[string]string{}, Received: time.Now().Unix()}
 	for name := range r.Header {
 		rec.Headers[strings.ToLower(name)] = r.Header.Get(name)
 	}
@@ -105,6 +106,45 @@ func New(t testing.TB) *Verifier {
 func (v *Verifier) Verify(t testing.TB, rec Request) (ok bool, out Verdict) {
 	t.Helper()
 	return v.run(t, "rfc9421", rec)
+}
+
+// VerifyAll checks every request of recs as Verify does, in one run of
+// the verifier, judging each signature's times as at its Received.
+func (v *Verifier) VerifyAll(t testing.TB, recs []Request) []Verdict {
+	t.Helper()
+	f, err := os.CreateTemp(v.dir, "requests-*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(f.Name())
+	if err := json.NewEncoder(f).Encode(recs); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", "verify.mjs", "rfc9421", f.Name())
+	cmd.Dir = v.dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("run verify.mjs: %v (%s)", err, stderr.String())
+	}
+	var verdicts []Verdict
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var vd Verdict
+		if err := dec.Decode(&vd); err != nil {
+			t.Fatalf("verify.mjs printed %q: %v (stderr: %s)", out, err, stderr.String())
+		}
+		verdicts = append(verdicts, vd)
+	}
+	if len(verdicts) != len(recs) {
+		t.Fatalf("verify.mjs judged %d of %d requests (stderr: %s)", len(verdicts), len(recs), stderr.String())
+	}
+	return verdicts
 }
 
 // VerifyReference checks rec's signature with the web-bot-auth package's
