@@ -36,7 +36,7 @@ type Card struct {
 	Keys              botauth.Directory `json:"keys"`
 }
 
-// card returns the manager's signature agent card.
+// card returns the manager's signature agent card, without its keys.
 func (m *Manager) card() Card {
 	return Card{
 		Name:              m.networkName(),
@@ -52,7 +52,6 @@ func (m *Manager) card() Card {
 		RateExpectation:   m.rateExpectation(),
 		KnownURLs:         []string{"/robots.txt"},
 		JWKSURI:           m.DirectoryURL(),
-		Keys:              m.keys.Directory(),
 	}
 }
 
@@ -72,7 +71,16 @@ func (m *Manager) networkName() string {
 
 // serveCard serves the signature agent card.
 func (m *Manager) serveCard(w http.ResponseWriter, _ *http.Request) {
-	b, err := json.MarshalIndent(m.card(), "", "  ")
+	c := m.card()
+	var err error
+	if c.Keys, err = m.keys.Directory(); err != nil {
+		// As the directory does: no card rather than one that may list a
+		// withdrawn key.
+		m.log.Warn("Signature agent card unavailable: the key registry cannot be read", "err", err)
+		http.Error(w, "the key registry cannot be read now; try again shortly", http.StatusServiceUnavailable)
+		return
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		http.Error(w, "card unavailable", http.StatusInternalServerError)
 		return

@@ -85,8 +85,11 @@ func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 	}
 	var cs []cand
 	for _, mb := range m.entry.Reported() {
-		if len(mb.Zones) == 0 || slices.Contains(t.Avoid, mb.ID.String()) || m.withdrawn(mb.ID) {
+		if len(mb.Zones) == 0 || slices.Contains(t.Avoid, mb.ID.String()) {
 			continue
+		}
+		if w, err := m.withdrawn(mb.ID); w || err != nil {
+			continue // unknown counts as withdrawn: another member can check
 		}
 		if _, linked := m.nets.linked(mb.ID.String(), t.Avoid); linked {
 			continue // on the network of the crawler or an earlier checker

@@ -78,9 +78,26 @@ func (m *Manager) revoke(p peer.ID, reason string) {
 	}()
 }
 
-// Withdrawn reports whether peer's request-signing key was withdrawn.
-func (m *Manager) withdrawn(p peer.ID) bool {
+// withdrawn reports whether peer p's request-signing key was withdrawn,
+// at this manager or another of a shared database.
+func (m *Manager) withdrawn(p peer.ID) (bool, error) {
 	return m.keys.PeerWithdrawn(p.String())
+}
+
+// keyRefusal is the answer to a lease request of peer p whose key was
+// withdrawn, or when the key registry cannot be read to know (a refusal
+// the peer retries, not the word that its leases are over); refused is
+// false when the request may go on.
+func (m *Manager) keyRefusal(p peer.ID) (a lease.Answer, refused bool) {
+	w, err := m.withdrawn(p)
+	switch {
+	case err != nil:
+		m.log.Warn("Lease refused: the key registry cannot be read", "peer", p, "err", err)
+		return lease.Answer{Error: "refused: the manager cannot check this volunteer's request-signing key now; try again shortly"}, true
+	case w:
+		return withdrawnAnswer, true
+	}
+	return lease.Answer{}, false
 }
 
 // DirectoryURL returns the key directory's URL as web sites reach it (at

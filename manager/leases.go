@@ -58,8 +58,9 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 			return lease.Answer{Error: "refused: " + oerr.Error()}
 		case got.ID != r.TaskID || got.Lease.Epoch != r.Epoch:
 			return lease.Answer{Error: "refused: the request does not match its signed task"}
-		case m.withdrawn(from):
-			return withdrawnAnswer
+		}
+		if a, refused := m.keyRefusal(from); refused {
+			return a
 		}
 		if why := m.outdated(r.Version); why != "" {
 			m.log.Info("Lease refused to an outdated client", "task", r.TaskID, "peer", from, "version", r.Version)
@@ -76,8 +77,8 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 			m.log.Debug("Lease claimed", "task", r.TaskID, "host", t.Host, "epoch", t.Epoch, "peer", from)
 		}
 	case lease.Renew:
-		if m.withdrawn(from) {
-			return withdrawnAnswer
+		if a, refused := m.keyRefusal(from); refused {
+			return a
 		}
 		p := channels.Progress{Pages: r.Pages, Requests: r.Requests, Wait: r.Wait}
 		t, err = m.db.Renew(r.TaskID, r.Epoch, from.String(), p, now, m.opts.leaseTimes(0))

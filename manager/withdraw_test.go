@@ -42,3 +42,22 @@ func TestWithdrawnPeerIsToldAtRenewal(t *testing.T) {
 		t.Fatalf("renewal after the withdrawal answered %+v, want a refusal saying every lease is over", a)
 	}
 }
+
+// TestUnreadableRegistryRefusesLease: when the key registry cannot be
+// read, a lease request is refused as one to try again, not granted (the
+// peer might be withdrawn) and not told its leases are over (it might
+// not be).
+func TestUnreadableRegistryRefusesLease(t *testing.T) {
+	m := newManager(t, t.TempDir(), &clock{t: time.Now().UTC()})
+	k, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := peer.IDFromPrivateKey(k)
+	m.keys.Close()
+	renew := lease.Request{Op: lease.Renew, TaskID: "t/1/0", Epoch: 1, Pages: 3}
+	a := m.decideLease(context.Background(), p, renew)
+	if a.Granted || a.Withdrawn != "" || !strings.Contains(a.Error, "cannot check this volunteer's request-signing key") {
+		t.Fatalf("renewal with the registry closed answered %+v, want a refusal to retry", a)
+	}
+}

@@ -10,11 +10,22 @@
 // (reason "superseded"). A withdrawn key is never certified again; the
 // volunteer must make a new key.
 //
-// The registry is a bbolt file in the directory given to Open; every change
-// is one transaction, so a manager killed at any point loses no
-// certification or withdrawal. Records are kept after withdrawal, so
-// Status can say when and why a key went.
+// The registry is a kv.Store: the bbolt file FileName in the manager's
+// directory, or, for managers sharing a PostgreSQL database, the table
+// PostgresTable in it, so that every manager of that database certifies
+// and withdraws the same keys. Every change is one transaction, so a
+// manager killed at any point loses no certification or withdrawal.
+// Records are kept after withdrawal, so Status can say when and why a key
+// went.
 //
-// Caveat: the directory lists every live key and is read from the file on
-// every request; that suits up to some 10⁴ volunteers, and sites cache it.
+// How fresh: PeerWithdrawn and Status read the store on every call, so a
+// withdrawal made by another manager counts at the next lease request.
+// Directory reads the store at most every DirectoryRefresh (2 s), as
+// reading 10⁴ keys from PostgreSQL takes some 80 ms (BenchmarkPostgres): a
+// withdrawal made elsewhere leaves this manager's directory within
+// DirectoryRefresh, one made through the same Registry at once. Sites may
+// cache the directory CacheMaxAge more.
+//
+// Caveat: the directory lists every live key and is read whole; that
+// suits up to some 10⁴ volunteers.
 package botkeys

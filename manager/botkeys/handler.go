@@ -31,7 +31,13 @@ func (r *Registry) Handler() http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		b, err := r.Directory().Marshal()
+		d, err := r.Directory()
+		if err != nil {
+			// Not an older copy: it could list a withdrawn key.
+			http.Error(w, "the key directory cannot be read now; try again shortly", http.StatusServiceUnavailable)
+			return
+		}
+		b, err := d.Marshal()
 		if err != nil {
 			http.Error(w, "cannot encode the key directory", http.StatusInternalServerError)
 			return

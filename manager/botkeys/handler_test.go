@@ -87,3 +87,20 @@ func TestHandler(t *testing.T) {
 		t.Errorf("after withdrawal: %s %s, want 200 and no keys", resp.Status, body)
 	}
 }
+
+// TestHandlerUnreadable: when the store cannot be read, the handler says
+// so rather than serving an older copy, which could list a withdrawn key.
+func TestHandlerUnreadable(t *testing.T) {
+	r := open(t, t.TempDir())
+	srv := httptest.NewServer(r.Handler())
+	defer srv.Close()
+	r.Close()
+	resp, err := http.Get(srv.URL + botauth.DirectoryPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("directory of a closed store: %s, want 503", resp.Status)
+	}
+}

@@ -1,13 +1,13 @@
 package botkeys
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,10 +15,14 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
+	"github.com/hivecrawl/hivecrawl/internal/kv"
 )
 
-// FileName is the registry's bbolt file in the directory given to Open.
+// FileName is the registry's bbolt file in Options.Dir.
 const FileName = "botkeys.db"
+
+// PostgresTable is the registry's table in PostgreSQL.
+const PostgresTable = "hivecrawl_botkeys"
 
 // ReasonSuperseded is the withdrawal reason of a peer's key replaced by a
 // newer one.
@@ -28,6 +32,13 @@ var (
 	bucketKeys  = []byte("keys")  // keyid → Status (JSON)
 	bucketPeers = []byte("peers") // peer ID → keyid of its latest key
 )
+
+// Buckets are the buckets a store given to New must have.
+var Buckets = [][]byte{bucketKeys, bucketPeers}
+
+// filePolicy is how boltfile treats a damaged registry file.
+var filePolicy = boltfile.Policy{Name: "bot key registry",
+	Advice: "it holds the volunteers' key certifications and withdrawals: restore it from a backup"}
 
 // Status is what the registry knows of one key.
 type Status struct {
@@ -44,56 +55,91 @@ type Status struct {
 // Live reports whether the key is in the directory.
 func (s Status) Live() bool { return s.Withdrawn.IsZero() }
 
-// Registry is the set of certified keys. It is safe for concurrent use.
+// forCause reports whether the key was withdrawn for anything but being
+// superseded by its peer's own new key.
+func (s Status) forCause() bool { return !s.Live() && s.Reason != ReasonSuperseded }
+
+// Options configure OpenWith.
+type Options struct {
+	// Dir holds the registry's bbolt file (FileName), unless Postgres is
+	// set.
+	Dir string
+	// Postgres, when set, is the PostgreSQL database (a postgres:// URL)
+	// the registry lives in, in PostgresTable, shared by every manager
+	// of that database.
+	Postgres string
+	// Now is the clock that ages the cached directory (DirectoryRefresh).
+	// Default time.Now.
+	Now func() time.Time
+}
+
+// Registry is the set of certified keys. It is safe for concurrent use,
+// and on a shared store by several managers at once: every change is one
+// transaction.
 //
 // Invariant: of a peer's keys, only the latest (bucketPeers) may be live.
 type Registry struct {
-	db *bolt.DB
+	db  kv.Store
+	now func() time.Time
 
-	// mu serializes changes and guards live, the live keys by keyid,
-	// which change only after the file's transaction committed.
-	mu   sync.Mutex
-	live map[string]botauth.JWK
+	// fill serializes reads of the directory from the store, so that the
+	// requests arriving while one is under way wait for it.
+	fill sync.Mutex
+
+	mu   sync.Mutex        // guards the fields below
+	dir  botauth.Directory // the live keys as last read from the store
+	read time.Time         // when that read began; zero when none is kept
+	gen  uint64            // changes made through this Registry
 }
 
-// Open opens (creating if needed) the registry in dir.
+// Open opens (creating if needed) the registry in the bbolt file FileName
+// in dir.
 func Open(dir string) (*Registry, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	return OpenWith(context.Background(), Options{Dir: dir})
+}
+
+// OpenWith opens (creating if needed) the registry that opts name.
+func OpenWith(ctx context.Context, opts Options) (*Registry, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Postgres == "" {
+		if opts.Dir == "" {
+			return nil, errors.New("open bot key registry: no directory")
+		}
+		if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+			return nil, fmt.Errorf("open bot key registry: %w", err)
+		}
+		path := filepath.Join(opts.Dir, FileName)
+		db, err := kv.OpenBolt(path, &bolt.Options{Timeout: time.Second}, filePolicy, Buckets...)
+		if err != nil {
+			return nil, err // boltfile.Open names the file
+		}
+		return New(db, opts.Now), nil
+	}
+	db, err := kv.OpenPostgres(ctx, opts.Postgres, PostgresTable, Buckets...)
+	if err != nil {
 		return nil, fmt.Errorf("open bot key registry: %w", err)
 	}
-	path := filepath.Join(dir, FileName)
-	db, err := boltfile.Open(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "bot key registry",
-		Advice: "it holds the volunteers' key certifications and withdrawals: restore it from a backup"})
-	if err != nil {
-		return nil, err
-	}
-	r := &Registry{db: db, live: make(map[string]botauth.JWK)}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketKeys, bucketPeers} {
-			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
-				return err
-			}
-		}
-		return tx.Bucket(bucketKeys).ForEach(func(k, v []byte) error {
-			var s Status
-			if err := json.Unmarshal(v, &s); err != nil {
-				return fmt.Errorf("key %q: %w", k, err)
-			}
-			if s.Live() {
-				r.live[s.KeyID] = botauth.NewJWK(s.PublicKey)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open bot key registry %s: %w", path, err)
-	}
-	return r, nil
+	return New(db, opts.Now), nil
 }
 
-// Close closes the file.
+// New returns the registry kept in db, which must have Buckets; now ages
+// the cached directory. Close closes db.
+func New(db kv.Store, now func() time.Time) *Registry {
+	return &Registry{db: db, now: now}
+}
+
+// Close closes the store.
 func (r *Registry) Close() error { return r.db.Close() }
+
+// changed drops the cached directory after a change made through r.
+func (r *Registry) changed() {
+	r.mu.Lock()
+	r.gen++
+	r.read = time.Time{}
+	r.mu.Unlock()
+}
 
 // Certify records pub as peerID's key and puts it in the directory,
 // returning its keyid (botauth.Thumbprint). Certifying a live key again for
@@ -108,11 +154,7 @@ func (r *Registry) Certify(peerID string, pub ed25519.PublicKey, now time.Time) 
 		return "", fmt.Errorf("certify bot key of %s: %w: %d bytes, want %d", peerID, ErrBadKey, len(pub), ed25519.PublicKeySize)
 	}
 	keyid := botauth.Thumbprint(pub)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var added, superseded bool
-	var old Status
-	err := r.db.Update(func(tx *bolt.Tx) error {
+	err := r.db.Update(func(tx kv.Tx) error {
 		keys, peers := tx.Bucket(bucketKeys), tx.Bucket(bucketPeers)
 		if s, ok, err := getStatus(keys, keyid); err != nil {
 			return err
@@ -130,7 +172,7 @@ func (r *Registry) Certify(peerID string, pub ed25519.PublicKey, now time.Time) 
 			if err != nil {
 				return err
 			}
-			if ok && !s.Live() && s.Reason != ReasonSuperseded {
+			if ok && s.forCause() {
 				// Withdrawn for cause: the peer is out, whatever key it
 				// makes next.
 				return fmt.Errorf("%w: the peer's key was withdrawn on %s (%s)", ErrWithdrawn, s.Withdrawn.UTC().Format(time.RFC3339), s.Reason)
@@ -140,24 +182,17 @@ func (r *Registry) Certify(peerID string, pub ed25519.PublicKey, now time.Time) 
 				if err := putStatus(keys, s); err != nil {
 					return err
 				}
-				old, superseded = s, true
 			}
 		}
 		if err := putStatus(keys, Status{KeyID: keyid, PeerID: peerID, PublicKey: pub, Certified: now}); err != nil {
 			return err
 		}
-		added = true
 		return peers.Put([]byte(peerID), []byte(keyid))
 	})
 	if err != nil {
 		return "", fmt.Errorf("certify bot key %s of %s: %w", keyid, peerID, err)
 	}
-	if superseded {
-		delete(r.live, old.KeyID)
-	}
-	if added {
-		r.live[keyid] = botauth.NewJWK(pub)
-	}
+	r.changed()
 	return keyid, nil
 }
 
@@ -165,10 +200,7 @@ func (r *Registry) Certify(peerID string, pub ed25519.PublicKey, now time.Time) 
 // keyid, or a peer ID whose live key goes. Withdrawing a withdrawn key
 // changes nothing (the first reason stays); an unknown name is ErrNotFound.
 func (r *Registry) Withdraw(keyidOrPeer, reason string, now time.Time) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	gone := ""
-	err := r.db.Update(func(tx *bolt.Tx) error {
+	err := r.db.Update(func(tx kv.Tx) error {
 		keys, peers := tx.Bucket(bucketKeys), tx.Bucket(bucketPeers)
 		s, ok, err := getStatus(keys, keyidOrPeer)
 		if err != nil {
@@ -189,54 +221,40 @@ func (r *Registry) Withdraw(keyidOrPeer, reason string, now time.Time) error {
 			return nil
 		}
 		s.Withdrawn, s.Reason = now, reason
-		if err := putStatus(keys, s); err != nil {
-			return err
-		}
-		gone = s.KeyID
-		return nil
+		return putStatus(keys, s)
 	})
 	if err != nil {
 		return fmt.Errorf("withdraw bot key %s: %w", keyidOrPeer, err)
 	}
-	if gone != "" {
-		delete(r.live, gone)
-	}
+	r.changed()
 	return nil
 }
 
 // PeerWithdrawn reports whether peerID's key was withdrawn for cause
 // (anything but being superseded by its own new key): such a peer gets no
-// new key certified.
-func (r *Registry) PeerWithdrawn(peerID string) bool {
+// new key certified. It reads the store, so it sees a withdrawal made by
+// another manager of a shared database as soon as that committed.
+func (r *Registry) PeerWithdrawn(peerID string) (bool, error) {
 	out := false
-	r.db.View(func(tx *bolt.Tx) error {
+	err := r.db.View(func(tx kv.Tx) error {
 		latest := tx.Bucket(bucketPeers).Get([]byte(peerID))
 		if latest == nil {
 			return nil
 		}
 		s, ok, err := getStatus(tx.Bucket(bucketKeys), string(latest))
-		out = err == nil && ok && !s.Live() && s.Reason != ReasonSuperseded
-		return nil
+		out = ok && s.forCause()
+		return err
 	})
-	return out
-}
-
-// Directory returns the key directory: every live key, sorted by keyid.
-func (r *Registry) Directory() botauth.Directory {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ids := slices.Sorted(maps.Keys(r.live))
-	d := botauth.Directory{Keys: make([]botauth.JWK, 0, len(ids))}
-	for _, id := range ids {
-		d.Keys = append(d.Keys, r.live[id])
+	if err != nil {
+		return false, fmt.Errorf("read bot key of peer %s: %w", peerID, err)
 	}
-	return d
+	return out, nil
 }
 
 // Status returns what the registry knows of keyid, or ErrNotFound.
 func (r *Registry) Status(keyid string) (Status, error) {
 	var s Status
-	err := r.db.View(func(tx *bolt.Tx) error {
+	err := r.db.View(func(tx kv.Tx) error {
 		var ok bool
 		var err error
 		s, ok, err = getStatus(tx.Bucket(bucketKeys), keyid)
@@ -251,7 +269,7 @@ func (r *Registry) Status(keyid string) (Status, error) {
 	return s, nil
 }
 
-func getStatus(b *bolt.Bucket, keyid string) (Status, bool, error) {
+func getStatus(b kv.Bucket, keyid string) (Status, bool, error) {
 	v := b.Get([]byte(keyid))
 	if v == nil {
 		return Status{}, false, nil
@@ -263,7 +281,7 @@ func getStatus(b *bolt.Bucket, keyid string) (Status, bool, error) {
 	return s, true, nil
 }
 
-func putStatus(b *bolt.Bucket, s Status) error {
+func putStatus(b kv.Bucket, s Status) error {
 	v, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("encode record of key %s: %w", s.KeyID, err)

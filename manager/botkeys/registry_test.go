@@ -1,6 +1,7 @@
 package botkeys
 
 import (
+	"context"
 	"crypto/ed25519"
 	"errors"
 	"net/http"
@@ -8,11 +9,12 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
+	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 )
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
-func newKey(t *testing.T) (ed25519.PublicKey, ed25519.PrivateKey) {
+func newKey(t testing.TB) (ed25519.PublicKey, ed25519.PrivateKey) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -31,6 +33,41 @@ func open(t *testing.T, dir string) *Registry {
 	return r
 }
 
+// openPostgres opens the registry in the PostgreSQL database dsn, with
+// dir for a file to import and the clock clk.
+func openPostgres(t *testing.T, dsn, dir string, clk func() time.Time) *Registry {
+	t.Helper()
+	r, err := OpenWith(context.Background(), Options{Dir: dir, Postgres: dsn, Now: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// eachStore runs f on a bbolt file and on a PostgreSQL database; open
+// opens a registry on the one store, again after a Close.
+func eachStore(t *testing.T, f func(t *testing.T, open func() *Registry)) {
+	t.Run("bbolt", func(t *testing.T) {
+		dir := t.TempDir()
+		f(t, func() *Registry { return open(t, dir) })
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := pgtest.Start(t).DSN
+		f(t, func() *Registry { return openPostgres(t, dsn, "", time.Now) })
+	})
+}
+
+// live returns r's directory as keyids.
+func live(t *testing.T, r *Registry) map[string]bool {
+	t.Helper()
+	d, err := r.Directory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyids(d)
+}
+
 // keyids returns the directory's keys as keyids.
 func keyids(d botauth.Directory) map[string]bool {
 	ids := make(map[string]bool)
@@ -44,8 +81,20 @@ func keyids(d botauth.Directory) map[string]bool {
 	return ids
 }
 
-func TestCertify(t *testing.T) {
-	r := open(t, t.TempDir())
+// withdrawn is r.PeerWithdrawn(peer), failing t on an error.
+func withdrawn(t *testing.T, r *Registry, peer string) bool {
+	t.Helper()
+	w, err := r.PeerWithdrawn(peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func TestCertify(t *testing.T) { eachStore(t, testCertify) }
+
+func testCertify(t *testing.T, open func() *Registry) {
+	r := open()
 	pubA, _ := newKey(t)
 	pubB, _ := newKey(t)
 	pubA2, _ := newKey(t)
@@ -79,7 +128,7 @@ func TestCertify(t *testing.T) {
 		} else if id != botauth.Thumbprint(s.pub) {
 			t.Fatalf("%s: keyid %s, want the thumbprint %s", s.name, id, botauth.Thumbprint(s.pub))
 		}
-		got := keyids(r.Directory())
+		got := live(t, r)
 		if len(got) != len(s.live) {
 			t.Fatalf("%s: directory %v, want %v", s.name, got, s.live)
 		}
@@ -97,8 +146,10 @@ func TestCertify(t *testing.T) {
 	}
 }
 
-func TestWithdraw(t *testing.T) {
-	r := open(t, t.TempDir())
+func TestWithdraw(t *testing.T) { eachStore(t, testWithdraw) }
+
+func testWithdraw(t *testing.T, open func() *Registry) {
+	r := open()
 	pubA, _ := newKey(t)
 	pubB, _ := newKey(t)
 	idA, idB := botauth.Thumbprint(pubA), botauth.Thumbprint(pubB)
@@ -130,7 +181,7 @@ func TestWithdraw(t *testing.T) {
 		if s.gone == "" {
 			continue
 		}
-		if keyids(r.Directory())[s.gone] {
+		if live(t, r)[s.gone] {
 			t.Fatalf("%s: withdrawn key %s still in the directory", s.name, s.gone)
 		}
 		st, err := r.Status(s.gone)
@@ -138,20 +189,18 @@ func TestWithdraw(t *testing.T) {
 			t.Fatalf("%s: Status = %+v, %v; want withdrawn at %v for %q", s.name, st, err, s.wantAt, s.wantReason)
 		}
 	}
-	if len(r.Directory().Keys) != 0 {
-		t.Errorf("directory %+v, want empty", r.Directory())
+	if got := live(t, r); len(got) != 0 {
+		t.Errorf("directory %v, want empty", got)
 	}
 	if _, err := r.Status("no-such-key"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Status of an unknown key = %v, want ErrNotFound", err)
 	}
 }
 
-func TestReopen(t *testing.T) {
-	dir := t.TempDir()
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestReopen(t *testing.T) { eachStore(t, testReopen) }
+
+func testReopen(t *testing.T, open func() *Registry) {
+	r := open()
 	pubA, _ := newKey(t)
 	pubB, _ := newKey(t)
 	idA, _ := r.Certify("peerA", pubA, t0)
@@ -163,8 +212,8 @@ func TestReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r = open(t, dir)
-	got := keyids(r.Directory())
+	r = open()
+	got := live(t, r)
 	if len(got) != 1 || !got[idA] {
 		t.Fatalf("reopened directory %v, want only %s", got, idA)
 	}
@@ -180,13 +229,17 @@ func TestReopen(t *testing.T) {
 	if _, err := r.Certify("peerA", pubA2, t0); err != nil {
 		t.Fatal(err)
 	}
-	if got := keyids(r.Directory()); len(got) != 1 || got[idA] {
+	if got := live(t, r); len(got) != 1 || got[idA] {
 		t.Errorf("directory %v after peer A's new key, want only the new key", got)
 	}
 }
 
 func TestWithdrawnKeyFailsVerification(t *testing.T) {
-	r := open(t, t.TempDir())
+	eachStore(t, testWithdrawnKeyFailsVerification)
+}
+
+func testWithdrawnKeyFailsVerification(t *testing.T, open func() *Registry) {
+	r := open()
 	pub, priv := newKey(t)
 	keyid, err := r.Certify("peerA", pub, t0)
 	if err != nil {
@@ -201,21 +254,30 @@ func TestWithdrawnKeyFailsVerification(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if err := botauth.Verify(req, r.Directory(), now); err != nil {
+	d, err := r.Directory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := botauth.Verify(req, d, now); err != nil {
 		t.Fatalf("certified key: %v", err)
 	}
 	if err := r.Withdraw(keyid, "cheated", t0); err != nil {
 		t.Fatal(err)
 	}
-	if err := botauth.Verify(req, r.Directory(), now); !errors.Is(err, botauth.ErrUnknownKey) {
+	if d, err = r.Directory(); err != nil {
+		t.Fatal(err)
+	}
+	if err := botauth.Verify(req, d, now); !errors.Is(err, botauth.ErrUnknownKey) {
 		t.Fatalf("withdrawn key: Verify = %v, want ErrUnknownKey", err)
 	}
 }
 
 // TestWithdrawnPeerStaysOut: a peer whose key was withdrawn for cause gets
 // no new key certified; one that only replaced its own key does.
-func TestWithdrawnPeerStaysOut(t *testing.T) {
-	r := open(t, t.TempDir())
+func TestWithdrawnPeerStaysOut(t *testing.T) { eachStore(t, testWithdrawnPeerStaysOut) }
+
+func testWithdrawnPeerStaysOut(t *testing.T, open func() *Registry) {
+	r := open()
 	now := time.Now()
 	first, _ := newKey(t)
 	second, _ := newKey(t)
@@ -225,20 +287,20 @@ func TestWithdrawnPeerStaysOut(t *testing.T) {
 	if _, err := r.Certify("p1", second, now); err != nil {
 		t.Fatalf("a new key superseding the peer's own: %v", err)
 	}
-	if r.PeerWithdrawn("p1") {
+	if withdrawn(t, r, "p1") {
 		t.Fatal("a peer that replaced its key counts as withdrawn")
 	}
 	if err := r.Withdraw("p1", "cheated", now); err != nil {
 		t.Fatal(err)
 	}
-	if !r.PeerWithdrawn("p1") {
+	if !withdrawn(t, r, "p1") {
 		t.Fatal("a peer withdrawn for cause does not count as withdrawn")
 	}
 	third, _ := newKey(t)
 	if _, err := r.Certify("p1", third, now); !errors.Is(err, ErrWithdrawn) {
 		t.Fatalf("certify a new key of a withdrawn peer = %v, want ErrWithdrawn", err)
 	}
-	if len(r.Directory().Keys) != 0 {
-		t.Fatalf("directory %+v, want empty", r.Directory())
+	if got := live(t, r); len(got) != 0 {
+		t.Fatalf("directory %v, want empty", got)
 	}
 }
