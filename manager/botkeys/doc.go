@@ -16,7 +16,9 @@
 // and withdraws the same keys. Every change is one transaction, so a
 // manager killed at any point loses no certification or withdrawal.
 // Records are kept after withdrawal, so Status can say when and why a key
-// went.
+// went. A manager that moves to PostgreSQL imports its FileName on Open
+// (withdrawals win over live keys, whichever side made them) and keeps the
+// file renamed with ImportedSuffix.
 //
 // How fresh: PeerWithdrawn and Status read the store on every call, so a
 // withdrawal made by another manager counts at the next lease request.

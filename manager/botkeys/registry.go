@@ -61,15 +61,15 @@ func (s Status) forCause() bool { return !s.Live() && s.Reason != ReasonSupersed
 
 // Options configure OpenWith.
 type Options struct {
-	// Dir holds the registry's bbolt file (FileName), unless Postgres is
-	// set.
+	// Dir holds the registry's bbolt file (FileName). With Postgres set,
+	// a FileName there is a registry from before, imported at Open.
 	Dir string
 	// Postgres, when set, is the PostgreSQL database (a postgres:// URL)
 	// the registry lives in, in PostgresTable, shared by every manager
 	// of that database.
 	Postgres string
-	// Now is the clock that ages the cached directory (DirectoryRefresh).
-	// Default time.Now.
+	// Now is the clock that ages the cached directory (DirectoryRefresh)
+	// and dates an import's withdrawals. Default time.Now.
 	Now func() time.Time
 }
 
@@ -103,6 +103,7 @@ func OpenWith(ctx context.Context, opts Options) (*Registry, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	path := filepath.Join(opts.Dir, FileName)
 	if opts.Postgres == "" {
 		if opts.Dir == "" {
 			return nil, errors.New("open bot key registry: no directory")
@@ -110,7 +111,6 @@ func OpenWith(ctx context.Context, opts Options) (*Registry, error) {
 		if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("open bot key registry: %w", err)
 		}
-		path := filepath.Join(opts.Dir, FileName)
 		db, err := kv.OpenBolt(path, &bolt.Options{Timeout: time.Second}, filePolicy, Buckets...)
 		if err != nil {
 			return nil, err // boltfile.Open names the file
@@ -120,6 +120,12 @@ func OpenWith(ctx context.Context, opts Options) (*Registry, error) {
 	db, err := kv.OpenPostgres(ctx, opts.Postgres, PostgresTable, Buckets...)
 	if err != nil {
 		return nil, fmt.Errorf("open bot key registry: %w", err)
+	}
+	if opts.Dir != "" {
+		if err := importFile(db, path, opts.Now()); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open bot key registry: %w", err)
+		}
 	}
 	return New(db, opts.Now), nil
 }
