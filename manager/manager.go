@@ -165,7 +165,10 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		m.mu.Unlock()
 		m.nets.saw(c.RemotePeer(), c.RemoteMultiaddr(), m.opts.Now())
 	}})
-	if m.keys, err = botkeys.Open(opts.Dir); err != nil {
+	// In the channel database's PostgreSQL database when there is one, so
+	// every manager of it serves the same directory and refuses the same
+	// withdrawn peers.
+	if m.keys, err = botkeys.OpenWith(ctx, botkeys.Options{Dir: opts.Dir, Postgres: opts.DB, Now: opts.Now}); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	if err := m.startSiteServer(defaultUA); err != nil {

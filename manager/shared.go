@@ -19,7 +19,9 @@ import (
 // (Options.DB). They share the operator's key, so volunteers see one
 // manager at several addresses, and the database, whose transactions keep
 // them from issuing a round twice or granting two live leases on a host
-// (package channels). On top of that each manager, every tick:
+// (package channels), and whose key registry makes a key withdrawn at one
+// manager withdrawn at all (package botkeys). On top of that each manager,
+// every tick:
 //
 //   - writes its heartbeat to the database's roster, and reads the
 //     others': the managers whose heartbeat is fresh split the channels

@@ -14,8 +14,9 @@ import (
 )
 
 // newSharedManager starts a manager in dir on the PostgreSQL database
-// dsn, with the key in keyFile (copied in) when it is set.
-func newSharedManager(t testing.TB, dir, dsn, keyFile string, clk *clock) *Manager {
+// dsn, with the key in keyFile (copied in) when it is set, and its
+// options changed by opts.
+func newSharedManager(t testing.TB, dir, dsn, keyFile string, clk *clock, opts ...func(*Options)) *Manager {
 	t.Helper()
 	if keyFile != "" {
 		b, err := os.ReadFile(keyFile)
@@ -26,7 +27,12 @@ func newSharedManager(t testing.TB, dir, dsn, keyFile string, clk *clock) *Manag
 			t.Fatal(err)
 		}
 	}
-	return newManagerWith(t, dir, clk, func(o *Options) { o.DB = dsn })
+	return newManagerWith(t, dir, clk, func(o *Options) {
+		o.DB = dsn
+		for _, opt := range opts {
+			opt(o)
+		}
+	})
 }
 
 // TestSharedManagers: two managers on one database split the channels,

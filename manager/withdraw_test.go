@@ -3,6 +3,10 @@ package manager
 import (
 	"context"
 	"crypto/ed25519"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +14,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/hivecrawl/hivecrawl/crawler/botauth"
+	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 )
 
@@ -59,5 +66,70 @@ func TestUnreadableRegistryRefusesLease(t *testing.T) {
 	a := m.decideLease(context.Background(), p, renew)
 	if a.Granted || a.Withdrawn != "" || !strings.Contains(a.Error, "cannot check this volunteer's request-signing key") {
 		t.Fatalf("renewal with the registry closed answered %+v, want a refusal to retry", a)
+	}
+}
+
+// TestSharedKeyWithdrawal: two managers on one PostgreSQL database. A
+// volunteer's key certified through a is in b's directory too; withdrawn
+// at b, a refuses the peer's lease requests at once and drops the key
+// from the directory it serves within botkeys.DirectoryRefresh.
+func TestSharedKeyWithdrawal(t *testing.T) {
+	dsn := pgtest.Start(t).DSN
+	clk := &clock{t: time.Now().UTC()}
+	directory := func(o *Options) { o.Directory = "127.0.0.1:0" }
+	a := newSharedManager(t, t.TempDir(), dsn, "", clk, directory)
+	mb := newSharedManager(t, t.TempDir(), dsn, filepath.Join(a.Dir(), KeyFile), clk, directory)
+
+	k, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := peer.IDFromPrivateKey(k)
+	bot, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyid := botauth.Thumbprint(bot)
+	// As a claim at a does.
+	if err := a.certify(p, bot); err != nil {
+		t.Fatal(err)
+	}
+	lists := func(m *Manager) bool {
+		t.Helper()
+		srv := httptest.NewServer(m.dir.srv.Handler)
+		defer srv.Close()
+		resp, err := http.Get(srv.URL + botauth.DirectoryPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		d, err := botauth.ParseDirectory(body)
+		if err != nil {
+			t.Fatalf("directory: %s %s: %v", resp.Status, body, err)
+		}
+		_, ok := d.Lookup(keyid)
+		return ok
+	}
+	if !lists(a) || !lists(mb) {
+		t.Fatalf("key certified through a: in a's directory %v, in b's %v; want both", lists(a), lists(mb))
+	}
+	renew := lease.Request{Op: lease.Renew, TaskID: "t/1/0", Epoch: 1, Pages: 3}
+	if ans := a.decideLease(context.Background(), p, renew); ans.Withdrawn != "" {
+		t.Fatalf("before the withdrawal a answers %q", ans.Withdrawn)
+	}
+
+	if err := mb.WithdrawKey(p.String(), "2 results failed validation"); err != nil {
+		t.Fatal(err)
+	}
+	if ans := a.decideLease(context.Background(), p, renew); ans.Granted || ans.Withdrawn == "" {
+		t.Errorf("a's answer after b withdrew the key: %+v, want the refusal of a withdrawn peer", ans)
+	}
+	clk.add(botkeys.DirectoryRefresh)
+	if lists(a) {
+		t.Errorf("a's directory lists the key b withdrew, %v later", botkeys.DirectoryRefresh)
+	}
+	if lists(mb) {
+		t.Error("b's directory lists the key it withdrew")
 	}
 }
