@@ -93,17 +93,7 @@ func TestSwarmKeepsToDomainAndIPCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { web.Close() })
-	dns, err := fixture.NewDNS(web.Names())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dns.Close() })
-	// Every part of the process that resolves a name (the crawlers, the
-	// volunteers' reports of addresses, distance measurements) asks the
-	// fixture's DNS.
-	was := net.DefaultResolver
-	net.DefaultResolver = dns.Resolver()
-	t.Cleanup(func() { net.DefaultResolver = was })
+	resolveWith(t, web.Names())
 
 	s := startSwarmWith(t, 6, manager.Options{
 		PerIP: manager.DefaultPerIP, PerDomain: manager.DefaultPerDomain,
@@ -196,4 +186,20 @@ func updatedChannels(t *testing.T, m *manager.Manager) int {
 		}
 	}
 	return n
+}
+
+// resolveWith serves names (name → IPv4 address) from a fixture DNS until
+// the test ends, and makes it the process's resolver: every part of the
+// process that resolves a name (the crawlers, the volunteers' reports of
+// addresses, distance measurements) asks it.
+func resolveWith(t *testing.T, names map[string]string) {
+	t.Helper()
+	dns, err := fixture.NewDNS(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dns.Close() })
+	was := net.DefaultResolver
+	net.DefaultResolver = dns.Resolver()
+	t.Cleanup(func() { net.DefaultResolver = was })
 }

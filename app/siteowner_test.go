@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/webbotauth"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -45,14 +44,7 @@ func newOwnerWeb(t *testing.T, plain int) *ownerWeb {
 	for _, n := range w.names {
 		names[n] = "127.0.0.1"
 	}
-	dns, err := fixture.NewDNS(names)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dns.Close() })
-	was := net.DefaultResolver
-	net.DefaultResolver = dns.Resolver()
-	t.Cleanup(func() { net.DefaultResolver = was })
+	resolveWith(t, names)
 	return w
 }
 
