@@ -287,11 +287,16 @@ func (r *run) checkpointDue() bool {
 }
 
 // robotsFor returns the robots.txt policy for u's host, fetching it first
-// when the host is new (RFC 9309: redirects followed, up to five).
+// when the host is new (RFC 9309: redirects followed, up to five), or
+// again when the copy the run has is RobotsTTL old: a long crawl (16 h
+// for 10,000 pages at 1 s, days under a long Crawl-delay) would
+// otherwise keep a file the site has changed since, RFC 9309 §2.4's
+// 24 hours and more.
 func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	key := u.Scheme + "://" + u.Host
-	if rb, ok := r.robots[key]; ok {
-		return rb, nil
+	old, ok := r.robots[key]
+	if ok && !old.stale(r.c.now()) {
+		return old, nil
 	}
 	agent := r.token
 	cur := &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}
@@ -336,8 +341,13 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 		status = http.StatusNotFound // more than five redirects: unavailable
 	}
 	rb := robotsForStatus(status, body, agent)
-	rb.unreachable = unreachable
-	rb.kept = keptRobots(key, status, body, rb)
+	rb.unreachable, rb.fetched = unreachable, r.c.now()
+	rb.kept = keptRobots(key, status, body, rb, rb.fetched)
+	if old != nil {
+		// The run read the sitemaps the old copy named: not again.
+		rb.sitemapsRead = old.sitemapsRead
+		r.log.Debug("Robots.txt asked again: the copy was a day old", "origin", key)
+	}
 	r.adoptRobots(key, u, rb)
 	return rb, nil
 }

@@ -245,6 +245,9 @@ type Crawler struct {
 	cfg Config
 	// hosts spaces requests to one host across runs.
 	hosts *hostClock
+	// now is the clock robots.txt copies are dated and aged by
+	// (RobotsTTL); time.Now but in tests.
+	now func() time.Time
 }
 
 // New returns a Crawler with cfg's defaults filled in.
@@ -252,5 +255,6 @@ func New(cfg Config) *Crawler {
 	return &Crawler{
 		cfg:   cfg.withDefaults(),
 		hosts: newHostClock(),
+		now:   time.Now,
 	}
 }

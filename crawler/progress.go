@@ -231,13 +231,13 @@ func (r *run) resume(p *Progress) error {
 	r.delay = max(r.delay, min(time.Duration(p.Wait), MaxCrawlDelay))
 	r.lastReq = time.Now()
 	for _, c := range p.Robots {
-		age := time.Since(c.Fetched)
+		age := r.c.now().Sub(c.Fetched)
 		u, err := url.Parse(c.Origin)
 		if age < 0 || age >= RobotsTTL || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			continue // asked again when the run needs it
 		}
 		rb := robotsForStatus(c.Status, c.Body, r.token)
-		rb.kept, rb.sitemapsRead = &c, c.SitemapsRead
+		rb.kept, rb.sitemapsRead, rb.fetched = &c, c.SitemapsRead, c.Fetched
 		r.adoptRobots(c.Origin, u, rb)
 	}
 	r.sitemaps.listed = p.SitemapPages

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -361,7 +362,7 @@ func TestKeptRobots(t *testing.T) {
 		{http.StatusServiceUnavailable, nil, false},
 		{0, nil, false}, // unreachable
 	} {
-		got := keptRobots("http://h.test", c.status, c.body, robotsForStatus(c.status, c.body, "hivecrawl"))
+		got := keptRobots("http://h.test", c.status, c.body, robotsForStatus(c.status, c.body, "hivecrawl"), time.Now())
 		if (got != nil) != c.kept {
 			t.Errorf("status %d, %d bytes: kept %v, want %v", c.status, len(c.body), got != nil, c.kept)
 		}
@@ -411,5 +412,47 @@ func TestCheckpointCarriesHostAsks(t *testing.T) {
 	}
 	if len(p.Result.HostAddrs) == 0 {
 		t.Error("the checkpoint's result names no address the host answered from")
+	}
+}
+
+// A run keeps its robots.txt no longer than RobotsTTL (RFC 9309 §2.4):
+// a crawl still going a day after it read the file asks for it again
+// before its next page, and obeys the file the site has now. Before, a
+// run kept its first copy to its end (16 h for 10,000 pages at 1 s, days
+// under a long Crawl-delay), and a resumed run kept a copy it adopted
+// at 23 h for the rest of its crawl.
+func TestRobotsAskedAgainADayLater(t *testing.T) {
+	const n, turn = 20, 5
+	base := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var (
+		offset atomic.Int64 // how far the crawler's clock has moved
+		served atomic.Int64 // pages served
+	)
+	pagesOf := pages(linkedPages(n))
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			if offset.Load() == 0 {
+				w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
+			} else {
+				w.Write([]byte("User-agent: *\nDisallow: /\n")) // the site changed its mind
+			}
+			return
+		}
+		if served.Add(1) == turn {
+			offset.Store(int64(RobotsTTL)) // a day passes during this page
+		}
+		pagesOf.ServeHTTP(w, r)
+	}))
+	c := New(testConfig(t))
+	c.now = func() time.Time { return base.Add(time.Duration(offset.Load())) }
+	tk := &task.Task{ID: "t", Channel: "c", Seeds: []string{s.URL + "/p0.html"}, MaxDepth: 30, MaxPages: 1000}
+	if _, err := c.Run(context.Background(), tk, &memSink{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(s.requests("/robots.txt")); got != 2 {
+		t.Errorf("robots.txt asked %d times, want twice: once at the start, once a day later", got)
+	}
+	if got := len(s.pagePaths()); got != turn {
+		t.Errorf("%d pages fetched, want %d: none after the day-old copy's successor disallowed them", got, turn)
 	}
 }

@@ -57,12 +57,21 @@ type robots struct {
 	// when a resumed run must ask again (no answer, a forbidden address,
 	// a file larger than maxKeptRobots).
 	kept *RobotsCopy
+	// fetched is when the host answered (the checkpoint's date for a
+	// copy it kept): the run asks again once it is RobotsTTL old.
+	fetched time.Time
+}
+
+// stale reports whether rb is too old to use at now (RobotsTTL). A
+// forbidden address is never asked again: it is no answer of the host.
+func (rb *robots) stale(now time.Time) bool {
+	return rb.err == nil && !now.Before(rb.fetched.Add(RobotsTTL))
 }
 
 // keptRobots returns what a checkpoint keeps of origin's robots.txt
-// answer rb: a file or a definite "none" (4xx), never a failure, which a
-// resumed run asks about again.
-func keptRobots(origin string, status int, body []byte, rb *robots) *RobotsCopy {
+// answer rb, fetched at fetched: a file or a definite "none" (4xx), never
+// a failure, which a resumed run asks about again.
+func keptRobots(origin string, status int, body []byte, rb *robots, fetched time.Time) *RobotsCopy {
 	switch {
 	case rb.err != nil, rb.unreachable != nil, rb.mode == robotsDisallowAll:
 		return nil
@@ -70,9 +79,9 @@ func keptRobots(origin string, status int, body []byte, rb *robots) *RobotsCopy 
 		if len(body) > maxKeptRobots {
 			return nil
 		}
-		return &RobotsCopy{Origin: origin, Status: status, Body: slices.Clone(body), Fetched: time.Now()}
+		return &RobotsCopy{Origin: origin, Status: status, Body: slices.Clone(body), Fetched: fetched}
 	default:
-		return &RobotsCopy{Origin: origin, Status: status, Fetched: time.Now()}
+		return &RobotsCopy{Origin: origin, Status: status, Fetched: fetched}
 	}
 }
 
