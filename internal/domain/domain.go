@@ -47,3 +47,15 @@ func Hostname(host string) string {
 	host = strings.TrimPrefix(strings.TrimSuffix(host, "]"), "[")
 	return strings.TrimSuffix(host, ".")
 }
+
+// IsRegistrable reports whether host (host or host:port, any case) is a
+// registrable domain itself: example.co.uk and alice.github.io are,
+// www.example.co.uk, co.uk, localhost and IP addresses are not.
+func IsRegistrable(host string) bool {
+	name := Hostname(host)
+	if _, err := netip.ParseAddr(name); err != nil && name != "" {
+		d, err := publicsuffix.EffectiveTLDPlusOne(name)
+		return err == nil && d == name
+	}
+	return false
+}

@@ -42,3 +42,26 @@ func FuzzRegistrable(f *testing.F) {
 		}
 	})
 }
+
+func TestIsRegistrable(t *testing.T) {
+	for _, c := range []struct {
+		name, host string
+		want       bool
+	}{
+		{"registrable", "example.com", true},
+		{"two-level suffix", "Example.CO.UK", true},
+		{"private suffix", "alice.github.io:443", true},
+		{"subdomain", "www.example.com", false},
+		{"suffix itself", "co.uk", false},
+		{"single label", "localhost", false},
+		{"ipv4", "127.0.0.1", false},
+		{"ipv6", "[2001:db8::1]", false},
+		{"empty", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := IsRegistrable(c.host); got != c.want {
+				t.Errorf("IsRegistrable(%q) = %v, want %v", c.host, got, c.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -90,7 +91,7 @@ var (
 )
 
 // buckets are the database's buckets.
-var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster, bucketDue, bucketLimits}
+var buckets = [][]byte{bucketChannels, bucketIndex, bucketTasks, bucketMeta, bucketHosts, bucketLocated, bucketRoster, bucketDue, bucketLimits, bucketOptOuts}
 
 // DB is the channel database. Safe for concurrent use, and, on a shared
 // store, by several managers at once: every change is one transaction.
@@ -160,6 +161,8 @@ type Added struct {
 	// Known are the seeds that were seeds of their channel already (or
 	// came twice): nothing changed for them.
 	Known []string
+	// OptedOut are the seeds on hosts that opted out: not added.
+	OptedOut []string
 }
 
 // Add adds seed URLs as AddSeeds does, and says which were known.
@@ -177,6 +180,10 @@ func (d *DB) Add(seeds []string, now time.Time) (Added, error) {
 				continue
 			}
 			c, isNew, err := d.addSeedTx(tx, s, SourceSeed, now, false)
+			if errors.Is(err, ErrOptedOut) {
+				a.OptedOut = append(a.OptedOut, s)
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -212,6 +219,9 @@ func (d *DB) addSeedTx(tx kv.Tx, raw, source string, now time.Time, limited bool
 	seed, id, err := ParseSeed(raw)
 	if err != nil {
 		return nil, false, err
+	}
+	if err := optedOutErr(tx, id); err != nil {
+		return nil, false, err // whoever names it: seeds, links, imports
 	}
 	b := channelsIn(tx)
 	var c Channel

@@ -264,8 +264,9 @@ func (d *DB) Regrant(id string, now time.Time, lt LeaseTimes) (t Task, ok bool, 
 }
 
 func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Task, ok bool, err error) {
+	var optedOut error
 	err = d.db.Update(func(tx kv.Tx) error {
-		t, ok = Task{}, false // a run again starts afresh (kv.Store.Update)
+		t, ok, optedOut = Task{}, false, nil // a run again starts afresh (kv.Store.Update)
 		tb, hb := tx.Bucket(bucketTasks), tx.Bucket(bucketHosts)
 		found, err := getJSON(tb, []byte(id), &t)
 		if err != nil {
@@ -278,6 +279,18 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 		claimed := t.Holder != "" && t.mayBeLive(now, lt.Skew)
 		if t.State != TaskOpen || t.Sent || sending || claimed || t.Host == "" {
 			return fmt.Errorf("%w: task is %s, sent %v, claimed by %q", ErrNotGrantable, t.State, t.Sent || t.Sending, t.Holder)
+		}
+		if err := optedOutErr(tx, t.Host); err != nil {
+			if !errors.Is(err, ErrOptedOut) {
+				return err
+			}
+			// Issued before the opt-out reached this task (another
+			// manager's round, a spot-check): ended, never sent.
+			optedOut = err
+			if _, err := endTx(channelsIn(tx), tb, t, TaskCancelled, ReasonOptedOut, now); err != nil {
+				return err
+			}
+			return endLeaseTx(tx, &t, now)
 		}
 		var hl hostLease
 		if _, err := getJSON(hb, []byte(t.Host), &hl); err != nil {
@@ -314,6 +327,9 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 		ok = true
 		return putJSON(tb, []byte(id), &t)
 	})
+	if err == nil && optedOut != nil {
+		err = fmt.Errorf("%w: %w", ErrNotGrantable, optedOut)
+	}
 	if err != nil {
 		return Task{}, false, fmt.Errorf("grant the lease of task %s: %w", id, err)
 	}
@@ -343,6 +359,9 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 	}
 	var misrouted bool
 	t, err := d.leaseOp(id, "claim", func(tx kv.Tx, t *Task) error {
+		if err := leaseOptedOut(tx, t.Host); err != nil {
+			return err
+		}
 		if t.State == TaskOpen && slices.Contains(t.Avoid, peer) {
 			// The overlay delivered a spot-check to the crawler it checks
 			// (zones moved under the manager's view). Refused here,
@@ -454,6 +473,9 @@ func (d *DB) Renew(id string, epoch uint64, peer string, p Progress, now time.Ti
 	var refused error
 	t, err := d.leaseOp(id, "renew", func(tx kv.Tx, t *Task) error {
 		refused = nil // a run again starts afresh (kv.Store.Update)
+		if err := leaseOptedOut(tx, t.Host); err != nil {
+			return err
+		}
 		if err := current(t, epoch); err != nil {
 			return err
 		}
