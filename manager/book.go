@@ -19,6 +19,9 @@ type book struct{ m *Manager }
 
 var _ storage.Tasks = book{}
 
+// The channel database keeps the opt-out list storage refuses uploads by.
+var _ storage.OptOuts = (*channels.DB)(nil)
+
 // Task returns the record of an issued task.
 func (b book) Task(id string) (channels.Task, error) { return b.m.db.Task(id) }
 

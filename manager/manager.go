@@ -180,7 +180,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		}
 	}
 	sopts := storage.Options{Dir: opts.Dir, Postgres: opts.DB, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
-		MaxFileSize: opts.MaxWARCFile, StoreRaw: opts.StoreRaw, Admit: opts.Admit, Now: opts.Now, Logger: opts.Logger}
+		MaxFileSize: opts.MaxWARCFile, StoreRaw: opts.StoreRaw, Admit: opts.Admit, OptOuts: m.db, Now: opts.Now, Logger: opts.Logger}
 	if opts.Store != "" {
 		if sopts.Archive, err = openStore(ctx, opts.Store, opts.Getenv); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)

@@ -42,6 +42,8 @@
 //     retrying.
 //   - Only pages on the task's hosts count; a page whose text does not
 //     decompress is dropped.
+//   - A task on a host that opted out (Options.OptOuts) is refused for
+//     good, whenever it was crawled: nothing of it is stored.
 //
 // # Credits
 //

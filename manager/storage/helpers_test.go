@@ -101,7 +101,7 @@ func newRigOn(t *testing.T, postgres bool, opt func(*Options)) *rig {
 		t.Fatal(err)
 	}
 	now := func() time.Time { return r.clock }
-	opts := Options{Dir: r.dir, Postgres: dsn, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now, new(sync.Map)}, Now: now, Logger: quiet}
+	opts := Options{Dir: r.dir, Postgres: dsn, Key: r.key, Manager: r.key.GetPublic(), Tasks: dbTasks{r.db, now, new(sync.Map)}, OptOuts: r.db, Now: now, Logger: quiet}
 	if opt != nil {
 		opt(&opts)
 	}

@@ -70,3 +70,44 @@ func TestOnlyTheLeaseHolderUploads(t *testing.T) {
 		t.Fatalf("after the holder's upload: %+v", tot)
 	}
 }
+
+// TestOptedOutUploadRefused: the lease holder of a task whose site opted
+// out while it crawled uploads what it fetched: refused for good, and
+// nothing of it is stored or indexed.
+func TestOptedOutUploadRefused(t *testing.T) {
+	r := newRig(t)
+	c, err := r.db.Get(r.channel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := c.Tasks(1, channels.PagePlan{})[0]
+	spec, _ := tk.Encode()
+	rec := channels.Task{ID: tk.ID, Channel: c.ID, Round: 1, Issued: r.clock, Deadline: r.clock.Add(time.Hour), Spec: spec, Host: "site.example"}
+	if err := r.db.Issue(c.ID, 1, []channels.Task{rec}, r.clock); err != nil {
+		t.Fatal(err)
+	}
+	lt := channels.LeaseTimes{Hold: time.Minute, StartWithin: time.Hour, Skew: time.Minute}
+	g, ok, err := r.db.Grant(tk.ID, r.clock, lt)
+	if err != nil || !ok {
+		t.Fatalf("grant: %v %v", ok, err)
+	}
+	tk.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}
+	env, err := envelope.Seal(tk, r.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, hh := r.client(t)
+	if _, err := r.db.Claim(tk.ID, g.Epoch, hh.ID().String(), r.clock, lt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.db.AddOptOut("site.example", channels.OptOutByOperator, r.clock); err != nil {
+		t.Fatal(err)
+	}
+	_, err = holder.Upload(context.Background(), delivery(t, tk.ID, env, []*task.Page{page("http://site.example/", "home")}, nil))
+	if err == nil || !strings.Contains(err.Error(), "opted out") {
+		t.Fatalf("upload after the opt-out = %v, want a refusal naming the opt-out", err)
+	}
+	if tot, _ := r.st.Totals(); tot.Records != 0 || tot.Uploads != 0 {
+		t.Fatalf("after the refused upload: %+v", tot)
+	}
+}

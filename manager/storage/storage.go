@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -92,6 +93,15 @@ type Options struct {
 	// sent when the task asks for them) as WARC response records before
 	// the pages' conversion records; without it they are dropped.
 	StoreRaw bool
+	// OptOuts, when set, names the hosts that opted out of the crawler:
+	// an upload of a task on one is refused, whenever it was crawled.
+	OptOuts OptOuts
+}
+
+// OptOuts says which web hosts asked not to be crawled; the manager's
+// channel database is one.
+type OptOuts interface {
+	OptedOut(host string) (channels.OptOut, bool, error)
 }
 
 // Admitter admits work against a shared memory budget: Admit blocks until
@@ -353,6 +363,11 @@ func (s *Storage) mayUpload(t *task.Task, from string) (channels.Task, error) {
 		return rec, fmt.Errorf("%w: task %s was never issued by this manager", errRefused, t.ID)
 	case err != nil:
 		return rec, err
+	}
+	if err := s.optedOut(cmp.Or(rec.Host, t.Host())); err != nil {
+		return rec, err
+	}
+	switch {
 	case rec.Epoch > 0 && rec.Holder != from:
 		// Only the crawler holding the host's lease worked on the host
 		// for this task; anyone else's pages are not its result.
@@ -365,6 +380,22 @@ func (s *Storage) mayUpload(t *task.Task, from string) (channels.Task, error) {
 		}
 	}
 	return rec, nil
+}
+
+// optedOut refuses, for good, an upload of a task on host when host
+// opted out of the crawler: what its crawler fetched is not stored.
+func (s *Storage) optedOut(host string) error {
+	if s.opts.OptOuts == nil || host == "" {
+		return nil
+	}
+	o, ok, err := s.opts.OptOuts.OptedOut(host)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		return fmt.Errorf("%w: %w: %s (%s)", errRefused, channels.ErrOptedOut, host, o.Name)
+	}
+	return nil
 }
 
 func (s *Storage) respond(st network.Stream, r *Response) {
