@@ -346,7 +346,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	if c.net != nil {
 		// Before attachNode registers the revocation handler that calls it.
-		c.net.endLeases = c.mgr.EndLeases
+		c.net.endLeases, c.net.endLease = c.mgr.EndLeases, c.mgr.EndLease
 		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p },
 			holding: func() bool { return c.gov.Holding() != "" }, handBack: c.net.HandBack, floor: pf}
 		if err := c.net.attachNode(nq, cfg, c.opts.Network); err != nil {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -138,8 +139,10 @@ type network struct {
 	refused atomic.Pointer[string]
 	kick    chan struct{}
 	// endLeases, set by the client, ends every lease the task manager's
-	// running crawls hold (taskmgr.Manager.EndLeases).
+	// running crawls hold (taskmgr.Manager.EndLeases); endLease one
+	// (taskmgr.Manager.EndLease).
 	endLeases func(error)
+	endLease  func(id string, cause error) bool
 }
 
 // errOutdated: the manager gives this client's version no task.
@@ -207,6 +210,20 @@ func (nw *network) withdraw(reason string) {
 	}
 	if nw.stop("Hivecrawl takes no task from this network any more: " + why + ". Ask its operator why, or leave the network ('hivecrawl leave')") {
 		nw.log.Warn("Request-signing key withdrawn by the manager; running crawls stopped, taking no task", "reason", reason)
+	}
+}
+
+// revoked takes the manager's revocation r: of one lease (its site
+// opted out), which ends that crawl alone, or of every lease (the key
+// withdrawn).
+func (nw *network) revoked(r lease.Revocation) {
+	if r.TaskID == "" {
+		nw.withdraw(r.Reason)
+		return
+	}
+	why := cmp.Or(r.Reason, "the manager ended this task's lease")
+	if nw.endLease != nil && nw.endLease(r.TaskID, errors.New(why)) {
+		nw.log.Info("Lease ended by the manager; the crawl stopped", "task", r.TaskID, "host", r.Host, "reason", why)
 	}
 }
 
@@ -296,7 +313,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 	}
 	nw.node = n
 	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets, Sockets: opts.sockets})
-	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, func(r lease.Revocation) { nw.withdraw(r.Reason) }))
+	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, nw.revoked))
 	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
 		return node.WireCoordinate(n.Coordinate())

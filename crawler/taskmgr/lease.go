@@ -141,7 +141,11 @@ func (m *Manager) claim(ctx, crawlCtx context.Context, r *queue.Record, th *thre
 	h := &held{m: m, r: r, th: th, log: log, cancel: lcancel, stop: make(chan struct{}), done: make(chan struct{})}
 	h.extend(g)
 	m.mu.Lock()
-	if m.ended != nil {
+	if cause, ok := m.revoked[r.ID]; ok {
+		// Ended by the manager while the claim was on its way back.
+		delete(m.revoked, r.ID)
+		lcancel(fmt.Errorf("%w: %w", errLeaseEnded, cause))
+	} else if m.ended != nil {
 		lcancel(fmt.Errorf("%w: %w", errLeaseEnded, m.ended))
 	} else {
 		if m.leases == nil {
@@ -173,6 +177,40 @@ func (m *Manager) EndLeases(cause error) {
 		h.cancel(fmt.Errorf("%w: %w", errLeaseEnded, cause))
 		delete(m.leases, id)
 	}
+}
+
+// maxRevoked bounds the revocations EndLease keeps for tasks whose claim
+// it did not find: their claims are on the way, or they never ran here.
+const maxRevoked = 256
+
+// EndLease ends the lease of task id, at once, because of cause, as
+// EndLeases ends them all: its crawl sends no request after this returns
+// and keeps what it fetched as a result cut short. The client calls it
+// when the manager revokes that one lease (the task's site opted out).
+// A lease being claimed now ends as soon as it is granted; a task not
+// running here is left alone (its claim is refused). It reports whether
+// a running crawl was stopped.
+func (m *Manager) EndLease(id string, cause error) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h, ok := m.leases[id]
+	if !ok {
+		if m.revoked == nil {
+			m.revoked = make(map[string]error)
+		}
+		if len(m.revoked) >= maxRevoked {
+			for k := range m.revoked {
+				delete(m.revoked, k) // any one: the oldest are likeliest never claimed
+				break
+			}
+		}
+		m.revoked[id] = cause
+		return false
+	}
+	h.log.Warn("Lease ended by the manager; stopping the crawl", "cause", cause)
+	h.cancel(fmt.Errorf("%w: %w", errLeaseEnded, cause))
+	delete(m.leases, id)
+	return true
 }
 
 // extend moves the stop time to g's expiry less the margin.

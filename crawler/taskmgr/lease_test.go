@@ -263,6 +263,40 @@ func TestEndLeases(t *testing.T) {
 	}
 }
 
+// TestEndLease: EndLease ends one crawl's lease at once and leaves the
+// others running; a lease it ends before the claim is recorded ends as
+// soon as it is granted; ending one not held here changes nothing else.
+func TestEndLease(t *testing.T) {
+	dir := t.TempDir()
+	q := openQueue(t, dir, 10)
+	r := &fakeRunner{pages: 3, hold: make(chan struct{})} // never released: only a lease ends a crawl
+	l := &fakeLeaser{hold: time.Hour, runner: r}
+	h := start(t, q, dir, Options{Runner: r, Uploader: &fakeUploader{}, Leaser: l, Threads: 2})
+	submitTasks(t, h.m, leased("a.example"), leased("b.example"))
+	eventually(t, "both crawls running", func() bool { return r.running() == 2 })
+	if !h.m.EndLease("a.example", errors.New("the site opted out")) {
+		t.Fatal("EndLease found no running crawl of a.example")
+	}
+	eventually(t, "a's cut-short result delivered", allRecorded(t, q, 1))
+	if r.running() != 1 {
+		t.Fatalf("%d crawls running, want b's still", r.running())
+	}
+	if h.m.EndLease("c.example", errors.New("the site opted out")) {
+		t.Fatal("EndLease stopped a crawl of a task not running yet")
+	}
+	submitTasks(t, h.m, leased("c.example"))
+	eventually(t, "c's result delivered as soon as its lease was granted", allRecorded(t, q, 2))
+	st := states(t, q)
+	for _, id := range []string{"a.example", "c.example"} {
+		if rec := st[id]; rec.Result == nil || !strings.Contains(rec.Result.Stopped, "lease ended: the site opted out") {
+			t.Errorf("%s stopped %+v, want the cause named", id, rec.Result)
+		}
+	}
+	if rec := st["b.example"]; rec.State == queue.Done {
+		t.Errorf("b's crawl ended too")
+	}
+}
+
 // TestClaimRetry: a held claim is tried again when the manager says its
 // wait is over (a little later, spread), else at the task manager's pace,
 // and always in time for two more tries before the task's start-by.

@@ -111,8 +111,11 @@ type Manager struct {
 	// leases are the leases running tasks hold, by task ID; ended, once
 	// EndLeases was called, is why every lease is over, and ends each
 	// claimed after it at once.
-	leases   map[string]*held
-	ended    error
+	leases map[string]*held
+	ended  error
+	// revoked are leases EndLease ended before their claim was
+	// recorded, by task ID, with why (at most maxRevoked).
+	revoked  map[string]error
 	threads  int
 	overload int
 	// uploading counts upload goroutines.

@@ -2,10 +2,12 @@ package lease
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"testing"
 
+	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 )
 
@@ -48,5 +50,41 @@ func TestRevoke(t *testing.T) {
 	}
 	if len(got) != 0 {
 		t.Fatalf("%d more revocations taken in, want none (the other peer's)", len(got))
+	}
+}
+
+// TestRevokeOneLease: a revocation naming a task reaches the crawler
+// whole. A crawler that predates the field decodes strictly and refuses
+// it (the manager then relies on the next renewal) rather than reading
+// it as the end of every lease; a withdrawal, which names no task, is
+// the message such a crawler knows.
+func TestRevokeOneLease(t *testing.T) {
+	ctx := context.Background()
+	mgr, crawler := newHost(t), newHost(t)
+	got := make(chan Revocation, 1)
+	crawler.SetStreamHandler(RevokeProtocol, RevokeHandler(mgr.ID(), func(r Revocation) { got <- r }))
+	if err := mgr.Connect(ctx, crawler.AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	one := Revocation{Reason: "the site opted out", TaskID: "www.example.com/3/0", Host: "www.example.com"}
+	if err := Revoke(ctx, mgr, crawler.ID(), one); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-got; r != one {
+		t.Fatalf("the crawler got %+v, want %+v", r, one)
+	}
+	type before struct {
+		Reason string `json:"reason"`
+	}
+	b, _ := json.Marshal(one)
+	if err := frame.Strict(b, &before{}); err == nil {
+		t.Error("a crawler without TaskID would take a one-lease revocation for the end of all")
+	}
+	b, _ = json.Marshal(Revocation{Reason: "key withdrawn"})
+	if err := frame.Strict(b, &before{}); err != nil {
+		t.Errorf("a withdrawal no longer reads as before: %v", err)
+	}
+	if err := (&Revocation{Host: "x.example"}).Validate(); err == nil {
+		t.Error("a revocation naming a host without its task validated")
 	}
 }
