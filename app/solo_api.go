@@ -66,7 +66,7 @@ func (c *Client) AddSeeds(ctx context.Context, urls []string) (localapi.SeedsAdd
 	if err != nil {
 		return localapi.SeedsAdded{}, err
 	}
-	res := localapi.SeedsAdded{Created: make([]string, len(added.Created)), Added: len(urls) - len(added.Known), Known: added.Known}
+	res := localapi.SeedsAdded{Created: make([]string, len(added.Created)), Added: len(urls) - len(added.Known) - len(added.OptedOut), Known: added.Known, OptedOut: added.OptedOut}
 	for i, ch := range added.Created {
 		res.Created[i] = ch.ID
 	}

@@ -34,6 +34,31 @@ type SeedsResponse struct {
 	Created []string `json:"created"`
 	// Known are the seed URLs that were seeds already.
 	Known []string `json:"known,omitempty"`
+	// OptedOut are the seed URLs on sites that opted out: not added.
+	OptedOut []string `json:"opted_out,omitempty"`
+}
+
+// OptOutRequest is the body of POST /api/optouts and POST
+// /api/optouts/remove: hosts, registrable domains or URLs on them.
+type OptOutRequest struct {
+	Names []string `json:"names"`
+}
+
+// OptOutResponse answers POST /api/optouts. A refusal answers 400 with
+// {"error": why}, and nothing is added.
+type OptOutResponse struct {
+	OptedOut []OptedOut `json:"opted_out"`
+}
+
+// OptInResponse answers POST /api/optouts/remove: the names that were
+// on the list.
+type OptInResponse struct {
+	Lifted []string `json:"lifted"`
+}
+
+// OptOutList answers GET /api/optouts.
+type OptOutList struct {
+	OptOuts []channels.OptOut `json:"opt_outs"`
 }
 
 // WithdrawRequest is the body of POST /api/keys/withdraw.
@@ -78,6 +103,9 @@ func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
 	mux.Handle("GET /metrics", prom.Handler(m.metrics.reg, m.log))
 	mux.Handle("POST /api/seeds", a.needToken(http.HandlerFunc(a.seeds)))
 	mux.Handle("POST /api/keys/withdraw", a.needToken(http.HandlerFunc(a.withdrawKey)))
+	mux.Handle("GET /api/optouts", a.needToken(http.HandlerFunc(a.optOuts)))
+	mux.Handle("POST /api/optouts", a.needToken(http.HandlerFunc(a.optOut)))
+	mux.Handle("POST /api/optouts/remove", a.needToken(http.HandlerFunc(a.optIn)))
 	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	if err := localapi.WriteInfo(infoPath, localapi.Info{URL: a.url, Token: a.token}); err != nil {
 		ln.Close()
@@ -201,7 +229,7 @@ func (a *apiServer) seeds(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	resp := SeedsResponse{Created: []string{}, Known: added.Known}
+	resp := SeedsResponse{Created: []string{}, Known: added.Known, OptedOut: added.OptedOut}
 	for _, c := range added.Created {
 		resp.Created = append(resp.Created, c.ID)
 	}
@@ -239,4 +267,60 @@ func (a *apiServer) withdrawKey(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// optOutNames decodes an OptOutRequest naming at least one host.
+func optOutNames(w http.ResponseWriter, r *http.Request) ([]string, bool) {
+	var req OptOutRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || len(req.Names) == 0 {
+		httpError(w, http.StatusBadRequest, "body must be {\"names\": [host, domain or URL, ...]}")
+		return nil, false
+	}
+	return req.Names, true
+}
+
+// optOut puts sites on the opt-out list (POST /api/optouts).
+func (a *apiServer) optOut(w http.ResponseWriter, r *http.Request) {
+	names, ok := optOutNames(w, r)
+	if !ok {
+		return
+	}
+	out, err := a.m.OptOut(names, channels.OptOutByOperator)
+	switch {
+	case errors.Is(err, channels.ErrBadSeed):
+		httpError(w, http.StatusBadRequest, err.Error())
+	case err != nil:
+		httpError(w, http.StatusInternalServerError, err.Error())
+	default:
+		writeJSON(w, http.StatusOK, OptOutResponse{OptedOut: out})
+	}
+}
+
+// optIn takes sites off the opt-out list (POST /api/optouts/remove).
+func (a *apiServer) optIn(w http.ResponseWriter, r *http.Request) {
+	names, ok := optOutNames(w, r)
+	if !ok {
+		return
+	}
+	lifted, err := a.m.OptIn(names)
+	switch {
+	case errors.Is(err, channels.ErrBadSeed):
+		httpError(w, http.StatusBadRequest, err.Error())
+	case err != nil:
+		httpError(w, http.StatusInternalServerError, err.Error())
+	default:
+		writeJSON(w, http.StatusOK, OptInResponse{Lifted: append([]string{}, lifted...)})
+	}
+}
+
+// optOuts lists the opt-outs (GET /api/optouts).
+func (a *apiServer) optOuts(w http.ResponseWriter, r *http.Request) {
+	list, err := a.m.OptOuts()
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, OptOutList{OptOuts: append([]channels.OptOut{}, list...)})
 }

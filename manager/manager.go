@@ -73,6 +73,11 @@ type Manager struct {
 	// thru is the status page's throughput over the last hour.
 	thru throughput
 
+	// bg is the context of background work the manager starts (telling
+	// crawlers their leases ended); Close ends it.
+	bg       context.Context
+	bgCancel context.CancelFunc
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -134,6 +139,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	// named result to nil before the deferred Close ran.
 	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: newNetBook(), wake: make(chan struct{}, 1), started: opts.Now()}
 	m.metrics = newMetrics(m)
+	m.bg, m.bgCancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
 			m.Close()
@@ -354,7 +360,7 @@ func (m *Manager) AddSites(urls []string) (channels.Added, error) {
 	if err != nil {
 		return channels.Added{}, err
 	}
-	m.log.Info("Seeds added", "urls", len(urls), "new_channels", len(a.Created), "known", len(a.Known))
+	m.log.Info("Seeds added", "urls", len(urls), "new_channels", len(a.Created), "known", len(a.Known), "opted_out", len(a.OptedOut))
 	return a, nil
 }
 
@@ -421,6 +427,7 @@ func (m *Manager) Close() error {
 // close is Close's one run: Serve closes the manager when it ends, and an
 // embedding client closes it again.
 func (m *Manager) close() error {
+	m.bgCancel()
 	var errs []error
 	if m.api != nil {
 		errs = append(errs, m.api.close())

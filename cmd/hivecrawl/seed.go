@@ -119,6 +119,9 @@ func printAdded(w io.Writer, res localapi.SeedsAdded) {
 	if len(res.Known) > 0 {
 		fmt.Fprintf(w, "Already seeds, nothing changed: %s\n", strings.Join(res.Known, " "))
 	}
+	if len(res.OptedOut) > 0 {
+		fmt.Fprintf(w, "Not added, their sites opted out ('hivecrawl optout list'): %s\n", strings.Join(res.OptedOut, " "))
+	}
 	if res.Paused != "" {
 		fmt.Fprintf(w, "Hivecrawl is paused (%s): the crawl starts when crawling resumes.\n", res.Paused)
 	}
@@ -165,5 +168,5 @@ func postSeeds(ctx context.Context, infoPath string, urls []string) (localapi.Se
 	if err := json.Unmarshal(b, &out); err != nil {
 		return localapi.SeedsAdded{}, fmt.Errorf("the manager's answer: %w", err)
 	}
-	return localapi.SeedsAdded{Created: out.Created, Known: out.Known, Added: len(urls) - len(out.Known)}, nil
+	return localapi.SeedsAdded{Created: out.Created, Known: out.Known, OptedOut: out.OptedOut, Added: len(urls) - len(out.Known) - len(out.OptedOut)}, nil
 }

@@ -151,6 +151,9 @@ type SeedsAdded struct {
 	// that were seeds already (nothing changed for them).
 	Added int      `json:"added"`
 	Known []string `json:"known,omitempty"`
+	// OptedOut lists the seed URLs on sites that opted out of the
+	// crawler: not added.
+	OptedOut []string `json:"opted_out,omitempty"`
 	// Paused, when set, says why the client is paused: the crawl starts
 	// when that ends.
 	Paused string `json:"paused,omitempty"`
