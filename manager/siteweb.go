@@ -136,11 +136,12 @@ func (m *Manager) BotPageURL() string {
 }
 
 // siteHandler serves web sites: the key directory, the signature agent
-// card and the bot page.
+// card, the bot page and the self-service opt-out.
 func (m *Manager) siteHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(botauth.DirectoryPath, m.keys.Handler())
 	mux.HandleFunc("GET "+CardPath, m.serveCard)
 	mux.HandleFunc("GET /{$}", m.serveBotPage)
+	m.optOutRoutes(mux)
 	return mux
 }
