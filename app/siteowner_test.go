@@ -23,7 +23,9 @@ import (
 //   - plain-N.test: an index and five pages;
 //   - nosearch.test: robots.txt says Content-Signal: search=no;
 //   - mixed.test: a page, a page sent with X-Robots-Tag: noindex and a
-//     page answering 402 Payment Required.
+//     page answering 402 Payment Required;
+//   - optout.test: optOutPages pages, each answered 50 ms late, a crawl
+//     long enough to be opted out of while it runs.
 type ownerWeb struct {
 	rec   webbotauth.Recorder
 	srv   *httptest.Server
@@ -36,7 +38,7 @@ func newOwnerWeb(t *testing.T, plain int) *ownerWeb {
 	for i := range plain {
 		w.names = append(w.names, fmt.Sprintf("plain-%d.test", i))
 	}
-	w.names = append(w.names, "nosearch.test", "mixed.test")
+	w.names = append(w.names, "nosearch.test", "mixed.test", "optout.test")
 	w.rec.Next = http.HandlerFunc(w.serve)
 	w.srv = httptest.NewServer(&w.rec)
 	t.Cleanup(w.srv.Close)
@@ -79,6 +81,15 @@ func (w *ownerWeb) serve(rw http.ResponseWriter, r *http.Request) {
 	case host == "mixed.test" && r.URL.Path == "/paid":
 		rw.WriteHeader(http.StatusPaymentRequired)
 		rw.Write([]byte("Pay to crawl."))
+	case host == "optout.test" && r.URL.Path == "/":
+		links := make([]string, optOutPages)
+		for i := range links {
+			links[i] = fmt.Sprintf("/o/%d", i)
+		}
+		page("Long", links...)
+	case host == "optout.test":
+		time.Sleep(50 * time.Millisecond)
+		page("Long " + r.URL.Path)
 	case r.URL.Path == "/":
 		page("Index", "/p1", "/p2", "/p3", "/p4", "/p5")
 	case len(r.URL.Path) == 3 && strings.HasPrefix(r.URL.Path, "/p"):
@@ -86,6 +97,26 @@ func (w *ownerWeb) serve(rw http.ResponseWriter, r *http.Request) {
 	default:
 		page("Other " + r.URL.Path)
 	}
+}
+
+// optOutPages is optout.test's size: at the test's 20 ms politeness wait
+// and its 50 ms answers, a crawl of some 30 s.
+const optOutPages = 400
+
+// askedAfter counts the requests site name received after t, and gives
+// the time of the last one.
+func (w *ownerWeb) askedAfter(name string, t time.Time) (n int, last time.Time) {
+	for _, r := range w.rec.Requests() {
+		u, err := url.Parse(r.URL)
+		if err != nil || u.Hostname() != name {
+			continue
+		}
+		if at := r.At; at.After(t) {
+			n++
+			last = at
+		}
+	}
+	return n, last
 }
 
 // asked counts the requests site name received for path ("" = any).
@@ -107,7 +138,9 @@ func (w *ownerWeb) asked(name, path string) int {
 // verifies, with an independent RFC 9421 verifier, against the directory
 // its Signature-Agent names; nothing of a site whose robots.txt refuses
 // search, of a noindex page or of a 402 page is stored, and the 402 page
-// is asked once; the outdated volunteer crawls nothing and says why.
+// is asked once; a site opted out while it is crawled gets no request a
+// minute later, its crawl cut short; the outdated volunteer crawls
+// nothing and says why.
 func TestWhatSitesSee(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 4 libp2p hosts, Node.js and 5 web sites")
@@ -135,11 +168,54 @@ func TestWhatSitesSee(t *testing.T) {
 	if _, err := s.m.AddSeeds(seeds); err != nil {
 		t.Fatal(err)
 	}
-	waitCrawled(t, s.m, crawlWait, 1)
+	// Every other site crawled, then optout.test opted out while its
+	// crawl runs, through the manager's local API as 'hivecrawl optout
+	// add' does.
+	waitFor(t, crawlWait, "every site but optout.test crawled, optout.test's crawl under way", func() bool {
+		all, err := s.m.Channels().All(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range all {
+			if !strings.HasPrefix(c.ID, "optout.test") && c.Updates == 0 {
+				return false
+			}
+		}
+		return web.asked("optout.test", "") >= 10
+	})
+	opted, err := s.m.OptOut([]string{"optout.test"}, "operator")
+	if err != nil || len(opted) != 1 {
+		t.Fatalf("opt out: %+v, %v", opted, err)
+	}
+	returned := time.Now()
+	waitFor(t, time.Minute, "the opted-out crawl to leave every volunteer", func() bool {
+		for _, c := range s.clients {
+			for _, tk := range statusOf(ctx, t, c).Tasks.Running {
+				if strings.Contains(tk.ID, "optout.test") {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	time.Sleep(3 * time.Second) // schedule rounds: none sends the host a task
 	ictx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := s.m.Storage().Idle(ictx); err != nil {
 		t.Fatalf("storage still busy: %v", err)
+	}
+
+	// The opted-out site: no request a minute after the call returned
+	// (the bound), and its crawl cut short: an unstopped one would
+	// have run to its end before leaving the volunteers.
+	after, last := web.askedAfter("optout.test", returned)
+	if last.After(returned.Add(time.Minute)) {
+		t.Errorf("optout.test got a request %v after the opt-out returned", last.Sub(returned))
+	}
+	if total := web.asked("optout.test", ""); total > optOutPages {
+		t.Errorf("optout.test got %d requests: its crawl went on to the end", total)
+	} else {
+		t.Logf("optout.test: %d requests in all, %d after the opt-out returned", total, after)
 	}
 
 	// Signed, in the dictionary form, naming the manager's origin.

@@ -38,16 +38,19 @@ var npmPackages = []string{
 	"structured-headers@2.0.2",
 }
 
-// Request is a request as a site received it, and when (unix seconds).
+// Request is a request as a site received it, and when: At, and in unix
+// seconds for the verifier, Received.
 type Request struct {
 	URL      string            `json:"url"`
 	Headers  map[string]string `json:"headers"`
 	Received int64             `json:"received,omitempty"`
+	At       time.Time         `json:"-"`
 }
 
 // Record returns the request r as received now.
 func Record(r *http.Request) Request {
-	rec := Request{URL: "http://" + r.Host + r.URL.RequestURI(), Headers: map[string]string{}, Received: time.Now().Unix()}
+	now := time.Now()
+	rec := Request{URL: "http://" + r.Host + r.URL.RequestURI(), Headers: map[string]string{}, Received: now.Unix(), At: now}
 	for name := range r.Header {
 		rec.Headers[strings.ToLower(name)] = r.Header.Get(name)
 	}
