@@ -8,9 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/internal/jsontext"
 )
 
@@ -188,10 +188,10 @@ func save(path string, c Config) ([]byte, error) {
 		return nil, fmt.Errorf("encode config: %w", err)
 	}
 	data = append(data, '\n')
-	if err := WriteFileAtomic(path, data, 0o600); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return nil, err
 	}
-	return data, WriteFileAtomic(GoodCopy(path), data, 0o600)
+	return data, atomicfile.WriteFile(GoodCopy(path), data, 0o600)
 }
 
 // keepGood makes GoodCopy(path) hold data, the contents of path that just
@@ -201,45 +201,5 @@ func keepGood(path string, data []byte) error {
 	if old, err := os.ReadFile(good); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	return WriteFileAtomic(good, data, 0o600)
-}
-
-// WriteFileAtomic replaces path with data so that a crash leaves either the
-// old or the new contents, never a mix.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		// Make the rename durable; some platforms cannot sync a directory,
-		// and the data is already safe in the renamed file.
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(good, data, 0o600)
 }
