@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 )
 
 // Info is what api.json holds: where the running client listens and its
@@ -27,24 +28,8 @@ func WriteInfo(path string, info Info) error {
 	if err != nil {
 		return fmt.Errorf("encode API info: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".api.json.tmp*")
-	if err != nil {
-		return fmt.Errorf("write API info %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("write API info %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write API info %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write API info %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write API info %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("write API info: %w", err)
 	}
 	return nil
 }
