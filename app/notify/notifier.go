@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -162,19 +162,7 @@ func SaveState(path string, st State) error {
 	if err != nil {
 		return fmt.Errorf("encode notifications state: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".notify.json.tmp*")
-	if err != nil {
-		return fmt.Errorf("write notifications state: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write notifications state: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write notifications state: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, data, 0o600); err != nil {
 		return fmt.Errorf("write notifications state: %w", err)
 	}
 	return nil
