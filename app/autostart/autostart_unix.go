@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 )
 
 // desktopFile is the entry's file name, the same as the package's so that a
@@ -54,13 +56,8 @@ func (e Entry) Set(on bool) error {
 		return fmt.Errorf("autostart: %w", err)
 	}
 	data := DesktopEntry(e.Exe, e.Args, !on)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("autostart: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("autostart: write %s: %w", path, err)
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("autostart: %w", err)
 	}
 	return nil
 }

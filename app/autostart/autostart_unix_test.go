@@ -64,6 +64,14 @@ func TestSetAndEnabled(t *testing.T) {
 			t.Errorf("%s: enabled %v (%v), want %v", s.name, on, err, s.wantOn)
 		}
 	}
+	if fi, err := os.Stat(e.Path()); err != nil {
+		t.Error(err)
+	} else if fi.Mode().Perm() != 0o644 {
+		t.Errorf("entry mode %v, want 0644", fi.Mode().Perm())
+	}
+	if left, _ := os.ReadDir(filepath.Dir(e.Path())); len(left) != 1 {
+		t.Errorf("%d files beside the entry, want none (no temporary file left)", len(left)-1)
+	}
 	data, _ := os.ReadFile(e.Path())
 	for _, want := range []string{"[Desktop Entry]", "Type=Application", "Exec=/usr/bin/hivecrawl\n", "Icon=hivecrawl"} {
 		if !strings.Contains(string(data), want) {
