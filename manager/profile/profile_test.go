@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +32,11 @@ func TestRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", FileName)
 	if err := Write(path, p); err != nil {
 		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	} else if fi.Mode().Perm() != 0o644 {
+		t.Errorf("profile mode %v, want 0644 (it holds no secret)", fi.Mode().Perm())
 	}
 	got, err := Read(path)
 	if err != nil {
