@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/internal/latency"
 )
 
@@ -193,25 +194,13 @@ func mustJSON(l *Layout) []byte {
 	return b
 }
 
-// Save writes the layout to path atomically (a temporary file renamed).
+// Save writes the layout to path atomically, readable only by its owner.
 func (l *Layout) Save(path string) error {
 	b, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save latency layout: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".layout-*.json")
-	if err != nil {
-		return fmt.Errorf("save latency layout: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save latency layout %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save latency layout %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save latency layout: %w", err)
 	}
 	return nil
