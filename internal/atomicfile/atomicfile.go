@@ -1,9 +1,12 @@
 // Package atomicfile writes files so that a crash leaves either the old or
-// the new content, never a mix: through a synced temporary file in the same
+// the new content, never a mix: through a temporary file in the same
 // directory and a rename over the target.
 //
-// The directory is synced after the rename (SyncDir), so that a power loss
-// cannot undo it where the platform allows.
+// WriteFile syncs the temporary file before the rename and the directory
+// after it (SyncDir), so that a power loss cannot undo the write where the
+// platform allows. Replace skips both syncs, for a file rewritten many
+// times a second: a killed process still leaves the old or the new
+// content, but a power loss may leave the file empty or short.
 package atomicfile
 
 import (
@@ -13,8 +16,19 @@ import (
 )
 
 // WriteFile writes data to path with the given permissions, creating the
-// directory (0700) when missing.
+// directory (0700) when missing. The file and the directory are synced
+// before it returns.
 func WriteFile(path string, data []byte, mode os.FileMode) error {
+	return write(path, data, mode, true)
+}
+
+// Replace is WriteFile without the syncs: the rename is atomic but not
+// durable, and nothing waits for the disk.
+func Replace(path string, data []byte, mode os.FileMode) error {
+	return write(path, data, mode, false)
+}
+
+func write(path string, data []byte, mode os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -33,15 +47,20 @@ func WriteFile(path string, data []byte, mode os.FileMode) error {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	if sync {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if !sync {
+		return nil
 	}
 	return SyncDir(dir)
 }

@@ -8,27 +8,56 @@ import (
 )
 
 func TestWriteFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "sub", "key")
-	for _, content := range []string{"first", "second, longer"} {
-		if err := WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil || string(b) != content {
-			t.Fatalf("read back %q, %v; want %q", b, err, content)
-		}
-	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("mode %v, %v; want 0600", fi.Mode(), err)
-	}
-	left, _ := os.ReadDir(filepath.Dir(path))
-	if len(left) != 1 {
-		t.Fatalf("%d files in the directory, want only the target (no temporary files left)", len(left))
-	}
-	if err := WriteFile(filepath.Join(path, "under-a-file"), nil, 0o600); err == nil {
-		t.Fatal("writing below a regular file succeeded")
+	for _, tc := range []struct {
+		name  string
+		write func(string, []byte, os.FileMode) error
+	}{
+		{"WriteFile", WriteFile},
+		{"Replace", Replace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "sub", "key")
+			for _, c := range []struct {
+				content string
+				mode    os.FileMode
+			}{
+				{"first", 0o600},
+				{"second, longer", 0o644},
+				{"third", 0o600},
+			} {
+				if err := tc.write(path, []byte(c.content), c.mode); err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(path)
+				if err != nil || string(b) != c.content {
+					t.Fatalf("read back %q, %v; want %q", b, err, c.content)
+				}
+				fi, err := os.Stat(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fi.Mode().Perm() != c.mode {
+					t.Fatalf("mode %v, want %v", fi.Mode().Perm(), c.mode)
+				}
+			}
+			left, _ := os.ReadDir(filepath.Dir(path))
+			if len(left) != 1 {
+				t.Fatalf("%d files in the directory, want only the target (no temporary files left)", len(left))
+			}
+			if err := tc.write(filepath.Join(path, "under-a-file"), nil, 0o600); err == nil {
+				t.Fatal("writing below a regular file succeeded")
+			}
+			if err := os.Mkdir(filepath.Join(dir, "a-directory"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.write(filepath.Join(dir, "a-directory"), nil, 0o600); err == nil {
+				t.Fatal("replacing a directory succeeded")
+			}
+			if left, _ := os.ReadDir(dir); len(left) != 2 {
+				t.Fatalf("%d entries after a failed rename, want 2 (no temporary file left)", len(left))
+			}
+		})
 	}
 }
 
