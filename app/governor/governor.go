@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -649,38 +648,13 @@ func (g *Governor) saveUsage(final bool) {
 	}
 	g.mu.Unlock()
 	data, _ := json.Marshal(u)
-	write := replaceFile
+	write := atomicfile.Replace
 	if sync {
 		write = atomicfile.WriteFile
 	}
 	if err := write(g.opts.UsageFile, data, 0o600); err != nil {
 		g.opts.Logger.Warn("Cannot save transfer counters", "err", err)
 	}
-}
-
-// replaceFile replaces path with data through a temporary file and a
-// rename, without syncing: a killed process leaves the old or the new
-// contents, which the kernel writes out later.
-func replaceFile(path string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func loadUsage(path string) (Usage, error) {
