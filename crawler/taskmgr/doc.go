@@ -11,18 +11,31 @@
 // once; a lowered one lets running tasks finish and starts no new ones until
 // fewer are running.
 //
+// A Leaser, when set, claims each task's host lease before the task
+// starts and renews it while the crawl runs; a task whose host's lease
+// another crawler holds waits in the queue and is tried again later.
+//
 // Crash safety follows from the queue: a spool is written and synced before
 // the task is marked done, the upload's receipt is committed before the
-// receipt goes to the ledger, and the spool is deleted only after that. A
-// task interrupted by a crash is re-run from scratch (its spool truncated);
-// a pending upload is resumed when Serve starts. An Uploader and a
-// ReceiptSink must therefore accept a repeated delivery of the same task ID
-// (a crash between delivering and committing repeats it) and treat it as
-// one.
+// receipt goes to the ledger, and the spool is deleted only after that.
+// When the Runner is a Resumer (the crawler is), a running task saves a
+// checkpoint every CheckpointEvery pages, after syncing its spool; a task
+// interrupted by a crash or a stop resumes at its last checkpoint, its
+// spool cut back to what the checkpoint covers. A task without a
+// checkpoint, or whose checkpoint does not match its spool, starts again
+// from its seeds with an empty spool. A pending upload is resumed when
+// Serve starts. An Uploader and a ReceiptSink must therefore accept a
+// repeated delivery of the same task ID (a crash between delivering and
+// committing repeats it) and treat it as one.
 //
 // Shutdown (Serve's context ends): no new task starts; the Stopper makes
 // each running crawl stop before its next request, so pages in flight
-// finish; after Options.Grace the crawls are cancelled. Interrupted tasks
-// stay "running" in the queue: Handover passes them and the queued ones to
-// the peer taking over, or the next start re-runs them.
+// finish; after Options.Grace the crawls are cancelled. With HandOff, an
+// interrupted task with a checkpoint ends as a result cut short at that
+// checkpoint, carrying the rest of the crawl, and is uploaded within
+// Grace, so the manager issues the rest to whoever takes the host over.
+// Other interrupted tasks (HandOff unset, no checkpoint, a rest too large
+// to pass on) stay "running" in the queue: Handover passes them and the
+// queued ones to the peer taking over, or the next start runs them again
+// (from their checkpoint when they have one).
 package taskmgr
