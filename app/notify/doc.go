@@ -11,7 +11,7 @@
 // a Sender; Desktop sends them with github.com/gen2brain/beeep (on Linux
 // the org.freedesktop.Notifications D-Bus interface).
 //
-// Caveats: the status has no credits-per-day figure yet, so the daily
-// summary reports pages and bytes; milestones count confirmed credit only,
-// which local receipts (until the storage module exists) never are.
+// Caveats: the status gives no credit earned today, so the daily summary
+// reports pages and bytes; milestones count confirmed credit only, which
+// local mode's unsigned receipts never are.
 package notify
