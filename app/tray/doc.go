@@ -10,6 +10,7 @@
 //
 // Caveats: systray keeps global state, so one process runs at most one tray,
 // once. On macOS systray needs cgo and the main thread (call Run from main).
-// The "offline" icon means the client does not answer; once the status
-// reports network reachability it will also mean that.
+// The "offline" icon means only that the client is not running: a client
+// that does not answer shows the error icon, and one whose manager does not
+// answer shows the idle icon with that reason.
 package tray
