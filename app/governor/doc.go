@@ -2,7 +2,10 @@
 // client: low OS priority, shared download and upload token buckets, a CPU
 // cap for the client's own process, a pause while other programs keep the
 // machine busy, a memory cap, a connection cap, daily and monthly transfer
-// quotas, a weekly schedule, snooze and the explicit pause.
+// quotas, a weekly schedule, a pause on battery, other CPU and bandwidth
+// caps while nobody uses the computer, caps on what Hivecrawl keeps on disk
+// and the free space it leaves, a pause while too many sites challenge the
+// client as a bot, snooze and the explicit pause.
 //
 // The Governor is the crawler's Limiter (its Down bucket) and Gate: task
 // threads call Wait before every request, and it blocks while crawling is
@@ -12,8 +15,10 @@
 //
 // Once per Interval the governor takes a Reading from its Sampler
 // (gopsutil's in production, scripted ones in tests), counts the bytes that
-// went through the buckets, and decides. The decision itself (policy.go) is
-// a pure function of the configuration, the time and the readings.
+// went through the buckets, and decides. The decision itself (policy.go)
+// does no I/O: it follows from the configuration, the time, and the
+// readings (CPU, memory, power, presence, disk) and crawl outcomes it was
+// given.
 //
 // Memory: with a memory cap the Go runtime gets a soft limit at 80 % of
 // it, and crawling pauses over the cap. Whatever the cap, once the client
