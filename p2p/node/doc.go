@@ -10,9 +10,10 @@
 //     neighbour that misses Config.DeadAfter (3) in a row is dead.
 //   - Takeover: the dead peer's neighbours rank themselves by zone volume as
 //     the dead peer last announced them (ties to the smaller ID); the first
-//     takes the zones at once, the next waits one heartbeat more, and so on,
-//     so a zone is never orphaned when its first heir died too. Zones that
-//     form their parent box merge.
+//     takes the zones at once, the next waits two heartbeats more, and so
+//     on, so a zone is never orphaned when its first heir died too. Only a
+//     peer whose zones abut an area takes it. Zones that form their parent
+//     box merge.
 //   - Insert: greedy routing to the owner of the target point, then load
 //     balancing on insert (can.DecideInsert), one hop to a neighbour. The
 //     owner, and a neighbour it balances to, verify the manager's signature
@@ -21,10 +22,16 @@
 //     balanced only by the target's owner, never seen here before. The
 //     seen set (SeenSet, the client's bbolt queue) outlives restarts. Each
 //     refusal is counted in Stats by reason.
+//   - Share (share.go): a peer whose queue holds waiting tasks passes the
+//     ones that would start last to a neighbour with an idle crawl thread,
+//     or to a peer two hops away that a neighbour names, as a balanced
+//     insert the taker admits.
 //   - Leave: a graceful peer hands its zones and its queued and running
 //     tasks to the neighbour that would take them over, then says goodbye
-//     with an empty heartbeat. The heir takes tasks only from a neighbour
-//     handing over zones, and admits each (lease, issue time, seen).
+//     to the others with a heartbeat that holds no zone of its own and
+//     names the heir as their holder. The heir takes tasks only from a
+//     neighbour handing over zones, and admits each (lease, issue time,
+//     seen).
 //   - Overlaps: peers claiming overlapping areas settle them in heartbeats
 //     (the smaller peer ID keeps the area); hearsay of an overlap is checked
 //     with a probe; a peer left without a zone rejoins at its point.
