@@ -21,13 +21,15 @@
 //     neighbour table learned from heartbeats, calls the pure functions
 //     NextHop (greedy routing), Abuts (neighbour test), DecideInsert (LBI)
 //     and the Zone methods (Contains, Split, Sibling, Parent, Validate).
-//   - The Map, the one ownership model: the split tree that tiles the box,
-//     each leaf (named by its Path) held by one peer under an epoch and an
-//     expiry, as the manager certifies zones. Join splits, Leave, Expire and
-//     Move hand zones to their heirs (the mergeable sibling, else the
-//     abutting holder with the smallest volume), Renew extends a holder's
-//     expiry, and every change returns the leaves to certify. The simulator
-//     runs the same Map, and Route forwards with NextHop hop by hop.
+//   - The Map, ownership kept by one authority: the split tree that tiles
+//     the box, each leaf (named by its Path) held by one peer under an
+//     epoch and an expiry, the fields of a zone certificate
+//     (p2p/zonecert). Join splits, Leave, Expire and Move hand zones to
+//     their heirs (the mergeable sibling, else the abutting holder with the
+//     smallest volume), Renew extends a holder's expiry, and every change
+//     returns the leaves to certify. The simulator (sim/) runs the Map, and
+//     Route forwards with NextHop hop by hop; live peers (p2p/node) do not
+//     use it, and settle ownership among themselves in heartbeats.
 //
 // Caveats: nothing here is safe for concurrent use; a Map has one owner.
 // Nothing here reads the clock or draws random numbers: callers pass points
