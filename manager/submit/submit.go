@@ -10,9 +10,15 @@
 // Locator, or before the first successful solve, the point is a hash of
 // the host name (HashPoint), so tasks still spread over the space.
 //
-// Caveat: the live manager has no trained coordinate bounds of its own, so
-// `hivecrawl manager` runs without a Locator and uses HashPoint; the
-// Locator hook is there for a deployment that trains bounds.
+// The manager sets a Locator when coordinate-aware placement is on
+// (manager.Options.Bounds, the default of `hivecrawl manager`): member
+// peers measure the host and the solve is mapped through the manager's
+// bounds, trained from the members' coordinates once they settle. With Options.Direct (the
+// consistent-hashing baseline) a task goes straight to the peer that
+// takes its host, with no CAN routing and no load balancing.
+//
+// Caveat: until a host's first successful solve its tasks go to its hash
+// point, which need not lie near the peers closest to the host.
 package submit
 
 import (
