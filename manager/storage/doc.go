@@ -1,12 +1,20 @@
 // Package storage is the manager's storage module (DESIGN §2 step 6–7, §8):
 // crawlers upload a finished task's result over UploadProtocol, the module
 // checks it, stores the extracted text as WARC 1.1 `conversion` records
-// (WET-style, one gzip member per record) in rotating files under the
-// manager's data directory `warc/`, keeps a bbolt index of URL → latest
-// digest, validators and WARC location, feeds the result back to the
-// channel database (through Tasks), and answers with a credit receipt
-// signed with the manager's key, which anyone holding the network profile
-// can verify (VerifyReceipt).
+// (WET-style, one gzip member per record; with Options.StoreRaw the raw
+// responses a task asked for as `response` records before them) in
+// rotating files under the manager's data directory `warc/`, keeps a bbolt
+// index of URL → latest digest, validators and WARC location, feeds the
+// result back to the channel database (through Tasks), and answers with a
+// credit receipt signed with the manager's key, which anyone holding the
+// network profile can verify (VerifyReceipt).
+//
+// With Options.Validation (a network's manager sets it; solo mode does
+// not) every result is spot-checked (validate.go): a sample of its pages
+// is re-fetched by other volunteers and compared with what was uploaded.
+// Its receipt's credit stays pending until the check confirms or revokes
+// it, and the crawler fetches the receipt signed again over
+// ReceiptsProtocol. docs/validation.md explains the rules.
 //
 // # Files
 //
@@ -62,7 +70,8 @@
 // one search batch, not for its page count, and is admitted against
 // Options.Admit (the client's memory cap in solo mode). A crash after the WARC records were
 // synced but before the receipt was stored makes the retry write the
-// records again: WARC files may hold a record twice, the index once. The
-// text a peer uploads for a URL on the task's host is not verified
-// against the web; spot re-crawls by another peer would be the remedy.
+// records again: WARC files may hold a record twice, the index once.
+// Without Validation the text a peer uploads for a URL on the task's host
+// is not checked against the web; with it, only a sample of each result
+// is (sample.go sizes it so that forging pages does not pay).
 package storage
