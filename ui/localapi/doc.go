@@ -1,8 +1,10 @@
 // Package localapi is the volunteer client's local HTTP API: the JSON status
 // the CLI, the tray and the web page read, and the few state changes they
-// make (settings, pause, resume, snooze). A backend that also implements
-// Solo gets the solo mode routes: its channels, adding seeds
-// (POST /api/solo/seeds) and the pages and stored text crawled.
+// make (settings, pause, finish, resume, snooze). A backend that also
+// implements Solo gets the solo mode routes: its channels and what to do
+// with each (crawl now, pause, resume, remove, settings), adding seeds
+// (POST /api/solo/seeds), and the pages crawled, their stored text and a
+// search over it.
 //
 // The server listens on 127.0.0.1 only. It refuses any request whose Host
 // header is not localhost, 127.0.0.1 or [::1] (with the server's port), so a
