@@ -30,6 +30,13 @@ const diskEvery = 2 * time.Second
 // upload (which frees their spools) before the limit itself is met.
 const diskHeadroom = 0.1
 
+// diskRelease is how clear of a limit use must be before a hold on
+// starts lets go: twice the headroom. What else on the volume frees and
+// takes a little (a finished task's spool, an index merging its files)
+// would otherwise start and hold tasks in turn at the edge, and each
+// start stores a result's worth nearer the limit.
+const diskRelease = 2 * diskHeadroom
+
 // diskAfterTask is how soon after a task ended Holding reads the disk
 // again rather than wait for Tick: an ended task stored its result, and
 // tasks on a fast site end many to a diskEvery.
@@ -71,18 +78,22 @@ func (g *Governor) readDisk(ctx context.Context, now time.Time, force bool) {
 // diskLimits decides the disk limits under cfg on the last reading: full
 // when what Hivecrawl keeps reached DiskMax or the free space fell to
 // DiskMinFree (crawling pauses), near when either is within
-// diskHeadroom of it (no new task starts). The texts say which, with the
-// figures.
-func (p *policy) diskLimits(cfg config.Config) (full, near string) {
+// diskHeadroom of it (no new task starts), or within diskRelease while
+// starts are held already. The texts say which, with the figures.
+func (p *policy) diskLimits(cfg config.Config, held bool) (full, near string) {
 	if !p.diskRead {
 		return "", ""
+	}
+	room := diskHeadroom
+	if held {
+		room = diskRelease
 	}
 	kept, free := config.Bytes(p.disk.Kept), config.Bytes(p.disk.Free)
 	if max := cfg.DiskMax; max > 0 {
 		switch {
 		case kept >= max:
 			full = fmt.Sprintf("Paused: Hivecrawl keeps %v on disk, its cap (disk_max) is %v", kept, max)
-		case float64(kept) >= (1-diskHeadroom)*float64(max):
+		case float64(kept) >= (1-room)*float64(max):
 			near = fmt.Sprintf("Disk: Hivecrawl keeps %v of its %v (disk_max), so no new task starts; the running ones finish", kept, max)
 		}
 	}
@@ -90,7 +101,7 @@ func (p *policy) diskLimits(cfg config.Config) (full, near string) {
 		switch {
 		case free <= min:
 			full = fmt.Sprintf("Paused: %v free on the disk, Hivecrawl leaves at least %v (disk_min_free)", free, min)
-		case near == "" && float64(free) <= (1+diskHeadroom)*float64(min):
+		case near == "" && float64(free) <= (1+room)*float64(min):
 			near = fmt.Sprintf("Disk: %v free on the disk, near the %v Hivecrawl leaves (disk_min_free), so no new task starts; the running ones finish", free, min)
 		}
 	}

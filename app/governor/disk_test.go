@@ -56,10 +56,14 @@ func TestDiskLimits(t *testing.T) {
 	}{
 		{"far from both", DiskUsage{Kept: 10e6, Free: 1e9}, nil, "", ""},
 		{"near the cap", DiskUsage{Kept: 91e6, Free: 1e9}, nil, "keeps 91.0 MB of its 100 MB (disk_max), so no new task starts", ""},
+		{"a little given back: still held", DiskUsage{Kept: 85e6, Free: 1e9}, nil, "keeps 85.0 MB of its 100 MB (disk_max)", ""},
+		{"clear of the release band", DiskUsage{Kept: 79e6, Free: 1e9}, nil, "", ""},
+		{"near it again", DiskUsage{Kept: 91e6, Free: 1e9}, nil, "keeps 91.0 MB of its 100 MB (disk_max)", ""},
 		{"at the cap", DiskUsage{Kept: 100e6, Free: 1e9}, nil, "Paused: Hivecrawl keeps 100 MB on disk, its cap (disk_max) is 100 MB", "its cap (disk_max) is 100 MB"},
 		{"reading fails: the last holds", DiskUsage{}, errors.New("walk: permission denied"), "its cap (disk_max)", "its cap (disk_max)"},
 		{"space given back", DiskUsage{Kept: 20e6, Free: 1e9}, nil, "", ""},
 		{"near the free space kept", DiskUsage{Kept: 20e6, Free: 54e6}, nil, "54.0 MB free on the disk, near the 50.0 MB Hivecrawl leaves (disk_min_free)", ""},
+		{"a little freed: still held", DiskUsage{Kept: 20e6, Free: 58e6}, nil, "58.0 MB free on the disk, near the 50.0 MB", ""},
 		{"at it", DiskUsage{Kept: 20e6, Free: 49e6}, nil, "Paused: 49.0 MB free", "Hivecrawl leaves at least 50.0 MB (disk_min_free)"},
 		{"freed", DiskUsage{Kept: 20e6, Free: 2e9}, nil, "", ""},
 	}

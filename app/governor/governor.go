@@ -262,7 +262,7 @@ func (g *Governor) decideLocked(now time.Time) (holdChanged bool) {
 	g.conns.SetCap(g.cfg.Connections)
 	reasons, kinds := g.pol.reasons(g.cfg, now, g.usage)
 	held := g.hold
-	_, g.hold = g.pol.diskLimits(g.cfg)
+	_, g.hold = g.pol.diskLimits(g.cfg, held != "")
 	if !slices.Equal(kinds, g.kinds) {
 		// Logged when a reason comes or goes, not when a figure in one
 		// moves (the other programs' CPU share, read every second).

@@ -225,7 +225,7 @@ func (p *policy) reasons(cfg config.Config, now time.Time, u Usage) (texts, kind
 		next := monthStart(now, cfg.QuotaResetDay).AddDate(0, 1, 0)
 		add(PauseMonthlyQuota, fmt.Sprintf("Paused: monthly transfer quota of %v reached (resets %s)", cfg.MonthlyQuota, next.Format("2 Jan")))
 	}
-	if full, _ := p.diskLimits(cfg); full != "" {
+	if full, _ := p.diskLimits(cfg, false); full != "" {
 		add(PauseDisk, full)
 	}
 	if p.busy {
