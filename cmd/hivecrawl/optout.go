@@ -125,14 +125,20 @@ func printOptedOut(w io.Writer, r manager.OptedOut) {
 	fmt.Fprintf(w, "Opted out %s: %d channels removed, %d running crawls told to stop\n", what, len(r.Channels), len(r.Stopped))
 }
 
-// callManager sends a request with body (JSON; nil for none) to the
-// local API of the manager whose API info is at infoPath and decodes its
-// answer into out.
+// callManager is askManager, with what to do when no manager runs.
 func callManager(ctx context.Context, infoPath, method, path string, body, out any) error {
-	info, err := localapi.ReadInfo(infoPath)
+	err := askManager(ctx, infoPath, method, path, body, out)
 	if errors.Is(err, localapi.ErrNotRunning) {
 		return errors.New("no manager is running with this data directory: start it with 'hivecrawl manager', or name its --home")
 	}
+	return err
+}
+
+// askManager sends a request with body (JSON; nil for none) to the
+// local API of the manager whose API info is at infoPath and decodes its
+// answer into out (localapi.ErrNotRunning when none is running).
+func askManager(ctx context.Context, infoPath, method, path string, body, out any) error {
+	info, err := localapi.ReadInfo(infoPath)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,7 +9,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
@@ -130,43 +127,9 @@ func printAdded(w io.Writer, res localapi.SeedsAdded) {
 // postSeeds sends urls to the manager whose API info is at infoPath
 // (ErrNotRunning when none is running).
 func postSeeds(ctx context.Context, infoPath string, urls []string) (localapi.SeedsAdded, error) {
-	info, err := localapi.ReadInfo(infoPath)
-	if err != nil {
-		return localapi.SeedsAdded{}, err
-	}
-	body, _ := json.Marshal(manager.SeedsRequest{URLs: urls})
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, info.URL+"/api/seeds", bytes.NewReader(body))
-	if err != nil {
-		return localapi.SeedsAdded{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(localapi.TokenHeader, info.Token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return localapi.SeedsAdded{}, fmt.Errorf("reach the manager at %s: %w (is it still running?)", info.URL, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	if err != nil {
-		return localapi.SeedsAdded{}, fmt.Errorf("read the manager's answer: %w", err)
-	}
-	if res.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			if res.StatusCode == http.StatusBadRequest {
-				return localapi.SeedsAdded{}, errors.New(e.Error)
-			}
-			return localapi.SeedsAdded{}, fmt.Errorf("the manager answered %s: %s", res.Status, e.Error)
-		}
-		return localapi.SeedsAdded{}, fmt.Errorf("the manager answered %s: %s", res.Status, bytes.TrimSpace(b))
-	}
 	var out manager.SeedsResponse
-	if err := json.Unmarshal(b, &out); err != nil {
-		return localapi.SeedsAdded{}, fmt.Errorf("the manager's answer: %w", err)
+	if err := askManager(ctx, infoPath, http.MethodPost, "/api/seeds", manager.SeedsRequest{URLs: urls}, &out); err != nil {
+		return localapi.SeedsAdded{}, err
 	}
 	return localapi.SeedsAdded{Created: out.Created, Known: out.Known, OptedOut: out.OptedOut, Added: len(urls) - len(out.Known) - len(out.OptedOut)}, nil
 }
