@@ -12,6 +12,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -40,10 +41,9 @@ type SeenSet interface {
 //   - on the insert path, its signed target is missing, of another
 //     dimension, or not the insert's target, both clamped
 //     (ErrTargetMismatch): routing follows the signed point;
-//   - a load-balanced insert's target lies neither in our zones nor in the
-//     zones of the neighbour that sent it, as that neighbour announced
-//     them (ErrMisaimed). So balancing is one hop from the owner: a peer
-//     that received a balanced insert queues or refuses it;
+//   - a load-balanced insert does not carry the certificates of the peers
+//     that passed it on from its target's owner to us (checkPath,
+//     ErrMisaimed);
 //   - it was seen here before (ErrSeen).
 // A handed-over task is checked for its lease, issue time and seen before,
 // not for its target: the heir takes the zone. Intermediate peers that
@@ -84,38 +84,58 @@ func checkTarget(t *task.Task, target can.Point, dim int) error {
 	return nil
 }
 
-// heldBy reports whether from holds target as far as this node knows
-// first-hand: from is a neighbour heard from directly whose zones, as it
-// announced them, contain target, or a neighbour of ours heard from
-// directly names from in its list with such zones (a peer two hops away
-// sharing a waiting task, share.go).
-func (n *Node) heldBy(from peer.ID, target can.Point) bool {
+// checkPath checks the certificates a load-balanced insert carries
+// (wire.Insert.Path), received from peer from: each is signed by the
+// manager, unexpired and not older than one this node has seen for its
+// zone; the first holds target; each next one abuts the one before and
+// names another holder; the last names from; none names this node. So a
+// task reaches this node only by lighter neighbours passing it on from
+// its target's owner, as load balancing on insert does (paper 002, TTL 3),
+// however far from the owner: no peer can aim a task it saw at a peer of
+// its choosing.
+func (n *Node) checkPath(raw [][]byte, target can.Point, from peer.ID) ([]zonecert.Cert, error) {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("%w: no certificate of the target's owner", ErrMisaimed)
+	}
+	path := make([]zonecert.Cert, 0, len(raw))
+	for _, b := range raw {
+		c, err := zonecert.Decode(b)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrMisaimed, err)
+		}
+		path = append(path, c)
+	}
+	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if nb, ok := n.nbrs[from]; ok && nb.direct {
-		return holds(nb.zones, target)
-	}
-	for _, nb := range n.nbrs {
-		if !nb.direct {
-			continue
+	held := map[peer.ID]bool{n.h.ID(): true}
+	for i, c := range path {
+		if err := n.book.Accept(c, now); err != nil {
+			return nil, fmt.Errorf("%w: certificate %d of the path: %v", ErrMisaimed, i, err)
 		}
-		for _, p := range nb.nbrs {
-			if id, err := peer.IDFromBytes(p.Id); err != nil || id != from {
-				continue
-			}
-			if zones, ok := fromWireZones(p.Zones, n.cfg.Dim); ok && holds(zones, target) {
-				return true
-			}
+		z := c.Path.Zone(n.cfg.Dim)
+		switch {
+		case held[c.Holder]:
+			return nil, fmt.Errorf("%w: %s appears twice in the path, or is this peer", ErrMisaimed, c.Holder)
+		case i == 0 && !z.Contains(target):
+			return nil, fmt.Errorf("%w: the owner's zone %v does not hold %v", ErrMisaimed, z, target)
+		case i > 0 && !can.Abuts(path[i-1].Path.Zone(n.cfg.Dim), z):
+			return nil, fmt.Errorf("%w: zones %d and %d of the path do not abut", ErrMisaimed, i-1, i)
 		}
+		held[c.Holder] = true
 	}
-	return false
+	if last := path[len(path)-1].Holder; last != from {
+		return nil, fmt.Errorf("%w: the path ends at %s, the insert came from %s", ErrMisaimed, last, from)
+	}
+	n.refreshLocked(now)
+	return path, nil
 }
 
 // admit opens an insert's task where it would be queued or balanced onward
-// and applies the admission rules; lbiFrom is the neighbour a load-balanced
-// insert came from, "" when target lies in our zones. A task admitted is
-// recorded as seen.
-func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID) (*task.Task, error) {
+// and applies the admission rules; lbiFrom is the peer a load-balanced
+// insert came from with its path of certificates, "" when target lies in
+// our zones. A task admitted is recorded as seen.
+func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID, path [][]byte) (*task.Task, error) {
 	t, err := envelope.Open(env, n.cfg.Manager)
 	if err != nil {
 		n.mu.Lock()
@@ -134,8 +154,10 @@ func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom 
 	if err == nil {
 		err = checkTarget(t, target, n.cfg.Dim)
 	}
-	if err == nil && lbiFrom != "" && !n.heldBy(lbiFrom, target) {
-		err = fmt.Errorf("%w: task %s is aimed at %v, which %s does not hold as far as this peer knows", ErrMisaimed, t.ID, target, lbiFrom)
+	if err == nil && lbiFrom != "" {
+		if _, perr := n.checkPath(path, target, lbiFrom); perr != nil {
+			err = fmt.Errorf("task %s: %w", t.ID, perr)
+		}
 	}
 	if err == nil {
 		err = n.record(ctx, t)

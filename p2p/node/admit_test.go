@@ -70,6 +70,24 @@ func TestAdmissionRefusals(t *testing.T) {
 	}
 	out := outsider(ctx, t)
 	now := time.Now()
+	// cert is member m's certificate holding point p, as the path of a
+	// balanced insert carries it.
+	cert := func(m *member, p can.Point) []byte {
+		m.n.mu.Lock()
+		defer m.n.mu.Unlock()
+		for _, c := range m.n.own {
+			if c.Path.Zone(m.n.cfg.Dim).Contains(p) {
+				raw, err := c.MarshalBinary()
+				if err != nil {
+					t.Fatal(err)
+				}
+				return raw
+			}
+		}
+		t.Fatalf("%s holds no zone with %v", m.h.ID().ShortString(), p)
+		return nil
+	}
+	pB, pC, pA := cert(b, tB), cert(cc, tC), cert(a, tA)
 
 	// insert routes env from A to target; raw sends it from one host to
 	// a member as given.
@@ -122,22 +140,59 @@ func TestAdmissionRefusals(t *testing.T) {
 		{name: "seen before, through another entry peer",
 			before: func(e []byte) error { return insert(e, tB) },
 			run:    func(e []byte) error { _, _, err := cc.n.Insert(ctx, e, tB); return err }, want: ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
-		{name: "seen before, then sent as load-balanced", before: func(e []byte) error { return insert(e, tB) },
-			run:  func(e []byte) error { return raw(cc.h, b, &wire.Insert{Envelope: e, Target: tB, Lbi: true}) },
-			want: ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
+		{name: "seen before, then sent as load-balanced",
+			before: func(e []byte) error {
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+			},
+			run: func(e []byte) error {
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+			},
+			want: ErrSeen, at: cc, counter: func(s Stats) int64 { return s.Replayed }},
 		{name: "balanced by its target's owner",
-			run: func(e []byte) error { return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true}) }, at: cc},
-		{name: "balanced by a neighbour not holding the target",
-			run:  func(e []byte) error { return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true}) },
+			run: func(e []byte) error {
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+			}, at: cc},
+		{name: "balanced on by a second peer (TTL 3)",
+			run: func(e []byte) error {
+				return raw(cc.h, a, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC}})
+			}, at: a},
+		{name: "balanced without a path",
+			run:  func(e []byte) error { return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true}) },
+			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+		{name: "balanced by a peer showing the owner's certificate",
+			run: func(e []byte) error {
+				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+			},
+			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+		{name: "balanced by a peer showing its own zone, not the target's",
+			run: func(e []byte) error {
+				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pA}})
+			},
+			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+		{name: "a path naming the receiver",
+			run: func(e []byte) error {
+				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC, pA}})
+			},
+			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+		{name: "a forged certificate in the path",
+			run: func(e []byte) error {
+				forged := slices.Clone(pB)
+				forged[len(forged)-3] ^= 1
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{forged}})
+			},
 			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "misaimed: balanced by a host outside the overlay",
-			run:  func(e []byte) error { return raw(out, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true}) },
+			run: func(e []byte) error {
+				return raw(out, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+			},
 			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "misaimed: sent straight to a peer with a point of its zone",
 			run:  func(e []byte) error { return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tC}) },
 			want: ErrTargetMismatch, at: cc, counter: func(s Stats) int64 { return s.Mistargeted }},
 		{name: "misaimed: balanced with a point of the receiver's zone",
-			run:  func(e []byte) error { return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tC, Lbi: true}) },
+			run: func(e []byte) error {
+				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tC, Lbi: true, Path: [][]byte{pA}})
+			},
 			want: ErrTargetMismatch, at: cc, counter: func(s Stats) int64 { return s.Mistargeted }},
 		{name: "sent straight to a non-owner with its signed target: routed on",
 			run: func(e []byte) error { return raw(out, cc, &wire.Insert{Envelope: e, Target: tB}) }, at: b},
@@ -228,11 +283,14 @@ func TestSeenSurvivesRestart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := New(outsider(ctx, t), boltQueue{q}, func() Config { cfg := c.cfg; cfg.Point = target; return cfg }())
+		h := outsider(ctx, t)
+		n, err := New(h, boltQueue{q}, func() Config { cfg := c.cfg; cfg.Point = target; cfg.Authority = c.auth.For(h.ID()); return cfg }())
 		if err != nil {
 			t.Fatal(err)
 		}
-		n.Start()
+		if err := n.Join(ctx); err != nil {
+			t.Fatal(err)
+		}
 		return n, q
 	}
 	n, q := start()
@@ -262,8 +320,8 @@ func TestSeenSurvivesRestart(t *testing.T) {
 
 // TestHandoverAdmission: an heir takes only tasks whose lease is live,
 // that were not issued in the future and that it has not seen, and only
-// from a neighbour handing over a zone; not their targets: it takes the
-// zone.
+// from a peer whose zone the manager has since certified to it; not
+// their targets: it holds the zone.
 func TestHandoverAdmission(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -274,18 +332,25 @@ func TestHandoverAdmission(t *testing.T) {
 	tA, tB := can.Point{0.25, 0.5, 0.5}, can.Point{0.75, 0.5, 0.5}
 	now := time.Now()
 	good := c.envelope("good", tB)
-	bZones := toWireZones(b.n.Zones())
+	b.n.mu.Lock()
+	var bCerts [][]byte
+	for _, c := range b.n.own {
+		raw, _ := c.MarshalBinary()
+		bCerts = append(bCerts, raw)
+	}
+	b.n.mu.Unlock()
 
-	// Handovers refused whole: tasks from a host outside the overlay, and
-	// from a neighbour that hands over no zone.
+	// Handovers refused whole: tasks from a host outside the overlay
+	// showing B's certificates, and from B, whose zone the manager has
+	// not given A.
 	out := outsider(ctx, t)
 	for _, h := range []struct {
 		name string
 		from *host.Host
 		m    *wire.Handover
 	}{
-		{"from outside the overlay", out, &wire.Handover{Zones: bZones, Queued: [][]byte{good}}},
-		{"from a neighbour, without a zone", b.h, &wire.Handover{Queued: [][]byte{good}}},
+		{"from outside the overlay, with another's certificates", out, &wire.Handover{Certs: bCerts, Queued: [][]byte{good}}},
+		{"from a neighbour still holding its zone", b.h, &wire.Handover{Certs: bCerts, Queued: [][]byte{good}}},
 	} {
 		out.Peerstore().AddAddrs(a.h.ID(), a.h.Addrs(), time.Hour)
 		b.h.Peerstore().AddAddrs(a.h.ID(), a.h.Addrs(), time.Hour)

@@ -16,7 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/p2p/node/nodetest"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -117,6 +117,7 @@ type member struct {
 type cluster struct {
 	t       *testing.T
 	manager crypto.PrivKey
+	auth    *nodetest.Authority // the manager's map of zones
 	cfg     Config
 	members []*member
 	rng     *rand.Rand
@@ -146,7 +147,29 @@ func newCluster(t *testing.T, cfg Config) *cluster {
 	default:
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return &cluster{t: t, manager: k, cfg: cfg, rng: rand.New(rand.NewPCG(1, 2))}
+	c := &cluster{t: t, manager: k, cfg: cfg, rng: rand.New(rand.NewPCG(1, 2))}
+	renew := cfg.Renew
+	if renew <= 0 {
+		renew = DefaultRenew
+	}
+	c.auth = nodetest.New(k, can.DefaultDim, 3*renew)
+	c.auth.Alive = func(id peer.ID) bool {
+		for _, m := range c.live() {
+			if m.h.ID() == id {
+				return true
+			}
+		}
+		return false
+	}
+	c.auth.Addrs = func(id peer.ID) peer.AddrInfo {
+		for _, m := range c.members {
+			if m.h.ID() == id {
+				return m.h.AddrInfo()
+			}
+		}
+		return peer.AddrInfo{ID: id}
+	}
+	return c
 }
 
 func (c *cluster) randomPoint() can.Point {
@@ -174,6 +197,7 @@ func (c *cluster) newNode(ctx context.Context, p can.Point) (*Node, *memQueue) {
 	t.Cleanup(func() { h.Close() })
 	cfg := c.cfg
 	cfg.Point = p
+	cfg.Authority = c.auth.For(h.ID())
 	if c.tweak != nil {
 		c.tweak(h.ID(), &cfg)
 	}
@@ -190,37 +214,16 @@ func (c *cluster) newNode(ctx context.Context, p can.Point) (*Node, *memQueue) {
 }
 
 // addAt starts a peer that joins at point p.
-//
-// A join routed to a zone whose holder crashed fails until a neighbour
-// takes the peer for dead (Config.DeadAfter rounds) and its zone over;
-// a client then asks again, and so does addAt, with a fresh peer through
-// another entry, for up to joinPatience.
 func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	t := c.t
 	n, q := c.newNode(ctx, p)
-	if live := c.live(); len(live) == 0 {
-		n.Start()
-	} else {
-		deadline := time.Now().Add(joinPatience)
-		for {
-			entry := live[c.rng.IntN(len(live))]
-			err := n.Join(ctx, entry.h.AddrInfo())
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) || ctx.Err() != nil {
-				t.Fatalf("join %d: %v", len(c.members), err)
-			}
-			t.Logf("join %d: %v; asking again", len(c.members), err)
-			n.h.Close()
-			time.Sleep(500 * time.Millisecond)
-			n, q = c.newNode(ctx, p)
-		}
-	}
 	m := &member{h: n.h, n: n, q: q, alive: true}
+	c.members = append(c.members, m) // known to the map's Addrs and Alive
+	if err := n.Join(ctx); err != nil {
+		t.Fatalf("join %d: %v", len(c.members), err)
+	}
 	m.run()
 	t.Cleanup(m.stop)
-	c.members = append(c.members, m)
 	return m
 }
 
@@ -404,12 +407,15 @@ func (c *cluster) waitUntil(limit time.Duration, what string, why func() string)
 // owner, if any, for a failed wait.
 func (c *cluster) dump() {
 	for _, m := range c.live() {
-		c.t.Logf("%s: zones %v neighbours %v dead %d", m.h.ID(), m.n.Zones(), m.n.Neighbours(), m.n.deadCount())
+		c.t.Logf("%s: zones %v neighbours %v", m.h.ID(), m.n.Zones(), m.n.Neighbours())
 	}
 	for _, m := range c.members {
 		if !m.alive {
 			c.t.Logf("departed %s holding %v", m.h.ID(), m.n.Zones())
 		}
+	}
+	for _, l := range c.auth.Leaves() {
+		c.t.Logf("map: %q held by %s, epoch %d", l.Path, l.Holder, l.Epoch)
 	}
 	for range 2000 {
 		if p := c.randomPoint(); c.owner(p) == nil {
@@ -467,8 +473,7 @@ func (c *cluster) zoneless() string {
 
 // waitStable polls until the zones tile, every live peer holds a zone and
 // neighbour sets are complete, and all of it has held, with no zone
-// changing hands, for two heartbeat intervals: a takeover claimed late can
-// still move a zone just after the space first tiles. It returns how long
+// changing hands, for two heartbeat intervals. It returns how long
 // the overlay took to reach the state that then held.
 func (c *cluster) waitStable(limit time.Duration) time.Duration {
 	start := time.Now()
@@ -502,14 +507,4 @@ func (c *cluster) waitStable(limit time.Duration) time.Duration {
 	}
 	c.t.Fatalf("overlay not stable after %v: %s", limit, why)
 	return 0
-}
-
-// outsider returns a node at point p, not in the cluster's overlay, and
-// the join request it would send: for tests that hand its request to a
-// member directly.
-func (c *cluster) outsider(ctx context.Context, p can.Point) (*Node, *wire.JoinRequest) {
-	n, _ := c.newNode(ctx, p)
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n, &wire.JoinRequest{Point: n.cfg.Point, Joiner: n.selfLocked()}
 }

@@ -7,15 +7,18 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // Defaults used when Config fields are zero.
 const (
-	DefaultHeartbeat   = 2 * time.Second
-	DefaultDeadAfter   = 3
-	DefaultMaxJoinHops = 128
+	DefaultHeartbeat = 2 * time.Second
+	DefaultDeadAfter = 3
+	// DefaultRenew is Config.Renew's default: the manager's membership
+	// renewal (manager/entry.RenewEvery).
+	DefaultRenew = 10 * time.Second
 	// DefaultHandoverPause is Config.HandoverPause's default.
 	DefaultHandoverPause = time.Second
 )
@@ -26,8 +29,15 @@ type Config struct {
 	Dim int `json:"dim,omitempty"`
 	// Point is where this peer joins, in [0,1]^Dim.
 	Point can.Point `json:"point"`
-	// Manager is the key every task must be signed with.
+	// Manager is the key every task and zone certificate must be signed
+	// with.
 	Manager crypto.PubKey `json:"-"`
+	// Authority is the manager's map of zones, which grants and renews
+	// this peer's (authority.go).
+	Authority zonecert.Authority `json:"-"`
+	// Renew is how often the node renews its zone certificates; 0 means
+	// DefaultRenew. The manager's certificates last three times as long.
+	Renew time.Duration `json:"renew,omitempty"`
 	// Heartbeat is the interval between heartbeats; 0 means
 	// DefaultHeartbeat.
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
@@ -40,13 +50,12 @@ type Config struct {
 	// overloading threshold derives; 0 disables load balancing on insert.
 	MaxPieces int `json:"max_pieces,omitempty"`
 	// TTL is the load-balancing TTL given to new inserts; 0 means
-	// can.DefaultTTL, negative means 0. An owner balances a task at most
-	// one hop whatever the TTL (admit.go); an insert arriving with TTL 0
-	// stays with its owner.
+	// can.DefaultTTL, negative means 0: how many peers may pass a task on
+	// to a lighter neighbour, the owner first (admit.go).
 	TTL int `json:"ttl,omitempty"`
 	// Bounds, when set, map the node's Vivaldi coordinate into the CAN
 	// space: a node whose mapped point drifts further than its zone's
-	// diagonal from the zone's centre leaves and rejoins there (DESIGN §4).
+	// diagonal from the zone's centre moves there (DESIGN §4).
 	// Nil keeps the node at Point. The manager's trained bounds replace
 	// them (Node.SetBounds).
 	Bounds *coord.Bounds `json:"-"`
@@ -76,6 +85,9 @@ func (c *Config) fill() {
 	}
 	if c.DeadAfter <= 0 {
 		c.DeadAfter = DefaultDeadAfter
+	}
+	if c.Renew <= 0 {
+		c.Renew = DefaultRenew
 	}
 	if c.TTL == 0 {
 		c.TTL = can.DefaultTTL

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -18,23 +17,15 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 )
 
-// heartbeatLocked builds this node's heartbeat; n.mu must be held. A node
-// without zones lists no neighbours, since a zone-less heartbeat with a
-// list is a farewell naming the heir; after a graceful leave it repeats its
-// farewell.
+// heartbeatLocked builds this node's heartbeat: itself, the neighbours
+// heard from first-hand, and the certificates of both. n.mu must be held.
 func (n *Node) heartbeatLocked() *wire.Heartbeat {
 	n.seq++
-	if len(n.zones) == 0 {
-		if n.farewell != nil {
-			return &wire.Heartbeat{Self: n.farewell.Self, Neighbours: n.farewell.Neighbours, Seq: n.seq}
-		}
-		return &wire.Heartbeat{Self: n.selfLocked(), Seq: n.seq}
-	}
-	return &wire.Heartbeat{Self: n.selfLocked(), Neighbours: n.neighbourRecordsLocked(true), Seq: n.seq}
+	return &wire.Heartbeat{Self: n.selfLocked(), Neighbours: n.neighbourRecordsLocked(true), Seq: n.seq, Certs: n.heldCertsLocked(time.Now())}
 }
 
-// probeEvery is how many heartbeat intervals pass before a peer heard of
-// second-hand is probed again.
+// probeEvery is DeadAfter heartbeat intervals: how long a grant's news
+// travels in heartbeats.
 func (n *Node) probeEvery() time.Duration {
 	return time.Duration(n.cfg.DeadAfter) * n.cfg.Heartbeat
 }
@@ -54,8 +45,7 @@ const sampleEvery = 4
 const sampleWide = 6
 
 // heartbeatRound exchanges heartbeats with the neighbours, with the wide
-// sample (sampleWide) while the coordinate is young, and probes peers to
-// be heard from first-hand, concurrently. One exchange carries
+// sample (sampleWide) while the coordinate is young, concurrently. One exchange carries
 // both peers' news, so once this node's coordinate rests on
 // firstMoveSamples samples, a neighbour whose own round reached us within
 // the last interval and a half is skipped (unless all is set, or
@@ -104,33 +94,6 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}
 		ids = append(ids, id)
 	}
-	var probes []peer.ID
-	for id, at := range n.probes {
-		switch _, known := n.nbrs[id]; {
-		case known:
-			delete(n.probes, id) // heartbeated anyway
-		case at.IsZero():
-			n.probes[id] = now
-			probes = append(probes, id)
-		case now.Sub(at) > n.probeEvery():
-			delete(n.probes, id)
-		}
-	}
-	for id, at := range n.heard {
-		if now.Sub(at) > n.goneFor() {
-			delete(n.heard, id)
-		}
-	}
-	for id, at := range n.gone {
-		if now.Sub(at) > n.goneFor() {
-			delete(n.gone, id) // re-learned from lists again, as learnLocked would
-		}
-	}
-	for id, h := range n.handers {
-		if now.Sub(h.at) > n.goneFor() {
-			delete(n.handers, id)
-		}
-	}
 	for k, until := range n.left {
 		if now.After(until) {
 			delete(n.left, k)
@@ -138,7 +101,7 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	}
 	n.mu.Unlock()
 	for _, p := range done {
-		// Dialled only to sample or probe: an idle connection would count
+		// Dialled only to sample: an idle connection would count
 		// against the volunteer's connection cap on both sides. One that
 		// carries a stream (the peer measuring a host for a locator,
 		// forwarding an insert) is closed when that is done, or after
@@ -150,19 +113,6 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}
 	}
 	var wg sync.WaitGroup
-	for _, id := range probes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer n.passedBy(id)
-			resp, err := n.exchange(ctx, id, hb, false)
-			if err != nil {
-				n.log.Debug("Probe unanswered", "peer", id.String(), "err", err)
-				return
-			}
-			n.onHeartbeat(resp, id)
-		}()
-	}
 	for _, id := range wide {
 		wg.Add(1)
 		go func() {
@@ -202,24 +152,14 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	wg.Wait()
 }
 
-// passing is a peer dialled only to sample or probe, to close; force:
+// passing is a peer dialled only to sample, to close; force:
 // whatever streams its connections carry.
 type passing struct {
 	id    peer.ID
 	force bool
 }
 
-// passedBy notes a peer dialled to probe it for closing, unless the probe
-// made it a neighbour.
-func (n *Node) passedBy(id peer.ID) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if _, nb := n.nbrs[id]; !nb {
-		n.passing[id] = time.Now()
-	}
-}
-
-// passingFor is how long a connection dialled only to sample or probe may
+// passingFor is how long a connection dialled only to sample may
 // stay open for the streams it carries: a stream that runs longer is
 // stuck.
 func (n *Node) passingFor() time.Duration { return 10 * n.cfg.Heartbeat }
@@ -244,9 +184,7 @@ func (n *Node) closeIdle(id peer.ID, force bool) bool {
 // peers that are neither neighbours nor known gone. n.mu must be held.
 func (n *Node) wideLocked() []peer.ID {
 	for id := range n.wide {
-		_, nb := n.nbrs[id]
-		_, gone := n.gone[id]
-		if nb || gone {
+		if _, nb := n.nbrs[id]; nb {
 			delete(n.wide, id)
 		}
 	}
@@ -256,9 +194,8 @@ func (n *Node) wideLocked() []peer.ID {
 			for _, p := range nb.nbrs {
 				id, addrs := peerAddrs(p)
 				_, known := n.nbrs[id]
-				_, gone := n.gone[id]
 				_, taken := n.wide[id]
-				if id != "" && id != n.h.ID() && !known && !gone && !taken {
+				if id != "" && id != n.h.ID() && !known && !taken {
 					more[id] = addrs
 				}
 			}
@@ -315,125 +252,49 @@ func (n *Node) handleHeartbeat(s network.Stream) {
 		n.onHeartbeat(&hb, from)
 		n.mu.Lock()
 		defer n.mu.Unlock()
-		if nb, ok := n.nbrs[from]; ok && len(hb.Self.GetZones()) > 0 {
+		if nb, ok := n.nbrs[from]; ok {
 			nb.asked = time.Now()
 		}
 		return n.heartbeatLocked()
 	})
 }
 
-// onHeartbeat applies a heartbeat heard from peer from.
+// onHeartbeat applies a heartbeat heard from peer from: the certificates
+// it carries go to the book, whoever holds them (the book believes a
+// signature and an epoch, not the sender), and, from a neighbour, its
+// load and neighbour list.
 func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	id, addrs := peerAddrs(hb.Self)
 	if id != from {
 		return // a peer speaks only for itself
 	}
-	zones, ok := fromWireZones(hb.Self.Zones, n.cfg.Dim)
+	if len(addrs) > 0 {
+		n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
+	}
+	certs := decodeCerts(hb.Certs)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.adoptLocked(certs, time.Now())
+	nb, ok := n.nbrs[from]
 	if !ok {
 		return
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if nb, ok := n.nbrs[from]; ok && hb.Seq < nb.seq {
+	nb.direct, nb.misses = true, 0
+	delete(n.suspects, from)
+	if hb.Seq < nb.seq {
 		// Built before one already applied (its round's heartbeat and its
-		// reply to ours cross): proof of life, but its zones are stale.
-		if len(zones) > 0 {
-			nb.misses = 0
-		}
+		// reply to ours cross): its load is older than the one we hold.
 		return
 	}
-	if len(zones) == 0 {
-		n.farewellLocked(from, hb)
-		return
+	if l := hb.Self.Load; l != nil {
+		nb.load = can.Load{RTL: l.Rtl, RPL: l.Rpl}
+		nb.idle = int(l.Idle)
 	}
-	if h, ok := n.handers[from]; ok && time.Since(h.at) < n.goneFor() && overlapsAny(zones, h.zones) && overlapsAny(zones, n.zones) {
-		// It handed us these zones as it left, or split them for our
-		// join; a heartbeat that still claims what we hold of them was
-		// built before that and crossed the handover. Settling it as an
-		// overlap would give them back to a peer that no longer holds
-		// them, and nobody would. (Rejoined through us, it holds a part
-		// we gave away.)
-		n.log.Debug("Ignored a heartbeat built before its sender handed us its zones", "peer", from.String())
-		return
-	}
-	// What we knew it by and it no longer holds, nor passed to a peer its
-	// own list names (a joiner, an overlap's winner): it restarted and
-	// rejoined elsewhere, and that area waits for an heir.
-	var before []can.Zone
-	if nb, ok := n.nbrs[from]; ok && nb.direct {
-		before = nb.zones
-	}
-	if d, ok := n.dead[from]; ok && !d.dropped {
-		before = append(before, d.zones...)
-		delete(n.dead, from)
-	}
-	if rest := n.orphanedLocked(before, zones, hb.Neighbours); len(rest) > 0 {
-		if d, ok := n.dead[from]; ok {
-			rest = merge(append(rest, d.zones...)) // merge drops a zone listed twice
-		}
-		n.dead[from] = &deadPeer{zones: rest, nbrs: hb.Neighbours, since: time.Now(), dropped: true}
-		n.log.Debug("A peer no longer holds an area it held", "peer", from.String(), "zones", len(rest))
-	}
-	delete(n.gone, from)
-	delete(n.probes, from)
-	n.heard[from] = time.Now()
-	// Two peers claiming the same area (a takeover of a peer that was only
-	// slow, or two heirs at once): the smaller peer ID keeps it.
-	yielded := false
-	if from < n.h.ID() && overlapsAny(n.zones, zones) {
-		kept := subtract(n.zones, zones)
-		n.log.Info("Gave up an area also claimed by a smaller peer ID", "peer", from.String(), "zones_before", len(n.zones), "zones_after", len(kept),
-			"claimed", fmt.Sprint(zones), "kept", fmt.Sprint(kept))
-		n.zones, yielded = kept, true
-		if len(kept) == 0 && !n.leaving {
-			n.lost = time.Now()
-			n.poke()
-		}
-	}
-	if related(n.zones, zones) || yielded {
-		var l can.Load
-		if hb.Self.Load != nil {
-			l = can.Load{RTL: hb.Self.Load.Rtl, RPL: hb.Self.Load.Rpl}
-		}
-		nb := n.upsertLocked(from, addrs, zones, l, true)
-		nb.nbrs, nb.seq = hb.Neighbours, hb.Seq
-		nb.idle = int(hb.Self.GetLoad().GetIdle())
-		if yielded {
-			nb.yielded = time.Now()
-		}
-	} else {
-		n.removeLocked(from)
-	}
-	// Learn from the list even when the sender stopped being a neighbour:
-	// after a split, its list names the joiner that now abuts us, and there
-	// may be no other peer to tell us.
-	for _, p := range hb.Neighbours {
-		n.learnLocked(p, false)
-	}
-	n.pruneLocked()
+	nb.nbrs, nb.seq = hb.Neighbours, hb.Seq
 }
 
-// orphanedLocked returns the parts of before (the zones a peer held) that
-// neither its current zones, nor the peers its own list names, nor this
-// node hold.
-func (n *Node) orphanedLocked(before, now []can.Zone, list []*wire.Peer) []can.Zone {
-	if len(before) == 0 {
-		return nil
-	}
-	rest := subtract(subtract(before, now), n.zones)
-	for _, p := range list {
-		if len(rest) == 0 {
-			break
-		}
-		if zones, ok := fromWireZones(p.Zones, n.cfg.Dim); ok {
-			rest = subtract(rest, zones)
-		}
-	}
-	return rest
-}
-
-// missed counts a missed heartbeat; at DeadAfter the neighbour is dead and
-// its zones await an heir.
+// missed counts a missed heartbeat; at DeadAfter in a row the neighbour is
+// reported to the manager (manage), which decides whether it is gone.
 func (n *Node) missed(id peer.ID) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -442,55 +303,9 @@ func (n *Node) missed(id peer.ID) {
 		return
 	}
 	nb.misses++
-	if nb.misses < n.cfg.DeadAfter {
-		return
+	if nb.misses >= n.cfg.DeadAfter {
+		n.suspects[id] = true
 	}
-	n.removeLocked(id)
-	n.gone[id] = time.Now()
-	// Also a neighbour known only from another's list: when all its direct
-	// neighbours died with it, we are the only ones left to notice.
-	// checkDead takes nothing a live peer we know already holds.
-	n.dead[id] = &deadPeer{zones: nb.zones, nbrs: nb.nbrs, since: time.Now()}
-	n.log.Debug("Neighbour dead", "neighbour", id.String(), "zones", len(nb.zones), "direct", nb.direct)
-}
-
-// farewellLocked handles a heartbeat without zones. With a neighbour list
-// it is the farewell of a peer that left: it is dropped, and its heir,
-// named first in the list, is known to hold its zones now even before the
-// heir says so itself. Without one, the peer holds no zone (it lost them
-// to an overlap settlement, or never received the answer to its join) and
-// is about to rejoin: it is dropped, and the zones we knew it by wait for
-// an heir as a dead peer's do, minus what a live neighbour holds; unless
-// it is a joiner that has not yet read the answer we sent it.
-func (n *Node) farewellLocked(from peer.ID, hb *wire.Heartbeat) {
-	var left []can.Zone
-	if nb, ok := n.nbrs[from]; ok {
-		if len(hb.Neighbours) == 0 && n.joiningLocked(nb) {
-			// A joiner we have just handed a zone: our heartbeat crossed
-			// the answer to its join. Taking the zone back now would give
-			// the area two owners.
-			return
-		}
-		left = nb.zones
-	}
-	n.removeLocked(from)
-	delete(n.dead, from)
-	delete(n.heard, from)
-	if len(hb.Neighbours) == 0 {
-		if len(left) > 0 {
-			n.dead[from] = &deadPeer{zones: left, since: time.Now(), dropped: true}
-		}
-		return
-	}
-	n.gone[from] = time.Now()
-	heir, _ := peerAddrs(hb.Neighbours[0])
-	if nb, ok := n.nbrs[heir]; ok {
-		if !overlapsAny(nb.zones, left) {
-			nb.zones = merge(append(append([]can.Zone(nil), nb.zones...), left...))
-		}
-		return
-	}
-	n.learnLocked(hb.Neighbours[0], false)
 }
 
 // observe feeds one heartbeat round trip to Vivaldi. The round trip

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -92,23 +93,34 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 		case local:
 			return n.take(ctx, ins, target, dec, from)
 		case ins.Lbi:
-			// Balanced here by a neighbour: queue it or refuse it, never
-			// pass it on, since the next peer could not check that its
-			// sender holds the target. A full queue refuses it before it
-			// is recorded as seen, so the owner may balance it here again.
+			// Passed on here by a neighbour balancing load: admitted by
+			// its path of certificates, then queued or, while the TTL
+			// allows and a neighbour is lighter, passed on again. A full
+			// queue refuses it before it is recorded as seen, so the
+			// sender may keep it.
 			n.mu.Lock()
 			full := n.queueFull()
 			free := n.freeThreadLocked()
 			n.mu.Unlock()
-			if full {
+			if full && (ins.Share || ins.Ttl == 0) {
 				return refuse(ins, "%v", ErrQueueFull)
 			}
 			if ins.Share && !free {
 				return refuse(ins, "%v", ErrNoIdleThread)
 			}
-			t, err := n.admit(ctx, ins.Envelope, target, from)
+			t, err := n.admit(ctx, ins.Envelope, target, from, ins.Path)
 			if err != nil {
 				return refuse(ins, "%v", err)
+			}
+			if !ins.Share && ins.Ttl > 0 {
+				n.mu.Lock()
+				dec := n.decideLocked(n.balanceInfosLocked(ins.Path), from, ins.Ttl, full)
+				n.mu.Unlock()
+				if !dec.Accept {
+					if resp := n.balance(ctx, ins, target, t, dec); resp != nil {
+						return resp
+					}
+				}
 			}
 			return n.enqueue(ctx, ins, t)
 		case ok:
@@ -187,7 +199,7 @@ func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire
 // tasks come faster than they start, since the threshold counts running
 // tasks and the queue's limit only waiting ones.
 func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec can.Decision, from peer.ID) *wire.InsertResponse {
-	t, err := n.admit(ctx, ins.Envelope, target, "")
+	t, err := n.admit(ctx, ins.Envelope, target, "", nil)
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}
@@ -232,11 +244,18 @@ func (n *Node) queueFull() bool {
 	return ok && f.Full()
 }
 
-// balance forwards admitted task t to the neighbour dec names; nil when
-// that neighbour is gone or refused it for another reason than having
-// seen it, so the caller keeps the task.
+// balance forwards admitted task t to the neighbour dec names, adding this
+// node's certificate to the insert's path (the owner's, holding target,
+// starts it); nil when that neighbour is gone or refused it for another
+// reason than having seen it, so the caller keeps the task.
 func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, t *task.Task, dec can.Decision) *wire.InsertResponse {
-	fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true}
+	n.mu.Lock()
+	path, ok := n.pathLocked(ins, target, peer.ID(dec.To))
+	n.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true, Path: path}
 	resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
 	switch {
 	case err == nil && resp.Accepted:
@@ -249,6 +268,52 @@ func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, 
 		return resp
 	}
 	return nil
+}
+
+// pathLocked returns the path of certificates to send a balanced insert
+// on with: the path it came with, or none at its owner, and one of this
+// node's certificates, holding target at the owner, else abutting the
+// path's last zone; ok is false when this node holds no such zone (its
+// zones changed meanwhile). n.mu must be held.
+func (n *Node) pathLocked(ins *wire.Insert, target can.Point, to peer.ID) ([][]byte, bool) {
+	path := slices.Clone(ins.Path)
+	if !ins.Lbi {
+		path = nil
+	}
+	var last can.Zone
+	if len(path) > 0 {
+		c, err := zonecert.Decode(path[len(path)-1])
+		if err != nil {
+			return nil, false
+		}
+		last = c.Path.Zone(n.cfg.Dim)
+	}
+	for _, c := range n.own {
+		z := c.Path.Zone(n.cfg.Dim)
+		if len(path) == 0 && !z.Contains(target) || len(path) > 0 && !can.Abuts(last, z) {
+			continue
+		}
+		nb := n.nbrs[to]
+		if nb == nil || !abutsAny([]can.Zone{z}, nb.zones) {
+			continue // the next peer checks that our zone abuts its own
+		}
+		b, err := c.MarshalBinary()
+		if err != nil {
+			return nil, false
+		}
+		return append(path, b), true
+	}
+	return nil, false
+}
+
+// balanceInfosLocked returns the neighbours a balanced insert may go on
+// to: not the peers on its path. n.mu must be held.
+func (n *Node) balanceInfosLocked(path [][]byte) []can.NeighbourInfo {
+	on := map[can.PeerID]bool{}
+	for _, c := range decodeCerts(path) {
+		on[can.PeerID(c.Holder)] = true
+	}
+	return slices.DeleteFunc(n.infosLocked(), func(i can.NeighbourInfo) bool { return on[i.ID] })
 }
 
 // enqueue queues an admitted task here.

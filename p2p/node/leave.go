@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -19,89 +20,36 @@ import (
 // under wire.MaxHandoverSize.
 const handoverBatchBytes = 8 << 20
 
-// heirsLocked orders the neighbours that could take this node's zones: one
-// holding a sibling zone first (the zones merge), then by volume, then ID.
-func (n *Node) heirsLocked() []peer.ID {
-	type c struct {
-		id      peer.ID
-		sibling bool
-		vol     float64
-	}
-	var cs []c
-	for id, nb := range n.nbrs {
-		if !nb.direct {
-			continue
-		}
-		sib := false
-		for _, z := range n.zones {
-			if s, ok := z.Sibling(); ok {
-				for _, o := range nb.zones {
-					sib = sib || o.Equal(s)
-				}
-			}
-		}
-		cs = append(cs, c{id, sib, volume(nb.zones)})
-	}
-	slices.SortFunc(cs, func(a, b c) int {
-		switch {
-		case a.sibling != b.sibling:
-			if a.sibling {
-				return -1
-			}
-			return 1
-		case a.vol != b.vol:
-			if a.vol < b.vol {
-				return -1
-			}
-			return 1
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	})
-	out := make([]peer.ID, len(cs))
-	for i, x := range cs {
-		out[i] = x.id
-	}
-	return out
-}
-
-// Leave hands this node's zones and tasks to a neighbour and says goodbye
-// to the others. After Leave the node holds nothing; Serve may be stopped.
-// A node without neighbours (the last peer) keeps its tasks in its queue.
-func (n *Node) Leave(ctx context.Context) error { return n.leave(ctx, true) }
-
-// leave hands the zones over, with the tasks when tasks is set. A node that
-// leaves only to rejoin elsewhere (drift) keeps its tasks: its crawler may
-// be running them, and handing a running task over would have two peers
-// crawl one host at once. If no neighbour takes the zones, such a node
-// stays where it was.
-func (n *Node) leave(ctx context.Context, tasks bool) error {
+// Leave asks the manager to give this node's zones to their heirs, then
+// hands each heir the queued and running tasks whose targets lie in the
+// zones it received. After Leave the node holds nothing; Serve may be
+// stopped. A node that was the last peer keeps its tasks in its queue.
+func (n *Node) Leave(ctx context.Context) error {
 	n.mu.Lock()
-	if len(n.zones) == 0 {
+	if len(n.own) == 0 {
+		n.member = false
 		n.mu.Unlock()
 		return ErrNotJoined
 	}
 	n.leaving = true
-	heirs := n.heirsLocked()
-	first := &wire.Handover{Zones: toWireZones(n.zones), Neighbours: n.handoverRecordsLocked()}
-	others := make([]peer.ID, 0, len(n.nbrs))
-	for id := range n.nbrs {
-		others = append(others, id)
+	old := slices.Clone(n.own)
+	n.mu.Unlock()
+	if err := n.ask(ctx, zonecert.Request{Op: zonecert.OpLeave}); err != nil {
+		n.mu.Lock()
+		n.leaving = false
+		n.mu.Unlock()
+		return fmt.Errorf("leave: %w", err)
 	}
-	myZones := append([]can.Zone(nil), n.zones...)
+	n.mu.Lock()
+	n.member = false
+	heirs := n.heirsLocked(old)
 	n.mu.Unlock()
 	if len(heirs) == 0 {
-		return nil
+		return nil // the last peer: nobody to hand tasks to
 	}
-	var queued, running [][]byte
-	if tasks {
-		var err error
-		if queued, running, err = n.queue.Drain(ctx); err != nil {
-			return fmt.Errorf("leave: drain queue: %w", err)
-		}
+	queued, running, err := n.queue.Drain(ctx)
+	if err != nil {
+		return fmt.Errorf("leave: drain queue: %w", err)
 	}
 	if len(running) > 0 && n.cfg.HandoverPause > 0 {
 		// One crawler at a time per host: the heir starts these tasks
@@ -111,57 +59,131 @@ func (n *Node) leave(ctx context.Context, tasks bool) error {
 		case <-time.After(n.cfg.HandoverPause):
 		}
 	}
-	batches := batch(first, queued, running)
-	all := append(append([][]byte(nil), queued...), running...) // in the order sent
-	var errs []error
-	var heir peer.ID
-	var declined []uint32
+	proof := make([][]byte, 0, len(old)+len(heirs))
+	for _, c := range old {
+		if b, err := c.MarshalBinary(); err == nil {
+			proof = append(proof, b)
+		}
+	}
 	for _, h := range heirs {
-		d, err := n.handOver(ctx, h, batches)
-		if err != nil {
-			errs = append(errs, err)
+		for _, c := range h.certs {
+			if b, err := c.MarshalBinary(); err == nil && len(proof) < wire.MaxZones {
+				proof = append(proof, b)
+			}
+		}
+	}
+	var back [][]byte
+	var errs []error
+	for i, h := range heirs {
+		q, r := n.tasksFor(heirs, i, queued, running)
+		if len(q)+len(r) == 0 {
 			continue
 		}
-		heir, declined = h, d
-		break
-	}
-	if heir == "" {
-		if !tasks {
-			n.mu.Lock()
-			n.leaving = false
-			n.mu.Unlock()
+		all := append(append([][]byte(nil), q...), r...) // in the order sent
+		declined, err := n.handOver(ctx, h.id, batch(&wire.Handover{Certs: proof}, q, r))
+		if err != nil {
+			errs = append(errs, err)
+			back = append(back, all...)
+			continue
 		}
-		err := fmt.Errorf("leave: no neighbour took the zones: %w", errors.Join(errs...))
-		return errors.Join(err, n.giveBack(ctx, all))
+		back = append(back, declinedTasks(all, declined)...)
 	}
-	backErr := n.giveBack(ctx, declinedTasks(all, declined))
-	// The farewell names the heir with the zones it now holds, so a
-	// neighbour that loses the heir before hearing from it still knows
-	// which zones to take over.
-	n.mu.Lock()
-	n.zones = nil
-	clear(n.dead) // their heirs are the peers still in the overlay
-	heirRec := &wire.Peer{Id: []byte(heir), Addrs: addrBytes(n.h.Peerstore().Addrs(heir)), Zones: toWireZones(myZones)}
-	if nb, ok := n.nbrs[heir]; ok { // it may have been pruned meanwhile
-		heirRec.Zones = toWireZones(merge(append(append([]can.Zone(nil), nb.zones...), myZones...)))
-	}
-	farewell := &wire.Heartbeat{Self: &wire.Peer{Id: []byte(n.h.ID()), Addrs: addrBytes(n.h.Addrs())}, Neighbours: []*wire.Peer{heirRec}}
-	n.farewell = farewell
-	n.mu.Unlock()
-	// Goodbye to everyone else, so they do not wait for missed heartbeats.
-	var wg sync.WaitGroup
-	for _, id := range others {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n.sendHeartbeat(ctx, id, farewell)
-		}()
-	}
-	wg.Wait()
-	if backErr != nil {
-		return fmt.Errorf("leave: %w", backErr)
+	backErr := n.giveBack(ctx, back)
+	if err := errors.Join(append(errs, backErr)...); err != nil {
+		return fmt.Errorf("leave: %w", err)
 	}
 	return nil
+}
+
+// heir is a peer the manager gave some of a leaving node's zones to.
+type heir struct {
+	id    peer.ID
+	certs []zonecert.Cert
+	zones []can.Zone
+}
+
+// heirsLocked returns the holders of the zones in old (the leaving node's
+// certificates) by the book, after the manager's grant: the heirs, the one
+// taking the most volume first. n.mu must be held.
+func (n *Node) heirsLocked(old []zonecert.Cert) []heir {
+	by := map[peer.ID]*heir{}
+	for _, c := range n.book.Certs(time.Now()) {
+		if c.Holder == n.h.ID() {
+			continue
+		}
+		for _, o := range old {
+			if c.Path.Overlaps(o.Path) {
+				h := by[c.Holder]
+				if h == nil {
+					h = &heir{id: c.Holder}
+					by[c.Holder] = h
+				}
+				h.certs = append(h.certs, c)
+				h.zones = append(h.zones, c.Path.Zone(n.cfg.Dim))
+				break
+			}
+		}
+	}
+	out := make([]heir, 0, len(by))
+	for _, h := range by {
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, func(a, b heir) int {
+		if va, vb := volume(a.zones), volume(b.zones); va != vb {
+			if va > vb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(string(a.id), string(b.id))
+	})
+	return out
+}
+
+// tasksFor returns the tasks of queued and running that go to heirs[i]:
+// those whose signed target lies in its zones, and, for the first heir,
+// those whose target no heir holds.
+func (n *Node) tasksFor(heirs []heir, i int, queued, running [][]byte) (q, r [][]byte) {
+	h := heirs[i]
+	mine := func(env []byte) bool {
+		target, ok := n.envelopeTarget(env)
+		if !ok {
+			return i == 0
+		}
+		if holds(h.zones, target) {
+			return true
+		}
+		if i > 0 {
+			return false
+		}
+		for _, o := range heirs {
+			if holds(o.zones, target) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range queued {
+		if mine(e) {
+			q = append(q, e)
+		}
+	}
+	for _, e := range running {
+		if mine(e) {
+			r = append(r, e)
+		}
+	}
+	return q, r
+}
+
+// envelopeTarget reads the signed target of a task envelope; ok is false
+// when it has none of the overlay's dimension.
+func (n *Node) envelopeTarget(env []byte) (can.Point, bool) {
+	t, err := envelope.Open(env, n.cfg.Manager)
+	if err != nil || len(t.Target) != n.cfg.Dim {
+		return nil, false
+	}
+	return can.Clamp(t.Target), true
 }
 
 // declinedTasks returns the tasks of all (in the order sent) at the
@@ -200,28 +222,8 @@ func (n *Node) giveBack(ctx context.Context, envelopes [][]byte) error {
 	return nil
 }
 
-// handoverRecordsLocked returns the neighbour records a leaving node hands
-// its heir: first its dead neighbours whose zones await an heir, as they
-// last announced them, then its live neighbours. The heir may never have
-// heard of a dead one, and when this node was the only live peer that knew
-// it died, nobody else would take its zones over: the heir learns of it as
-// of any neighbour named second-hand, heartbeats it, finds it dead in its
-// own rounds and takes its zones over at its rank. A live peer that
-// dropped an area is left out: the heir would hear its new zones from it,
-// not the area it left. n.mu must be held.
-func (n *Node) handoverRecordsLocked() []*wire.Peer {
-	var out []*wire.Peer
-	for id, d := range n.dead {
-		if !d.dropped {
-			out = append(out, &wire.Peer{Id: []byte(id), Addrs: addrBytes(n.h.Peerstore().Addrs(id)), Zones: toWireZones(d.zones)})
-		}
-	}
-	out = append(out, n.neighbourRecordsLocked(false)...)
-	return out[:min(len(out), wire.MaxNeighbours)]
-}
-
 // batch splits the tasks into handover messages; the first carries the
-// zones and neighbours, all but the last set More.
+// certificates, all but the last set More.
 func batch(first *wire.Handover, queued, running [][]byte) []*wire.Handover {
 	out := []*wire.Handover{first}
 	cur, size := first, 0
@@ -295,7 +297,7 @@ func (n *Node) handleHandover(s network.Stream) {
 			return
 		}
 		if first {
-			if err := n.takeHandedZones(from, &m); err != nil {
+			if err := n.checkHandover(from, &m); err != nil {
 				n.mu.Lock()
 				n.stats.HandoversRefused++
 				n.mu.Unlock()
@@ -349,43 +351,29 @@ func (n *Node) handleHandover(s network.Stream) {
 	}
 }
 
-// takeHandedZones adds a leaving neighbour's zones to ours. Only a
-// neighbour handing over zones it holds may hand over tasks: the tasks of
-// a handover that carries no zone are refused with it.
-func (n *Node) takeHandedZones(from peer.ID, m *wire.Handover) error {
-	zones, ok := fromWireZones(m.Zones, n.cfg.Dim)
-	if !ok {
-		return fmt.Errorf("malformed zone")
-	}
-	if len(zones) == 0 {
-		return fmt.Errorf("handover carries no zone")
-	}
+// checkHandover accepts the certificates a leaving peer sends with its
+// tasks and checks that it may hand them to us: one of its certificates
+// (signed by the manager, expired or not) names a zone that the manager has
+// since certified, under a newer epoch, to this node. Anyone else's tasks
+// are refused whole.
+func (n *Node) checkHandover(from peer.ID, m *wire.Handover) error {
+	certs := decodeCerts(m.Certs)
+	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if n.leaving || len(n.zones) == 0 {
+	if n.leaving {
 		return ErrLeaving
 	}
-	// Our view of the sender may lag a split, so each handed zone need only
-	// overlap one it announced.
-	nb, ok := n.nbrs[from]
-	if !ok {
-		return fmt.Errorf("handing peer is not a neighbour")
-	}
-	for _, z := range zones {
-		if !overlapsAny([]can.Zone{z}, nb.zones) {
-			return fmt.Errorf("handed zone %v is not the sender's", z)
+	n.adoptLocked(certs, now) // ours among them: the grant the leaver received
+	for _, c := range certs {
+		if c.Holder != from || c.Verify(n.cfg.Manager) != nil {
+			continue
+		}
+		for _, o := range n.own {
+			if o.Epoch > c.Epoch && o.Path.Overlaps(c.Path) {
+				return nil
+			}
 		}
 	}
-	n.zones = merge(append(n.zones, zones...))
-	n.log.Debug("Took the zones of a leaving neighbour", "from", from.String(), "zones", fmt.Sprint(zones))
-	n.handers[from] = handed{zones: zones, at: time.Now()}
-	n.removeLocked(from)
-	n.gone[from] = time.Now()
-	delete(n.dead, from)
-	for _, p := range m.Neighbours {
-		n.learnLocked(p, false)
-	}
-	n.pruneLocked()
-	n.poke()
-	return nil
+	return fmt.Errorf("the sender shows no zone of its that the manager has since certified to this peer")
 }

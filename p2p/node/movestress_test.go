@@ -72,7 +72,6 @@ func TestConcurrentMovesKeepSpaceCovered(t *testing.T) {
 			m.n.mu.Lock()
 			m.n.viv = viv
 			m.n.bounds = boundsMapping(m.n.viv.Coord(), p)
-			m.n.first = nil // every moment is its turn
 			m.n.placed = false
 			want[m] = move{p, m.n.stats.Moves + 1}
 			m.n.mu.Unlock()

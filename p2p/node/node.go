@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
@@ -15,11 +16,11 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/peerstore"
-	ma "github.com/multiformats/go-multiaddr"
+	"github.com/libp2p/go-libp2p/core/protocol"
 )
 
 // Queue is where accepted tasks go: the client's bbolt task queue
@@ -68,18 +69,18 @@ type Stats struct {
 	Mistargeted int64 // signed target missing or not the insert's (ErrTargetMismatch)
 	Misaimed    int64 // balanced here by a peer not holding the target (ErrMisaimed)
 	Replayed    int64 // seen here before (ErrSeen)
-	Takeovers   int64 // zones taken over from dead neighbours
 	HandedIn    int64 // tasks received in handovers
 	GivenBack   int64 // tasks of a leave given back to the manager (Returner)
-	// HandoversRefused counts handovers refused whole: the sender is not
-	// a neighbour handing over zones it holds, or we are leaving.
+	// HandoversRefused counts handovers refused whole: the sender shows
+	// no zone the manager has since certified to this peer, or we are
+	// leaving.
 	HandoversRefused int64
 	// Heartbeats counts the heartbeat exchanges this node started and
 	// completed with neighbours.
 	Heartbeats int64
-	// Moves counts the rejoins at the node's mapped coordinate
-	// (drift.go): the first move, then one for each time its coordinate
-	// or the bounds moved it out of its zones (Drifts).
+	// Moves counts the moves to the node's mapped coordinate (drift.go):
+	// the first, then one for each time its coordinate or the bounds
+	// moved it out of its zones (Drifts).
 	Moves int64
 	// Shared counts the waiting tasks this node gave to peers with idle
 	// crawl threads, neighbours or two hops away (share.go).
@@ -88,55 +89,36 @@ type Stats struct {
 	// neighbour that came back with the neighbour's zone when it left
 	// (counted in HandedIn too).
 	Returned int64
-	// GapLookups counts the lookups of an owner across a part of this
-	// node's boundary no known zone covered (gaps.go), GapsFound those
-	// that found it, GapsUnheld those every peer asked answered without
-	// holding the point.
-	GapLookups, GapsFound, GapsUnheld int64
+	// Reports counts the neighbours this node reported to the manager as
+	// silent, Renewals the renewals of its certificates, and Rejoins the
+	// joins after it found itself without a zone.
+	Reports, Renewals, Rejoins int64
+	// CertsRefused counts zone certificates refused: forged, expired, or
+	// older than one already seen for the zone.
+	CertsRefused int64
 }
 
-// neighbour is what the node knows of one neighbour.
+// neighbour is what the node knows of one neighbour: a peer whose
+// certified zones abut ours.
 type neighbour struct {
 	id    peer.ID
-	zones []can.Zone
+	zones []can.Zone // by its certificates
 	load  can.Load
-	nbrs  []*wire.Peer // its last announced neighbour list, for takeover
+	nbrs  []*wire.Peer // its last announced neighbour list (share.go, wide samples)
 	// idle is the crawl threads it last announced idle, less the tasks
 	// shared with it since (share.go).
 	idle   int
 	misses int
-	direct bool   // heard from directly, not only through another's list
+	direct bool   // heard from itself
 	seq    uint64 // the newest heartbeat's sequence number applied
-	// handed is when this node handed the neighbour a zone as it joined:
-	// until the joiner has read the answer, its heartbeats carry no zone.
-	handed time.Time
-	// yielded is when this node gave up an area the neighbour also
-	// claimed (an overlap settlement).
-	yielded time.Time
 	// asked is when the neighbour last sent us a heartbeat of its own
 	// round, told when we last exchanged one of ours with it (see
 	// heartbeatRound).
 	asked, told time.Time
 }
 
-// handed is what a leaving neighbour handed this node, and when.
-type handed struct {
-	zones []can.Zone
-	at    time.Time
-}
-
-// deadPeer is a neighbour found dead whose zones wait for an heir, or
-// (dropped) a live one that announced it holds none of the zones we knew it
-// by.
-type deadPeer struct {
-	zones   []can.Zone
-	nbrs    []*wire.Peer
-	since   time.Time
-	dropped bool
-}
-
-// Node is one live overlay peer. Create it with New, then Start (first peer)
-// or Join, run Serve, and end with Leave or Close.
+// Node is one live overlay peer. Create it with New, then Join, run Serve,
+// and end with Leave or Close.
 type Node struct {
 	h     *host.Host
 	cfg   Config
@@ -144,38 +126,35 @@ type Node struct {
 	seen  SeenSet // the queue, or a set in memory
 	log   *slog.Logger
 
-	// joinMu lets one join run at a time: the client's entry loop and
-	// the node's own rejoin (checkLost) may both try.
-	joinMu sync.Mutex
-	// sharing is set while share runs (one at a time), gapping while
-	// checkGaps does, seeking while the lookup for a move's point does
-	// (drift.go).
-	sharing, gapping, seeking atomic.Bool
+	// sharing is set while share runs (one at a time).
+	sharing atomic.Bool
 
-	mu     sync.Mutex // guards the fields below
-	zones  []can.Zone
-	nbrs   map[peer.ID]*neighbour
-	dead   map[peer.ID]*deadPeer
-	gone   map[peer.ID]time.Time // left or dead: not re-learned from lists
-	probes map[peer.ID]time.Time // heard of second-hand, to hear from first-hand; value: when last probed
-	heard  map[peer.ID]time.Time // peers holding zones heard from first-hand, when; rejoin entries
-	// handers are the neighbours that handed us zones, as they left
-	// (leave.go) or when we joined through them (join.go), with what they
-	// handed and when: a heartbeat of theirs that still claims those
-	// zones was built before they handed them.
-	handers map[peer.ID]handed
-	wide    map[peer.ID]struct{} // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
-	// passing holds the peers dialled only to sample or probe, to close
-	// once no stream runs on their connections (heartbeat.go); value:
-	// since when.
-	passing map[peer.ID]time.Time
+	mu sync.Mutex // guards the fields below
+	// book holds every zone certificate this node accepted; own and
+	// zones are its own certificates and their zones, nbrs the holders
+	// of certificates abutting them (refreshLocked).
+	book  *zonecert.Book
+	own   []zonecert.Cert
+	zones []can.Zone
+	nbrs  map[peer.ID]*neighbour
+	// news are the certificates of the last grant, carried in heartbeats
+	// until newsUntil.
+	news      []zonecert.Cert
+	newsUntil time.Time
+	// member is set by Join and cleared by Leave: a member without a zone
+	// joins again.
+	member  bool
 	leaving bool
-	// farewell is the goodbye sent after a graceful leave, repeated to
-	// anyone still heartbeating this node.
-	farewell *wire.Heartbeat
-	// lost is when the node lost its last zone to an overlap settlement;
-	// zero when it holds zones or never joined. Serve rejoins it.
-	lost time.Time
+	// renewed is when the certificates were last renewed or granted.
+	renewed time.Time
+	// suspects are neighbours that missed DeadAfter heartbeats, to report
+	// to the manager; reported is when each was last reported.
+	suspects map[peer.ID]bool
+	reported map[peer.ID]time.Time
+	wide     map[peer.ID]struct{} // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
+	// passing holds the peers dialled only to sample, to close once no
+	// stream runs on their connections (heartbeat.go); value: since when.
+	passing map[peer.ID]time.Time
 	// left holds the deliveries (seenKey) this node balanced or shared to
 	// a neighbour, until their lease ends: one handed back by that
 	// neighbour's leave is this node's again, not a replay (admit.go).
@@ -184,7 +163,7 @@ type Node struct {
 	// away since it last did so (share.go), against the idle threads a
 	// neighbour relayed for it.
 	farGiven map[peer.ID]farGift
-	// placed is set once the node has rejoined at its mapped coordinate
+	// placed is set once the node has moved to its mapped coordinate
 	// (drift.go); until then it moves as soon as that point lies outside
 	// its zones.
 	placed bool
@@ -192,21 +171,11 @@ type Node struct {
 	// first, then the manager's trained ones, boundsEpoch their number).
 	bounds      *coord.Bounds
 	boundsEpoch uint64
-	// first is the point the node first joined at; it sets its turn to
-	// move (drift.go).
-	first can.Point
 	// seq numbers this node's heartbeats. It starts at the clock, so a
 	// restarted peer's numbers exceed its previous run's, and a heartbeat
 	// built before one already applied is known by its smaller number.
 	seq   uint64
 	stats Stats
-	// gapChecked is when the boundary was last checked for gaps, gapSeen
-	// whether that check found one (gaps.go).
-	gapChecked time.Time
-	gapSeen    bool
-	// found is the answer to the lookup for a move's point, which Serve's
-	// next round moves on (drift.go); nil while none waits.
-	found *moveLookup
 
 	kick chan struct{} // asks Serve for a heartbeat round now
 	viv  *coord.Client // safe for concurrent use
@@ -231,17 +200,14 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		h:        h,
 		cfg:      cfg,
 		bounds:   cfg.Bounds,
-		first:    slices.Clone(cfg.Point),
 		queue:    q,
 		log:      cfg.Logger.With("peer", h.ID().String()),
+		book:     zonecert.NewBook(cfg.Manager),
 		nbrs:     map[peer.ID]*neighbour{},
-		dead:     map[peer.ID]*deadPeer{},
-		gone:     map[peer.ID]time.Time{},
+		suspects: map[peer.ID]bool{},
+		reported: map[peer.ID]time.Time{},
 		left:     map[string]time.Time{},
 		farGiven: map[peer.ID]farGift{},
-		probes:   map[peer.ID]time.Time{},
-		heard:    map[peer.ID]time.Time{},
-		handers:  map[peer.ID]handed{},
 		wide:     map[peer.ID]struct{}{},
 		passing:  map[peer.ID]time.Time{},
 		kick:     make(chan struct{}, 1),
@@ -253,22 +219,34 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		n.seen = newMemSeen()
 		n.log.Warn("Task queue keeps no record of tasks seen; replayed tasks are refused only until this peer restarts")
 	}
-	h.SetStreamHandler(wire.JoinProtocol, n.handleJoin)
 	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)
 	h.SetStreamHandler(wire.InsertProtocol, n.handleInsert)
 	h.SetStreamHandler(wire.HandoverProtocol, n.handleHandover)
-	h.SetStreamHandler(wire.LookupProtocol, n.handleLookup)
 	return n, nil
 }
 
 // ID returns the node's peer ID.
 func (n *Node) ID() peer.ID { return n.h.ID() }
 
-// Start makes this node the first peer, owning the whole space.
-func (n *Node) Start() {
+// Join asks the manager for a zone at Config.Point and makes the node a
+// member: from then on Serve renews its certificates and, should it hold
+// no zone, asks again.
+func (n *Node) Join(ctx context.Context) error {
+	n.mu.Lock()
+	n.member, n.leaving = true, false
+	p := slices.Clone(n.cfg.Point)
+	n.mu.Unlock()
+	if err := n.ask(ctx, zonecert.Request{Op: zonecert.OpJoin, Point: p}); err != nil {
+		return fmt.Errorf("join: %w", err)
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.zones = []can.Zone{can.Unit(n.cfg.Dim)}
+	n.renewed = time.Now()
+	if len(n.zones) == 0 {
+		return fmt.Errorf("join: %w: the manager's answer certifies no zone to this peer", ErrJoinFailed)
+	}
+	n.poke()
+	return nil
 }
 
 // Zones returns a copy of the zones the node holds.
@@ -300,12 +278,14 @@ func (n *Node) Stats() Stats {
 	return n.stats
 }
 
-// Serve runs the heartbeat loop until ctx ends.
+// Serve runs the heartbeat loop, and beside it the requests to the
+// manager (manage), until ctx ends.
 func (n *Node) Serve(ctx context.Context) error {
 	t := time.NewTicker(n.cfg.Heartbeat)
 	defer t.Stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Go(func() { n.manage(ctx) })
 	for {
 		all := false
 		select {
@@ -315,19 +295,104 @@ func (n *Node) Serve(ctx context.Context) error {
 		case <-n.kick:
 			all = true // news to spread: to every neighbour
 		}
+		n.mu.Lock()
+		n.refreshLocked(time.Now()) // certificates expire
+		n.mu.Unlock()
 		n.heartbeatRound(ctx, all)
 		wg.Go(func() { n.share(ctx) }) // offers wait on neighbours; heartbeats must not
-		if n.gapping.CompareAndSwap(false, true) {
-			wg.Go(func() { defer n.gapping.Store(false); n.checkGaps(ctx, time.Now()) })
+	}
+}
+
+// manage makes the node's requests to the manager, one at a time, so that
+// a slow manager never holds up heartbeats: a member without a zone joins
+// again; certificates are renewed every Config.Renew; silent neighbours
+// are reported; a drifted coordinate moves the node (drift.go).
+func (n *Node) manage(ctx context.Context) {
+	t := time.NewTicker(n.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
 		}
-		n.checkDead(time.Now())
-		if err := n.checkLost(ctx); err != nil {
-			n.log.Warn("Rejoin after losing every zone failed; retrying next round", "err", err)
+		n.mu.Lock()
+		member, leaving, zoneless := n.member, n.leaving, len(n.zones) == 0
+		due := time.Since(n.renewed) >= n.cfg.Renew
+		var report []peer.ID
+		for id := range n.suspects {
+			if time.Since(n.reported[id]) >= n.cfg.Renew {
+				report = append(report, id)
+			}
+			delete(n.suspects, id)
 		}
-		if err := n.checkDrift(ctx, &wg); err != nil {
-			n.log.Warn("Rejoin after coordinate drift failed", "err", err)
+		p := slices.Clone(n.cfg.Point)
+		n.mu.Unlock()
+		if !member || leaving {
+			continue
+		}
+		switch {
+		case zoneless:
+			n.rejoin(ctx, p)
+		case due:
+			n.renew(ctx, p)
+		}
+		for _, id := range report {
+			n.report(ctx, id)
+		}
+		if err := n.checkDrift(ctx); err != nil {
+			n.log.Warn("Move to the mapped coordinate failed", "err", err)
 		}
 	}
+}
+
+// rejoin asks for a zone at p again.
+func (n *Node) rejoin(ctx context.Context, p can.Point) {
+	err := n.ask(ctx, zonecert.Request{Op: zonecert.OpJoin, Point: p})
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err != nil {
+		n.log.Info("Joining again failed; retrying", "err", err)
+		return
+	}
+	n.renewed = time.Now()
+	n.stats.Rejoins++
+	n.poke()
+}
+
+// renew extends the node's certificates, joining again at p when the
+// manager holds none for it.
+func (n *Node) renew(ctx context.Context, p can.Point) {
+	err := n.ask(ctx, zonecert.Request{Op: zonecert.OpRenew})
+	if errors.Is(err, zonecert.ErrRejoin) {
+		n.log.Info("The manager holds no zone for this peer; joining again", "err", err)
+		n.rejoin(ctx, p)
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if err != nil {
+		n.log.Info("Renewing the zone certificates failed; retrying", "err", err)
+		return
+	}
+	n.renewed = time.Now()
+	n.stats.Renewals++
+}
+
+// report tells the manager that neighbour id stopped answering; the
+// manager checks it and, if it is gone, gives its zones to their heirs,
+// which the grant certifies.
+func (n *Node) report(ctx context.Context, id peer.ID) {
+	n.mu.Lock()
+	n.reported[id] = time.Now()
+	n.stats.Reports++
+	n.mu.Unlock()
+	if err := n.ask(ctx, zonecert.Request{Op: zonecert.OpReport, Suspect: id}); err != nil {
+		n.log.Info("Report of a silent neighbour not taken", "neighbour", id.String(), "err", err)
+		return
+	}
+	n.log.Info("Reported a silent neighbour to the manager", "neighbour", id.String())
+	n.poke()
 }
 
 // poke asks Serve for a heartbeat round soon.
@@ -361,8 +426,8 @@ func (n *Node) serve(s network.Stream, kind string, req wire.Message, maxReq, ma
 
 // Close unregisters the handlers. The host is the caller's to close.
 func (n *Node) Close() error {
-	for _, p := range []string{wire.JoinProtocol, wire.HeartbeatProtocol, wire.InsertProtocol, wire.HandoverProtocol, wire.LookupProtocol} {
-		n.h.RemoveStreamHandler(protocolID(p))
+	for _, p := range []string{wire.HeartbeatProtocol, wire.InsertProtocol, wire.HandoverProtocol} {
+		n.h.RemoveStreamHandler(protocol.ID(p))
 	}
 	return nil
 }
@@ -372,7 +437,6 @@ func (n *Node) selfLocked() *wire.Peer {
 	return &wire.Peer{
 		Id:    []byte(n.h.ID()),
 		Addrs: addrBytes(n.h.Addrs()),
-		Zones: toWireZones(n.zones),
 		Load:  n.loadWire(),
 		Coord: WireCoordinate(n.viv.Coord()),
 	}
@@ -436,58 +500,14 @@ func (n *Node) recordLocked(nb *neighbour) *wire.Peer {
 	return &wire.Peer{
 		Id:    []byte(nb.id),
 		Addrs: addrBytes(n.h.Peerstore().Addrs(nb.id)),
-		Zones: toWireZones(nb.zones),
 		Load:  &wire.Load{Rtl: nb.load.RTL, Rpl: nb.load.RPL, Idle: slots(nb.idle)},
 	}
-}
-
-// upsertLocked records or refreshes neighbour id; n.mu must be held.
-func (n *Node) upsertLocked(id peer.ID, addrs []ma.Multiaddr, zones []can.Zone, load can.Load, direct bool) *neighbour {
-	if len(addrs) > 0 {
-		n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
-	}
-	nb, ok := n.nbrs[id]
-	if !ok {
-		nb = &neighbour{id: id}
-		n.nbrs[id] = nb
-		n.h.ProtectNeighbour(id)
-	}
-	nb.zones = zones
-	nb.load = load
-	if direct {
-		nb.direct = true
-		nb.misses = 0
-	}
-	return nb
 }
 
 func (n *Node) removeLocked(id peer.ID) {
 	if _, ok := n.nbrs[id]; ok {
 		delete(n.nbrs, id)
 		n.h.UnprotectNeighbour(id)
-	}
-}
-
-// joiningLocked reports whether nb is a joiner this node handed a zone
-// less than DeadAfter intervals ago: it may not have read the answer yet,
-// and our neighbours may not know it yet.
-func (n *Node) joiningLocked(nb *neighbour) bool {
-	return time.Since(nb.handed) < n.probeEvery()
-}
-
-// pruneLocked drops neighbours that no longer abut (or overlap) this node's
-// zones. A joiner handed a zone a moment ago, and the winner of an area we
-// just gave up, stay for DeadAfter intervals even when their zones do not
-// abut ours: our heartbeats list them meanwhile, telling our neighbours who
-// holds the area now (else they would take it for orphaned).
-func (n *Node) pruneLocked() {
-	for id, nb := range n.nbrs {
-		if n.joiningLocked(nb) || time.Since(nb.yielded) < n.probeEvery() {
-			continue
-		}
-		if !abutsAny(n.zones, nb.zones) && !(nb.direct && overlapsAny(n.zones, nb.zones)) {
-			n.removeLocked(id)
-		}
 	}
 }
 
@@ -498,11 +518,4 @@ func (n *Node) infosLocked() []can.NeighbourInfo {
 		out = append(out, can.NeighbourInfo{ID: can.PeerID(nb.id), Zones: nb.zones, Load: nb.load})
 	}
 	return out
-}
-
-// deadCount returns how many dead neighbours await an heir (for tests).
-func (n *Node) deadCount() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return len(n.dead)
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -20,10 +21,10 @@ import (
 // passes the tasks that would start last on to a neighbour with an idle
 // thread, as a load-balanced insert; when no neighbour has one, to a peer
 // two hops away that a neighbour says has (a cluster's neighbours are
-// often as busy as its owner). The taker's admission checks that this
-// peer holds the task's target, first-hand or by a neighbour's word
-// (heldBy), so only the owner of a target shares its tasks and a task
-// moves once, at most two hops; and that a thread of its own is free for
+// often as busy as its owner). The offer carries this peer's certificate
+// of the zone holding the task's target, which the taker's admission
+// checks (checkPath), so only the owner of a target shares its tasks and
+// a task moves once; and the taker checks that a thread of its own is free for
 // it (freeThreadLocked), since the idle threads the sharer heard of may
 // have been taken since. One crawler per host still holds: a task
 // shared is no longer here, and should both copies survive a crash, only
@@ -161,7 +162,7 @@ func (n *Node) share(ctx context.Context) {
 // relay one), less the tasks shared with each since (farGift), with the
 // counts relayed, and adds their addresses to the peerstore to reach
 // them. A peer that heartbeats us speaks for itself and is left out; so
-// are peers taken for gone. n.mu must be held.
+// are peers whose certificates we do not hold. n.mu must be held.
 func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]int) {
 	relayed := map[peer.ID]int{}
 	zones := map[peer.ID][]can.Zone{}
@@ -177,17 +178,14 @@ func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]
 			if own, ok := n.nbrs[id]; ok && own.direct {
 				continue
 			}
-			if _, gone := n.gone[id]; gone {
-				continue
-			}
 			k := int(p.GetLoad().GetIdle())
 			if prev, ok := relayed[id]; ok {
 				relayed[id] = min(prev, k)
 				continue
 			}
-			zs, ok := fromWireZones(p.Zones, n.cfg.Dim)
-			if !ok || len(zs) == 0 {
-				continue
+			zs := n.heldByLocked(id)
+			if len(zs) == 0 {
+				continue // no certificate of its: it holds nothing we know
 			}
 			relayed[id], zones[id] = k, zs
 			_, addrs := peerAddrs(p)
@@ -202,6 +200,18 @@ func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]
 		}
 	}
 	return out, relayed
+}
+
+// heldByLocked returns the zones peer id holds by the certificates in
+// the book. n.mu must be held.
+func (n *Node) heldByLocked(id peer.ID) []can.Zone {
+	var out []can.Zone
+	for _, c := range n.book.Certs(time.Now()) {
+		if c.Holder == id {
+			out = append(out, c.Path.Zone(n.cfg.Dim))
+		}
+	}
+	return out
 }
 
 // freeThreadLocked reports whether a crawl thread here is free for one
@@ -224,7 +234,21 @@ func (n *Node) freeThreadLocked() bool {
 func (n *Node) offer(ctx context.Context, to peer.ID, env []byte, target can.Point) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
 	defer cancel()
-	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true})
+	n.mu.Lock()
+	var path [][]byte
+	for _, c := range n.own {
+		if c.Path.Zone(n.cfg.Dim).Contains(target) {
+			if b, err := c.MarshalBinary(); err == nil {
+				path = [][]byte{b}
+			}
+			break
+		}
+	}
+	n.mu.Unlock()
+	if path == nil {
+		return false, fmt.Errorf("share: this peer no longer holds %v", target)
+	}
+	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: path})
 	switch {
 	case err != nil:
 		return false, err

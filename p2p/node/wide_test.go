@@ -230,34 +230,3 @@ func TestWideCloseSparesStreams(t *testing.T) {
 	}
 }
 
-// TestProbeConnectionClosed probes a peer that does not become a
-// neighbour: the connection dialled for the probe is closed in the first
-// round after no stream runs on it, not left to count against both
-// peers' connection caps. (The probe's stream and libp2p's identify
-// exchange end a moment after the probe returns; on a busy machine that
-// moment can outlast the round that follows at once.)
-func TestProbeConnectionClosed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p hosts")
-	}
-	ctx, c, a, x := settledAlone(t)
-	a.n.mu.Lock()
-	a.n.probeLocked(x.h.ID(), x.h.Addrs())
-	a.n.mu.Unlock()
-	a.n.heartbeatRound(ctx, false)
-	if a.h.Network().Connectedness(x.h.ID()) != network.Connected {
-		t.Fatal("the probe did not dial the peer")
-	}
-	c.waitUntil(30*time.Second, "the probe's streams ended", func() string {
-		for _, conn := range a.h.Network().ConnsToPeer(x.h.ID()) {
-			if n := len(conn.GetStreams()); n > 0 {
-				return fmt.Sprintf("%d streams open", n)
-			}
-		}
-		return ""
-	})
-	a.n.heartbeatRound(ctx, false)
-	if a.h.Network().Connectedness(x.h.ID()) == network.Connected {
-		t.Error("the connection dialled for the probe is still open a round later")
-	}
-}

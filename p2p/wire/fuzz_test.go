@@ -40,34 +40,12 @@ func fuzzDecode[T any, P interface {
 	})
 }
 
-func FuzzJoinRequest(f *testing.F) {
-	fuzzDecode(f, MaxJoinRequestSize, &JoinRequest{Point: []float64{0.1, 0.2, 0.3}, Joiner: validPeer()})
-}
-
-func FuzzLookupRequest(f *testing.F) {
-	fuzzDecode(f, MaxLookupRequestSize, &LookupRequest{Point: []float64{0.1, 0.2, 0.3}})
-}
-
-func FuzzLookupResponse(f *testing.F) {
-	fuzzDecode(f, MaxLookupResponseSize,
-		&LookupResponse{Owner: validPeer()},
-		&LookupResponse{Nearer: []*Peer{validPeer()}},
-		&LookupResponse{Error: "no route"})
-}
-
-func FuzzJoinResponse(f *testing.F) {
-	fuzzDecode(f, MaxJoinResponseSize,
-		&JoinResponse{Zones: []*Zone{zone([]float64{0.5, 0, 0}, []float64{1, 1, 1})}, Neighbours: []*Peer{validPeer()}},
-		&JoinResponse{Redirect: validPeer()},
-		&JoinResponse{Error: "busy"})
-}
-
 func FuzzHeartbeat(f *testing.F) {
-	fuzzDecode(f, MaxHeartbeatSize, &Heartbeat{Self: validPeer(), Neighbours: []*Peer{validPeer(), validPeer()}, Seq: 9})
+	fuzzDecode(f, MaxHeartbeatSize, &Heartbeat{Self: validPeer(), Neighbours: []*Peer{validPeer(), validPeer()}, Seq: 9, Certs: [][]byte{make([]byte, 117)}})
 }
 
 func FuzzInsert(f *testing.F) {
-	fuzzDecode(f, MaxInsertSize, &Insert{Envelope: []byte("envelope"), Target: []float64{0.25, 0.5, 0.75}, Ttl: 3, Hops: 1, Lbi: true})
+	fuzzDecode(f, MaxInsertSize, &Insert{Envelope: []byte("envelope"), Target: []float64{0.25, 0.5, 0.75}, Ttl: 3, Hops: 1, Lbi: true, Path: [][]byte{[]byte("cert")}})
 }
 
 func FuzzInsertResponse(f *testing.F) {
@@ -76,11 +54,10 @@ func FuzzInsertResponse(f *testing.F) {
 
 func FuzzHandover(f *testing.F) {
 	fuzzDecode(f, MaxHandoverSize, &Handover{
-		Zones:      []*Zone{zone([]float64{0, 0}, []float64{0.5, 0.5})},
-		Queued:     [][]byte{[]byte("a"), []byte("b")},
-		Running:    [][]byte{[]byte("c")},
-		Neighbours: []*Peer{{Id: testPeerID, Zones: []*Zone{zone([]float64{0.5, 0}, []float64{1, 0.5})}}},
-		More:       true,
+		Certs:   [][]byte{[]byte("cert")},
+		Queued:  [][]byte{[]byte("a"), []byte("b")},
+		Running: [][]byte{[]byte("c")},
+		More:    true,
 	})
 }
 

@@ -5,11 +5,9 @@ import "time"
 // Protocol IDs of the overlay. A change to a message that old peers cannot
 // read gets a new version.
 const (
-	JoinProtocol      = "/hivecrawl/can/join/1.0.0"
-	HeartbeatProtocol = "/hivecrawl/can/heartbeat/1.0.0"
-	InsertProtocol    = "/hivecrawl/can/insert/1.0.0"
-	HandoverProtocol  = "/hivecrawl/can/handover/1.0.0"
-	LookupProtocol    = "/hivecrawl/can/lookup/1.0.0"
+	HeartbeatProtocol = "/hivecrawl/can/heartbeat/2.0.0"
+	InsertProtocol    = "/hivecrawl/can/insert/2.0.0"
+	HandoverProtocol  = "/hivecrawl/can/handover/2.0.0"
 	MeasureProtocol   = "/hivecrawl/coord/measure/1.0.0"
 )
 
@@ -19,6 +17,12 @@ const (
 	MaxDims = 8
 	// MaxZones bounds the zones one peer holds or hands over.
 	MaxZones = 64
+	// MaxCerts bounds the zone certificates one heartbeat carries: its
+	// sender's and its neighbours'.
+	MaxCerts = 512
+	// MaxCertSize bounds one encoded zone certificate (p2p/zonecert's
+	// MaxSize, which this package does not import).
+	MaxCertSize = 1280
 	// MaxNeighbours bounds a neighbour list.
 	MaxNeighbours = 256
 	// MaxSlots bounds the waiting tasks and idle threads a load announces.
@@ -48,8 +52,6 @@ const (
 	MaxCoordinate = 1e6
 	// MaxLoad bounds a load figure; an idle peer announces 0.
 	MaxLoad = 1e12
-	// MaxLookupNearer bounds the peers a lookup answer names.
-	MaxLookupNearer = 8
 	// MaxHops bounds the hops an insert may take before it is refused as
 	// looping.
 	MaxHops = 1024
@@ -58,15 +60,11 @@ const (
 // Maximum encoded sizes of each message, enforced by the framing before a
 // message is decoded.
 const (
-	MaxJoinRequestSize      = 16 << 10
-	MaxJoinResponseSize     = 1 << 20
 	MaxHeartbeatSize        = 1 << 20
 	MaxInsertSize           = MaxEnvelopeSize + 1<<10
 	MaxInsertResponseSize   = 4 << 10
 	MaxHandoverSize         = 16 << 20
 	MaxHandoverResponseSize = 32 << 10
-	MaxLookupRequestSize    = 1 << 10
-	MaxLookupResponseSize   = 16 << 10
 	MaxMeasureRequestSize   = 1 << 10
 	MaxMeasureResponseSize  = 4 << 10
 )

@@ -46,43 +46,6 @@ func validatePoint(p []float64, d *int, what string) error {
 	return nil
 }
 
-// Validate checks that z is a non-empty box inside [0,1]^d.
-func (z *Zone) Validate() error {
-	d := 0
-	return z.validate(&d)
-}
-
-func (z *Zone) validate(d *int) error {
-	if z == nil {
-		return invalid("missing zone")
-	}
-	if len(z.Lo) != len(z.Hi) {
-		return invalid("zone has %d lower and %d upper bounds", len(z.Lo), len(z.Hi))
-	}
-	if err := dim(d, len(z.Lo), "zone"); err != nil {
-		return err
-	}
-	for i := range z.Lo {
-		lo, hi := z.Lo[i], z.Hi[i]
-		if !(lo >= 0 && hi <= 1 && lo < hi) {
-			return invalid("zone dimension %d is [%v,%v), want 0 <= lo < hi <= 1", i, lo, hi)
-		}
-	}
-	return nil
-}
-
-func validateZones(zs []*Zone, d *int) error {
-	if len(zs) > MaxZones {
-		return invalid("%d zones exceeds %d", len(zs), MaxZones)
-	}
-	for _, z := range zs {
-		if err := z.validate(d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Validate checks a Vivaldi coordinate: 1 to MaxDims finite components and
 // error, adjustment and height within MaxCoordinate (error and height not
 // negative).
@@ -160,9 +123,6 @@ func (p *Peer) validate(d *int) error {
 			return invalid("address: %v", err)
 		}
 	}
-	if err := validateZones(p.Zones, d); err != nil {
-		return err
-	}
 	if p.Coord != nil {
 		if err := p.Coord.Validate(); err != nil {
 			return err
@@ -213,72 +173,30 @@ func validateEnvelope(b []byte) error {
 	return nil
 }
 
-// Validate checks a join request: a point of [0,1]^d and the joiner.
-func (m *JoinRequest) Validate() error {
-	d := 0
-	if err := validatePoint(m.Point, &d, "join point"); err != nil {
-		return err
-	}
-	return m.Joiner.validate(&d)
-}
-
-// Validate checks a join response: exactly one of error, redirect or zones.
-func (m *JoinResponse) Validate() error {
-	if err := validateError(m.Error); err != nil {
-		return err
-	}
-	if !exactlyOne(m.Error != "", m.Redirect != nil, len(m.Zones) > 0) {
-		return invalid("join response must carry exactly one of error, redirect or zones")
-	}
-	d := 0
-	if err := validateZones(m.Zones, &d); err != nil {
-		return err
-	}
-	if m.Redirect != nil {
-		if err := m.Redirect.validate(&d); err != nil {
-			return err
-		}
-	}
-	return validatePeers(m.Neighbours, &d)
-}
-
-// Validate checks a lookup request: a point of [0,1]^d.
-func (m *LookupRequest) Validate() error {
-	d := 0
-	return validatePoint(m.Point, &d, "lookup point")
-}
-
-// Validate checks a lookup response: exactly one of error, owner or
-// nearer peers, at most MaxLookupNearer of them.
-func (m *LookupResponse) Validate() error {
-	if err := validateError(m.Error); err != nil {
-		return err
-	}
-	if !exactlyOne(m.Error != "", m.Owner != nil, len(m.Nearer) > 0) {
-		return invalid("lookup response must carry exactly one of error, owner or nearer peers")
-	}
-	if len(m.Nearer) > MaxLookupNearer {
-		return invalid("%d nearer peers exceeds %d", len(m.Nearer), MaxLookupNearer)
-	}
-	d := 0
-	if m.Owner != nil {
-		if err := m.Owner.validate(&d); err != nil {
-			return err
-		}
-		if len(m.Owner.Zones) == 0 {
-			return invalid("lookup owner holds no zone")
-		}
-	}
-	return validatePeers(m.Nearer, &d)
-}
-
-// Validate checks a heartbeat: the sender and its neighbour list.
+// Validate checks a heartbeat: the sender, its neighbour list and the
+// size of each certificate (their signatures are the receiver's to check).
 func (m *Heartbeat) Validate() error {
 	d := 0
 	if err := m.Self.validate(&d); err != nil {
 		return err
 	}
+	if err := validateCerts(m.Certs, MaxCerts); err != nil {
+		return err
+	}
 	return validatePeers(m.Neighbours, &d)
+}
+
+// validateCerts checks the number and sizes of zone certificates.
+func validateCerts(cs [][]byte, most int) error {
+	if len(cs) > most {
+		return invalid("%d certificates exceeds %d", len(cs), most)
+	}
+	for _, c := range cs {
+		if len(c) == 0 || len(c) > MaxCertSize {
+			return invalid("certificate of %d bytes, want 1 to %d", len(c), MaxCertSize)
+		}
+	}
+	return nil
 }
 
 // Validate checks an insert: envelope size, target point, TTL and hops.
@@ -296,7 +214,7 @@ func (m *Insert) Validate() error {
 	if m.Hops > MaxHops {
 		return invalid("%d hops exceeds %d", m.Hops, MaxHops)
 	}
-	return nil
+	return validateCerts(m.Path, MaxTTL+1)
 }
 
 // Validate checks an insert response; an accepted insert names its owner.
@@ -318,10 +236,9 @@ func (m *InsertResponse) Validate() error {
 	return nil
 }
 
-// Validate checks a handover batch: zones, task counts and sizes, neighbours.
+// Validate checks a handover batch: certificates, task counts and sizes.
 func (m *Handover) Validate() error {
-	d := 0
-	if err := validateZones(m.Zones, &d); err != nil {
+	if err := validateCerts(m.Certs, MaxZones); err != nil {
 		return err
 	}
 	if n := len(m.Queued) + len(m.Running); n > MaxHandoverTasks {
@@ -334,7 +251,7 @@ func (m *Handover) Validate() error {
 			}
 		}
 	}
-	return validatePeers(m.Neighbours, &d)
+	return nil
 }
 
 // Validate checks a handover acknowledgement.

@@ -26,59 +26,6 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// Zone is a box [lo, hi) of the CAN space [0,1]^d.
-type Zone struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Lo            []float64              `protobuf:"fixed64,1,rep,packed,name=lo,proto3" json:"lo,omitempty"`
-	Hi            []float64              `protobuf:"fixed64,2,rep,packed,name=hi,proto3" json:"hi,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Zone) Reset() {
-	*x = Zone{}
-	mi := &file_wire_proto_msgTypes[0]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Zone) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Zone) ProtoMessage() {}
-
-func (x *Zone) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[0]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Zone.ProtoReflect.Descriptor instead.
-func (*Zone) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{0}
-}
-
-func (x *Zone) GetLo() []float64 {
-	if x != nil {
-		return x.Lo
-	}
-	return nil
-}
-
-func (x *Zone) GetHi() []float64 {
-	if x != nil {
-		return x.Hi
-	}
-	return nil
-}
-
 // Coordinate is a Vivaldi network coordinate (p2p/coord.Coord: serf's
 // fields, distances in milliseconds).
 type Coordinate struct {
@@ -93,7 +40,7 @@ type Coordinate struct {
 
 func (x *Coordinate) Reset() {
 	*x = Coordinate{}
-	mi := &file_wire_proto_msgTypes[1]
+	mi := &file_wire_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -105,7 +52,7 @@ func (x *Coordinate) String() string {
 func (*Coordinate) ProtoMessage() {}
 
 func (x *Coordinate) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[1]
+	mi := &file_wire_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -118,7 +65,7 @@ func (x *Coordinate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Coordinate.ProtoReflect.Descriptor instead.
 func (*Coordinate) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{1}
+	return file_wire_proto_rawDescGZIP(), []int{0}
 }
 
 func (x *Coordinate) GetVec() []float64 {
@@ -165,7 +112,7 @@ type Load struct {
 
 func (x *Load) Reset() {
 	*x = Load{}
-	mi := &file_wire_proto_msgTypes[2]
+	mi := &file_wire_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -177,7 +124,7 @@ func (x *Load) String() string {
 func (*Load) ProtoMessage() {}
 
 func (x *Load) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[2]
+	mi := &file_wire_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -190,7 +137,7 @@ func (x *Load) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Load.ProtoReflect.Descriptor instead.
 func (*Load) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{2}
+	return file_wire_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Load) GetRtl() float64 {
@@ -228,7 +175,6 @@ type Peer struct {
 	Id []byte `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// addrs are binary multiaddrs.
 	Addrs         [][]byte    `protobuf:"bytes,2,rep,name=addrs,proto3" json:"addrs,omitempty"`
-	Zones         []*Zone     `protobuf:"bytes,3,rep,name=zones,proto3" json:"zones,omitempty"`
 	Coord         *Coordinate `protobuf:"bytes,4,opt,name=coord,proto3" json:"coord,omitempty"`
 	Load          *Load       `protobuf:"bytes,5,opt,name=load,proto3" json:"load,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -237,7 +183,7 @@ type Peer struct {
 
 func (x *Peer) Reset() {
 	*x = Peer{}
-	mi := &file_wire_proto_msgTypes[3]
+	mi := &file_wire_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -249,7 +195,7 @@ func (x *Peer) String() string {
 func (*Peer) ProtoMessage() {}
 
 func (x *Peer) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[3]
+	mi := &file_wire_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -262,7 +208,7 @@ func (x *Peer) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Peer.ProtoReflect.Descriptor instead.
 func (*Peer) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{3}
+	return file_wire_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Peer) GetId() []byte {
@@ -275,13 +221,6 @@ func (x *Peer) GetId() []byte {
 func (x *Peer) GetAddrs() [][]byte {
 	if x != nil {
 		return x.Addrs
-	}
-	return nil
-}
-
-func (x *Peer) GetZones() []*Zone {
-	if x != nil {
-		return x.Zones
 	}
 	return nil
 }
@@ -300,254 +239,24 @@ func (x *Peer) GetLoad() *Load {
 	return nil
 }
 
-// JoinRequest asks the owner of point to split its zone for the joiner.
-type JoinRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Point         []float64              `protobuf:"fixed64,1,rep,packed,name=point,proto3" json:"point,omitempty"`
-	Joiner        *Peer                  `protobuf:"bytes,2,opt,name=joiner,proto3" json:"joiner,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *JoinRequest) Reset() {
-	*x = JoinRequest{}
-	mi := &file_wire_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *JoinRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*JoinRequest) ProtoMessage() {}
-
-func (x *JoinRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use JoinRequest.ProtoReflect.Descriptor instead.
-func (*JoinRequest) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{4}
-}
-
-func (x *JoinRequest) GetPoint() []float64 {
-	if x != nil {
-		return x.Point
-	}
-	return nil
-}
-
-func (x *JoinRequest) GetJoiner() *Peer {
-	if x != nil {
-		return x.Joiner
-	}
-	return nil
-}
-
-// JoinResponse either hands over zones (and the neighbours the joiner needs)
-// or redirects the joiner to a peer closer to its point.
-type JoinResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Zones         []*Zone                `protobuf:"bytes,1,rep,name=zones,proto3" json:"zones,omitempty"`
-	Neighbours    []*Peer                `protobuf:"bytes,2,rep,name=neighbours,proto3" json:"neighbours,omitempty"`
-	Redirect      *Peer                  `protobuf:"bytes,3,opt,name=redirect,proto3" json:"redirect,omitempty"`
-	Error         string                 `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *JoinResponse) Reset() {
-	*x = JoinResponse{}
-	mi := &file_wire_proto_msgTypes[5]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *JoinResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*JoinResponse) ProtoMessage() {}
-
-func (x *JoinResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[5]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use JoinResponse.ProtoReflect.Descriptor instead.
-func (*JoinResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{5}
-}
-
-func (x *JoinResponse) GetZones() []*Zone {
-	if x != nil {
-		return x.Zones
-	}
-	return nil
-}
-
-func (x *JoinResponse) GetNeighbours() []*Peer {
-	if x != nil {
-		return x.Neighbours
-	}
-	return nil
-}
-
-func (x *JoinResponse) GetRedirect() *Peer {
-	if x != nil {
-		return x.Redirect
-	}
-	return nil
-}
-
-func (x *JoinResponse) GetError() string {
-	if x != nil {
-		return x.Error
-	}
-	return ""
-}
-
-// LookupRequest asks which peer holds a point. A peer that finds part of
-// its zones' boundary covered by no zone it knows asks for the owner of a
-// point just across it: an unknown neighbour, or an overlap to settle.
-type LookupRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Point         []float64              `protobuf:"fixed64,1,rep,packed,name=point,proto3" json:"point,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *LookupRequest) Reset() {
-	*x = LookupRequest{}
-	mi := &file_wire_proto_msgTypes[6]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *LookupRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*LookupRequest) ProtoMessage() {}
-
-func (x *LookupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[6]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use LookupRequest.ProtoReflect.Descriptor instead.
-func (*LookupRequest) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{6}
-}
-
-func (x *LookupRequest) GetPoint() []float64 {
-	if x != nil {
-		return x.Point
-	}
-	return nil
-}
-
-// LookupResponse names the point's owner first-hand (the answering peer
-// itself, with its zones), or the peers it knows whose zones lie nearest
-// the point, nearest first (the owner first, when it knows it only from
-// a list), for the asker to ask next.
-type LookupResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Owner         *Peer                  `protobuf:"bytes,1,opt,name=owner,proto3" json:"owner,omitempty"`
-	Nearer        []*Peer                `protobuf:"bytes,2,rep,name=nearer,proto3" json:"nearer,omitempty"`
-	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *LookupResponse) Reset() {
-	*x = LookupResponse{}
-	mi := &file_wire_proto_msgTypes[7]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *LookupResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*LookupResponse) ProtoMessage() {}
-
-func (x *LookupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[7]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use LookupResponse.ProtoReflect.Descriptor instead.
-func (*LookupResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{7}
-}
-
-func (x *LookupResponse) GetOwner() *Peer {
-	if x != nil {
-		return x.Owner
-	}
-	return nil
-}
-
-func (x *LookupResponse) GetNearer() []*Peer {
-	if x != nil {
-		return x.Nearer
-	}
-	return nil
-}
-
-func (x *LookupResponse) GetError() string {
-	if x != nil {
-		return x.Error
-	}
-	return ""
-}
-
 // Heartbeat is exchanged between neighbours every few seconds: each side
 // sends its own and answers with its own, so the round trip feeds Vivaldi.
 type Heartbeat struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Self          *Peer                  `protobuf:"bytes,1,opt,name=self,proto3" json:"self,omitempty"`
-	Neighbours    []*Peer                `protobuf:"bytes,2,rep,name=neighbours,proto3" json:"neighbours,omitempty"`
-	Seq           uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Self       *Peer                  `protobuf:"bytes,1,opt,name=self,proto3" json:"self,omitempty"`
+	Neighbours []*Peer                `protobuf:"bytes,2,rep,name=neighbours,proto3" json:"neighbours,omitempty"`
+	Seq        uint64                 `protobuf:"varint,3,opt,name=seq,proto3" json:"seq,omitempty"`
+	// certs are the manager's zone certificates (p2p/zonecert) the sender
+	// holds for its own zones and its neighbours': what a peer believes of
+	// ownership it checks by signature and epoch, not by who said it.
+	Certs         [][]byte `protobuf:"bytes,4,rep,name=certs,proto3" json:"certs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Heartbeat) Reset() {
 	*x = Heartbeat{}
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -559,7 +268,7 @@ func (x *Heartbeat) String() string {
 func (*Heartbeat) ProtoMessage() {}
 
 func (x *Heartbeat) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[8]
+	mi := &file_wire_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -572,7 +281,7 @@ func (x *Heartbeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Heartbeat.ProtoReflect.Descriptor instead.
 func (*Heartbeat) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{8}
+	return file_wire_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Heartbeat) GetSelf() *Peer {
@@ -596,6 +305,13 @@ func (x *Heartbeat) GetSeq() uint64 {
 	return 0
 }
 
+func (x *Heartbeat) GetCerts() [][]byte {
+	if x != nil {
+		return x.Certs
+	}
+	return nil
+}
+
 // Insert routes a signed task towards the owner of target.
 type Insert struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -612,14 +328,19 @@ type Insert struct {
 	// share marks a waiting task its owner passes on to a peer that
 	// announced idle crawl threads (with lbi): the peer takes it only while
 	// a thread of its own is free for it.
-	Share         bool `protobuf:"varint,6,opt,name=share,proto3" json:"share,omitempty"`
+	Share bool `protobuf:"varint,6,opt,name=share,proto3" json:"share,omitempty"`
+	// path are the zone certificates of the peers that balanced the task,
+	// in order: the first is the owner's zone holding the target, each
+	// next one abuts the one before, the last is the sender's. A peer
+	// that receives a balanced insert checks it (p2p/node admit.go).
+	Path          [][]byte `protobuf:"bytes,7,rep,name=path,proto3" json:"path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Insert) Reset() {
 	*x = Insert{}
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -631,7 +352,7 @@ func (x *Insert) String() string {
 func (*Insert) ProtoMessage() {}
 
 func (x *Insert) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[9]
+	mi := &file_wire_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -644,7 +365,7 @@ func (x *Insert) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Insert.ProtoReflect.Descriptor instead.
 func (*Insert) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{9}
+	return file_wire_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Insert) GetEnvelope() []byte {
@@ -689,6 +410,13 @@ func (x *Insert) GetShare() bool {
 	return false
 }
 
+func (x *Insert) GetPath() [][]byte {
+	if x != nil {
+		return x.Path
+	}
+	return nil
+}
+
 // InsertResponse reports where the task was queued.
 type InsertResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -702,7 +430,7 @@ type InsertResponse struct {
 
 func (x *InsertResponse) Reset() {
 	*x = InsertResponse{}
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +442,7 @@ func (x *InsertResponse) String() string {
 func (*InsertResponse) ProtoMessage() {}
 
 func (x *InsertResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[10]
+	mi := &file_wire_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +455,7 @@ func (x *InsertResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertResponse.ProtoReflect.Descriptor instead.
 func (*InsertResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{10}
+	return file_wire_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *InsertResponse) GetAccepted() bool {
@@ -758,22 +486,24 @@ func (x *InsertResponse) GetError() string {
 	return ""
 }
 
-// Handover carries a leaving peer's zones and tasks to the peer taking over.
-// Tasks may be sent in several batches: all but the last set more.
+// Handover carries a leaving peer's tasks to the peer the manager gave its
+// zones. Tasks may be sent in several batches: all but the last set more.
 type Handover struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Zones         []*Zone                `protobuf:"bytes,1,rep,name=zones,proto3" json:"zones,omitempty"`
-	Queued        [][]byte               `protobuf:"bytes,2,rep,name=queued,proto3" json:"queued,omitempty"`
-	Running       [][]byte               `protobuf:"bytes,3,rep,name=running,proto3" json:"running,omitempty"`
-	Neighbours    []*Peer                `protobuf:"bytes,4,rep,name=neighbours,proto3" json:"neighbours,omitempty"`
-	More          bool                   `protobuf:"varint,5,opt,name=more,proto3" json:"more,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Queued  [][]byte               `protobuf:"bytes,2,rep,name=queued,proto3" json:"queued,omitempty"`
+	Running [][]byte               `protobuf:"bytes,3,rep,name=running,proto3" json:"running,omitempty"`
+	More    bool                   `protobuf:"varint,5,opt,name=more,proto3" json:"more,omitempty"`
+	// certs (first batch) are the leaving peer's certificates of the zones
+	// it held: the heir takes tasks only from a peer whose zone the
+	// manager has since certified to it.
+	Certs         [][]byte `protobuf:"bytes,6,rep,name=certs,proto3" json:"certs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Handover) Reset() {
 	*x = Handover{}
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -785,7 +515,7 @@ func (x *Handover) String() string {
 func (*Handover) ProtoMessage() {}
 
 func (x *Handover) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[11]
+	mi := &file_wire_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -798,14 +528,7 @@ func (x *Handover) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Handover.ProtoReflect.Descriptor instead.
 func (*Handover) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{11}
-}
-
-func (x *Handover) GetZones() []*Zone {
-	if x != nil {
-		return x.Zones
-	}
-	return nil
+	return file_wire_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Handover) GetQueued() [][]byte {
@@ -822,18 +545,18 @@ func (x *Handover) GetRunning() [][]byte {
 	return nil
 }
 
-func (x *Handover) GetNeighbours() []*Peer {
-	if x != nil {
-		return x.Neighbours
-	}
-	return nil
-}
-
 func (x *Handover) GetMore() bool {
 	if x != nil {
 		return x.More
 	}
 	return false
+}
+
+func (x *Handover) GetCerts() [][]byte {
+	if x != nil {
+		return x.Certs
+	}
+	return nil
 }
 
 // HandoverResponse acknowledges a Handover batch.
@@ -852,7 +575,7 @@ type HandoverResponse struct {
 
 func (x *HandoverResponse) Reset() {
 	*x = HandoverResponse{}
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -864,7 +587,7 @@ func (x *HandoverResponse) String() string {
 func (*HandoverResponse) ProtoMessage() {}
 
 func (x *HandoverResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[12]
+	mi := &file_wire_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -877,7 +600,7 @@ func (x *HandoverResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandoverResponse.ProtoReflect.Descriptor instead.
 func (*HandoverResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{12}
+	return file_wire_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *HandoverResponse) GetAccepted() bool {
@@ -920,7 +643,7 @@ type MeasureRequest struct {
 
 func (x *MeasureRequest) Reset() {
 	*x = MeasureRequest{}
-	mi := &file_wire_proto_msgTypes[13]
+	mi := &file_wire_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +655,7 @@ func (x *MeasureRequest) String() string {
 func (*MeasureRequest) ProtoMessage() {}
 
 func (x *MeasureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[13]
+	mi := &file_wire_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +668,7 @@ func (x *MeasureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeasureRequest.ProtoReflect.Descriptor instead.
 func (*MeasureRequest) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{13}
+	return file_wire_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *MeasureRequest) GetHostPort() string {
@@ -976,7 +699,7 @@ type MeasureResponse struct {
 
 func (x *MeasureResponse) Reset() {
 	*x = MeasureResponse{}
-	mi := &file_wire_proto_msgTypes[14]
+	mi := &file_wire_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -988,7 +711,7 @@ func (x *MeasureResponse) String() string {
 func (*MeasureResponse) ProtoMessage() {}
 
 func (x *MeasureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_wire_proto_msgTypes[14]
+	mi := &file_wire_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1001,7 +724,7 @@ func (x *MeasureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MeasureResponse.ProtoReflect.Descriptor instead.
 func (*MeasureResponse) Descriptor() ([]byte, []int) {
-	return file_wire_proto_rawDescGZIP(), []int{14}
+	return file_wire_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MeasureResponse) GetMedianMicros() uint64 {
@@ -1037,10 +760,7 @@ var File_wire_proto protoreflect.FileDescriptor
 const file_wire_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
-	"wire.proto\x12\x11hivecrawl.wire.v1\"&\n" +
-	"\x04Zone\x12\x0e\n" +
-	"\x02lo\x18\x01 \x03(\x01R\x02lo\x12\x0e\n" +
-	"\x02hi\x18\x02 \x03(\x01R\x02hi\"l\n" +
+	"wire.proto\x12\x11hivecrawl.wire.v1\"l\n" +
 	"\n" +
 	"Coordinate\x12\x10\n" +
 	"\x03vec\x18\x01 \x03(\x01R\x03vec\x12\x14\n" +
@@ -1053,55 +773,37 @@ const file_wire_proto_rawDesc = "" +
 	"\x03rtl\x18\x01 \x01(\x01R\x03rtl\x12\x10\n" +
 	"\x03rpl\x18\x02 \x01(\x01R\x03rpl\x12\x18\n" +
 	"\awaiting\x18\x03 \x01(\rR\awaiting\x12\x12\n" +
-	"\x04idle\x18\x04 \x01(\rR\x04idle\"\xbd\x01\n" +
+	"\x04idle\x18\x04 \x01(\rR\x04idle\"\x94\x01\n" +
 	"\x04Peer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\fR\x02id\x12\x14\n" +
-	"\x05addrs\x18\x02 \x03(\fR\x05addrs\x12-\n" +
-	"\x05zones\x18\x03 \x03(\v2\x17.hivecrawl.wire.v1.ZoneR\x05zones\x123\n" +
+	"\x05addrs\x18\x02 \x03(\fR\x05addrs\x123\n" +
 	"\x05coord\x18\x04 \x01(\v2\x1d.hivecrawl.wire.v1.CoordinateR\x05coord\x12+\n" +
-	"\x04load\x18\x05 \x01(\v2\x17.hivecrawl.wire.v1.LoadR\x04load\"T\n" +
-	"\vJoinRequest\x12\x14\n" +
-	"\x05point\x18\x01 \x03(\x01R\x05point\x12/\n" +
-	"\x06joiner\x18\x02 \x01(\v2\x17.hivecrawl.wire.v1.PeerR\x06joiner\"\xc1\x01\n" +
-	"\fJoinResponse\x12-\n" +
-	"\x05zones\x18\x01 \x03(\v2\x17.hivecrawl.wire.v1.ZoneR\x05zones\x127\n" +
-	"\n" +
-	"neighbours\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
-	"neighbours\x123\n" +
-	"\bredirect\x18\x03 \x01(\v2\x17.hivecrawl.wire.v1.PeerR\bredirect\x12\x14\n" +
-	"\x05error\x18\x04 \x01(\tR\x05error\"%\n" +
-	"\rLookupRequest\x12\x14\n" +
-	"\x05point\x18\x01 \x03(\x01R\x05point\"\x86\x01\n" +
-	"\x0eLookupResponse\x12-\n" +
-	"\x05owner\x18\x01 \x01(\v2\x17.hivecrawl.wire.v1.PeerR\x05owner\x12/\n" +
-	"\x06nearer\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\x06nearer\x12\x14\n" +
-	"\x05error\x18\x03 \x01(\tR\x05error\"\x83\x01\n" +
+	"\x04load\x18\x05 \x01(\v2\x17.hivecrawl.wire.v1.LoadR\x04loadJ\x04\b\x03\x10\x04\"\x99\x01\n" +
 	"\tHeartbeat\x12+\n" +
 	"\x04self\x18\x01 \x01(\v2\x17.hivecrawl.wire.v1.PeerR\x04self\x127\n" +
 	"\n" +
 	"neighbours\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
 	"neighbours\x12\x10\n" +
-	"\x03seq\x18\x03 \x01(\x04R\x03seq\"\x8a\x01\n" +
+	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x14\n" +
+	"\x05certs\x18\x04 \x03(\fR\x05certs\"\x9e\x01\n" +
 	"\x06Insert\x12\x1a\n" +
 	"\benvelope\x18\x01 \x01(\fR\benvelope\x12\x16\n" +
 	"\x06target\x18\x02 \x03(\x01R\x06target\x12\x10\n" +
 	"\x03ttl\x18\x03 \x01(\rR\x03ttl\x12\x12\n" +
 	"\x04hops\x18\x04 \x01(\rR\x04hops\x12\x10\n" +
 	"\x03lbi\x18\x05 \x01(\bR\x03lbi\x12\x14\n" +
-	"\x05share\x18\x06 \x01(\bR\x05share\"l\n" +
+	"\x05share\x18\x06 \x01(\bR\x05share\x12\x12\n" +
+	"\x04path\x18\a \x03(\fR\x04path\"l\n" +
 	"\x0eInsertResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\fR\x05owner\x12\x12\n" +
 	"\x04hops\x18\x03 \x01(\rR\x04hops\x12\x14\n" +
-	"\x05error\x18\x04 \x01(\tR\x05error\"\xb8\x01\n" +
-	"\bHandover\x12-\n" +
-	"\x05zones\x18\x01 \x03(\v2\x17.hivecrawl.wire.v1.ZoneR\x05zones\x12\x16\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\"r\n" +
+	"\bHandover\x12\x16\n" +
 	"\x06queued\x18\x02 \x03(\fR\x06queued\x12\x18\n" +
-	"\arunning\x18\x03 \x03(\fR\arunning\x127\n" +
-	"\n" +
-	"neighbours\x18\x04 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
-	"neighbours\x12\x12\n" +
-	"\x04more\x18\x05 \x01(\bR\x04more\"v\n" +
+	"\arunning\x18\x03 \x03(\fR\arunning\x12\x12\n" +
+	"\x04more\x18\x05 \x01(\bR\x04more\x12\x14\n" +
+	"\x05certs\x18\x06 \x03(\fR\x05certsJ\x04\b\x01\x10\x02J\x04\b\x04\x10\x05\"v\n" +
 	"\x10HandoverResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x14\n" +
 	"\x05tasks\x18\x02 \x01(\rR\x05tasks\x12\x14\n" +
@@ -1128,44 +830,30 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_wire_proto_goTypes = []any{
-	(*Zone)(nil),             // 0: hivecrawl.wire.v1.Zone
-	(*Coordinate)(nil),       // 1: hivecrawl.wire.v1.Coordinate
-	(*Load)(nil),             // 2: hivecrawl.wire.v1.Load
-	(*Peer)(nil),             // 3: hivecrawl.wire.v1.Peer
-	(*JoinRequest)(nil),      // 4: hivecrawl.wire.v1.JoinRequest
-	(*JoinResponse)(nil),     // 5: hivecrawl.wire.v1.JoinResponse
-	(*LookupRequest)(nil),    // 6: hivecrawl.wire.v1.LookupRequest
-	(*LookupResponse)(nil),   // 7: hivecrawl.wire.v1.LookupResponse
-	(*Heartbeat)(nil),        // 8: hivecrawl.wire.v1.Heartbeat
-	(*Insert)(nil),           // 9: hivecrawl.wire.v1.Insert
-	(*InsertResponse)(nil),   // 10: hivecrawl.wire.v1.InsertResponse
-	(*Handover)(nil),         // 11: hivecrawl.wire.v1.Handover
-	(*HandoverResponse)(nil), // 12: hivecrawl.wire.v1.HandoverResponse
-	(*MeasureRequest)(nil),   // 13: hivecrawl.wire.v1.MeasureRequest
-	(*MeasureResponse)(nil),  // 14: hivecrawl.wire.v1.MeasureResponse
+	(*Coordinate)(nil),       // 0: hivecrawl.wire.v1.Coordinate
+	(*Load)(nil),             // 1: hivecrawl.wire.v1.Load
+	(*Peer)(nil),             // 2: hivecrawl.wire.v1.Peer
+	(*Heartbeat)(nil),        // 3: hivecrawl.wire.v1.Heartbeat
+	(*Insert)(nil),           // 4: hivecrawl.wire.v1.Insert
+	(*InsertResponse)(nil),   // 5: hivecrawl.wire.v1.InsertResponse
+	(*Handover)(nil),         // 6: hivecrawl.wire.v1.Handover
+	(*HandoverResponse)(nil), // 7: hivecrawl.wire.v1.HandoverResponse
+	(*MeasureRequest)(nil),   // 8: hivecrawl.wire.v1.MeasureRequest
+	(*MeasureResponse)(nil),  // 9: hivecrawl.wire.v1.MeasureResponse
 }
 var file_wire_proto_depIdxs = []int32{
-	0,  // 0: hivecrawl.wire.v1.Peer.zones:type_name -> hivecrawl.wire.v1.Zone
-	1,  // 1: hivecrawl.wire.v1.Peer.coord:type_name -> hivecrawl.wire.v1.Coordinate
-	2,  // 2: hivecrawl.wire.v1.Peer.load:type_name -> hivecrawl.wire.v1.Load
-	3,  // 3: hivecrawl.wire.v1.JoinRequest.joiner:type_name -> hivecrawl.wire.v1.Peer
-	0,  // 4: hivecrawl.wire.v1.JoinResponse.zones:type_name -> hivecrawl.wire.v1.Zone
-	3,  // 5: hivecrawl.wire.v1.JoinResponse.neighbours:type_name -> hivecrawl.wire.v1.Peer
-	3,  // 6: hivecrawl.wire.v1.JoinResponse.redirect:type_name -> hivecrawl.wire.v1.Peer
-	3,  // 7: hivecrawl.wire.v1.LookupResponse.owner:type_name -> hivecrawl.wire.v1.Peer
-	3,  // 8: hivecrawl.wire.v1.LookupResponse.nearer:type_name -> hivecrawl.wire.v1.Peer
-	3,  // 9: hivecrawl.wire.v1.Heartbeat.self:type_name -> hivecrawl.wire.v1.Peer
-	3,  // 10: hivecrawl.wire.v1.Heartbeat.neighbours:type_name -> hivecrawl.wire.v1.Peer
-	0,  // 11: hivecrawl.wire.v1.Handover.zones:type_name -> hivecrawl.wire.v1.Zone
-	3,  // 12: hivecrawl.wire.v1.Handover.neighbours:type_name -> hivecrawl.wire.v1.Peer
-	1,  // 13: hivecrawl.wire.v1.MeasureResponse.coord:type_name -> hivecrawl.wire.v1.Coordinate
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	0, // 0: hivecrawl.wire.v1.Peer.coord:type_name -> hivecrawl.wire.v1.Coordinate
+	1, // 1: hivecrawl.wire.v1.Peer.load:type_name -> hivecrawl.wire.v1.Load
+	2, // 2: hivecrawl.wire.v1.Heartbeat.self:type_name -> hivecrawl.wire.v1.Peer
+	2, // 3: hivecrawl.wire.v1.Heartbeat.neighbours:type_name -> hivecrawl.wire.v1.Peer
+	0, // 4: hivecrawl.wire.v1.MeasureResponse.coord:type_name -> hivecrawl.wire.v1.Coordinate
+	5, // [5:5] is the sub-list for method output_type
+	5, // [5:5] is the sub-list for method input_type
+	5, // [5:5] is the sub-list for extension type_name
+	5, // [5:5] is the sub-list for extension extendee
+	0, // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_wire_proto_init() }
@@ -1179,7 +867,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,13 +31,10 @@ var testPeerID = func() []byte {
 
 var testAddr = ma.StringCast("/ip4/127.0.0.1/tcp/4901").Bytes()
 
-func zone(lo, hi []float64) *Zone { return &Zone{Lo: lo, Hi: hi} }
-
 func validPeer() *Peer {
 	return &Peer{
 		Id:    testPeerID,
 		Addrs: [][]byte{testAddr},
-		Zones: []*Zone{zone([]float64{0, 0, 0}, []float64{0.5, 1, 1})},
 		Coord: &Coordinate{Vec: []float64{0.01, -0.02, 0.003}, Error: 0.5, Height: 0.001},
 		Load:  &Load{Rtl: 1.5, Rpl: 300},
 	}
@@ -48,12 +46,6 @@ func TestValidate(t *testing.T) {
 		msg     Message
 		wantErr bool
 	}{
-		{"zone ok", zone([]float64{0, 0.5}, []float64{0.5, 1}), false},
-		{"zone empty", zone([]float64{0.5}, []float64{0.5}), true},
-		{"zone mismatched bounds", zone([]float64{0, 0}, []float64{1}), true},
-		{"zone outside box", zone([]float64{-0.1}, []float64{1}), true},
-		{"zone NaN", zone([]float64{math.NaN()}, []float64{1}), true},
-		{"zone too many dims", zone(make([]float64, MaxDims+1), ones(MaxDims+1)), true},
 		{"coordinate ok", &Coordinate{Vec: []float64{1, 2}}, false},
 		{"coordinate inf", &Coordinate{Vec: []float64{math.Inf(1)}}, true},
 		{"coordinate negative error", &Coordinate{Vec: []float64{1}, Error: -1}, true},
@@ -61,34 +53,20 @@ func TestValidate(t *testing.T) {
 		{"peer ok", validPeer(), false},
 		{"peer bad id", &Peer{Id: []byte("nope")}, true},
 		{"peer bad addr", &Peer{Id: testPeerID, Addrs: [][]byte{{0xff, 0xff}}}, true},
-		{"peer mixed zone dims", &Peer{Id: testPeerID, Zones: []*Zone{zone([]float64{0}, []float64{1}), zone([]float64{0, 0}, []float64{1, 1})}}, true},
 		{"peer negative load", &Peer{Id: testPeerID, Load: &Load{Rtl: -1}}, true},
 		{"peer infinite load", &Peer{Id: testPeerID, Load: &Load{Rtl: math.Inf(1)}}, false},
 		{"peer with waiting tasks and idle threads", &Peer{Id: testPeerID, Load: &Load{Waiting: 4, Idle: MaxSlots}}, false},
 		{"peer with too many idle threads", &Peer{Id: testPeerID, Load: &Load{Idle: MaxSlots + 1}}, true},
-		{"join request ok", &JoinRequest{Point: []float64{0.1, 0.2, 0.3}, Joiner: validPeer()}, false},
-		{"join request no joiner", &JoinRequest{Point: []float64{0.1}}, true},
-		{"join request point outside", &JoinRequest{Point: []float64{1.1, 0, 0}, Joiner: validPeer()}, true},
-		{"join request point dims differ from zones", &JoinRequest{Point: []float64{0.1, 0.2}, Joiner: validPeer()}, true},
-		{"join response zones", &JoinResponse{Zones: []*Zone{zone([]float64{0.5, 0, 0}, []float64{1, 1, 1})}, Neighbours: []*Peer{validPeer()}}, false},
-		{"join response redirect", &JoinResponse{Redirect: validPeer()}, false},
-		{"join response error", &JoinResponse{Error: "leaving"}, false},
-		{"join response empty", &JoinResponse{}, true},
-		{"join response error and zones", &JoinResponse{Error: "x", Zones: []*Zone{zone([]float64{0}, []float64{1})}}, true},
-		{"lookup request ok", &LookupRequest{Point: []float64{0.1, 0.2, 0.3}}, false},
-		{"lookup request point outside", &LookupRequest{Point: []float64{0.1, -0.2, 0.3}}, true},
-		{"lookup request no point", &LookupRequest{}, true},
-		{"lookup response owner", &LookupResponse{Owner: validPeer()}, false},
-		{"lookup response owner without zones", &LookupResponse{Owner: &Peer{Id: testPeerID}}, true},
-		{"lookup response nearer", &LookupResponse{Nearer: []*Peer{validPeer(), validPeer()}}, false},
-		{"lookup response too many nearer", &LookupResponse{Nearer: make([]*Peer, MaxLookupNearer+1)}, true},
-		{"lookup response error", &LookupResponse{Error: "no route"}, false},
-		{"lookup response empty", &LookupResponse{}, true},
-		{"lookup response owner and nearer", &LookupResponse{Owner: validPeer(), Nearer: []*Peer{validPeer()}}, true},
 		{"heartbeat ok", &Heartbeat{Self: validPeer(), Neighbours: []*Peer{validPeer()}, Seq: 7}, false},
 		{"heartbeat no self", &Heartbeat{}, true},
+		{"heartbeat with certificates", &Heartbeat{Self: validPeer(), Certs: [][]byte{make([]byte, 120)}}, false},
+		{"heartbeat empty certificate", &Heartbeat{Self: validPeer(), Certs: [][]byte{{}}}, true},
+		{"heartbeat huge certificate", &Heartbeat{Self: validPeer(), Certs: [][]byte{make([]byte, MaxCertSize+1)}}, true},
+		{"heartbeat too many certificates", &Heartbeat{Self: validPeer(), Certs: slices.Repeat([][]byte{{1}}, MaxCerts+1)}, true},
 		{"heartbeat too many neighbours", &Heartbeat{Self: validPeer(), Neighbours: make([]*Peer, MaxNeighbours+1)}, true},
 		{"insert ok", &Insert{Envelope: []byte{1}, Target: []float64{0.5, 0.5, 0.5}, Ttl: 3, Hops: 2}, false},
+		{"insert with a path", &Insert{Envelope: []byte{1}, Target: []float64{0.5}, Lbi: true, Path: [][]byte{{1}, {2}}}, false},
+		{"insert path too long", &Insert{Envelope: []byte{1}, Target: []float64{0.5}, Lbi: true, Path: slices.Repeat([][]byte{{1}}, MaxTTL+2)}, true},
 		{"insert no envelope", &Insert{Target: []float64{0.5}}, true},
 		{"insert huge envelope", &Insert{Envelope: make([]byte, MaxEnvelopeSize+1), Target: []float64{0.5}}, true},
 		{"insert ttl too large", &Insert{Envelope: []byte{1}, Target: []float64{0.5}, Ttl: MaxTTL + 1}, true},
@@ -97,7 +75,8 @@ func TestValidate(t *testing.T) {
 		{"insert response refused", &InsertResponse{Error: "forged task"}, false},
 		{"insert response accepted without owner", &InsertResponse{Accepted: true}, true},
 		{"insert response neither", &InsertResponse{}, true},
-		{"handover ok", &Handover{Zones: []*Zone{zone([]float64{0}, []float64{0.5})}, Queued: [][]byte{{1}}, Running: [][]byte{{2}}}, false},
+		{"handover ok", &Handover{Certs: [][]byte{{3}}, Queued: [][]byte{{1}}, Running: [][]byte{{2}}}, false},
+		{"handover too many certificates", &Handover{Certs: slices.Repeat([][]byte{{3}}, MaxZones+1)}, true},
 		{"handover empty task", &Handover{Queued: [][]byte{{}}}, true},
 		{"handover too many tasks", &Handover{Queued: make([][]byte, MaxHandoverTasks+1)}, true},
 		{"handover response ok", &HandoverResponse{Accepted: true, Tasks: 2}, false},
@@ -163,7 +142,7 @@ func TestConnExchange(t *testing.T) {
 	}()
 	client := NewConn(a, MaxHandoverResponseSize)
 	batches := []*Handover{
-		{Zones: []*Zone{zone([]float64{0}, []float64{0.5})}, Queued: [][]byte{[]byte("t1"), []byte("t2")}, More: true},
+		{Certs: [][]byte{[]byte("c1")}, Queued: [][]byte{[]byte("t1"), []byte("t2")}, More: true},
 		{Running: [][]byte{[]byte("t3")}},
 	}
 	if err := client.Write(ctx, batches[0], MaxHandoverSize); err != nil {

@@ -1,7 +1,10 @@
 package zonecert
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -35,6 +38,12 @@ func NewBook(manager crypto.PubKey) *Book {
 // later expiry is a renewal and replaces the one held; one with the same
 // epoch and an earlier or equal expiry changes nothing and is accepted.
 func (b *Book) Accept(c Cert, now time.Time) error {
+	if old, ok := b.certs[c.Path]; ok && old.Epoch == c.Epoch && old.Holder == c.Holder &&
+		old.Expiry.Equal(c.Expiry) && bytes.Equal(old.Sig, c.Sig) {
+		// The very certificate held, verified when it was accepted:
+		// peers repeat their certificates in every heartbeat.
+		return nil
+	}
 	if err := c.Verify(b.manager); err != nil {
 		return err
 	}
@@ -94,6 +103,18 @@ func (b *Book) Prune(cutoff time.Time) int {
 		}
 	}
 	return n
+}
+
+// Certs returns the unexpired certificates held, in path order.
+func (b *Book) Certs(now time.Time) []Cert {
+	out := make([]Cert, 0, len(b.certs))
+	for _, c := range b.certs {
+		if now.Before(c.Expiry) {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b Cert) int { return strings.Compare(string(a.Path), string(b.Path)) })
+	return out
 }
 
 // Len returns the number of certificates held.

@@ -114,6 +114,11 @@ func TestBookRefuses(t *testing.T) {
 	replaySame := sign(Cert{Path: "10", Holder: a, Epoch: 3, Expiry: t0.Add(time.Hour)}, mgr)
 	replayChild := sign(Cert{Path: "101", Holder: a, Epoch: 4, Expiry: t0.Add(time.Hour)}, mgr)
 	sameEpochOther := sign(Cert{Path: "10", Holder: a, Epoch: 5, Expiry: t0.Add(time.Hour)}, mgr)
+	// The certificate held, its signature altered: only a byte-equal copy
+	// skips the signature check.
+	heldForged := newest
+	heldForged.Sig = bytes.Clone(newest.Sig)
+	heldForged.Sig[5] ^= 1
 
 	tests := []struct {
 		name string
@@ -128,6 +133,7 @@ func TestBookRefuses(t *testing.T) {
 		{"replayed same zone", replaySame, ErrStale},
 		{"replayed child", replayChild, ErrStale},
 		{"same epoch, other holder", sameEpochOther, ErrStale},
+		{"the certificate held, forged signature", heldForged, ErrForged},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

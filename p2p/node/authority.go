@@ -1,0 +1,162 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+)
+
+// adoptLocked takes certificates into the book, each by the book's rule
+// (signed by the manager, unexpired, the newest epoch for its zone), and
+// brings the node's zones and neighbours up to date. It returns how many
+// were refused. n.mu must be held.
+func (n *Node) adoptLocked(certs []zonecert.Cert, now time.Time) int {
+	refused := 0
+	for _, c := range certs {
+		if err := n.book.Accept(c, now); err != nil {
+			refused++
+			if !errors.Is(err, zonecert.ErrStale) && !errors.Is(err, zonecert.ErrExpired) {
+				n.log.Info("Refused a zone certificate", "holder", c.Holder, "path", c.Path, "err", err)
+			}
+		}
+	}
+	n.stats.CertsRefused += int64(refused)
+	n.refreshLocked(now)
+	return refused
+}
+
+// adoptGrant takes a grant from the manager in.
+func (n *Node) adoptGrant(g zonecert.Grant) {
+	for _, ai := range g.Peers {
+		if ai.ID != n.h.ID() && len(ai.Addrs) > 0 {
+			n.h.Peerstore().AddAddrs(ai.ID, ai.Addrs, peerstore.RecentlyConnectedAddrTTL)
+		}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.adoptLocked(g.Certs, time.Now())
+	// What changed is news to the neighbours: the next rounds carry
+	// these certificates to every one of them.
+	n.news, n.newsUntil = g.Certs, time.Now().Add(n.probeEvery())
+}
+
+// refreshLocked derives the node's zones and neighbours from the book: it
+// holds exactly the zones of its unexpired certificates, and its
+// neighbours are the holders of certificates whose zones abut them. n.mu
+// must be held.
+func (n *Node) refreshLocked(now time.Time) {
+	self := n.h.ID()
+	var held []zonecert.Cert
+	byHolder := map[peer.ID][]can.Zone{}
+	certs := n.book.Certs(now)
+	for _, c := range certs {
+		if c.Holder == self {
+			held = append(held, c)
+		}
+	}
+	n.own = held
+	had := len(n.zones) > 0
+	n.zones = nil
+	for _, c := range held {
+		n.zones = append(n.zones, c.Path.Zone(n.cfg.Dim))
+	}
+	for _, c := range certs {
+		if c.Holder == self {
+			continue
+		}
+		z := c.Path.Zone(n.cfg.Dim)
+		byHolder[c.Holder] = append(byHolder[c.Holder], z)
+	}
+	for id, zones := range byHolder {
+		if !abutsAny(n.zones, zones) {
+			continue
+		}
+		nb, ok := n.nbrs[id]
+		if !ok {
+			nb = &neighbour{id: id}
+			n.nbrs[id] = nb
+			n.h.ProtectNeighbour(id)
+		}
+		nb.zones = zones
+	}
+	for id := range n.nbrs {
+		if zones, ok := byHolder[id]; !ok || !abutsAny(n.zones, zones) {
+			n.removeLocked(id)
+		}
+	}
+	if had && len(n.zones) == 0 && n.member && !n.leaving {
+		n.log.Info("This peer holds no zone any more; joining again")
+		n.poke()
+	}
+}
+
+// heldCertsLocked returns the certificates a heartbeat carries: this
+// node's, its neighbours' and, for a few rounds after a grant, what the
+// grant changed, each as the book holds it now. n.mu must be held.
+func (n *Node) heldCertsLocked(now time.Time) [][]byte {
+	var out [][]byte
+	sent := map[can.Path]bool{}
+	add := func(c zonecert.Cert) {
+		if len(out) == maxHeartbeatCerts || sent[c.Path] {
+			return
+		}
+		if b, err := c.MarshalBinary(); err == nil {
+			out = append(out, b)
+			sent[c.Path] = true
+		}
+	}
+	for _, c := range n.book.Certs(now) {
+		if _, nb := n.nbrs[c.Holder]; nb || c.Holder == n.h.ID() {
+			add(c)
+		}
+	}
+	if now.Before(n.newsUntil) {
+		for _, c := range n.news {
+			if cur, ok := n.book.Holder(c.Path, now); ok {
+				add(cur)
+			}
+		}
+	}
+	return out
+}
+
+// maxHeartbeatCerts bounds the certificates one heartbeat carries, below
+// wire.MaxCerts.
+const maxHeartbeatCerts = 256
+
+// decodeCerts decodes certificates from the wire, dropping what does not
+// decode (the book refuses what does not verify).
+func decodeCerts(raw [][]byte) []zonecert.Cert {
+	out := make([]zonecert.Cert, 0, len(raw))
+	for _, b := range raw {
+		if c, err := zonecert.Decode(b); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ask sends one request to the Authority and adopts its grant.
+func (n *Node) ask(ctx context.Context, req zonecert.Request) error {
+	if n.cfg.Authority == nil {
+		return fmt.Errorf("%s: no authority configured", req.Op)
+	}
+	ctx, cancel := context.WithTimeout(ctx, authorityTimeout)
+	defer cancel()
+	g, err := n.cfg.Authority.Zones(ctx, req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", req.Op, err)
+	}
+	n.adoptGrant(g)
+	return nil
+}
+
+// authorityTimeout bounds one request to the manager.
+const authorityTimeout = 15 * time.Second
