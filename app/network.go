@@ -295,6 +295,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 	n, err := node.New(nw.h, q, node.Config{
 		Point:     submit.HashPoint(nw.h.ID().String(), can.DefaultDim),
 		Manager:   nw.key,
+		Authority: zoneAuthority{nw},
 		Heartbeat: opts.Heartbeat,
 		Bounds:    nw.prof.Bounds,
 		// A network with coordinate-aware placement trains its bounds
@@ -374,9 +375,10 @@ func capacity(cfg config.Config) can.Capacity {
 }
 
 // serve enters the overlay and keeps the peer in it until ctx ends: it
-// connects to the manager, asks it for an entry peer (or starts the
-// overlay when told to be the first), joins, runs the heartbeats, and
-// renews its membership with the manager, reconnecting as needed.
+// connects to the manager and asks it for a zone, then runs the node,
+// which renews its certificates with the manager and asks again should it
+// lose its zones; here the peer book is kept and the manager's word on
+// this version heeded.
 func (nw *network) serve(ctx context.Context) error {
 	hb := make(chan error, 1)
 	go func() { hb <- nw.node.Serve(ctx) }()
@@ -392,8 +394,9 @@ func (nw *network) serve(ctx context.Context) error {
 			nw.retire(*nw.refused.Load())
 		case nw.retired.Load():
 			// Out of the overlay until restarted: nothing to ask.
-		case !nw.member.Load() || len(nw.node.Zones()) == 0:
-			nw.member.Store(false)
+		case nw.outdated.Load() != nil && nw.member.Load():
+			nw.retire("this version is older than the network's minimum")
+		case !nw.member.Load():
 			if err := nw.enter(ctx); errors.Is(err, errOutdated) {
 				// Asked again now and then: the operator may lower the
 				// minimum.
@@ -401,16 +404,7 @@ func (nw *network) serve(ctx context.Context) error {
 				nw.log.Info("Not in the overlay yet; retrying", "err", err)
 				wait = retryJoin
 			}
-		default:
-			a, err := nw.ask(ctx, true)
-			if err != nil {
-				nw.log.Debug("Membership renewal failed", "err", err)
-				wait = retryJoin
-			}
-			if a.Outdated != "" {
-				nw.retire("this version is older than the network's minimum")
-				continue
-			}
+		case len(nw.node.Zones()) > 0:
 			nw.remember(ctx)
 		}
 		select {
@@ -423,10 +417,11 @@ func (nw *network) serve(ctx context.Context) error {
 	}
 }
 
-// ask sends an entry request to the manager, connecting first. A member
-// reports its zones and coordinate with it.
-func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
-	a, err := nw.askOnce(ctx, member)
+// ask sends an entry request to the manager, connecting first, and notes
+// whether the manager answers. A member's request reports its coordinate
+// and capacity.
+func (nw *network) ask(ctx context.Context, req entry.Request) (entry.Answer, error) {
+	a, err := nw.askOnce(ctx, req)
 	if err != nil {
 		now := time.Now()
 		if nw.silentSince.CompareAndSwap(nil, &now) {
@@ -443,14 +438,14 @@ func (nw *network) ask(ctx context.Context, member bool) (entry.Answer, error) {
 	return a, nil
 }
 
-func (nw *network) askOnce(ctx context.Context, member bool) (entry.Answer, error) {
+func (nw *network) askOnce(ctx context.Context, req entry.Request) (entry.Answer, error) {
 	if nw.h.Network().Connectedness(nw.manager) != libp2pnet.Connected {
 		if err := nw.h.Bootstrap(ctx); err != nil {
 			return entry.Answer{}, fmt.Errorf("reach the manager: %w", err)
 		}
 	}
-	req := entry.Request{Member: member, Version: nw.version}
-	if member {
+	req.Version = nw.version
+	if req.Member {
 		c := nw.capacity
 		req.Capacity = min(c.BWDownload, c.MemoryGB)
 		v := nw.node.View()
@@ -462,6 +457,12 @@ func (nw *network) askOnce(ctx context.Context, member bool) (entry.Answer, erro
 	a, err := entry.Ask(ctx, nw.h, nw.manager, req)
 	if err == nil {
 		nw.noteOutdated(a.Outdated)
+		if a.Outdated != "" {
+			select {
+			case nw.kick <- struct{}{}: // serve retires the peer
+			default:
+			}
+		}
 	}
 	if err == nil && len(a.Bounds) > 0 {
 		nw.adoptBounds(a.Bounds)
@@ -529,109 +530,23 @@ func (nw *network) adoptBounds(signed []byte) {
 	nw.node.SetBounds(b.Epoch, b.Bounds)
 }
 
-// enter joins the overlay through an entry peer the manager names, or
-// starts it. When the manager cannot be reached, it joins through a peer
-// it knows otherwise (joinWithoutManager); only the manager ever starts
-// an overlay.
+// enter asks the manager for a zone at this peer's point. Only the
+// manager grants zones: while it cannot be reached, the peer waits.
 func (nw *network) enter(ctx context.Context) error {
-	a, err := nw.ask(ctx, false)
+	err := nw.node.Join(ctx)
 	switch {
-	case err == nil && a.Outdated != "":
-		return errOutdated
-	case err != nil && nw.outdated.Load() != nil:
-		// The manager's word stands until it answers otherwise: joining
-		// without it would take tasks whose claims it refuses.
+	case errors.Is(err, errOutdatedOp):
 		return errors.Join(errOutdated, err)
+	case err != nil:
+		return err
 	}
-	if err != nil {
-		if jerr := nw.joinWithoutManager(ctx); jerr != nil {
-			return errors.Join(err, jerr)
-		}
-		return nil
-	}
-	if a.First {
-		nw.node.Start()
-		nw.log.Info("Started the overlay as its first peer")
-		return nw.confirm(ctx)
-	}
-	var errs []error
-	for _, e := range a.Entries {
-		ai, err := e.AddrInfo()
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if ai.ID == nw.h.ID() {
-			continue
-		}
-		if err := nw.node.Join(ctx, ai); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		nw.log.Info("Joined the overlay", "via", ai.ID, "zones", len(nw.node.Zones()))
-		// Remembered at once: a volunteer stopped or cut off from the
-		// manager soon after joining rejoins through these peers.
-		nw.remember(ctx)
-		return nw.confirm(ctx)
-	}
-	if len(errs) == 0 {
-		return errors.New("the manager named no entry peer yet")
-	}
-	return errors.Join(errs...)
+	nw.member.Store(true)
+	nw.log.Info("Joined the overlay", "zones", len(nw.node.Zones()))
+	// Remembered at once: the neighbours of the moment are the peers to
+	// reach first after a restart.
+	nw.remember(ctx)
+	return nil
 }
-
-// joinWithoutManager joins the overlay through a peer found without the
-// manager: the peers remembered from earlier runs, the members
-// advertised on the DHT, and the profile's other bootstrap peers.
-func (nw *network) joinWithoutManager(ctx context.Context) error {
-	var (
-		tried = map[peer.ID]bool{nw.h.ID(): true, nw.manager: true}
-		cands []peer.AddrInfo
-	)
-	add := func(ais ...peer.AddrInfo) {
-		for _, ai := range ais {
-			if !tried[ai.ID] {
-				tried[ai.ID] = true
-				cands = append(cands, ai)
-			}
-		}
-	}
-	add(nw.book.Peers()...)
-	if nw.h.DHT() != nil {
-		fctx, cancel := context.WithTimeout(ctx, findMembers)
-		found, err := nw.h.FindPeers(fctx, host.OverlayRendezvous, maxCandidates)
-		cancel()
-		if err != nil {
-			nw.log.Debug("No members from the DHT", "err", err)
-		}
-		add(found...)
-	}
-	if boot, err := host.ParseBootstrap(nw.prof.Bootstrap); err == nil {
-		add(boot...)
-	}
-	var errs []error
-	for _, ai := range cands[:min(len(cands), maxCandidates)] {
-		if err := nw.node.Join(ctx, ai); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		nw.log.Info("Joined the overlay without the manager", "via", ai.ID, "zones", len(nw.node.Zones()))
-		nw.member.Store(true)
-		nw.remember(ctx)
-		return nil
-	}
-	if len(errs) == 0 {
-		return errors.New("no overlay member known besides the manager")
-	}
-	return errors.Join(errs...)
-}
-
-// Joining without the manager: how long a DHT lookup for members may
-// take, and how many candidates are tried.
-const (
-	findMembers   = 10 * time.Second
-	maxCandidates = 8
-)
 
 // remember notes the overlay neighbours in the peer book, writing it at
 // most once a minute, and announces this peer's membership on the DHT
@@ -663,16 +578,6 @@ func (nw *network) noteNeighbours(now time.Time) {
 
 // saveBook is how often, at most, the peer book is written.
 const saveBook = time.Minute
-
-// confirm tells the manager this peer now holds a zone.
-func (nw *network) confirm(ctx context.Context) error {
-	if _, err := nw.ask(ctx, true); err != nil {
-		// The node holds its zone anyway; the next renewal tells the manager.
-		nw.log.Debug("Could not confirm membership yet", "err", err)
-	}
-	nw.member.Store(true)
-	return nil
-}
 
 // leave hands the zone and the unfinished tasks to a neighbour. The task
 // manager must have stopped.
@@ -712,7 +617,7 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 		RTL: v.Load.RTL, RPL: v.Load.RPL,
 		Neighbours: []localapi.Neighbour{},
 		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,
-		Takeovers: v.Stats.Takeovers, HandedIn: v.Stats.HandedIn, Shared: v.Stats.Shared,
+		HandedIn: v.Stats.HandedIn, Shared: v.Stats.Shared, Reports: v.Stats.Reports,
 		NAT: localapi.NAT(nw.h.NAT()),
 	}
 	if bw := nw.h.Bandwidth; bw != nil {

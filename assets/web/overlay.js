@@ -106,7 +106,7 @@
     const share = (ov.zones || []).reduce((a, z) => a + volume(z), 0);
     const zs = (ov.zones || []).length;
     $('zone-share').textContent = zs ? fmtShare(share) + ' of the space, in ' + zs + (zs === 1 ? ' zone' : ' zones') : 'no zone yet';
-    // Load balancing, forwarding and takeovers happen between peers: a
+    // Load balancing, forwarding and reports happen between peers: a
     // solo client has none of them to show.
     document.querySelectorAll('#zone-info .net-only').forEach(e => { e.hidden = ov.mode === 'solo'; });
     $('zone-rtl').textContent = fmtLoad(ov.rtl);
@@ -114,7 +114,7 @@
     $('zone-accepted').textContent = ov.accepted;
     $('zone-forwarded').textContent = ov.forwarded;
     $('zone-refused').textContent = ov.refused;
-    $('zone-takeovers').textContent = ov.takeovers;
+    $('zone-reports').textContent = ov.reports;
     $('zone-handed').textContent = ov.handed_in;
     const nbs = ov.neighbours || [];
     $('zone-neighbours').hidden = nbs.length === 0;

@@ -20,7 +20,15 @@ import (
 func (n *Node) adoptLocked(certs []zonecert.Cert, now time.Time) int {
 	refused := 0
 	for _, c := range certs {
-		if err := n.book.Accept(c, now); err != nil {
+		gone, err := n.book.Supersede(c, now)
+		for _, o := range gone {
+			// Its holder's zones changed, and what it holds now may
+			// abut ours: the next round asks it.
+			if o.Holder != c.Holder && o.Holder != n.h.ID() {
+				n.notify[o.Holder] = true
+			}
+		}
+		if err != nil {
 			refused++
 			if !errors.Is(err, zonecert.ErrStale) && !errors.Is(err, zonecert.ErrExpired) {
 				n.log.Info("Refused a zone certificate", "holder", c.Holder, "path", c.Path, "err", err)
@@ -41,10 +49,21 @@ func (n *Node) adoptGrant(g zonecert.Grant) {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	// What changed is news to the neighbours, before and after, and to
+	// every holder the grant names (an heir learns here that it holds a
+	// zone, before its own renewal): the next rounds carry these
+	// certificates to all of them.
+	for id := range n.nbrs {
+		n.notify[id] = true
+	}
 	n.adoptLocked(g.Certs, time.Now())
-	// What changed is news to the neighbours: the next rounds carry
-	// these certificates to every one of them.
+	for _, c := range g.Certs {
+		if c.Holder != n.h.ID() {
+			n.notify[c.Holder] = true
+		}
+	}
 	n.news, n.newsUntil = g.Certs, time.Now().Add(n.probeEvery())
+	n.poke()
 }
 
 // refreshLocked derives the node's zones and neighbours from the book: it
@@ -83,11 +102,13 @@ func (n *Node) refreshLocked(now time.Time) {
 			nb = &neighbour{id: id}
 			n.nbrs[id] = nb
 			n.h.ProtectNeighbour(id)
+			n.log.Debug("New neighbour", "neighbour", id.String(), "zones", fmt.Sprint(zones))
 		}
 		nb.zones = zones
 	}
 	for id := range n.nbrs {
 		if zones, ok := byHolder[id]; !ok || !abutsAny(n.zones, zones) {
+			n.log.Debug("Neighbour dropped", "neighbour", id.String(), "zones", fmt.Sprint(zones), "certified", ok)
 			n.removeLocked(id)
 		}
 	}

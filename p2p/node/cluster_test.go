@@ -508,3 +508,21 @@ func (c *cluster) waitStable(limit time.Duration) time.Duration {
 	c.t.Fatalf("overlay not stable after %v: %s", limit, why)
 	return 0
 }
+
+// path returns the path of a load-balanced insert that member m, the
+// owner of p, starts: its certificate of the zone holding p.
+func (c *cluster) path(m *member, p can.Point) [][]byte {
+	m.n.mu.Lock()
+	defer m.n.mu.Unlock()
+	for _, cert := range m.n.own {
+		if cert.Path.Zone(m.n.cfg.Dim).Contains(p) {
+			raw, err := cert.MarshalBinary()
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			return [][]byte{raw}
+		}
+	}
+	c.t.Fatalf("%s holds no zone with %v", m.h.ID().ShortString(), p)
+	return nil
+}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
@@ -189,4 +188,3 @@ func octants(t *testing.T, cfg Config) (*cluster, *member, context.Context) {
 	m.n.mu.Unlock()
 	return c, m, ctx
 }
-

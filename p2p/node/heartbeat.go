@@ -88,6 +88,13 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		done = append(done, passing{id, now.Sub(since) > n.passingFor()})
 	}
 	ids := make([]peer.ID, 0, len(n.nbrs))
+	var notify []peer.ID
+	for id := range n.notify {
+		if _, nb := n.nbrs[id]; !nb {
+			notify = append(notify, id)
+		}
+	}
+	clear(n.notify)
 	for id, nb := range n.nbrs {
 		if !all && now.Sub(nb.asked) < n.cfg.Heartbeat*3/2 && now.Sub(nb.told) < sampleEvery*n.cfg.Heartbeat {
 			continue
@@ -113,6 +120,23 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}
 	}
 	var wg sync.WaitGroup
+	for _, id := range notify {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := n.exchange(ctx, id, hb, false)
+			if err != nil {
+				n.log.Debug("A peer a grant named did not answer", "peer", id.String(), "err", err)
+				return
+			}
+			n.onHeartbeat(resp, id)
+			n.mu.Lock()
+			if _, nb := n.nbrs[id]; !nb {
+				n.passing[id] = time.Now() // dialled only to tell it
+			}
+			n.mu.Unlock()
+		}()
+	}
 	for _, id := range wide {
 		wg.Add(1)
 		go func() {
@@ -270,6 +294,14 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	}
 	if len(addrs) > 0 {
 		n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
+	}
+	// The addresses of the peers it lists: one whose certificate it
+	// carries may be a neighbour of ours that we know no other way. A
+	// wrong address only fails a dial: the handshake proves the peer ID.
+	for _, p := range hb.Neighbours {
+		if lid, laddrs := peerAddrs(p); lid != "" && lid != n.h.ID() && len(laddrs) > 0 {
+			n.h.Peerstore().AddAddrs(lid, laddrs, peerstore.RecentlyConnectedAddrTTL)
+		}
 	}
 	certs := decodeCerts(hb.Certs)
 	n.mu.Lock()

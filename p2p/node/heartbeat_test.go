@@ -21,6 +21,8 @@ func TestHeartbeatOncePerPair(t *testing.T) {
 	c := newCluster(t, Config{Heartbeat: time.Hour})
 	a := c.addAt(ctx, can.Point{0.25, 0.5, 0.5})
 	b := c.addAt(ctx, can.Point{0.75, 0.5, 0.5})
+	// B's join starts a round at once, which tells A of the split.
+	c.waitTiled(10 * time.Second)
 	a.stop()
 	b.stop()
 	started := func(m *member) int64 { return m.n.Stats().Heartbeats }

@@ -146,6 +146,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 			n.missed(peer.ID(next))
 			failed[next] = true
 		case attempt == routeRetries:
+			n.log.Debug("No route", "target", fmt.Sprint(target), "zones", fmt.Sprint(n.Zones()), "neighbours", fmt.Sprint(infos))
 			return refuse(ins, "%v", can.ErrNoRoute)
 		default:
 			// A neighbour table can lag a join or takeover by a heartbeat;

@@ -141,6 +141,10 @@ type Node struct {
 	// until newsUntil.
 	news      []zonecert.Cert
 	newsUntil time.Time
+	// notify are the peers the next round heartbeats once besides the
+	// neighbours: the holders a grant names and the neighbours before
+	// it, who learn what changed from the grant's certificates.
+	notify map[peer.ID]bool
 	// member is set by Join and cleared by Leave: a member without a zone
 	// joins again.
 	member  bool
@@ -210,6 +214,7 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		farGiven: map[peer.ID]farGift{},
 		wide:     map[peer.ID]struct{}{},
 		passing:  map[peer.ID]time.Time{},
+		notify:   map[peer.ID]bool{},
 		kick:     make(chan struct{}, 1),
 		seq:      uint64(time.Now().UnixNano()),
 	}

@@ -181,7 +181,7 @@ func TestLBIDoesNotBounce(t *testing.T) {
 		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
 	}
 	pre := c.envelope("pre", target)
-	if resp, err := send(ctx, b.h, cc.h.AddrInfo(), &wire.Insert{Envelope: pre, Target: target, Lbi: true}); err != nil || !resp.Accepted {
+	if resp, err := send(ctx, b.h, cc.h.AddrInfo(), &wire.Insert{Envelope: pre, Target: target, Lbi: true, Path: c.path(b, target)}); err != nil || !resp.Accepted {
 		t.Fatalf("balanced by the owner's host: %+v, %v", resp, err)
 	}
 	if _, _, err := a.n.Insert(ctx, pre, target); !errors.Is(err, ErrSeen) {
@@ -315,7 +315,7 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 			cc.q.mu.Lock()
 			cc.q.full = true
 			cc.q.mu.Unlock()
-			ins := &wire.Insert{Envelope: c.envelope("to-c", target), Target: target, Lbi: true}
+			ins := &wire.Insert{Envelope: c.envelope("to-c", target), Target: target, Lbi: true, Path: c.path(b, target)}
 			if resp, err := send(ctx, b.h, cc.h.AddrInfo(), ins); err != nil || resp.Accepted || !strings.Contains(resp.Error, ErrQueueFull.Error()) {
 				t.Fatalf("balanced to a full C: %+v, %v; want a refusal as full", resp, err)
 			}

@@ -229,4 +229,3 @@ func TestWideCloseSparesStreams(t *testing.T) {
 		t.Errorf("%d peers still to close", len(a.n.passing))
 	}
 }
-

@@ -38,19 +38,28 @@ func NewBook(manager crypto.PubKey) *Book {
 // later expiry is a renewal and replaces the one held; one with the same
 // epoch and an earlier or equal expiry changes nothing and is accepted.
 func (b *Book) Accept(c Cert, now time.Time) error {
+	_, err := b.Supersede(c, now)
+	return err
+}
+
+// Supersede is Accept, and returns the certificates c superseded: those of
+// the zones it overlaps that the book held, with older epochs. A peer
+// learns from them that their holders' zones changed.
+func (b *Book) Supersede(c Cert, now time.Time) ([]Cert, error) {
 	if old, ok := b.certs[c.Path]; ok && old.Epoch == c.Epoch && old.Holder == c.Holder &&
 		old.Expiry.Equal(c.Expiry) && bytes.Equal(old.Sig, c.Sig) {
 		// The very certificate held, verified when it was accepted:
 		// peers repeat their certificates in every heartbeat.
-		return nil
+		return nil, nil
 	}
 	if err := c.Verify(b.manager); err != nil {
-		return err
+		return nil, err
 	}
 	if !now.Before(c.Expiry) {
-		return fmt.Errorf("zone %q of %s, epoch %d, expired at %s: %w", c.Path, c.Holder, c.Epoch, c.Expiry.Format(time.RFC3339), ErrExpired)
+		return nil, fmt.Errorf("zone %q of %s, epoch %d, expired at %s: %w", c.Path, c.Holder, c.Epoch, c.Expiry.Format(time.RFC3339), ErrExpired)
 	}
 	var superseded []can.Path
+	var gone []Cert
 	for p, old := range b.certs {
 		if !p.Overlaps(c.Path) {
 			continue
@@ -60,21 +69,24 @@ func (b *Book) Accept(c Cert, now time.Time) error {
 			superseded = append(superseded, p)
 		case old.Epoch == c.Epoch && p == c.Path && old.Holder == c.Holder:
 			if !c.Expiry.After(old.Expiry) {
-				return nil // a copy of a renewal already held
+				return nil, nil // a copy of a renewal already held
 			}
 			superseded = append(superseded, p)
 		default:
 			// An older epoch, or the same epoch for another holder or an
 			// overlapping zone, which one map never issues.
-			return fmt.Errorf("zone %q of %s, epoch %d, against %q of %s, epoch %d: %w",
+			return nil, fmt.Errorf("zone %q of %s, epoch %d, against %q of %s, epoch %d: %w",
 				c.Path, c.Holder, c.Epoch, p, old.Holder, old.Epoch, ErrStale)
 		}
 	}
 	for _, p := range superseded {
+		if old := b.certs[p]; old.Epoch < c.Epoch {
+			gone = append(gone, old)
+		}
 		delete(b.certs, p)
 	}
 	b.certs[c.Path] = c
-	return nil
+	return gone, nil
 }
 
 // Holder returns the holder of the zone at path by the newest unexpired

@@ -77,13 +77,14 @@ type Overlay struct {
 	RTL         float64     `json:"rtl"`
 	RPL         float64     `json:"rpl"`
 	Neighbours  []Neighbour `json:"neighbours"`
-	// Accepted, Forwarded, Refused, Takeovers, HandedIn and Shared (waiting
-	// tasks given to neighbours with idle threads) are the node's counters
-	// since it started.
+	// Accepted, Forwarded, Refused, Reports (silent neighbours reported
+	// to the manager), HandedIn and Shared (waiting tasks given to
+	// neighbours with idle threads) are the node's counters since it
+	// started.
 	Accepted  int64 `json:"accepted"`
 	Forwarded int64 `json:"forwarded"`
 	Refused   int64 `json:"refused"`
-	Takeovers int64 `json:"takeovers"`
+	Reports   int64 `json:"reports"`
 	HandedIn  int64 `json:"handed_in"`
 	Shared    int64 `json:"shared"`
 	// NAT is how the peer reaches others and is reached.
