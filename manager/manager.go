@@ -29,6 +29,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/manager/zones"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 )
@@ -68,6 +69,9 @@ type Manager struct {
 	// shared splits the work with the other managers of a shared
 	// database (Options.DB); nil otherwise.
 	shared *shared
+	// zones is the certified zone map, the one authority of who holds
+	// which zone; nil in solo mode.
+	zones *zones.Authority
 	// metrics are served at GET /metrics on the local API.
 	metrics *metrics
 	// thru is the status page's throughput over the last hour.
@@ -151,11 +155,11 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	switch {
 	case opts.DB == "":
-		m.db, err = channels.Open(filepath.Join(opts.Dir, ChannelsFile), opts.Channels)
+		m.db, err = channels.Open(filepath.Join(opts.Dir, ChannelsFile), opts.Channels, zones.Bucket)
 	case opts.Solo:
 		err = errors.New("solo mode keeps its database in a file")
 	default:
-		m.db, err = channels.OpenPostgres(ctx, opts.DB, opts.Channels)
+		m.db, err = channels.OpenPostgres(ctx, opts.DB, opts.Channels, zones.Bucket)
 		m.shared = newShared(m)
 	}
 	if err != nil {
@@ -215,6 +219,16 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	m.store.Attach(m.host)
 	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
 	m.entry.SetAdmit(m.outdated)
+	if !opts.Solo {
+		// In the channel database's store: one transaction per change,
+		// shared with the other managers of a PostgreSQL database.
+		m.zones, err = zones.New(m.db.Store(), m.key, zones.Options{Dim: opts.Submit.Dim, Now: opts.Now,
+			Live: zones.Ping(m.host, zones.PingTimeout)})
+		if err != nil {
+			return nil, fmt.Errorf("new manager: %w", err)
+		}
+		m.entry.SetZones(m.zones)
+	}
 	if _, err := os.Stat(m.overlayFile()); err == nil && !opts.Solo {
 		// Members of the running overlay renew within RenewEvery.
 		m.entry.HoldFirst(opts.Now().Add(restartHold))
@@ -378,6 +392,12 @@ func (m *Manager) Serve(ctx context.Context) error {
 				}
 			}()
 		}
+	}
+	if m.zones != nil {
+		zctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); m.serveZones(zctx) }()
+		defer func() { stop(); <-done }()
 	}
 	t := time.NewTicker(m.opts.Tick)
 	defer t.Stop()

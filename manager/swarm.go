@@ -63,7 +63,11 @@ func (m *Manager) swarm() (Swarm, error) {
 		b := m.bounds.Current()
 		sw.Bounds, sw.BoundsEpoch = &b.Bounds, b.Epoch
 	}
-	for _, mb := range m.entry.MemberInfos() {
+	members := m.mapMembers() // the certified zones, once the map has holders
+	if len(members) == 0 {
+		members = m.entry.MemberInfos() // the zones members report
+	}
+	for _, mb := range members {
 		sw.Peers = append(sw.Peers, SwarmPeer{ID: mb.ID.String(), Zones: mb.Zones, Coord: mb.Coord})
 	}
 	sort.Slice(sw.Peers, func(i, j int) bool { return sw.Peers[i].ID < sw.Peers[j].ID })
@@ -89,12 +93,16 @@ func (m *Manager) swarm() (Swarm, error) {
 // hashDirect is the consistent-hashing assignment: hosts go to members by
 // a ring of their peer IDs weighted by their reported capacity (1 when
 // they report none), each to a point of its first zone so the member
-// queues the task itself. The ring holds every member whose membership has
-// not lapsed, connected at this instant or not: a ring that dropped a
-// member for a moment's disconnection would move its hosts to the others
-// and back.
+// queues the task itself. The ring holds every holder of the zone map
+// with the zones the map certifies, or, while the map is empty, every
+// member whose membership has not lapsed with the zones it reports,
+// connected at this instant or not: a ring that dropped a member for a
+// moment's disconnection would move its hosts to the others and back.
 func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
-	members := m.entry.Reported()
+	members := m.mapMembers()
+	if len(members) == 0 {
+		members = m.entry.Reported()
+	}
 	slices.SortFunc(members, func(a, b entry.Member) int { return cmp.Compare(a.ID, b.ID) })
 	ring := hashring.New(0)
 	byID := map[can.PeerID]entry.Member{}
@@ -115,8 +123,7 @@ func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
 	if !ok {
 		return "", nil, false
 	}
-	z := byID[id].Zones[0]
-	return peer.ID(id), can.Zone{Lo: z.Lo, Hi: z.Hi}.Centre(), true
+	return peer.ID(id), centre(byID[id].Zones[0]), true
 }
 
 // SwarmMap is the swarm view drawn as SVG: the CAN space projected on its

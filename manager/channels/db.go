@@ -101,9 +101,11 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the database in the bbolt file at path.
-func Open(path string, opts Options) (*DB, error) {
+// Extra names more buckets, kept in the same store by other parts of the
+// manager (see Store).
+func Open(path string, opts Options, extra ...[]byte) (*DB, error) {
 	db, err := kv.OpenBolt(path, &bolt.Options{Timeout: time.Second}, boltfile.Policy{Name: "channel database",
-		Advice: "it holds every channel and task; restore it from a backup, or move it aside to start a new network"}, buckets...)
+		Advice: "it holds every channel and task; restore it from a backup, or move it aside to start a new network"}, withExtra(extra)...)
 	if err != nil {
 		return nil, err // boltfile.Open names the file, and says when another process holds it
 	}
@@ -115,9 +117,10 @@ func Open(path string, opts Options) (*DB, error) {
 }
 
 // OpenPostgres opens (creating if needed) the database in PostgreSQL at
-// dsn, which several managers may share.
-func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
-	db, err := kv.OpenPostgres(ctx, dsn, PostgresTable, buckets...)
+// dsn, which several managers may share; extra are more buckets, as for
+// Open.
+func OpenPostgres(ctx context.Context, dsn string, opts Options, extra ...[]byte) (*DB, error) {
+	db, err := kv.OpenPostgres(ctx, dsn, PostgresTable, withExtra(extra)...)
 	if err != nil {
 		return nil, fmt.Errorf("open channel database: %w", err)
 	}
@@ -127,6 +130,17 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	return &DB{db: db, opts: opts.withDefaults()}, nil
 }
+
+// withExtra is the database's buckets and extra.
+func withExtra(extra [][]byte) [][]byte {
+	return append(slices.Clip(buckets), extra...)
+}
+
+// Store returns the store the database is kept in, for the parts of the
+// manager that keep their own buckets in it (named to Open) and so share
+// its transactions' guarantees: one file, or one PostgreSQL table that
+// several managers share.
+func (d *DB) Store() kv.Store { return d.db }
 
 // PostgresTable is the channel database's table in PostgreSQL.
 const PostgresTable = "hivecrawl_channels"

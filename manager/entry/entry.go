@@ -11,6 +11,16 @@
 // peers find each other without the manager; this protocol settles the one
 // decision that needs a single arbiter, who starts the overlay.
 //
+// A request naming an operation (Request.Op: join, move, renew, leave,
+// report) is served by the manager's zone map (manager/zones, set with
+// Registry.SetZones), the one authority of who holds which zone: the
+// answer carries signed zone certificates (Answer.Certs), the addresses
+// of the other holders they name (Answer.Peers), or why the operation was
+// refused (Answer.Refused). The asker is always the stream's remote peer:
+// nobody acts in another's name. A request without Op is answered as
+// before (First, Entries), so clients that do not yet speak the
+// operations keep working.
+//
 // Messages are varint-length-prefixed JSON, at most MaxMessageSize bytes.
 package entry
 
@@ -31,6 +41,7 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/manager/zones"
 )
 
 // Protocol is the libp2p protocol ID of entry requests.
@@ -58,6 +69,9 @@ const (
 	natFirstWait = 30 * time.Second
 	// identifyWait bounds how long a request waits for identify.
 	identifyWait = 2 * time.Second
+	// opWait bounds an operation, so that its answer is sent within
+	// timeout: a report's liveness check takes up to 5 s.
+	opWait = timeout - identifyWait - time.Second
 )
 
 // ErrMalformed is wrapped by every decoding failure.
@@ -83,6 +97,17 @@ type Request struct {
 	// Version is the asker's release (cmd/hivecrawl's version), which the
 	// manager may hold against its minimum (Registry.SetAdmit).
 	Version string `json:"version,omitempty"`
+	// Op names an operation on the manager's zone map (OpJoin, OpMove,
+	// OpRenew, OpLeave, OpReport); empty for the membership requests
+	// above. A renewal carries the fields above as a Member request does,
+	// but the manager takes the zones from its map, not from Zones.
+	Op string `json:"op,omitempty"`
+	// Point is where to join or move to, in [0,1] in each dimension of
+	// the CAN space (OpJoin, OpMove).
+	Point []float64 `json:"point,omitempty"`
+	// Suspect is the peer ID of a neighbour that stopped answering
+	// (OpReport).
+	Suspect string `json:"suspect,omitempty"`
 }
 
 // Box is one zone, [Lo, Hi) in each dimension.
@@ -125,7 +150,7 @@ func (r *Request) Validate() error {
 			}
 		}
 	}
-	return nil
+	return r.validateOp()
 }
 
 func finite(v []float64) bool {
@@ -165,7 +190,19 @@ type Answer struct {
 	// Outdated, when set, says why the asker may not take part: its
 	// version is older than the network's minimum. It names no entry
 	// and is not counted a member; the text tells its user how to update.
+	// An outdated peer gets no certificate and loses its zones.
 	Outdated string `json:"outdated,omitempty"`
+	// Certs answer an operation: zone certificates (p2p/zonecert
+	// encodings, signed with the manager's key), the asker's own first,
+	// then its neighbours' and those of every other zone the operation
+	// changed. The asker checks each (zonecert.Book) before it acts.
+	Certs [][]byte `json:"certs,omitempty"`
+	// Peers are the addresses of the other holders Certs name, as the
+	// manager knows them, so that a joiner can dial its neighbours.
+	Peers []Peer `json:"peers,omitempty"`
+	// Refused says why an operation was refused (the Refused constants);
+	// nothing changed then.
+	Refused string `json:"refused,omitempty"`
 }
 
 // Peer is one entry peer.
@@ -222,6 +259,8 @@ type Registry struct {
 	// admit, when set, returns why a peer stating a version may not take
 	// part ("" when it may).
 	admit func(version string) string
+	// zones serves operations (Request.Op); nil refuses them.
+	zones *zones.Authority
 }
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
@@ -366,6 +405,19 @@ func (r *Registry) Merge(ms []Member) {
 
 // Answer decides what from, asking with req, is told.
 func (r *Registry) Answer(from peer.ID, req Request) Answer {
+	return r.AnswerContext(context.Background(), from, req)
+}
+
+// AnswerContext is Answer, with ctx bounding what an operation waits for
+// (a report's liveness check).
+func (r *Registry) AnswerContext(ctx context.Context, from peer.ID, req Request) Answer {
+	if req.Op != "" {
+		a := r.answerOp(ctx, from, req)
+		r.mu.Lock()
+		a.Bounds = r.bounds
+		r.mu.Unlock()
+		return a
+	}
 	now := r.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -502,7 +554,9 @@ func (r *Registry) HandleThen(s network.Stream, answered func()) {
 	case <-r.h.IdentifyWait(s.Conn()):
 	case <-time.After(identifyWait):
 	}
-	a := r.Answer(s.Conn().RemotePeer(), req)
+	ctx, cancel := context.WithTimeout(context.Background(), opWait)
+	defer cancel()
+	a := r.AnswerContext(ctx, s.Conn().RemotePeer(), req)
 	if answered != nil {
 		answered()
 	}

@@ -15,6 +15,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -112,12 +113,27 @@ func FuzzDecode(f *testing.F) {
 	buf.Reset()
 	write(&buf, Request{Member: true})
 	f.Add(buf.Bytes())
+	buf.Reset()
+	write(&buf, Request{Op: OpJoin, Point: []float64{0.1, 0.2, 0.3}})
+	f.Add(buf.Bytes())
+	buf.Reset()
+	write(&buf, Request{Op: OpReport, Suspect: "12D3KooWSkYjCdDQXNg2bbzCqu6dD1M6gWx4NNMgd8LdyvCgAW51"})
+	f.Add(buf.Bytes())
+	buf.Reset()
+	write(&buf, Answer{Certs: [][]byte{{1, 1, 0x80, 2, 3}}, Peers: []Peer{{ID: "x", Addrs: []string{"/ip4/127.0.0.1/tcp/1"}}}, Refused: RefusedJoinAgain})
+	f.Add(buf.Bytes())
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var a Answer
 		if Decode(bufio.NewReader(bytes.NewReader(b)), &a) == nil {
 			for _, e := range a.Entries {
 				e.AddrInfo() // must not panic on any decoded entry
+			}
+			for _, p := range a.Peers {
+				p.AddrInfo()
+			}
+			for _, c := range a.Certs {
+				zonecert.Decode(c)
 			}
 		}
 		var r Request

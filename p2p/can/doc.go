@@ -26,8 +26,9 @@
 //     epoch and an expiry, the fields of a zone certificate
 //     (p2p/zonecert). Join splits, Leave, Expire and Move hand zones to
 //     their heirs (the mergeable sibling, else the abutting holder with the
-//     smallest volume), Renew extends a holder's expiry, and every change
-//     returns the leaves to certify. The simulator (sim/) runs the Map, and
+//     smallest volume), Renew extends a holder's expiry (Extend folds in
+//     one recorded apart from the map), and every change returns the
+//     leaves to certify. The simulator (sim/) runs the Map, and
 //     Route forwards with NextHop hop by hop; live peers (p2p/node) do not
 //     use it, and settle ownership among themselves in heartbeats.
 //

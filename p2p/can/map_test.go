@@ -139,6 +139,56 @@ func TestMapExpireAndRenew(t *testing.T) {
 	}
 }
 
+// TestMapExtend: an expiry recorded apart from the map moves the
+// holder's expiry forward only, keeps every epoch, survives encoding, and
+// keeps a holder whose map expiry had passed from Expire.
+func TestMapExtend(t *testing.T) {
+	m := NewMap(2, time.Minute)
+	mustJoin(t, m, "a", Point{0.1, 0.1}, t0)
+	mustJoin(t, m, "b", Point{0.9, 0.1}, t0)
+	before := m.Leaves()
+	later := t0.Add(3 * time.Minute)
+	if err := m.Extend("a", later); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Extend("a", t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := m.Expiry("a"); !e.Equal(later) {
+		t.Errorf("expiry %v after extending to %v and then to less, want %v", e, t0.Add(2*time.Minute), later)
+	}
+	for i, l := range m.Leaves() {
+		if l.Epoch != before[i].Epoch || l.Path != before[i].Path {
+			t.Errorf("leaf %v after Extend, was %v", l, before[i])
+		}
+	}
+	if err := m.Extend("x", later); !errors.Is(err, ErrUnknownPeer) {
+		t.Errorf("extending an unknown holder: %v, want ErrUnknownPeer", err)
+	}
+	// b's map expiry (t0+1m) has passed by t0+2m; the renewal recorded
+	// before then still counts.
+	if err := m.Extend("b", t0.Add(130*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if ls := m.Expire(t0.Add(2 * time.Minute)); len(ls) != 0 || m.Len() != 2 {
+		t.Errorf("Expire after Extend certified %v, left %v", ls, m.Holders())
+	}
+	raw, err := m.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Map
+	if err := back.UnmarshalBinary(raw); err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := back.Expiry("a"); !e.Equal(later) {
+		t.Errorf("decoded expiry %v, want %v", e, later)
+	}
+	if err := back.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestMapMove(t *testing.T) {
 	m := NewMap(2, time.Minute)
 	mustJoin(t, m, "a", Point{0.1, 0.1}, t0)

@@ -139,6 +139,25 @@ func (m *Map) Renew(id PeerID, now time.Time) ([]Leaf, error) {
 	return c.commit(), nil
 }
 
+// Extend moves id's expiry to expiry when that is later, never back; no
+// leaf and no epoch changes. It is Renew for an authority that records
+// renewals apart from the map (manager/zones keeps one small record per
+// holder rather than rewriting the whole map) and folds them in before
+// the map changes shape or expires holders. Unlike Renew it takes a
+// holder whose expiry in the map has passed: the renewal it records was
+// granted before then. It fails with ErrUnknownPeer for an id that holds
+// no zone.
+func (m *Map) Extend(id PeerID, expiry time.Time) error {
+	h, ok := m.holders[id]
+	if !ok {
+		return fmt.Errorf("extend %s: %w", id, ErrUnknownPeer)
+	}
+	if expiry.After(h.expiry) {
+		h.expiry = expiry
+	}
+	return nil
+}
+
 // remove takes the holders gone out of the map and hands their zones to
 // heirs among the others, in passes over the zones in path order until
 // every zone has one: a zone whose neighbours are all gone waits for one

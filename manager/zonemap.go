@@ -1,0 +1,68 @@
+package manager
+
+import (
+	"context"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+)
+
+// zoneExpireEvery is how often the manager removes the holders whose
+// zone certificates expired: every half renewal period, so a dead
+// member's zones reach its heirs at most that long after its
+// certificates lapse.
+const zoneExpireEvery = entry.RenewEvery / 2
+
+// serveZones expires the zone map's lapsed holders every
+// zoneExpireEvery until ctx ends.
+func (m *Manager) serveZones(ctx context.Context) {
+	t := time.NewTicker(zoneExpireEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		gone, err := m.zones.Expire()
+		if err != nil {
+			m.log.Warn("Zone map not expired", "err", err)
+			continue
+		}
+		if len(gone) > 0 {
+			m.log.Info("Zones of members that stopped renewing handed to their heirs", "members", len(gone))
+		}
+	}
+}
+
+// mapMembers returns the zone map's holders, each with the zones the map
+// gives it and what it last reported of itself (coordinate, capacity),
+// in the map's order; none while the map is empty or absent.
+func (m *Manager) mapMembers() []entry.Member {
+	if m.zones == nil {
+		return nil
+	}
+	ids := m.zones.Holders()
+	if len(ids) == 0 {
+		return nil
+	}
+	reported := map[string]entry.Member{}
+	for _, mb := range m.entry.Reported() {
+		reported[mb.ID.String()] = mb
+	}
+	out := make([]entry.Member, len(ids))
+	for i, id := range ids {
+		mb := reported[id.String()]
+		mb.ID = id
+		mb.Zones = nil
+		for _, z := range m.zones.Zones(id) {
+			mb.Zones = append(mb.Zones, entry.Box{Lo: z.Lo, Hi: z.Hi})
+		}
+		out[i] = mb
+	}
+	return out
+}
+
+// centre is the centre of zone b.
+func centre(b entry.Box) can.Point { return can.Zone{Lo: b.Lo, Hi: b.Hi}.Centre() }
