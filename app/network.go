@@ -535,7 +535,7 @@ func (nw *network) adoptBounds(signed []byte) {
 func (nw *network) enter(ctx context.Context) error {
 	err := nw.node.Join(ctx)
 	switch {
-	case errors.Is(err, errOutdatedOp):
+	case errors.Is(err, entry.ErrOutdated):
 		return errors.Join(errOutdated, err)
 	case err != nil:
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -67,7 +68,8 @@ func TestLeaveOntoFullQueueReissued(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { h.Close() })
-		n, err := node.New(h, q, node.Config{Dim: 2, Point: p, Manager: m.PublicKey(), Heartbeat: time.Hour, HandoverPause: -1, Logger: quiet})
+		n, err := node.New(h, q, node.Config{Dim: 2, Point: p, Manager: m.PublicKey(), Heartbeat: time.Hour, HandoverPause: -1, Logger: quiet,
+			Authority: entry.Client{Host: h, Manager: m.ID()}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,8 +79,10 @@ func TestLeaveOntoFullQueueReissued(t *testing.T) {
 	lq := &leavingQueue{manager: m.ID()}
 	leaver, lh := newPeer(lq, can.Point{0.25, 0.5})
 	lq.h = lh
-	leaver.Start()
 	if err := lh.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	if err := leaver.Join(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return len(m.sub.EntryPeers()) == 1 })
@@ -95,8 +99,11 @@ func TestLeaveOntoFullQueueReissued(t *testing.T) {
 		return id != ""
 	})
 
-	heir, _ := newPeer(fullQueue{}, can.Point{0.75, 0.5})
-	if err := heir.Join(ctx, lh.AddrInfo()); err != nil {
+	heir, hh := newPeer(fullQueue{}, can.Point{0.75, 0.5})
+	if err := hh.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	if err := heir.Join(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

@@ -20,6 +20,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -526,6 +527,10 @@ func onePeerOverlay(ctx context.Context, t *testing.T, m *Manager) (*memQueue, *
 	return q, onePeerOverlayWith(ctx, t, m, q)
 }
 
+// testClientVersion is the release the tests' peers state: the minimum
+// TestMinClientVersionRefusesClaims sets.
+const testClientVersion = "0.3.0"
+
 // onePeerOverlayWith is onePeerOverlay with the peer's queue q.
 func onePeerOverlayWith(ctx context.Context, t *testing.T, m *Manager, q node.Queue) *host.Host {
 	t.Helper()
@@ -534,12 +539,15 @@ func onePeerOverlayWith(ctx context.Context, t *testing.T, m *Manager, q node.Qu
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ph.Close() })
-	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet})
+	n, err := node.New(ph, q, node.Config{Dim: 2, Point: can.Point{0.5, 0.5}, Manager: m.PublicKey(), Logger: quiet,
+		Authority: entry.Client{Host: ph, Manager: m.ID(), Version: testClientVersion}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Start()
 	if err := ph.Connect(ctx, m.Host().AddrInfo()); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Join(ctx); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, func() bool { return slices.Contains(m.sub.EntryPeers(), ph.ID()) })

@@ -27,6 +27,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -217,12 +218,14 @@ func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) first
 	}
 	t.Cleanup(func() { f.ph.Close() })
 	q := &taskQueue{}
-	n, err := node.New(f.ph, q, node.Config{Point: can.Point{0.5, 0.5, 0.5}, Manager: key, Logger: quiet})
+	mid := connect(t, f.ph, joined)
+	n, err := node.New(f.ph, q, node.Config{Point: can.Point{0.5, 0.5, 0.5}, Manager: key, Logger: quiet, Authority: entry.Client{Host: f.ph, Manager: mid}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Start()
-	mid := connect(t, f.ph, joined)
+	if err := n.Join(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	var tk *task.Task
 	var env []byte
 	waitUntil(t, func() bool { var ok bool; tk, env, ok = q.first(); return ok })

@@ -115,9 +115,17 @@ func (r *Registry) answerOp(ctx context.Context, from peer.ID, req Request) Answ
 	if why != "" {
 		// No certificate, and its zones go to its heirs. Should the
 		// store fail here, the zones go when they expire, since they are
-		// no longer renewed.
-		z.Leave(from)
-		return Answer{Outdated: why}
+		// no longer renewed. A peer that asked to leave is told its
+		// heirs, to hand them its tasks.
+		g, err := z.Leave(from)
+		if req.Op != OpLeave || err != nil {
+			return Answer{Outdated: why}
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		a := r.fitLocked(from, g)
+		a.Outdated = why
+		return a
 	}
 	var (
 		g       zones.Grant

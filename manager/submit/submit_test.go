@@ -15,6 +15,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/node/nodetest"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -63,11 +64,14 @@ func TestSubmitReachesOverlayPeer(t *testing.T) {
 	}
 	ph := newHost(t)
 	q := &memQueue{}
-	n, err := node.New(ph, q, node.Config{Point: can.Point{0.5, 0.5}, Dim: 2, Manager: key.GetPublic(), Logger: quiet})
+	auth := nodetest.New(key, 2, time.Minute)
+	n, err := node.New(ph, q, node.Config{Point: can.Point{0.5, 0.5}, Dim: 2, Manager: key.GetPublic(), Logger: quiet, Authority: auth.For(ph.ID())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.Start()
+	if err := n.Join(ctx); err != nil {
+		t.Fatal(err)
+	}
 	if err := mh.Connect(ctx, ph.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}

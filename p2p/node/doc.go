@@ -1,46 +1,52 @@
 // Package node is the live overlay peer: it holds CAN zones on a libp2p host
 // (p2p/host) and speaks the overlay's wire protocols (p2p/wire), calling the
-// pure CAN core (p2p/can) for every decision.
-//   - Join: a new peer asks an entry peer to place it at its point; peers
-//     that do not own the point redirect the joiner one greedy hop closer,
-//     and the owner splits its zone (or gives away one of several) and hands
-//     over the half holding the point with the neighbours that abut it.
-//   - Heartbeats every Config.Heartbeat (2 s by default) to every neighbour,
-//     request and response alike carrying zones, load and neighbour list. A
-//     neighbour that misses Config.DeadAfter (3) in a row is dead.
-//   - Takeover: the dead peer's neighbours rank themselves by zone volume as
-//     the dead peer last announced them (ties to the smaller ID); the first
-//     takes the zones at once, the next waits two heartbeats more, and so
-//     on, so a zone is never orphaned when its first heir died too. Only a
-//     peer whose zones abut an area takes it. Zones that form their parent
-//     box merge.
+// pure CAN core (p2p/can) for routing and load balancing.
+//
+// Who holds which zone is the manager's decision, not the peers': the
+// manager keeps the map (can.Map, manager/zones) and signs a certificate
+// for each zone (p2p/zonecert). A peer acts only on certificates:
+//   - Ownership (authority.go): a peer holds exactly the zones of its
+//     unexpired certificates, and its neighbours are the holders of
+//     certificates whose zones abut them. Every certificate it hears of
+//     goes into its book (zonecert.Book), which keeps, for each zone, the
+//     one signed by the manager with the highest epoch; an older one,
+//     replayed or crossed in flight, is refused. What a peer says of
+//     itself or of others counts only as far as the manager signed it.
+//   - The manager (Config.Authority) answers joins, moves, renewals,
+//     leaves and reports with grants: the certificates of the asker's
+//     zones, its neighbours' and whatever else changed. A node renews its
+//     certificates every Config.Renew (they last three times as long),
+//     and a member left without a zone asks again.
+//   - Heartbeats every Config.Heartbeat (2 s by default) to every
+//     neighbour, request and response alike carrying the sender's load,
+//     coordinate, neighbour list and the certificates of its zones and
+//     its neighbours'; for a few rounds after a grant, those it changed
+//     too, to the holders it names and the neighbours before it. RTTs
+//     feed the Vivaldi coordinate; with Config.Bounds, drift moves the
+//     peer (drift.go), in one request to the manager.
+//   - A neighbour that misses Config.DeadAfter (3) heartbeats in a row is
+//     reported to the manager, which checks it and, if it is gone, gives
+//     its zones to their heirs. No peer takes a zone itself.
 //   - Insert: greedy routing to the owner of the target point, then load
-//     balancing on insert (can.DecideInsert), one hop to a neighbour. The
-//     owner, and a neighbour it balances to, verify the manager's signature
-//     (p2p/envelope) and admit the task (admit.go): a live lease, not
-//     issued in the future, the signed target the insert was routed to,
-//     balanced only by the target's owner, never seen here before. The
-//     seen set (SeenSet, the client's bbolt queue) outlives restarts. Each
-//     refusal is counted in Stats by reason.
+//     balancing on insert (can.DecideInsert) up to Config.TTL hops. The
+//     owner, and every peer it is balanced to, verify the manager's
+//     signature (p2p/envelope) and admit the task (admit.go): a live
+//     lease, not issued in the future, the signed target the insert was
+//     routed to, never seen here before, and for a balanced insert, the
+//     certificates of the peers that passed it on from the target's
+//     owner. The seen set (SeenSet, the client's bbolt queue) outlives
+//     restarts. Each refusal is counted in Stats by reason.
 //   - Share (share.go): a peer whose queue holds waiting tasks passes the
 //     ones that would start last to a neighbour with an idle crawl thread,
-//     or to a peer two hops away that a neighbour names, as a balanced
-//     insert the taker admits.
-//   - Leave: a graceful peer hands its zones and its queued and running
-//     tasks to the neighbour that would take them over, then says goodbye
-//     to the others with a heartbeat that holds no zone of its own and
-//     names the heir as their holder. The heir takes tasks only from a
-//     neighbour handing over zones, and admits each (lease, issue time,
-//     seen).
-//   - Overlaps: peers claiming overlapping areas settle them in heartbeats
-//     (the smaller peer ID keeps the area); hearsay of an overlap is checked
-//     with a probe; a peer left without a zone rejoins at its point.
-//   - Gaps (gaps.go): a part of a peer's boundary that no zone it knows
-//     covers is looked up (the lookup protocol) and its owner heartbeated;
-//     an area nobody holds is claimed by a peer next to it.
+//     or to a peer two hops away that a neighbour names, with its
+//     certificate of the target's zone.
+//   - Leave: a graceful peer asks the manager to give its zones to their
+//     heirs, then hands each heir its queued and running tasks whose
+//     targets lie in what it received, with its old certificates: an heir
+//     takes tasks only from a peer whose zone the manager has since
+//     certified to it.
 //
-// Caveats: a peer's first point is given in Config; heartbeat RTTs feed its
-// Vivaldi coordinate and, with Config.Bounds, drift moves it. An overlap
-// that no common neighbour reports and that leaves no gap in either peer's
-// boundary is not found (see docs/overlay.md).
+// Caveats: while the manager cannot be reached, peers route on the
+// certificates they hold until those expire; a newcomer cannot join and a
+// silent peer's zones wait for the manager (docs/overlay.md).
 package node
