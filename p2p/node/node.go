@@ -149,8 +149,10 @@ type Node struct {
 	// joins again.
 	member  bool
 	leaving bool
-	// renewed is when the certificates were last renewed or granted.
-	renewed time.Time
+	// renewed is when the certificates were last renewed or granted;
+	// nothing is asked of the manager before quietUntil, set after a
+	// request failed.
+	renewed, quietUntil time.Time
 	// suspects are neighbours that missed DeadAfter heartbeats, to report
 	// to the manager; reported is when each was last reported.
 	suspects map[peer.ID]bool
@@ -324,6 +326,10 @@ func (n *Node) manage(ctx context.Context) {
 		n.mu.Lock()
 		member, leaving, zoneless := n.member, n.leaving, len(n.zones) == 0
 		due := time.Since(n.renewed) >= n.cfg.Renew
+		if time.Now().Before(n.quietUntil) {
+			n.mu.Unlock()
+			continue
+		}
 		var report []peer.ID
 		for id := range n.suspects {
 			if time.Since(n.reported[id]) >= n.cfg.Renew {
@@ -346,7 +352,9 @@ func (n *Node) manage(ctx context.Context) {
 			n.report(ctx, id)
 		}
 		if err := n.checkDrift(ctx); err != nil {
-			n.log.Warn("Move to the mapped coordinate failed", "err", err)
+			n.mu.Lock()
+			n.failedLocked("Moving to the mapped coordinate failed", err)
+			n.mu.Unlock()
 		}
 	}
 }
@@ -357,7 +365,7 @@ func (n *Node) rejoin(ctx context.Context, p can.Point) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
-		n.log.Info("Joining again failed; retrying", "err", err)
+		n.failedLocked("Joining again failed", err)
 		return
 	}
 	n.renewed = time.Now()
@@ -377,11 +385,19 @@ func (n *Node) renew(ctx context.Context, p can.Point) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if err != nil {
-		n.log.Info("Renewing the zone certificates failed; retrying", "err", err)
+		n.failedLocked("Renewing the zone certificates failed", err)
 		return
 	}
 	n.renewed = time.Now()
 	n.stats.Renewals++
+}
+
+// failedLocked notes a request to the manager that failed: the next waits
+// half a renewal interval, so that a manager that is down or busy is not
+// asked every heartbeat by every peer. n.mu must be held.
+func (n *Node) failedLocked(what string, err error) {
+	n.quietUntil = time.Now().Add(n.cfg.Renew / 2)
+	n.log.Info(what+"; asking again in a while", "err", err, "in", n.cfg.Renew/2)
 }
 
 // report tells the manager that neighbour id stopped answering; the
