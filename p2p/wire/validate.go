@@ -148,17 +148,6 @@ func validatePeers(ps []*Peer, d *int) error {
 	return nil
 }
 
-// exactlyOne reports whether exactly one of set is true.
-func exactlyOne(set ...bool) bool {
-	n := 0
-	for _, b := range set {
-		if b {
-			n++
-		}
-	}
-	return n == 1
-}
-
 func validateError(s string) error {
 	if len(s) > MaxErrorLen {
 		return invalid("error text of %d bytes exceeds %d", len(s), MaxErrorLen)

@@ -109,14 +109,6 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func ones(n int) []float64 {
-	s := make([]float64, n)
-	for i := range s {
-		s[i] = 1
-	}
-	return s
-}
-
 func TestConnExchange(t *testing.T) {
 	a, b := net.Pipe()
 	defer a.Close()
