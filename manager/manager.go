@@ -70,7 +70,7 @@ type Manager struct {
 	// database (Options.DB); nil otherwise.
 	shared *shared
 	// zones is the certified zone map, the one authority of who holds
-	// which zone; nil in solo mode.
+	// which zone.
 	zones *zones.Authority
 	// metrics are served at GET /metrics on the local API.
 	metrics *metrics
@@ -219,16 +219,15 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	m.store.Attach(m.host)
 	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
 	m.entry.SetAdmit(m.outdated)
-	if !opts.Solo {
-		// In the channel database's store: one transaction per change,
-		// shared with the other managers of a PostgreSQL database.
-		m.zones, err = zones.New(m.db.Store(), m.key, zones.Options{Dim: opts.Submit.Dim, Now: opts.Now,
-			Live: zones.Ping(m.host, zones.PingTimeout)})
-		if err != nil {
-			return nil, fmt.Errorf("new manager: %w", err)
-		}
-		m.entry.SetZones(m.zones)
+	// In the channel database's store: one transaction per change, shared
+	// with the other managers of a PostgreSQL database. Solo mode has one
+	// too: its one client holds the whole space by the same rules.
+	m.zones, err = zones.New(m.db.Store(), m.key, zones.Options{Dim: opts.Submit.Dim, Now: opts.Now,
+		Live: zones.Ping(m.host, zones.PingTimeout)})
+	if err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
 	}
+	m.entry.SetZones(m.zones)
 	if _, err := os.Stat(m.overlayFile()); err == nil && !opts.Solo {
 		// Members of the running overlay renew within RenewEvery.
 		m.entry.HoldFirst(opts.Now().Add(restartHold))

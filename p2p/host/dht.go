@@ -11,6 +11,7 @@ import (
 	lphost "github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
 )
 
 // DHTPrefix is the protocol prefix of Hivecrawl's own Kademlia DHT, which
@@ -71,6 +72,12 @@ func (h *Host) Bootstrap(ctx context.Context) error {
 			// the others.
 			cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 			defer cancel()
+			// Callers pace these dials themselves; the swarm's backoff,
+			// grown over a manager's absence to minutes, would refuse
+			// the dial long after it is back.
+			if sw, ok := h.Network().(*swarm.Swarm); ok {
+				sw.Backoff().Clear(ai.ID)
+			}
 			if err := h.Connect(cctx, ai); err != nil {
 				errs[i] = fmt.Errorf("connect bootstrap peer %s: %w", ai.ID, err)
 			}
