@@ -40,7 +40,7 @@ func churnSize() (peers, hosts int) {
 }
 
 // TestChurn is the end-to-end churn test: a manager, 12 clients and 60
-// web hosts as processes; once the overlay has settled, 4 clients are
+// web hosts as processes; once a first result is stored, 4 clients are
 // killed, 4 stopped gracefully, 4 of those 8 restarted, and the manager is
 // killed and restarted. Then every channel must be crawled, no task
 // stranded, the zones must tile the space, no host may have seen two
@@ -65,8 +65,9 @@ func TestChurn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	settled := waitSettled(ctx, t, s.Clients)
-	t.Logf("overlay settled after %v", settled)
+	// Churn starts as soon as a first result is stored, whether or not
+	// the overlay has settled: zones are the manager's, and no peer
+	// waits for another to agree on them.
 	peerOf := map[*Client]string{}
 	for _, c := range s.Clients {
 		st, err := c.Status(ctx)
@@ -280,10 +281,7 @@ func settle(ctx context.Context, cs []*Client) (took time.Duration, first, err e
 
 // overlayError says what keeps the clients' overlay from being settled:
 // a client not a member, zones that do not tile the space, or two clients
-// whose zones abut and one does not list the other. Churn on an overlay
-// short of the last can leave an area nobody holds: a peer that leaves
-// while all its neighbours die, known to none of their heirs (a run that
-// stopped 8 of 12 clients 4 s after they joined did).
+// whose zones abut and one does not list the other.
 func overlayError(ctx context.Context, cs []*Client) error {
 	var (
 		zones []localapi.Zone
