@@ -349,7 +349,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.net.endLeases, c.net.endLease = c.mgr.EndLeases, c.mgr.EndLease
 		nq := nodeQueue{q: c.q, m: c.mgr, paused: func() bool { p, _ := c.gov.Paused(); return p },
 			holding: func() bool { return c.gov.Holding() != "" }, handBack: c.net.HandBack, floor: pf}
-		if err := c.net.attachNode(nq, cfg, c.opts.Network); err != nil {
+		nopts := c.opts.Network
+		nopts.dataDir = dirs.Data
+		if err := c.net.attachNode(nq, cfg, nopts); err != nil {
 			c.Close()
 			return nil, err
 		}

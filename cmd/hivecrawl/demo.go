@@ -27,6 +27,7 @@ type demoFlags struct {
 	cheaters     int
 	latency      string
 	churn        bool
+	hijackers    int
 	churnEvery   time.Duration
 	duration     time.Duration
 	seed         uint64
@@ -46,6 +47,7 @@ func demoFlagSet(f *demoFlags) *flag.FlagSet {
 	fs.IntVar(&f.hosts, "hosts", swarm.DefaultHosts, "web hosts of the synthetic web (at most 254)")
 	fs.StringVar(&f.latency, "latency", "", "latency matrix `FILE` in milliseconds, or planetlab or seattle (default: the PlanetLab matrix)")
 	fs.IntVar(&f.cheaters, "cheaters", 0, "how many of the volunteers forge every result they upload (invented pages, altered text, inflated counts, replayed results, results for tasks they do not hold, one page in ten invented, a spam sentence in every page)")
+	fs.IntVar(&f.hijackers, "hijackers", 0, "volunteers that attack their neighbours' zones (forged, tampered and replayed certificates, false reports); the summary counts what they got")
 	fs.BoolVar(&f.churn, "churn", false, "volunteers leave (1/3 gracefully, 2/3 by crashing) and rejoin at random")
 	fs.DurationVar(&f.churnEvery, "churn-every", 5*time.Second, "time between churn events")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: at Ctrl-C)")
@@ -71,8 +73,8 @@ func checkDemo(f demoFlags, fs *flag.FlagSet) error {
 	if f.nat && (f.natPublic < 0 || f.natSymmetric < 0 || f.natPublic+f.natSymmetric > f.peers) {
 		return fmt.Errorf("--nat-public and --nat-symmetric must be at least 0 and add up to at most --peers (%d)", f.peers)
 	}
-	if f.cheaters < 0 || f.cheaters >= f.peers {
-		return fmt.Errorf("--cheaters must be 0..%d (fewer than --peers)", f.peers-1)
+	if f.hijackers < 0 || f.cheaters < 0 || f.cheaters+f.hijackers >= f.peers {
+		return fmt.Errorf("--cheaters and --hijackers must be at least 0 and fewer than --peers (%d) together", f.peers)
 	}
 	return nil
 }
@@ -114,7 +116,7 @@ func demo(ctx context.Context, f demoFlags) error {
 	}
 	fmt.Fprintf(os.Stderr, "Starting a web of %d hosts, a manager and %d volunteers in %s …\n", f.hosts, f.peers, dir)
 	cfg := swarm.Config{
-		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency, Cheaters: f.cheaters,
+		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency, Cheaters: f.cheaters, Hijackers: f.hijackers,
 		Web: fixture.DemoOptions{MaxPages: f.maxPages}, Logger: log,
 		// The operator's wait is the least every volunteer keeps: without
 		// it the manager's default of 1 s would override a shorter one.

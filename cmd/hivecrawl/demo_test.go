@@ -72,6 +72,44 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// TestDemoHijackers runs `hivecrawl demo --hijackers 1`: one of four
+// volunteers heartbeats its neighbours with forged, tampered and replayed
+// zone certificates and reports them to the manager as silent. It must
+// have tried (certificates and reports sent), and got nothing: no honest
+// volunteer believes it holds a zone the manager did not grant it, and
+// the manager acted on no false report.
+func TestDemoHijackers(t *testing.T) {
+	t.Parallel() // it mostly waits: see scripts/test.sh
+	if testing.Short() {
+		t.Skip("builds the binary and runs a swarm")
+	}
+	bin := buildBinary(t)
+	dir := filepath.Join(t.TempDir(), "demo")
+	cmd := exec.Command(bin, "demo", "--peers", "4", "--hijackers", "1", "--hosts", "6", "--max-pages", "10", "--duration", "25s", "--dir", dir)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	var sum swarm.Summary
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "{") {
+			if err := json.Unmarshal([]byte(line), &sum); err != nil {
+				t.Fatalf("summary %q: %v", line, err)
+			}
+		}
+	}
+	h := sum.Hijack
+	switch {
+	case h == nil:
+		t.Fatalf("no hijack summary:\n%s", out)
+	case h.Hijackers != 1 || h.Forged == 0 || h.Tampered == 0 || h.Reports == 0:
+		t.Fatalf("the hijacker did not try: %+v", *h)
+	case h.ZonesHeld != 0 || h.ReportsTaken != 0:
+		t.Fatalf("the hijacker got something: %+v", *h)
+	}
+	t.Logf("hijacker: %+v; %d of %d channels crawled", *h, sum.ChannelsCrawled, sum.Channels)
+}
+
 // TestDemoNAT runs `hivecrawl demo --nat --peers 8 --hosts 20` as the
 // README gives it: it must end by itself with every channel crawled,
 // every volunteer behind a NAT an overlay member, connections through

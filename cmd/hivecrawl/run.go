@@ -30,7 +30,7 @@ func init() {
 // runOptions are run's flags.
 type runOptions struct {
 	headless, local, noLBI, allowLoopback, allowTestNets, verbose bool
-	normalPriority                                                bool
+	normalPriority, hijack                                        bool
 	seeds, bind, emulateFile, cheatMode                           string
 	listen                                                        listFlag
 	heartbeat, seedEvery, delay                                   time.Duration
@@ -56,10 +56,11 @@ func runFlags(o *runOptions) *flag.FlagSet {
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
 	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: allow crawling the documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32 (fixtures in network namespaces), loopback still refused, and treat the IPv4 ones as public internet addresses in the overlay (the NAT lab)")
 	fs.BoolVar(&o.normalPriority, "normal-priority", false, "test only: keep the normal CPU priority instead of the lowest (swarm tests, whose suite compiles beside them at normal priority)")
+	fs.BoolVar(&o.hijack, "hijack", false, "demo only: attack the neighbours' zones (forged, tampered and replayed certificates, false reports), to show the manager's certificates at work")
 	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
-	hide(fs, "bind", "emulate", "heartbeat", "no-lbi", "allow-loopback", "allow-test-nets", "normal-priority", "cheat")
+	hide(fs, "bind", "emulate", "heartbeat", "no-lbi", "allow-loopback", "allow-test-nets", "normal-priority", "cheat", "hijack")
 	return fs
 }
 
@@ -87,6 +88,7 @@ func runClient(ctx context.Context, args []string) int {
 	}
 	nopts, err := networkOptions(o.listen, o.bind, o.emulateFile, o.heartbeat)
 	nopts.NoLBI = o.noLBI
+	nopts.Hijack = o.hijack
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
 		return 2

@@ -26,6 +26,9 @@ type Client struct {
 	// Cheat is the client's way of cheating (app/cheat), "" for an honest
 	// one.
 	Cheat string
+	// Hijack marks a client that attacks its neighbours' zones
+	// (app/hijack).
+	Hijack bool
 	// NAT names the NAT in front of the client in a NAT lab, "" for none.
 	NAT string
 	// http reaches its local API, in its namespace in a NAT lab.
@@ -42,6 +45,10 @@ func (s *Swarm) newClient(i int, bin string) *Client {
 		args = append(args, "--allow-loopback", "--bind", c.IP, "--emulate", s.LayoutFile)
 	}
 	args = append(args, s.cfg.ClientArgs...)
+	if first := s.cfg.Peers - s.cfg.Cheaters - s.cfg.Hijackers; i >= first && i < first+s.cfg.Hijackers {
+		c.Hijack = true
+		args = append(args, "--hijack")
+	}
 	if k := i - (s.cfg.Peers - s.cfg.Cheaters); k >= 0 {
 		c.Cheat = cheat.Modes[k%len(cheat.Modes)]
 		args = append(args, "--cheat", c.Cheat)

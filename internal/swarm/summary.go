@@ -5,21 +5,26 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/hijack"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // Summary is what a swarm run did, printed by `hivecrawl demo` as one JSON
 // line. Every figure is counted, none estimated.
 type Summary struct {
-	Peers    int     `json:"peers"`
-	Hosts    int     `json:"hosts"`
-	Seconds  float64 `json:"seconds"`
-	Channels int     `json:"channels"`
+	// Hijack is what the zone hijackers got, with --hijackers.
+	Hijack   *HijackSummary `json:"hijack,omitempty"`
+	Peers    int            `json:"peers"`
+	Hosts    int            `json:"hosts"`
+	Seconds  float64        `json:"seconds"`
+	Channels int            `json:"channels"`
 	// ChannelsCrawled have had at least one result stored.
 	ChannelsCrawled int `json:"channels_crawled"`
 	// PagesStored is the storage module's page count.
@@ -135,6 +140,13 @@ func (s *Swarm) Observe(ctx context.Context, sum *Summary, elapsed time.Duration
 		return err
 	}
 	s.fill(sum, st, web, elapsed)
+	if s.cfg.Hijackers > 0 {
+		h, err := s.hijackSummary(ctx, st)
+		if err != nil {
+			return err
+		}
+		sum.Hijack = h
+	}
 	if s.lab != nil {
 		n, err := s.natSummary(ctx)
 		if err != nil {
@@ -353,4 +365,83 @@ func (r ChannelReport) AddChannels(sum *Summary) {
 	}
 	sum.Tasks, sum.CancelledBy = r.Tasks, r.Cancelled
 	sum.Completed, sum.Lost = r.Tasks[channels.TaskDone], r.Tasks[channels.TaskFailed]
+}
+
+// HijackSummary is what the demo's zone hijackers (app/hijack) tried and
+// got.
+type HijackSummary struct {
+	Hijackers int `json:"hijackers"`
+	// Forged, Tampered and Replayed count the certificates they sent in
+	// heartbeats; Reports the false reports of a silent neighbour, and
+	// ReportsTaken those the manager acted on.
+	Forged       int64 `json:"certificates_forged"`
+	Tampered     int64 `json:"certificates_tampered"`
+	Replayed     int64 `json:"certificates_replayed"`
+	Reports      int64 `json:"false_reports"`
+	ReportsTaken int64 `json:"false_reports_taken"`
+	// ZonesHeld counts the zones an honest client believed a hijacker
+	// held that the manager's map did not give it; ZonesGranted the
+	// zones the map gave the hijackers, as members.
+	ZonesHeld    int `json:"zones_held_beyond_grant"`
+	ZonesGranted int `json:"zones_granted"`
+	// TasksRouted counts the tasks the hijackers queued as owners of
+	// their targets: each of those targets lies in a zone the manager
+	// granted them, so it is their share as members, not a theft.
+	TasksRouted int64 `json:"tasks_queued_as_owner"`
+}
+
+// hijackSummary reads the hijackers' counts and compares what every
+// running honest client believes they hold with the manager's map.
+func (s *Swarm) hijackSummary(ctx context.Context, st manager.Status) (*HijackSummary, error) {
+	h := &HijackSummary{}
+	granted := map[string][]localapi.Zone{}
+	for _, p := range st.Swarm.Peers {
+		for _, z := range p.Zones {
+			granted[p.ID] = append(granted[p.ID], localapi.Zone{Lo: z.Lo, Hi: z.Hi})
+		}
+	}
+	hijackers := map[string]bool{}
+	for _, c := range s.Clients {
+		if !c.Hijack {
+			continue
+		}
+		h.Hijackers++
+		if n, err := hijack.Read(filepath.Join(homeDirs(c.Home).Data, hijack.FileName)); err == nil {
+			h.Forged += n.Forged
+			h.Tampered += n.Tampered
+			h.Replayed += n.Replayed
+			h.Reports += n.Reports
+			h.ReportsTaken += n.ReportsTaken
+		}
+		if !c.Running() {
+			continue
+		}
+		st, err := c.Status(ctx)
+		if err != nil || st.Overlay == nil {
+			continue
+		}
+		hijackers[st.Overlay.Peer] = true
+		h.ZonesGranted += len(granted[st.Overlay.Peer])
+		h.TasksRouted += st.Overlay.Accepted
+	}
+	for _, c := range s.Clients {
+		if c.Hijack || !c.Running() {
+			continue
+		}
+		st, err := c.Status(ctx)
+		if err != nil || st.Overlay == nil {
+			continue
+		}
+		for _, nb := range st.Overlay.Neighbours {
+			if !hijackers[nb.Peer] {
+				continue
+			}
+			for _, z := range nb.Zones {
+				if !slices.ContainsFunc(granted[nb.Peer], func(g localapi.Zone) bool { return slices.Equal(g.Lo, z.Lo) && slices.Equal(g.Hi, z.Hi) }) {
+					h.ZonesHeld++
+				}
+			}
+		}
+	}
+	return h, nil
 }

@@ -66,6 +66,9 @@ type Config struct {
 	// Cheaters is how many of the clients (the last ones) forge every
 	// result they upload, each in one of app/cheat's modes in turn.
 	Cheaters int
+	// Hijackers is how many of the clients (those before the cheaters)
+	// attack their neighbours' zones (app/hijack).
+	Hijackers int
 	// DeferSeeds starts the manager without the web's hosts; AddSeeds
 	// adds them later, so tasks are placed by an overlay that has
 	// settled rather than by the first peers to arrive.
