@@ -42,9 +42,12 @@ const FileName = "hijack.json"
 type Counts struct {
 	// Claims are the forged, tampered and replayed certificates sent.
 	Forged, Tampered, Replayed int64
-	// Reports are the neighbours reported silent; ReportsTaken those the
-	// manager removed on its word.
-	Reports, ReportsTaken int64
+	// Reports are the neighbours reported silent right after they
+	// answered the hijacker's heartbeat. ReportsTaken are those the
+	// manager removed that still answered a heartbeat right after (a
+	// live peer evicted on a lie); ReportsOfGone those it removed that
+	// did not (the neighbour had died meanwhile: the report was true).
+	Reports, ReportsTaken, ReportsOfGone int64
 }
 
 // Node is what the hijacker needs of its own peer.
@@ -67,12 +70,14 @@ type Hijacker struct {
 	counts Counts
 	seen   map[can.Path]zonecert.Cert // certificates seen naming itself, by zone
 	theirs map[peer.ID][]zonecert.Cert
+	answer map[peer.ID]time.Time // when each neighbour last answered
 }
 
 // Run attacks until ctx ends.
 func (j *Hijacker) Run(ctx context.Context) {
 	j.seen = map[can.Path]zonecert.Cert{}
 	j.theirs = map[peer.ID][]zonecert.Cert{}
+	j.answer = map[peer.ID]time.Time{}
 	beat := time.NewTicker(j.Every)
 	defer beat.Stop()
 	lastReport := time.Now()
@@ -96,8 +101,9 @@ func (j *Hijacker) Run(ctx context.Context) {
 	}
 }
 
-// claim heartbeats neighbour id with every claim the hijacker can make.
-func (j *Hijacker) claim(ctx context.Context, id peer.ID) {
+// claim heartbeats neighbour id with every claim the hijacker can make,
+// and reports whether it answered.
+func (j *Hijacker) claim(ctx context.Context, id peer.ID) bool {
 	self := j.Host.ID()
 	var certs [][]byte
 	add := func(c zonecert.Cert, n *int64) {
@@ -125,16 +131,17 @@ func (j *Hijacker) claim(ctx context.Context, id peer.ID) {
 	defer cancel()
 	s, err := j.Host.NewStream(wire.AllowRelayed(cctx), id, wire.HeartbeatProtocol)
 	if err != nil {
-		return
+		return false
 	}
 	defer s.Close()
 	var resp wire.Heartbeat
 	if err := wire.NewConn(s, wire.MaxHeartbeatSize).Exchange(cctx, hb, wire.MaxHeartbeatSize, &resp); err != nil {
 		s.Reset()
-		return
+		return false
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.answer[id] = time.Now()
 	var theirs []zonecert.Cert
 	for _, b := range resp.Certs {
 		c, err := zonecert.Decode(b)
@@ -152,17 +159,32 @@ func (j *Hijacker) claim(ctx context.Context, id peer.ID) {
 		}
 	}
 	j.theirs[id] = theirs
+	return true
 }
 
-// report tells the manager that neighbour id is silent, which it is not.
+// report tells the manager that neighbour id is silent, which it is not:
+// it answered the hijacker a moment ago. Should the manager take the
+// report, a heartbeat right after tells a live peer evicted on a lie from
+// one that died meanwhile.
 func (j *Hijacker) report(ctx context.Context, id peer.ID) {
+	j.mu.Lock()
+	live := time.Since(j.answer[id]) < j.Every
+	j.mu.Unlock()
+	if !live {
+		return
+	}
 	_, err := j.Authority.Zones(ctx, zonecert.Request{Op: zonecert.OpReport, Suspect: id})
+	alive := err == nil && j.claim(ctx, id)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.counts.Reports++
-	if err == nil {
+	switch {
+	case err != nil:
+	case alive:
 		j.counts.ReportsTaken++
 		j.Log.Warn("The manager took a false report", "neighbour", id.String())
+	default:
+		j.counts.ReportsOfGone++
 	}
 }
 

@@ -372,13 +372,16 @@ func (r ChannelReport) AddChannels(sum *Summary) {
 type HijackSummary struct {
 	Hijackers int `json:"hijackers"`
 	// Forged, Tampered and Replayed count the certificates they sent in
-	// heartbeats; Reports the false reports of a silent neighbour, and
-	// ReportsTaken those the manager acted on.
-	Forged       int64 `json:"certificates_forged"`
-	Tampered     int64 `json:"certificates_tampered"`
-	Replayed     int64 `json:"certificates_replayed"`
-	Reports      int64 `json:"false_reports"`
-	ReportsTaken int64 `json:"false_reports_taken"`
+	// heartbeats; Reports the reports of a silent neighbour made right
+	// after it answered, ReportsTaken those the manager acted on although
+	// the neighbour still answered after, ReportsOfGone those it acted on
+	// whose neighbour had died meanwhile (true reports).
+	Forged        int64 `json:"certificates_forged"`
+	Tampered      int64 `json:"certificates_tampered"`
+	Replayed      int64 `json:"certificates_replayed"`
+	Reports       int64 `json:"false_reports"`
+	ReportsTaken  int64 `json:"false_reports_taken"`
+	ReportsOfGone int64 `json:"reports_of_peers_gone"`
 	// ZonesHeld counts the zones an honest client believed a hijacker
 	// held that the manager's map did not give it; ZonesGranted the
 	// zones the map gave the hijackers, as members.
@@ -412,6 +415,7 @@ func (s *Swarm) hijackSummary(ctx context.Context, st manager.Status) (*HijackSu
 			h.Replayed += n.Replayed
 			h.Reports += n.Reports
 			h.ReportsTaken += n.ReportsTaken
+			h.ReportsOfGone += n.ReportsOfGone
 		}
 		if !c.Running() {
 			continue
