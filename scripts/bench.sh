@@ -104,7 +104,18 @@ bench_presets() {
 	CGO_ENABLED=0 go run ./internal/swarm/swarmbench -only presets ${BENCH_PRESETS_FLAGS:--peers 4 -hosts 240 -duration 2m -idle 2m}
 }
 
-SECTIONS=(crawl swarm tasksize recrawl assign text textsize schedule caps presets)
+# zones: the manager's certified zone map at 10,000 members renewing
+# every 10 s, with joins, leaves, crashes and moves at session rates, in
+# simulated time (issue 42): one manager on bbolt, one on PostgreSQL, two
+# sharing PostgreSQL. HIVECRAWL_BENCH_MEMBERS, HIVECRAWL_BENCH_SECONDS and
+# HIVECRAWL_BENCH_SESSION (minutes) change the sizes.
+bench_zones() {
+	echo "== zones: the manager's zone map at 10,000 members (manager/zones BenchmarkSwarm)"
+	need_pkg '/usr/lib/postgresql/*/bin/initdb' postgresql
+	go test -run '^$' -bench BenchmarkSwarm -benchtime 1x -timeout 60m ./manager/zones/
+}
+
+SECTIONS=(crawl swarm tasksize recrawl assign text textsize schedule caps presets zones)
 
 want=("$@")
 [ ${#want[@]} -eq 0 ] && want=("${SECTIONS[@]}")

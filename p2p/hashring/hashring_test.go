@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -169,5 +170,24 @@ func TestEdgeCases(t *testing.T) {
 	r.Remove("p")
 	if r.Len() != 0 || len(r.points) != 0 {
 		t.Errorf("after removal %d peers, %d points", r.Len(), len(r.points))
+	}
+}
+
+// TestAddKeepsPointsSorted: points merged in by Add, including a peer
+// added again with another capacity, keep the ring sorted and counted.
+func TestAddKeepsPointsSorted(t *testing.T) {
+	r := New(7)
+	want := 0
+	for i := range 300 {
+		c := float64(1 + i%3)
+		if err := r.Add(can.PeerID(fmt.Sprintf("p%d", i%200)), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range r.capacity {
+		want += max(1, int(math.Round(c*7)))
+	}
+	if !slices.IsSortedFunc(r.points, comparePoints) || len(r.points) != want {
+		t.Fatalf("%d points (want %d), sorted %v", len(r.points), want, slices.IsSortedFunc(r.points, comparePoints))
 	}
 }

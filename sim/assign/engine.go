@@ -403,8 +403,10 @@ func (e *engine) churn() error {
 			if _, err := e.ov.Join(cr.id, pt, e.clock()); err != nil {
 				return fmt.Errorf("assignment sim step %d: %w", e.step, err)
 			}
-			if err := e.ring.Add(cr.id, 1); err != nil {
-				return fmt.Errorf("assignment sim step %d: %w", e.step, err)
+			if e.scheme == DHT { // the only scheme that reads the ring
+				if err := e.ring.Add(cr.id, 1); err != nil {
+					return fmt.Errorf("assignment sim step %d: %w", e.step, err)
+				}
 			}
 			cr.online = true
 			e.online++
@@ -429,7 +431,9 @@ func (e *engine) churn() error {
 		if _, err := e.ov.Leave(cr.id, e.clock()); err != nil {
 			return fmt.Errorf("assignment sim step %d: %w", e.step, err)
 		}
-		e.ring.Remove(cr.id)
+		if e.scheme == DHT {
+			e.ring.Remove(cr.id)
+		}
 		cr.online = false
 		e.online--
 		e.at(&e.churnAt, e.step+e.draw(e.cfg.RejoinMean, e.cfg.RejoinSD), c)

@@ -25,10 +25,14 @@ func main() {
 		ablation = flag.Bool("ablation", true, "run the ablation (7 more scenarios, three schemes each)")
 		loadJoin = flag.Bool("load-join", false, "side-by-side runs with load-aware joins (assign.Config.LoadJoin)")
 		oneConn  = flag.Bool("one-connection", false, "side-by-side runs with one connection per host (assign.Config.OneConnection)")
+		crawlers = flag.Int("crawlers", 0, "crawlers in the swarm instead of the paper's 140 (the same 1,600 hosts), to run the zone map at scale")
 	)
 	flag.Parse()
 	cfg := assign.Paper()
 	cfg.LoadJoin, cfg.OneConnection = *loadJoin, *oneConn
+	if *crawlers > 0 {
+		cfg.Crawlers = *crawlers
+	}
 	if err := run(cfg, *seeds, *scale, *ablation); err != nil {
 		fmt.Fprintln(os.Stderr, "assignbench:", err)
 		os.Exit(1)
