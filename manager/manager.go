@@ -260,6 +260,9 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 			opts.Submit.Locator = newMemberLocator(m, current, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63)))
 		}
 	}
+	if opts.Submit.Owner == nil {
+		opts.Submit.Owner = m.zones.Owner
+	}
 	m.sub = submit.New(m.host, opts.Submit)
 	if err := m.loadStrategy(opts.Now()); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -79,6 +80,11 @@ type Options struct {
 	// consistent-hashing baseline (paper 004); ok false falls back to the
 	// overlay.
 	Direct func(hostPort string) (p peer.ID, target can.Point, ok bool)
+	// Owner, when set, names the holder of a point by the manager's zone
+	// map: an insert goes to it first, so it takes no overlay hop before
+	// its owner balances it. Entry peers route it when the owner is not
+	// reachable.
+	Owner func(can.Point) (peer.ID, bool)
 }
 
 // Submitter sends signed tasks into the overlay. Safe for concurrent use.
@@ -198,6 +204,13 @@ func (s *Submitter) Submit(ctx context.Context, a Aim, env []byte) (peer.ID, err
 	s.mu.Lock()
 	s.rand.Shuffle(len(entries), func(i, j int) { entries[i], entries[j] = entries[j], entries[i] })
 	s.mu.Unlock()
+	if s.opts.Owner != nil {
+		if o, ok := s.opts.Owner(a.Target); ok {
+			if i := slices.Index(entries, o); i > 0 {
+				entries[0], entries[i] = entries[i], entries[0]
+			}
+		}
+	}
 	var errs []error
 	for _, p := range entries[:min(len(entries), s.opts.Tries)] {
 		owner, err := s.insert(ctx, p, env, a.Target, s.opts.TTL)

@@ -3,6 +3,7 @@ package submit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
@@ -192,5 +194,61 @@ func TestSubmitUncertain(t *testing.T) {
 	defer mu.Unlock()
 	if reads != 1 {
 		t.Fatalf("%d entry peers read the task, want 1", reads)
+	}
+}
+
+// TestSubmitTriesOwnerFirst: with Options.Owner, the manager's zone map
+// names the holder of a task's target, and the insert goes to it first:
+// over ten tasks for B's zone, A never forwards one. Chosen at random
+// among the entry peers, A would take about half of them and route them
+// on.
+func TestSubmitTriesOwnerFirst(t *testing.T) {
+	ctx := context.Background()
+	key, _, _ := crypto.GenerateEd25519Key(nil)
+	auth := nodetest.New(key, 2, time.Minute)
+	mh := newHost(t)
+	var nodes []*node.Node
+	for _, p := range []can.Point{{0.25, 0.5}, {0.75, 0.5}} {
+		ph := newHost(t)
+		n, err := node.New(ph, &memQueue{}, node.Config{Point: p, Dim: 2, Manager: key.GetPublic(), Logger: quiet, Authority: auth.For(ph.ID())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.Join(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := mh.Connect(ctx, ph.AddrInfo()); err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, n)
+	}
+	a, b := nodes[0], nodes[1]
+	owner := func(p can.Point) (peer.ID, bool) {
+		for _, l := range auth.Leaves() {
+			if l.Zone(2).Contains(p) {
+				id, err := peer.Decode(string(l.Holder))
+				return id, err == nil
+			}
+		}
+		return "", false
+	}
+	s := New(mh, Options{Dim: 2, Owner: owner, Tries: 1})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(s.EntryPeers()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	target := can.Point{0.75, 0.5}
+	for i := range 10 {
+		id := fmt.Sprintf("b.example/%d/0", i)
+		tk := &task.Task{ID: id, Channel: "b.example", Seeds: []string{"http://b.example/"}, Issued: time.Now(),
+			Lease: task.Lease{Host: "b.example", Epoch: 1, Expires: time.Now().Add(time.Hour)}, Target: target}
+		env, _ := envelope.Seal(tk, key)
+		got, err := s.Submit(ctx, Aim{Target: target}, env)
+		if err != nil || got != b.ID() {
+			t.Fatalf("task %d: queued at %s, %v; want B", i, got, err)
+		}
+	}
+	if f := a.Stats().Forwarded; f != 0 {
+		t.Fatalf("A forwarded %d of the tasks for B's zone, want none", f)
 	}
 }

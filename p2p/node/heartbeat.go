@@ -17,11 +17,12 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 )
 
-// heartbeatLocked builds this node's heartbeat: itself, the neighbours
-// heard from first-hand, and the certificates of both. n.mu must be held.
+// heartbeatLocked builds this node's heartbeat: itself, its neighbours'
+// addresses, and the certificates of its zones and theirs. n.mu must be
+// held.
 func (n *Node) heartbeatLocked() *wire.Heartbeat {
 	n.seq++
-	return &wire.Heartbeat{Self: n.selfLocked(), Neighbours: n.neighbourRecordsLocked(true), Seq: n.seq, Certs: n.heldCertsLocked(time.Now())}
+	return &wire.Heartbeat{Self: n.selfLocked(), Neighbours: n.neighbourRecordsLocked(), Seq: n.seq, Certs: n.heldCertsLocked(time.Now())}
 }
 
 // probeEvery is DeadAfter heartbeat intervals: how long a grant's news

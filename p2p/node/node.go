@@ -497,19 +497,20 @@ func (n *Node) loadWire() *wire.Load {
 // slots clamps a count into what a wire.Load may announce.
 func slots(k int) uint32 { return uint32(min(max(k, 0), wire.MaxSlots)) }
 
-// neighbourRecordsLocked returns the neighbour list as wire records; with
-// direct set, only neighbours heard from first-hand, so that stale hearsay
-// never spreads from peer to peer.
-func (n *Node) neighbourRecordsLocked(direct bool) []*wire.Peer {
+// neighbourRecordsLocked returns the neighbour list as wire records: each
+// neighbour whose addresses this node knows, heard from or not yet. A
+// peer learns a new neighbour's certificate from others before it hears
+// from it, and its addresses from these lists: without them it could not
+// heartbeat the neighbour, nor route through it.
+func (n *Node) neighbourRecordsLocked() []*wire.Peer {
 	out := make([]*wire.Peer, 0, len(n.nbrs))
 	for _, nb := range n.nbrs {
 		if len(out) == wire.MaxNeighbours {
 			break
 		}
-		if direct && !nb.direct {
-			continue
+		if r := n.recordLocked(nb); len(r.Addrs) > 0 {
+			out = append(out, r)
 		}
-		out = append(out, n.recordLocked(nb))
 	}
 	return out
 }
