@@ -107,12 +107,10 @@ func (q *threadQueue) state() ([]string, map[string]bool) {
 }
 
 // shareDeadAfter is the sharing tests' Config.DeadAfter. They heartbeat
-// every 100 ms so that loads spread within a second, and with the default
-// of three missed heartbeats (exchanges bounded at 200 ms) a busy machine
-// took live peers for dead: on a 2-core machine under load, 2 runs in 3
-// saw takeovers and overlapping claims move the zones and the tasks under
-// the test. No peer dies here, so a neighbour is dead only after 5 s
-// without one answered heartbeat.
+// every 100 ms so that loads spread within a second; on a busy machine
+// three missed heartbeats (exchanges bounded at 200 ms) come easily. No
+// peer dies here, so a neighbour is reported to the manager only after
+// 5 s without one answered heartbeat.
 const shareDeadAfter = 50
 
 // An owner whose tasks wait hands the ones that would start last to a
