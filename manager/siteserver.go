@@ -23,9 +23,14 @@ func newSiteServer(name, addr string, h http.Handler) (*siteServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: listen on %s: %w", name, addr, err)
 	}
+	return serverOn(name, ln, h), nil
+}
+
+// serverOn is a site server on listener ln.
+func serverOn(name string, ln net.Listener, h http.Handler) *siteServer {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
-	return &siteServer{name: name, ln: ln, srv: srv}, nil
+	return &siteServer{name: name, ln: ln, srv: srv}
 }
 
 // origin is the server's origin as the listener has it.

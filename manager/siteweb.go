@@ -14,6 +14,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
 	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
+	"github.com/hivecrawl/hivecrawl/internal/keptport"
 )
 
 // startSiteServer opens the server web sites reach (m.dir): the key
@@ -38,7 +39,21 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 	if err != nil {
 		return err
 	}
-	srv, err := newSiteServer("site server", addr, m.siteHandler())
+	var srv *siteServer
+	if remember {
+		// The port is kept across restarts, so it comes from below the
+		// ephemeral range, where no other socket is given it while the
+		// manager is down (internal/keptport).
+		host, _, _ := net.SplitHostPort(addr)
+		var ln net.Listener
+		if ln, err = keptport.Listen(host); err == nil {
+			srv = serverOn("site server", ln, m.siteHandler())
+		} else {
+			err = fmt.Errorf("site server: %w", err)
+		}
+	} else {
+		srv, err = newSiteServer("site server", addr, m.siteHandler())
+	}
 	if err != nil {
 		if !remember && m.opts.Directory == "" {
 			err = fmt.Errorf("%w (the address kept in %s: remove that file to choose another port, or name one with --directory)",
@@ -67,7 +82,8 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 
 // siteAddr is where the site server listens: Options.Directory, else the
 // address kept in SiteAddrFile, else (remember) the first listen
-// address's IP with a port the system picks.
+// address's IP, whose port startSiteServer picks below the ephemeral
+// range.
 func (m *Manager) siteAddr() (addr string, remember bool, err error) {
 	if m.opts.Directory != "" {
 		return m.opts.Directory, false, nil

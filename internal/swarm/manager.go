@@ -3,16 +3,14 @@ package swarm
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/keptport"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -160,32 +158,9 @@ func (m *Manager) Start(ctx context.Context) error {
 }
 
 // fixedPort returns a free TCP port on 127.0.0.1 below the system's
-// ephemeral range (net.ipv4.ip_local_port_range): the system gives such a
-// port to no socket that does not ask for it by number, so it stays the
-// manager's across restarts. Another test picking ports this way could
-// pick the same one: the 10,000 or so candidates make that unlikely, and
-// the manager's start then fails, saying the port is taken.
-func fixedPort() (int, error) {
-	low := 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if n, err := strconv.Atoi(f[0]); err == nil && n > 2048 {
-				low = n
-			}
-		}
-	}
-	first := max(1024, low-10000)
-	for range 100 {
-		port := first + rand.IntN(low-first)
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			continue
-		}
-		l.Close()
-		return port, nil
-	}
-	return 0, fmt.Errorf("no free port on 127.0.0.1 from %d to %d", first, low-1)
-}
+// ephemeral range (internal/keptport), which stays the manager's across
+// restarts.
+func fixedPort() (int, error) { return keptport.Free("127.0.0.1") }
 
 // Status returns the manager's status.
 func (m *Manager) Status(ctx context.Context) (manager.Status, error) {
