@@ -15,10 +15,7 @@ import (
 type zoneAuthority struct{ nw *network }
 
 func (za zoneAuthority) Zones(ctx context.Context, req zonecert.Request) (zonecert.Grant, error) {
-	r := entry.Request{Op: string(req.Op), Point: req.Point, Member: true}
-	if req.Suspect != "" {
-		r.Suspect = req.Suspect.String()
-	}
+	r := entry.RequestFor(req)
 	a, err := za.nw.ask(ctx, r)
 	if err != nil {
 		return zonecert.Grant{}, err

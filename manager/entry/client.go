@@ -70,12 +70,19 @@ type Client struct {
 
 // Zones implements zonecert.Authority.
 func (c Client) Zones(ctx context.Context, req zonecert.Request) (zonecert.Grant, error) {
-	r := Request{Op: string(req.Op), Point: req.Point, Member: true, Version: c.Version}
+	r := RequestFor(req)
+	r.Version = c.Version
+	g, _, err := Grant(ctx, c.Host, c.Manager, r)
+	return g, err
+}
+
+// RequestFor is a member's entry request for a zone operation.
+func RequestFor(req zonecert.Request) Request {
+	r := Request{Op: string(req.Op), Point: req.Point, Member: true}
 	if req.Suspect != "" {
 		r.Suspect = req.Suspect.String()
 	}
-	g, _, err := Grant(ctx, c.Host, c.Manager, r)
-	return g, err
+	return r
 }
 
 var _ zonecert.Authority = Client{}

@@ -72,21 +72,7 @@ func TestAdmissionRefusals(t *testing.T) {
 	now := time.Now()
 	// cert is member m's certificate holding point p, as the path of a
 	// balanced insert carries it.
-	cert := func(m *member, p can.Point) []byte {
-		m.n.mu.Lock()
-		defer m.n.mu.Unlock()
-		for _, c := range m.n.own {
-			if c.Path.Zone(m.n.cfg.Dim).Contains(p) {
-				raw, err := c.MarshalBinary()
-				if err != nil {
-					t.Fatal(err)
-				}
-				return raw
-			}
-		}
-		t.Fatalf("%s holds no zone with %v", m.h.ID().ShortString(), p)
-		return nil
-	}
+	cert := func(m *member, p can.Point) []byte { return c.path(m, p)[0] }
 	pB, pC, pA := cert(b, tB), cert(cc, tC), cert(a, tA)
 
 	// insert routes env from A to target; raw sends it from one host to

@@ -148,6 +148,19 @@ func (n *Node) heldCertsLocked(now time.Time) [][]byte {
 	return out
 }
 
+// certHoldingLocked returns this node's certificate of the zone holding
+// p, encoded: the first of a balanced or shared insert's path. n.mu must
+// be held.
+func (n *Node) certHoldingLocked(p can.Point) ([]byte, bool) {
+	for _, c := range n.own {
+		if c.Path.Zone(n.cfg.Dim).Contains(p) {
+			b, err := c.MarshalBinary()
+			return b, err == nil
+		}
+	}
+	return nil, false
+}
+
 // maxHeartbeatCerts bounds the certificates one heartbeat carries, below
 // wire.MaxCerts.
 const maxHeartbeatCerts = 256

@@ -513,16 +513,10 @@ func (c *cluster) waitStable(limit time.Duration) time.Duration {
 // owner of p, starts: its certificate of the zone holding p.
 func (c *cluster) path(m *member, p can.Point) [][]byte {
 	m.n.mu.Lock()
-	defer m.n.mu.Unlock()
-	for _, cert := range m.n.own {
-		if cert.Path.Zone(m.n.cfg.Dim).Contains(p) {
-			raw, err := cert.MarshalBinary()
-			if err != nil {
-				c.t.Fatal(err)
-			}
-			return [][]byte{raw}
-		}
+	cert, ok := m.n.certHoldingLocked(p)
+	m.n.mu.Unlock()
+	if !ok {
+		c.t.Fatalf("%s holds no zone with %v", m.h.ID().ShortString(), p)
 	}
-	c.t.Fatalf("%s holds no zone with %v", m.h.ID().ShortString(), p)
-	return nil
+	return [][]byte{cert}
 }

@@ -235,20 +235,12 @@ func (n *Node) offer(ctx context.Context, to peer.ID, env []byte, target can.Poi
 	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
 	defer cancel()
 	n.mu.Lock()
-	var path [][]byte
-	for _, c := range n.own {
-		if c.Path.Zone(n.cfg.Dim).Contains(target) {
-			if b, err := c.MarshalBinary(); err == nil {
-				path = [][]byte{b}
-			}
-			break
-		}
-	}
+	cert, ok := n.certHoldingLocked(target)
 	n.mu.Unlock()
-	if path == nil {
+	if !ok {
 		return false, fmt.Errorf("share: this peer no longer holds %v", target)
 	}
-	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: path})
+	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: [][]byte{cert}})
 	switch {
 	case err != nil:
 		return false, err
