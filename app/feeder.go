@@ -93,7 +93,7 @@ func (f *feeder) submit(r seedRound, known map[string]bool) {
 			f.log.Error("Cannot encode a seed task", "seed", s.URL, "err", err)
 			continue
 		}
-		switch err := f.m.Submit(raw, t); {
+		switch err := f.m.Submit(raw, nil, t); {
 		case err == nil, errors.Is(err, queue.ErrDuplicate):
 			known[t.ID] = true
 		case errors.Is(err, queue.ErrFull):

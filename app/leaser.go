@@ -30,7 +30,7 @@ var _ taskmgr.Leaser = networkLeaser{}
 // its host resolves to: the manager keeps to its caps per address.
 func (l networkLeaser) Claim(ctx context.Context, r *queue.Record) (taskmgr.Grant, error) {
 	addrs := hostAddrs(ctx, net.DefaultResolver, r.Task.Host())
-	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey, Addrs: addrs, Version: l.nw.version})
+	return l.send(ctx, lease.Request{Op: lease.Claim, Task: r.Raw, Proof: r.Proof, TaskID: r.ID, Epoch: r.Task.Lease.Epoch, BotKey: l.botKey, Addrs: addrs, Version: l.nw.version})
 }
 
 // resolveTimeout bounds the look-up of a host's addresses before a claim.

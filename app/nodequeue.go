@@ -65,10 +65,10 @@ func (nq nodeQueue) Return(ctx context.Context, envs [][]byte) error {
 	return errors.Join(errs...)
 }
 
-// Enqueue queues a task that arrived signed in env. A task already known
-// (a resubmission that raced a handover, say) is accepted again without
-// a second copy.
-func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+// Enqueue queues a task that arrived signed in env, with the proof its
+// lease claim will show. A task already known (a resubmission that raced
+// a handover, say) is accepted again without a second copy.
+func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env, proof []byte) error {
 	if nq.floor != nil {
 		if err := nq.floor.check(t); err != nil {
 			return fmt.Errorf("task %s refused: %w", t.ID, err)
@@ -77,7 +77,7 @@ func (nq nodeQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error
 	if nq.holding != nil && nq.holding() {
 		return node.ErrQueueFull
 	}
-	err := nq.m.Submit(env, t)
+	err := nq.m.Submit(env, proof, t)
 	switch {
 	case err == nil || errors.Is(err, queue.ErrDuplicate):
 		return nil

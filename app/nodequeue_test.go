@@ -26,16 +26,16 @@ func TestNodeQueueFullIsTheOverlays(t *testing.T) {
 	if nq.Full() {
 		t.Fatal("empty queue says it is full")
 	}
-	if err := nq.Enqueue(ctx, mk("a"), []byte("a")); err != nil {
+	if err := nq.Enqueue(ctx, mk("a"), []byte("a"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if !nq.Full() {
 		t.Fatal("queue holding its one task says it has room")
 	}
-	if err := nq.Enqueue(ctx, mk("a"), []byte("a")); err != nil {
+	if err := nq.Enqueue(ctx, mk("a"), []byte("a"), nil); err != nil {
 		t.Fatalf("a task already queued: %v, want it accepted", err)
 	}
-	if err := nq.Enqueue(ctx, mk("b"), []byte("b")); !errors.Is(err, node.ErrQueueFull) {
+	if err := nq.Enqueue(ctx, mk("b"), []byte("b"), nil); !errors.Is(err, node.ErrQueueFull) {
 		t.Fatalf("a task beyond the queue's length: %v, want %v", err, node.ErrQueueFull)
 	}
 }
@@ -50,7 +50,7 @@ func TestNodeQueueShares(t *testing.T) {
 	ctx := context.Background()
 	for _, id := range []string{"a", "b", "c"} {
 		tk := &task.Task{ID: id, Channel: id + ".example", Seeds: []string{"http://" + id + ".example/"}, Interval: task.Duration(time.Hour)}
-		if err := nq.Enqueue(ctx, tk, []byte(id)); err != nil {
+		if err := nq.Enqueue(ctx, tk, []byte(id), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,7 +103,7 @@ func TestNodeQueueShares(t *testing.T) {
 	// c comes back (the neighbour it went to left, and this peer took
 	// its zone): it is queued again, not taken for a duplicate, and runs.
 	ctk := &task.Task{ID: "c", Channel: "c.example", Seeds: []string{"http://c.example/"}, Interval: task.Duration(time.Hour)}
-	if err := nq.Enqueue(ctx, ctk, []byte("c")); err != nil {
+	if err := nq.Enqueue(ctx, ctk, []byte("c"), nil); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {

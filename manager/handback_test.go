@@ -45,7 +45,9 @@ func (q *leavingQueue) Return(ctx context.Context, envs [][]byte) error {
 // fullQueue refuses every task: a neighbour whose queue is full.
 type fullQueue struct{}
 
-func (fullQueue) Enqueue(context.Context, *task.Task, []byte) error { return node.ErrQueueFull }
+func (fullQueue) Enqueue(context.Context, *task.Task, []byte, []byte) error {
+	return node.ErrQueueFull
+}
 func (fullQueue) Load() (int, int64)                                { return 0, 0 }
 func (fullQueue) Drain(context.Context) ([][]byte, [][]byte, error) { return nil, nil, nil }
 

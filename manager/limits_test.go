@@ -33,7 +33,7 @@ func TestClaimsKeepToTheIPCap(t *testing.T) {
 	}
 	shared := []string{"203.0.113.9"}
 	claim := func(i int) error {
-		_, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tasks[i].ID, Epoch: tasks[i].Lease.Epoch, Addrs: shared})
+		_, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], Proof: q.proof(tasks[i].ID), TaskID: tasks[i].ID, Epoch: tasks[i].Lease.Epoch, Addrs: shared})
 		return err
 	}
 	if err := claim(0); err != nil {

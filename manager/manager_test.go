@@ -28,6 +28,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -37,16 +38,28 @@ var submitOpts = submit.Options{Dim: 2}
 
 // memQueue is an overlay peer's queue that keeps what it was given.
 type memQueue struct {
-	mu    sync.Mutex
-	tasks []*task.Task
-	envs  [][]byte
+	mu     sync.Mutex
+	tasks  []*task.Task
+	envs   [][]byte
+	proofs map[string][]byte // by task ID, kept when taken
 }
 
-func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
+func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env, proof []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.tasks, q.envs = append(q.tasks, t), append(q.envs, env)
+	if q.proofs == nil {
+		q.proofs = map[string][]byte{}
+	}
+	q.proofs[t.ID] = proof
 	return nil
+}
+
+// proof returns the proof task id came with, for its lease claim.
+func (q *memQueue) proof(id string) []byte {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.proofs[id]
 }
 func (q *memQueue) Load() (int, int64) { q.mu.Lock(); defer q.mu.Unlock(); return len(q.tasks), 0 }
 func (q *memQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
@@ -182,7 +195,7 @@ func TestManagerRound(t *testing.T) {
 	// verifies with the profile key.
 	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
 	for i, tk := range tasks {
-		raw := claimAndUpload(ctx, t, ph, m.ID(), up, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
+		raw := claimAndUpload(ctx, t, ph, m.ID(), up, tk, envs[i], q.proof(tk.ID), []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
 		rc, err := storage.VerifyReceipt(raw, pk)
 		if err != nil || rc.PagesNew != 1 || rc.Credits <= 0 {
 			t.Fatalf("receipt %+v, %v", rc, err)
@@ -232,9 +245,9 @@ func deliver(t *testing.T, tk *task.Task, env []byte, pages []*task.Page) taskmg
 // claimAndUpload claims task tk's lease from the manager mgr as the
 // overlay peer ph, and uploads pages as its result; it returns the
 // receipt.
-func claimAndUpload(ctx context.Context, t *testing.T, ph *host.Host, mgr peer.ID, up *storage.Uploader, tk *task.Task, env []byte, pages []*task.Page) []byte {
+func claimAndUpload(ctx context.Context, t *testing.T, ph *host.Host, mgr peer.ID, up *storage.Uploader, tk *task.Task, env, proof []byte, pages []*task.Page) []byte {
 	t.Helper()
-	if _, err := lease.Send(ctx, ph, mgr, lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+	if _, err := lease.Send(ctx, ph, mgr, lease.Request{Op: lease.Claim, Task: env, Proof: proof, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := up.Upload(ctx, deliver(t, tk, env, pages))
@@ -393,8 +406,8 @@ type cutQueue struct {
 	cut  func()
 }
 
-func (q *cutQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
-	if err := q.memQueue.Enqueue(ctx, t, env); err != nil {
+func (q *cutQueue) Enqueue(ctx context.Context, t *task.Task, env, proof []byte) error {
+	if err := q.memQueue.Enqueue(ctx, t, env, proof); err != nil {
 		return err
 	}
 	q.mu.Lock()
@@ -583,14 +596,14 @@ type gateQueue struct {
 	once    sync.Once
 }
 
-func (q *gateQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
+func (q *gateQueue) Enqueue(ctx context.Context, t *task.Task, env, proof []byte) error {
 	held := false
 	q.once.Do(func() { held = true })
 	if held {
 		q.first <- t
 		<-q.release
 	}
-	return q.memQueue.Enqueue(ctx, t, env)
+	return q.memQueue.Enqueue(ctx, t, env, proof)
 }
 
 // TestSlowInsertHoldsUpOnlyItsHost: while one host's task waits on a
@@ -668,4 +681,21 @@ func TestClaimedTaskNotSentAgainAfterFailedSend(t *testing.T) {
 	if !tk.Sent || tk.Epoch != g.Epoch || tk.Holder != "crawler" {
 		t.Fatalf("task is %+v; want sent, still under epoch %d held by its crawler", tk, g.Epoch)
 	}
+}
+
+// wholeSpaceProof is a proof that peer id holds the whole space, signed
+// with m's key until an hour after now: a stand-in for a zone the map
+// granted it, for tests whose peer claims a task the overlay did not
+// bring it.
+func wholeSpaceProof(t *testing.T, m *Manager, id peer.ID, now time.Time) []byte {
+	t.Helper()
+	c := zonecert.Cert{Path: "", Holder: id, Epoch: 1 << 40, Expiry: now.Add(time.Hour)}
+	if err := c.Sign(m.key); err != nil {
+		t.Fatal(err)
+	}
+	b, err := zonecert.OwnerProof(c).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -76,7 +76,7 @@ func TestMetricsScrape(t *testing.T) {
 	// result is checked, so its credit is pending.
 	pk := m.PublicKey()
 	for i, tk := range tasks {
-		if _, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+		if _, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], Proof: q.proof(tk.ID), TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -120,7 +120,7 @@ func TestSharedManagers(t *testing.T) {
 	pk, _ := prof.Key()
 	up := &storage.Uploader{Host: ph, Storage: a.ID(), Manager: pk, Nickname: "alice"}
 	for i, tk := range tasks {
-		raw := claimAndUpload(ctx, t, ph, a.ID(), up, tk, envs[i], []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
+		raw := claimAndUpload(ctx, t, ph, a.ID(), up, tk, envs[i], q.proof(tk.ID), []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
 		if _, err := storage.VerifyReceipt(raw, pk); err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func TestManagerStore(t *testing.T) {
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	dir := t.TempDir()
 	m := newManagerWith(t, dir, clk, func(o *Options) { o.Store, o.Getenv, o.StoreRaw = "s3://crawl/net-1", srv.Getenv, true })
-	_, tk, env, ph := firstTask(ctx, t, m)
+	q, tk, env, ph := firstTask(ctx, t, m)
 	prof, err := profile.Read(m.ProfilePath())
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestManagerStore(t *testing.T) {
 	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk}
 	html := "<p>" + text + "</p>"
 	raw, compression := textcodec.Encode([]byte(html))
-	claimAndUpload(ctx, t, ph, m.ID(), up, tk, env, []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte(text),
+	claimAndUpload(ctx, t, ph, m.ID(), up, tk, env, q.proof(tk.ID), []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte(text),
 		Raw: raw, RawCompression: compression, RawBytes: len(html), Header: map[string][]string{"Content-Type": {"text/html"}}}})
 	if rec, found, err := m.Storage().Read(ctx, tk.Seeds[0], 0); err != nil || !found || rec.Text != text {
 		t.Fatalf("Read = %q, %v, %v", rec.Text, found, err)

@@ -28,9 +28,9 @@ func TestMinClientVersionRefusesClaims(t *testing.T) {
 	if p, err := profile.Read(m.ProfilePath()); err != nil || p.MinClientVersion != "0.3.0" {
 		t.Fatalf("profile's minimum client version %v, %v; want 0.3.0", p, err)
 	}
-	_, tk, env, ph := firstTask(ctx, t, m)
+	q, tk, env, ph := firstTask(ctx, t, m)
 	claim := func(version string) (lease.Answer, error) {
-		return lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch, Version: version})
+		return lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: env, Proof: q.proof(tk.ID), TaskID: tk.ID, Epoch: tk.Lease.Epoch, Version: version})
 	}
 	for _, old := range []string{"0.2.9", "0.3.0-rc.1", "", "dev"} {
 		a, err := claim(old)

@@ -40,28 +40,29 @@ import (
 
 // taskQueue is an overlay peer's queue that keeps what it was given.
 type taskQueue struct {
-	mu    sync.Mutex
-	tasks []*task.Task
-	envs  [][]byte
+	mu     sync.Mutex
+	tasks  []*task.Task
+	envs   [][]byte
+	proofs [][]byte
 }
 
-func (q *taskQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
+func (q *taskQueue) Enqueue(_ context.Context, t *task.Task, env, proof []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.tasks, q.envs = append(q.tasks, t), append(q.envs, env)
+	q.tasks, q.envs, q.proofs = append(q.tasks, t), append(q.envs, env), append(q.proofs, proof)
 	return nil
 }
 func (q *taskQueue) Load() (int, int64) { q.mu.Lock(); defer q.mu.Unlock(); return len(q.tasks), 0 }
 func (q *taskQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
 	return nil, nil, nil
 }
-func (q *taskQueue) first() (*task.Task, []byte, bool) {
+func (q *taskQueue) first() (*task.Task, []byte, []byte, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.tasks) == 0 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return q.tasks[0], q.envs[0], true
+	return q.tasks[0], q.envs[0], q.proofs[0], true
 }
 
 // startManager runs the built binary as a manager and waits for its status
@@ -227,9 +228,9 @@ func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) first
 		t.Fatal(err)
 	}
 	var tk *task.Task
-	var env []byte
-	waitUntil(t, func() bool { var ok bool; tk, env, ok = q.first(); return ok })
-	if _, err := lease.Send(context.Background(), f.ph, mid, lease.Request{Op: lease.Claim, Task: env, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+	var env, proof []byte
+	waitUntil(t, func() bool { var ok bool; tk, env, proof, ok = q.first(); return ok })
+	if _, err := lease.Send(context.Background(), f.ph, mid, lease.Request{Op: lease.Claim, Task: env, Proof: proof, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
 		t.Fatal(err)
 	}
 	spool := filepath.Join(t.TempDir(), "spool")

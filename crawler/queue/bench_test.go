@@ -19,7 +19,7 @@ func BenchmarkTaskLife(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		tk := newTask(fmt.Sprintf("t%d", i), 0)
 		raw, _ := tk.Encode()
-		if err := q.Enqueue(raw, tk, t0); err != nil {
+		if err := q.Enqueue(raw, nil, tk, t0); err != nil {
 			b.Fatal(err)
 		}
 		r, _, err := q.Next(t0, nil)

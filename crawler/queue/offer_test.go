@@ -97,7 +97,7 @@ func TestTaskComesBack(t *testing.T) {
 		tk := newTask(id, 0)
 		tk.Lease.Epoch = epoch
 		raw, _ := tk.Encode()
-		return q.Enqueue(raw, tk, t0.Add(time.Minute))
+		return q.Enqueue(raw, nil, tk, t0.Add(time.Minute))
 	}
 	if err := back("b", 0); err != nil {
 		t.Fatalf("shared b coming back: %v", err)
@@ -119,7 +119,7 @@ func TestTaskComesBack(t *testing.T) {
 	tk := newTask("e", 0)
 	tk.Lease.Epoch = 2
 	raw, _ := tk.Encode()
-	if err := q.Enqueue(raw, tk, t0); err != nil {
+	if err := q.Enqueue(raw, nil, tk, t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := q.Handover(t0); err != nil {

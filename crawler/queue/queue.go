@@ -330,8 +330,9 @@ func (q *Queue) SetMaxLen(n int) {
 	q.maxLen.Store(int64(n))
 }
 
-// Enqueue appends a task at the tail of the queue. raw is stored as given;
-// t is its decoded form and must be valid. It returns ErrFull when MaxLen
+// Enqueue appends a task at the tail of the queue. raw and proof (what
+// shows the task's lease may be claimed here) are stored as given; t is
+// raw's decoded form and must be valid. It returns ErrFull when MaxLen
 // tasks are waiting and ErrDuplicate when t.ID is already known. Two
 // exceptions:
 //   - A task still waiting under an earlier lease epoch: the manager sent
@@ -342,20 +343,20 @@ func (q *Queue) SetMaxLen(n int) {
 //     again, in its old place. It comes back when the neighbour it was
 //     shared with leaves and this peer takes its zone, or when the manager
 //     sends it again.
-func (q *Queue) Enqueue(raw []byte, t *task.Task, now time.Time) error {
+func (q *Queue) Enqueue(raw, proof []byte, t *task.Task, now time.Time) error {
 	if err := t.Validate(); err != nil {
 		return fmt.Errorf("enqueue task: %w", err)
 	}
 	err := q.db.Update(func(tx *bolt.Tx) error {
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
-		r := &Record{ID: t.ID, Raw: raw, Task: t, State: Queued, Enqueued: now}
+		r := &Record{ID: t.ID, Raw: raw, Proof: proof, Task: t, State: Queued, Enqueued: now}
 		old, err := get(tasks, []byte(t.ID))
 		switch {
 		case errors.Is(err, ErrNotFound):
 		case err != nil:
 			return err
 		case old.State == Queued && old.Task.Lease.Epoch < t.Lease.Epoch:
-			old.Raw, old.Task = raw, t
+			old.Raw, old.Proof, old.Task = raw, proof, t
 			return put(tasks, old)
 		case old.State == HandedOver && old.Task.Lease.Epoch <= t.Lease.Epoch:
 			// Whatever this peer did with it before is not what the

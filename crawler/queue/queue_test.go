@@ -38,7 +38,7 @@ func enqueue(t *testing.T, q *Queue, ids ...string) {
 	for _, id := range ids {
 		tk := newTask(id, 0)
 		raw, _ := tk.Encode()
-		if err := q.Enqueue(raw, tk, t0); err != nil {
+		if err := q.Enqueue(raw, nil, tk, t0); err != nil {
 			t.Fatalf("enqueue %s: %v", id, err)
 		}
 	}
@@ -86,7 +86,7 @@ func TestEnqueue(t *testing.T) {
 			}
 			tk := newTask(tc.id, 0)
 			raw, _ := tk.Encode()
-			err := q.Enqueue(raw, tk, t0)
+			err := q.Enqueue(raw, nil, tk, t0)
 			if !errors.Is(err, tc.wantErr) || (err != nil) != (tc.wantErr != nil) {
 				t.Fatalf("Enqueue = %v, want %v", err, tc.wantErr)
 			}
@@ -107,28 +107,28 @@ func TestEnqueueNextLeaseReplacesWaitingCopy(t *testing.T) {
 		return tk, raw
 	}
 	tk, raw := withEpoch("a", 1)
-	if err := q.Enqueue(raw, tk, t0); err != nil {
+	if err := q.Enqueue(raw, []byte("proof 1"), tk, t0); err != nil {
 		t.Fatal(err)
 	}
 	for _, epoch := range []uint64{1, 0} {
 		tk, raw := withEpoch("a", epoch)
-		if err := q.Enqueue(raw, tk, t0); !errors.Is(err, ErrDuplicate) {
+		if err := q.Enqueue(raw, nil, tk, t0); !errors.Is(err, ErrDuplicate) {
 			t.Fatalf("epoch %d over a waiting epoch 1: %v, want ErrDuplicate", epoch, err)
 		}
 	}
 	tk, raw = withEpoch("a", 2)
-	if err := q.Enqueue(raw, tk, t0); err != nil {
+	if err := q.Enqueue(raw, []byte("proof 2"), tk, t0); err != nil {
 		t.Fatalf("epoch 2 over a waiting epoch 1 (queue full with it): %v", err)
 	}
 	r := next(t, q, t0)
-	if r == nil || r.Task.Lease.Epoch != 2 || string(r.Raw) != string(raw) {
-		t.Fatalf("taken %+v, want the epoch 2 copy", r)
+	if r == nil || r.Task.Lease.Epoch != 2 || string(r.Raw) != string(raw) || string(r.Proof) != "proof 2" {
+		t.Fatalf("taken %+v, want the epoch 2 copy with its proof (a hand-off names the epoch)", r)
 	}
 	if r := next(t, q, t0); r != nil {
 		t.Fatalf("a second copy was queued: %s", r.ID)
 	}
 	tk, raw = withEpoch("a", 3)
-	if err := q.Enqueue(raw, tk, t0); !errors.Is(err, ErrDuplicate) {
+	if err := q.Enqueue(raw, nil, tk, t0); !errors.Is(err, ErrDuplicate) {
 		t.Fatalf("epoch 3 over a running epoch 2: %v, want ErrDuplicate", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestSetMaxLen(t *testing.T) {
 	q.SetMaxLen(2)
 	enqueue(t, q, "b")
 	q.SetMaxLen(1)
-	if err := q.Enqueue(nil, newTask("c", 0), t0); !errors.Is(err, ErrFull) {
+	if err := q.Enqueue(nil, nil, newTask("c", 0), t0); !errors.Is(err, ErrFull) {
 		t.Fatalf("Enqueue after lowering the maximum = %v, want ErrFull", err)
 	}
 	if n, _ := q.Len(); n != 2 {
@@ -149,7 +149,7 @@ func TestSetMaxLen(t *testing.T) {
 
 func TestEnqueueRejectsInvalidTask(t *testing.T) {
 	q, _ := openTemp(t, Options{})
-	if err := q.Enqueue(nil, &task.Task{ID: "x"}, t0); !errors.Is(err, task.ErrInvalid) {
+	if err := q.Enqueue(nil, nil, &task.Task{ID: "x"}, t0); !errors.Is(err, task.ErrInvalid) {
 		t.Fatalf("Enqueue(no seeds) = %v, want task.ErrInvalid", err)
 	}
 }
@@ -170,15 +170,23 @@ func TestFIFO(t *testing.T) {
 	}
 }
 
+// TestRawBytesKept: the envelope and the claim's proof come back as
+// given, after a restart too.
 func TestRawBytesKept(t *testing.T) {
-	q, _ := openTemp(t, Options{})
-	raw := []byte("signed-envelope\x00\xff")
-	if err := q.Enqueue(raw, newTask("a", 0), t0); err != nil {
+	q, path := openTemp(t, Options{})
+	raw, proof := []byte("signed-envelope\x00\xff"), []byte("proof\x00\x01")
+	if err := q.Enqueue(raw, proof, newTask("a", 0), t0); err != nil {
 		t.Fatal(err)
 	}
+	q.Close()
+	q, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
 	r := next(t, q, t0)
-	if string(r.Raw) != string(raw) || r.Task.Channel != "a.example" {
-		t.Fatalf("record %q / %+v, want raw bytes and decoded task back", r.Raw, r.Task)
+	if string(r.Raw) != string(raw) || string(r.Proof) != string(proof) || r.Task.Channel != "a.example" {
+		t.Fatalf("record %q, %q / %+v, want raw bytes, proof and decoded task back", r.Raw, r.Proof, r.Task)
 	}
 }
 
@@ -197,7 +205,7 @@ func TestIntervalCancel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			q, _ := openTemp(t, Options{})
 			tk := newTask("a", tc.interval)
-			if err := q.Enqueue(nil, tk, t0); err != nil {
+			if err := q.Enqueue(nil, nil, tk, t0); err != nil {
 				t.Fatal(err)
 			}
 			enqueue(t, q, "b")
@@ -342,7 +350,7 @@ func TestRecordedReceiptKept(t *testing.T) {
 	tk.KnownPages = []task.Digest{1, 2, 3}
 	tk.KnownFilter = task.NewFilter(1000, 0.01)
 	raw, _ := tk.Encode()
-	if err := q.Enqueue(raw, tk, t0); err != nil {
+	if err := q.Enqueue(raw, nil, tk, t0); err != nil {
 		t.Fatal(err)
 	}
 	next(t, q, t0)

@@ -52,8 +52,12 @@ type Record struct {
 	ID string `json:"id"`
 	// Raw is the task as it arrived (a signed envelope, later), handed on
 	// untouched.
-	Raw  []byte     `json:"raw"`
-	Task *task.Task `json:"task"`
+	Raw []byte `json:"raw"`
+	// Proof is what shows the manager this peer may claim the task's
+	// host lease (p2p/zonecert.Proof, encoded), kept with the task from
+	// its arrival; empty in solo mode.
+	Proof []byte     `json:"proof,omitempty"`
+	Task  *task.Task `json:"task"`
 	// Seq orders the queue; a task returned to the queue keeps its Seq.
 	Seq      uint64    `json:"seq"`
 	State    State     `json:"state"`

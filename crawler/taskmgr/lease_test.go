@@ -39,7 +39,7 @@ func submitTasks(t *testing.T, m *Manager, tasks ...*task.Task) {
 	t.Helper()
 	for _, tk := range tasks {
 		raw, _ := tk.Encode()
-		if err := m.Submit(raw, tk); err != nil {
+		if err := m.Submit(raw, nil, tk); err != nil {
 			t.Fatalf("submit %s: %v", tk.ID, err)
 		}
 	}

@@ -214,10 +214,12 @@ func (m *Manager) SetLimits(threads, overload int) {
 	m.Wake()
 }
 
-// Submit queues a task: raw is what arrived, t its decoded form. It returns
-// queue.ErrFull and queue.ErrDuplicate as the queue does.
-func (m *Manager) Submit(raw []byte, t *task.Task) error {
-	if err := m.q.Enqueue(raw, t, m.opts.Now()); err != nil {
+// Submit queues a task: raw is what arrived, t its decoded form, proof
+// what shows the manager the task's lease may be claimed here (nil in
+// solo mode). It returns queue.ErrFull and queue.ErrDuplicate as the
+// queue does.
+func (m *Manager) Submit(raw, proof []byte, t *task.Task) error {
+	if err := m.q.Enqueue(raw, proof, t, m.opts.Now()); err != nil {
 		if errors.Is(err, queue.ErrFull) {
 			m.refused.Add(1)
 		}

@@ -72,7 +72,7 @@ func submit(t *testing.T, m *Manager, ids ...string) {
 	for _, id := range ids {
 		tk := &task.Task{ID: id, Channel: id, Seeds: []string{"http://" + id + "/"}}
 		raw, _ := tk.Encode()
-		if err := m.Submit(raw, tk); err != nil {
+		if err := m.Submit(raw, nil, tk); err != nil {
 			t.Fatalf("submit %s: %v", id, err)
 		}
 	}
@@ -299,11 +299,11 @@ func TestLoadDependentFailuresCounted(t *testing.T) {
 	submit(t, h.m, "running")
 	eventually(t, "running", func() bool { return r.running() == 1 })
 	short := &task.Task{ID: "short", Seeds: []string{"http://s/"}, Interval: task.Duration(time.Minute)}
-	if err := h.m.Submit([]byte("envelope of short"), short); err != nil {
+	if err := h.m.Submit([]byte("envelope of short"), nil, short); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, h.m, "long")
-	if err := h.m.Submit(nil, &task.Task{ID: "refused", Seeds: []string{"http://r/"}}); !errors.Is(err, queue.ErrFull) {
+	if err := h.m.Submit(nil, nil, &task.Task{ID: "refused", Seeds: []string{"http://r/"}}); !errors.Is(err, queue.ErrFull) {
 		t.Fatalf("Submit to a full queue = %v", err)
 	}
 	mu.Lock()

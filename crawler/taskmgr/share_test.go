@@ -28,7 +28,7 @@ func TestShareWaitingTasks(t *testing.T) {
 	add := func(id, host string) {
 		tk := &task.Task{ID: id, Channel: host, Seeds: []string{"http://" + host + "/"}}
 		raw, _ := tk.Encode()
-		if err := h.m.Submit(raw, tk); err != nil {
+		if err := h.m.Submit(raw, nil, tk); err != nil {
 			t.Fatal(err)
 		}
 	}

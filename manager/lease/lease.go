@@ -29,6 +29,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 )
 
 // Protocol is the libp2p protocol ID of lease requests.
@@ -45,7 +46,7 @@ const (
 const (
 	// MaxAddrs is the most addresses a request may report.
 	MaxAddrs       = 8
-	MaxMessageSize = envelope.MaxSize + 4<<10
+	MaxMessageSize = envelope.MaxSize + 2*zonecert.MaxProofSize + 4<<10
 	timeout        = 10 * time.Second
 )
 
@@ -65,7 +66,11 @@ type Request struct {
 	Op string `json:"op"`
 	// Task is the task's signed envelope (claims), so the manager sees
 	// the genuine task; renewals and releases name it by ID.
-	Task   []byte `json:"task,omitempty"`
+	Task []byte `json:"task,omitempty"`
+	// Proof (claims) shows that the claimer may hold the task: the
+	// certificate of the zone holding its target and the hand-offs that
+	// brought it from that zone's holder (p2p/zonecert.Proof, encoded).
+	Proof  []byte `json:"proof,omitempty"`
 	TaskID string `json:"task_id"`
 	Epoch  uint64 `json:"epoch"`
 	// Pages, Requests and Wait are the crawl's progress (renewals): the
@@ -124,6 +129,8 @@ func (r *Request) Validate() error {
 		return fmt.Errorf("%w: task ID must be 1 to 128 bytes", ErrMalformed)
 	case r.Op == Claim && len(r.Task) == 0:
 		return fmt.Errorf("%w: a claim carries the signed task", ErrMalformed)
+	case len(r.Proof) > zonecert.MaxProofSize:
+		return fmt.Errorf("%w: proof of %d bytes, at most %d", ErrMalformed, len(r.Proof), zonecert.MaxProofSize)
 	case len(r.Version) > 64:
 		return fmt.Errorf("%w: version of %d bytes", ErrMalformed, len(r.Version))
 	case len(r.BotKey) > 64:

@@ -29,7 +29,7 @@ type memQueue struct {
 	ids []string
 }
 
-func (q *memQueue) Enqueue(_ context.Context, t *task.Task, _ []byte) error {
+func (q *memQueue) Enqueue(_ context.Context, t *task.Task, _, _ []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.ids = append(q.ids, t.ID)

@@ -133,9 +133,10 @@ func (n *Node) checkPath(raw [][]byte, target can.Point, from peer.ID) ([]zonece
 
 // admit opens an insert's task where it would be queued or balanced onward
 // and applies the admission rules; lbiFrom is the peer a load-balanced
-// insert came from with its path of certificates, "" when target lies in
-// our zones. A task admitted is recorded as seen.
-func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID, path [][]byte) (*task.Task, error) {
+// insert came from with its path of certificates and the proof that this
+// node may claim the task, "" when target lies in our zones. A task
+// admitted is recorded as seen.
+func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID, path [][]byte, proof []byte) (*task.Task, error) {
 	t, err := envelope.Open(env, n.cfg.Manager)
 	if err != nil {
 		n.mu.Lock()
@@ -156,6 +157,8 @@ func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom 
 	}
 	if err == nil && lbiFrom != "" {
 		if _, perr := n.checkPath(path, target, lbiFrom); perr != nil {
+			err = fmt.Errorf("task %s: %w", t.ID, perr)
+		} else if perr := n.checkProof(proof, t, target); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)
 		}
 	}

@@ -128,20 +128,35 @@ func TestAdmissionRefusals(t *testing.T) {
 			run:    func(e []byte) error { _, _, err := cc.n.Insert(ctx, e, tB); return err }, want: ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
 		{name: "seen before, then sent as load-balanced",
 			before: func(e []byte) error {
-				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}, Proof: c.handoffs(e, nil, b, cc)})
 			},
 			run: func(e []byte) error {
-				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}, Proof: c.handoffs(e, nil, b, cc)})
 			},
 			want: ErrSeen, at: cc, counter: func(s Stats) int64 { return s.Replayed }},
 		{name: "balanced by its target's owner",
 			run: func(e []byte) error {
-				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}, Proof: c.handoffs(e, nil, b, cc)})
 			}, at: cc},
 		{name: "balanced on by a second peer (TTL 3)",
 			run: func(e []byte) error {
-				return raw(cc.h, a, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC}})
+				return raw(cc.h, a, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC}, Proof: c.handoffs(e, nil, b, cc, a)})
 			}, at: a},
+		{name: "balanced without a proof",
+			run: func(e []byte) error {
+				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
+			},
+			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+		{name: "balanced on by the owner's neighbour with a hand-off from the owner it signed itself",
+			run: func(e []byte) error {
+				return raw(cc.h, a, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC}, Proof: c.handoffs(e, cc, b, cc, a)})
+			},
+			want: ErrMisaimed, at: a, counter: func(s Stats) int64 { return s.Misaimed }},
+		{name: "balanced on with the proof it came with, not passed on to the receiver",
+			run: func(e []byte) error {
+				return raw(cc.h, a, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC}, Proof: c.handoffs(e, nil, b, cc)})
+			},
+			want: ErrMisaimed, at: a, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "balanced without a path",
 			run:  func(e []byte) error { return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true}) },
 			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
@@ -243,8 +258,8 @@ var (
 	_ SeenSet = boltQueue{}
 )
 
-func (b boltQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
-	return b.q.Enqueue(env, t, time.Now())
+func (b boltQueue) Enqueue(_ context.Context, t *task.Task, env, proof []byte) error {
+	return b.q.Enqueue(env, proof, t, time.Now())
 }
 func (b boltQueue) Load() (int, int64) { n, _ := b.q.Len(); return n, 0 }
 func (b boltQueue) Drain(context.Context) ([][]byte, [][]byte, error) {
@@ -377,9 +392,9 @@ func TestHandoverAdmission(t *testing.T) {
 		if id == "good" {
 			env = good
 		}
-		b.q.Enqueue(ctx, tk, env)
+		b.q.Enqueue(ctx, tk, env, nil)
 	}
-	b.q.Enqueue(ctx, &task.Task{ID: "seen"}, seenTask)
+	b.q.Enqueue(ctx, &task.Task{ID: "seen"}, seenTask, nil)
 	if err := b.n.Leave(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node/nodetest"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -27,8 +28,9 @@ var quiet = slog.New(slog.DiscardHandler)
 // memQueue is an in-memory Queue.
 type memQueue struct {
 	mu    sync.Mutex
-	tasks []*task.Task
-	envs  [][]byte
+	tasks  []*task.Task
+	envs   [][]byte
+	proofs [][]byte
 	// running makes Drain return the tasks as running ones; drained and
 	// enqueued are when Drain and the last Enqueue ran.
 	running           bool
@@ -47,7 +49,7 @@ type memQueue struct {
 // memQueue keeps no seen set: the node keeps one in memory (memSeen).
 var _ Queue = (*memQueue)(nil)
 
-func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
+func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env, proof []byte) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if err := q.fail; err != nil {
@@ -62,6 +64,7 @@ func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env []byte) error {
 	}
 	q.tasks = append(q.tasks, t)
 	q.envs = append(q.envs, env)
+	q.proofs = append(q.proofs, proof)
 	q.enqueued = time.Now()
 	return nil
 }
@@ -519,4 +522,59 @@ func (c *cluster) path(m *member, p can.Point) [][]byte {
 		c.t.Fatalf("%s holds no zone with %v", m.h.ID().ShortString(), p)
 	}
 	return [][]byte{cert}
+}
+
+// unproved lists the tasks queued at live peers without a proof that
+// their peer may claim the task's lease (zonecert.Proof): every task that
+// came through the overlay must carry one.
+func (c *cluster) unproved() []string {
+	var out []string
+	for _, m := range c.live() {
+		m.q.mu.Lock()
+		for i, tk := range m.q.tasks {
+			p, err := zonecert.DecodeProof(m.q.proofs[i])
+			if err == nil {
+				err = p.Verify(c.manager.GetPublic(), zonecert.Claim{Task: tk.ID, Epoch: tk.Lease.Epoch,
+					Target: can.Clamp(tk.Target), Issued: tk.Issued, Claimer: m.h.ID()})
+			}
+			if err != nil {
+				out = append(out, fmt.Sprintf("%s at %s: %v", tk.ID, m.h.ID(), err))
+			}
+		}
+		m.q.mu.Unlock()
+	}
+	return out
+}
+
+// handoffs returns the proof that a balanced insert of e's task carries
+// to chain's last member: the certificate of chain[0], owner of the
+// task's target, and a hand-off from each member to the next, signed by
+// the member passing it on, or by signer (a forgery) when it is set.
+func (c *cluster) handoffs(e []byte, signer *member, chain ...*member) []byte {
+	c.t.Helper()
+	tk, err := envelope.Open(e, c.manager.GetPublic())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	owner := chain[0]
+	owner.n.mu.Lock()
+	p, ok := owner.n.ownProofLocked(can.Clamp(tk.Target))
+	owner.n.mu.Unlock()
+	if !ok {
+		c.t.Fatalf("%s holds no zone with %v", owner.h.ID().ShortString(), tk.Target)
+	}
+	for i, m := range chain[1:] {
+		by := chain[i]
+		if signer != nil {
+			by = signer
+		}
+		if p, err = p.Pass(tk.ID, tk.Lease.Epoch, m.h.ID(), by.h.Peerstore().PrivKey(by.h.ID())); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	b, err := p.MarshalBinary()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return b
 }

@@ -108,7 +108,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 			if ins.Share && !free {
 				return refuse(ins, "%v", ErrNoIdleThread)
 			}
-			t, err := n.admit(ctx, ins.Envelope, target, from, ins.Path)
+			t, err := n.admit(ctx, ins.Envelope, target, from, ins.Path, ins.Proof)
 			if err != nil {
 				return refuse(ins, "%v", err)
 			}
@@ -122,7 +122,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 					}
 				}
 			}
-			return n.enqueue(ctx, ins, t)
+			return n.enqueue(ctx, ins, t, ins.Proof)
 		case ok:
 			if ins.Hops > 0 && ins.Hops%loopCheckHops == 0 {
 				// Far more hops than greedy routing takes: tables are
@@ -200,7 +200,11 @@ func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire
 // tasks come faster than they start, since the threshold counts running
 // tasks and the queue's limit only waiting ones.
 func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec can.Decision, from peer.ID) *wire.InsertResponse {
-	t, err := n.admit(ctx, ins.Envelope, target, "", nil)
+	t, err := n.admit(ctx, ins.Envelope, target, "", nil, nil)
+	if err != nil {
+		return refuse(ins, "%v", err)
+	}
+	proof, err := n.ownProof(t, target)
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}
@@ -209,9 +213,9 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 			return resp
 		}
 		// The lighter neighbour is gone or refused: keep the task.
-		return n.enqueue(ctx, ins, t)
+		return n.enqueue(ctx, ins, t, proof)
 	}
-	err = n.queue.Enqueue(ctx, t, ins.Envelope)
+	err = n.queue.Enqueue(ctx, t, ins.Envelope, proof)
 	if errors.Is(err, ErrQueueFull) {
 		n.mu.Lock()
 		full := n.decideLocked(n.infosLocked(), from, ins.Ttl, true)
@@ -247,8 +251,9 @@ func (n *Node) queueFull() bool {
 
 // balance forwards admitted task t to the neighbour dec names, adding this
 // node's certificate to the insert's path (the owner's, holding target,
-// starts it); nil when that neighbour is gone or refused it for another
-// reason than having seen it, so the caller keeps the task.
+// starts it) and its hand-off to the task's proof; nil when that
+// neighbour is gone or refused it for another reason than having seen it,
+// so the caller keeps the task.
 func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, t *task.Task, dec can.Decision) *wire.InsertResponse {
 	n.mu.Lock()
 	path, ok := n.pathLocked(ins, target, peer.ID(dec.To))
@@ -256,7 +261,16 @@ func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, 
 	if !ok {
 		return nil
 	}
-	fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true, Path: path}
+	var came []byte // the proof the task came with; nil at its owner
+	if ins.Lbi {
+		came = ins.Proof
+	}
+	proof, err := n.passProof(came, t, target, peer.ID(dec.To))
+	if err != nil {
+		n.log.Warn("Task not balanced: no proof to pass on", "task", t.ID, "err", err)
+		return nil
+	}
+	fwd := &wire.Insert{Envelope: ins.Envelope, Target: target, Ttl: uint32(dec.TTL), Hops: ins.Hops + 1, Lbi: true, Path: path, Proof: proof}
 	resp, err := n.forward(ctx, peer.ID(dec.To), fwd)
 	switch {
 	case err == nil && resp.Accepted:
@@ -317,9 +331,10 @@ func (n *Node) balanceInfosLocked(path [][]byte) []can.NeighbourInfo {
 	return slices.DeleteFunc(n.infosLocked(), func(i can.NeighbourInfo) bool { return on[i.ID] })
 }
 
-// enqueue queues an admitted task here.
-func (n *Node) enqueue(ctx context.Context, ins *wire.Insert, t *task.Task) *wire.InsertResponse {
-	return n.queued(ins, t, n.queue.Enqueue(ctx, t, ins.Envelope))
+// enqueue queues an admitted task here with the proof that it may be
+// claimed here.
+func (n *Node) enqueue(ctx context.Context, ins *wire.Insert, t *task.Task, proof []byte) *wire.InsertResponse {
+	return n.queued(ins, t, n.queue.Enqueue(ctx, t, ins.Envelope, proof))
 }
 
 // queued answers an insert of task t that the queue took (err nil) or

@@ -72,7 +72,10 @@ func (n *Node) Leave(ctx context.Context) error {
 			}
 		}
 	}
-	var back [][]byte
+	// A task whose target no heir holds came here balanced or shared;
+	// no heir could prove it may claim its lease, so the manager issues
+	// its host again.
+	back := n.orphans(heirs, append(slices.Clone(queued), running...))
 	var errs []error
 	for i, h := range heirs {
 		q, r := n.tasksFor(heirs, i, queued, running)
@@ -141,27 +144,13 @@ func (n *Node) heirsLocked(old []zonecert.Cert) []heir {
 }
 
 // tasksFor returns the tasks of queued and running that go to heirs[i]:
-// those whose signed target lies in its zones, and, for the first heir,
-// those whose target no heir holds.
+// those whose signed target lies in its zones, where its certificate
+// proves to the manager that it may claim them.
 func (n *Node) tasksFor(heirs []heir, i int, queued, running [][]byte) (q, r [][]byte) {
 	h := heirs[i]
 	mine := func(env []byte) bool {
 		target, ok := n.envelopeTarget(env)
-		if !ok {
-			return i == 0
-		}
-		if holds(h.zones, target) {
-			return true
-		}
-		if i > 0 {
-			return false
-		}
-		for _, o := range heirs {
-			if holds(o.zones, target) {
-				return false
-			}
-		}
-		return true
+		return ok && holds(h.zones, target)
 	}
 	for _, e := range queued {
 		if mine(e) {
@@ -174,6 +163,19 @@ func (n *Node) tasksFor(heirs []heir, i int, queued, running [][]byte) (q, r [][
 		}
 	}
 	return q, r
+}
+
+// orphans returns the tasks of envs whose target no heir holds.
+func (n *Node) orphans(heirs []heir, envs [][]byte) [][]byte {
+	var out [][]byte
+	for _, e := range envs {
+		target, ok := n.envelopeTarget(e)
+		if ok && slices.ContainsFunc(heirs, func(h heir) bool { return holds(h.zones, target) }) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // envelopeTarget reads the signed target of a task envelope; ok is false
@@ -321,7 +323,11 @@ func (n *Node) handleHandover(s network.Stream) {
 				if err := n.admitHandedOver(ctx, t, from); err != nil {
 					continue // counted and logged
 				}
-				if err := n.queue.Enqueue(ctx, t, e); err != nil {
+				proof, err := n.ownProof(t, can.Clamp(t.Target))
+				if err == nil {
+					err = n.queue.Enqueue(ctx, t, e, proof)
+				}
+				if err != nil {
 					// Given back, the leaving peer passes it on. Should
 					// the manager send it again, it comes under the
 					// host's next lease: not refused as seen.

@@ -80,7 +80,7 @@ func TestLeaveHandsBackWhatNoOneQueues(t *testing.T) {
 			var ids []string
 			for i := range cmp.Or(tt.tasks, 3) {
 				id := fmt.Sprintf("t%04d", i+1)
-				if err := b.q.Enqueue(ctx, c.task(id, target), c.envelope(id, target)); err != nil {
+				if err := b.q.Enqueue(ctx, c.task(id, target), c.envelope(id, target), nil); err != nil {
 					t.Fatal(err)
 				}
 				ids = append(ids, id)

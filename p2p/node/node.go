@@ -28,9 +28,11 @@ import (
 // record of tasks seen, across restarts.
 type Queue interface {
 	// Enqueue stores a verified task with the envelope it came in, so the
-	// task can be handed over again with its signature. When the queue
-	// holds as many tasks as it may, its error wraps ErrQueueFull.
-	Enqueue(ctx context.Context, t *task.Task, envelope []byte) error
+	// task can be handed over again with its signature, and the proof
+	// (zonecert.Proof, encoded) that its host's lease may be claimed
+	// here. When the queue holds as many tasks as it may, its error wraps
+	// ErrQueueFull.
+	Enqueue(ctx context.Context, t *task.Task, envelope, proof []byte) error
 	// Load returns the pieces (tasks queued and running) and the sum of
 	// their expected pages, for RTL and RPL. It is called with the node's
 	// lock held and must not call back into the node.

@@ -63,6 +63,9 @@ func runChurn(t *testing.T, peers, inserts int) {
 		}
 	}
 	t.Logf("%d peers, %d inserts: average %.2f hops (CAN estimate (d/4)·n^(1/d) = %.2f)", peers, inserts, hops, 0.75*cbrt(float64(peers)))
+	if bad := c.unproved(); len(bad) > 0 {
+		t.Fatalf("%d tasks queued without a proof their peer may claim them, first %s", len(bad), bad[0])
+	}
 
 	// A third leave gracefully: their tasks must arrive at live peers.
 	live := c.live()
@@ -78,6 +81,9 @@ func runChurn(t *testing.T, peers, inserts int) {
 	seen = c.countTasks()
 	if len(seen) != inserts {
 		t.Fatalf("after graceful leaves %d distinct tasks on live peers, want %d", len(seen), inserts)
+	}
+	if bad := c.unproved(); len(bad) > 0 {
+		t.Fatalf("after graceful leaves %d tasks held without a proof their peer may claim them, first %s", len(bad), bad[0])
 	}
 	settled := c.waitTiled(30 * time.Second)
 	t.Logf("%d graceful leaves: zones tile %v after the last one", len(leavers), settled.Round(100*time.Millisecond))

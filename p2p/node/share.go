@@ -116,7 +116,7 @@ func (n *Node) share(ctx context.Context) {
 		}
 		target := can.Clamp(t.Target)
 		to := nearest(takers, target)
-		taken, err := n.offer(ctx, to, env, target)
+		taken, err := n.offer(ctx, to, t, env, target)
 		n.mu.Lock()
 		if nb, ok := n.nbrs[to]; ok && !far {
 			if taken {
@@ -231,7 +231,7 @@ func (n *Node) freeThreadLocked() bool {
 // offer sends a waiting task to neighbour to as a load-balanced insert
 // marked as a share, and reports whether it took the task. Any refusal keeps the task here,
 // a neighbour that has seen it (ErrSeen) included, as with balancing.
-func (n *Node) offer(ctx context.Context, to peer.ID, env []byte, target can.Point) (bool, error) {
+func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, target can.Point) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
 	defer cancel()
 	n.mu.Lock()
@@ -240,7 +240,11 @@ func (n *Node) offer(ctx context.Context, to peer.ID, env []byte, target can.Poi
 	if !ok {
 		return false, fmt.Errorf("share: this peer no longer holds %v", target)
 	}
-	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: [][]byte{cert}})
+	proof, err := n.passProof(nil, t, target, to)
+	if err != nil {
+		return false, fmt.Errorf("share: %w", err)
+	}
+	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: [][]byte{cert}, Proof: proof})
 	switch {
 	case err != nil:
 		return false, err

@@ -38,8 +38,8 @@ func newThreadQueue(q *memQueue) Queue {
 	return &threadQueue{memQueue: q, offered: map[string]offered{}, settled: map[string]bool{}}
 }
 
-func (q *threadQueue) Enqueue(ctx context.Context, t *task.Task, env []byte) error {
-	if err := q.memQueue.Enqueue(ctx, t, env); err != nil {
+func (q *threadQueue) Enqueue(ctx context.Context, t *task.Task, env, proof []byte) error {
+	if err := q.memQueue.Enqueue(ctx, t, env, proof); err != nil {
 		return err
 	}
 	q.mu.Lock()
@@ -153,7 +153,7 @@ func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			bq.Enqueue(ctx, c.task("from-a", other), c.envelope("from-a", other))
+			bq.Enqueue(ctx, c.task("from-a", other), c.envelope("from-a", other), nil)
 
 			// Refused while C is full: every task back in its place.
 			time.Sleep(10 * c.cfg.Heartbeat)
@@ -294,7 +294,7 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 
 	// Its idle threads taken, the far peer refuses another share, whatever
 	// A last heard of them: A's word on them is two heartbeats old.
-	taken, err := a.n.offer(ctx, far.h.ID(), c.envelope("a-4", mine), mine)
+	taken, err := a.n.offer(ctx, far.h.ID(), c.task("a-4", mine), c.envelope("a-4", mine), mine)
 	if taken || !errors.Is(err, ErrNoIdleThread) {
 		t.Fatalf("a share to a peer with no idle thread: taken %v, err %v; want refused for want of a thread", taken, err)
 	}

@@ -99,6 +99,9 @@ func TestLBISpreadsLoad(t *testing.T) {
 			n, _ := m.q.Load()
 			lens = append(lens, float64(n))
 		}
+		if bad := c.unproved(); len(bad) > 0 {
+			t.Fatalf("%d tasks balanced without a proof their peer may claim them, first %s", len(bad), bad[0])
+		}
 		return cv(lens)
 	}
 	without, with := run(0), run(2)
@@ -137,9 +140,9 @@ func TestLBIDoesNotBounce(t *testing.T) {
 	cc := c.addAt(ctx, can.Point{0.75, 0.25, 0.5})
 	c.waitStable(30 * time.Second)
 	for i := range 3 {
-		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil, nil)
 	}
-	cc.q.Enqueue(ctx, &task.Task{ID: "c-0"}, nil)
+	cc.q.Enqueue(ctx, &task.Task{ID: "c-0"}, nil, nil)
 	// Wait until B's heartbeats carry the loads: A 0, C 1, B itself 3.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -178,10 +181,10 @@ func TestLBIDoesNotBounce(t *testing.T) {
 	// A task C already took (B's host balanced it there): when B balances
 	// it again, C refuses it as seen, and B must not keep it either.
 	for i := 3; i < 8; i++ { // B stays far heavier than C
-		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil, nil)
 	}
 	pre := c.envelope("pre", target)
-	if resp, err := send(ctx, b.h, cc.h.AddrInfo(), &wire.Insert{Envelope: pre, Target: target, Lbi: true, Path: c.path(b, target)}); err != nil || !resp.Accepted {
+	if resp, err := send(ctx, b.h, cc.h.AddrInfo(), &wire.Insert{Envelope: pre, Target: target, Lbi: true, Path: c.path(b, target), Proof: c.handoffs(pre, nil, b, cc)}); err != nil || !resp.Accepted {
 		t.Fatalf("balanced by the owner's host: %+v, %v", resp, err)
 	}
 	if _, _, err := a.n.Insert(ctx, pre, target); !errors.Is(err, ErrSeen) {
@@ -213,7 +216,7 @@ func TestLBIBurstDoesNotSwampOneNeighbour(t *testing.T) {
 		t.Fatalf("B does not own %v", target)
 	}
 	for i := range 3 {
-		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+		b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil, nil)
 	}
 	// Each peer's first heartbeat round runs as it starts; once B has
 	// applied C's and D's, nothing refreshes their loads for an hour. As
@@ -272,7 +275,7 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 				t.Fatalf("B does not own %v", target)
 			}
 			for i := range 2 {
-				b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil)
+				b.q.Enqueue(ctx, &task.Task{ID: fmt.Sprintf("b-%d", i)}, nil, nil)
 			}
 			c.heard(b, map[*member]can.Load{cc: {}}) // C idle, as its last heartbeat said
 			b.q.mu.Lock()
@@ -315,7 +318,8 @@ func TestLBIBalancesWhenQueueFull(t *testing.T) {
 			cc.q.mu.Lock()
 			cc.q.full = true
 			cc.q.mu.Unlock()
-			ins := &wire.Insert{Envelope: c.envelope("to-c", target), Target: target, Lbi: true, Path: c.path(b, target)}
+			toC := c.envelope("to-c", target)
+			ins := &wire.Insert{Envelope: toC, Target: target, Lbi: true, Path: c.path(b, target), Proof: c.handoffs(toC, nil, b, cc)}
 			if resp, err := send(ctx, b.h, cc.h.AddrInfo(), ins); err != nil || resp.Accepted || !strings.Contains(resp.Error, ErrQueueFull.Error()) {
 				t.Fatalf("balanced to a full C: %+v, %v; want a refusal as full", resp, err)
 			}

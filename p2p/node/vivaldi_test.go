@@ -96,7 +96,7 @@ func TestDriftRejoins(t *testing.T) {
 	}
 	// A task it holds (perhaps running) stays with it: a drift moves the
 	// zone, not the work already accepted.
-	if err := mover.q.Enqueue(ctx, &task.Task{ID: "kept"}, c.envelope("kept", can.Point{0.05, 0.05, 0.05})); err != nil {
+	if err := mover.q.Enqueue(ctx, &task.Task{ID: "kept"}, c.envelope("kept", can.Point{0.05, 0.05, 0.05}), nil); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -23,6 +23,9 @@ const (
 	// MaxCertSize bounds one encoded zone certificate (p2p/zonecert's
 	// MaxSize, which this package does not import).
 	MaxCertSize = 1280
+	// MaxProofSize bounds an encoded claim proof (p2p/zonecert's
+	// MaxProofSize, which this package does not import).
+	MaxProofSize = 12 << 10
 	// MaxNeighbours bounds a neighbour list.
 	MaxNeighbours = 256
 	// MaxSlots bounds the waiting tasks and idle threads a load announces.
@@ -61,7 +64,7 @@ const (
 // message is decoded.
 const (
 	MaxHeartbeatSize        = 1 << 20
-	MaxInsertSize           = MaxEnvelopeSize + 1<<10
+	MaxInsertSize           = MaxEnvelopeSize + (MaxTTL+1)*MaxCertSize + MaxProofSize + 1<<10
 	MaxInsertResponseSize   = 4 << 10
 	MaxHandoverSize         = 16 << 20
 	MaxHandoverResponseSize = 32 << 10

@@ -203,6 +203,9 @@ func (m *Insert) Validate() error {
 	if m.Hops > MaxHops {
 		return invalid("%d hops exceeds %d", m.Hops, MaxHops)
 	}
+	if len(m.Proof) > MaxProofSize {
+		return invalid("proof of %d bytes exceeds %d", len(m.Proof), MaxProofSize)
+	}
 	return validateCerts(m.Path, MaxTTL+1)
 }
 

@@ -333,7 +333,12 @@ type Insert struct {
 	// in order: the first is the owner's zone holding the target, each
 	// next one abuts the one before, the last is the sender's. A peer
 	// that receives a balanced insert checks it (p2p/node admit.go).
-	Path          [][]byte `protobuf:"bytes,7,rep,name=path,proto3" json:"path,omitempty"`
+	Path [][]byte `protobuf:"bytes,7,rep,name=path,proto3" json:"path,omitempty"`
+	// proof (p2p/zonecert.Proof, encoded) shows the manager that the
+	// receiver may claim the task's host lease: the owner's certificate
+	// and a hand-off signed by each peer that balanced or shared the task,
+	// the last one to the receiver. Set on balanced inserts.
+	Proof         []byte `protobuf:"bytes,8,opt,name=proof,proto3" json:"proof,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -413,6 +418,13 @@ func (x *Insert) GetShare() bool {
 func (x *Insert) GetPath() [][]byte {
 	if x != nil {
 		return x.Path
+	}
+	return nil
+}
+
+func (x *Insert) GetProof() []byte {
+	if x != nil {
+		return x.Proof
 	}
 	return nil
 }
@@ -785,7 +797,7 @@ const file_wire_proto_rawDesc = "" +
 	"neighbours\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
 	"neighbours\x12\x10\n" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x14\n" +
-	"\x05certs\x18\x04 \x03(\fR\x05certs\"\x9e\x01\n" +
+	"\x05certs\x18\x04 \x03(\fR\x05certs\"\xb4\x01\n" +
 	"\x06Insert\x12\x1a\n" +
 	"\benvelope\x18\x01 \x01(\fR\benvelope\x12\x16\n" +
 	"\x06target\x18\x02 \x03(\x01R\x06target\x12\x10\n" +
@@ -793,7 +805,8 @@ const file_wire_proto_rawDesc = "" +
 	"\x04hops\x18\x04 \x01(\rR\x04hops\x12\x10\n" +
 	"\x03lbi\x18\x05 \x01(\bR\x03lbi\x12\x14\n" +
 	"\x05share\x18\x06 \x01(\bR\x05share\x12\x12\n" +
-	"\x04path\x18\a \x03(\fR\x04path\"l\n" +
+	"\x04path\x18\a \x03(\fR\x04path\x12\x14\n" +
+	"\x05proof\x18\b \x01(\fR\x05proof\"l\n" +
 	"\x0eInsertResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\fR\x05owner\x12\x12\n" +

@@ -1,0 +1,84 @@
+package node
+
+import (
+	"fmt"
+
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+// The manager grants a task's host lease only to a peer that proves it
+// may hold the task (zonecert.Proof): the owner of the task's target by
+// its certificate, or a peer the owner handed it to, by the hand-offs
+// each peer on the way signed. A node keeps that proof with every task it
+// queues, extends it with a hand-off whenever it balances or shares a
+// task on, and checks it on every task passed to it, so that it never
+// queues a task it could not claim.
+
+// ownProofLocked returns this node's proof as the owner of target: its
+// certificate of the zone holding it; ok is false when it holds none.
+// n.mu must be held.
+func (n *Node) ownProofLocked(target can.Point) (zonecert.Proof, bool) {
+	c, ok := n.ownCertLocked(target)
+	if !ok {
+		return zonecert.Proof{}, false
+	}
+	return zonecert.OwnerProof(c), true
+}
+
+// ownProof is ownProofLocked, encoded, for a task about to be queued here.
+func (n *Node) ownProof(t *task.Task, target can.Point) ([]byte, error) {
+	n.mu.Lock()
+	p, ok := n.ownProofLocked(target)
+	n.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("task %s: %w: this peer no longer holds its target", t.ID, ErrMisaimed)
+	}
+	return p.MarshalBinary()
+}
+
+// passProof returns the proof to pass task t (aimed at target) on to peer
+// to with: raw, the proof t came here with, or, when raw is nil, this
+// node's own as target's owner, extended by a hand-off to to that this
+// node signs.
+func (n *Node) passProof(raw []byte, t *task.Task, target can.Point, to peer.ID) ([]byte, error) {
+	var p zonecert.Proof
+	if raw != nil {
+		var err error
+		if p, err = zonecert.DecodeProof(raw); err != nil {
+			return nil, err
+		}
+	} else {
+		n.mu.Lock()
+		own, ok := n.ownProofLocked(target)
+		n.mu.Unlock()
+		if !ok {
+			return nil, fmt.Errorf("pass task %s on: this peer no longer holds its target", t.ID)
+		}
+		p = own
+	}
+	key := n.h.Peerstore().PrivKey(n.h.ID())
+	if key == nil {
+		return nil, fmt.Errorf("pass task %s on: no private key for %s", t.ID, n.h.ID())
+	}
+	p, err := p.Pass(t.ID, t.Lease.Epoch, to, key)
+	if err != nil {
+		return nil, err
+	}
+	return p.MarshalBinary()
+}
+
+// checkProof checks that raw shows this node may claim t's lease; the
+// error wraps ErrMisaimed.
+func (n *Node) checkProof(raw []byte, t *task.Task, target can.Point) error {
+	p, err := zonecert.DecodeProof(raw)
+	if err == nil {
+		err = p.Verify(n.cfg.Manager, zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Claimer: n.h.ID()})
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrMisaimed, err)
+	}
+	return nil
+}
