@@ -11,7 +11,10 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // withdrawnAnswer refuses a claim or renewal of a peer whose
@@ -42,6 +45,41 @@ func (m *Manager) mayNotCheck(from peer.ID, r lease.Request, now time.Time) stri
 	return fmt.Sprintf("%s may not run this spot-check: it connects from the network of %s, whose result it checks", from, other)
 }
 
+// mayNotHold says why peer from may not claim task t's lease: its proof
+// (p2p/zonecert.Proof) does not show that it holds the task, as the
+// holder of the zone holding the task's target when or after the task
+// was issued, or as a peer that holder handed the task to (load balancing,
+// sharing), every hand-off signed by the peer that made it. A peer that
+// only saw the task's envelope, on its routing path or as a neighbour it
+// was balanced past, cannot show one, so it cannot squat the host.
+func (m *Manager) mayNotHold(from peer.ID, t *task.Task, raw []byte) string {
+	if len(raw) == 0 {
+		return "the claim shows no proof that this peer may hold the task (clients of earlier releases send none)"
+	}
+	target := can.Clamp(t.Target)
+	if len(target) != m.sub.Options().Dim {
+		return fmt.Sprintf("the task's target has %d dimensions, the overlay %d", len(target), m.sub.Options().Dim)
+	}
+	p, err := zonecert.DecodeProof(raw)
+	if err != nil {
+		err = fmt.Errorf("%w: %v", zonecert.ErrNoProof, err)
+	} else {
+		c := zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Claimer: from}
+		if owner, ok := m.ownerOf(target); ok && owner == p.Owner.Holder {
+			// The map has it hold the target now, after the task was
+			// issued: the expiry of the certificate it kept with the
+			// task (renewed since) is beside the point.
+			c.Issued = time.Time{}
+		}
+		err = p.Verify(m.key.GetPublic(), c)
+	}
+	if err != nil {
+		m.log.Info("Lease claim refused: no proof that the claimer may hold the task", "task", t.ID, "peer", from, "err", err)
+		return err.Error()
+	}
+	return ""
+}
+
 // decideLease answers a crawler's lease request (manager/lease). The
 // channel database decides and persists before the answer goes out.
 func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) lease.Answer {
@@ -65,6 +103,9 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		if why := m.outdated(r.Version); why != "" {
 			m.log.Info("Lease refused to an outdated client", "task", r.TaskID, "peer", from, "version", r.Version)
 			return lease.Answer{Error: "refused: " + why, Outdated: why}
+		}
+		if why := m.mayNotHold(from, got, r.Proof); why != "" {
+			return lease.Answer{Error: "refused: " + why}
 		}
 		if cerr := m.certify(from, r.BotKey); cerr != nil {
 			return lease.Answer{Error: "refused: " + cerr.Error()}
@@ -106,4 +147,13 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 		}
 		return lease.Answer{Error: err.Error()}
 	}
+}
+
+// ownerOf returns the holder of the zone holding p by the manager's map;
+// ok is false without a map or holder.
+func (m *Manager) ownerOf(p can.Point) (peer.ID, bool) {
+	if m.zones == nil {
+		return "", false
+	}
+	return m.zones.Owner(p)
 }

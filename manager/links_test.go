@@ -115,11 +115,14 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}
+	spec.Target = []float64{0.5, 0.5}
 	env, err := envelope.Seal(spec, m.key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lease.Send(ctx, sybil, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: id, Epoch: g.Epoch})
+	// Its zones moved under the manager's view: it holds the check's
+	// point now, and proves it.
+	_, err = lease.Send(ctx, sybil, m.ID(), lease.Request{Op: lease.Claim, Task: env, Proof: wholeSpaceProof(t, m, sybil.ID(), clk.now()), TaskID: id, Epoch: g.Epoch})
 	if err == nil || !strings.Contains(err.Error(), "network of "+cheater.ID().String()) {
 		t.Fatalf("sybil's claim = %v, want refused for its network", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 )
 
 // TestSquattedHostGetsItsNextTask: over the lease protocol, a peer that
@@ -41,7 +42,7 @@ func TestSquattedHostGetsItsNextTask(t *testing.T) {
 				t.Fatalf("overlay peer got %d tasks, want 1", len(tasks))
 			}
 			tk := tasks[0]
-			if _, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[0], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+			if _, err := lease.Send(ctx, ph, m.ID(), lease.Request{Op: lease.Claim, Task: envs[0], Proof: q.proof(tk.ID), TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
 				t.Fatal(err)
 			}
 			claimed := clk.now()
@@ -145,7 +146,7 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 		t.Fatalf("squatter got %d tasks, want %d", len(tasks), len(hosts))
 	}
 	for i, tk := range tasks {
-		if _, err := lease.Send(ctx, squatter, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+		if _, err := lease.Send(ctx, squatter, m.ID(), lease.Request{Op: lease.Claim, Task: envs[i], Proof: q1.proof(tk.ID), TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -181,11 +182,81 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lease.Send(ctx, squatter, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: nt.ID, Epoch: nt.Lease.Epoch})
+	// Even holding the host's point (a proof the map could have granted),
+	// the lapsed peer is refused.
+	_, err = lease.Send(ctx, squatter, m.ID(), lease.Request{Op: lease.Claim, Task: env, Proof: wholeSpaceProof(t, m, squatter.ID(), clk.now()),
+		TaskID: nt.ID, Epoch: nt.Lease.Epoch})
 	if !errors.Is(err, lease.ErrOver) || !strings.Contains(err.Error(), "lapse") {
 		t.Fatalf("the lapsed peer's claim of the next task = %v, want refused", err)
 	}
-	if _, err := lease.Send(ctx, other, m.ID(), lease.Request{Op: lease.Claim, Task: env, TaskID: nt.ID, Epoch: nt.Lease.Epoch}); err != nil {
+	if _, err := lease.Send(ctx, other, m.ID(), lease.Request{Op: lease.Claim, Task: env, Proof: q2.proof(nt.ID), TaskID: nt.ID, Epoch: nt.Lease.Epoch}); err != nil {
 		t.Fatalf("the other member's claim: %v", err)
+	}
+}
+
+// TestStolenEnvelopeCannotBeClaimed: an overlay member that got hold of a
+// task's signed envelope (it routed the task, or was balanced past) cannot
+// claim its host's lease: not without a proof, nor with the owner's proof
+// (its certificate is in every heartbeat), nor with a hand-off from the
+// owner it signed itself, nor with its own zone's certificate. The
+// owner's claim is granted after all of them: the thief held nothing up.
+// A real manager and two real overlay peers, which the manager's map
+// certified.
+func TestStolenEnvelopeCannotBeClaimed(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	q1, h1 := onePeerOverlay(ctx, t, m)
+	q2, h2 := onePeerOverlay(ctx, t, m)
+	seeds := []string{"http://a.example/", "http://b.example/", "http://c.example/", "http://d.example/"}
+	if _, err := m.AddSeeds(seeds); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	owner, thief, q := h1, h2, q1
+	tasks, envs := q1.take()
+	if len(tasks) == 0 {
+		owner, thief, q = h2, h1, q2
+		tasks, envs = q2.take()
+	}
+	if len(tasks) == 0 {
+		t.Fatal("no task reached either peer")
+	}
+	tk, env := tasks[0], envs[0]
+	ownerProof := q.proof(tk.ID)
+	p, err := zonecert.DecodeProof(ownerProof)
+	if err != nil || p.Holder() != owner.ID() {
+		t.Fatalf("the owner's proof %+v, %v", p, err)
+	}
+	selfSigned, err := p.Pass(tk.ID, tk.Lease.Epoch, thief.ID(), thief.Peerstore().PrivKey(thief.ID()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, _ := selfSigned.MarshalBinary()
+	g, err := m.zones.Renew(thief.ID())
+	if err != nil || len(g.Held) == 0 {
+		t.Fatalf("the thief's zones: %+v, %v", g, err)
+	}
+	own, _ := zonecert.OwnerProof(g.Held[0]).MarshalBinary()
+	for _, tt := range []struct {
+		name  string
+		proof []byte
+	}{
+		{"no proof", nil},
+		{"the owner's proof", ownerProof},
+		{"a hand-off from the owner signed by the thief", forged},
+		{"the thief's own zone, which does not hold the target", own},
+		{"bytes that are no proof", []byte("trust me")},
+	} {
+		_, err := lease.Send(ctx, thief, m.ID(), lease.Request{Op: lease.Claim, Task: env, Proof: tt.proof, TaskID: tk.ID, Epoch: tk.Lease.Epoch})
+		if !errors.Is(err, lease.ErrOver) || !strings.Contains(err.Error(), "no proof that this peer may hold the task") {
+			t.Fatalf("%s: the thief's claim = %v, want refused for want of a proof", tt.name, err)
+		}
+	}
+	if _, err := lease.Send(ctx, owner, m.ID(), lease.Request{Op: lease.Claim, Task: env, Proof: ownerProof, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
+		t.Fatalf("the owner's claim after the thief's: %v", err)
 	}
 }
