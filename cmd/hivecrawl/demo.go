@@ -101,8 +101,9 @@ func (f demoFlags) modes() []string {
 
 // squatPrior is the demo's --prior when a squatter runs: a squatted
 // host's task is lost once the manager ended its lease (at the first
-// renewal 5 minutes after the crawl last moved, 6 min 40 s with the
-// default hold) and the clock skew allowance passed, and the host's
+// renewal past the default hold of 5 minutes without progress: 5 min 0 s
+// measured, the squatter renewing every third of the hold from its
+// claim) and the clock skew allowance (1 minute) passed, and the host's
 // next task comes with its channel's next round.
 const squatPrior = 5 * time.Minute
 
