@@ -96,6 +96,9 @@ type Options struct {
 	// forges every result it uploads (app/cheat names the modes), so the
 	// demo can show what validation catches. Network mode only.
 	Cheat string
+	// CheatPair, demo only, is the directory a sybil cheater shares with
+	// its twin (Cheat "sybil").
+	CheatPair string
 	// SettleEvery is how often a network client asks the storage module
 	// whether its pending credit was confirmed or revoked. Default 1m.
 	SettleEvery time.Duration
@@ -301,8 +304,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.net != nil {
 		up, signer, reporter = c.net.uploader(cfg.Nickname, c.gov.Up()), c.net.key, c.net
 		leaser = networkLeaser{nw: c.net, botKey: botKey}
-		if opts.Cheat != "" {
-			up = c.cheater(opts.Cheat, up, cfg.Nickname)
+		if opts.Cheat != "" && opts.Cheat != cheat.Squat {
+			up = c.cheater(opts.Cheat, opts.CheatPair, up, cfg.Nickname)
 		}
 	} else if opts.Cheat != "" {
 		return nil, errors.New("new client: cheating needs a network to cheat")
@@ -314,6 +317,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.mode == ModeNetwork {
 		pf = &policyFloor{nw: c.net, min: delayFloor(opts)}
 		runner = floorRunner{cr: cr, floor: pf}
+	}
+	if opts.Cheat == cheat.Squat {
+		// The task manager claims and renews each lease around its
+		// Runner: this one crawls nothing.
+		c.log.Warn("This client squats: it holds the leases of its tasks and crawls nothing (demo only)")
+		runner = cheat.Squatter{Dir: c.dirs.Data}
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
@@ -614,13 +623,13 @@ func (c *Client) Close() error {
 // cheater wraps the honest uploader in the demo's dishonest one
 // (app/cheat); its second identity, for results uploaded by a peer that
 // does not hold their task, is a fresh libp2p host made on first use.
-func (c *Client) cheater(mode string, honest taskmgr.Uploader, nickname string) taskmgr.Uploader {
+func (c *Client) cheater(mode, pair string, honest taskmgr.Uploader, nickname string) taskmgr.Uploader {
 	c.log.Warn("This client cheats: every result it uploads is forged (demo only)", "mode", mode)
 	var (
 		mu    sync.Mutex
 		sybil *storage.Uploader
 	)
-	return &cheat.Uploader{Mode: mode, Honest: honest, Dir: c.dirs.Data, Manager: c.net.key,
+	return &cheat.Uploader{Mode: mode, Honest: honest, Dir: c.dirs.Data, Manager: c.net.key, Pair: pair, Self: c.net.h.ID().String(),
 		Sybil: func(ctx context.Context) (taskmgr.Uploader, error) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -19,7 +19,15 @@
 //   - partial: a real crawl with one page in ten (at least one) replaced
 //     by an invented one, for most of the credit at a small risk;
 //   - subtle: a real crawl with a spam sentence and its link inserted in
-//     every page, the rest of the text as the site serves it.
+//     every page, the rest of the text as the site serves it;
+//   - squat: no crawl at all: it claims the lease of every task it gets
+//     and renews it showing no progress, to keep the host from everyone
+//     else (squat.go);
+//   - sybil: one of two identities of one cheater (`hivecrawl run --cheat
+//     sybil --cheat-pair DIR`, the same DIR for both): each alters its own
+//     results as alter mode does and writes what it uploaded to DIR, and
+//     confirms its twin's forged pages when it is drawn to spot-check
+//     them (sybil.go).
 package cheat
 
 import (
@@ -54,10 +62,12 @@ const (
 	Foreign = "foreign"
 	Partial = "partial"
 	Subtle  = "subtle"
+	Squat   = "squat"
+	Sybil   = "sybil"
 )
 
-// Modes lists every mode, in the order the demo hands them out.
-var Modes = []string{Invent, Alter, Inflate, Replay, Foreign, Partial, Subtle}
+// Modes lists every mode, in the order the demo hands them out (Deal).
+var Modes = []string{Invent, Alter, Inflate, Replay, Foreign, Partial, Subtle, Squat, Sybil}
 
 // LogFile is the file, in the client's data directory, listing the forged
 // pages: one JSON Forged per line.
@@ -82,6 +92,9 @@ type Uploader struct {
 	Dir string
 	// Manager opens the signed tasks.
 	Manager crypto.PubKey
+	// Pair is the directory a sybil shares with its twin, and Self its
+	// own name there (sybil mode).
+	Pair, Self string
 
 	mu   sync.Mutex
 	last []*task.Page // the previous delivery's pages (replay)
@@ -111,6 +124,9 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 		return nil, fmt.Errorf("cheat: %w", err)
 	}
 	host := t.Host()
+	if u.Mode == Sybil && isCheck(d.TaskID) {
+		return u.confirm(ctx, d, t.Seeds, pages)
+	}
 	if u.Mode == Foreign {
 		if u.Sybil == nil {
 			return nil, errors.New("cheat: foreign mode needs a second identity")
@@ -128,12 +144,24 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 	if err := u.log(d.TaskID, falsePages(forged, pages)); err != nil {
 		return nil, err
 	}
+	if u.Mode == Sybil {
+		// Written before the upload: its spot-check is issued once
+		// storage has the result, and the twin may be drawn for it.
+		if err := u.share(d.TaskID, falsePages(forged, pages)); err != nil {
+			return nil, err
+		}
+	}
+	return u.send(ctx, d, forged)
+}
+
+// send uploads pages as d's result, through the honest uploader.
+func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery, pages []*task.Page) ([]byte, error) {
 	path := filepath.Join(u.Dir, "forged-"+fmt.Sprintf("%x", sha256.Sum256([]byte(d.TaskID)))[:16]+".spool")
 	sp, err := crawler.OpenSpool(path)
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range forged {
+	for _, p := range pages {
 		if err := sp.Page(p); err != nil {
 			sp.Close()
 			return nil, err
@@ -147,7 +175,7 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 	fd.Spool = path
 	if d.Result != nil {
 		r := *d.Result
-		r.Stats.PagesFetched = len(forged)
+		r.Stats.PagesFetched = len(pages)
 		if u.Mode == Inflate {
 			r.Stats.PagesFetched *= 10
 			r.Stats.PagesNew *= 10
@@ -181,7 +209,7 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 	switch u.Mode {
 	case Invent:
 		return invent()
-	case Alter:
+	case Alter, Sybil:
 		return rewrite(pages, func(text string) string { return alter(text, rng) })
 	case Inflate:
 		var out []*task.Page
@@ -252,40 +280,61 @@ func falsePages(forged, real []*task.Page) []*task.Page {
 
 // log appends the forged pages of task id to LogFile.
 func (u *Uploader) log(id string, pages []*task.Page) error {
-	f, err := os.OpenFile(filepath.Join(u.Dir, LogFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(f)
+	lines := make([]any, 0, len(pages))
 	for _, p := range pages {
-		if err := enc.Encode(Forged{Mode: u.Mode, Task: id, URL: p.URL}); err != nil {
-			f.Close()
-			return err
-		}
+		lines = append(lines, Forged{Mode: u.Mode, Task: id, URL: p.URL})
 	}
-	return f.Close()
+	return appendJSON(filepath.Join(u.Dir, LogFile), lines)
 }
 
 // ReadLog returns the forged pages listed in the LogFile of data
 // directory dir (none when there is no file).
 func ReadLog(dir string) ([]Forged, error) {
-	b, err := os.ReadFile(filepath.Join(dir, LogFile))
+	return readJSONL[Forged](filepath.Join(dir, LogFile))
+}
+
+// appendJSON appends each of lines to the file at path as a line of
+// JSON, in one write.
+func appendJSON(path string, lines []any) error {
+	var b []byte
+	for _, l := range lines {
+		j, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		b = append(append(b, j...), '\n')
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readJSONL reads the file at path, a JSON T per line (none when there
+// is no file).
+func readJSONL[T any](path string) ([]T, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	var out []Forged
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		if line == "" {
+	var out []T
+	for line := range strings.Lines(string(b)) {
+		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var f Forged
-		if err := json.Unmarshal([]byte(line), &f); err != nil {
-			return nil, fmt.Errorf("%s: %w", LogFile, err)
+		var v T
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
 		}
-		out = append(out, f)
+		out = append(out, v)
 	}
 	return out, nil
 }

@@ -9,8 +9,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/swarm"
@@ -25,6 +27,8 @@ func init() {
 type demoFlags struct {
 	peers, hosts int
 	cheaters     int
+	cheatModes   string
+	prior        time.Duration
 	latency      string
 	churn        bool
 	hijackers    int
@@ -46,7 +50,9 @@ func demoFlagSet(f *demoFlags) *flag.FlagSet {
 	fs.IntVar(&f.peers, "peers", swarm.DefaultPeers, "volunteer clients (at most 254)")
 	fs.IntVar(&f.hosts, "hosts", swarm.DefaultHosts, "web hosts of the synthetic web (at most 254)")
 	fs.StringVar(&f.latency, "latency", "", "latency matrix `FILE` in milliseconds, or planetlab or seattle (default: the PlanetLab matrix)")
-	fs.IntVar(&f.cheaters, "cheaters", 0, "how many of the volunteers forge every result they upload (invented pages, altered text, inflated counts, replayed results, results for tasks they do not hold, one page in ten invented, a spam sentence in every page)")
+	fs.IntVar(&f.cheaters, "cheaters", 0, "how many of the volunteers cheat, in turn in each of --cheat-modes")
+	fs.StringVar(&f.cheatModes, "cheat-modes", strings.Join(cheat.Modes, ","), "the cheaters' `MODES`, handed out in turn: invent (invented pages), alter (altered text), inflate (inflated counts), replay (replayed results), foreign (results for tasks they do not hold), partial (one page in ten invented), subtle (a spam sentence in every page), squat (leases held without crawling), sybil (a pair of identities, each confirming the other's forgeries when drawn to check them; takes two cheaters)")
+	fs.DurationVar(&f.prior, "prior", 0, "the manager's --prior: how often a channel is crawled until its change interval is estimated (default: the manager's 4h, or 5m with a squatter among the cheaters, so that the hosts it held are crawled again within the run)")
 	fs.IntVar(&f.hijackers, "hijackers", 0, "volunteers that attack their neighbours' zones (forged, tampered and replayed certificates, false reports); the summary counts what they got")
 	fs.BoolVar(&f.churn, "churn", false, "volunteers leave (1/3 gracefully, 2/3 by crashing) and rejoin at random")
 	fs.DurationVar(&f.churnEvery, "churn-every", 5*time.Second, "time between churn events")
@@ -76,7 +82,43 @@ func checkDemo(f demoFlags, fs *flag.FlagSet) error {
 	if f.hijackers < 0 || f.cheaters < 0 || f.cheaters+f.hijackers >= f.peers {
 		return fmt.Errorf("--cheaters and --hijackers must be at least 0 and fewer than --peers (%d) together", f.peers)
 	}
+	if _, err := cheat.Deal(f.cheaters, f.modes()); err != nil {
+		return fmt.Errorf("--cheat-modes: %w", err)
+	}
 	return nil
+}
+
+// modes returns --cheat-modes as a list.
+func (f demoFlags) modes() []string {
+	var out []string
+	for m := range strings.SplitSeq(f.cheatModes, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// squatPrior is the demo's --prior when a squatter runs: a squatted
+// host's task is lost once the manager ended its lease (at the first
+// renewal past the default hold of 5 minutes without progress: 5 min 0 s
+// measured, the squatter renewing every third of the hold from its
+// claim) and the clock skew allowance (1 minute) passed, and the host's
+// next task comes with its channel's next round.
+const squatPrior = 5 * time.Minute
+
+// priorFor returns the manager's --prior for the demo, 0 for its default.
+func (f demoFlags) priorFor() time.Duration {
+	if f.prior > 0 {
+		return f.prior
+	}
+	seats, _ := cheat.Deal(f.cheaters, f.modes())
+	for _, s := range seats {
+		if s.Mode == cheat.Squat {
+			return squatPrior
+		}
+	}
+	return 0
 }
 
 func runDemo(ctx context.Context, args []string) int {
@@ -116,12 +158,16 @@ func demo(ctx context.Context, f demoFlags) error {
 	}
 	fmt.Fprintf(os.Stderr, "Starting a web of %d hosts, a manager and %d volunteers in %s …\n", f.hosts, f.peers, dir)
 	cfg := swarm.Config{
-		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency, Cheaters: f.cheaters, Hijackers: f.hijackers,
+		Bin: bin, Dir: dir, Peers: f.peers, Hosts: f.hosts, Seed: f.seed, Matrix: f.latency,
+		Cheaters: f.cheaters, CheatModes: f.modes(), Hijackers: f.hijackers,
 		Web: fixture.DemoOptions{MaxPages: f.maxPages}, Logger: log,
 		// The operator's wait is the least every volunteer keeps: without
 		// it the manager's default of 1 s would override a shorter one.
 		ManagerArgs: []string{"--delay", f.delay.String()},
 		Client:      func(c *config.Config) { c.Delay = config.Duration(f.delay) },
+	}
+	if p := f.priorFor(); p > 0 {
+		cfg.ManagerArgs = append(cfg.ManagerArgs, "--prior", p.String())
 	}
 	if f.nat {
 		cfg.NAT = &swarm.NAT{Public: f.natPublic, Symmetric: f.natSymmetric}
@@ -189,12 +235,13 @@ func demo(ctx context.Context, f demoFlags) error {
 	var sum swarm.Summary
 	obsErr := s.Observe(end, &sum, time.Since(started))
 	closeErr := s.Close(end)
-	if rep, err := s.Manager.ReadChannels(); err == nil {
+	rep, err := s.Manager.ReadChannels()
+	if err == nil {
 		rep.AddChannels(&sum)
 	} else if obsErr == nil {
 		obsErr = err
 	}
-	if v, err := s.Validation(sum.PagesServed); err == nil {
+	if v, err := s.Validation(sum.PagesServed, rep); err == nil {
 		sum.Validation = &v
 	} else if obsErr == nil {
 		obsErr = err

@@ -31,7 +31,7 @@ func init() {
 type runOptions struct {
 	headless, local, noLBI, allowLoopback, allowTestNets, verbose bool
 	normalPriority, hijack                                        bool
-	seeds, bind, emulateFile, cheatMode                           string
+	seeds, bind, emulateFile, cheatMode, cheatPair                string
 	listen                                                        listFlag
 	heartbeat, seedEvery, delay                                   time.Duration
 	seedDepth, seedPages, threads                                 int
@@ -57,10 +57,11 @@ func runFlags(o *runOptions) *flag.FlagSet {
 	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: allow crawling the documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32 (fixtures in network namespaces), loopback still refused, and treat the IPv4 ones as public internet addresses in the overlay (the NAT lab)")
 	fs.BoolVar(&o.normalPriority, "normal-priority", false, "test only: keep the normal CPU priority instead of the lowest (swarm tests, whose suite compiles beside them at normal priority)")
 	fs.BoolVar(&o.hijack, "hijack", false, "demo only: attack the neighbours' zones (forged, tampered and replayed certificates, false reports), to show the manager's certificates at work")
-	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation at work")
+	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result, or squat the leases of every task (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation and leases at work")
+	fs.StringVar(&o.cheatPair, "cheat-pair", "", "demo only: with --cheat sybil, the `DIR` this identity shares with its twin, which runs with the same DIR")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
-	hide(fs, "bind", "emulate", "heartbeat", "no-lbi", "allow-loopback", "allow-test-nets", "normal-priority", "cheat", "hijack")
+	hide(fs, "bind", "emulate", "heartbeat", "no-lbi", "allow-loopback", "allow-test-nets", "normal-priority", "cheat", "cheat-pair", "hijack")
 	return fs
 }
 
@@ -72,6 +73,10 @@ func runClient(ctx context.Context, args []string) int {
 	}
 	if o.cheatMode != "" && !cheat.Valid(o.cheatMode) {
 		fmt.Fprintf(os.Stderr, "hivecrawl run: --cheat %q: want one of %s\n", o.cheatMode, strings.Join(cheat.Modes, ", "))
+		return 2
+	}
+	if (o.cheatMode == cheat.Sybil) != (o.cheatPair != "") {
+		fmt.Fprintln(os.Stderr, "hivecrawl run: --cheat sybil and --cheat-pair DIR go together: the pair's two clients share DIR")
 		return 2
 	}
 	if unexpectedArgs(fs, os.Stderr) {
@@ -110,6 +115,7 @@ func runClient(ctx context.Context, args []string) int {
 		AllowLoopback:   o.allowLoopback,
 		AllowTestNets:   o.allowTestNets,
 		Cheat:           o.cheatMode,
+		CheatPair:       o.cheatPair,
 		Threads:         o.threads,
 		Grace:           5 * time.Second,
 		Version:         version,

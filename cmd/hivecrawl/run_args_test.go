@@ -58,9 +58,9 @@ func TestHelpHidesTestFlags(t *testing.T) {
 		t.Errorf("run --help shows %v, want %v", got, want)
 	}
 	err := fs.Parse([]string{"--bind", "127.0.0.2", "--emulate", "layout.json", "--heartbeat", "1s", "--no-lbi",
-		"--allow-loopback", "--allow-test-nets", "--normal-priority", "--cheat", "invent"})
+		"--allow-loopback", "--allow-test-nets", "--normal-priority", "--cheat", "sybil", "--cheat-pair", "pair"})
 	if err != nil || o.bind != "127.0.0.2" || o.emulateFile != "layout.json" || o.heartbeat != time.Second || !o.noLBI ||
-		!o.allowLoopback || !o.allowTestNets || !o.normalPriority || o.cheatMode != "invent" {
+		!o.allowLoopback || !o.allowTestNets || !o.normalPriority || o.cheatMode != "sybil" || o.cheatPair != "pair" {
 		t.Errorf("hidden run flags not taken: %v, %+v", err, o)
 	}
 	for _, f := range shown("manager", managerFlags(new(managerOptions))) {
@@ -70,7 +70,7 @@ func TestHelpHidesTestFlags(t *testing.T) {
 	}
 	var page bytes.Buffer
 	writeManPage(&page)
-	for _, f := range []string{`\-\-cheat\fR`, `\-\-no\-lbi\fR`, `\-\-allow\-test\-nets\fR`, `\-\-emulate\fR`} {
+	for _, f := range []string{`\-\-cheat\fR`, `\-\-cheat\-pair\fR`, `\-\-no\-lbi\fR`, `\-\-allow\-test\-nets\fR`, `\-\-emulate\fR`} {
 		if strings.Contains(page.String(), f) {
 			t.Errorf("the man page shows %s", f)
 		}

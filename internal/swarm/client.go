@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/cheat"
@@ -24,8 +25,10 @@ type Client struct {
 	// API is the local API of the current run.
 	API localapi.Info
 	// Cheat is the client's way of cheating (app/cheat), "" for an honest
-	// one.
-	Cheat string
+	// one; CheatPair numbers a sybil's pair (from 1), whose other client
+	// is its twin.
+	Cheat     string
+	CheatPair int
 	// Hijack marks a client that attacks its neighbours' zones
 	// (app/hijack).
 	Hijack bool
@@ -49,14 +52,30 @@ func (s *Swarm) newClient(i int, bin string) *Client {
 		c.Hijack = true
 		args = append(args, "--hijack")
 	}
-	if k := i - (s.cfg.Peers - s.cfg.Cheaters); k >= 0 {
-		c.Cheat = cheat.Modes[k%len(cheat.Modes)]
+	if k := i - (s.cfg.Peers - s.cfg.Cheaters); k >= 0 && k < len(s.seats) {
+		c.Cheat, c.CheatPair = s.seats[k].Mode, s.seats[k].Pair
 		args = append(args, "--cheat", c.Cheat)
+		switch c.Cheat {
+		case cheat.Sybil:
+			args = append(args, "--cheat-pair", s.pairDir(c.CheatPair))
+		case cheat.Squat:
+			// It claims every task it is sent at once, as a squatter
+			// would, rather than three at a time.
+			args = append(args, "--threads", strconv.Itoa(squatThreads))
+		}
 	}
 	c.Proc = NewProc(fmt.Sprintf("client-%02d", i), bin, filepath.Join(s.cfg.Dir, fmt.Sprintf("client-%02d.log", i)), args...)
 	c.wrap = at.wrap()
 	return c
 }
+
+// squatThreads is how many tasks a squatter runs, and so leases it
+// holds, at once.
+const squatThreads = 32
+
+// pairDir is the directory sybil pair n shares, made before its clients
+// start.
+func (s *Swarm) pairDir(n int) string { return filepath.Join(s.cfg.Dir, fmt.Sprintf("sybil-%d", n)) }
 
 // join stores the manager's profile in the client's home.
 func (c *Client) join(ctx context.Context) error { return c.Join(ctx, c.s.Manager.Profile) }
@@ -79,6 +98,11 @@ func (c *Client) configure() error {
 	// A free port, never the dashboard's fixed one (config.DefaultAPIPort):
 	// that belongs to the user's own client, running or started later.
 	cfg.APIPort = 0
+	if c.CheatPair > 0 {
+		if err := os.MkdirAll(c.s.pairDir(c.CheatPair), 0o700); err != nil {
+			return fmt.Errorf("configure %s: %w", c.Name, err)
+		}
+	}
 	if c.s.cfg.Client != nil {
 		c.s.cfg.Client(&cfg)
 	}

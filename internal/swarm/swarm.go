@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/fixture"
@@ -63,9 +64,12 @@ type Config struct {
 	// ManagerArgs and ClientArgs are added to `hivecrawl manager` and
 	// `hivecrawl run`.
 	ManagerArgs, ClientArgs []string
-	// Cheaters is how many of the clients (the last ones) forge every
-	// result they upload, each in one of app/cheat's modes in turn.
-	Cheaters int
+	// Cheaters is how many of the clients (the last ones) cheat, each in
+	// one of CheatModes (default: app/cheat's Modes) in turn
+	// (cheat.Deal): a sybil pair takes two clients, which share a
+	// directory; a squatter takes every task it is sent at once.
+	Cheaters   int
+	CheatModes []string
 	// Hijackers is how many of the clients (those before the cheaters)
 	// attack their neighbours' zones (app/hijack).
 	Hijackers int
@@ -131,6 +135,8 @@ type Swarm struct {
 	Clients  []*Client
 	// lab is the NAT lab the swarm runs in, nil on loopback.
 	lab *natLab
+	// seats are the cheaters' parts, the last clients' in order.
+	seats []cheat.Seat
 }
 
 // Start builds the layout, starts the web, the manager with every host as
@@ -144,7 +150,11 @@ func Start(ctx context.Context, cfg Config) (*Swarm, error) {
 	if cfg.Hosts > MaxHosts || cfg.Peers > MaxPeers {
 		return nil, fmt.Errorf("start swarm: at most %d hosts and %d peers", MaxHosts, MaxPeers)
 	}
-	s := &Swarm{cfg: cfg, log: cfg.Logger, http: &http.Client{Timeout: 10 * time.Second}}
+	seats, err := cheat.Deal(cfg.Cheaters, cfg.CheatModes)
+	if err != nil {
+		return nil, fmt.Errorf("start swarm: %w", err)
+	}
+	s := &Swarm{cfg: cfg, log: cfg.Logger, http: &http.Client{Timeout: 10 * time.Second}, seats: seats}
 	if err := s.start(ctx); err != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()

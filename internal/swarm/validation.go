@@ -3,6 +3,7 @@ package swarm
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -52,14 +53,59 @@ type Validation struct {
 	ValidationFetches int64   `json:"validation_fetches"`
 	ValidationShare   float64 `json:"validation_share"`
 	RecordedShare     float64 `json:"recorded_share"`
+	// Sybil is what the sybil pairs tried and got, Squat what the
+	// squatters did; nil without such cheaters.
+	Sybil *SybilSummary `json:"sybil,omitempty"`
+	Squat *SquatSummary `json:"squat,omitempty"`
+}
+
+// SybilSummary is what the sybil pairs (cheat.Sybil) got: each identity
+// forges its results, and confirms its twin's forged pages when drawn to
+// spot-check them.
+type SybilSummary struct {
+	Pairs int `json:"pairs"`
+	// ChecksSent counts the spot-checks a sybil answered with its twin's
+	// forged pages: the attack as made, 0 when no twin was drawn.
+	ChecksSent int `json:"checks_of_twin_sent"`
+	// Of the twin's results those checks were of: confirmed (credit
+	// granted, the attack's success: 0 wanted), revoked, and neither
+	// (still pending, or untold) at the end.
+	Confirmed int `json:"twin_results_confirmed"`
+	Revoked   int `json:"twin_results_revoked"`
+	Undecided int `json:"twin_results_undecided"`
+}
+
+// SquatSummary is what the squatters (cheat.Squat) did: they claim the
+// lease of every task they are sent and renew it showing no progress.
+type SquatSummary struct {
+	Squatters int `json:"squatters"`
+	// Leases counts the leases they held; EndedByManager those the
+	// manager ended by refusing a renewal, HeldSeconds how long each of
+	// these was held, from its claim (shortest, mean, longest); the rest
+	// ended with the run or were still held.
+	Leases         int        `json:"leases_squatted"`
+	EndedByManager int        `json:"leases_ended_by_manager"`
+	HeldSeconds    [3]float64 `json:"held_seconds_min_mean_max"`
+	// Hosts counts the hosts whose leases they held, HostsUncrawled
+	// those of them with no result stored at the end (0 wanted: the
+	// manager sends a squatted host's next task to another member).
+	Hosts          int `json:"hosts_squatted"`
+	HostsUncrawled int `json:"hosts_left_uncrawled"`
 }
 
 // Validation reads what validation did from the stopped manager and the
-// clients' homes; pagesServed is the web's count of pages served.
-func (s *Swarm) Validation(pagesServed int64) (Validation, error) {
+// clients' homes; pagesServed is the web's count of pages served, rep
+// the stopped manager's channels.
+func (s *Swarm) Validation(pagesServed int64, rep ChannelReport) (Validation, error) {
 	var v Validation
 	cheaters := map[string]bool{}
-	var forged []cheat.Forged
+	var (
+		forged       []cheat.Forged
+		confirmed    []cheat.Confirmation
+		squats       []cheat.Squatted
+		pairs        = map[int]bool{}
+		hasSquatters bool
+	)
 	for _, c := range s.Clients {
 		if c.Cheat == "" {
 			continue
@@ -69,6 +115,22 @@ func (s *Swarm) Validation(pagesServed int64) (Validation, error) {
 			v.CheatModes = map[string]int{}
 		}
 		v.CheatModes[c.Cheat]++
+		switch c.Cheat {
+		case cheat.Sybil:
+			pairs[c.CheatPair] = true
+			cs, err := cheat.ReadConfirmations(homeDirs(c.Home).Data)
+			if err != nil {
+				return v, fmt.Errorf("%s's log: %w", c.Name, err)
+			}
+			confirmed = append(confirmed, cs...)
+		case cheat.Squat:
+			hasSquatters = true
+			sq, err := cheat.ReadSquats(homeDirs(c.Home).Data)
+			if err != nil {
+				return v, fmt.Errorf("%s's log: %w", c.Name, err)
+			}
+			squats = append(squats, sq...)
+		}
 		key, err := host.LoadKey(homeDirs(c.Home).PeerKeyFile())
 		if err != nil {
 			return v, fmt.Errorf("%s's identity: %w", c.Name, err)
@@ -144,10 +206,76 @@ func (s *Swarm) Validation(pagesServed int64) (Validation, error) {
 			v.HonestResultsRejected++
 		}
 	}
+	if len(pairs) > 0 {
+		v.Sybil = sybilSummary(len(pairs), confirmed, vs)
+	}
+	if hasSquatters {
+		v.Squat = squatSummary(v.CheatModes[cheat.Squat], squats, rep)
+	}
 	round := func(f *float64) { *f = math.Round(*f*100) / 100 }
 	round(&v.CreditConfirmedToCheaters)
 	round(&v.CreditPendingToCheaters)
 	round(&v.CreditRevokedFromCheaters)
 	round(&v.HonestCreditRevoked)
 	return v, nil
+}
+
+// sybilSummary counts the sybils' confirmations of their twins' results
+// and the verdicts on those results.
+func sybilSummary(pairs int, cs []cheat.Confirmation, vs []storage.Verdict) *SybilSummary {
+	sum := &SybilSummary{Pairs: pairs}
+	checks, of := map[string]bool{}, map[string]bool{}
+	for _, c := range cs {
+		checks[c.Check], of[c.Of] = true, true
+	}
+	sum.ChecksSent = len(checks)
+	verdict := map[string]storage.Verdict{}
+	for _, vd := range vs {
+		verdict[vd.Task] = vd
+	}
+	for id := range of {
+		switch vd, ok := verdict[id]; {
+		case ok && vd.Verdict == storage.VerdictInvalid:
+			sum.Revoked++
+		case ok && vd.Verdict == storage.VerdictValid && !vd.Untold:
+			sum.Confirmed++
+		default:
+			sum.Undecided++
+		}
+	}
+	return sum
+}
+
+// squatSummary counts the leases squatters held, how long the manager
+// let them, and the hosts left without a result.
+func squatSummary(squatters int, sq []cheat.Squatted, rep ChannelReport) *SquatSummary {
+	sum := &SquatSummary{Squatters: squatters, Leases: len(sq)}
+	crawled := map[string]bool{}
+	for _, c := range rep.Channels {
+		crawled[c.ID] = c.Updates > 0
+	}
+	hosts := map[string]bool{}
+	var held []float64
+	for _, s := range sq {
+		hosts[s.Host] = true
+		if s.ByManager {
+			sum.EndedByManager++
+			held = append(held, s.Held().Seconds())
+		}
+	}
+	if len(held) > 0 {
+		slices.Sort(held)
+		var total float64
+		for _, h := range held {
+			total += h
+		}
+		sum.HeldSeconds = [3]float64{math.Round(held[0]), math.Round(total / float64(len(held))), math.Round(held[len(held)-1])}
+	}
+	sum.Hosts = len(hosts)
+	for h := range hosts {
+		if !crawled[h] {
+			sum.HostsUncrawled++
+		}
+	}
+	return sum
 }
