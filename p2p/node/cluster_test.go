@@ -27,7 +27,7 @@ var quiet = slog.New(slog.DiscardHandler)
 
 // memQueue is an in-memory Queue.
 type memQueue struct {
-	mu    sync.Mutex
+	mu     sync.Mutex
 	tasks  []*task.Task
 	envs   [][]byte
 	proofs [][]byte
