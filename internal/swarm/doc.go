@@ -2,7 +2,8 @@
 // processes of one built hivecrawl binary: a synthetic web (the fixture
 // package, each host on its own 127.0.1.x address, answers delayed by an
 // emulated round trip), a manager and N volunteer clients, each client on
-// its own 127.0.2.x address with its own data directory. It starts, stops
+// its own 127.0.x.1 address (x from 2, a /24 each) with its own data
+// directory. It starts, stops
 // gracefully, kills (SIGKILL) and restarts them, reads their local API
 // files and polls their APIs, and sums up what the swarm did. `hivecrawl
 // demo`, the end-to-end churn test and the swarm benchmark are built on it.
