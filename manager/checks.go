@@ -72,7 +72,8 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 
 // checkAim picks the member that runs spot-check t: a member holding a
 // zone, not in t.Avoid nor linked to one of them (links.go), trusted by
-// its validation record if any is, else one with nothing against it;
+// its validation record if any is, else one with nothing against it (no
+// failed result or check, no lapsed lease);
 // among those the same one for t while members stay (the highest hash of
 // task and peer); with a target point in its first zone so it queues the
 // task itself.
@@ -101,7 +102,10 @@ func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 			switch {
 			case rec.Trusted():
 				c.rank = 2
-			case rec.Suspect():
+			case rec.Suspect(), rec.Lapses > 0:
+				// A peer that let a lease lapse comes last too: a
+				// squatter's twin would otherwise get the next task
+				// of the host the squatter held.
 				c.rank = 0
 			}
 		}

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 )
 
@@ -258,5 +260,43 @@ func TestStolenEnvelopeCannotBeClaimed(t *testing.T) {
 	}
 	if _, err := lease.Send(ctx, owner, m.ID(), lease.Request{Op: lease.Claim, Task: env, Proof: ownerProof, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
 		t.Fatalf("the owner's claim after the thief's: %v", err)
+	}
+}
+
+// TestAimAvoidsPeersThatLapsed: a host's next task after a lapse, aimed
+// away from the peer that let it lapse, does not go to another peer that
+// let a lease lapse either (a squatter's twin) while a member with
+// nothing against it is there.
+func TestAimAvoidsPeersThatLapsed(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	squatter := linkedHost(ctx, t, m, "127.0.1.1")
+	twin := linkedHost(ctx, t, m, "127.0.2.1")
+	honest := linkedHost(ctx, t, m, "127.0.3.1")
+	for i, h := range []*host.Host{squatter, twin, honest} {
+		lo, hi := float64(i)/3, float64(i+1)/3
+		m.entry.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
+	}
+	aims := func() map[string]int {
+		got := map[string]int{}
+		for i := range 20 { // whatever the hash ranks first
+			aim, ok := m.checkAim(channels.Task{ID: fmt.Sprintf("task-%d", i), Avoid: []string{squatter.ID().String()}})
+			if !ok {
+				t.Fatal("no member to aim at")
+			}
+			got[aim.Direct.String()]++
+		}
+		return got
+	}
+	if got := aims(); got[twin.ID().String()] == 0 {
+		t.Fatalf("before any lapse the twin was never chosen (%v): the test shows nothing", got)
+	}
+	if err := m.store.Forfeit(twin.ID().String(), "its crawl stalled under the lease"); err != nil {
+		t.Fatal(err)
+	}
+	if got := aims(); got[twin.ID().String()] != 0 || got[honest.ID().String()] != 20 {
+		t.Fatalf("after the twin's lapse, aims %v; want every one at the honest member", got)
 	}
 }
