@@ -492,10 +492,12 @@ func (x *index) settle(c checkRec, v *Verdict, key crypto.PrivKey, pub crypto.Pu
 				// A peer whose own results failed earns nothing for
 				// checks: its "not there" may be as made up as its pages.
 				st, why = task.CreditRevoked, "results of this peer failed validation"
-			case agree && rd.Outcome == outcomeMismatch && !checker.Trusted():
-				// A check that found a result false is as easily forged as
-				// a result: its credit waits for the checker's own first
-				// verdict.
+			case agree && !checker.Trusted():
+				// A checker without a record is paid once a result of its
+				// own passes: a check that found a result false is as
+				// easily forged as a result, and a cheater that checks
+				// others honestly while forging its own results would
+				// otherwise keep the checks' credit when caught.
 				if err := deferTx(tx, rd.Peer, rd.Task); err != nil {
 					return err
 				}

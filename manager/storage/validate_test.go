@@ -667,6 +667,63 @@ func TestDeferredCheckCredit(t *testing.T) {
 	}
 }
 
+// TestNewCheckerPaidOnceItsOwnResultPasses: a checker without a record
+// that found an honest result as uploaded is paid once a result of its
+// own passes, and never if one fails. A cheater that checks others
+// honestly while forging its own results kept its checks' credit when
+// caught (the demo's sybil did: 0.90 credit confirmed at the result's
+// verdict, 11 s before its own forgery failed).
+func TestNewCheckerPaidOnceItsOwnResultPasses(t *testing.T) {
+	r, c, _ := validatingRig(t, func() float64 { return 0 })
+	newChecker := func(tk *task.Task, env []byte) (check string, u *Uploader, h *host.Host) {
+		t.Helper()
+		r.upload(t, tk.ID, env, site())
+		if err := r.st.IssueChecks(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		ic := c.issued[len(c.issued)-1]
+		u, h = r.client(t)
+		rc, _ := r.uploadFrom(t, u, h, ic.id, ic.env, fetched(ic.urls, site()))
+		if rc.State != task.CreditPending {
+			t.Fatalf("a new checker's receipt %+v, want pending", rc)
+		}
+		// Its match weighs half: a checker with a record settles it.
+		r.checkUntilSettled(t, c, tk.ID, live(site()), 3)
+		if got := r.stored(t, tk.ID); got.State != task.CreditConfirmed {
+			t.Fatalf("honest result %+v, want confirmed", got)
+		}
+		if got := r.stored(t, ic.id); got.State != task.CreditPending {
+			t.Fatalf("the new checker's credit at the verdict %+v, want pending until its own result's", got)
+		}
+		return ic.id, u, h
+	}
+	tk, env := r.issue(t, 1)
+	forger, fu, _ := newChecker(tk, env)
+	tk2, env2 := r.issue(t, 2)
+	honest, hu, _ := newChecker(tk2, env2)
+
+	// The forger's own result is caught; the honest checker's passes.
+	tk3, env3 := r.issue(t, 3)
+	if _, err := fu.Upload(context.Background(), delivery(t, tk3.ID, env3, []*task.Page{page("http://site.example/made-up", article("made up"))}, nil)); err != nil {
+		t.Fatal(err)
+	}
+	r.checkUntilSettled(t, c, tk3.ID, live(site()), 3)
+	if got := r.stored(t, tk3.ID); got.State != task.CreditRevoked {
+		t.Fatalf("forged result %+v, want revoked", got)
+	}
+	if got := r.stored(t, forger); got.State != task.CreditRevoked {
+		t.Fatalf("the caught forger's credit for an honest check %+v, want revoked", got)
+	}
+	tk4, env4 := r.issue(t, 4)
+	if _, err := hu.Upload(context.Background(), delivery(t, tk4.ID, env4, site(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	r.checkUntilSettled(t, c, tk4.ID, live(site()), 3)
+	if got := r.stored(t, honest); got.State != task.CreditConfirmed {
+		t.Fatalf("the honest new checker's credit once its own result passed %+v, want confirmed", got)
+	}
+}
+
 // TestUselessCheckEarnsNothing: a check that leaves the sample's pages
 // out or answers them with errors tells nothing and earns nothing; the
 // result waits for another check.
