@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func demoFlagSet(f *demoFlags) *flag.FlagSet {
 	fs.IntVar(&f.hosts, "hosts", swarm.DefaultHosts, "web hosts of the synthetic web (at most 254)")
 	fs.StringVar(&f.latency, "latency", "", "latency matrix `FILE` in milliseconds, or planetlab or seattle (default: the PlanetLab matrix)")
 	fs.IntVar(&f.cheaters, "cheaters", 0, "how many of the volunteers cheat, in turn in each of --cheat-modes")
-	fs.StringVar(&f.cheatModes, "cheat-modes", strings.Join(cheat.Modes, ","), "the cheaters' `MODES`, handed out in turn: invent (invented pages), alter (altered text), inflate (inflated counts), replay (replayed results), foreign (results for tasks they do not hold), partial (one page in ten invented), subtle (a spam sentence in every page), squat (leases held without crawling), sybil (a pair of identities, each confirming the other's forgeries when drawn to check them; takes two cheaters)")
+	fs.StringVar(&f.cheatModes, "cheat-modes", "", "the cheaters' `MODES`, comma-separated, handed out in turn (default: every mode, in this order): invent (invented pages), alter (altered text), inflate (inflated counts), replay (replayed results), foreign (results for tasks they do not hold), partial (one page in ten invented), subtle (a spam sentence in every page), squat (leases held without crawling), sybil (a pair of identities, each confirming the other's forgeries when drawn to check them; takes two cheaters)")
 	fs.DurationVar(&f.prior, "prior", 0, "the manager's --prior: how often a channel is crawled until its change interval is estimated (default: the manager's 4h, or 5m with a squatter among the cheaters, so that the hosts it held are crawled again within the run)")
 	fs.IntVar(&f.hijackers, "hijackers", 0, "volunteers that attack their neighbours' zones (forged, tampered and replayed certificates, false reports); the summary counts what they got")
 	fs.BoolVar(&f.churn, "churn", false, "volunteers leave (1/3 gracefully, 2/3 by crashing) and rejoin at random")
@@ -88,8 +89,11 @@ func checkDemo(f demoFlags, fs *flag.FlagSet) error {
 	return nil
 }
 
-// modes returns --cheat-modes as a list.
+// modes returns --cheat-modes as a list, every mode when it is empty.
 func (f demoFlags) modes() []string {
+	if strings.TrimSpace(f.cheatModes) == "" {
+		return slices.Clone(cheat.Modes)
+	}
 	var out []string
 	for m := range strings.SplitSeq(f.cheatModes, ",") {
 		if m = strings.TrimSpace(m); m != "" {
