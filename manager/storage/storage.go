@@ -615,7 +615,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			unchang++
 			fb.Pages = append(fb.Pages, pr)
 			if validating {
-				e := Entry{Digest: pr.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Location: prev.Location}
+				e := Entry{Digest: pr.Digest, ETag: p.ETag, LastModified: p.LastModified, Fetched: p.FetchedAt, Task: prev.Task, Location: prev.Location}
 				sample = append(sample, sampled{URL: p.URL, Entry: e, Unchanged: true, Known: others[prev.Task]})
 			}
 			return nil

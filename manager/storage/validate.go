@@ -177,7 +177,8 @@ type sampled struct {
 	URL string `json:"url"`
 	Entry
 	// Unchanged: the crawler reported the page unchanged, so no text was
-	// stored with the result; Location is the stored text it confirmed.
+	// stored with the result; Location is the stored text it confirmed,
+	// Task the result that stored it.
 	Unchanged bool `json:"unchanged,omitempty"`
 	// Known: another peer's earlier result had stored the page, so it
 	// existed (a peer's own earlier upload proves nothing).
@@ -566,6 +567,11 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 	if p.Digest == want.Digest {
 		return outcomeMatch, "same body"
 	}
+	if want.Unchanged {
+		if why := s.untoldBase(want.Task); why != "" {
+			return outcomeInconclusive, why
+		}
+	}
 	unchanged := (want.ETag != "" && p.ETag == want.ETag) || (want.LastModified != "" && p.LastModified == want.LastModified)
 	changed := !unchanged && (want.ETag != "" && p.ETag != "" && p.ETag != want.ETag ||
 		modifiedAfter(p.LastModified, want.Fetched))
@@ -595,6 +601,32 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 		return outcomeInconclusive, "changed since: " + why
 	}
 	return outcomeMismatch, fmt.Sprintf("%s, unchanged %v", why, unchanged)
+}
+
+// untoldBase says why the text a page reported unchanged confirmed, stored
+// by the result of task id, tells nothing about the crawler that
+// confirmed it: that result failed validation, waits for its own check,
+// or no check could confirm it. A 304 is true of the validators the
+// crawler was given; judged against text another peer forged, an honest
+// volunteer would pay for the forgery (the demo: 5 honest results failed
+// on hosts whose previous round a sybil had forged, re-crawled while that
+// round waited for its check).
+func (s *Storage) untoldBase(id string) string {
+	v, found, err := s.idx.verdict(id)
+	switch {
+	case err != nil:
+		return "the confirmed text's verdict unreadable"
+	case found && v.Verdict == VerdictInvalid:
+		return "the text it confirmed failed validation"
+	case found && v.Untold:
+		return "the text it confirmed was never confirmed"
+	case found:
+		return ""
+	}
+	if _, pending, err := s.idx.pendingCheck(id); err != nil || pending {
+		return "the text it confirmed waits for its own check"
+	}
+	return ""
 }
 
 // modifiedAfter reports whether an HTTP Last-Modified value is after t.

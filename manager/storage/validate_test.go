@@ -614,6 +614,50 @@ func TestSpotCheckFailsFalseUnchangedClaim(t *testing.T) {
 	}
 }
 
+// TestUnchangedOverForgedTextNotHeldAgainstCrawler: an honest crawler
+// re-crawls a host while the previous round, a forger's, waits for its
+// check, and finds every page unchanged (304 under the validators it was
+// given): its pages confirm the forger's text. Checked against the live
+// site they must not fail it: they tell nothing about it while the text
+// they confirmed waits for its check, nor once that failed. In the demo, 5
+// honest results failed this way on hosts a sybil had forged.
+func TestUnchangedOverForgedTextNotHeldAgainstCrawler(t *testing.T) {
+	r, c, failed := validatingRig(t, func() float64 { return 0 })
+	forged := site()
+	for i, p := range forged {
+		etag := p.ETag
+		*p = *page(p.URL, article(fmt.Sprint("forged ", i)))
+		p.ETag = etag // the live page's validators, kept
+	}
+	tk, env := r.issue(t, 1)
+	_, forger := r.upload(t, tk.ID, env, forged)
+	honest := r.unchangedAgain(t, 2)
+	// Every check issued is answered from the live site by a checker
+	// with a record, until both results are settled.
+	for round := 0; round < 8 && (r.stored(t, tk.ID).State == task.CreditPending || r.stored(t, honest).State == task.CreditPending); round++ {
+		n := len(c.issued)
+		if err := r.st.IssueChecks(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for _, ic := range c.issued[n:] {
+			u, h := r.client(t)
+			r.giveRecord(t, h.ID().String())
+			r.uploadFrom(t, u, h, ic.id, ic.env, fetched(ic.urls, site()))
+		}
+	}
+	if got := r.stored(t, tk.ID); got.State != task.CreditRevoked {
+		t.Fatalf("the forger's result %+v, want revoked", got)
+	}
+	if v, _, _ := r.st.Verdict(honest); v.Verdict == VerdictInvalid {
+		t.Fatalf("the honest crawler's result failed for the forger's text: %+v", v)
+	}
+	for _, f := range *failed {
+		if f.peer != forger {
+			t.Fatalf("an honest peer was told a result failed: %+v", f)
+		}
+	}
+}
+
 // TestDeferredCheckCredit: a checker without a record that found a result
 // false is confirmed once a result of its own passes, and revoked if one
 // fails.
