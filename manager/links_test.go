@@ -55,6 +55,15 @@ func linkedHost(ctx context.Context, t *testing.T, m *Manager, ip string) *host.
 	return h
 }
 
+// stripes makes hosts members of m's overlay as it hears of them, each
+// holding a vertical stripe of the space, in order.
+func stripes(m *Manager, hosts ...*host.Host) {
+	for i, h := range hosts {
+		lo, hi := float64(i)/float64(len(hosts)), float64(i+1)/float64(len(hosts))
+		m.entry.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
+	}
+}
+
 // TestCheckersOfAnotherNetwork: a cheater's second identity on its own
 // network (the same /24) is never chosen to check its result, and its
 // claim of the check, should the envelope reach it, is refused and ends
@@ -68,10 +77,7 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 	cheater := linkedHost(ctx, t, m, "127.0.1.1")
 	sybil := linkedHost(ctx, t, m, "127.0.1.2")
 	honest := linkedHost(ctx, t, m, "127.0.2.1")
-	for i, h := range []*host.Host{cheater, sybil, honest} {
-		lo, hi := float64(i)/3, float64(i+1)/3
-		m.entry.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
-	}
+	stripes(m, cheater, sybil, honest)
 	if _, linked := m.nets.linked(sybil.ID().String(), []string{cheater.ID().String()}); !linked {
 		t.Fatalf("the manager did not see the sybil and the cheater connect from one network: %+v", m.nets.nets)
 	}

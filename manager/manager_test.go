@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,7 +16,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/crawlertest"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
@@ -225,20 +224,7 @@ func TestManagerRound(t *testing.T) {
 
 func deliver(t *testing.T, tk *task.Task, env []byte, pages []*task.Page) taskmgr.Delivery {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "spool")
-	sp, err := crawler.OpenSpool(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pages {
-		if err := sp.Page(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := sp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: path,
+	return taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: crawlertest.Spool(t, pages),
 		Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel, Stats: task.Stats{PagesFetched: len(pages)}}}
 }
 

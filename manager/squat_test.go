@@ -12,7 +12,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
-	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 )
 
@@ -275,10 +274,7 @@ func TestAimAvoidsPeersThatLapsed(t *testing.T) {
 	squatter := linkedHost(ctx, t, m, "127.0.1.1")
 	twin := linkedHost(ctx, t, m, "127.0.2.1")
 	honest := linkedHost(ctx, t, m, "127.0.3.1")
-	for i, h := range []*host.Host{squatter, twin, honest} {
-		lo, hi := float64(i)/3, float64(i+1)/3
-		m.entry.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
-	}
+	stripes(m, squatter, twin, honest)
 	aims := func() map[string]int {
 		got := map[string]int{}
 		for i := range 20 { // whatever the hash ranks first

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/crawlertest"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -74,20 +74,7 @@ func delivery(t *testing.T, tk *task.Task, key crypto.PrivKey, pages []*task.Pag
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "spool")
-	sp, err := crawler.OpenSpool(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pages {
-		if err := sp.Page(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := sp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: raw, Spool: path, Result: &task.Result{TaskID: tk.ID}}
+	return taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: raw, Spool: crawlertest.Spool(t, pages), Result: &task.Result{TaskID: tk.ID}}
 }
 
 // TestSybilConfirmsTwin: a sybil alters its own result, as alter mode

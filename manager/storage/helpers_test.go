@@ -13,7 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/nlnwa/gowarc"
 
-	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/crawler/crawlertest"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -147,20 +147,7 @@ func (r *rig) client(t *testing.T) (*Uploader, *host.Host) {
 // delivery writes pages to a spool and returns the delivery of env.
 func delivery(t *testing.T, id string, env []byte, pages []*task.Page, inter []string) taskmgr.Delivery {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "spool")
-	sp, err := crawler.OpenSpool(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pages {
-		if err := sp.Page(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := sp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return taskmgr.Delivery{TaskID: id, Raw: env, Spool: path,
+	return taskmgr.Delivery{TaskID: id, Raw: env, Spool: crawlertest.Spool(t, pages),
 		Result: &task.Result{TaskID: id, Stats: task.Stats{PagesFetched: len(pages), Dirs: map[string]int{"/": len(pages)}}, InterSite: inter}}
 }
 
