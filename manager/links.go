@@ -17,8 +17,10 @@ import (
 // a spot-check never goes to, and is never claimed by, a peer linked to
 // the result's crawler or an earlier checker of it, that is, one the
 // manager saw connect from the same network: the same /24 for IPv4, the
-// same /48 for IPv6 (a home, an office, a small cloud subnet). Where the
-// check goes (checkAim) and who may claim it (decideLease) both ask.
+// same /48 for IPv6 (a home, an office, a small cloud subnet), or, where
+// the operator's AS table (asn.go) knows it, the same autonomous system.
+// Where the check goes (checkAim) and who may claim it (decideLease) both
+// ask.
 
 // maxNets bounds the peers whose networks are remembered; beyond it, the
 // longest unseen are forgotten.
@@ -30,16 +32,18 @@ const netsPerPeer = 4
 
 // netBook remembers the networks each peer connected from.
 type netBook struct {
+	as   *ASTable // nil: no AS is known
 	mu   sync.Mutex
-	nets map[peer.ID]peerNets
+	nets map[peer.ID]peerNets // guarded by mu
 }
 
 type peerNets struct {
 	nets []netip.Prefix
+	asns []uint32 // the autonomous systems of nets, where known
 	seen time.Time
 }
 
-func newNetBook() *netBook { return &netBook{nets: make(map[peer.ID]peerNets)} }
+func newNetBook(as *ASTable) *netBook { return &netBook{as: as, nets: make(map[peer.ID]peerNets)} }
 
 // netOf returns the network of a connection's remote address: its /24
 // for IPv4, its /48 for IPv6. ok is false for a relayed connection (the
@@ -85,6 +89,12 @@ func (b *netBook) saw(id peer.ID, remote ma.Multiaddr, now time.Time) {
 			pn.nets = pn.nets[1:]
 		}
 	}
+	if as, ok := b.as.Lookup(n.Addr()); ok && !slices.Contains(pn.asns, as) {
+		pn.asns = append(pn.asns, as)
+		if len(pn.asns) > netsPerPeer {
+			pn.asns = pn.asns[1:]
+		}
+	}
 	pn.seen = now
 	b.nets[id] = pn
 	if len(b.nets) > maxNets {
@@ -107,8 +117,9 @@ func (b *netBook) forgetOldestLocked() {
 	}
 }
 
-// linked reports whether peer id connected from a network that any peer
-// of others connected from, and names that peer.
+// linked reports whether peer id connected from a network, or an
+// autonomous system, that any peer of others connected from, and names
+// that peer.
 func (b *netBook) linked(id string, others []string) (string, bool) {
 	p, err := peer.Decode(id)
 	if err != nil {
@@ -116,8 +127,8 @@ func (b *netBook) linked(id string, others []string) (string, bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	mine := b.nets[p].nets
-	if len(mine) == 0 {
+	mine := b.nets[p]
+	if len(mine.nets) == 0 {
 		return "", false
 	}
 	for _, o := range others {
@@ -125,10 +136,10 @@ func (b *netBook) linked(id string, others []string) (string, bool) {
 		if err != nil || op == p {
 			continue
 		}
-		for _, n := range b.nets[op].nets {
-			if slices.Contains(mine, n) {
-				return o, true
-			}
+		theirs := b.nets[op]
+		if slices.ContainsFunc(theirs.nets, func(n netip.Prefix) bool { return slices.Contains(mine.nets, n) }) ||
+			slices.ContainsFunc(theirs.asns, func(as uint32) bool { return slices.Contains(mine.asns, as) }) {
+			return o, true
 		}
 	}
 	return "", false

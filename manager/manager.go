@@ -141,7 +141,13 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
-	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: newNetBook(), wake: make(chan struct{}, 1), started: opts.Now()}
+	var as *ASTable
+	if opts.ASN != "" {
+		if as, err = ReadASTable(opts.ASN); err != nil {
+			return nil, fmt.Errorf("new manager: %w", err)
+		}
+	}
+	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: newNetBook(as), wake: make(chan struct{}, 1), started: opts.Now()}
 	m.metrics = newMetrics(m)
 	m.bg, m.bgCancel = context.WithCancel(context.Background())
 	defer func() {

@@ -56,7 +56,7 @@ type managerOptions struct {
 	coordinates, verbose                    bool
 	storeRaw                                bool
 	pieceAbove                              int
-	pagePlan                                string
+	pagePlan, asn                           string
 	userAgent, signatureAgent, directory    string
 	contact                                 string
 	unsigned                                bool
@@ -105,6 +105,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.db, "db", "", "keep channels, tasks, leases, receipts and credit in the PostgreSQL database at `URL` (postgres://user@host/db; the password from PGPASSWORD or ~/.pgpass) instead of files in the data directory; managers of one network may share it, each with a copy of the same key")
 	fs.StringVar(&o.store, "store", "", "where closed WARC files go: the data directory's warc/ folder (default), or `s3://BUCKET/PREFIX` on an S3-compatible object store, with the endpoint and credentials from AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL), AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION (docs/storage.md)")
 	fs.Int64Var(&o.maxWARCFile, "max-warc-file", storage.DefaultMaxFileSize, "close a WARC file and start the next one past `BYTES`")
+	fs.StringVar(&o.asn, "asn", "", "read the autonomous systems of addresses from `FILE`, one \"PREFIX ASN\" line each (a routing table dump as pyasn or ip2asn write it): no spot-check goes to a volunteer of the autonomous system of the result's crawler (default: only /24s and /48s link volunteers)")
 	fs.BoolVar(&o.storeRaw, "store-raw", false, "also store each page's raw HTTP response as a WARC response record beside its text: crawlers upload the compressed HTML too (clients older than this option refuse such tasks)")
 	fs.StringVar(&o.minClientVersion, "min-client-version", "", "give no task to volunteers running a Hivecrawl older than `X.Y.Z`: they are told why and how to update, and their lease claims are refused")
 	fs.StringVar(&o.updateHint, "update-hint", "", "what outdated volunteers are told to do: the `TEXT` of a command or your download page's URL (default \""+manager.DefaultUpdateHint+"\")")
@@ -154,7 +155,7 @@ func runManager(ctx context.Context, args []string) int {
 		Directory: o.directory, Unsigned: o.unsigned, Contact: o.contact, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
 		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
 		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
-		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw,
+		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw, ASN: o.asn,
 	}
 	if o.coordinates {
 		b := manager.DefaultBounds
