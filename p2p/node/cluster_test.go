@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,7 +115,8 @@ type member struct {
 	q      *memQueue
 	cancel context.CancelFunc
 	done   chan struct{}
-	alive  bool
+	// alive is read by the map's Alive callback on peers' goroutines.
+	alive atomic.Bool
 }
 
 type cluster struct {
@@ -122,6 +124,9 @@ type cluster struct {
 	manager crypto.PrivKey
 	auth    *nodetest.Authority // the manager's map of zones
 	cfg     Config
+	// mu guards members against the map's callbacks (Alive, Addrs),
+	// which peers' goroutines call while the test adds members.
+	mu      sync.Mutex
 	members []*member
 	rng     *rand.Rand
 	// tweak, when set, adjusts each new peer's Config.
@@ -165,6 +170,8 @@ func newCluster(t *testing.T, cfg Config) *cluster {
 		return false
 	}
 	c.auth.Addrs = func(id peer.ID) peer.AddrInfo {
+		c.mu.Lock()
+		defer c.mu.Unlock()
 		for _, m := range c.members {
 			if m.h.ID() == id {
 				return m.h.AddrInfo()
@@ -220,8 +227,11 @@ func (c *cluster) newNode(ctx context.Context, p can.Point) (*Node, *memQueue) {
 func (c *cluster) addAt(ctx context.Context, p can.Point) *member {
 	t := c.t
 	n, q := c.newNode(ctx, p)
-	m := &member{h: n.h, n: n, q: q, alive: true}
+	m := &member{h: n.h, n: n, q: q}
+	m.alive.Store(true)
+	c.mu.Lock()
 	c.members = append(c.members, m) // known to the map's Addrs and Alive
+	c.mu.Unlock()
 	if err := n.Join(ctx); err != nil {
 		t.Fatalf("join %d: %v", len(c.members), err)
 	}
@@ -247,9 +257,11 @@ func (m *member) stop() {
 }
 
 func (c *cluster) live() []*member {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var out []*member
 	for _, m := range c.members {
-		if m.alive {
+		if m.alive.Load() {
 			out = append(out, m)
 		}
 	}
@@ -413,7 +425,7 @@ func (c *cluster) dump() {
 		c.t.Logf("%s: zones %v neighbours %v", m.h.ID(), m.n.Zones(), m.n.Neighbours())
 	}
 	for _, m := range c.members {
-		if !m.alive {
+		if !m.alive.Load() {
 			c.t.Logf("departed %s holding %v", m.h.ID(), m.n.Zones())
 		}
 	}

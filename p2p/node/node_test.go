@@ -74,7 +74,7 @@ func runChurn(t *testing.T, peers, inserts int) {
 		if err := m.n.Leave(ctx); err != nil {
 			t.Fatalf("leave: %v", err)
 		}
-		m.alive = false
+		m.alive.Store(false)
 		m.stop()
 		m.h.Close()
 	}
@@ -89,7 +89,7 @@ func runChurn(t *testing.T, peers, inserts int) {
 	t.Logf("%d graceful leaves: zones tile %v after the last one", len(leavers), settled.Round(100*time.Millisecond))
 	// A third crash: hosts closed abruptly, tasks lost, zones taken over.
 	for _, m := range crashers {
-		m.alive = false
+		m.alive.Store(false)
 		m.stop()
 		m.h.Close()
 	}

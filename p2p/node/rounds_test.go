@@ -58,7 +58,7 @@ func runRounds(t *testing.T, peers, rounds int, hb time.Duration) {
 			t.Fatalf("round %d: leave: %v", r, err)
 		}
 		for _, m := range append(crash, leave) {
-			m.alive = false
+			m.alive.Store(false)
 			m.stop()
 			m.h.Close()
 		}
