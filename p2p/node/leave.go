@@ -72,13 +72,10 @@ func (n *Node) Leave(ctx context.Context) error {
 			}
 		}
 	}
-	// A task whose target no heir holds came here balanced or shared;
-	// no heir could prove it may claim its lease, so the manager issues
-	// its host again.
-	back := n.orphans(heirs, append(slices.Clone(queued), running...))
+	shares, back := n.divide(heirs, queued, running)
 	var errs []error
 	for i, h := range heirs {
-		q, r := n.tasksFor(heirs, i, queued, running)
+		q, r := shares[i].queued, shares[i].running
 		if len(q)+len(r) == 0 {
 			continue
 		}
@@ -143,39 +140,38 @@ func (n *Node) heirsLocked(old []zonecert.Cert) []heir {
 	return out
 }
 
-// tasksFor returns the tasks of queued and running that go to heirs[i]:
-// those whose signed target lies in its zones, where its certificate
-// proves to the manager that it may claim them.
-func (n *Node) tasksFor(heirs []heir, i int, queued, running [][]byte) (q, r [][]byte) {
-	h := heirs[i]
-	mine := func(env []byte) bool {
-		target, ok := n.envelopeTarget(env)
-		return ok && holds(h.zones, target)
-	}
-	for _, e := range queued {
-		if mine(e) {
-			q = append(q, e)
-		}
-	}
-	for _, e := range running {
-		if mine(e) {
-			r = append(r, e)
-		}
-	}
-	return q, r
-}
+// heirShare is the tasks one heir is handed.
+type heirShare struct{ queued, running [][]byte }
 
-// orphans returns the tasks of envs whose target no heir holds.
-func (n *Node) orphans(heirs []heir, envs [][]byte) [][]byte {
-	var out [][]byte
-	for _, e := range envs {
-		target, ok := n.envelopeTarget(e)
-		if ok && slices.ContainsFunc(heirs, func(h heir) bool { return holds(h.zones, target) }) {
-			continue
+// divide gives each heir the tasks of queued and running whose signed
+// target lies in its zones, where its certificate proves to the manager
+// that it may claim them. The rest, whose target no heir holds, came here
+// balanced or shared: no heir could prove it may claim their leases, so
+// they go back to the manager, which issues their hosts again. Each
+// envelope is opened once.
+func (n *Node) divide(heirs []heir, queued, running [][]byte) (shares []heirShare, back [][]byte) {
+	shares = make([]heirShare, len(heirs))
+	for _, set := range []struct {
+		envs    [][]byte
+		running bool
+	}{{queued, false}, {running, true}} {
+		for _, e := range set.envs {
+			target, ok := n.envelopeTarget(e)
+			i := -1
+			if ok {
+				i = slices.IndexFunc(heirs, func(h heir) bool { return holds(h.zones, target) })
+			}
+			switch {
+			case i < 0:
+				back = append(back, e)
+			case set.running:
+				shares[i].running = append(shares[i].running, e)
+			default:
+				shares[i].queued = append(shares[i].queued, e)
+			}
 		}
-		out = append(out, e)
 	}
-	return out
+	return shares, back
 }
 
 // envelopeTarget reads the signed target of a task envelope; ok is false
