@@ -148,18 +148,6 @@ func (n *Node) heldCertsLocked(now time.Time) [][]byte {
 	return out
 }
 
-// certHoldingLocked returns this node's certificate of the zone holding
-// p, encoded: the first of a balanced or shared insert's path. n.mu must
-// be held.
-func (n *Node) certHoldingLocked(p can.Point) ([]byte, bool) {
-	c, ok := n.ownCertLocked(p)
-	if !ok {
-		return nil, false
-	}
-	b, err := c.MarshalBinary()
-	return b, err == nil
-}
-
 // ownCertLocked returns this node's certificate of the zone holding p.
 // n.mu must be held.
 func (n *Node) ownCertLocked(p can.Point) (zonecert.Cert, bool) {

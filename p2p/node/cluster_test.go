@@ -528,12 +528,16 @@ func (c *cluster) waitStable(limit time.Duration) time.Duration {
 // owner of p, starts: its certificate of the zone holding p.
 func (c *cluster) path(m *member, p can.Point) [][]byte {
 	m.n.mu.Lock()
-	cert, ok := m.n.certHoldingLocked(p)
+	cert, ok := m.n.ownCertLocked(p)
 	m.n.mu.Unlock()
 	if !ok {
 		c.t.Fatalf("%s holds no zone with %v", m.h.ID().ShortString(), p)
 	}
-	return [][]byte{cert}
+	b, err := cert.MarshalBinary()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return [][]byte{b}
 }
 
 // unproved lists the tasks queued at live peers without a proof that
@@ -570,8 +574,9 @@ func (c *cluster) handoffs(e []byte, signer *member, chain ...*member) []byte {
 	}
 	owner := chain[0]
 	owner.n.mu.Lock()
-	p, ok := owner.n.ownProofLocked(can.Clamp(tk.Target))
+	cert, ok := owner.n.ownCertLocked(can.Clamp(tk.Target))
 	owner.n.mu.Unlock()
+	p := zonecert.OwnerProof(cert)
 	if !ok {
 		c.t.Fatalf("%s holds no zone with %v", owner.h.ID().ShortString(), tk.Target)
 	}

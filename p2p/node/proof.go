@@ -17,48 +17,42 @@ import (
 // task on, and checks it on every task passed to it, so that it never
 // queues a task it could not claim.
 
-// ownProofLocked returns this node's proof as the owner of target: its
-// certificate of the zone holding it; ok is false when it holds none.
-// n.mu must be held.
-func (n *Node) ownProofLocked(target can.Point) (zonecert.Proof, bool) {
-	c, ok := n.ownCertLocked(target)
-	if !ok {
-		return zonecert.Proof{}, false
-	}
-	return zonecert.OwnerProof(c), true
-}
-
-// ownProof is ownProofLocked, encoded, for a task about to be queued here.
+// ownProof returns this node's proof, encoded, as the owner of target,
+// for task t about to be queued here: its certificate of the zone holding
+// target.
 func (n *Node) ownProof(t *task.Task, target can.Point) ([]byte, error) {
 	n.mu.Lock()
-	p, ok := n.ownProofLocked(target)
+	c, ok := n.ownCertLocked(target)
 	n.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("task %s: %w: this peer no longer holds its target", t.ID, ErrMisaimed)
 	}
-	return p.MarshalBinary()
+	return zonecert.OwnerProof(c).MarshalBinary()
 }
 
 // passProof returns the proof to pass task t (aimed at target) on to peer
-// to with: raw, the proof t came here with, or, when raw is nil, this
-// node's own as target's owner, extended by a hand-off to to that this
-// node signs.
-func (n *Node) passProof(raw []byte, t *task.Task, target can.Point, to peer.ID) ([]byte, error) {
-	var p zonecert.Proof
-	if raw != nil {
-		var err error
-		if p, err = zonecert.DecodeProof(raw); err != nil {
+// to with: came, the proof t came here with, or, when came is nil, this
+// node's own as target's owner, extended by a hand-off to to.
+func (n *Node) passProof(came []byte, t *task.Task, target can.Point, to peer.ID) ([]byte, error) {
+	if came != nil {
+		p, err := zonecert.DecodeProof(came)
+		if err != nil {
 			return nil, err
 		}
-	} else {
-		n.mu.Lock()
-		own, ok := n.ownProofLocked(target)
-		n.mu.Unlock()
-		if !ok {
-			return nil, fmt.Errorf("pass task %s on: this peer no longer holds its target", t.ID)
-		}
-		p = own
+		return n.pass(p, t, to)
 	}
+	n.mu.Lock()
+	c, ok := n.ownCertLocked(target)
+	n.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("pass task %s on: this peer no longer holds its target", t.ID)
+	}
+	return n.pass(zonecert.OwnerProof(c), t, to)
+}
+
+// pass extends p, whose holder is this node, by a hand-off of t to peer
+// to that this node signs, and encodes it.
+func (n *Node) pass(p zonecert.Proof, t *task.Task, to peer.ID) ([]byte, error) {
 	key := n.h.Peerstore().PrivKey(n.h.ID())
 	if key == nil {
 		return nil, fmt.Errorf("pass task %s on: no private key for %s", t.ID, n.h.ID())

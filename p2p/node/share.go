@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
@@ -235,12 +236,16 @@ func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, 
 	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
 	defer cancel()
 	n.mu.Lock()
-	cert, ok := n.certHoldingLocked(target)
+	c, ok := n.ownCertLocked(target)
 	n.mu.Unlock()
 	if !ok {
 		return false, fmt.Errorf("share: this peer no longer holds %v", target)
 	}
-	proof, err := n.passProof(nil, t, target, to)
+	cert, err := c.MarshalBinary()
+	if err != nil {
+		return false, fmt.Errorf("share: %w", err)
+	}
+	proof, err := n.pass(zonecert.OwnerProof(c), t, to)
 	if err != nil {
 		return false, fmt.Errorf("share: %w", err)
 	}
