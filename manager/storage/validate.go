@@ -518,10 +518,11 @@ func (s *Storage) compare(sample []sampled, pages pageSource) (checkRound, error
 	if err != nil {
 		return checkRound{}, err
 	}
+	untold := s.untoldBases(sample)
 	var r checkRound
 	for i, want := range sample {
 		p := got[want.URL]
-		outcome, why := s.comparePage(want, p)
+		outcome, why := s.comparePage(want, p, untold)
 		s.log.Debug("Spot-check page compared", "url", want.URL, "outcome", outcome, "why", why)
 		switch outcome {
 		case outcomeMatch:
@@ -551,8 +552,8 @@ func (s *Storage) compare(sample []sampled, pages pageSource) (checkRound, error
 }
 
 // comparePage compares one stored page with the checker's fetch of it,
-// and says why it judged so.
-func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) {
+// and says why it judged so; untold is untoldBases of the sample.
+func (s *Storage) comparePage(want sampled, p *task.Page, untold map[string]string) (outcome, why string) {
 	switch {
 	case p == nil:
 		return outcomeInconclusive, "not fetched" // stopped, disallowed, cut short
@@ -567,10 +568,8 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 	if p.Digest == want.Digest {
 		return outcomeMatch, "same body"
 	}
-	if want.Unchanged {
-		if why := s.untoldBase(want.Task); why != "" {
-			return outcomeInconclusive, why
-		}
+	if why := untold[want.Task]; want.Unchanged && why != "" {
+		return outcomeInconclusive, why
 	}
 	unchanged := (want.ETag != "" && p.ETag == want.ETag) || (want.LastModified != "" && p.LastModified == want.LastModified)
 	changed := !unchanged && (want.ETag != "" && p.ETag != "" && p.ETag != want.ETag ||
@@ -601,6 +600,20 @@ func (s *Storage) comparePage(want sampled, p *task.Page) (outcome, why string) 
 		return outcomeInconclusive, "changed since: " + why
 	}
 	return outcomeMismatch, fmt.Sprintf("%s, unchanged %v", why, unchanged)
+}
+
+// untoldBases returns, for each result that stored text the sample's
+// unchanged pages confirmed, why that text tells nothing about the
+// crawler that confirmed it ("" when it does), each result read once: a
+// sample's unchanged pages mostly confirm one earlier result.
+func (s *Storage) untoldBases(sample []sampled) map[string]string {
+	out := map[string]string{}
+	for _, want := range sample {
+		if _, done := out[want.Task]; want.Unchanged && !done {
+			out[want.Task] = s.untoldBase(want.Task)
+		}
+	}
+	return out
 }
 
 // untoldBase says why the text a page reported unchanged confirmed, stored
