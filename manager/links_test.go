@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -64,6 +65,23 @@ func stripes(m *Manager, hosts ...*host.Host) {
 	}
 }
 
+// aims counts the members m aims task tk at, and 19 copies of it under
+// other IDs, whatever the hash ranks first; it fails when no member can
+// take them.
+func aims(t *testing.T, m *Manager, tk channels.Task) map[peer.ID]int {
+	t.Helper()
+	got := map[peer.ID]int{}
+	for range 20 {
+		aim, ok := m.checkAim(tk)
+		if !ok {
+			t.Fatalf("no member to aim %s at", tk.ID)
+		}
+		got[aim.Direct]++
+		tk.ID += "x"
+	}
+	return got
+}
+
 // TestCheckersOfAnotherNetwork: a cheater's second identity on its own
 // network (the same /24) is never chosen to check its result, and its
 // claim of the check, should the envelope reach it, is refused and ends
@@ -103,12 +121,8 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 20 { // whatever the hash ranks first
-		aim, ok := m.checkAim(check)
-		if !ok || aim.Direct != honest.ID() {
-			t.Fatalf("check aimed at %v (ok %v), want the volunteer of another network %v", aim.Direct, ok, honest.ID())
-		}
-		check.ID += "x"
+	if got := aims(t, m, check); got[honest.ID()] != 20 {
+		t.Fatalf("check aimed at %v, want only the volunteer of another network %v", got, honest.ID())
 	}
 
 	// The sybil claims the check with its genuine envelope.
