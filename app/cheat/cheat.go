@@ -316,7 +316,8 @@ func appendJSON(path string, lines []any) error {
 }
 
 // readJSONL reads the file at path, a JSON T per line (none when there
-// is no file).
+// is no file). A last line without its newline is an append still under
+// way (appendJSON writes whole lines), and is left for the next read.
 func readJSONL[T any](path string) ([]T, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -327,6 +328,9 @@ func readJSONL[T any](path string) ([]T, error) {
 	}
 	var out []T
 	for line := range strings.Lines(string(b)) {
+		if !strings.HasSuffix(line, "\n") {
+			break
+		}
 		if strings.TrimSpace(line) == "" {
 			continue
 		}

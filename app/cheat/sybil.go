@@ -2,11 +2,9 @@ package cheat
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,16 +67,14 @@ func (u *Uploader) twinPages() (map[string]shared, error) {
 		if filepath.Base(f) == u.Self+".jsonl" {
 			continue
 		}
-		b, err := os.ReadFile(f)
+		pages, err := readJSONL[shared](f)
 		if err != nil {
 			return nil, fmt.Errorf("cheat: twin's pages: %w", err)
 		}
-		for line := range strings.Lines(string(b)) {
-			var s shared
-			if json.Unmarshal([]byte(line), &s) != nil || s.Page == nil {
-				continue // the twin's write still under way
+		for _, s := range pages {
+			if s.Page != nil {
+				out[s.Page.URL] = s
 			}
-			out[s.Page.URL] = s
 		}
 	}
 	return out, nil
