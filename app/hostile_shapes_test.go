@@ -32,7 +32,7 @@ var hostileShapes = []struct{ name, unit, ctype string }{
 // hostileShapeLimit bounds a client's peak resident memory while it
 // crawls one hostile page. The goal is 100 MB, met by every shape on a
 // quiet machine and beside a CPU-bound process (at most 98 MB,
-// docs/benchmarks.md, "Hostile page shapes"); the test allows 10 MB over
+// docs/developer/benchmarks.md, "Hostile page shapes"); the test allows 10 MB over
 // it for a machine busier still, as a full `make test` is, where the
 // garbage collector runs later.
 const hostileShapeLimit = 110 << 20

@@ -47,7 +47,7 @@ func (w *sizeWriter) Write(b []byte) (int, error) {
 // manager kept a task's list of known pages past its send, the page plans
 // that skip pages lost their validators: under the fountain plan 49 of
 // 289 revisits were conditional. The figures per plan are logged for
-// docs/benchmarks.md.
+// docs/developer/benchmarks.md.
 func TestLiveRecrawlConditional(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a manager and a volunteer for 30 s per page plan")

@@ -10,7 +10,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/prom"
 )
 
-// metricsHandler serves the client's Prometheus metrics (docs/metrics.md)
+// metricsHandler serves the client's Prometheus metrics (docs/operator/metrics.md)
 // while the metrics setting is on; off, /metrics is not found, as it was
 // before the setting existed. The local API's Host check applies, and a
 // scrape needs no token: it changes nothing.

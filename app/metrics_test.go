@@ -14,7 +14,7 @@ import (
 // TestClientMetricsOptIn runs a client in local mode over three sites:
 // /metrics is not found until the metrics setting is on; on, it serves
 // text promtool accepts, with the figures of the crawls done and the
-// pause the volunteer asked for, all listed in docs/metrics.md; it stays
+// pause the volunteer asked for, all listed in docs/operator/metrics.md; it stays
 // behind the local API's Host check; off again, it is not found.
 func TestClientMetricsOptIn(t *testing.T) {
 	srv := smallSites(t)
@@ -92,9 +92,9 @@ func TestClientMetricsOptIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	paused := promtest.ScrapeToken(t, url, info.Token)
-	// docs/metrics.md lists them all, and the Grafana dashboard uses
+	// docs/operator/metrics.md lists them all, and the Grafana dashboard uses
 	// only these.
-	promtest.Documented(t, promtest.Names(paused, "hivecrawl_client_"), "hivecrawl_client_", "../docs/grafana/hivecrawl.json", "../docs/metrics.md")
+	promtest.Documented(t, promtest.Names(paused, "hivecrawl_client_"), "hivecrawl_client_", "../docs/operator/grafana/hivecrawl.json", "../docs/operator/metrics.md")
 	promtest.Want(t, paused, map[string]float64{
 		`hivecrawl_client_paused{reason="paused"}`: 1,
 		`hivecrawl_client_paused{reason="busy"}`:   0,

@@ -9,7 +9,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// Challenge and block detection (docs/leases.md, "Challenges"). A site
+// Challenge and block detection (docs/developer/leases.md, "Challenges"). A site
 // whose firewall took the crawler for a bot answers with a challenge page
 // (Cloudflare's "Just a moment...", a CAPTCHA), marks the answer
 // (cf-mitigated: challenge), or refuses one page after another. Going on

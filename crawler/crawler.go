@@ -32,7 +32,7 @@
 // tracking and session parameters too), and a page naming another URL of
 // the channel as its <link rel=canonical> is recorded under it, or as its
 // duplicate when the task already recorded that URL (canonical.go,
-// docs/urls.md).
+// docs/developer/urls.md).
 //
 // A recrawl task lists the known pages it revisits (task.Validators):
 // each is queued at its depth and asked for with a conditional GET when it
@@ -135,7 +135,7 @@ const (
 	// MaxCrawlDelay is the longest wait a task keeps between two of its
 	// requests (robots.txt Crawl-delay). A host asking for longer gets
 	// one page a task, and the manager spaces its tasks by the whole
-	// Crawl-delay, up to MaxAskedDelay (docs/leases.md, "Long
+	// Crawl-delay, up to MaxAskedDelay (docs/developer/leases.md, "Long
 	// Crawl-delays").
 	MaxCrawlDelay = 5 * time.Minute
 	// MaxAskedDelay caps the Crawl-delay read from robots.txt.

@@ -44,7 +44,7 @@
 // # Metrics
 //
 // The local API serves Prometheus metrics at /metrics (metrics.go,
-// docs/metrics.md), most read from the databases when scraped, and the
+// docs/operator/metrics.md), most read from the databases when scraped, and the
 // status page plots pages and results stored per second over the last
 // hour (throughput.go).
 //

@@ -30,7 +30,7 @@ type IndexNowResponse struct {
 	Ignored  int `json:"ignored,omitempty"`
 }
 
-// indexNow takes IndexNow submissions (docs/indexnow.md): a site pushes
+// indexNow takes IndexNow submissions (docs/operator/indexnow.md): a site pushes
 // URLs it changed; once its key file is verified they go to its channel,
 // which is crawled at the next tick. Only hosts the manager has a channel
 // for are accepted; the key check is synchronous, so the answer is 200 or

@@ -11,7 +11,7 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 )
 
-// Checkers a cheater cannot be (docs/validation.md, "Who checks"). Anyone
+// Checkers a cheater cannot be (docs/developer/validation.md, "Who checks"). Anyone
 // can run many volunteers, and a cheater's second identity would happily
 // confirm its first one's forgery. Identities are free; networks are not:
 // a spot-check never goes to, and is never claimed by, a peer linked to

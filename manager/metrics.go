@@ -11,7 +11,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// Prometheus metrics (GET /metrics on the local API; docs/metrics.md lists
+// Prometheus metrics (GET /metrics on the local API; docs/operator/metrics.md lists
 // them). What the databases and the overlay hold is read when Prometheus
 // scrapes (stateCollector); only what an event alone knows is counted as it
 // happens: schedule rounds, and the tasks this manager issued, saw

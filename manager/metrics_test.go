@@ -153,7 +153,7 @@ func scrape(t *testing.T, m *Manager) map[string]float64 {
 	return promtest.Scrape(t, m.APIURL()+"/metrics")
 }
 
-// TestMetricsDocumented: docs/metrics.md lists every metric the manager
+// TestMetricsDocumented: docs/operator/metrics.md lists every metric the manager
 // serves, and the Grafana dashboard's expressions parse and use only
 // those.
 func TestMetricsDocumented(t *testing.T) {
@@ -168,5 +168,5 @@ func TestMetricsDocumented(t *testing.T) {
 	if len(names) < 20 {
 		t.Fatalf("%d manager metrics: %q", len(names), names)
 	}
-	promtest.Documented(t, names, "hivecrawl_manager_", "../docs/grafana/hivecrawl.json", "../docs/metrics.md")
+	promtest.Documented(t, names, "hivecrawl_manager_", "../docs/operator/grafana/hivecrawl.json", "../docs/operator/metrics.md")
 }

@@ -113,7 +113,7 @@ type Options struct {
 	// Store is where closed WARC files go: "" keeps them in Dir/warc;
 	// "s3://bucket/prefix" uploads them, with a CDXJ index each, to an
 	// S3-compatible object store whose endpoint and credentials come from
-	// the AWS variables (docs/storage.md). They are written to Dir/warc
+	// the AWS variables (docs/operator/storage.md). They are written to Dir/warc
 	// first either way.
 	Store string `json:"store,omitempty"`
 	// Getenv reads the AWS variables for Store; default os.Getenv.
@@ -160,7 +160,7 @@ type Options struct {
 	Delay time.Duration `json:"delay,omitempty"`
 	// PerIP and PerDomain cap the leases running at once on hosts at one
 	// IP address and on hosts of one registrable domain, swarm-wide
-	// (docs/leases.md); 0 = DefaultPerIP and DefaultPerDomain (2),
+	// (docs/developer/leases.md); 0 = DefaultPerIP and DefaultPerDomain (2),
 	// negative = no cap.
 	PerIP     int `json:"per_ip,omitempty"`
 	PerDomain int `json:"per_domain,omitempty"`
@@ -192,7 +192,7 @@ type Options struct {
 	// default DefaultContact.
 	Contact string `json:"contact,omitempty"`
 	// IndexNow, when set, is the address where the manager takes IndexNow
-	// submissions from web sites (GET or POST /indexnow, docs/indexnow.md).
+	// submissions from web sites (GET or POST /indexnow, docs/operator/indexnow.md).
 	// Like Directory it need not be loopback. Key files are fetched from
 	// public addresses only, unless AllowLoopback is set (tests).
 	IndexNow string `json:"indexnow,omitempty"`

@@ -75,7 +75,7 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 	}
 	if !strings.HasPrefix(m.opts.Policy.SignatureAgent, "https://") {
 		m.log.Warn("Web sites verify signatures against a key directory served over HTTPS: put an HTTPS origin in front "+
-			"of the site server and name it with --signature-agent (docs/operator.md)", "signature_agent", m.opts.Policy.SignatureAgent)
+			"of the site server and name it with --signature-agent (docs/operator/botauth.md)", "signature_agent", m.opts.Policy.SignatureAgent)
 	}
 	return nil
 }

@@ -20,7 +20,7 @@
 # was even compiled while they waited, and its one timeout is either too
 # short for the long packages or far too long for the rest. Each timeout
 # is about twice the slowest run seen on a loaded 2-core machine
-# (docs/testing.md). Both commands append to one file, a line per write,
+# (docs/developer/testing.md). Both commands append to one file, a line per write,
 # and tail streams it to stdout as it grows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +35,7 @@ long=(
 	./cmd/hivecrawl
 )
 # The overlay's package runs last, alone: its peers keep their zones by
-# heartbeats within time windows (docs/overlay.md), which a machine
+# heartbeats within time windows (docs/developer/overlay.md), which a machine
 # running the whole suite and a CPU hog starves past their limits (its
 # drift and churn tests failed there, and passed run alone beside the
 # hog). Certified zones (issue #42) are to replace those windows.

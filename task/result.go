@@ -154,11 +154,11 @@ type Result struct {
 	HostRest time.Time `json:"host_rest,omitzero"`
 	// HostAddrs are the IP addresses the crawler connected to the task's
 	// host at: the manager counts the host's leases against them (its
-	// limits per address, docs/leases.md).
+	// limits per address, docs/developer/leases.md).
 	HostAddrs []string `json:"host_addrs,omitempty"`
 	// Strike names what stopped the crawl to spare its host, "" when
 	// nothing did: the manager rests the host, longer at each strike in a
-	// row (docs/leases.md, "Back-off").
+	// row (docs/developer/leases.md, "Back-off").
 	Strike string `json:"strike,omitempty"`
 	// Refused, when the site's content signals refuse the task's purpose
 	// for the whole host (robots.txt), names the rule ("robots.txt

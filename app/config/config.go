@@ -110,7 +110,7 @@ type Config struct {
 	// The address is written to api.json for the CLI and tray.
 	APIPort int `json:"api_port"`
 	// Metrics serves Prometheus metrics at /metrics on the local API
-	// (docs/metrics.md), for a volunteer who watches their machines with
+	// (docs/operator/metrics.md), for a volunteer who watches their machines with
 	// Prometheus. Off by default: /metrics is then not found. It applies
 	// at once.
 	Metrics bool `json:"metrics"`

@@ -84,7 +84,7 @@ func TestDemo(t *testing.T) {
 // no credit confirmed to them, no result of a twin confirmed, no honest
 // result rejected. (The run is too short for the manager to end a
 // squatted lease, at the first renewal 5 minutes after its claim: the
-// real demo's run in docs/validation.md is.)
+// real demo's run in docs/developer/validation.md is.)
 func TestDemoAttackers(t *testing.T) {
 	t.Parallel() // it mostly waits: see scripts/test.sh
 	if testing.Short() {

@@ -143,7 +143,7 @@ func TilingError(zones []localapi.Zone) error {
 // abut its own among its neighbours, or nil when every abutting pair lists
 // each other. Until they do, a peer that dies or leaves with its handover
 // refused may be known to none of the peers around its zones, and nobody
-// takes them over (docs/overlay.md: an area nobody holds is not repaired).
+// takes them over (docs/developer/overlay.md: an area nobody holds is not repaired).
 func UnlistedError(sts []*localapi.Overlay, names []string) error {
 	for i, a := range sts {
 		listed := map[string]bool{}

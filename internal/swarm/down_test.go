@@ -17,7 +17,7 @@ const managerDown = 5 * time.Minute
 // TestManagerDown kills the manager mid-crawl and keeps it down for 5
 // minutes while the swarm goes on: volunteers finish the crawls whose
 // host leases they hold and keep their results. Zones are the manager's
-// to grant (docs/overlay.md): the overlay routes on the certificates its
+// to grant (docs/developer/overlay.md): the overlay routes on the certificates its
 // peers hold until they expire, and no volunteer holds a zone after that;
 // a volunteer restarted meanwhile, and a newcomer, wait for the manager.
 // Once the manager is back all seven are members within a few renewals,

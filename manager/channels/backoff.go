@@ -7,7 +7,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// Back-off held at the lease (docs/leases.md, "Back-off"). A crawl that
+// Back-off held at the lease (docs/developer/leases.md, "Back-off"). A crawl that
 // stopped to spare its host (task.Result.Strike: a 429 or 503 without
 // Retry-After, a run of server errors or timeouts, a challenge) rests the
 // host for every crawler: StrikeRest at the first strike, doubling at each

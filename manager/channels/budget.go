@@ -5,7 +5,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/kv"
 )
 
-// Budgets of new hosts per registrable domain (docs/leases.md, "Budgets
+// Budgets of new hosts per registrable domain (docs/developer/leases.md, "Budgets
 // for new hosts"). A wildcard-subdomain trap (trap.test linking to ever
 // new wN.trap.test) would otherwise make a channel of every subdomain it
 // invents, up to MaxChannels. Inter-site URLs make at most

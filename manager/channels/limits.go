@@ -10,7 +10,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/kv"
 )
 
-// Limits per address and per registrable domain (docs/leases.md, "Per
+// Limits per address and per registrable domain (docs/developer/leases.md, "Per
 // address and per domain"). The host lease keeps one crawler per host;
 // these keep a few per IP address and per registrable domain, swarm-wide,
 // so twelve shops on one shared-hosting address, or a thousand subdomains

@@ -8,7 +8,7 @@ import (
 )
 
 // Inter-site channels in order of how many distinct domains link to them
-// (docs/leases.md, "Budgets for new hosts"). A result may make only a few
+// (docs/developer/leases.md, "Budgets for new hosts"). A result may make only a few
 // channels (Options.MaxPerFeedback); the hosts it names that are not
 // channels yet are candidates, each with the registrable domains of the
 // channels that linked to it. Of a result's URLs, those of candidates

@@ -8,7 +8,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
-// Comparing what matters (docs/validation.md, "Compare what matters").
+// Comparing what matters (docs/developer/validation.md, "Compare what matters").
 // Word-pair likeness alone lets a cheater alter a page and still match: a
 // spam sentence in a long page scores 0.99, every number changed or every
 // "is" negated 0.6 to 0.8, half the page replaced 0.53. So the texts are

@@ -379,7 +379,7 @@ func TestChangedSiteNeverFailsHonestResult(t *testing.T) {
 	}
 }
 
-// TestDetectionFigures computes the figures docs/validation.md states
+// TestDetectionFigures computes the figures docs/developer/validation.md states
 // (go test -run TestDetectionFigures -v ./manager/storage) and holds the
 // property the game rests on: for every result size and every number of
 // forged pages, a check catches the result with probability at least the

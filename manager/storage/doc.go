@@ -14,7 +14,7 @@
 // is re-fetched by other volunteers and compared with what was uploaded.
 // Its receipt's credit stays pending until the check confirms or revokes
 // it, and the crawler fetches the receipt signed again over
-// ReceiptsProtocol. docs/validation.md explains the rules.
+// ReceiptsProtocol. docs/developer/validation.md explains the rules.
 //
 // # Files
 //
@@ -25,7 +25,7 @@
 // only then removed locally; Read then fetches a record with a ranged
 // GET. At start, WARC files without an index (left by a crash) are cut
 // back to their last whole record and indexed, and with an Archive every
-// closed file still local is uploaded. docs/storage.md is the operator's
+// closed file still local is uploaded. docs/operator/storage.md is the operator's
 // account.
 //
 // # Protocol

@@ -20,7 +20,7 @@ import "math"
 // cost one page each. Since n ≥ 1, 1 - miss(N, K, n) ≥ K/N: a check
 // catches a result at least as often as the share of it that is forged,
 // so forging never earns more than a caught result costs
-// (docs/validation.md works the game out).
+// (docs/developer/validation.md works the game out).
 
 // missProbability is the probability that n pages drawn without
 // replacement from a result of pages pages, forged of them forged,

@@ -15,7 +15,7 @@ import (
 // host with Solve from k = d+1…8 peers' RTTs. It reports the median relative
 // error |est − real|/real of Vivaldi over all known peer pairs and of the
 // predicted host–peer RTTs over all known host–peer pairs, and asserts only
-// loose sanity bounds; the figures are in docs/overlay-figures.md.
+// loose sanity bounds; the figures are in docs/developer/overlay-figures.md.
 func TestRealMatrices(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -20,7 +20,7 @@ import (
 // spread (coefficient of variation of hosts per crawler) of consistent
 // hashing, the plain coordinate CAN, and the CAN with load balancing on
 // insert (TTL 3, OT 11 as in the paper, one page per host). Figures are in
-// docs/overlay-figures.md.
+// docs/developer/overlay-figures.md.
 func TestCoordinateCANBeatsHashing(t *testing.T) {
 	const (
 		crawlers = 140

@@ -48,5 +48,5 @@
 //
 // Caveats: while the manager cannot be reached, peers route on the
 // certificates they hold until those expire; a newcomer cannot join and a
-// silent peer's zones wait for the manager (docs/overlay.md).
+// silent peer's zones wait for the manager (docs/developer/overlay.md).
 package node

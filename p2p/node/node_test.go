@@ -45,7 +45,7 @@ func runChurn(t *testing.T, peers, inserts int) {
 	}
 	// Sequential joins normally tile at once; under heavy load a join
 	// answer that arrives late can leave a short overlap, which the
-	// overlap settlement ends (docs/overlay.md). Report it, and require
+	// overlap settlement ends (docs/developer/overlay.md). Report it, and require
 	// tiling, complete neighbours and no zone-less peer once settled.
 	if why := c.tiling(); why != "" {
 		t.Logf("straight after %d joins: %s (waiting for the overlay to settle it)", peers, why)

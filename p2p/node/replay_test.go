@@ -36,7 +36,7 @@ func TestReplayedTasksQueuedOnce(t *testing.T) {
 	attacker := c.members[0]
 	// The targets lie outside the attacker's zones: a member may still
 	// balance a task it owns to each of its neighbours once (the host
-	// lease, not the overlay, stops the extra crawls; docs/overlay.md).
+	// lease, not the overlay, stops the extra crawls; docs/developer/overlay.md).
 	point := func() can.Point {
 		for {
 			if p := c.randomPoint(); c.owner(p) != attacker {

@@ -10,7 +10,7 @@ import (
 )
 
 // Authority is the manager's map of zones as one peer reaches it: the one
-// party that decides who holds what (docs/overlay.md). The client
+// party that decides who holds what (docs/developer/overlay.md). The client
 // implements it over the manager's entry protocol (manager/entry); tests
 // run a can.Map in process (p2p/node/nodetest). Calls may block on the
 // network for a while.

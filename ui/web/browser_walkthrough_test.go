@@ -46,7 +46,7 @@ func walkSite(name string) http.Handler {
 // two real sites (served in network namespaces at documentation
 // addresses), watches a crawl's progress, removes one site, crawls the
 // other now, and searches a word of a crawled page. Each step's page is a
-// screenshot in docs/walkthrough.md.
+// screenshot in docs/user/walkthrough.md.
 func TestBrowserWalkthrough(t *testing.T) {
 	bees := netlab.Site(t, walkSite("bees"))
 	wasps := netlab.Site(t, walkSite("wasps"))

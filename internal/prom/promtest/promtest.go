@@ -1,7 +1,7 @@
 // Package promtest checks Prometheus metrics endpoints in tests: it gets
 // the text over HTTP, runs the real `promtool check metrics` on it
 // (Debian's prometheus package) and parses it into samples a test can
-// compare; and it checks that docs/metrics.md lists an endpoint's metrics
+// compare; and it checks that docs/operator/metrics.md lists an endpoint's metrics
 // and that the Grafana dashboard's expressions parse (`promtool check
 // rules`) and use only metrics the endpoint serves.
 //
