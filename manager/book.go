@@ -7,10 +7,10 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 // book is the manager's task book as the storage module sees it: results

@@ -1,6 +1,6 @@
 // Package manager assembles the operator's service (DESIGN §2, §6): the
 // channel database (manager/channels), the recrawl strategy
-// (manager/recrawl), submission of signed tasks into the overlay
+// (sched/recrawl), submission of signed tasks into the overlay
 // (manager/submit), the storage module with its credit receipts
 // (manager/storage) and a local API with the status page, all on one
 // libp2p host whose key signs tasks and receipts. Manager.Serve runs it.
@@ -20,7 +20,7 @@
 //     wakes the schedule at once; the URLs lead the pages the round
 //     revisits): one
 //     task, or one per piece for a host of more than Options.PieceAbove
-//     pages (manager/pieces), each signed with the manager's key and
+//     pages (sched/pieces), each signed with the manager's key and
 //     stored before it is sent;
 //  4. sends the tasks not yet sent to a random entry peer (retried on the
 //     next tick while it fails). A task sent without an answer, or being

@@ -24,7 +24,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -32,6 +31,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/zones"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 // Manager is the operator's service. Create it with New, run it with

@@ -8,10 +8,10 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

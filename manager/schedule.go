@@ -11,10 +11,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/pieces"
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/sched/pieces"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

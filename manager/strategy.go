@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 // Meta keys in the channel database.

@@ -7,7 +7,7 @@
 //   - world: the simulated network — a measured latency matrix enlarged by
 //     paper 000's replication method, Vivaldi coordinates for crawlers and
 //     solved coordinates for web hosts (p2p/coord), mapped into the CAN box.
-//   - recrawl: paper 000 §4 (REC and RUC), driving manager/recrawl's
+//   - recrawl: paper 000 §4 (REC and RUC), driving sched/recrawl's
 //     strategies over a churning CAN overlay (p2p/can).
 //   - assign: paper 002 §5.3, assigning web hosts to crawlers by consistent
 //     hashing, NC-CAN and load balancing on insert (with and without

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/sim/assign"
-	"github.com/hivecrawl/hivecrawl/sim/fountain"
-	"github.com/hivecrawl/hivecrawl/sim/recrawl"
+	"github.com/hivecrawl/hivecrawl/sim/strategies"
+	"github.com/hivecrawl/hivecrawl/sim/webfountain"
 )
 
 func init() {
@@ -41,16 +41,16 @@ experiments:
 
 // simExperiment runs one experiment into dir and returns the summary's
 // body.
-type simExperiment func(seed uint64, scale float64, counting mr.Counting, dir string) (string, error)
+type simExperiment func(seed uint64, scale float64, counting recrawl.Counting, dir string) (string, error)
 
 var simExperiments = map[string]simExperiment{
-	"recrawl-rec": func(seed uint64, scale float64, c mr.Counting, dir string) (string, error) {
-		return simRecrawl(recrawl.REC(), "fig4", seed, scale, c, dir)
+	"recrawl-rec": func(seed uint64, scale float64, c recrawl.Counting, dir string) (string, error) {
+		return simRecrawl(strategies.REC(), "fig4", seed, scale, c, dir)
 	},
-	"recrawl-ruc": func(seed uint64, scale float64, c mr.Counting, dir string) (string, error) {
-		return simRecrawl(recrawl.RUC(), "fig5", seed, scale, c, dir)
+	"recrawl-ruc": func(seed uint64, scale float64, c recrawl.Counting, dir string) (string, error) {
+		return simRecrawl(strategies.RUC(), "fig5", seed, scale, c, dir)
 	},
-	"assignment": func(seed uint64, scale float64, _ mr.Counting, dir string) (string, error) {
+	"assignment": func(seed uint64, scale float64, _ recrawl.Counting, dir string) (string, error) {
 		cfg := assign.Paper()
 		if scale < 1 {
 			cfg = cfg.Shrink(scale)
@@ -61,8 +61,8 @@ var simExperiments = map[string]simExperiment{
 		}
 		return x.Write(dir)
 	},
-	"webfountain": func(_ uint64, scale float64, _ mr.Counting, dir string) (string, error) {
-		r, err := fountain.Run(max(8, int(255*scale)), max(3, int(math.Round(14*math.Sqrt(scale)))))
+	"webfountain": func(_ uint64, scale float64, _ recrawl.Counting, dir string) (string, error) {
+		r, err := webfountain.Run(max(8, int(255*scale)), max(3, int(math.Round(14*math.Sqrt(scale)))))
 		if err != nil {
 			return "", err
 		}
@@ -120,9 +120,9 @@ func simMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hivecrawl sim: %v\n", err)
 		return 1
 	}
-	counting := mr.CountLoadOnly
+	counting := recrawl.CountLoadOnly
 	if o.literal {
-		counting = mr.CountAll
+		counting = recrawl.CountAll
 	}
 	// The runs keep a few hundred MB of long-lived state and allocate
 	// little per step; a laxer collector saves about a tenth of the CPU.
@@ -151,12 +151,12 @@ func simMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func simRecrawl(cfg recrawl.Config, fig string, seed uint64, scale float64, counting mr.Counting, dir string) (string, error) {
+func simRecrawl(cfg strategies.Config, fig string, seed uint64, scale float64, counting recrawl.Counting, dir string) (string, error) {
 	if scale < 1 {
 		cfg = cfg.Shrink(scale)
 	}
 	cfg.Counting = counting
-	x, err := recrawl.RunExperiment(cfg, recrawl.Kinds, seed)
+	x, err := strategies.RunExperiment(cfg, strategies.Kinds, seed)
 	if err != nil {
 		return "", err
 	}
@@ -167,12 +167,12 @@ func simRecrawl(cfg recrawl.Config, fig string, seed uint64, scale float64, coun
 	return recrawlIntro + tables, nil
 }
 
-const recrawlIntro = `Paper 000 §4 with the strategies of manager/recrawl (FIXED, IIR, ICR and
+const recrawlIntro = `Paper 000 §4 with the strategies of sched/recrawl (FIXED, IIR, ICR and
 the load controller of DESIGN §9), driven through their Strategy interface.
 Crawlers are placed by Vivaldi coordinates (p2p/coord) over the PlanetLab
 matrix enlarged by paper 000's replication, hosts by the host solver; tasks go
 to the CAN owner of the host's point (p2p/can) with load balancing on insert
-(TTL 3, threshold 10 tasks = 5 threads + queue 5). See sim/recrawl's package
+(TTL 3, threshold 10 tasks = 5 threads + queue 5). See sim/strategies's package
 documentation for the whole model.
 
 Readings of DESIGN §9 used here: group shares 3.4/24.7/44.7/23.9/3.4 %;

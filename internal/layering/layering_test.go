@@ -25,11 +25,14 @@ var rules = []rule{
 	{"p2p", []string{mod + "/crawler", mod + "/ui", mod + "/app", mod + "/manager", mod + "/sim"}, false},
 	{"ui", []string{mod + "/app", mod + "/manager", mod + "/sim"}, false},
 	{"manager", []string{mod + "/app", mod + "/sim"}, false},
-	{"sim", []string{mod + "/app", mod + "/ui", "github.com/libp2p/", "go.etcd.io/bbolt"}, false},
+	{"sim", []string{mod + "/app", mod + "/ui", mod + "/manager", "github.com/libp2p/", "go.etcd.io/bbolt"}, false},
+	// The scheduling cores serve the manager and the simulator alike, so
+	// they live apart from both and depend on neither.
+	{"sched", []string{mod + "/"}, false},
 	// Pure cores: no network, no disk, no libp2p.
 	{"p2p/can", pure, true},
 	{"p2p/coord", pure, true},
-	{"manager/recrawl", pure, true},
+	{"sched", pure, true},
 	{"manager/indexnow", pure, true},
 	{"sim", []string{"net", "net/http"}, true},
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/pieces"
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/pieces"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/pgtest"
-	"github.com/hivecrawl/hivecrawl/manager/pieces"
+	"github.com/hivecrawl/hivecrawl/sched/pieces"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

@@ -10,7 +10,7 @@
 // issued for it.
 //
 // Channels are numbered densely in the order they were added (Channel.Index)
-// so the recrawl strategy (manager/recrawl) can refer to them by index; a
+// so the recrawl strategy (sched/recrawl) can refer to them by index; a
 // channel is never deleted. The strategy's own state is stored here too
 // (PutMeta/GetMeta), so a restarted manager resumes where it stopped.
 //

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/pieces"
+	"github.com/hivecrawl/hivecrawl/sched/pieces"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
-	"github.com/hivecrawl/hivecrawl/manager/recrawl/fountain"
+	"github.com/hivecrawl/hivecrawl/sched/fountain"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

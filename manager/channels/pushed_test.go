@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/pieces"
+	"github.com/hivecrawl/hivecrawl/sched/pieces"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
 
-	"github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

@@ -3,7 +3,7 @@
 // hashing (p2p/hashring, the UbiCrawler baseline of paper 004, "DHT"), the
 // CAN owner of the host's network-coordinate point (p2p/can, "NC-CAN"), NC-CAN
 // with load balancing on insert (can.DecideInsert, TTL 3, OT 11, "LBI"), LBI
-// over hosts split into pieces (manager/pieces, "LBI-split") and LBI whose
+// over hosts split into pieces (sched/pieces, "LBI-split") and LBI whose
 // forwarding target weighs load and distance to the host ("LBI-RTT").
 //
 // # Model

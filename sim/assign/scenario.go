@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/hivecrawl/hivecrawl/manager/pieces"
+	"github.com/hivecrawl/hivecrawl/sched/pieces"
 	"github.com/hivecrawl/hivecrawl/sim/world"
 )
 

@@ -1,6 +1,6 @@
-// Package recrawl reproduces paper 000 §4: 16,000 channels recrawled by a
+// Package strategies reproduces paper 000 §4: 16,000 channels recrawled by a
 // churning swarm of 1,400 (REC, the swarm cannot keep up) or 2,800 (RUC, it
-// can) volunteer crawlers, under the strategies of manager/recrawl — FIXED,
+// can) volunteer crawlers, under the strategies of sched/recrawl — FIXED,
 // IIR, ICR and the load controller of DESIGN §9 — driven through their
 // Strategy interface exactly as the manager drives them.
 //
@@ -32,4 +32,4 @@
 // load-dependent failures (recrawl.CountLoadOnly; CountAll can be run for
 // comparison). Page counts per channel are drawn lognormal (σ = 1) with
 // paper 000's mean, 15,187,511 pages over 1,738 hosts; pages are 10 KB.
-package recrawl
+package strategies

@@ -1,5 +1,5 @@
-// Package fountain reproduces paper 001 §5 (Experiment 1) with the
-// WebFountain planner of manager/recrawl/fountain: the paper-shaped model
+// Package webfountain reproduces paper 001 §5 (Experiment 1) with the
+// WebFountain planner of sched/fountain: the paper-shaped model
 // (255 change-rate buckets, T = 14 periods; fountain.PaperModel documents
 // the parameters the paper does not print) solved under its three
 // objective weightings, giving Table 3 (objective, pages and obsolete pages
@@ -8,7 +8,7 @@
 // Fig. 5: the same planner with pages moved to the fastest and slowest
 // buckets). The uniform baseline
 // (every page crawled at the same rate) is shown beside them.
-package fountain
+package webfountain
 
 import (
 	"fmt"
@@ -17,19 +17,19 @@ import (
 	"strconv"
 	"strings"
 
-	pf "github.com/hivecrawl/hivecrawl/manager/recrawl/fountain"
+	"github.com/hivecrawl/hivecrawl/sched/fountain"
 	"github.com/hivecrawl/hivecrawl/sim/plot"
 )
 
 // Strategy is one solved weighting.
 type Strategy struct {
 	Name string
-	Plan pf.Plan
+	Plan fountain.Plan
 }
 
 // Result holds the plans of one run.
 type Result struct {
-	Model      pf.Model
+	Model      fountain.Model
 	Strategies []Strategy
 }
 
@@ -37,23 +37,23 @@ type Result struct {
 // under the three weightings and the uniform baseline (weighted as
 // strategy 1).
 func Run(buckets, periods int) (*Result, error) {
-	m := pf.PaperModel(buckets, periods)
+	m := fountain.PaperModel(buckets, periods)
 	r := &Result{Model: m}
 	for _, s := range []struct {
 		name string
-		w    pf.Weights
+		w    fountain.Weights
 	}{
-		{"Strategy 1 (equal)", pf.Equal(periods)},
-		{"Strategy 2 (last only)", pf.LastOnly(periods)},
-		{"Strategy 3 (last high)", pf.LastHigh(periods)},
+		{"Strategy 1 (equal)", fountain.Equal(periods)},
+		{"Strategy 2 (last only)", fountain.LastOnly(periods)},
+		{"Strategy 3 (last high)", fountain.LastHigh(periods)},
 	} {
-		p, err := pf.Solve(m, s.w, pf.Options{Iterations: 3000, Tolerance: 1e-7})
+		p, err := fountain.Solve(m, s.w, fountain.Options{Iterations: 3000, Tolerance: 1e-7})
 		if err != nil {
 			return nil, fmt.Errorf("webfountain sim %s: %w", s.name, err)
 		}
 		r.Strategies = append(r.Strategies, Strategy{s.name, p})
 	}
-	u, err := pf.Uniform(m, pf.Equal(periods))
+	u, err := fountain.Uniform(m, fountain.Equal(periods))
 	if err != nil {
 		return nil, fmt.Errorf("webfountain sim uniform: %w", err)
 	}
@@ -63,7 +63,7 @@ func Run(buckets, periods int) (*Result, error) {
 
 // Shares returns the share of pages a plan never crawls in the cycle and
 // the share it crawls more than once (below 0.05 and above 1.05 crawls per page).
-func Shares(m pf.Model, p *pf.Plan) (never, more float64) {
+func Shares(m fountain.Model, p *fountain.Plan) (never, more float64) {
 	total := 0.0
 	for i, b := range m.Buckets {
 		c := p.CrawlsPerPage(i)
@@ -153,7 +153,7 @@ func (r *Result) Write(dir string) (string, error) {
 // hold.
 func (r *Result) comparison() string {
 	T := r.Model.Periods
-	p := func(k int) *pf.Plan { return &r.Strategies[k].Plan }
+	p := func(k int) *fountain.Plan { return &r.Strategies[k].Plan }
 	var b strings.Builder
 	b.WriteString("### Against the paper's findings\n\n")
 	check := func(ok bool, claim string) {

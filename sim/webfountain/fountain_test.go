@@ -1,4 +1,4 @@
-package fountain
+package webfountain
 
 import (
 	"os"

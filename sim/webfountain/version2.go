@@ -1,4 +1,4 @@
-package fountain
+package webfountain
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	pf "github.com/hivecrawl/hivecrawl/manager/recrawl/fountain"
+	"github.com/hivecrawl/hivecrawl/sched/fountain"
 	"github.com/hivecrawl/hivecrawl/sim/plot"
 )
 
@@ -14,9 +14,9 @@ import (
 // quarter and the slowest quarter of the buckets holding 1.5 times their
 // pages (3 M instead of 2 M in the paper) and the middle half holding half
 // (1 M), stale pages scaled alike, so the total stays the same.
-func Version2(m pf.Model) pf.Model {
+func Version2(m fountain.Model) fountain.Model {
 	v := m
-	v.Buckets = append([]pf.Bucket(nil), m.Buckets...)
+	v.Buckets = append([]fountain.Bucket(nil), m.Buckets...)
 	n := len(v.Buckets)
 	for i := range v.Buckets {
 		f := 0.5
@@ -41,9 +41,9 @@ var paperTable4 = map[string][3]float64{
 func (r *Result) writeVersion2(dir string) (string, error) {
 	T := r.Model.Periods
 	v2 := Version2(r.Model)
-	plans := map[string]pf.Plan{"Strategy 1 v1": r.Strategies[0].Plan, "Strategy 3 v1": r.Strategies[2].Plan}
-	for name, w := range map[string]pf.Weights{"Strategy 1 v2": pf.Equal(T), "Strategy 3 v2": pf.LastHigh(T)} {
-		p, err := pf.Solve(v2, w, pf.Options{Iterations: 3000, Tolerance: 1e-7})
+	plans := map[string]fountain.Plan{"Strategy 1 v1": r.Strategies[0].Plan, "Strategy 3 v1": r.Strategies[2].Plan}
+	for name, w := range map[string]fountain.Weights{"Strategy 1 v2": fountain.Equal(T), "Strategy 3 v2": fountain.LastHigh(T)} {
+		p, err := fountain.Solve(v2, w, fountain.Options{Iterations: 3000, Tolerance: 1e-7})
 		if err != nil {
 			return "", fmt.Errorf("webfountain sim %s: %w", name, err)
 		}

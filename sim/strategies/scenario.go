@@ -1,4 +1,4 @@
-package recrawl
+package strategies
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/sim/world"
 )
 
@@ -16,7 +16,7 @@ import (
 type Scenario struct {
 	Config   Config
 	World    *world.World
-	Channels []mr.Channel
+	Channels []recrawl.Channel
 	// Pages is each channel's page count.
 	Pages []int32
 	// Bandwidth is each crawler's download bandwidth in Mb/s.
@@ -48,7 +48,7 @@ func NewScenario(cfg Config, seed uint64) (*Scenario, error) {
 	r.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
 	mu := math.Log(cfg.MeanPages) - cfg.PagesSigma*cfg.PagesSigma/2
 	for _, p := range groups {
-		s.Channels = append(s.Channels, mr.Channel{Group: p, ChangeInterval: time.Duration(cfg.GroupIntervals[p]) * Step})
+		s.Channels = append(s.Channels, recrawl.Channel{Group: p, ChangeInterval: time.Duration(cfg.GroupIntervals[p]) * Step})
 		pages := math.Max(1, math.Round(math.Exp(mu+cfg.PagesSigma*r.NormFloat64())))
 		s.Pages = append(s.Pages, int32(math.Min(pages, math.MaxInt32)))
 		s.First = append(s.First, int32(r.IntN(cfg.GroupIntervals[p])))
@@ -115,17 +115,17 @@ const (
 // Kinds lists the strategies in the order results show them.
 var Kinds = []Kind{Fixed, IIR, ICR, Controller}
 
-func (s *Scenario) strategy(k Kind, counting mr.Counting) (mr.Strategy, error) {
-	cfg := mr.Config{Groups: len(s.Config.GroupShares), Counting: counting}
+func (s *Scenario) strategy(k Kind, counting recrawl.Counting) (recrawl.Strategy, error) {
+	cfg := recrawl.Config{Groups: len(s.Config.GroupShares), Counting: counting}
 	switch k {
 	case Fixed:
-		return mr.NewFixed(s.Channels, cfg, Start)
+		return recrawl.NewFixed(s.Channels, cfg, Start)
 	case IIR:
-		return mr.NewIIR(s.Channels, cfg, Start)
+		return recrawl.NewIIR(s.Channels, cfg, Start)
 	case ICR:
-		return mr.NewICR(s.Channels, cfg, Start)
+		return recrawl.NewICR(s.Channels, cfg, Start)
 	case Controller:
-		return mr.NewController(s.Channels, cfg, Start)
+		return recrawl.NewController(s.Channels, cfg, Start)
 	}
 	return nil, fmt.Errorf("recrawl sim: unknown strategy %q", k)
 }

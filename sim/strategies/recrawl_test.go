@@ -1,4 +1,4 @@
-package recrawl
+package strategies
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 func small(t *testing.T) *Scenario {
@@ -21,11 +21,11 @@ func small(t *testing.T) *Scenario {
 
 func TestRunDeterministic(t *testing.T) {
 	sc := small(t)
-	a, err := sc.Run(ICR, mr.CountLoadOnly)
+	a, err := sc.Run(ICR, recrawl.CountLoadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sc.Run(ICR, mr.CountLoadOnly)
+	b, err := sc.Run(ICR, recrawl.CountLoadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestRunDeterministic(t *testing.T) {
 
 func TestFixedAccounting(t *testing.T) {
 	sc := small(t)
-	r, err := sc.Run(Fixed, mr.CountLoadOnly)
+	r, err := sc.Run(Fixed, recrawl.CountLoadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestMoreCrawlersMoreUpdates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := sc.Run(Fixed, mr.CountLoadOnly)
+		r, err := sc.Run(Fixed, recrawl.CountLoadOnly)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,12 +105,12 @@ func TestGroupCountsAndBandwidth(t *testing.T) {
 func TestRunAllMatchesSeparateRuns(t *testing.T) {
 	sc := small(t)
 	kinds := []Kind{Fixed, Controller}
-	all, err := sc.RunAll(kinds, mr.CountLoadOnly)
+	all, err := sc.RunAll(kinds, recrawl.CountLoadOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, k := range kinds {
-		one, err := sc.Run(k, mr.CountLoadOnly)
+		one, err := sc.Run(k, recrawl.CountLoadOnly)
 		if err != nil {
 			t.Fatal(err)
 		}

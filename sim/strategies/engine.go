@@ -1,12 +1,12 @@
-package recrawl
+package strategies
 
 import (
 	"math"
 	"sync"
 	"time"
 
-	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 // ref names one incarnation of a pooled task: a stale ref (the task was
@@ -43,7 +43,7 @@ type crawler struct {
 type engine struct {
 	sc       *Scenario
 	cfg      Config
-	strat    mr.Strategy
+	strat    recrawl.Strategy
 	sw       *swarm
 	owner    []int32 // last known owner of each channel's host point, -1 none
 	cr       []crawler
@@ -71,7 +71,7 @@ type engine struct {
 
 // Run simulates the scenario under strategy k with the given success-rate
 // counting rule.
-func (s *Scenario) Run(k Kind, counting mr.Counting) (*Result, error) {
+func (s *Scenario) Run(k Kind, counting recrawl.Counting) (*Result, error) {
 	rs, err := s.RunAll([]Kind{k}, counting)
 	if err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func (s *Scenario) Run(k Kind, counting mr.Counting) (*Result, error) {
 
 // RunAll simulates the scenario under every strategy in kinds, in lockstep
 // over one shared swarm (see swarm), the runs' steps in parallel.
-func (s *Scenario) RunAll(kinds []Kind, counting mr.Counting) ([]*Result, error) {
+func (s *Scenario) RunAll(kinds []Kind, counting recrawl.Counting) ([]*Result, error) {
 	sw, err := newSwarm(s)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func (s *Scenario) RunAll(kinds []Kind, counting mr.Counting) ([]*Result, error)
 	return out, nil
 }
 
-func (s *Scenario) newEngine(k Kind, counting mr.Counting, sw *swarm) (*engine, error) {
+func (s *Scenario) newEngine(k Kind, counting recrawl.Counting, sw *swarm) (*engine, error) {
 	strat, err := s.strategy(k, counting)
 	if err != nil {
 		return nil, err
@@ -282,7 +282,7 @@ func (e *engine) submits() {
 // load balancing on insert there.
 func (e *engine) insert(ch int32, deadline int) {
 	if e.sw.online == 0 {
-		e.strat.Failed(int(ch), mr.FailRefused, e.now)
+		e.strat.Failed(int(ch), recrawl.FailRefused, e.now)
 		e.group(ch).Refused++
 		return
 	}
@@ -396,7 +396,7 @@ func (e *engine) expire(id uint32) {
 	ch := e.tasks[id].ch
 	e.drop(id)
 	e.release(id)
-	e.strat.Failed(int(ch), mr.FailExpired, e.now)
+	e.strat.Failed(int(ch), recrawl.FailExpired, e.now)
 	e.group(ch).Expired++
 }
 
@@ -470,7 +470,7 @@ func (e *engine) depart(ev churnEvent) {
 		ch := e.tasks[id].ch
 		if !ev.graceful || len(ev.hos) == 0 {
 			e.release(id)
-			e.strat.Failed(int(ch), mr.FailLost, e.now)
+			e.strat.Failed(int(ch), recrawl.FailLost, e.now)
 			e.group(ch).Lost++
 			continue
 		}

@@ -1,9 +1,9 @@
-package recrawl
+package strategies
 
 import (
 	"time"
 
-	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 // sample adds the step to the current window of the time series and
@@ -43,5 +43,5 @@ func (e *engine) finish() {
 		r.Lost += g.Lost
 	}
 	span := time.Duration(e.cfg.Steps) * Step
-	r.Quality, r.WeightedQuality = mr.MeanQuality(e.updates, e.sc.Channels, len(r.Groups), span)
+	r.Quality, r.WeightedQuality = recrawl.MeanQuality(e.updates, e.sc.Channels, len(r.Groups), span)
 }

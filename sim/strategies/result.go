@@ -1,6 +1,6 @@
-package recrawl
+package strategies
 
-import mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
+import "github.com/hivecrawl/hivecrawl/sched/recrawl"
 
 // GroupResult is one priority group's outcome over a run.
 type GroupResult struct {
@@ -32,7 +32,7 @@ type Sample struct {
 // Result is one strategy's run.
 type Result struct {
 	Kind     Kind
-	Counting mr.Counting
+	Counting recrawl.Counting
 	Groups   []GroupResult
 	// Totals over all groups.
 	Submitted, Updates, Expired, Refused, Lost int

@@ -1,4 +1,4 @@
-package recrawl
+package strategies
 
 // Paper 000's published figures, fastest group (rank 4) first, for the
 // summary to put beside ours. Counts are in millions of tasks.

@@ -1,10 +1,10 @@
-package recrawl
+package strategies
 
 import (
 	"fmt"
 	"time"
 
-	mr "github.com/hivecrawl/hivecrawl/manager/recrawl"
+	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 // Config is one simulation's set-up. The zero value is not valid; start
@@ -38,7 +38,7 @@ type Config struct {
 	// Sample is the width in steps of the windows the time series average.
 	Sample int
 	// Counting is the success-rate rule given to the strategies.
-	Counting mr.Counting
+	Counting recrawl.Counting
 }
 
 // Start is the wall-clock time step 0 maps to; any fixed time would do.
