@@ -31,8 +31,8 @@ func boundsMapping(c coord.Coord, p can.Point) *coord.Bounds {
 // random peers reach the owners of their points. Moves are spread over
 // turns in the live overlay (moveTurns), so moving several at once is
 // beyond what it asks of itself. 3 movers a round and 12 rounds by
-// default; 6 and 25 with HIVECRAWL_LONG=1 (docs/developer/overlay.md has the pass
-// counts of both).
+// default; 6 and 25 with HIVECRAWL_LONG=1 (docs/developer/overlay-journal.md
+// has the pass counts of both).
 func TestConcurrentMovesKeepSpaceCovered(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p swarm")
