@@ -58,7 +58,7 @@ type Options struct {
 	// AllowLoopback lets the crawler fetch from loopback addresses (tests
 	// and local fixtures only); AllowTestNets from the documentation
 	// ranges, with loopback still refused (fixtures in network namespaces
-	// a test builds, internal/netlab).
+	// a test builds, swarm/netlab).
 	AllowLoopback bool
 	AllowTestNets bool
 	// SourceIP is the local address crawl connections are made from;

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 )
 
 // lockedBuffer is a log destination safe for the client's goroutines.

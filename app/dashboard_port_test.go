@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivecrawl/hivecrawl/internal/testport"
+	"github.com/hivecrawl/hivecrawl/testkit/testport"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/evolve"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/testkit/evolve"
 )
 
 // recrawlCount counts what an evolving site saw from a live swarm.
@@ -41,7 +41,7 @@ func (w *sizeWriter) Write(b []byte) (int, error) {
 }
 
 // TestLiveRecrawlConditional: a manager and a volunteer recrawl an
-// evolving site (internal/evolve; an hour of its time passes each real
+// evolving site (testkit/evolve; an hour of its time passes each real
 // second) for 30 s under each page plan, and at least 95 % of the requests for
 // pages the site answered before carry their validators. Live, before the
 // manager kept a task's list of known pages past its send, the page plans

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/domain"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 // TestSwarmKeepsToTheIPCap: twelve shops on one address, six volunteers
@@ -102,7 +102,7 @@ func TestSwarmKeepsToDomainAndIPCaps(t *testing.T) {
 		// A task sent to a volunteer as it leaves may be lost in the
 		// overlay (the send is told nothing): the manager counts it lost
 		// once it was not started in time and crawls its channel at the
-		// next round. Short rounds and start window, as in internal/swarm's
+		// next round. Short rounds and start window, as in swarm's
 		// churn test, let that happen within the test.
 		StartWithin: 30 * time.Second, ClockSkew: 2 * time.Second,
 	})

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/webbotauth"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/testkit/webbotauth"
 )
 
 // TestSignedRequestsVerify runs a manager started with no signing option

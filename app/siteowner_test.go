@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/webbotauth"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/testkit/webbotauth"
 )
 
 // ownerWeb serves name-based sites on one loopback address, as shared

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivecrawl/hivecrawl/internal/pydoctest"
+	"github.com/hivecrawl/hivecrawl/testkit/pydoctest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/testport"
+	"github.com/hivecrawl/hivecrawl/testkit/testport"
 )
 
 // wine64 is where Debian's wine64 package puts the loader: off PATH (the

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 )
 
 // TestNewFails makes each step of New fail in turn: New returns an error

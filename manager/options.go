@@ -73,7 +73,7 @@ type Options struct {
 	// others exist.
 	AllowLoopback bool `json:"allow_loopback,omitempty"`
 	// AllowTestNets treats the documentation ranges as public addresses
-	// (test only: the NAT lab, internal/netlab), in the profile and in
+	// (test only: the NAT lab, swarm/netlab), in the profile and in
 	// the politeness floor's checks.
 	AllowTestNets bool `json:"allow_test_nets,omitempty"`
 	// SeedAllow lets seed URLs added through AddSites (the local API's

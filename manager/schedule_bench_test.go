@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // BenchmarkScheduleRound: the scheduling round of one and of two managers

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // newSharedManager starts a manager in dir on the PostgreSQL database

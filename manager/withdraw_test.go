@@ -15,9 +15,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // TestWithdrawnPeerIsToldAtRenewal: once its key is withdrawn, a peer's

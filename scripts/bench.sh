@@ -15,7 +15,7 @@ bench_crawl() {
 	echo "== crawl: Hivecrawl vs Colly (bench/crawlbench)"
 	local bin
 	bin=$(mktemp -d)/crawlbench
-	(cd bench && go build -o "$bin" ./crawlbench)
+	(cd bench/crawlbench && go build -o "$bin" .)
 	"$bin" ${BENCH_CRAWL_FLAGS:-}
 	rm -rf "$(dirname "$bin")"
 }
@@ -25,8 +25,8 @@ bench_crawl() {
 # then each client's idle footprint. BENCH_SWARM_FLAGS passes extra flags,
 # e.g. "-duration 2m -peers 12 -hosts 60".
 bench_swarm() {
-	echo "== swarm: CAN+LBI vs consistent hashing vs CAN without LBI (internal/swarm/swarmbench)"
-	CGO_ENABLED=0 go run ./internal/swarm/swarmbench ${BENCH_SWARM_FLAGS:-}
+	echo "== swarm: CAN+LBI vs consistent hashing vs CAN without LBI (bench/swarmbench)"
+	CGO_ENABLED=0 go run ./bench/swarmbench ${BENCH_SWARM_FLAGS:-}
 }
 
 # tasksize: the encoded size of a recrawl task against the host's known
@@ -43,8 +43,8 @@ bench_tasksize() {
 # round; the real crawler and channel database, virtual time.
 # BENCH_RECRAWL_FLAGS passes extra flags, e.g. "-rounds 336 -seed 2".
 bench_recrawl() {
-	echo "== recrawl: uniform vs adaptive vs planner on an evolving site (internal/evolve/evolvebench)"
-	go run ./internal/evolve/evolvebench ${BENCH_RECRAWL_FLAGS:-}
+	echo "== recrawl: uniform vs adaptive vs planner on an evolving site (bench/evolvebench)"
+	go run ./bench/evolvebench ${BENCH_RECRAWL_FLAGS:-}
 }
 
 # assign: paper 002 §5.3's assignment experiment in the simulator (issue 17):
@@ -53,8 +53,8 @@ bench_recrawl() {
 # and an ablation. BENCH_ASSIGN_FLAGS passes extra flags, e.g.
 # "-seeds 1 -ablation=false" or "-load-join -one-connection".
 bench_assign() {
-	echo "== assign: DHT vs NC-CAN vs NC-CAN+LBI in the paper 002 simulator (sim/assign/assignbench)"
-	go run ./sim/assign/assignbench ${BENCH_ASSIGN_FLAGS:-}
+	echo "== assign: DHT vs NC-CAN vs NC-CAN+LBI in the paper 002 simulator (bench/assignbench)"
+	go run ./bench/assignbench ${BENCH_ASSIGN_FLAGS:-}
 }
 
 # text: main-text quality (issue 20): precision, recall and F1 of
@@ -63,15 +63,15 @@ bench_assign() {
 # pages and Debian's python3-doc (skipped when not installed).
 # BENCH_TEXT_FLAGS passes extra flags, e.g. "-sets comparison -empty".
 bench_text() {
-	echo "== text: main-text extraction quality (internal/textbench/textbench)"
-	go run ./internal/textbench/textbench ${BENCH_TEXT_FLAGS:-}
+	echo "== text: main-text extraction quality (bench/textbench)"
+	go run ./bench/textbench ${BENCH_TEXT_FLAGS:-}
 }
 
 # textsize: compressed text / HTML bytes of a crawl (issue 20): the fixture
 # and python3-doc (when installed) crawled on loopback by the real crawler,
 # with the text dictionary, plain zstd and uncompressed.
 bench_textsize() {
-	go run ./internal/textbench/textsize ${BENCH_TEXTSIZE_FLAGS:-}
+	go run ./bench/textsize ${BENCH_TEXTSIZE_FLAGS:-}
 }
 
 # schedule: the manager's scheduling round on PostgreSQL (issue 21): one
@@ -90,9 +90,9 @@ bench_schedule() {
 # of three hosts at each address, then on the usual web of one host an
 # address. BENCH_CAPS_FLAGS passes extra flags to both.
 bench_caps() {
-	echo "== caps: can+lbi with and without the limits per address and domain (internal/swarm/swarmbench)"
+	echo "== caps: can+lbi with and without the limits per address and domain (bench/swarmbench)"
 	for per in 3 1; do
-		CGO_ENABLED=0 go run ./internal/swarm/swarmbench -variants can+lbi,can+lbi-nocaps -per-address "$per" ${BENCH_CAPS_FLAGS:-}
+		CGO_ENABLED=0 go run ./bench/swarmbench -variants can+lbi,can+lbi-nocaps -per-address "$per" ${BENCH_CAPS_FLAGS:-}
 	done
 }
 
@@ -100,8 +100,8 @@ bench_caps() {
 # preset, every client on it, while the web is crawled and once idle
 # again. BENCH_PRESETS_FLAGS replaces the flags below.
 bench_presets() {
-	echo "== presets: Quiet, Standard and Full on the swarm (internal/swarm/swarmbench -only presets)"
-	CGO_ENABLED=0 go run ./internal/swarm/swarmbench -only presets ${BENCH_PRESETS_FLAGS:--peers 4 -hosts 240 -duration 2m -idle 2m}
+	echo "== presets: Quiet, Standard and Full on the swarm (bench/swarmbench -only presets)"
+	CGO_ENABLED=0 go run ./bench/swarmbench -only presets ${BENCH_PRESETS_FLAGS:--peers 4 -hosts 240 -duration 2m -idle 2m}
 }
 
 # zones: the manager's certified zone map at 10,000 members renewing

@@ -9,7 +9,7 @@
 #     politeness waits and timers rather than on the CPU, all at once
 #     (-p with their number) with a timeout of 25 minutes, after the
 #     hivecrawl program they run is built once for them all
-#     ($HIVECRAWL_TEST_BIN, internal/testbin);
+#     ($HIVECRAWL_TEST_BIN, testkit/testbin);
 #   - the rest, two at a time (one a core) with a timeout of 10 minutes,
 #     then go vet of the few packages without tests (go test vets the
 #     others as it builds them), while the long ones still run; its
@@ -29,7 +29,7 @@ export CGO_ENABLED=1
 
 # The long packages, longest first.
 long=(
-	./internal/swarm
+	./swarm
 	./installer
 	./app
 	./cmd/hivecrawl
@@ -65,7 +65,7 @@ events=$run/events.json
 		exit $status
 	} &
 	# The program, built once for the long packages that run it
-	# (internal/testbin): each built it beside the others, three cold
+	# (testkit/testbin): each built it beside the others, three cold
 	# compiles of one tree at once. Should this fail, they build it
 	# themselves and say why.
 	if CGO_ENABLED=0 go build -trimpath -o "$bindir/hivecrawl" ./cmd/hivecrawl 2>>"$run/go-test.stderr"; then

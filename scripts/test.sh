@@ -32,7 +32,7 @@ need_go
 need_pkg chromium chromium
 need_pkg dbus-daemon dbus-daemon dbus-session-bus-common
 # The battery pause is tested against python3-dbusmock's UPower on a
-# private bus (internal/dbustest).
+# private bus (testkit/dbustest).
 need_pkg '/usr/lib/python3/dist-packages/dbusmock/__init__.py' python3-dbusmock
 # The installer tests build with NSIS, inspect with file and check the
 # .deb with lintian; hivecrawl(1) is checked as lintian does, with man.
@@ -47,9 +47,9 @@ need_pkg man man-db
 need_pkg node nodejs
 need_pkg npm npm
 # The manager's PostgreSQL tests start a throwaway server
-# (internal/pgtest) from Debian's server binaries, which are not on PATH.
+# (testkit/pgtest) from Debian's server binaries, which are not on PATH.
 need_pkg '/usr/lib/postgresql/*/bin/initdb' postgresql
-# The NAT lab's home routers (internal/netlab) use iptables MASQUERADE.
+# The NAT lab's home routers (swarm/netlab) use iptables MASQUERADE.
 need_pkg iptables iptables
 # The text extraction is checked on real large pages: Python's Sphinx docs.
 need_pkg '/usr/share/doc/python3*/html/library/shutil.html' python3-doc

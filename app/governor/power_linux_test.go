@@ -9,7 +9,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/internal/dbustest"
+	"github.com/hivecrawl/hivecrawl/testkit/dbustest"
 )
 
 // systemMock serves python3-dbusmock's template with its parameters as

@@ -12,7 +12,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/hivecrawl/hivecrawl/internal/dbustest"
+	"github.com/hivecrawl/hivecrawl/testkit/dbustest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -19,7 +19,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/tray"
-	"github.com/hivecrawl/hivecrawl/internal/dbustest"
+	"github.com/hivecrawl/hivecrawl/testkit/dbustest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

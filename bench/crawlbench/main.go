@@ -28,8 +28,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/cputime"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 type options struct {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/export"
-	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 // crawlSite serves one fixture site for the duration of the test.

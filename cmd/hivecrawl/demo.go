@@ -15,8 +15,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/fixture"
-	"github.com/hivecrawl/hivecrawl/internal/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 func init() {

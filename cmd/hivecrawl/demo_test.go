@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/netlab"
-	"github.com/hivecrawl/hivecrawl/internal/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm/netlab"
 )
 
 // TestDemo runs `hivecrawl demo` for a few seconds with a small swarm and
@@ -152,12 +152,12 @@ func TestDemoNAT(t *testing.T) {
 	if err := netlab.Available(); err != nil {
 		t.Skip(err)
 	}
-	// internal/swarm's TestNAT runs the same swarm in every test run; this
+	// swarm's TestNAT runs the same swarm in every test run; this
 	// one, the command line around it, on demand: two NAT labs beside the
 	// rest of the suite starve each other on 2 cores (once the demo had
 	// not ended after 8 minutes, where alone it ends in under 2).
 	if os.Getenv("HIVECRAWL_DEMO_NAT") == "" {
-		t.Skip("set HIVECRAWL_DEMO_NAT=1 to run demo --nat here (internal/swarm TestNAT runs its swarm)")
+		t.Skip("set HIVECRAWL_DEMO_NAT=1 to run demo --nat here (swarm TestNAT runs its swarm)")
 	}
 	bin := buildBinary(t)
 	// A demo that does not end by itself is stopped as Ctrl-C would,

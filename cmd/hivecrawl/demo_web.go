@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/hivecrawl/hivecrawl/internal/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm"
 )
 
 func init() {

@@ -78,7 +78,7 @@ func managerFlags(o *managerOptions) *flag.FlagSet {
 	fs.StringVar(&o.name, "name", "", "network `NAME` written into the profile")
 	fs.DurationVar(&o.tick, "tick", manager.DefaultTick, "scheduling `period`")
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: keep loopback addresses in the network profile, and take seeds on loopback")
-	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: treat the IPv4 documentation ranges as public internet addresses, seeds there too (the NAT lab, internal/netlab)")
+	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: treat the IPv4 documentation ranges as public internet addresses, seeds there too (the NAT lab, swarm/netlab)")
 	fs.BoolVar(&o.coordinates, "coordinates", true, "coordinate-aware placement: peers move to their network coordinate and hosts are located by peers' RTT measurements; --coordinates=false places both at hashes of their names")
 	fs.StringVar(&o.assignment, "assignment", manager.AssignCAN, "how hosts go to peers: can (CAN routing with load balancing) or hash (consistent hashing, the comparison baseline)")
 	fs.DurationVar(&o.prior, "prior", 0, "a new channel's change `interval` until one is estimated (default 4h)")
@@ -241,7 +241,7 @@ func joinFlags(o *joinOptions) *flag.FlagSet {
 	fs := newFlagSet("join")
 	o.home = paths.Flag(fs)
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: accept a profile whose bootstrap peers are on this machine")
-	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: accept bootstrap peers at the IPv4 documentation ranges (the NAT lab, internal/netlab)")
+	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: accept bootstrap peers at the IPv4 documentation ranges (the NAT lab, swarm/netlab)")
 	hide(fs, "allow-loopback", "allow-test-nets")
 	return fs
 }

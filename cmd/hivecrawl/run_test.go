@@ -26,8 +26,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
-	"github.com/hivecrawl/hivecrawl/internal/webbotauth"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
+	"github.com/hivecrawl/hivecrawl/testkit/webbotauth"
 )
 
 // TestWebBotAuthVerifier checks our signatures with independent npm
-// verifiers (internal/webbotauth), which fetch the key directory from the
+// verifiers (testkit/webbotauth), which fetch the key directory from the
 // manager's registry through the request's Signature-Agent: the RFC 9421
 // library http-message-signatures for both Signature-Agent forms, and the
 // web-bot-auth package's own verifier for the legacy form it knows. Then

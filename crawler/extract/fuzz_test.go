@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
-	"github.com/hivecrawl/hivecrawl/internal/pydoctest"
+	"github.com/hivecrawl/hivecrawl/testkit/pydoctest"
 )
 
 func FuzzParse(f *testing.F) {

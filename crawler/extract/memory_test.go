@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 )
 
 // hostileBodySize is the crawler's body cap: the largest page Parse sees.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivecrawl/hivecrawl/internal/pydoctest"
+	"github.com/hivecrawl/hivecrawl/testkit/pydoctest"
 )
 
 // shutilSentence is a sentence of python3-doc's library/shutil.html with

@@ -12,7 +12,7 @@
 // and a new zstd dictionary ID; old ones are never changed or removed.
 //
 // How the dictionary was made (docs/developer/benchmarks.md, issue 20, has the
-// figures): `go run ./internal/textbench/textsize -samples DIR` writes
+// figures): `go run ./bench/textsize -samples DIR` writes
 // the extracted text of every other page of Debian's python3-doc and of a
 // synthetic site (package fixture) under other host names than the crawl
 // benchmark's, one file each; then

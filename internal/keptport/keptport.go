@@ -3,7 +3,7 @@
 // the system gives to no socket that does not ask for it by number, so
 // no outgoing connection or listener on port 0 takes it while its owner
 // is down. A port picked from the ephemeral range was lost that way
-// during a manager's five minutes down (internal/swarm TestManagerDown).
+// during a manager's five minutes down (swarm TestManagerDown).
 //
 // Caveat: two programs picking ports this way may pick the same one; with
 // about 10,000 candidates that is unlikely, and the second listen fails.

@@ -15,7 +15,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 var (

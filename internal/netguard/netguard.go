@@ -5,7 +5,7 @@
 //
 // Two test-only switches widen it: loopback, for fixtures on 127.0.0.1,
 // and the documentation ranges, for fixtures in network namespaces a test
-// builds (internal/netlab), where loopback stays refused.
+// builds (swarm/netlab), where loopback stays refused.
 package netguard
 
 import (

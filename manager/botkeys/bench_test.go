@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // BenchmarkPostgres times the reads the registry makes of a shared

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 func TestMergePeer(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 var t0 = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // clock is a test clock.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/sched/pieces"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)

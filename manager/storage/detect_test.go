@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/kv"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

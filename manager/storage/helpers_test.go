@@ -15,11 +15,11 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/crawlertest"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 var quiet = slog.New(slog.DiscardHandler)

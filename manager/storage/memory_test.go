@@ -16,9 +16,9 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 )
 
 // Storing a 1,000-page result as solo mode does (uploaded over the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/cputime"
 	"github.com/hivecrawl/hivecrawl/internal/kv"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // fakeIDs makes n peer IDs of Ed25519 keys quickly: random public keys

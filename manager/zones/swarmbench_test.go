@@ -15,7 +15,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/cputime"
 	"github.com/hivecrawl/hivecrawl/internal/kv"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // BenchmarkSwarm drives the manager's zone map with a swarm at real

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/testport"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/testkit/testport"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 

@@ -85,7 +85,7 @@ type Config struct {
 	ScaleSizes []int
 
 	// The switches below are off in Paper(); the assignment benchmark
-	// (sim/assign/assignbench) turns them on one at a time to measure
+	// (bench/assignbench) turns them on one at a time to measure
 	// what each does.
 
 	// BoxFromHosts and Trim choose how the CAN box is trained (see

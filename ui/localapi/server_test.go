@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/testport"
+	"github.com/hivecrawl/hivecrawl/testkit/testport"
 )
 
 // fakeBackend records what the server asked of it.

@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hivecrawl/hivecrawl/app"
-	"github.com/hivecrawl/hivecrawl/internal/netlab"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/swarm/netlab"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -2,7 +2,7 @@ package swarm
 
 import "net/http"
 
-// NAT runs a swarm in a NAT lab (internal/netlab; Linux, as root): the
+// NAT runs a swarm in a NAT lab (swarm/netlab; Linux, as root): the
 // web, the manager and Public clients sit on the lab's internet at
 // documentation addresses; every other client sits in a home of its own
 // behind a home router's NAT, port-restricted (hole punching crosses it)

@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/evolve"
+	"github.com/hivecrawl/hivecrawl/testkit/evolve"
 )
 
 func main() {

@@ -43,8 +43,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
-	"github.com/hivecrawl/hivecrawl/fixture"
-	"github.com/hivecrawl/hivecrawl/internal/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

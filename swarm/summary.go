@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/hijack"
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

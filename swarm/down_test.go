@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 // managerDown is how long TestManagerDown keeps the manager stopped.

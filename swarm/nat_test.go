@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/fixture"
-	"github.com/hivecrawl/hivecrawl/internal/netlab"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
+	"github.com/hivecrawl/hivecrawl/swarm/netlab"
 )
 
 // TestNAT runs `hivecrawl demo --nat --peers 8 --hosts 20`'s swarm: the

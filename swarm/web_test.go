@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 // TestServeWebPerAddr: with PerAddr 2, five hosts are served at three

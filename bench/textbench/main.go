@@ -13,7 +13,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/hivecrawl/hivecrawl/internal/textbench"
+	"github.com/hivecrawl/hivecrawl/testkit/textbench"
 )
 
 func main() {

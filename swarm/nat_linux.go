@@ -8,8 +8,8 @@ import (
 	"net"
 	"os"
 
-	"github.com/hivecrawl/hivecrawl/internal/netlab"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/swarm/netlab"
 )
 
 // natLab is the lab a NAT swarm runs in.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/fixture"
-	"github.com/hivecrawl/hivecrawl/internal/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 // presetFootprints runs one swarm per preset (issue 46), every client on

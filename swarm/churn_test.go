@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -1,4 +1,4 @@
-module github.com/hivecrawl/hivecrawl/bench
+module github.com/hivecrawl/hivecrawl/bench/crawlbench
 
 go 1.26.8
 
@@ -54,6 +54,6 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace github.com/hivecrawl/hivecrawl => ../
+replace github.com/hivecrawl/hivecrawl => ../../
 
-replace github.com/RadhiFadlillah/whatlanggo => ../third_party/nowhatlang
+replace github.com/RadhiFadlillah/whatlanggo => ../../third_party/nowhatlang

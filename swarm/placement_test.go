@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/fixture"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
 // TestCoordinatePlacement runs the coordinate CAN, the default, over

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/internal/testbin"
+	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 )
 
 // bin is the hivecrawl binary built once for the package's tests.

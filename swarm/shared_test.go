@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/fixture"
-	"github.com/hivecrawl/hivecrawl/internal/pgtest"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket/buckettest"
 	"github.com/hivecrawl/hivecrawl/manager/storage/warciotest"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
+	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 
 // TestSharedManagers: two managers share one PostgreSQL database and one

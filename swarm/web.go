@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/fixture"
 	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,6 +36,31 @@ var rules = []rule{
 	{"sched", pure, true},
 	{"manager/indexnow", pure, true},
 	{"sim", []string{"net", "net/http"}, true},
+	// internal/ holds libraries only: they import nothing of the module
+	// but each other.
+	{"internal", above("internal"), false},
+}
+
+// product lists the folders whose packages ship in the program. None of
+// them may depend on the test kit or the benchmarks, which exist for the
+// tests and for make bench alone.
+var product = []string{"app", "assets", "cmd", "crawler", "installer", "internal", "manager", "p2p", "sched", "sim", "swarm", "task", "ui"}
+
+// above lists every top folder of the module but the one named.
+func above(self string) []string {
+	var out []string
+	for _, f := range append(slices.Clone(product), "bench", "testkit") {
+		if f != self {
+			out = append(out, mod+"/"+f)
+		}
+	}
+	return out
+}
+
+func init() {
+	for _, f := range product {
+		rules = append(rules, rule{f, []string{mod + "/testkit", mod + "/bench"}, false})
+	}
 }
 
 // pure lists what a pure core may not import: network, disk, libp2p. (Time
@@ -86,6 +112,9 @@ func TestDependencyDirection(t *testing.T) {
 	}
 	for _, p := range pkgs {
 		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		if top, _, _ := strings.Cut(rel, "/"); !slices.Contains(product, top) && top != "bench" && top != "testkit" {
+			t.Errorf("%s is in %s/, a folder the rules do not know: name it in product, or put it in bench/ or testkit/", p.ImportPath, top)
+		}
 		for _, r := range rules {
 			if !under(rel, r.from) {
 				continue
