@@ -45,7 +45,7 @@ const (
 	// leaveTimeout bounds a graceful leave (handover included).
 	leaveTimeout = 15 * time.Second
 	// defaultDownloadMbps and defaultMemoryGB stand in for unlimited caps
-	// in the load figures (DESIGN §5), so an uncapped peer looks like a
+	// in the load figures (design.md §5), so an uncapped peer looks like a
 	// typical home connection rather than infinitely capable.
 	defaultDownloadMbps = 8
 	defaultMemoryGB     = 1
@@ -356,7 +356,7 @@ func (nw *network) peerExtra(byIP func(string) time.Duration) func(peer.ID) time
 // maxPieces is N_pieces^max for load balancing on insert: OT, but never
 // more than one less than the tasks this peer can hold (task threads plus
 // queue), so a peer whose queue is full forwards new tasks to a less
-// loaded neighbour instead of refusing them. (DESIGN §5 forwards when
+// loaded neighbour instead of refusing them. (design.md §5 forwards when
 // RTL > OT; with OT at full capacity that could never happen.)
 func maxPieces(cfg config.Config, noLBI bool) int {
 	if noLBI {

@@ -43,7 +43,7 @@
 // unchanged by their digest (Pageseen), without text extraction or
 // upload.
 //
-// Politeness is the operator's (DESIGN §8): a task's policy names the
+// Politeness is the operator's (design.md §8): a task's policy names the
 // crawler (User-Agent, robots.txt product token) and sets the least wait
 // between requests; the Config can only make a run slower and shorter
 // (see Config). The wait holds per host across all runs of one Crawler, so
@@ -144,7 +144,7 @@ const (
 
 // Config is the crawler's configuration. Zero values take the defaults noted.
 //
-// A task's politeness policy is the operator's (DESIGN §8): its
+// A task's politeness policy is the operator's (design.md §8): its
 // Policy.UserAgent and Policy.Token replace UserAgent and the token derived
 // from it, and its Delay and MaxPages are combined with this
 // configuration's so that a volunteer can only crawl slower and less, never

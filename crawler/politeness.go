@@ -12,7 +12,7 @@ import (
 )
 
 // policy is one run's politeness: the operator's policy from the task
-// over the crawler's configuration (DESIGN §8). The operator names the
+// over the crawler's configuration (design.md §8). The operator names the
 // crawler and sets the least politeness; the configuration can only add
 // to it.
 type policy struct {

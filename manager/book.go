@@ -47,7 +47,7 @@ func (b book) Complete(_ context.Context, id, peer string, fb channels.Feedback)
 // countReport records a crawler's report that it cancelled a task: the
 // envelope must be one this manager signed, and the task still open. A
 // round it ends without a result is a load-dependent failure for the
-// strategy (DESIGN §9).
+// strategy (design.md §9).
 func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) (bool, error) {
 	t, err := envelope.Open(r.Task, m.key.GetPublic())
 	if err != nil {

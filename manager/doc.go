@@ -1,4 +1,4 @@
-// Package manager assembles the operator's service (DESIGN §2, §6): the
+// Package manager assembles the operator's service (design.md §2, §6): the
 // channel database (manager/channels), the recrawl strategy
 // (sched/recrawl), submission of signed tasks into the overlay
 // (manager/submit), the storage module with its credit receipts
@@ -52,7 +52,7 @@
 //
 // Crawlers report the tasks they cancel for waiting longer than their
 // interval (manager/report): such a round is a load-dependent failure
-// (recrawl.FailExpired) for the strategy, as DESIGN §9 requires, while a
+// (recrawl.FailExpired) for the strategy, as design.md §9 requires, while a
 // task that vanished without a word (a crash) counts as lost at its
 // deadline. A task every entry peer refused is retried at the next tick,
 // not yet counted as FailRefused. Host points are hashes of host names

@@ -44,7 +44,7 @@ const (
 )
 
 // memberLocator places web hosts at their solved network coordinate
-// (DESIGN §2 step 3), asking member peers of the overlay to measure them.
+// (design.md §2 step 3), asking member peers of the overlay to measure them.
 // Coordinates are kept in the channel database and mapped with the
 // current bounds at every call, so trained bounds move hosts with them.
 type memberLocator struct {

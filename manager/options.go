@@ -81,7 +81,7 @@ type Options struct {
 	// test nets (channels.CheckSeed). Zero: public hosts only. Test
 	// fixtures only; solo mode sets it from the client's switches.
 	SeedAllow netguard.Allow `json:"-"`
-	// Strategy is fixed, iir, icr or controller (DESIGN §9's controller,
+	// Strategy is fixed, iir, icr or controller (design.md §9's controller,
 	// the best performer in the simulations). Default controller.
 	Strategy string `json:"strategy,omitempty"`
 	// Recrawl tunes the strategy. MaxPeriod 0 = 6h, so reassignment also

@@ -1,6 +1,6 @@
 // Package sim is the root of Hivecrawl's discrete-time simulator, which
 // reproduces the experiments of the papers the design follows with the very
-// scheduling code the live system runs (DESIGN §1, §9).
+// scheduling code the live system runs (design.md §1, §9).
 //
 // Subpackages:
 //

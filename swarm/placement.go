@@ -27,7 +27,7 @@ func (s *Swarm) AddSeeds(ctx context.Context) error {
 }
 
 // Placement says how far the clients have moved to their network
-// coordinates (coordinate-aware placement, DESIGN §4).
+// coordinates (coordinate-aware placement, design.md §4).
 type Placement struct {
 	// Clients counts the clients that answered and hold a zone; Held
 	// those among them whose coordinate, mapped into the CAN space, lies

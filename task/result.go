@@ -104,7 +104,7 @@ type Stats struct {
 	Started        time.Time      `json:"started"`
 	Duration       Duration       `json:"duration"`
 	// RTT, Transfer and Wait split the time spent per page into request
-	// round trip, body transfer and politeness wait (DESIGN §3).
+	// round trip, body transfer and politeness wait (design.md §3).
 	RTT      Duration `json:"rtt"`
 	Transfer Duration `json:"transfer"`
 	Wait     Duration `json:"wait"`

@@ -37,7 +37,7 @@ const (
 )
 
 // Task is one crawl of one channel: a web host, a sub-directory of it, or a
-// set of sub-directories (DESIGN §3).
+// set of sub-directories (design.md §3).
 type Task struct {
 	// ID names the task uniquely; the manager assigns it.
 	ID string `json:"id"`
@@ -88,7 +88,7 @@ type Task struct {
 	Interval Duration `json:"interval,omitempty"`
 	// Issued is when the manager built the task.
 	Issued time.Time `json:"issued"`
-	// Lease is the task's lease on its web host (DESIGN §8): the crawler
+	// Lease is the task's lease on its web host (design.md §8): the crawler
 	// works on the host only while the lease is live. Tasks built outside a
 	// network (`hivecrawl crawl`, local mode) carry none.
 	Lease Lease `json:"lease,omitzero"`

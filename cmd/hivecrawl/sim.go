@@ -168,21 +168,21 @@ func simRecrawl(cfg strategies.Config, fig string, seed uint64, scale float64, c
 }
 
 const recrawlIntro = `Paper 000 §4 with the strategies of sched/recrawl (FIXED, IIR, ICR and
-the load controller of DESIGN §9), driven through their Strategy interface.
+the load controller of design.md §9), driven through their Strategy interface.
 Crawlers are placed by Vivaldi coordinates (p2p/coord) over the PlanetLab
 matrix enlarged by paper 000's replication, hosts by the host solver; tasks go
 to the CAN owner of the host's point (p2p/can) with load balancing on insert
 (TTL 3, threshold 10 tasks = 5 threads + queue 5). See sim/strategies's package
 documentation for the whole model.
 
-Readings of DESIGN §9 used here: group shares 3.4/24.7/44.7/23.9/3.4 %;
+Readings of design.md §9 used here: group shares 3.4/24.7/44.7/23.9/3.4 %;
 bandwidth 1.5·N(1, 0.5) rounded to 512 Kb/s, 1 Mb/s or 2 Mb/s; update quality
 q = (updates / time) × change interval, weights 2^rank; and the success rate
 that drives reassignment counts only load-dependent failures (tasks expired
 in queues or refused), not tasks lost to crashes, unless --count-all is given.
 Page counts are lognormal (σ = 1) with the paper's mean of 15,187,511 / 1,738
 pages per host, 10 KB a page. Table 4 of the paper cannot follow from its
-Table 3 (DESIGN §9): with Table 3's RUC intervals, quality is at most ≈ 1.12
+Table 3 (design.md §9): with Table 3's RUC intervals, quality is at most ≈ 1.12
 unweighted and ≈ 5.3 weighted, so compare directions, not values, there.
 
 `

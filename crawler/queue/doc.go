@@ -19,7 +19,7 @@
 // The queue is FIFO with a maximum length; Next passes over the tasks its
 // caller turns down, which keep their place. Enqueue on a full queue fails
 // with ErrFull, which the overlay counts as a load-dependent refusal
-// (DESIGN §9). A task that waited longer than its recrawl interval is
+// (design.md §9). A task that waited longer than its recrawl interval is
 // cancelled when Next reaches it. The same file holds the seen set (Seen),
 // which refuses a task delivery replayed to the peer, also after a restart.
 //

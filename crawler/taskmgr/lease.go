@@ -15,7 +15,7 @@ import (
 )
 
 // Leaser claims, renews and releases a task's lease on its web host with
-// the manager (DESIGN §8). Tasks that carry no lease (local mode) run
+// the manager (design.md §8). Tasks that carry no lease (local mode) run
 // without one.
 type Leaser interface {
 	// Claim asks for the lease before the first request to the host.

@@ -99,7 +99,7 @@ type Manager struct {
 	again   chan struct{}
 	// refused and expired count load-dependent failures since New: tasks
 	// refused by a full queue and tasks cancelled for waiting too long
-	// (DESIGN §9: the manager's reassignment must count only these).
+	// (design.md §9: the manager's reassignment must count only these).
 	refused, expired atomic.Int64
 
 	mu sync.Mutex // guards the fields below

@@ -98,7 +98,7 @@ func (m *Manager) Status() (Status, error) {
 	return st, nil
 }
 
-// Load returns the tasks queued and running (the pieces of DESIGN §5) and
+// Load returns the tasks queued and running (the pieces of design.md §5) and
 // the sum of their expected pages, for the overlay's RTL and RPL. Running
 // tasks are counted from memory and waiting ones from the queue's FIFO,
 // so finished tasks kept for history cost nothing.

@@ -55,7 +55,7 @@ type ReceiptSink interface {
 }
 
 // Reporter tells the manager about tasks cancelled for a load-dependent
-// reason, so its recrawl strategy counts them (DESIGN §9). Best effort: a
+// reason, so its recrawl strategy counts them (design.md §9). Best effort: a
 // report that does not arrive leaves the task to the manager's deadline,
 // where it counts as lost instead.
 type Reporter interface {

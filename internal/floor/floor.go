@@ -1,4 +1,4 @@
-// Package floor is the politeness no network operator can lower (DESIGN
+// Package floor is the politeness no network operator can lower (design.md
 // §8): a volunteer's client refuses a network whose politeness wait is
 // below MinDelay, whose User-Agent names another crawler, or whose
 // bootstrap addresses lie in private, loopback or link-local ranges, and

@@ -1,5 +1,5 @@
 // Package botkeys is the manager's registry of the volunteers' Web Bot
-// Auth keys (DESIGN §8): the Ed25519 keys the operator certified to sign
+// Auth keys (design.md §8): the Ed25519 keys the operator certified to sign
 // crawl requests, and the key directory sites verify them against.
 //
 // Certify records a volunteer's key under its peer ID; Withdraw takes a key

@@ -1,4 +1,4 @@
-// Package channels is the manager's channel database (DESIGN §2, §6): a
+// Package channels is the manager's channel database (design.md §2, §6): a
 // bbolt file holding every channel (a web host, crawled whole or in pieces)
 // with its seeds, filters, depth, expected pages, the pages known from the
 // last crawls (digests and validators, which become the next task's

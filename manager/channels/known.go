@@ -14,7 +14,7 @@ import (
 )
 
 // What a task carries about its known pages is bounded whatever the host's
-// size (DESIGN §8, "tasks stay small"):
+// size (design.md §8, "tasks stay small"):
 //
 //   - Pageseen is an exact digest list for at most listPages pages (about
 //     11 bytes of JSON each), and a Bloom filter at task.DefaultFalsePositive

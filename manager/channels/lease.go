@@ -11,7 +11,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// Host leases (DESIGN §8). The channel database is the one authority on who
+// Host leases (design.md §8). The channel database is the one authority on who
 // may crawl a web host: it grants at most one lease per host that can still
 // be live, and a crawler must claim its task's lease here before it sends
 // the host a request. The overlay may briefly hold a task twice (a zone

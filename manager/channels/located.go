@@ -12,7 +12,7 @@ import (
 var bucketLocated = []byte("located") // host:port → Located
 
 // Located is a web host's network coordinate as members' measurements
-// placed it (DESIGN §2 step 3). The coordinate is kept, not the CAN
+// placed it (design.md §2 step 3). The coordinate is kept, not the CAN
 // point: when the space's bounds are trained again, hosts move with them
 // without being measured again.
 type Located struct {

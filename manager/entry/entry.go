@@ -92,7 +92,7 @@ type Request struct {
 	CoordError float64 `json:"coord_error,omitempty"`
 	Samples    int     `json:"samples,omitempty"`
 	// Capacity is the member's min(download Mb/s, memory GB), the scale
-	// of its load figures (DESIGN §5); it weighs the hashing baseline.
+	// of its load figures (design.md §5); it weighs the hashing baseline.
 	Capacity float64 `json:"capacity,omitempty"`
 	// Version is the asker's release (cmd/hivecrawl's version), which the
 	// manager may hold against its minimum (Registry.SetAdmit).

@@ -1,5 +1,5 @@
 // Package lease is the protocol by which a crawler claims, renews and
-// releases its task's lease on a web host with the manager (DESIGN §8).
+// releases its task's lease on a web host with the manager (design.md §8).
 //
 // The manager is the one authority on who may crawl a host: it grants at
 // most one lease per host that can still be live, and signs it into the

@@ -62,7 +62,7 @@ type Profile struct {
 	// Bootstrap are the manager's (and other entry peers') multiaddrs,
 	// each ending in /p2p/<peer ID>.
 	Bootstrap []string `json:"bootstrap"`
-	// Bounds, when set, turn on coordinate-aware placement (DESIGN §4):
+	// Bounds, when set, turn on coordinate-aware placement (design.md §4):
 	// peers map their Vivaldi coordinate into the CAN space with these
 	// bounds (in milliseconds, one pair per dimension) and move to it,
 	// and the manager places each web host at its solved coordinate.

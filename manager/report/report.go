@@ -1,5 +1,5 @@
 // Package report carries a crawler's word that it cancelled a task back to
-// the manager. DESIGN §9: the success rate that drives IIR, ICR and the
+// the manager. design.md §9: the success rate that drives IIR, ICR and the
 // controller must count only load-dependent failures — tasks a crawler
 // cancelled because they waited longer than their recrawl interval, or
 // refused because its queue was full — and not tasks lost without a word

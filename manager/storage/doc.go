@@ -1,4 +1,4 @@
-// Package storage is the manager's storage module (DESIGN §2 step 6–7, §8):
+// Package storage is the manager's storage module (design.md §2 step 6–7, §8):
 // crawlers upload a finished task's result over UploadProtocol, the module
 // checks it, stores the extracted text as WARC 1.1 `conversion` records
 // (WET-style, one gzip member per record; with Options.StoreRaw the raw

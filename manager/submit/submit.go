@@ -1,4 +1,4 @@
-// Package submit sends the manager's signed tasks into the overlay (DESIGN
+// Package submit sends the manager's signed tasks into the overlay (design.md
 // §2 steps 2–3): each task goes to a random entry peer of the overlay over
 // the CAN insert protocol (p2p/wire.InsertProtocol), aimed at the point of
 // the task's web host in the CAN space; the entry peer routes it to the

@@ -1,5 +1,5 @@
 // Package zones is the manager's certified map of the overlay: the one
-// authority of who holds which zone of the CAN space (DESIGN §5, issue
+// authority of who holds which zone of the CAN space (design.md §5, issue
 // #42). Peers no longer settle ownership among themselves; they ask the
 // manager (through manager/entry) to join, move, renew and leave, and the
 // Authority answers with zone certificates (p2p/zonecert) signed with the

@@ -4,7 +4,7 @@
 //
 // The space is the box [0,1]^d (d = 3 by default). It is NOT a torus: the
 // CAN space is cut out of the network-coordinate space and points outside
-// are clamped onto its boundary (DESIGN §4), so distances are plain
+// are clamped onto its boundary (design.md §4), so distances are plain
 // Euclidean and zones on opposite faces are not neighbours. A Zone is the
 // half-open box [Lo, Hi); a zone whose Hi is 1 in some dimension also owns
 // the closed upper face there, so every point of [0,1]^d has exactly one
@@ -29,8 +29,9 @@
 //     smallest volume), Renew extends a holder's expiry (Extend folds in
 //     one recorded apart from the map), and every change returns the
 //     leaves to certify. The simulator (sim/) runs the Map, and
-//     Route forwards with NextHop hop by hop; live peers (p2p/node) do not
-//     use it, and settle ownership among themselves in heartbeats.
+//     Route forwards with NextHop hop by hop. In a live network the
+//     manager keeps the Map (manager/zones) and certifies its leaves;
+//     peers (p2p/node) own a zone only while they hold its certificate.
 //
 // Caveats: nothing here is safe for concurrent use; a Map has one owner.
 // Nothing here reads the clock or draws random numbers: callers pass points

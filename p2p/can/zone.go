@@ -11,7 +11,7 @@ const DefaultDim = 3
 // Point is a position in the unit box [0,1]^d.
 type Point []float64
 
-// Clamp returns p with every coordinate forced into [0,1], as DESIGN §4
+// Clamp returns p with every coordinate forced into [0,1], as design.md §4
 // clamps coordinates that fall outside the trained CAN-space bounds. NaN
 // becomes 0.
 func Clamp(p Point) Point {
@@ -91,7 +91,7 @@ func (z Zone) Diagonal() float64 {
 
 // Drifted reports whether p lies further than the zone's diagonal from its
 // centre: a peer whose coordinate drifted that far leaves and rejoins at its
-// new point (DESIGN §4).
+// new point (design.md §4).
 func (z Zone) Drifted(p Point) bool {
 	c := z.Centre()
 	return dist2(c, p) > z.Diagonal()*z.Diagonal()

@@ -1,5 +1,5 @@
 // Package coord is the pure core of Hivecrawl's network coordinates
-// (DESIGN §4, paper 002 §3): Vivaldi coordinates for peers, a GNP-style
+// (design.md §4, paper 002 §3): Vivaldi coordinates for peers, a GNP-style
 // solver for web hosts, and the transform from the unbounded coordinate
 // space into the CAN's unit box.
 //

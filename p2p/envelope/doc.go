@@ -1,5 +1,5 @@
 // Package envelope signs and verifies the records that cross the overlay:
-// crawl tasks signed by the manager (DESIGN §2, §8) and, in the same way,
+// crawl tasks signed by the manager (design.md §2, §8) and, in the same way,
 // credit receipts signed by the storage module. It uses go-libp2p's signed
 // envelopes (core/record): a payload, a payload type, the signer's public
 // key and a signature over a domain string, the payload type and the

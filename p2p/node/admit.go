@@ -33,7 +33,7 @@ type SeenSet interface {
 	Seen(ctx context.Context, id string, expires time.Time) (seen bool, err error)
 }
 
-// Admission: a second line of defence behind the host lease (DESIGN §8).
+// Admission: a second line of defence behind the host lease (design.md §8).
 // The peer that would queue a task, or balance it onward as its target's
 // owner, refuses a genuine, correctly signed task when
 //   - it has no lease on its host, or the lease has ended (ErrNoLease), or

@@ -44,7 +44,7 @@ type Config struct {
 	// DeadAfter is the number of missed heartbeats after which a neighbour
 	// is dead; 0 means DefaultDeadAfter.
 	DeadAfter int `json:"dead_after,omitempty"`
-	// Capacity scales the load figures (DESIGN §5).
+	// Capacity scales the load figures (design.md §5).
 	Capacity can.Capacity `json:"capacity"`
 	// MaxPieces is the contributor's N_pieces^max, from which the
 	// overloading threshold derives; 0 disables load balancing on insert.
@@ -55,7 +55,7 @@ type Config struct {
 	TTL int `json:"ttl,omitempty"`
 	// Bounds, when set, map the node's Vivaldi coordinate into the CAN
 	// space: a node whose mapped point drifts further than its zone's
-	// diagonal from the zone's centre moves there (DESIGN §4).
+	// diagonal from the zone's centre moves there (design.md §4).
 	// Nil keeps the node at Point. The manager's trained bounds replace
 	// them (Node.SetBounds).
 	Bounds *coord.Bounds `json:"-"`

@@ -39,7 +39,7 @@ const awaitSamples = 3 * firstMoveSamples
 // with Config.AwaitBounds, trained bounds have come) it moves whenever the
 // mapped point lies outside its zones; a node placed by its coordinate
 // stays until the mapped point lies further than its zone's diagonal from
-// the zone's centre (with several zones, from each of them; DESIGN §4),
+// the zone's centre (with several zones, from each of them; design.md §4),
 // so a coordinate that wobbles across a zone's face does not make it move
 // again and again. Without bounds, or while Vivaldi's error is above
 // driftMaxError, it never drifts.

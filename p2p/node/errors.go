@@ -37,8 +37,10 @@ var (
 	// another dimension than the overlay's, or not the point the insert
 	// was routed to.
 	ErrTargetMismatch = errors.New("task not sent to its signed target")
-	// ErrMisaimed: a load-balanced insert whose target lies neither in
-	// this peer's zones nor in the zones of the neighbour that sent it.
+	// ErrMisaimed: a load-balanced or shared insert whose path of
+	// certificates does not lead from the target's owner to this peer
+	// through abutting zones, or whose proof does not let this peer claim
+	// the task.
 	ErrMisaimed = errors.New("load-balanced task not from its target's owner")
 	// ErrSeen: this peer has taken the task under this lease before
 	// (queued it, balanced it to a neighbour, or received it in a

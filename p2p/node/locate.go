@@ -14,7 +14,7 @@ import (
 )
 
 // Locator computes a web host's point in the CAN space, the bootstrap
-// peer's step 3 of a task's life (DESIGN §2, §4): peers whose coordinates
+// peer's step 3 of a task's life (design.md §2, §4): peers whose coordinates
 // are known measure the HTTP RTT to the host (wire.MeasureProtocol), the host
 // coordinate is solved from their answers (coord.Solve) and mapped into the
 // CAN space with the trained bounds.

@@ -1,5 +1,5 @@
 // Package rtt measures the HTTP round-trip time from this peer to a web
-// host, the input of the web-host coordinate solver (DESIGN §4): the median
+// host, the input of the web-host coordinate solver (design.md §4): the median
 // of a few TCP connect times to host:port, bounded by a timeout. It also
 // serves and asks the overlay's measure protocol (wire.MeasureProtocol), so a
 // bootstrap peer can collect measurements from peers whose coordinates are

@@ -96,7 +96,7 @@ func (x *Coordinate) GetHeight() float64 {
 	return 0
 }
 
-// Load is a peer's relative task and page load (DESIGN §5), with the
+// Load is a peer's relative task and page load (design.md §5), with the
 // tasks it holds that wait for a crawl thread and its threads that wait
 // for a task: a neighbour shares a waiting task with a peer that has an
 // idle thread.

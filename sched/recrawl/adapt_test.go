@@ -96,8 +96,8 @@ func (w swarm) run(s Strategy, n, minutes int) outcome {
 }
 
 // TestClosedLoop runs every strategy against a swarm that can do half of
-// what FIXED asks, with 1 task in 12 lost to crashes (≈ 8 %, as in DESIGN
-// §9), and checks the behaviour DESIGN §9 describes: FIXED drowns in
+// what FIXED asks, with 1 task in 12 lost to crashes (≈ 8 %, as in design.md
+// §9), and checks the behaviour design.md §9 describes: FIXED drowns in
 // expired tasks, ICR counting only load-dependent failures settles at the
 // capacity, the literal ICR ratchets its intervals up, IIR drifts upward
 // under any loss, and the controller keeps the swarm busy.

@@ -6,7 +6,7 @@ import (
 )
 
 // paperChannels returns 16,000 channels in paper 000's five groups (60 …
-// 960 min) with the shares of DESIGN §9.
+// 960 min) with the shares of design.md §9.
 func paperChannels() []Channel {
 	shares := []float64{0.034, 0.247, 0.447, 0.239, 0.033}
 	var out []Channel

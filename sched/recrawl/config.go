@@ -23,7 +23,7 @@ const (
 type Counting int
 
 const (
-	// CountLoadOnly counts only load-dependent failures (DESIGN §9): a
+	// CountLoadOnly counts only load-dependent failures (design.md §9): a
 	// task lost without report is counted as a success.
 	CountLoadOnly Counting = iota
 	// CountAll is paper 000's literal reading: successRate =

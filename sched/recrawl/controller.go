@@ -2,7 +2,7 @@ package recrawl
 
 import "time"
 
-// Controller is the simple load controller of DESIGN §9, the figure IIR and
+// Controller is the simple load controller of design.md §9, the figure IIR and
 // ICR have to beat: at every reassignment it shortens all intervals by the
 // encourage rate δ while load-dependent failures (expired or refused tasks)
 // stay under Config.ShortenBelow of submissions, lengthens them by 1/(1−δ)

@@ -1,7 +1,7 @@
 // Package recrawl decides how often each channel is recrawled: the strategies
-// of paper 000 §3 (FIXED, IIR, ICR), the simple load controller of DESIGN §9,
+// of paper 000 §3 (FIXED, IIR, ICR), the simple load controller of design.md §9,
 // change-frequency estimation from crawl feedback, ranking of channels into
-// priority groups, the update-quality measure of DESIGN §9, and the per-page
+// priority groups, the update-quality measure of design.md §9, and the per-page
 // adaptive frequency of paper 003 §3.2–3.3. Subpackage fountain holds the
 // WebFountain cycle planner (paper 001).
 //
@@ -24,7 +24,7 @@
 // Paper 000 defines a group's success rate as hSucCount/hSubCount. Under
 // churn some tasks are always lost when a crawler crashes, whatever the load,
 // and that literal reading makes IIR and ICR lengthen every interval at every
-// reassignment (DESIGN §9, "churn ratchet"). By default (CountLoadOnly) tasks
+// reassignment (design.md §9, "churn ratchet"). By default (CountLoadOnly) tasks
 // lost without a report are therefore counted as if they had succeeded: only
 // load-dependent failures (cancelled for waiting too long, refused by full
 // queues) lower the success rate and ICR's capacity estimate, and

@@ -47,7 +47,7 @@ func (f Failure) String() string {
 }
 
 // History is one channel's record since the last reassignment (paper 000
-// §3.1), plus the split of failures DESIGN §9 requires.
+// §3.1), plus the split of failures design.md §9 requires.
 type History struct {
 	// SubCount is hSubCount: tasks submitted.
 	SubCount int `json:"sub_count"`
@@ -103,7 +103,7 @@ type tracker struct {
 }
 
 // newTracker validates channels and sets each group's initial interval to
-// its channels' mean change interval (DESIGN §6). An empty group gets
+// its channels' mean change interval (design.md §6). An empty group gets
 // twice the interval of the faster group before it (half the next slower
 // one's when it is the fastest).
 func newTracker(channels []Channel, cfg Config, start time.Time) (*tracker, error) {

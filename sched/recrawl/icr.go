@@ -3,7 +3,7 @@ package recrawl
 import "time"
 
 // ICR is paper 000's Iterated Capacity Reassignment (§3.2, equations
-// reconstructed in DESIGN §9). Group p's interval is T_p = T0·A_p, where
+// reconstructed in design.md §9). Group p's interval is T_p = T0·A_p, where
 // A_p is the ratio of its initial interval to the fastest group's (A_0 = 1,
 // A_p = Π_{q<p} α_q; α = 2 for groups of 60, 120, … 960 minutes). At each
 // reassignment the swarm's capacity is estimated as the updates completed

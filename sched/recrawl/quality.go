@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Quality returns one channel's update quality (DESIGN §9, reconstructing
+// Quality returns one channel's update quality (design.md §9, reconstructing
 // paper 000 §4.1): its actual update rate over the expected one,
 // q = (updates / span) · change. 1 means it was updated as often as it
 // changes; above 1, more often.

@@ -17,7 +17,7 @@
 // crawler runs at most CL = 5 tasks; a task takes pages × (RTT + page /
 // 1 Mb/s + 100 ms). Host page counts are lognormal (σ = 2, heavy-tailed as
 // paper 002's Fig. 14) scaled to the paper's total of 15,187,511 pages
-// (DESIGN §9: the distribution itself is lost).
+// (design.md §9: the distribution itself is lost).
 //
 // LBI-RTT is local to the simulator: paper 002 only names it. When
 // can.DecideInsert decides to forward, LBI-RTT forwards instead to the

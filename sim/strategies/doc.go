@@ -1,13 +1,13 @@
 // Package strategies reproduces paper 000 §4: 16,000 channels recrawled by a
 // churning swarm of 1,400 (REC, the swarm cannot keep up) or 2,800 (RUC, it
 // can) volunteer crawlers, under the strategies of sched/recrawl — FIXED,
-// IIR, ICR and the load controller of DESIGN §9 — driven through their
+// IIR, ICR and the load controller of design.md §9 — driven through their
 // Strategy interface exactly as the manager drives them.
 //
 // # Model
 //
 // One step is one minute. Crawlers sit on a world.World: their Vivaldi
-// coordinates place them in a p2p/can Overlay, and a task for a channel
+// coordinates place them in a p2p/can Map, and a task for a channel
 // (a whole web host) is inserted at the owner of the host's solved point,
 // with load balancing on insert (can.DecideInsert, TTL 3) forwarding it
 // when the owner already holds threads + queue length tasks. Each crawler
@@ -26,7 +26,7 @@
 //
 // # Reconstructions
 //
-// The readings of DESIGN §9 are used: group shares 3.4/24.7/44.7/23.9/3.4 %,
+// The readings of design.md §9 are used: group shares 3.4/24.7/44.7/23.9/3.4 %,
 // bandwidth 1.5·N(1, 0.5) rounded to 512 Kb/s, 1 Mb/s or 2 Mb/s, update
 // quality (u/S)·I with weights 2^rank, and a success rate that counts only
 // load-dependent failures (recrawl.CountLoadOnly; CountAll can be run for

@@ -40,7 +40,7 @@ type Result struct {
 	Migrated int
 	// Reassignments the strategy ran.
 	Reassignments int
-	// Quality and WeightedQuality are DESIGN §9's update qualities
+	// Quality and WeightedQuality are design.md §9's update qualities
 	// (Tables 2 and 4).
 	Quality, WeightedQuality float64
 	Series                   []Sample

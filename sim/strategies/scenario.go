@@ -89,7 +89,7 @@ func GroupCounts(n int, shares []float64) []int {
 }
 
 // Bandwidth draws a crawler's bandwidth in Mb/s: 1.5·N(1, 0.5) rounded to
-// the nearest of 0.5, 1 and 2 (DESIGN §9).
+// the nearest of 0.5, 1 and 2 (design.md §9).
 func Bandwidth(r *rand.Rand) float64 {
 	v := 1.5 * (1 + 0.5*r.NormFloat64())
 	best := 0.5

@@ -41,7 +41,7 @@ type Status struct {
 	Overlay *Overlay `json:"overlay,omitempty"`
 }
 
-// Overlay is the client's place in the overlay (DESIGN §5).
+// Overlay is the client's place in the overlay (design.md §5).
 type Overlay struct {
 	// Mode is "solo" (an embedded manager and a one-peer overlay) or
 	// "network" (a manager's network, from the stored profile).
