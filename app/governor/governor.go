@@ -2,13 +2,8 @@ package governor
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"math"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -16,36 +11,12 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // DefaultInterval is how often the governor samples and decides.
 const DefaultInterval = time.Second
-
-// atCap is the share of a bandwidth cap above which Status calls the client
-// throttled by it.
-const atCap = 0.9
-
-// usageSaveEvery is how often the transfer counters are brought up to date
-// and written while bytes move, and so how much transfer a crash can leave
-// uncounted against the quotas. These writes replace the file without
-// syncing it, which a killed process cannot undo; usageSyncEvery bounds
-// what a power cut can.
-const (
-	usageSaveEvery = 50 * time.Millisecond
-	usageSyncEvery = 30 * time.Second
-)
-
-// ReleaseAfter is how long the client must have crawled and uploaded
-// nothing, after start-up or after its last burst of work, before the
-// governor returns the heap the Go runtime holds free to the operating
-// system (Options.Release). The runtime's own scavenger keeps about twice
-// the last live heap resident, which after a crawl is mostly garbage of
-// parsed pages; one forced collection per quiet spell (a few milliseconds
-// for a client's heap) gives it back.
-const ReleaseAfter = 30 * time.Second
 
 // Options configure a Governor. Zero fields take the defaults noted.
 type Options struct {
@@ -275,33 +246,6 @@ func (g *Governor) decideLocked(now time.Time) (holdChanged bool) {
 	return g.hold != held
 }
 
-// The Go runtime's soft memory limit without a memory cap: what a client
-// needs at rest, and a share for each crawl thread, enough for a 10 MiB
-// page of any shape being parsed.
-const (
-	softLimitBase      = 32 << 20
-	softLimitPerThread = 16 << 20
-)
-
-// softLimit is the Go runtime's soft memory limit under cfg. With a memory
-// cap, 80 % of it: the garbage collector works harder before the cap
-// pauses crawling. Without one, when always (Options.SoftLimit),
-// softLimitBase and softLimitPerThread a thread, and otherwise none. The
-// default limit collects a large page as the heap nears it rather than
-// when the collector next gets the CPU: beside a CPU-bound program that
-// came late enough to add 20 MB to a client's peak. The limit is soft:
-// the runtime lets the heap past it rather than spend more than about
-// half the CPU collecting.
-func softLimit(cfg config.Config, always bool) int64 {
-	switch {
-	case cfg.Memory > 0:
-		return int64(float64(cfg.Memory) * 0.8)
-	case always:
-		return softLimitBase + int64(max(cfg.Threads, 1))*softLimitPerThread
-	}
-	return math.MaxInt64
-}
-
 // Tick takes one sample and decides. Serve calls it every Interval; tests
 // call it directly with a scripted Sampler and clock.
 func (g *Governor) Tick(ctx context.Context) error {
@@ -337,75 +281,12 @@ func (g *Governor) Tick(ctx context.Context) error {
 	return nil
 }
 
-// quietLocked reports whether the client has just completed ReleaseAfter
-// without moving a byte since it was last busy; moved says whether this
-// tick saw bytes. g.mu must be held.
-func (g *Governor) quietLocked(now time.Time, moved bool) bool {
-	if moved {
-		g.busy = now
-		return false
-	}
-	if g.busy.IsZero() || now.Sub(g.busy) < ReleaseAfter {
-		return false
-	}
-	g.busy = time.Time{}
-	return true
-}
-
 // idleSampling is how many Intervals apart Serve samples once the client
 // has been quiet for ReleaseAfter: nothing crawls then, so nothing needs
 // throttling, and reading the load each second was half of an idle
 // client's CPU samples. Wait brings the sampling back at once when a crawl
 // starts.
 const idleSampling = 5
-
-// maxPageOutEvery bounds the wait between two page-outs of a quiet client.
-const maxPageOutEvery = 32 * time.Minute
-
-// pageOutLocked reports whether a quiet client should page its code out
-// now (Options.PageOut): when its quiet spell began (quiet), then after
-// ReleaseAfter, twice that, and so on. g.mu must be held.
-func (g *Governor) pageOutLocked(now time.Time, quiet bool) bool {
-	switch {
-	case quiet:
-		g.pageOutEvery = ReleaseAfter
-	case !g.busy.IsZero() || now.Before(g.nextPageOut): // busy, or not yet
-		return false
-	default:
-		g.pageOutEvery = min(2*g.pageOutEvery, maxPageOutEvery)
-	}
-	g.nextPageOut = now.Add(g.pageOutEvery)
-	return true
-}
-
-// countLocked adds the bytes metered since the last tick to the usage,
-// measures the rates and reports whether any bytes moved; g.mu must be
-// held.
-func (g *Governor) countLocked(now time.Time) bool {
-	down, up := g.down.Total(), g.up.Total()
-	delta := g.accountLocked(now)
-	if dt := now.Sub(g.last).Seconds(); dt > 0 {
-		g.downRate = int64(float64(down-g.prev[0]) / dt)
-		g.upRate = int64(float64(up-g.prev[1]) / dt)
-	}
-	g.prev = [2]int64{down, up}
-	g.last = now
-	return delta > 0
-}
-
-// accountLocked adds the bytes metered since it last ran to the usage and
-// returns them; g.mu must be held.
-func (g *Governor) accountLocked(now time.Time) int64 {
-	total := g.down.Total() + g.up.Total()
-	delta := total - g.counted
-	g.usage.roll(now, g.cfg.QuotaResetDay)
-	if delta > 0 {
-		g.usage.add(delta)
-		g.dirty = true
-	}
-	g.counted = total
-	return delta
-}
 
 // Serve samples every Interval and applies each configuration received on
 // updates (nil = none) until ctx ends; then it saves the counters.
@@ -513,164 +394,4 @@ func (g *Governor) TaskEnded(strike string) {
 	g.pol.taskEnded(now, strike == task.StrikeChallenge)
 	g.diskStale = g.opts.Disk != nil
 	g.decideLocked(now)
-}
-
-// Paused reports whether crawling is paused and why.
-func (g *Governor) Paused() (bool, []string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.reasons) > 0, slices.Clone(g.reasons)
-}
-
-// Status is a snapshot of the limits and the readings against them.
-type Status struct {
-	State   State    `json:"state"`
-	Reasons []string `json:"reasons,omitempty"`
-	// Pauses are the kinds of the reasons crawling is paused (PauseKinds);
-	// empty unless State is Paused.
-	Pauses []string `json:"pauses,omitempty"`
-	// Throttle is the share of each period held back by the CPU cap.
-	Throttle float64 `json:"throttle"`
-	// Rates measured over the last interval, and the caps (0 = unlimited).
-	DownRate int64 `json:"down_rate"`
-	DownCap  int64 `json:"down_cap"`
-	UpRate   int64 `json:"up_rate"`
-	UpCap    int64 `json:"up_cap"`
-	// CPU shares of the whole machine, in percent.
-	OwnCPU        float64 `json:"own_cpu"`
-	OtherCPU      float64 `json:"other_cpu"`
-	CPUCap        float64 `json:"cpu_cap"`
-	BusyThreshold float64 `json:"busy_threshold"`
-	RSS           int64   `json:"rss"`
-	MemoryCap     int64   `json:"memory_cap"`
-	Conns         int     `json:"conns"`
-	ConnsCap      int     `json:"conns_cap"`
-	Usage         Usage   `json:"usage"`
-	DailyQuota    int64   `json:"daily_quota"`
-	MonthlyQuota  int64   `json:"monthly_quota"`
-	// Challenges counts the crawls that sites' firewalls challenged, of
-	// the TasksEnded crawls that ended, within the last ChallengeWindow.
-	Challenges int `json:"challenges"`
-	TasksEnded int `json:"tasks_ended"`
-	// Disk is the last disk reading (zero before the first) and the
-	// limits on it; Hold says why no new task starts while crawling goes
-	// on (Holding), and is among Reasons then.
-	Disk        DiskUsage `json:"disk"`
-	DiskMax     int64     `json:"disk_max"`
-	DiskMinFree int64     `json:"disk_min_free"`
-	Hold        string    `json:"hold,omitempty"`
-}
-
-// Status returns the current snapshot.
-func (g *Governor) Status() Status {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	s := Status{
-		State:         Running,
-		Reasons:       slices.Clone(g.reasons),
-		Pauses:        slices.Clone(g.kinds),
-		Throttle:      g.pol.throttle,
-		DownRate:      g.downRate,
-		DownCap:       g.down.Rate(),
-		UpRate:        g.upRate,
-		UpCap:         g.up.Rate(),
-		OwnCPU:        g.pol.lastOwnCPU,
-		OtherCPU:      g.pol.lastOther,
-		CPUCap:        float64(g.effectiveLocked().CPU),
-		BusyThreshold: float64(g.cfg.BusyThreshold),
-		RSS:           g.pol.lastRSS,
-		MemoryCap:     int64(g.cfg.Memory),
-		Conns:         g.conns.Open(),
-		ConnsCap:      g.conns.Cap(),
-		Usage:         g.usage,
-		DailyQuota:    int64(g.cfg.DailyQuota),
-		MonthlyQuota:  int64(g.cfg.MonthlyQuota),
-		Disk:          g.pol.disk,
-		DiskMax:       int64(g.cfg.DiskMax),
-		DiskMinFree:   int64(g.cfg.DiskMinFree),
-		Hold:          g.hold,
-	}
-	s.Challenges, s.TasksEnded = g.pol.challengeRate(g.opts.Now())
-	switch {
-	case len(g.reasons) > 0:
-		s.State = Paused
-	case g.pol.throttle > 0:
-		s.State = Throttled
-		s.Reasons = []string{fmt.Sprintf("Throttled: Hivecrawl is held to %.0f %% CPU", float64(g.effectiveLocked().CPU))}
-	}
-	if s.State != Paused {
-		// A bucket running at its cap is a limit at work too.
-		for _, b := range []struct {
-			name      string
-			rate, cap int64
-		}{{"download", s.DownRate, s.DownCap}, {"upload", s.UpRate, s.UpCap}} {
-			if b.cap > 0 && float64(b.rate) >= atCap*float64(b.cap) {
-				s.State = Throttled
-				s.Reasons = append(s.Reasons, fmt.Sprintf("Throttled: %s at its cap of %v/s", b.name, config.Bytes(b.cap)))
-			}
-		}
-		if g.hold != "" {
-			s.Reasons = append(s.Reasons, g.hold)
-		}
-	}
-	return s
-}
-
-// persistUsage brings the counters up to the bytes metered so far and
-// writes them if they changed, reporting whether bytes moved; Serve calls
-// it every usageSaveEvery while they do.
-func (g *Governor) persistUsage() (moved bool) {
-	g.mu.Lock()
-	moved = g.accountLocked(g.opts.Now()) > 0
-	g.mu.Unlock()
-	g.saveUsage(false)
-	return moved
-}
-
-// saveUsage writes the counters when they changed since the last write:
-// synced when final or when the last synced write is usageSyncEvery old,
-// else only replaced (safe from a killed process, not from a power cut).
-func (g *Governor) saveUsage(final bool) {
-	if g.opts.UsageFile == "" {
-		return
-	}
-	g.mu.Lock()
-	now := g.opts.Now()
-	if !g.dirty {
-		g.mu.Unlock()
-		return
-	}
-	sync := final || now.Sub(g.synced) >= usageSyncEvery
-	u := g.usage
-	g.dirty = false
-	if sync {
-		g.synced = now
-	}
-	g.mu.Unlock()
-	data, _ := json.Marshal(u)
-	write := atomicfile.Replace
-	if sync {
-		write = atomicfile.WriteFile
-	}
-	if err := write(g.opts.UsageFile, data, 0o600); err != nil {
-		g.opts.Logger.Warn("Cannot save transfer counters", "err", err)
-	}
-}
-
-func loadUsage(path string) (Usage, error) {
-	var u Usage
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return u, nil
-	}
-	if err != nil {
-		return u, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, &u); err != nil {
-		return Usage{}, fmt.Errorf("decode %s: %w", path, err)
-	}
-	if u.DayBytes < 0 || u.MonthBytes < 0 || u.TotalBytes < 0 {
-		return Usage{}, fmt.Errorf("decode %s: negative counters", path)
-	}
-	return u, nil
 }
