@@ -16,7 +16,7 @@
 //     leaves and reports with grants: the certificates of the asker's
 //     zones, its neighbours' and whatever else changed. A node renews its
 //     certificates every Config.Renew (they last three times as long),
-//     and a member left without a zone asks again.
+//     and a member left without a zone asks again (manage.go).
 //   - Heartbeats every Config.Heartbeat (2 s by default) to every
 //     neighbour, request and response alike carrying the sender's load,
 //     coordinate, neighbour list and the certificates of its zones and

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"log/slog"
@@ -17,107 +16,10 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
-	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 )
-
-// Queue is where accepted tasks go: the client's bbolt task queue
-// implements it. A Queue that also implements SeenSet keeps the node's
-// record of tasks seen, across restarts.
-type Queue interface {
-	// Enqueue stores a verified task with the envelope it came in, so the
-	// task can be handed over again with its signature, and the proof
-	// (zonecert.Proof, encoded) that its host's lease may be claimed
-	// here. When the queue holds as many tasks as it may, its error wraps
-	// ErrQueueFull.
-	Enqueue(ctx context.Context, t *task.Task, envelope, proof []byte) error
-	// Load returns the pieces (tasks queued and running) and the sum of
-	// their expected pages, for RTL and RPL. It is called with the node's
-	// lock held and must not call back into the node.
-	Load() (pieces int, pages int64)
-	// Drain removes and returns every queued and running task's envelope,
-	// for a graceful leave.
-	Drain(ctx context.Context) (queued, running [][]byte, err error)
-}
-
-// Returner is a Queue that can give tasks back to the manager that issued
-// them: those of a leave that no neighbour queued (the heir's queue was
-// full, or no neighbour took the zones). The manager issues their hosts
-// again at once instead of after their deadline.
-type Returner interface {
-	Return(ctx context.Context, envelopes [][]byte) error
-}
-
-// Fuller is a Queue that can tell it holds as many tasks as it may. The
-// node then refuses or balances an insert before recording it as seen, so
-// that the manager's next try of the task is not refused as a replay.
-type Fuller interface {
-	// Full reports whether Enqueue would turn a new task away. Like
-	// Load, it is called with the node's lock held.
-	Full() bool
-}
-
-// Stats are the node's counters. Refusals are counted by the peer that
-// refuses, whether the task came in an insert or a handover.
-type Stats struct {
-	Accepted  int64 // tasks queued here
-	Forwarded int64 // inserts routed or balanced onward
-	Refused   int64 // tasks refused: forged, altered or invalid
-	// Genuine tasks refused (admit.go), by reason.
-	Expired     int64 // no lease on the host, or the lease ended (ErrNoLease)
-	IssuedAhead int64 // issued more than MaxClockSkew after our clock (ErrIssuedAhead)
-	Mistargeted int64 // signed target missing or not the insert's (ErrTargetMismatch)
-	Misaimed    int64 // balanced here by a peer not holding the target (ErrMisaimed)
-	Replayed    int64 // seen here before (ErrSeen)
-	HandedIn    int64 // tasks received in handovers
-	GivenBack   int64 // tasks of a leave given back to the manager (Returner)
-	// HandoversRefused counts handovers refused whole: the sender shows
-	// no zone the manager has since certified to this peer, or we are
-	// leaving.
-	HandoversRefused int64
-	// Heartbeats counts the heartbeat exchanges this node started and
-	// completed with neighbours.
-	Heartbeats int64
-	// Moves counts the moves to the node's mapped coordinate (drift.go):
-	// the first, then one for each time its coordinate or the bounds
-	// moved it out of its zones (Drifts).
-	Moves int64
-	// Shared counts the waiting tasks this node gave to peers with idle
-	// crawl threads, neighbours or two hops away (share.go).
-	Shared int64
-	// Returned counts the tasks this node balanced or shared to a
-	// neighbour that came back with the neighbour's zone when it left
-	// (counted in HandedIn too).
-	Returned int64
-	// Reports counts the neighbours this node reported to the manager as
-	// silent, Renewals the renewals of its certificates, and Rejoins the
-	// joins after it found itself without a zone.
-	Reports, Renewals, Rejoins int64
-	// CertsRefused counts zone certificates refused: forged, expired, or
-	// older than one already seen for the zone.
-	CertsRefused int64
-}
-
-// neighbour is what the node knows of one neighbour: a peer whose
-// certified zones abut ours.
-type neighbour struct {
-	id    peer.ID
-	zones []can.Zone // by its certificates
-	load  can.Load
-	nbrs  []*wire.Peer // its last announced neighbour list (share.go, wide samples)
-	// idle is the crawl threads it last announced idle, less the tasks
-	// shared with it since (share.go).
-	idle   int
-	misses int
-	direct bool   // heard from itself
-	seq    uint64 // the newest heartbeat's sequence number applied
-	// asked is when the neighbour last sent us a heartbeat of its own
-	// round, told when we last exchanged one of ours with it (see
-	// heartbeatRound).
-	asked, told time.Time
-}
 
 // Node is one live overlay peer. Create it with New, then Join, run Serve,
 // and end with Leave or Close.
@@ -265,28 +167,6 @@ func (n *Node) Zones() []can.Zone {
 	return append([]can.Zone(nil), n.zones...)
 }
 
-// Neighbours returns the IDs of the current neighbours.
-func (n *Node) Neighbours() []peer.ID {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := make([]peer.ID, 0, len(n.nbrs))
-	for id := range n.nbrs {
-		out = append(out, id)
-	}
-	return out
-}
-
-// Drifts counts the moves after the first: the drift rejoins of a node
-// already placed by its coordinate.
-func (s Stats) Drifts() int64 { return max(s.Moves-1, 0) }
-
-// Stats returns the node's counters.
-func (n *Node) Stats() Stats {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.stats
-}
-
 // Serve runs the heartbeat loop, and beside it the requests to the
 // manager (manage), until ctx ends.
 func (n *Node) Serve(ctx context.Context) error {
@@ -310,112 +190,6 @@ func (n *Node) Serve(ctx context.Context) error {
 		n.heartbeatRound(ctx, all)
 		wg.Go(func() { n.share(ctx) }) // offers wait on neighbours; heartbeats must not
 	}
-}
-
-// manage makes the node's requests to the manager, one at a time, so that
-// a slow manager never holds up heartbeats: a member without a zone joins
-// again; certificates are renewed every Config.Renew; silent neighbours
-// are reported; a drifted coordinate moves the node (drift.go).
-func (n *Node) manage(ctx context.Context) {
-	t := time.NewTicker(n.cfg.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		n.mu.Lock()
-		member, leaving, zoneless := n.member, n.leaving, len(n.zones) == 0
-		due := time.Since(n.renewed) >= n.cfg.Renew
-		if time.Now().Before(n.quietUntil) {
-			n.mu.Unlock()
-			continue
-		}
-		var report []peer.ID
-		for id := range n.suspects {
-			if time.Since(n.reported[id]) >= n.cfg.Renew {
-				report = append(report, id)
-			}
-			delete(n.suspects, id)
-		}
-		p := slices.Clone(n.cfg.Point)
-		n.mu.Unlock()
-		if !member || leaving {
-			continue
-		}
-		switch {
-		case zoneless:
-			n.rejoin(ctx, p)
-		case due:
-			n.renew(ctx, p)
-		}
-		for _, id := range report {
-			n.report(ctx, id)
-		}
-		if err := n.checkDrift(ctx); err != nil {
-			n.mu.Lock()
-			n.failedLocked("Moving to the mapped coordinate failed", err)
-			n.mu.Unlock()
-		}
-	}
-}
-
-// rejoin asks for a zone at p again.
-func (n *Node) rejoin(ctx context.Context, p can.Point) {
-	err := n.ask(ctx, zonecert.Request{Op: zonecert.OpJoin, Point: p})
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if err != nil {
-		n.failedLocked("Joining again failed", err)
-		return
-	}
-	n.renewed = time.Now()
-	n.stats.Rejoins++
-	n.poke()
-}
-
-// renew extends the node's certificates, joining again at p when the
-// manager holds none for it.
-func (n *Node) renew(ctx context.Context, p can.Point) {
-	err := n.ask(ctx, zonecert.Request{Op: zonecert.OpRenew})
-	if errors.Is(err, zonecert.ErrRejoin) {
-		n.log.Info("The manager holds no zone for this peer; joining again", "err", err)
-		n.rejoin(ctx, p)
-		return
-	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if err != nil {
-		n.failedLocked("Renewing the zone certificates failed", err)
-		return
-	}
-	n.renewed = time.Now()
-	n.stats.Renewals++
-}
-
-// failedLocked notes a request to the manager that failed: the next waits
-// half a renewal interval, so that a manager that is down or busy is not
-// asked every heartbeat by every peer. n.mu must be held.
-func (n *Node) failedLocked(what string, err error) {
-	n.quietUntil = time.Now().Add(n.cfg.Renew / 2)
-	n.log.Info(what+"; asking again in a while", "err", err, "in", n.cfg.Renew/2)
-}
-
-// report tells the manager that neighbour id stopped answering; the
-// manager checks it and, if it is gone, gives its zones to their heirs,
-// which the grant certifies.
-func (n *Node) report(ctx context.Context, id peer.ID) {
-	n.mu.Lock()
-	n.reported[id] = time.Now()
-	n.stats.Reports++
-	n.mu.Unlock()
-	if err := n.ask(ctx, zonecert.Request{Op: zonecert.OpReport, Suspect: id}); err != nil {
-		n.log.Info("Report of a silent neighbour not taken", "neighbour", id.String(), "err", err)
-		return
-	}
-	n.log.Info("Reported a silent neighbour to the manager", "neighbour", id.String())
-	n.poke()
 }
 
 // poke asks Serve for a heartbeat round soon.
@@ -455,16 +229,6 @@ func (n *Node) Close() error {
 	return nil
 }
 
-// self returns this peer's wire record; n.mu must be held.
-func (n *Node) selfLocked() *wire.Peer {
-	return &wire.Peer{
-		Id:    []byte(n.h.ID()),
-		Addrs: addrBytes(n.h.Addrs()),
-		Load:  n.loadWire(),
-		Coord: WireCoordinate(n.viv.Coord()),
-	}
-}
-
 // Coordinate returns the node's current Vivaldi coordinate.
 func (n *Node) Coordinate() coord.Coord { return n.viv.Coord() }
 
@@ -474,72 +238,4 @@ func seed(id peer.ID) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	return h.Sum64()
-}
-
-func (n *Node) load() can.Load {
-	if n.queue == nil {
-		return can.Load{}
-	}
-	pieces, pages := n.queue.Load()
-	return can.NewLoad(pieces, pages, n.cfg.Capacity)
-}
-
-// loadWire is the node's load as its heartbeats announce it; n.mu must be
-// held.
-func (n *Node) loadWire() *wire.Load {
-	l := n.load()
-	w := &wire.Load{Rtl: l.RTL, Rpl: l.RPL}
-	if sh, ok := n.queue.(Sharer); ok {
-		waiting, idle := sh.Spare()
-		w.Waiting, w.Idle = slots(waiting), slots(idle)
-	}
-	return w
-}
-
-// slots clamps a count into what a wire.Load may announce.
-func slots(k int) uint32 { return uint32(min(max(k, 0), wire.MaxSlots)) }
-
-// neighbourRecordsLocked returns the neighbour list as wire records: each
-// neighbour whose addresses this node knows, heard from or not yet. A
-// peer learns a new neighbour's certificate from others before it hears
-// from it, and its addresses from these lists: without them it could not
-// heartbeat the neighbour, nor route through it.
-func (n *Node) neighbourRecordsLocked() []*wire.Peer {
-	out := make([]*wire.Peer, 0, len(n.nbrs))
-	for _, nb := range n.nbrs {
-		if len(out) == wire.MaxNeighbours {
-			break
-		}
-		if r := n.recordLocked(nb); len(r.Addrs) > 0 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// recordLocked is what the node tells others of neighbour nb, its idle
-// crawl threads included, so that a peer two hops from it can share a
-// waiting task with it (share.go).
-func (n *Node) recordLocked(nb *neighbour) *wire.Peer {
-	return &wire.Peer{
-		Id:    []byte(nb.id),
-		Addrs: addrBytes(n.h.Peerstore().Addrs(nb.id)),
-		Load:  &wire.Load{Rtl: nb.load.RTL, Rpl: nb.load.RPL, Idle: slots(nb.idle)},
-	}
-}
-
-func (n *Node) removeLocked(id peer.ID) {
-	if _, ok := n.nbrs[id]; ok {
-		delete(n.nbrs, id)
-		n.h.UnprotectNeighbour(id)
-	}
-}
-
-// infosLocked returns the neighbour table in can's form.
-func (n *Node) infosLocked() []can.NeighbourInfo {
-	out := make([]can.NeighbourInfo, 0, len(n.nbrs))
-	for _, nb := range n.nbrs {
-		out = append(out, can.NeighbourInfo{ID: can.PeerID(nb.id), Zones: nb.zones, Load: nb.load})
-	}
-	return out
 }
