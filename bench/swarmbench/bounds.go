@@ -1,0 +1,135 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/swarm"
+)
+
+// bounds says what placement could gain at best on this web and latency
+// layout, from every host's page count and its RTT to every client, with
+// each client crawling config.DefaultThreads hosts at once and a page
+// taking the politeness wait plus one RTT (nothing else counted):
+//   - the RTT per page with every host crawled by its nearest client, and
+//     by a client drawn at random (what hashing gives on average);
+//   - a crawl of the whole web once, as this benchmark runs it: the time
+//     an omniscient schedule takes (largest host first, each to the
+//     connection that would finish it soonest, knowing every size and
+//     RTT), against hosts on clients drawn at random (each client taking
+//     its hosts largest first; mean of 200 draws);
+//   - a swarm with every host always due (the paper's long-run
+//     throughput): pages/s with the best matching of hosts to the
+//     clients' connections (greedy by RTT, one connection per host),
+//     against connections on random hosts.
+//
+// An assignment that knows neither sizes nor RTTs, as the overlay does
+// not, can only approach these ratios.
+func bounds(s *swarm.Swarm, wait time.Duration) string {
+	w := float64(wait) / float64(time.Millisecond)
+	cl := config.DefaultThreads
+	type host struct {
+		pages int
+		rtt   []float64 // ms to each client
+	}
+	var hosts []host
+	for _, h := range s.Web.Hosts {
+		ip, _, err := net.SplitHostPort(h.Addr)
+		if err != nil {
+			return ""
+		}
+		hh := host{pages: h.Pages}
+		for _, c := range s.Clients {
+			d, ok := s.Layout.RTT(ip, c.IP)
+			if !ok {
+				return ""
+			}
+			hh.rtt = append(hh.rtt, float64(d)/float64(time.Millisecond))
+		}
+		hosts = append(hosts, hh)
+	}
+	peers := len(s.Clients)
+	if len(hosts) == 0 || peers == 0 {
+		return ""
+	}
+	slices.SortFunc(hosts, func(a, b host) int { return b.pages - a.pages })
+	secs := func(h host, c int) float64 { return float64(h.pages) * (w + h.rtt[c]) / 1000 }
+
+	var pages, nearSum, allSum float64
+	for _, h := range hosts {
+		p := float64(h.pages)
+		pages += p
+		nearSum += p * slices.Min(h.rtt)
+		var all float64
+		for _, r := range h.rtt {
+			all += r
+		}
+		allSum += p * all / float64(peers)
+	}
+
+	free := make([]float64, peers*cl)
+	var best float64
+	for _, h := range hosts {
+		at, fin := 0, math.Inf(1)
+		for k := range free {
+			if f := free[k] + secs(h, k/cl); f < fin {
+				at, fin = k, f
+			}
+		}
+		free[at] = fin
+		best = max(best, fin)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const draws = 200
+	var random float64
+	for range draws {
+		clear(free)
+		var end float64
+		for _, h := range hosts {
+			c := r.IntN(peers)
+			k := c * cl
+			for j := 1; j < cl; j++ {
+				if free[c*cl+j] < free[k] {
+					k = c*cl + j
+				}
+			}
+			free[k] += secs(h, c)
+			end = max(end, free[k])
+		}
+		random += end / draws
+	}
+
+	type pair struct {
+		host, client int
+		rtt          float64
+	}
+	var pairs []pair
+	var anyRate float64
+	for i, h := range hosts {
+		for c, rt := range h.rtt {
+			pairs = append(pairs, pair{i, c, rt})
+			anyRate += 1000 / (w + rt)
+		}
+	}
+	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.rtt, b.rtt) })
+	busy, used := make([]int, peers), make([]bool, len(hosts))
+	var rate float64
+	conns := 0
+	for _, p := range pairs {
+		if used[p.host] || busy[p.client] == cl {
+			continue
+		}
+		used[p.host], busy[p.client] = true, busy[p.client]+1
+		rate += 1000 / (w + p.rtt)
+		conns++
+	}
+	anyRate = anyRate / float64(len(pairs)) * float64(conns)
+	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f)",
+		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate)
+}
