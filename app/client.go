@@ -13,7 +13,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/eventlog"
 	"github.com/hivecrawl/hivecrawl/app/governor"
@@ -25,8 +24,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/floor"
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
-	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -92,13 +89,10 @@ type Options struct {
 	DelayFloor time.Duration
 	// Grace bounds the shutdown wait for pages in flight. Default 5s.
 	Grace time.Duration
-	// Cheat, demo only, makes the client a dishonest volunteer that
-	// forges every result it uploads (app/cheat names the modes), so the
-	// demo can show what validation catches. Network mode only.
-	Cheat string
-	// CheatPair, demo only, is the directory a sybil cheater shares with
-	// its twin (Cheat "sybil").
-	CheatPair string
+	// Adversary, demo only, makes the client a dishonest volunteer, so
+	// the demo can show what validation, leases and certificates catch.
+	// Network mode only.
+	Adversary *Adversary
 	// SettleEvery is how often a network client asks the storage module
 	// whether its pending credit was confirmed or revoked. Default 1m.
 	SettleEvery time.Duration
@@ -304,11 +298,12 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	if c.net != nil {
 		up, signer, reporter = c.net.uploader(cfg.Nickname, c.gov.Up()), c.net.key, c.net
 		leaser = networkLeaser{nw: c.net, botKey: botKey}
-		if opts.Cheat != "" && opts.Cheat != cheat.Squat {
-			up = c.cheater(opts.Cheat, opts.CheatPair, up, cfg.Nickname)
+		if a := opts.Adversary; a != nil && a.Uploads != nil {
+			c.log.Warn("This client cheats: the results it uploads are forged (demo only)")
+			up = a.Uploads(up, c.adversaryEnv(cfg.Nickname, opts.Network.Heartbeat))
 		}
-	} else if opts.Cheat != "" {
-		return nil, errors.New("new client: cheating needs a network to cheat")
+	} else if opts.Adversary != nil {
+		return nil, errors.New("new client: a dishonest volunteer needs a network to cheat")
 	}
 	var (
 		runner taskmgr.Runner = cr
@@ -318,11 +313,9 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		pf = &policyFloor{nw: c.net, min: delayFloor(opts)}
 		runner = floorRunner{cr: cr, floor: pf}
 	}
-	if opts.Cheat == cheat.Squat {
-		// The task manager claims and renews each lease around its
-		// Runner: this one crawls nothing.
-		c.log.Warn("This client squats: it holds the leases of its tasks and crawls nothing (demo only)")
-		runner = cheat.Squatter{Dir: c.dirs.Data}
+	if a := opts.Adversary; a != nil && a.Runner != nil {
+		c.log.Warn("This client does not crawl its tasks as asked (demo only)")
+		runner = a.Runner(c.adversaryEnv(cfg.Nickname, opts.Network.Heartbeat))
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
@@ -365,6 +358,11 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 			return nil, err
 		}
 		c.net.onBack = c.mgr.RetryNow
+		if a := opts.Adversary; a != nil && a.Overlay != nil {
+			c.log.Warn("This client attacks the overlay (demo only)")
+			env, member := c.adversaryEnv(cfg.Nickname, nopts.Heartbeat), c.net.node
+			c.net.adversary = func(ctx context.Context) { a.Overlay(ctx, env, member) }
+		}
 	}
 	if len(seeds) > 0 && c.mode == ModeLocal {
 		c.feeder = &feeder{
@@ -618,34 +616,4 @@ func (c *Client) Close() error {
 		c.closeErr = errors.Join(errs...)
 	})
 	return c.closeErr
-}
-
-// cheater wraps the honest uploader in the demo's dishonest one
-// (app/cheat); its second identity, for results uploaded by a peer that
-// does not hold their task, is a fresh libp2p host made on first use.
-func (c *Client) cheater(mode, pair string, honest taskmgr.Uploader, nickname string) taskmgr.Uploader {
-	c.log.Warn("This client cheats: every result it uploads is forged (demo only)", "mode", mode)
-	var (
-		mu    sync.Mutex
-		sybil *storage.Uploader
-	)
-	return &cheat.Uploader{Mode: mode, Honest: honest, Dir: c.dirs.Data, Manager: c.net.key, Pair: pair, Self: c.net.h.ID().String(),
-		Sybil: func(ctx context.Context) (taskmgr.Uploader, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			if sybil != nil {
-				return sybil, nil
-			}
-			ip := c.opts.SourceIP
-			if ip == "" {
-				ip = "127.0.0.1"
-			}
-			h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/" + ip + "/tcp/0"}, NoDHT: true, Logger: c.log})
-			if err != nil {
-				return nil, err
-			}
-			h.Peerstore().AddAddrs(c.net.manager, c.net.h.Peerstore().Addrs(c.net.manager), time.Hour)
-			sybil = &storage.Uploader{Host: h, Storage: c.net.manager, Manager: c.net.key, Nickname: nickname}
-			return sybil, nil
-		}}
 }

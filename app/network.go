@@ -19,7 +19,6 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/app/hijack"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
@@ -67,10 +66,7 @@ type NetworkOptions struct {
 	// NoLBI turns load balancing off, on insert and by sharing waiting
 	// tasks: a task stays with the owner of its point however loaded (for
 	// comparisons).
-	NoLBI bool
-	// Hijack, demo only, makes the client a zone hijacker (app/hijack)
-	// that writes what it tried and got to hijack.json in dataDir.
-	Hijack  bool
+	NoLBI   bool
 	dataDir string
 	// NoDHT runs the peer without the network's DHT: no advertisement,
 	// no lookups; it finds the overlay through the manager, its
@@ -143,8 +139,8 @@ type network struct {
 	// overlay.
 	refused atomic.Pointer[string]
 	kick    chan struct{}
-	// hijacker, demo only, attacks the neighbours' zones (app/hijack).
-	hijacker *hijack.Hijacker
+	// adversary, demo only, runs beside the member (Adversary.Overlay).
+	adversary func(context.Context)
 	// endLeases, set by the client, ends every lease the task manager's
 	// running crawls hold (taskmgr.Manager.EndLeases); endLease one
 	// (taskmgr.Manager.EndLease).
@@ -320,15 +316,6 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		return err
 	}
 	nw.node = n
-	if opts.Hijack {
-		heartbeat := opts.Heartbeat
-		if heartbeat <= 0 {
-			heartbeat = node.DefaultHeartbeat
-		}
-		nw.hijacker = &hijack.Hijacker{Host: nw.h, Node: n, Key: nw.h.Peerstore().PrivKey(nw.h.ID()), Authority: zoneAuthority{nw},
-			Every: heartbeat, Renew: entry.RenewEvery, Path: filepath.Join(opts.dataDir, hijack.FileName), Log: nw.log}
-		nw.log.Warn("Demo hijacker: this client attacks its neighbours' zones")
-	}
 	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets, Sockets: opts.sockets})
 	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, nw.revoked))
 	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
@@ -398,8 +385,8 @@ func capacity(cfg config.Config) can.Capacity {
 func (nw *network) serve(ctx context.Context) error {
 	hb := make(chan error, 1)
 	go func() { hb <- nw.node.Serve(ctx) }()
-	if nw.hijacker != nil {
-		go nw.hijacker.Run(ctx)
+	if nw.adversary != nil {
+		go nw.adversary(ctx)
 	}
 	if nw.retired.Load() {
 		// Refused before it started: nothing to dial.

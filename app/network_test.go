@@ -18,6 +18,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
@@ -25,6 +26,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/task"
+	"github.com/hivecrawl/hivecrawl/testkit/cheat"
 )
 
 // swarm is a manager and clients in one process, on 127.0.0.1.
@@ -59,11 +61,21 @@ func startSwarmWith(t *testing.T, n int, mo manager.Options) *swarm {
 	return startCheatingSwarm(t, n, mo, nil)
 }
 
-// startCheatingSwarm is startSwarmWith where client i cheats in mode
-// cheats[i] (app/cheat).
+// startCheatingSwarm is startSwarmWith where client i forges its
+// uploads in mode cheats[i] (swarm/adversary), as the test kit's cheater
+// does (testkit/cheat).
 func startCheatingSwarm(t *testing.T, n int, mo manager.Options, cheats map[int]string) *swarm {
 	t.Helper()
-	return startTunedSwarm(t, n, mo, func(i int, o *Options) { o.Cheat = cheats[i] })
+	return startTunedSwarm(t, n, mo, func(i int, o *Options) {
+		mode := cheats[i]
+		if mode == "" {
+			return
+		}
+		o.Adversary = &Adversary{Uploads: func(honest taskmgr.Uploader, env AdversaryEnv) taskmgr.Uploader {
+			return &cheat.Uploader{Mode: mode, Honest: honest, Dir: env.Dir, Manager: env.ManagerKey,
+				Self: env.Host.ID().String(), Second: env.SecondIdentity}
+		}}
+	})
 }
 
 // startTunedSwarm is startSwarmWith where tune changes client i's

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -123,7 +123,7 @@ func TestNetworkCatchesCheaters(t *testing.T) {
 	s := startCheatingSwarm(t, 5, manager.Options{
 		Channels:   channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1},
 		Assignment: manager.AssignHash, // every peer gets hosts
-	}, map[int]string{cheater: cheat.Invent})
+	}, map[int]string{cheater: adversary.Invent})
 	s.waitMembers(t)
 	st := s.m.Storage()
 	cheaterID := ""
@@ -172,7 +172,7 @@ func TestNetworkCatchesCheaters(t *testing.T) {
 		tot, _ := st.Totals()
 		return judged && allUpdated(t, s.m.Channels(), 1) && tot.Passed+tot.Failed == tot.Checked
 	})
-	forged, err := cheat.ReadLog(s.clients[cheater].Dirs().Data)
+	forged, err := adversary.ReadLog(s.clients[cheater].Dirs().Data)
 	if err != nil || len(forged) == 0 {
 		t.Fatalf("the cheater logged %d forged pages (%v)", len(forged), err)
 	}

@@ -68,7 +68,9 @@ events=$run/events.json
 	# (testkit/testbin): each built it beside the others, three cold
 	# compiles of one tree at once. Should this fail, they build it
 	# themselves and say why.
-	if CGO_ENABLED=0 go build -trimpath -o "$bindir/hivecrawl" ./cmd/hivecrawl 2>>"$run/go-test.stderr"; then
+	# It carries the test kit's dishonest volunteers (-tags adversary),
+	# which the demo's tests run, as testkit/testbin builds it.
+	if CGO_ENABLED=0 go build -trimpath -tags adversary -o "$bindir/hivecrawl" ./cmd/hivecrawl 2>>"$run/go-test.stderr"; then
 		export HIVECRAWL_TEST_BIN=$bindir/hivecrawl
 	fi
 	go test -race -vet=all -count=1 -json -p ${#long[@]} -timeout 25m "${long[@]}" >>"$events" 2>>"$run/go-test.stderr" &

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -24,13 +24,13 @@ type Client struct {
 	Home  string
 	// API is the local API of the current run.
 	API localapi.Info
-	// Cheat is the client's way of cheating (app/cheat), "" for an honest
+	// Cheat is the client's way of cheating (swarm/adversary), "" for an honest
 	// one; CheatPair numbers a sybil's pair (from 1), whose other client
 	// is its twin.
 	Cheat     string
 	CheatPair int
 	// Hijack marks a client that attacks its neighbours' zones
-	// (app/hijack).
+	// (testkit/hijack).
 	Hijack bool
 	// NAT names the NAT in front of the client in a NAT lab, "" for none.
 	NAT string
@@ -56,9 +56,9 @@ func (s *Swarm) newClient(i int, bin string) *Client {
 		c.Cheat, c.CheatPair = s.seats[k].Mode, s.seats[k].Pair
 		args = append(args, "--cheat", c.Cheat)
 		switch c.Cheat {
-		case cheat.Sybil:
+		case adversary.Sybil:
 			args = append(args, "--cheat-pair", s.pairDir(c.CheatPair))
-		case cheat.Squat:
+		case adversary.Squat:
 			// It claims every task it is sent at once, as a squatter
 			// would, rather than three at a time.
 			args = append(args, "--threads", strconv.Itoa(squatThreads))

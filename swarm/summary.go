@@ -9,9 +9,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/app/hijack"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -367,7 +367,7 @@ func (r ChannelReport) AddChannels(sum *Summary) {
 	sum.Completed, sum.Lost = r.Tasks[channels.TaskDone], r.Tasks[channels.TaskFailed]
 }
 
-// HijackSummary is what the demo's zone hijackers (app/hijack) tried and
+// HijackSummary is what the demo's zone hijackers (testkit/hijack) tried and
 // got.
 type HijackSummary struct {
 	Hijackers int `json:"hijackers"`
@@ -409,7 +409,7 @@ func (s *Swarm) hijackSummary(ctx context.Context, st manager.Status) (*HijackSu
 			continue
 		}
 		h.Hijackers++
-		if n, err := hijack.Read(filepath.Join(homeDirs(c.Home).Data, hijack.FileName)); err == nil {
+		if n, err := adversary.ReadHijack(homeDirs(c.Home).Data); err == nil {
 			h.Forged += n.Forged
 			h.Tampered += n.Tampered
 			h.Replayed += n.Replayed

@@ -16,10 +16,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
@@ -65,13 +65,13 @@ type Config struct {
 	// `hivecrawl run`.
 	ManagerArgs, ClientArgs []string
 	// Cheaters is how many of the clients (the last ones) cheat, each in
-	// one of CheatModes (default: app/cheat's Modes) in turn
-	// (cheat.Deal): a sybil pair takes two clients, which share a
+	// one of CheatModes (default: swarm/adversary's Modes) in turn
+	// (adversary.Deal): a sybil pair takes two clients, which share a
 	// directory; a squatter takes every task it is sent at once.
 	Cheaters   int
 	CheatModes []string
 	// Hijackers is how many of the clients (those before the cheaters)
-	// attack their neighbours' zones (app/hijack).
+	// attack their neighbours' zones (testkit/hijack).
 	Hijackers int
 	// DeferSeeds starts the manager without the web's hosts; AddSeeds
 	// adds them later, so tasks are placed by an overlay that has
@@ -140,7 +140,7 @@ type Swarm struct {
 	// lab is the NAT lab the swarm runs in, nil on loopback.
 	lab *natLab
 	// seats are the cheaters' parts, the last clients' in order.
-	seats []cheat.Seat
+	seats []adversary.Seat
 }
 
 // Start builds the layout, starts the web, the manager with every host as
@@ -154,7 +154,7 @@ func Start(ctx context.Context, cfg Config) (*Swarm, error) {
 	if cfg.Hosts > MaxHosts || cfg.Peers > MaxPeers {
 		return nil, fmt.Errorf("start swarm: at most %d hosts and %d peers", MaxHosts, MaxPeers)
 	}
-	seats, err := cheat.Deal(cfg.Cheaters, cfg.CheatModes)
+	seats, err := adversary.Deal(cfg.Cheaters, cfg.CheatModes)
 	if err != nil {
 		return nil, fmt.Errorf("start swarm: %w", err)
 	}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 )
 
 // Validation is what the operator's spot-checks did in a run, counted from
@@ -59,7 +59,7 @@ type Validation struct {
 	Squat *SquatSummary `json:"squat,omitempty"`
 }
 
-// SybilSummary is what the sybil pairs (cheat.Sybil) got: each identity
+// SybilSummary is what the sybil pairs (adversary.Sybil) got: each identity
 // forges its results, and confirms its twin's forged pages when drawn to
 // spot-check them.
 type SybilSummary struct {
@@ -75,7 +75,7 @@ type SybilSummary struct {
 	Undecided int `json:"twin_results_undecided"`
 }
 
-// SquatSummary is what the squatters (cheat.Squat) did: they claim the
+// SquatSummary is what the squatters (adversary.Squat) did: they claim the
 // lease of every task they are sent and renew it showing no progress.
 type SquatSummary struct {
 	Squatters int `json:"squatters"`
@@ -100,9 +100,9 @@ func (s *Swarm) Validation(pagesServed int64, rep ChannelReport) (Validation, er
 	var v Validation
 	cheaters := map[string]bool{}
 	var (
-		forged       []cheat.Forged
-		confirmed    []cheat.Confirmation
-		squats       []cheat.Squatted
+		forged       []adversary.Forged
+		confirmed    []adversary.Confirmation
+		squats       []adversary.Squatted
 		pairs        = map[int]bool{}
 		hasSquatters bool
 	)
@@ -116,16 +116,16 @@ func (s *Swarm) Validation(pagesServed int64, rep ChannelReport) (Validation, er
 		}
 		v.CheatModes[c.Cheat]++
 		switch c.Cheat {
-		case cheat.Sybil:
+		case adversary.Sybil:
 			pairs[c.CheatPair] = true
-			cs, err := cheat.ReadConfirmations(homeDirs(c.Home).Data)
+			cs, err := adversary.ReadConfirmations(homeDirs(c.Home).Data)
 			if err != nil {
 				return v, fmt.Errorf("%s's log: %w", c.Name, err)
 			}
 			confirmed = append(confirmed, cs...)
-		case cheat.Squat:
+		case adversary.Squat:
 			hasSquatters = true
-			sq, err := cheat.ReadSquats(homeDirs(c.Home).Data)
+			sq, err := adversary.ReadSquats(homeDirs(c.Home).Data)
 			if err != nil {
 				return v, fmt.Errorf("%s's log: %w", c.Name, err)
 			}
@@ -140,7 +140,7 @@ func (s *Swarm) Validation(pagesServed int64, rep ChannelReport) (Validation, er
 			return v, err
 		}
 		cheaters[id.String()] = true
-		fs, err := cheat.ReadLog(homeDirs(c.Home).Data)
+		fs, err := adversary.ReadLog(homeDirs(c.Home).Data)
 		if err != nil {
 			return v, fmt.Errorf("%s's log: %w", c.Name, err)
 		}
@@ -210,7 +210,7 @@ func (s *Swarm) Validation(pagesServed int64, rep ChannelReport) (Validation, er
 		v.Sybil = sybilSummary(len(pairs), confirmed, vs)
 	}
 	if hasSquatters {
-		v.Squat = squatSummary(v.CheatModes[cheat.Squat], squats, rep)
+		v.Squat = squatSummary(v.CheatModes[adversary.Squat], squats, rep)
 	}
 	round := func(f *float64) { *f = math.Round(*f*100) / 100 }
 	round(&v.CreditConfirmedToCheaters)
@@ -222,7 +222,7 @@ func (s *Swarm) Validation(pagesServed int64, rep ChannelReport) (Validation, er
 
 // sybilSummary counts the sybils' confirmations of their twins' results
 // and the verdicts on those results.
-func sybilSummary(pairs int, cs []cheat.Confirmation, vs []storage.Verdict) *SybilSummary {
+func sybilSummary(pairs int, cs []adversary.Confirmation, vs []storage.Verdict) *SybilSummary {
 	sum := &SybilSummary{Pairs: pairs}
 	checks, of := map[string]bool{}, map[string]bool{}
 	for _, c := range cs {
@@ -248,7 +248,7 @@ func sybilSummary(pairs int, cs []cheat.Confirmation, vs []storage.Verdict) *Syb
 
 // squatSummary counts the leases squatters held, how long the manager
 // let them, and the hosts left without a result.
-func squatSummary(squatters int, sq []cheat.Squatted, rep ChannelReport) *SquatSummary {
+func squatSummary(squatters int, sq []adversary.Squatted, rep ChannelReport) *SquatSummary {
 	sum := &SquatSummary{Squatters: squatters, Leases: len(sq)}
 	crawled := map[string]bool{}
 	for _, c := range rep.Channels {

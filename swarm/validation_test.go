@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 )
 
 // TestSybilSummary counts the attack as made: checks sent with a twin's
@@ -21,11 +21,11 @@ func TestSybilSummary(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		cs   []cheat.Confirmation
+		cs   []adversary.Confirmation
 		want SybilSummary
 	}{
 		{"never drawn", nil, SybilSummary{Pairs: 1}},
-		{"each verdict", []cheat.Confirmation{
+		{"each verdict", []adversary.Confirmation{
 			{Check: "check/1/1", Of: "a/1/0", Pages: 3},
 			{Check: "check/1/2", Of: "a/1/0", Pages: 1},
 			{Check: "check/2/1", Of: "b/1/0", Pages: 2},
@@ -46,7 +46,7 @@ func TestSybilSummary(t *testing.T) {
 // held, and the squatted hosts with no result at the end.
 func TestSquatSummary(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	sq := []cheat.Squatted{
+	sq := []adversary.Squatted{
 		{Task: "a/1/0", Host: "a", Claimed: t0, Ended: t0.Add(400 * time.Second), ByManager: true},
 		{Task: "b/1/0", Host: "b", Claimed: t0, Ended: t0.Add(410 * time.Second), ByManager: true},
 		{Task: "c/1/0", Host: "c", Claimed: t0, Ended: t0.Add(30 * time.Second)}, // the run ended

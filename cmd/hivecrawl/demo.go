@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/swarm"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 
@@ -83,7 +83,10 @@ func checkDemo(f demoFlags, fs *flag.FlagSet) error {
 	if f.hijackers < 0 || f.cheaters < 0 || f.cheaters+f.hijackers >= f.peers {
 		return fmt.Errorf("--cheaters and --hijackers must be at least 0 and fewer than --peers (%d) together", f.peers)
 	}
-	if _, err := cheat.Deal(f.cheaters, f.modes()); err != nil {
+	if (f.cheaters > 0 || f.hijackers > 0) && !adversaryBuilt {
+		return errors.New("--cheaters and --hijackers run the test kit's dishonest volunteers, which an installed program does not carry: in the source, build a program with them, `go build -tags adversary -o hivecrawl-adversary ./cmd/hivecrawl`, and run its demo")
+	}
+	if _, err := adversary.Deal(f.cheaters, f.modes()); err != nil {
 		return fmt.Errorf("--cheat-modes: %w", err)
 	}
 	return nil
@@ -92,7 +95,7 @@ func checkDemo(f demoFlags, fs *flag.FlagSet) error {
 // modes returns --cheat-modes as a list, every mode when it is empty.
 func (f demoFlags) modes() []string {
 	if strings.TrimSpace(f.cheatModes) == "" {
-		return slices.Clone(cheat.Modes)
+		return slices.Clone(adversary.Modes)
 	}
 	var out []string
 	for m := range strings.SplitSeq(f.cheatModes, ",") {
@@ -116,9 +119,9 @@ func (f demoFlags) priorFor() time.Duration {
 	if f.prior > 0 {
 		return f.prior
 	}
-	seats, _ := cheat.Deal(f.cheaters, f.modes())
+	seats, _ := adversary.Deal(f.cheaters, f.modes())
 	for _, s := range seats {
-		if s.Mode == cheat.Squat {
+		if s.Mode == adversary.Squat {
 			return squatPrior
 		}
 	}

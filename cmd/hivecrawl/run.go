@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app"
-	"github.com/hivecrawl/hivecrawl/app/cheat"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/app/tray"
@@ -30,12 +28,15 @@ func init() {
 // runOptions are run's flags.
 type runOptions struct {
 	headless, local, noLBI, allowLoopback, allowTestNets, verbose bool
-	normalPriority, hijack                                        bool
-	seeds, bind, emulateFile, cheatMode, cheatPair                string
+	normalPriority                                                bool
+	seeds, bind, emulateFile                                      string
 	listen                                                        listFlag
 	heartbeat, seedEvery, delay                                   time.Duration
 	seedDepth, seedPages, threads                                 int
 	home                                                          *string
+	// adversary returns the dishonest volunteer the hidden flags of a
+	// program built with the test kit ask for (adversary.go): nil.
+	adversary func() (*app.Adversary, error)
 }
 
 func runFlags(o *runOptions) *flag.FlagSet {
@@ -56,12 +57,10 @@ func runFlags(o *runOptions) *flag.FlagSet {
 	fs.BoolVar(&o.allowLoopback, "allow-loopback", false, "test only: allow crawling loopback addresses (local fixtures)")
 	fs.BoolVar(&o.allowTestNets, "allow-test-nets", false, "test only: allow crawling the documentation ranges 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 2001:db8::/32 (fixtures in network namespaces), loopback still refused, and treat the IPv4 ones as public internet addresses in the overlay (the NAT lab)")
 	fs.BoolVar(&o.normalPriority, "normal-priority", false, "test only: keep the normal CPU priority instead of the lowest (swarm tests, whose suite compiles beside them at normal priority)")
-	fs.BoolVar(&o.hijack, "hijack", false, "demo only: attack the neighbours' zones (forged, tampered and replayed certificates, false reports), to show the manager's certificates at work")
-	fs.StringVar(&o.cheatMode, "cheat", "", "demo only: forge every uploaded result, or squat the leases of every task (`MODE`: "+strings.Join(cheat.Modes, ", ")+"), to show validation and leases at work")
-	fs.StringVar(&o.cheatPair, "cheat-pair", "", "demo only: with --cheat sybil, the `DIR` this identity shares with its twin, which runs with the same DIR")
 	fs.BoolVar(&o.verbose, "v", false, "log at debug level")
 	o.home = paths.Flag(fs)
-	hide(fs, "bind", "emulate", "heartbeat", "no-lbi", "allow-loopback", "allow-test-nets", "normal-priority", "cheat", "cheat-pair", "hijack")
+	hide(fs, "bind", "emulate", "heartbeat", "no-lbi", "allow-loopback", "allow-test-nets", "normal-priority")
+	o.adversary = adversaryFlags(fs)
 	return fs
 }
 
@@ -71,12 +70,9 @@ func runClient(ctx context.Context, args []string) int {
 	if code, done := parseFlags(fs, args, os.Stdout, os.Stderr); done {
 		return code
 	}
-	if o.cheatMode != "" && !cheat.Valid(o.cheatMode) {
-		fmt.Fprintf(os.Stderr, "hivecrawl run: --cheat %q: want one of %s\n", o.cheatMode, strings.Join(cheat.Modes, ", "))
-		return 2
-	}
-	if (o.cheatMode == cheat.Sybil) != (o.cheatPair != "") {
-		fmt.Fprintln(os.Stderr, "hivecrawl run: --cheat sybil and --cheat-pair DIR go together: the pair's two clients share DIR")
+	adv, err := o.adversary()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
 		return 2
 	}
 	if unexpectedArgs(fs, os.Stderr) {
@@ -93,7 +89,6 @@ func runClient(ctx context.Context, args []string) int {
 	}
 	nopts, err := networkOptions(o.listen, o.bind, o.emulateFile, o.heartbeat)
 	nopts.NoLBI = o.noLBI
-	nopts.Hijack = o.hijack
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl run:", err)
 		return 2
@@ -114,8 +109,7 @@ func runClient(ctx context.Context, args []string) int {
 		SeedTasks:       app.SeedTasks{Delay: o.delay, MaxDepth: o.seedDepth, MaxPages: o.seedPages, Interval: o.seedEvery},
 		AllowLoopback:   o.allowLoopback,
 		AllowTestNets:   o.allowTestNets,
-		Cheat:           o.cheatMode,
-		CheatPair:       o.cheatPair,
+		Adversary:       adv,
 		Threads:         o.threads,
 		Grace:           5 * time.Second,
 		Version:         version,

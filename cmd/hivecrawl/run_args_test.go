@@ -58,10 +58,20 @@ func TestHelpHidesTestFlags(t *testing.T) {
 		t.Errorf("run --help shows %v, want %v", got, want)
 	}
 	err := fs.Parse([]string{"--bind", "127.0.0.2", "--emulate", "layout.json", "--heartbeat", "1s", "--no-lbi",
-		"--allow-loopback", "--allow-test-nets", "--normal-priority", "--cheat", "sybil", "--cheat-pair", "pair"})
+		"--allow-loopback", "--allow-test-nets", "--normal-priority"})
 	if err != nil || o.bind != "127.0.0.2" || o.emulateFile != "layout.json" || o.heartbeat != time.Second || !o.noLBI ||
-		!o.allowLoopback || !o.allowTestNets || !o.normalPriority || o.cheatMode != "sybil" || o.cheatPair != "pair" {
+		!o.allowLoopback || !o.allowTestNets || !o.normalPriority {
 		t.Errorf("hidden run flags not taken: %v, %+v", err, o)
+	}
+	// The installed program has no dishonest volunteer at all, hidden or
+	// not: only a build with the test kit's (-tags adversary) does.
+	for _, f := range []string{"cheat", "cheat-pair", "hijack"} {
+		if got := fs.Lookup(f) != nil; got != adversaryBuilt {
+			t.Errorf("run has a --%s flag: %v, want %v", f, got, adversaryBuilt)
+		}
+	}
+	if a, err := o.adversary(); a != nil || err != nil {
+		t.Errorf("run's adversary without its flags = %v, %v; want none", a, err)
 	}
 	for _, f := range shown("manager", managerFlags(new(managerOptions))) {
 		if strings.HasPrefix(f, "--allow-") {
@@ -74,5 +84,31 @@ func TestHelpHidesTestFlags(t *testing.T) {
 		if strings.Contains(page.String(), f) {
 			t.Errorf("the man page shows %s", f)
 		}
+	}
+}
+
+// TestDemoNeedsTheAdversaryBuild: the installed program's demo refuses
+// --cheaters and --hijackers with what to build instead, since it
+// carries no dishonest volunteer; a build with the test kit's runs them.
+func TestDemoNeedsTheAdversaryBuild(t *testing.T) {
+	for _, args := range [][]string{{"--cheaters", "2"}, {"--hijackers", "1"}} {
+		var f demoFlags
+		fs := demoFlagSet(&f)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		err := checkDemo(f, fs)
+		if adversaryBuilt {
+			if err != nil {
+				t.Errorf("demo %v: %v", args, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "-tags adversary") {
+			t.Errorf("demo %v = %v; want a refusal that names the build with the test kit", args, err)
+		}
+	}
+	var f demoFlags
+	fs := demoFlagSet(&f)
+	if err := fs.Parse(nil); err != nil || checkDemo(f, fs) != nil {
+		t.Errorf("demo without attackers refused: %v, %v", err, checkDemo(f, fs))
 	}
 }

@@ -41,13 +41,19 @@ func WithoutRace(t testing.TB, race bool) string {
 	return bin
 }
 
+// AdversaryTag is the build tag that puts the test kit's dishonest
+// volunteers in the program (cmd/hivecrawl/adversary.go).
+const AdversaryTag = "adversary"
+
 // ProgramEnv names a hivecrawl binary built from this tree for the whole
 // test run: scripts/gotest-json.sh builds it once before the packages
 // that run the program, rather than each building it beside the others.
 const ProgramEnv = "HIVECRAWL_TEST_BIN"
 
 // Program returns the hivecrawl binary for tests that run the program:
-// $HIVECRAWL_TEST_BIN when set, else one built into dir.
+// $HIVECRAWL_TEST_BIN when set, else one built into dir. Either carries
+// the test kit's dishonest volunteers (-tags adversary), which the
+// demo's tests run; it is the installed program otherwise.
 func Program(dir string) (string, error) {
 	if bin := os.Getenv(ProgramEnv); bin != "" {
 		if _, err := os.Stat(bin); err != nil {
@@ -56,7 +62,7 @@ func Program(dir string) (string, error) {
 		return bin, nil
 	}
 	bin := filepath.Join(dir, "hivecrawl")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/hivecrawl/hivecrawl/cmd/hivecrawl")
+	cmd := exec.Command("go", "build", "-trimpath", "-tags", AdversaryTag, "-o", bin, "github.com/hivecrawl/hivecrawl/cmd/hivecrawl")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)

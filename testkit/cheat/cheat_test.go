@@ -2,12 +2,11 @@ package cheat
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -33,10 +32,10 @@ func TestPartialAndSubtle(t *testing.T) {
 		mode          string
 		pages, forged int
 	}{
-		{Partial, 25, 3},
-		{Partial, 4, 1},
-		{Subtle, 12, 12},
-		{Alter, 5, 5},
+		{adversary.Partial, 25, 3},
+		{adversary.Partial, 4, 1},
+		{adversary.Subtle, 12, 12},
+		{adversary.Alter, 5, 5},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.mode, tt.pages), func(t *testing.T) {
@@ -52,11 +51,11 @@ func TestPartialAndSubtle(t *testing.T) {
 			}
 			for _, p := range forged {
 				switch tt.mode {
-				case Partial:
+				case adversary.Partial:
 					if !strings.HasPrefix(p.URL, "http://site.example/partial-") {
 						t.Fatalf("partial forgery %s is not an invented page", p.URL)
 					}
-				case Subtle:
+				case adversary.Subtle:
 					if !strings.Contains(string(p.Text), "https://watches.example/") || !strings.Contains(string(p.Text), "something true") {
 						t.Fatalf("subtle forgery %q: want the page's text with the spam sentence", p.Text)
 					}
@@ -66,19 +65,5 @@ func TestPartialAndSubtle(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestReadJSONLLeavesTornLine: a last line without its newline is an
-// append under way (the twin writing its forged pages as the sybil
-// reads them): left for the next read, not an error.
-func TestReadJSONLLeavesTornLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "log.jsonl")
-	if err := os.WriteFile(path, []byte("{\"check\":\"a\"}\n\n{\"check\":\"b\"}\n{\"check\":"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got, err := readJSONL[Confirmation](path)
-	if err != nil || len(got) != 2 || got[1].Check != "b" {
-		t.Fatalf("readJSONL = %+v, %v; want the two whole lines", got, err)
 	}
 }

@@ -1,7 +1,8 @@
 // Package hijack is the demo's zone hijacker: a member that tries, every
 // way this overlay once allowed, to take its neighbours' zones, so that
-// `hivecrawl demo --hijackers N` can count what it got. It is switched on
-// only by the demo (`hivecrawl run --hijack`).
+// `hivecrawl demo --hijackers N` can count what it got. It is test kit
+// code: only a program built with it (`go build -tags adversary
+// ./cmd/hivecrawl`, then `run --hijack`) runs it.
 //
 // Every heartbeat interval it heartbeats each neighbour with, beside its
 // own certificates:
@@ -13,15 +14,14 @@
 //     kept after the manager replaced it (a zone it held before a split).
 //
 // Every renewal interval it reports each neighbour to the manager as
-// silent. It counts what it sent and what the manager took, in a JSON
-// file the demo reads.
+// silent. It counts what it sent and what the manager took, in the JSON
+// file the demo reads (swarm/adversary.HijackFile).
 package hijack
 
 import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -33,22 +33,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 )
-
-// FileName is the counts file in the client's data directory.
-const FileName = "hijack.json"
-
-// Counts is what the hijacker tried and got.
-type Counts struct {
-	// Claims are the forged, tampered and replayed certificates sent.
-	Forged, Tampered, Replayed int64
-	// Reports are the neighbours reported silent right after they
-	// answered the hijacker's heartbeat. ReportsTaken are those the
-	// manager removed that still answered a heartbeat right after (a
-	// live peer evicted on a lie); ReportsOfGone those it removed that
-	// did not (the neighbour had died meanwhile: the report was true).
-	Reports, ReportsTaken, ReportsOfGone int64
-}
 
 // Node is what the hijacker needs of its own peer.
 type Node interface {
@@ -63,11 +49,11 @@ type Hijacker struct {
 	Authority zonecert.Authority
 	Every     time.Duration // heartbeat interval
 	Renew     time.Duration // report interval
-	Path      string        // the counts file
+	Path      string        // the counts file, adversary.HijackFile in its data directory
 	Log       *slog.Logger
 
 	mu     sync.Mutex
-	counts Counts
+	counts adversary.HijackCounts
 	seen   map[can.Path]zonecert.Cert // certificates seen naming itself, by zone
 	theirs map[peer.ID][]zonecert.Cert
 	answer map[peer.ID]time.Time // when each neighbour last answered
@@ -199,14 +185,4 @@ func (j *Hijacker) save() {
 	if err := atomicfile.Replace(j.Path, b, 0o600); err != nil {
 		j.Log.Debug("Hijack counts not written", "err", err)
 	}
-}
-
-// Read reads the counts a hijacker wrote.
-func Read(path string) (Counts, error) {
-	var c Counts
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return c, err
-	}
-	return c, json.Unmarshal(b, &c)
 }

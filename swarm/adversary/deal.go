@@ -1,4 +1,4 @@
-package cheat
+package adversary
 
 import (
 	"fmt"

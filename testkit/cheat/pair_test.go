@@ -15,44 +15,9 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/crawlertest"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/task"
 )
-
-// TestDeal: modes are handed out in turn, a sybil pair takes two seats
-// next to each other, and a seat too few for a pair goes to the next
-// mode.
-func TestDeal(t *testing.T) {
-	tests := []struct {
-		name  string
-		n     int
-		modes []string
-		want  []Seat
-		err   bool
-	}{
-		{name: "two by default", n: 2, want: []Seat{{Mode: Invent}, {Mode: Alter}}},
-		{name: "every mode", n: 10, want: []Seat{{Mode: Invent}, {Mode: Alter}, {Mode: Inflate}, {Mode: Replay}, {Mode: Foreign},
-			{Mode: Partial}, {Mode: Subtle}, {Mode: Squat}, {Mode: Sybil, Pair: 1}, {Mode: Sybil, Pair: 1}}},
-		{name: "one seat left for a pair", n: 9, want: []Seat{{Mode: Invent}, {Mode: Alter}, {Mode: Inflate}, {Mode: Replay}, {Mode: Foreign},
-			{Mode: Partial}, {Mode: Subtle}, {Mode: Squat}, {Mode: Invent}}},
-		{name: "chosen modes", n: 5, modes: []string{Sybil, Squat}, want: []Seat{{Mode: Sybil, Pair: 1}, {Mode: Sybil, Pair: 1}, {Mode: Squat}, {Mode: Sybil, Pair: 2}, {Mode: Sybil, Pair: 2}}},
-		{name: "chosen modes, one seat left", n: 4, modes: []string{Sybil, Squat}, want: []Seat{{Mode: Sybil, Pair: 1}, {Mode: Sybil, Pair: 1}, {Mode: Squat}, {Mode: Squat}}},
-		{name: "sybils only", n: 4, modes: []string{Sybil}, want: []Seat{{Mode: Sybil, Pair: 1}, {Mode: Sybil, Pair: 1}, {Mode: Sybil, Pair: 2}, {Mode: Sybil, Pair: 2}}},
-		{name: "odd sybils", n: 3, modes: []string{Sybil}, err: true},
-		{name: "unknown mode", n: 1, modes: []string{"bribe"}, err: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n := tt.n
-			got, err := Deal(n, tt.modes)
-			if (err != nil) != tt.err {
-				t.Fatalf("Deal(%d, %v) error %v, want error %v", n, tt.modes, err, tt.err)
-			}
-			if !tt.err && !slices.Equal(got, tt.want) {
-				t.Fatalf("Deal(%d, %v) = %v, want %v", n, tt.modes, got, tt.want)
-			}
-		})
-	}
-}
 
 // recorder is the honest uploader under a cheater: it keeps the pages
 // of each delivery.
@@ -92,7 +57,7 @@ func TestSybilConfirmsTwin(t *testing.T) {
 	pair := t.TempDir()
 	rec := &recorder{got: map[string][]*task.Page{}}
 	sybil := func(name string) *Uploader {
-		return &Uploader{Mode: Sybil, Honest: rec, Dir: t.TempDir(), Manager: pub, Pair: pair, Self: name}
+		return &Uploader{Mode: adversary.Sybil, Honest: rec, Dir: t.TempDir(), Manager: pub, Pair: pair, Self: name}
 	}
 	a, b := sybil("a"), sybil("b")
 	now := time.Now()
@@ -106,7 +71,7 @@ func TestSybilConfirmsTwin(t *testing.T) {
 	if len(uploaded) != 12 || len(falsePages(uploaded, crawled)) != 12 || string(uploaded[3].Text) == string(crawled[3].Text) {
 		t.Fatalf("the sybil's own result: %d pages uploaded, want 12 altered", len(uploaded))
 	}
-	forged, err := ReadLog(a.Dir)
+	forged, err := adversary.ReadLog(a.Dir)
 	if err != nil || len(forged) != 12 {
 		t.Fatalf("forged log %d pages, %v; want 12", len(forged), err)
 	}
@@ -133,7 +98,7 @@ func TestSybilConfirmsTwin(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := rec.got[tt.id]
-			cs, err := ReadConfirmations(tt.by.Dir)
+			cs, err := adversary.ReadConfirmations(tt.by.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,7 +117,7 @@ func TestSybilConfirmsTwin(t *testing.T) {
 					t.Errorf("check page %s is not the twin's forgery", p.URL)
 				}
 			}
-			want := []Confirmation{{Check: tt.id, Of: own.ID, Pages: 3}}
+			want := []adversary.Confirmation{{Check: tt.id, Of: own.ID, Pages: 3}}
 			if !slices.Equal(cs, want) {
 				t.Fatalf("confirmations %v, want %v", cs, want)
 			}
@@ -195,9 +160,9 @@ func TestSquatter(t *testing.T) {
 				done <- err
 			}()
 			// Held: the claim is logged, nothing fetched.
-			var recs []Squatted
+			var recs []adversary.Squatted
 			for range 200 {
-				if recs, _ = ReadSquats(s.Dir); len(recs) > 0 {
+				if recs, _ = adversary.ReadSquats(s.Dir); len(recs) > 0 {
 					break
 				}
 				time.Sleep(10 * time.Millisecond)
@@ -214,7 +179,7 @@ func TestSquatter(t *testing.T) {
 			if err := <-done; !errors.Is(err, ErrSquatted) {
 				t.Fatalf("Run = %v, want ErrSquatted", err)
 			}
-			recs, err := ReadSquats(s.Dir)
+			recs, err := adversary.ReadSquats(s.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,39 +1,17 @@
 // Package cheat is the demo's dishonest volunteer: an uploader that forges
 // every result it delivers, in the ways real cheaters of volunteer
-// projects do, so that `hivecrawl demo --cheaters` can count what the
-// operator's validation lets through. It is switched on only by the demo
-// (`hivecrawl run --cheat MODE`) and writes down every page it forged, so
-// the demo can look for them in the operator's output.
-//
-// The modes:
-//
-//   - invent: the result's pages replaced by pages that do not exist on the
-//     host, with made-up text;
-//   - alter: a real crawl whose text was changed before upload;
-//   - inflate: the real pages' text claimed again under many URLs that do
-//     not exist, and the counts inflated, for more credit;
-//   - replay: the pages of an earlier result (another host's) uploaded as
-//     this task's result;
-//   - foreign: the real result uploaded from another identity, one that
-//     does not hold the task (a peer stealing results);
-//   - partial: a real crawl with one page in ten (at least one) replaced
-//     by an invented one, for most of the credit at a small risk;
-//   - subtle: a real crawl with a spam sentence and its link inserted in
-//     every page, the rest of the text as the site serves it;
-//   - squat: no crawl at all: it claims the lease of every task it gets
-//     and renews it showing no progress, to keep the host from everyone
-//     else (squat.go);
-//   - sybil: one of two identities of one cheater (`hivecrawl run --cheat
-//     sybil --cheat-pair DIR`, the same DIR for both): each alters its own
-//     results as alter mode does and writes what it uploaded to DIR, and
-//     confirms its twin's forged pages when it is drawn to spot-check
-//     them (sybil.go).
+// projects do (swarm/adversary names the modes and the records), so that
+// `hivecrawl demo --cheaters` can count what the operator's validation
+// lets through, and a runner that squats leases (squat.go). It is test
+// kit code: only a program built with it (`go build -tags adversary
+// ./cmd/hivecrawl`, then `run --cheat MODE`) runs it, and it writes down
+// every page it forged, so the demo can look for them in the operator's
+// output.
 package cheat
 
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -50,45 +28,18 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// Modes of cheating.
-const (
-	Invent  = "invent"
-	Alter   = "alter"
-	Inflate = "inflate"
-	Replay  = "replay"
-	Foreign = "foreign"
-	Partial = "partial"
-	Subtle  = "subtle"
-	Squat   = "squat"
-	Sybil   = "sybil"
-)
-
-// Modes lists every mode, in the order the demo hands them out (Deal).
-var Modes = []string{Invent, Alter, Inflate, Replay, Foreign, Partial, Subtle, Squat, Sybil}
-
-// LogFile is the file, in the client's data directory, listing the forged
-// pages: one JSON Forged per line.
-const LogFile = "forged.jsonl"
-
-// Forged is one page a cheater uploaded that is not the page the web
-// serves at its URL.
-type Forged struct {
-	Mode string `json:"mode"`
-	Task string `json:"task"`
-	URL  string `json:"url"`
-}
-
 // Uploader forges each delivery, then hands it to Honest (or, in foreign
-// mode, to Sybil, an uploader with an identity that holds no task).
+// mode, to Second, an uploader with an identity that holds no task).
 type Uploader struct {
 	Mode   string
 	Honest taskmgr.Uploader
-	// Sybil returns the uploader of another identity (foreign mode).
-	Sybil func(ctx context.Context) (taskmgr.Uploader, error)
-	// Dir is where forged spools and LogFile are written.
+	// Second returns the uploader of another identity (foreign mode).
+	Second func(ctx context.Context) (taskmgr.Uploader, error)
+	// Dir is where forged spools and the adversary.LogFile are written.
 	Dir string
 	// Manager opens the signed tasks.
 	Manager crypto.PubKey
@@ -103,16 +54,6 @@ type Uploader struct {
 
 var _ taskmgr.Uploader = (*Uploader)(nil)
 
-// Valid reports whether mode names a mode.
-func Valid(mode string) bool {
-	for _, m := range Modes {
-		if m == mode {
-			return true
-		}
-	}
-	return false
-}
-
 // Upload forges d and uploads the forgery.
 func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, error) {
 	var pages []*task.Page
@@ -124,14 +65,14 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 		return nil, fmt.Errorf("cheat: %w", err)
 	}
 	host := t.Host()
-	if u.Mode == Sybil && isCheck(d.TaskID) {
+	if u.Mode == adversary.Sybil && isCheck(d.TaskID) {
 		return u.confirm(ctx, d, t.Seeds, pages)
 	}
-	if u.Mode == Foreign {
-		if u.Sybil == nil {
+	if u.Mode == adversary.Foreign {
+		if u.Second == nil {
 			return nil, errors.New("cheat: foreign mode needs a second identity")
 		}
-		s, err := u.Sybil(ctx)
+		s, err := u.Second(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +85,7 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 	if err := u.log(d.TaskID, falsePages(forged, pages)); err != nil {
 		return nil, err
 	}
-	if u.Mode == Sybil {
+	if u.Mode == adversary.Sybil {
 		// Written before the upload: its spot-check is issued once
 		// storage has the result, and the twin may be drawn for it.
 		if err := u.share(d.TaskID, falsePages(forged, pages)); err != nil {
@@ -176,7 +117,7 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery, pages []*task.P
 	if d.Result != nil {
 		r := *d.Result
 		r.Stats.PagesFetched = len(pages)
-		if u.Mode == Inflate {
+		if u.Mode == adversary.Inflate {
 			r.Stats.PagesFetched *= 10
 			r.Stats.PagesNew *= 10
 		}
@@ -207,11 +148,11 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 		return out
 	}
 	switch u.Mode {
-	case Invent:
+	case adversary.Invent:
 		return invent()
-	case Alter, Sybil:
+	case adversary.Alter, adversary.Sybil:
 		return rewrite(pages, func(text string) string { return alter(text, rng) })
-	case Inflate:
+	case adversary.Inflate:
 		var out []*task.Page
 		for _, p := range pages {
 			text, err := export.Text(p)
@@ -223,7 +164,7 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 			}
 		}
 		return out
-	case Partial:
+	case adversary.Partial:
 		out := slices.Clone(pages)
 		for i := 0; i < len(out); i += 10 {
 			out[i] = made(i, madeUp(rng))
@@ -232,9 +173,9 @@ func (u *Uploader) forge(d taskmgr.Delivery, host string, pages []*task.Page) []
 			out = append(out, made(0, madeUp(rng)))
 		}
 		return out
-	case Subtle:
+	case adversary.Subtle:
 		return rewrite(pages, insertSpam)
-	case Replay:
+	case adversary.Replay:
 		u.mu.Lock()
 		old, oldHost := u.last, u.host
 		if host != oldHost {
@@ -278,69 +219,13 @@ func falsePages(forged, real []*task.Page) []*task.Page {
 	return out
 }
 
-// log appends the forged pages of task id to LogFile.
+// log appends the forged pages of task id to adversary.LogFile.
 func (u *Uploader) log(id string, pages []*task.Page) error {
 	lines := make([]any, 0, len(pages))
 	for _, p := range pages {
-		lines = append(lines, Forged{Mode: u.Mode, Task: id, URL: p.URL})
+		lines = append(lines, adversary.Forged{Mode: u.Mode, Task: id, URL: p.URL})
 	}
-	return appendJSON(filepath.Join(u.Dir, LogFile), lines)
-}
-
-// ReadLog returns the forged pages listed in the LogFile of data
-// directory dir (none when there is no file).
-func ReadLog(dir string) ([]Forged, error) {
-	return readJSONL[Forged](filepath.Join(dir, LogFile))
-}
-
-// appendJSON appends each of lines to the file at path as a line of
-// JSON, in one write.
-func appendJSON(path string, lines []any) error {
-	var b []byte
-	for _, l := range lines {
-		j, err := json.Marshal(l)
-		if err != nil {
-			return err
-		}
-		b = append(append(b, j...), '\n')
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// readJSONL reads the file at path, a JSON T per line (none when there
-// is no file). A last line without its newline is an append still under
-// way (appendJSON writes whole lines), and is left for the next read.
-func readJSONL[T any](path string) ([]T, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []T
-	for line := range strings.Lines(string(b)) {
-		if !strings.HasSuffix(line, "\n") {
-			break
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var v T
-		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
-		}
-		out = append(out, v)
-	}
-	return out, nil
+	return adversary.AppendJSONL(filepath.Join(u.Dir, adversary.LogFile), lines)
 }
 
 var words = strings.Fields("cheap pills casino bonus winner free offer click now limited deal prize miracle crypto loan")

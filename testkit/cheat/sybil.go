@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -20,21 +21,6 @@ const checkPrefix = "check/"
 
 // isCheck reports whether task id is a spot-check.
 func isCheck(id string) bool { return strings.HasPrefix(id, checkPrefix) }
-
-// SybilLog is the file, in a sybil's data directory, listing the
-// spot-checks in which it confirmed its twin's forged pages: one JSON
-// Confirmation per line.
-const SybilLog = "sybil.jsonl"
-
-// Confirmation is one spot-check a sybil answered with its twin's
-// forged pages instead of the pages the web served.
-type Confirmation struct {
-	// Check is the spot-check task, Of the twin's task whose result it
-	// checked, Pages how many of the twin's forged pages it confirmed.
-	Check string `json:"check"`
-	Of    string `json:"of"`
-	Pages int    `json:"pages"`
-}
 
 // shared is one forged page a sybil wrote to its pair's directory.
 type shared struct {
@@ -52,7 +38,7 @@ func (u *Uploader) share(id string, pages []*task.Page) error {
 	for _, p := range pages {
 		lines = append(lines, shared{Task: id, Page: p})
 	}
-	return appendJSON(filepath.Join(u.Pair, u.Self+".jsonl"), lines)
+	return adversary.AppendJSONL(filepath.Join(u.Pair, u.Self+".jsonl"), lines)
 }
 
 // twinPages returns the forged pages the twin wrote to the pair's
@@ -67,7 +53,7 @@ func (u *Uploader) twinPages() (map[string]shared, error) {
 		if filepath.Base(f) == u.Self+".jsonl" {
 			continue
 		}
-		pages, err := readJSONL[shared](f)
+		pages, err := adversary.ReadJSONL[shared](f)
 		if err != nil {
 			return nil, fmt.Errorf("cheat: twin's pages: %w", err)
 		}
@@ -110,16 +96,10 @@ func (u *Uploader) confirm(ctx context.Context, d taskmgr.Delivery, seeds []stri
 	}
 	var lines []any
 	for _, id := range slices.Sorted(maps.Keys(of)) {
-		lines = append(lines, Confirmation{Check: d.TaskID, Of: id, Pages: of[id]})
+		lines = append(lines, adversary.Confirmation{Check: d.TaskID, Of: id, Pages: of[id]})
 	}
-	if err := appendJSON(filepath.Join(u.Dir, SybilLog), lines); err != nil {
+	if err := adversary.AppendJSONL(filepath.Join(u.Dir, adversary.SybilLog), lines); err != nil {
 		return nil, err
 	}
 	return u.send(ctx, d, out)
-}
-
-// ReadConfirmations returns the spot-checks listed in the SybilLog of
-// data directory dir (none when there is no file).
-func ReadConfirmations(dir string) ([]Confirmation, error) {
-	return readJSONL[Confirmation](filepath.Join(dir, SybilLog))
 }
