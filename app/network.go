@@ -1,20 +1,17 @@
 package app
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
-	libp2pnet "github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	manet "github.com/multiformats/go-multiaddr/net"
 
@@ -29,12 +26,10 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // Network options' defaults.
@@ -340,43 +335,6 @@ func (nw *network) peerExtra(byIP func(string) time.Duration) func(peer.ID) time
 	}
 }
 
-// maxPieces is N_pieces^max for load balancing on insert: OT, but never
-// more than one less than the tasks this peer can hold (task threads plus
-// queue), so a peer whose queue is full forwards new tasks to a less
-// loaded neighbour instead of refusing them. (design.md §5 forwards when
-// RTL > OT; with OT at full capacity that could never happen.)
-func maxPieces(cfg config.Config, noLBI bool) int {
-	if noLBI {
-		return 0 // node.Config: 0 disables load balancing on insert
-	}
-	return max(1, min(cfg.OverloadThreshold(), cfg.Threads+cfg.QueueLength-1))
-}
-
-// overlayConns derives the overlay's connection cap (libp2p's resource
-// and connection managers) from the contributor's connection cap: the
-// crawl connections' number again for the overlay, but never fewer than a
-// CAN peer needs (about 2d neighbours, the manager and a few DHT peers).
-// No cap (0) leaves p2p/host's default.
-func overlayConns(cfg config.Config) int {
-	const least = 16
-	if cfg.Connections <= 0 {
-		return 0
-	}
-	return max(least, cfg.Connections)
-}
-
-// capacity turns the contributor's caps into the load figures' scale.
-func capacity(cfg config.Config) can.Capacity {
-	c := can.Capacity{BWDownload: defaultDownloadMbps, MemoryGB: defaultMemoryGB}
-	if cfg.Download > 0 {
-		c.BWDownload = float64(cfg.Download) * 8 / 1e6
-	}
-	if cfg.Memory > 0 {
-		c.MemoryGB = float64(cfg.Memory) / (1 << 30)
-	}
-	return c
-}
-
 // serve enters the overlay and keeps the peer in it until ctx ends: it
 // connects to the manager and asks it for a zone, then runs the node,
 // which renews its certificates with the manager and asks again should it
@@ -423,168 +381,6 @@ func (nw *network) serve(ctx context.Context) error {
 	}
 }
 
-// ask sends an entry request to the manager, connecting first, and notes
-// whether the manager answers. A member's request reports its coordinate
-// and capacity.
-func (nw *network) ask(ctx context.Context, req entry.Request) (entry.Answer, error) {
-	a, err := nw.askOnce(ctx, req)
-	if err != nil {
-		now := time.Now()
-		if nw.silentSince.CompareAndSwap(nil, &now) {
-			nw.log.Info("The manager does not answer; results are held until it does", "err", err)
-		}
-		return a, err
-	}
-	if nw.silentSince.Swap(nil) != nil {
-		nw.log.Info("The manager answers again")
-		if nw.onBack != nil {
-			nw.onBack()
-		}
-	}
-	return a, nil
-}
-
-func (nw *network) askOnce(ctx context.Context, req entry.Request) (entry.Answer, error) {
-	if nw.h.Network().Connectedness(nw.manager) != libp2pnet.Connected {
-		if err := nw.h.Bootstrap(ctx); err != nil {
-			return entry.Answer{}, fmt.Errorf("reach the manager: %w", err)
-		}
-	}
-	req.Version = nw.version
-	if req.Member {
-		c := nw.capacity
-		req.Capacity = min(c.BWDownload, c.MemoryGB)
-		v := nw.node.View()
-		req.Coord, req.CoordError, req.Samples = v.Coordinate.Vec, v.Coordinate.Error, v.Samples
-		for _, z := range v.Zones {
-			req.Zones = append(req.Zones, entry.Box{Lo: z.Lo, Hi: z.Hi})
-		}
-	}
-	a, err := entry.Ask(ctx, nw.h, nw.manager, req)
-	if err == nil {
-		nw.noteOutdated(a.Outdated)
-		if a.Outdated != "" {
-			select {
-			case nw.kick <- struct{}{}: // serve retires the peer
-			default:
-			}
-		}
-	}
-	if err == nil && len(a.Bounds) > 0 {
-		nw.adoptBounds(a.Bounds)
-	}
-	return a, err
-}
-
-// noteOutdated records the manager's word on this client's version: why,
-// when it is older than the network's minimum, or "" when it is not. A
-// client that left the overlay as outdated keeps the word until restarted.
-func (nw *network) noteOutdated(why string) {
-	if why == "" {
-		if !nw.retired.Load() && nw.outdated.Swap(nil) != nil {
-			nw.log.Info("The manager gives this version tasks again")
-		}
-		return
-	}
-	if prev := nw.outdated.Swap(&why); prev == nil || *prev != why {
-		nw.log.Warn("The manager gives this version no task; update Hivecrawl", "version", nw.version, "reason", why)
-	}
-}
-
-// outdatedReason returns the manager's word that this client is too old
-// to take tasks, "" when it has none.
-func (nw *network) outdatedReason() string {
-	if p := nw.outdated.Load(); p != nil {
-		if nw.retired.Load() {
-			return *p + " (then restart Hivecrawl)"
-		}
-		return *p
-	}
-	return ""
-}
-
-// retire leaves the overlay for good (until a restart), because why:
-// the manager gives this client's version no task, or the client refuses
-// the network's policy. Its zones and queued tasks go to neighbours,
-// rather than waiting here for claims the manager refuses or crawls this
-// client will not make.
-func (nw *network) retire(why string) {
-	if nw.retired.Swap(true) {
-		return
-	}
-	nw.member.Store(false)
-	if err := nw.leave(); err != nil {
-		nw.log.Warn("Leaving the overlay failed", "reason", why, "err", err)
-		return
-	}
-	nw.log.Info("Left the overlay: " + why)
-}
-
-// adoptBounds hands the manager's trained bounds to the node once their
-// signature checks out; anything else is logged and ignored. The same
-// record, which every renewal brings, is checked once.
-func (nw *network) adoptBounds(signed []byte) {
-	if bytes.Equal(signed, nw.bounds) {
-		return
-	}
-	nw.bounds = signed
-	b, err := envelope.OpenBounds(signed, nw.key)
-	if err != nil {
-		nw.log.Warn("Bounds from the manager refused", "err", err)
-		return
-	}
-	nw.node.SetBounds(b.Epoch, b.Bounds)
-}
-
-// enter asks the manager for a zone at this peer's point. Only the
-// manager grants zones: while it cannot be reached, the peer waits.
-func (nw *network) enter(ctx context.Context) error {
-	err := nw.node.Join(ctx)
-	switch {
-	case errors.Is(err, entry.ErrOutdated):
-		return errors.Join(errOutdated, err)
-	case err != nil:
-		return err
-	}
-	nw.member.Store(true)
-	nw.log.Info("Joined the overlay", "zones", len(nw.node.Zones()))
-	// Remembered at once: the neighbours of the moment are the peers to
-	// reach first after a restart.
-	nw.remember(ctx)
-	return nil
-}
-
-// remember notes the overlay neighbours in the peer book, writing it at
-// most once a minute, and announces this peer's membership on the DHT
-// once it is a member.
-func (nw *network) remember(ctx context.Context) {
-	if nw.h.DHT() != nil && nw.advertising.CompareAndSwap(false, true) {
-		go nw.h.ServeAdvertise(ctx, host.OverlayRendezvous)
-	}
-	now := time.Now()
-	nw.noteNeighbours(now)
-	if now.Sub(nw.saved) < saveBook {
-		return
-	}
-	nw.saved = now
-	if err := nw.book.Save(); err != nil {
-		nw.log.Warn("Remembered peers not saved", "err", err)
-	}
-}
-
-// noteNeighbours notes the overlay neighbours this peer is connected to
-// in the peer book.
-func (nw *network) noteNeighbours(now time.Time) {
-	for _, nb := range nw.node.View().Neighbours {
-		if nw.h.Network().Connectedness(nb.ID) == libp2pnet.Connected {
-			nw.book.Note(peer.AddrInfo{ID: nb.ID, Addrs: nw.h.Peerstore().Addrs(nb.ID)}, now)
-		}
-	}
-}
-
-// saveBook is how often, at most, the peer book is written.
-const saveBook = time.Minute
-
 // leave hands the zone and the unfinished tasks to a neighbour. The task
 // manager must have stopped.
 func (nw *network) leave() error {
@@ -610,40 +406,4 @@ func (nw *network) close() error {
 	}
 	err = errors.Join(err, nw.book.Save())
 	return errors.Join(err, nw.h.Close())
-}
-
-// status returns the overlay part of the client's status.
-func (nw *network) status(mode Mode) *localapi.Overlay {
-	v := nw.node.View()
-	o := &localapi.Overlay{
-		Mode: string(mode), Network: nw.prof.Name, Peer: nw.h.ID().String(), Manager: nw.manager.String(),
-		Addrs:  nw.h.P2PAddrs(),
-		Member: nw.member.Load() && len(v.Zones) > 0, ManagerSilent: nw.silentSince.Load() != nil, Peers: len(nw.h.Network().Peers()),
-		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, Mapped: v.Mapped, BoundsEpoch: v.BoundsEpoch, Moves: v.Stats.Moves, Drifts: v.Stats.Drifts(),
-		RTL: v.Load.RTL, RPL: v.Load.RPL,
-		Neighbours: []localapi.Neighbour{},
-		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,
-		HandedIn: v.Stats.HandedIn, Shared: v.Stats.Shared, Reports: v.Stats.Reports,
-		NAT: localapi.NAT(nw.h.NAT()),
-	}
-	if bw := nw.h.Bandwidth; bw != nil {
-		t := bw.GetBandwidthTotals()
-		o.BytesIn, o.BytesOut = t.TotalIn, t.TotalOut
-	}
-	for _, nb := range v.Neighbours {
-		o.Neighbours = append(o.Neighbours, localapi.Neighbour{
-			Peer: nb.ID.String(), Zones: apiZones(nb.Zones), RTL: nb.Load.RTL, RPL: nb.Load.RPL,
-			Link: nw.h.Link(nb.ID),
-		})
-	}
-	sort.Slice(o.Neighbours, func(i, j int) bool { return o.Neighbours[i].Peer < o.Neighbours[j].Peer })
-	return o
-}
-
-func apiZones(zs []can.Zone) []localapi.Zone {
-	out := make([]localapi.Zone, len(zs))
-	for i, z := range zs {
-		out[i] = localapi.Zone{Lo: z.Lo, Hi: z.Hi}
-	}
-	return out
 }
