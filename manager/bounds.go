@@ -29,9 +29,9 @@ const (
 	// face of a newly trained box must lie from the current one before the
 	// bounds change, and retrainEvery the least time between two changes:
 	// every change moves the mapped point of every member and host a
-	// little, and members whose point left their zone rejoin (in turns,
-	// p2p/node/drift.go), so the box follows the swarm only when it has
-	// really moved.
+	// little, and members whose point left their zone move to it (a Move
+	// each, p2p/node/drift.go), so the box follows the swarm only when it
+	// has really moved.
 	retrainShift = 0.25
 	retrainEvery = 10 * time.Minute
 	// minBoundsWidth keeps a box trained from members all at about the

@@ -141,9 +141,11 @@ func TilingError(zones []localapi.Zone) error {
 
 // UnlistedError says which client does not list a client whose zones
 // abut its own among its neighbours, or nil when every abutting pair lists
-// each other. Until they do, a peer that dies or leaves with its handover
-// refused may be known to none of the peers around its zones, and nobody
-// takes them over (docs/developer/overlay.md: an area nobody holds is not repaired).
+// each other. The churn tests wait for it before they churn: before the
+// manager certified zones, a peer that died or left with its handover
+// refused could be known to none of the peers around its zones, and
+// nobody took them over (docs/developer/overlay-journal.md). The manager
+// now hands an expired member's zones to their heirs itself.
 func UnlistedError(sts []*localapi.Overlay, names []string) error {
 	for i, a := range sts {
 		listed := map[string]bool{}

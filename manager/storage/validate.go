@@ -45,14 +45,17 @@ import (
 // mismatches, however many pages of the sample matched; one whose
 // mismatches are not yet corroborated is unconfirmed, and the next round
 // re-fetches only those pages; a round matches when it found matches and
-// nothing else. The result is valid once matching rounds outnumber
-// mismatching and unconfirmed ones; it is invalid once mismatching rounds
+// nothing else. The result is valid once matching rounds, each weighed
+// by its checker's record (checkWeight), outnumber mismatching and
+// unconfirmed ones; it is invalid once mismatching rounds
 // outnumber matching ones by two and either a trusted checker (one with a
 // validated result and no failure or contradicted check) is among them or
 // three checkers found it so; otherwise another volunteer checks, up to
 // MaxRounds or until every page of the sample is undecidable, after which
 // a result is invalid only if mismatching rounds outnumber matching ones.
-// Checkers are never the crawler or an earlier checker of the result, so
+// Checkers are never the crawler or an earlier checker of the result, nor
+// on the network of either (a /24 or /48, or an autonomous system where
+// the operator gives a table; the manager aims the checks), so
 // one or two dishonest checkers cannot fail an honest result: they are
 // outvoted, and their own check credit is revoked; nor can one make a
 // forged page undecidable. (Three or more colluding identities could fail

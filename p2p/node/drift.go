@@ -109,7 +109,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 // SetBounds adopts bounds numbered epoch, the manager's training of the
 // CAN space's box, when they are newer than the node's; it reports
 // whether it did. Members whose mapped point then lies too far from their
-// zone move to it, in their turns.
+// zone move to it, each by one Move request to the manager (manage.go).
 func (n *Node) SetBounds(epoch uint64, b coord.Bounds) bool {
 	if len(b.Lo) != n.cfg.Dim || len(b.Hi) != n.cfg.Dim {
 		return false

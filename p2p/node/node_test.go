@@ -43,9 +43,11 @@ func runChurn(t *testing.T, peers, inserts int) {
 	for range peers {
 		c.add(ctx)
 	}
-	// Sequential joins normally tile at once; under heavy load a join
-	// answer that arrives late can leave a short overlap, which the
-	// overlap settlement ends (docs/developer/overlay.md). Report it, and require
+	// Sequential joins normally tile at once; under heavy load a peer can
+	// hold a zone's older certificate for a moment after the manager
+	// split the zone, until a heartbeat or its renewal brings it the
+	// newer one (docs/developer/overlay.md, "A peer's zones and
+	// neighbours"). Report it, and require
 	// tiling, complete neighbours and no zone-less peer once settled.
 	if why := c.tiling(); why != "" {
 		t.Logf("straight after %d joins: %s (waiting for the overlay to settle it)", peers, why)
