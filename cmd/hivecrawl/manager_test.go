@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -75,11 +74,29 @@ func startManager(t *testing.T, bin, home string, extra ...string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
+	// The manager's log is kept, and shown when the test fails: a wait
+	// that ran out says only that something did not come.
+	logPath := filepath.Join(t.TempDir(), "manager.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logFile.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			if len(b) > 16<<10 {
+				b = b[len(b)-16<<10:]
+			}
+			t.Logf("the manager's log (%s), its end:\n%s", strings.Join(args, " "), b)
+		}
+	})
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -245,14 +262,18 @@ func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) first
 	return f
 }
 
-// waitUntil polls cond for up to 30 s; it waits for an event, it does not
-// time anything.
+// waitUntil polls cond for up to 2 minutes; it waits for an event, it
+// does not time anything. The deadline is beyond the manager's own
+// retries: a task whose send got no answer is sent again after
+// sendTimeout (15 s), twice, so one lost answer on a busy machine takes
+// over 30 s to deliver (a 30 s wait ran out once in five cold runs
+// beside a CPU hog).
 func waitUntil(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 30 s")
+			t.Fatal("condition not met within 2 minutes")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
