@@ -294,13 +294,17 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		signer   crypto.PubKey
 		reporter taskmgr.Reporter
 		leaser   taskmgr.Leaser
+		advEnv   AdversaryEnv // what opts.Adversary is given, one for all its parts
 	)
 	if c.net != nil {
 		up, signer, reporter = c.net.uploader(cfg.Nickname, c.gov.Up()), c.net.key, c.net
 		leaser = networkLeaser{nw: c.net, botKey: botKey}
+		if opts.Adversary != nil {
+			advEnv = c.adversaryEnv(cfg.Nickname, opts.Network.Heartbeat)
+		}
 		if a := opts.Adversary; a != nil && a.Uploads != nil {
 			c.log.Warn("This client cheats: the results it uploads are forged (demo only)")
-			up = a.Uploads(up, c.adversaryEnv(cfg.Nickname, opts.Network.Heartbeat))
+			up = a.Uploads(up, advEnv)
 		}
 	} else if opts.Adversary != nil {
 		return nil, errors.New("new client: a dishonest volunteer needs a network to cheat")
@@ -315,7 +319,7 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 	}
 	if a := opts.Adversary; a != nil && a.Runner != nil {
 		c.log.Warn("This client does not crawl its tasks as asked (demo only)")
-		runner = a.Runner(c.adversaryEnv(cfg.Nickname, opts.Network.Heartbeat))
+		runner = a.Runner(advEnv)
 	}
 	c.mgr, err = taskmgr.New(taskmgr.Options{
 		Queue:    c.q,
@@ -360,8 +364,8 @@ func New(ctx context.Context, opts Options) (*Client, error) {
 		c.net.onBack = c.mgr.RetryNow
 		if a := opts.Adversary; a != nil && a.Overlay != nil {
 			c.log.Warn("This client attacks the overlay (demo only)")
-			env, member := c.adversaryEnv(cfg.Nickname, nopts.Heartbeat), c.net.node
-			c.net.adversary = func(ctx context.Context) { a.Overlay(ctx, env, member) }
+			member := c.net.node
+			c.net.adversary = func(ctx context.Context) { a.Overlay(ctx, advEnv, member) }
 		}
 	}
 	if len(seeds) > 0 && c.mode == ModeLocal {
