@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -60,14 +61,7 @@ const (
 var Modes = []string{Invent, Alter, Inflate, Replay, Foreign, Partial, Subtle, Squat, Sybil}
 
 // Valid reports whether mode names a mode.
-func Valid(mode string) bool {
-	for _, m := range Modes {
-		if m == mode {
-			return true
-		}
-	}
-	return false
-}
+func Valid(mode string) bool { return slices.Contains(Modes, mode) }
 
 // LogFile is the file, in a cheater's data directory, listing the forged
 // pages: one JSON Forged per line.
