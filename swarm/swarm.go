@@ -21,6 +21,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
+	"slices"
 )
 
 // Defaults for zero Config fields.
@@ -229,18 +230,62 @@ func (s *Swarm) startProcesses(ctx context.Context) error {
 		}
 		s.Clients[i] = s.newClient(i, bin)
 	}
-	return s.parallel(ctx, func(ctx context.Context, c *Client) error {
+	if err := s.parallel(ctx, func(ctx context.Context, c *Client) error {
 		if err := c.join(ctx); err != nil {
 			return err
 		}
-		if err := c.configure(); err != nil {
+		return c.configure()
+	}); err != nil {
+		return err
+	}
+	// Attackers join a network whose honest volunteers are members. One
+	// first in an empty network is sent every task: a squatter would hold
+	// every host until its leases' first renewal, 5 minutes on, which a
+	// short demo never reaches (the 13-minute runs of benchmarks.md do).
+	honest := func(c *Client) bool { return c.Cheat == "" && !c.Hijack }
+	started := func(c *Client) bool { return c.Index < cfg.Peers-cfg.Later }
+	if err := s.parallel(ctx, func(ctx context.Context, c *Client) error {
+		if !honest(c) || !started(c) {
+			return nil
+		}
+		return c.Start(ctx)
+	}); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(s.Clients, func(c *Client) bool { return !honest(c) && started(c) }) {
+		if err := s.waitMembers(ctx, honest); err != nil {
 			return err
 		}
-		if c.Index >= cfg.Peers-cfg.Later {
+	}
+	return s.parallel(ctx, func(ctx context.Context, c *Client) error {
+		if honest(c) || !started(c) {
 			return nil
 		}
 		return c.Start(ctx)
 	})
+}
+
+// waitMembers waits, at most the Ready bound, until every running client
+// that which selects is an overlay member the manager knows.
+func (s *Swarm) waitMembers(ctx context.Context, which func(*Client) bool) error {
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.Ready)
+	defer cancel()
+	err := poll(rctx, 200*time.Millisecond, func() (bool, error) {
+		for _, c := range s.Clients {
+			if !which(c) || !c.Running() {
+				continue
+			}
+			st, err := c.Status(rctx)
+			if err != nil || st.Overlay == nil || !st.Overlay.Member {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("wait for the volunteers to be members: %w", err)
+	}
+	return nil
 }
 
 // parallel runs fn for every client at once and joins the errors.
