@@ -185,7 +185,9 @@ func (n *Node) Serve(ctx context.Context) error {
 			all = true // news to spread: to every neighbour
 		}
 		n.mu.Lock()
-		n.refreshLocked(time.Now()) // certificates expire
+		now := time.Now()
+		n.book.Forget(now)   // zones long gone
+		n.refreshLocked(now) // certificates expire
 		n.mu.Unlock()
 		n.heartbeatRound(ctx, all)
 		wg.Go(func() { n.share(ctx) }) // offers wait on neighbours; heartbeats must not

@@ -25,6 +25,9 @@ import (
 type Book struct {
 	manager crypto.PubKey
 	certs   map[can.Path]Cert
+	// life is the longest a certificate had left when accepted: the map's
+	// TTL, as far as this book has seen it (Forget).
+	life time.Duration
 }
 
 // NewBook returns an empty book that trusts certificates signed by manager.
@@ -86,6 +89,7 @@ func (b *Book) Supersede(c Cert, now time.Time) ([]Cert, error) {
 		delete(b.certs, p)
 	}
 	b.certs[c.Path] = c
+	b.life = max(b.life, c.Expiry.Sub(now))
 	return gone, nil
 }
 
@@ -116,6 +120,12 @@ func (b *Book) Prune(cutoff time.Time) int {
 	}
 	return n
 }
+
+// Forget prunes what expired longer ago than the longest lifetime of a
+// certificate the book accepted, the map's TTL as far as it has seen, and
+// returns how many it dropped. A peer calls it every round: without it the
+// book keeps a certificate for every zone that ever existed near it.
+func (b *Book) Forget(now time.Time) int { return b.Prune(now.Add(-b.life)) }
 
 // Certs returns the unexpired certificates held, in path order.
 func (b *Book) Certs(now time.Time) []Cert {

@@ -211,6 +211,45 @@ func TestBookNewestWins(t *testing.T) {
 	}
 }
 
+// TestBookForgets checks that Forget drops what expired more than the
+// longest lifetime seen ago, and not sooner: until then an expired
+// certificate still refuses a replay of the one it superseded.
+func TestBookForgets(t *testing.T) {
+	mgr, _ := key(t, 1)
+	_, a := key(t, 2)
+	_, b := key(t, 3)
+	book := NewBook(mgr.GetPublic())
+	sign := func(c Cert) Cert {
+		t.Helper()
+		if err := c.Sign(mgr); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	const ttl = 2 * time.Minute
+	// a held the box; renewed at t0 + 1 min, just before b's join.
+	box := sign(Cert{Path: "", Holder: a, Epoch: 1, Expiry: t0.Add(time.Minute + ttl)})
+	if err := book.Accept(box, t0.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	half := sign(Cert{Path: "1", Holder: b, Epoch: 2, Expiry: t0.Add(time.Minute + time.Second + ttl/4)})
+	if err := book.Accept(half, t0.Add(time.Minute+time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// b's certificate expired, a's superseded box has not: the book must
+	// still refuse the box.
+	at := half.Expiry.Add(ttl / 4)
+	if n := book.Forget(at); n != 0 {
+		t.Fatalf("forgot %d certificates while a superseded one is alive", n)
+	}
+	if err := book.Accept(box, at); !errors.Is(err, ErrStale) {
+		t.Errorf("replayed box after its successor expired: %v, want ErrStale", err)
+	}
+	if n := book.Forget(half.Expiry.Add(ttl + time.Second)); n != 1 || book.Len() != 0 {
+		t.Errorf("a TTL past expiry: forgot %d, %d left; want 1, 0", n, book.Len())
+	}
+}
+
 func TestDecodeRefusesCorrupt(t *testing.T) {
 	mgr, _ := key(t, 1)
 	c, _, _ := issue(t, mgr)
