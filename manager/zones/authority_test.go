@@ -328,3 +328,41 @@ func TestLeaveGrantsHeirs(t *testing.T) {
 		t.Errorf("leaving again: %+v, %v, %d writes (was %d)", g, err, a.Stats().Writes, writes)
 	}
 }
+
+// TestCornerJoinsRefusedTooDeep: identities that all join at a corner of
+// the box split one zone down to the depth a map keeps exact, and then are
+// refused; the map stays whole, and each can leave. Before the limit, the
+// 157th identity at (1, 1, 1) made a zone of width 0, and the next leave
+// panicked the manager.
+func TestCornerJoinsRefusedTooDeep(t *testing.T) {
+	f := newFixture(t)
+	s := openBolt(t, t.TempDir()+"/z.db")
+	defer s.Close()
+	a := f.authority(t, s, Options{})
+	limit := can.DepthLimit(can.DefaultDim)
+	ps := make([]peer.ID, limit+2)
+	for i := range ps {
+		_, ps[i] = newKey(t, uint64(5000+i))
+	}
+	corner := can.Point{1, 1, 1}
+	for i, id := range ps {
+		_, err := a.Join(id, corner)
+		if i <= limit && err != nil {
+			t.Fatalf("join %d: %v", i, err)
+		}
+		if i > limit && !errors.Is(err, ErrTooDeep) {
+			t.Fatalf("join %d: %v, want ErrTooDeep", i, err)
+		}
+	}
+	if err := stored(t, s).Check(); err != nil {
+		t.Fatal(err)
+	}
+	for i := limit; i >= 0; i-- {
+		if _, err := a.Leave(ps[i]); err != nil {
+			t.Fatalf("leave %d: %v", i, err)
+		}
+	}
+	if m := stored(t, s); m.Len() != 0 {
+		t.Errorf("%d holders left", m.Len())
+	}
+}

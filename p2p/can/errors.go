@@ -16,7 +16,7 @@ var (
 	// ErrNoLeaf is returned by Map.Certify for a path that is not a leaf.
 	ErrNoLeaf = errors.New("can: no such leaf")
 	// ErrTooDeep is returned for a join that would split deeper than
-	// MaxDepth: too many peers at one point.
+	// DepthLimit: too many peers at one point.
 	ErrTooDeep = errors.New("can: zone too deep to split")
 	// ErrExpired is returned by Map.Renew for a holder whose certificates
 	// expired; it must join again.

@@ -213,24 +213,52 @@ func TestMapMove(t *testing.T) {
 	}
 }
 
-// TestMapTooDeep joins peers at one point until the leaf cannot split and
-// checks the refusal changes nothing.
+// TestMapTooDeep joins peers at one point until the leaf cannot split,
+// checks the refusal changes nothing, then has them all leave. Near 1 a
+// zone cannot be halved more than 52 times along a dimension and stay
+// exact: a deeper split left a zone of width 0, which abutted nothing, so
+// the last leaves had no heir and Leave panicked (a recrawl-ruc run with
+// 2,800 crawlers, many at a corner of the box, did).
 func TestMapTooDeep(t *testing.T) {
-	m := NewMap(1, time.Minute)
-	var err error
-	n := 0
-	for ; err == nil; n++ {
-		_, err = m.Join(PeerID(fmt.Sprintf("p%04d", n)), Point{0.3}, t0)
-	}
-	if !errors.Is(err, ErrTooDeep) || n != MaxDepth+2 {
-		t.Fatalf("join %d: %v", n, err)
-	}
-	before := m.Leaves()
-	if _, err := m.Move("p0000", Point{0.3}, t0); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("move into the deepest leaf: %v", err)
-	}
-	if after := m.Leaves(); len(after) != len(before) || m.Check() != nil {
-		t.Error("refused move changed the map")
+	for _, tc := range []struct {
+		dim int
+		at  float64 // every coordinate of the point
+	}{{1, 0.3}, {1, 1}, {2, 1}, {3, 0}, {3, 1}, {4, 0.7}} {
+		t.Run(fmt.Sprintf("d=%d at %g", tc.dim, tc.at), func(t *testing.T) {
+			m := NewMap(tc.dim, time.Minute)
+			p := make(Point, tc.dim)
+			for k := range p {
+				p[k] = tc.at
+			}
+			var err error
+			n := 0
+			for ; err == nil; n++ {
+				_, err = m.Join(PeerID(fmt.Sprintf("p%04d", n)), p, t0)
+			}
+			if !errors.Is(err, ErrTooDeep) || n != DepthLimit(tc.dim)+2 {
+				t.Fatalf("join %d: %v, want ErrTooDeep at join %d", n, err, DepthLimit(tc.dim)+2)
+			}
+			if err := m.Check(); err != nil {
+				t.Fatal(err)
+			}
+			before := m.Leaves()
+			if _, err := m.Move("p0000", p, t0); !errors.Is(err, ErrTooDeep) {
+				t.Fatalf("move into the deepest leaf: %v", err)
+			}
+			if after := m.Leaves(); len(after) != len(before) || m.Check() != nil {
+				t.Error("refused move changed the map")
+			}
+			// The deepest first: each leaves a zone whose only neighbours
+			// are the others near the point.
+			for i := n - 2; i >= 0; i-- {
+				if _, err := m.Leave(PeerID(fmt.Sprintf("p%04d", i)), t0); err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Check(); err != nil {
+					t.Fatalf("after p%04d left: %v", i, err)
+				}
+			}
+		})
 	}
 }
 

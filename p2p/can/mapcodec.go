@@ -315,6 +315,11 @@ func (m *Map) Check() error {
 		if m.holders[h.id] != h {
 			return fmt.Errorf("leaf %.40q held by %s, not in the map", string(n.path), h.id)
 		}
+		for k := range n.zone.Lo {
+			if !(n.zone.Hi[k] > n.zone.Lo[k]) {
+				return fmt.Errorf("leaf %.40q has width 0 along dimension %d: it abuts nothing", string(n.path), k)
+			}
+		}
 		if n.epoch == 0 || n.epoch > m.epoch {
 			return fmt.Errorf("leaf %.40q: epoch %d outside 1..%d", string(n.path), n.epoch, m.epoch)
 		}

@@ -31,7 +31,7 @@ func (m *Map) checkJoin(id PeerID, p Point) error {
 	if len(p) != m.dim {
 		return fmt.Errorf("%d-dimensional point in a %d-dimensional map: %w", len(p), m.dim, ErrDimension)
 	}
-	if len(m.holders) > 0 && len(m.leafAt(Clamp(p)).path) >= MaxDepth {
+	if len(m.holders) > 0 && len(m.leafAt(Clamp(p)).path) >= DepthLimit(m.dim) {
 		return ErrTooDeep
 	}
 	return nil

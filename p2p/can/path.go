@@ -5,10 +5,22 @@ import (
 	"strings"
 )
 
-// MaxDepth bounds a Path's length: the splits float64 keeps exact in every
-// dimension up to DefaultDim and beyond (a width of 2^-1000 is still a
-// normal number). A join that would split deeper is refused.
+// MaxDepth bounds a Path's length in any dimension; a map splits no
+// deeper than DepthLimit, which is less in fewer than 20 dimensions.
 const MaxDepth = 1000
+
+// maxSplitsPerDim is how often a map halves one dimension. Bounds that
+// are multiples of 2^-52 are exact float64 numbers everywhere in [0, 1],
+// so every zone down to that width is exact. One more halving is not:
+// the spacing of float64 just below 1 is 2^-53, so the midpoint of a
+// zone of width 2^-53 there rounds onto a bound, and the half left has
+// width 0, abuts nothing and can have no heir.
+const maxSplitsPerDim = 52
+
+// DepthLimit is the deepest a d-dimensional map splits: splits take the
+// dimensions in turn, so at this depth each was halved at most 52 times.
+// A join that would split deeper is refused (ErrTooDeep).
+func DepthLimit(d int) int { return min(MaxDepth, maxSplitsPerDim*d) }
 
 // Path names a zone of the split tree by the halves taken from the unit
 // box down: '0' is the low half and '1' the high half of each split, the
