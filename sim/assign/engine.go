@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/hashring"
+	"github.com/hivecrawl/hivecrawl/sim/world"
 )
 
 const (
@@ -400,7 +401,7 @@ func (e *engine) churn() error {
 			if e.cfg.LoadJoin && e.scheme != DHT {
 				pt = e.joinPoint(pt)
 			}
-			if _, err := e.ov.Join(cr.id, pt, e.clock()); err != nil {
+			if _, err := world.Join(e.ov, cr.id, pt, e.clock(), e.r); err != nil {
 				return fmt.Errorf("assignment sim step %d: %w", e.step, err)
 			}
 			if e.scheme == DHT { // the only scheme that reads the ring

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/sim/world"
 )
 
 // swarm is the crawlers' CAN overlay and their churn. Churn does not
@@ -115,7 +116,7 @@ func (s *swarm) advance(step int) error {
 
 func (s *swarm) join(step int, c int32) error {
 	p := &s.peers[c]
-	changed, err := s.ov.Join(p.id, s.sc.World.CrawlerPoint[c], s.clock(step))
+	changed, err := world.Join(s.ov, p.id, s.sc.World.CrawlerPoint[c], s.clock(step), s.r)
 	if err != nil {
 		return fmt.Errorf("recrawl sim step %d: %w", step, err)
 	}

@@ -15,11 +15,13 @@
 package world
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/latency"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -203,4 +205,20 @@ func (w *World) RTT(c, h int) float64 {
 		return v
 	}
 	return w.CrawlerCoord[c].DistanceTo(w.HostCoord[h])
+}
+
+// Join adds crawler id to map m at its point p; where the zone at p is
+// split as deep as a map keeps exact (can.ErrTooDeep: many crawlers share
+// the point, as replicated ones or ones clamped to a corner do), it joins
+// at a point drawn from r instead, as a peer the manager refuses does.
+func Join(m *can.Map, id can.PeerID, p can.Point, now time.Time, r *rand.Rand) ([]can.Leaf, error) {
+	changed, err := m.Join(id, p, now)
+	for try := 0; errors.Is(err, can.ErrTooDeep) && try < 64; try++ {
+		q := make(can.Point, len(p))
+		for k := range q {
+			q[k] = r.Float64()
+		}
+		changed, err = m.Join(id, q, now)
+	}
+	return changed, err
 }
