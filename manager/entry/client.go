@@ -28,7 +28,8 @@ func Grant(ctx context.Context, h Host, manager peer.ID, req Request) (zonecert.
 
 // GrantOf reads the manager's answer to operation op. A refusal is an
 // error: one wrapping zonecert.ErrRejoin when the manager holds no zone
-// for the asker, ErrOutdated when it gives the asker's version none.
+// for the asker, zonecert.ErrTooDeep when the zone at its point cannot
+// split, ErrOutdated when it gives the asker's version none.
 // Certificates are decoded, not checked: the node's book checks them.
 func GrantOf(op string, a Answer) (zonecert.Grant, error) {
 	switch {
@@ -38,6 +39,8 @@ func GrantOf(op string, a Answer) (zonecert.Grant, error) {
 		return zonecert.Grant{}, fmt.Errorf("%s: %w: %s", op, ErrOutdated, a.Outdated)
 	case a.Refused == RefusedJoinAgain:
 		return zonecert.Grant{}, fmt.Errorf("%s: %w", op, zonecert.ErrRejoin)
+	case a.Refused == RefusedTooDeep:
+		return zonecert.Grant{}, fmt.Errorf("%s: %w", op, zonecert.ErrTooDeep)
 	case a.Refused != "":
 		return zonecert.Grant{}, fmt.Errorf("the manager refused to %s: %s", op, a.Refused)
 	}

@@ -98,7 +98,7 @@ func (n *Node) checkDrift(ctx context.Context) error {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.cfg.Point = p
+	n.cfg.Point, n.elsewhere = p, nil
 	n.placed = true
 	n.renewed = time.Now()
 	n.stats.Moves++

@@ -2,13 +2,18 @@ package node
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 )
 
 // confidentVivaldi returns a Vivaldi client whose error has dropped to
@@ -187,4 +192,51 @@ func octants(t *testing.T, cfg Config) (*cluster, *member, context.Context) {
 	m.n.viv, m.n.bounds = confidentVivaldi(t), toCorner
 	m.n.mu.Unlock()
 	return c, m, ctx
+}
+
+// TestTooDeepJoinsElsewhere: where the manager refuses a peer's point as
+// too deep to split (a corner that as many members as a map keeps exact
+// already crowd), the peer joins at another point and becomes a member,
+// rather than asking for the same point every round.
+func TestTooDeepJoinsElsewhere(t *testing.T) {
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
+	corner := can.Point{1, 1, 1}
+	for i := range can.DepthLimit(can.DefaultDim) + 1 {
+		k, _, err := crypto.GenerateEd25519Key(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := peer.IDFromPrivateKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.auth.Answer(id, zonecert.Request{Op: zonecert.OpJoin, Point: corner}, time.Now()); err != nil {
+			t.Fatalf("crowd member %d: %v", i, err)
+		}
+	}
+	ctx := context.Background()
+	n, q := c.newNode(ctx, corner)
+	m := &member{h: n.h, n: n, q: q}
+	m.alive.Store(true)
+	c.mu.Lock()
+	c.members = append(c.members, m)
+	c.mu.Unlock()
+	if err := n.Join(ctx); !errors.Is(err, zonecert.ErrTooDeep) {
+		t.Fatalf("join at the crowded corner: %v, want ErrTooDeep", err)
+	}
+	m.run()
+	t.Cleanup(m.stop)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(n.Zones()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no zone 20 s after the refusal: the peer kept asking for its point")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if z := n.Zones()[0]; z.Contains(corner) {
+		t.Errorf("granted %v, which holds the corner that was too deep", z)
+	}
+	if err := c.auth.Check(); err != nil {
+		t.Fatal(err)
+	}
 }

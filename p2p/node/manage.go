@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -39,6 +40,9 @@ func (n *Node) manage(ctx context.Context) {
 			delete(n.suspects, id)
 		}
 		p := slices.Clone(n.cfg.Point)
+		if n.elsewhere != nil {
+			p = slices.Clone(n.elsewhere)
+		}
 		n.mu.Unlock()
 		if !member || leaving {
 			continue
@@ -67,6 +71,7 @@ func (n *Node) rejoin(ctx context.Context, p can.Point) {
 	defer n.mu.Unlock()
 	if err != nil {
 		n.failedLocked("Joining again failed", err)
+		n.tooDeepLocked(err)
 		return
 	}
 	n.renewed = time.Now()
@@ -115,4 +120,20 @@ func (n *Node) report(ctx context.Context, id peer.ID) {
 	}
 	n.log.Info("Reported a silent neighbour to the manager", "neighbour", id.String())
 	n.poke()
+}
+
+// tooDeepLocked picks another point to join at when err says the zone at
+// the node's point cannot split (many peers at one point): a random one.
+// A move to its mapped coordinate (drift.go) replaces it. n.mu must be
+// held.
+func (n *Node) tooDeepLocked(err error) {
+	if !errors.Is(err, zonecert.ErrTooDeep) {
+		return
+	}
+	p := make(can.Point, n.cfg.Dim)
+	for k := range p {
+		p[k] = rand.Float64()
+	}
+	n.elsewhere = p
+	n.log.Info("The zone at this peer's point cannot be split further; joining at another point", "point", p)
 }

@@ -57,6 +57,10 @@ type Node struct {
 	// nothing is asked of the manager before quietUntil, set after a
 	// request failed.
 	renewed, quietUntil time.Time
+	// elsewhere is where the node joins while the manager refuses
+	// Config.Point as too deep to split (zonecert.ErrTooDeep); nil
+	// otherwise.
+	elsewhere can.Point
 	// suspects are neighbours that missed DeadAfter heartbeats, to report
 	// to the manager; reported is when each was last reported.
 	suspects map[peer.ID]bool
@@ -148,6 +152,9 @@ func (n *Node) Join(ctx context.Context) error {
 	p := slices.Clone(n.cfg.Point)
 	n.mu.Unlock()
 	if err := n.ask(ctx, zonecert.Request{Op: zonecert.OpJoin, Point: p}); err != nil {
+		n.mu.Lock()
+		n.tooDeepLocked(err)
+		n.mu.Unlock()
 		return fmt.Errorf("join: %w", err)
 	}
 	n.mu.Lock()

@@ -61,3 +61,8 @@ type Grant struct {
 // ErrRejoin is wrapped by an Authority's error when the manager holds no
 // zone for the asking peer.
 var ErrRejoin = errors.New("the manager holds no zone for this peer; join again")
+
+// ErrTooDeep is wrapped by an Authority's error for a join or move at a
+// point whose zone is split as far as the map keeps exact (many peers at
+// one point): the peer joins at another point.
+var ErrTooDeep = errors.New("the zone at that point cannot be split further; join at another point")

@@ -92,6 +92,9 @@ func (a *Authority) Answer(id peer.ID, req zonecert.Request, now time.Time) (zon
 	default:
 		err = fmt.Errorf("unknown op %q", req.Op)
 	}
+	if errors.Is(err, can.ErrTooDeep) {
+		err = fmt.Errorf("%w: %v", zonecert.ErrTooDeep, err)
+	}
 	if err != nil {
 		return zonecert.Grant{}, err
 	}
