@@ -7,10 +7,10 @@ COMMIT   ?= $(shell . scripts/lib.sh && commit_id)
 LDFLAGS  := -s -w -X main.commit=$(COMMIT)
 export CGO_ENABLED ?= 0
 
-.PHONY: help run test bench lint build fuzz clean package
+.PHONY: help run test bench lint build fuzz clean package results check-results
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 build: ## Build bin/hivecrawl
 	@. scripts/lib.sh && need_go
@@ -28,6 +28,12 @@ lint: ## go vet and gofmt only
 
 bench: ## Run the benchmarks the issues name and print ratios
 	./scripts/bench.sh
+
+results: ## Write docs/results again from the simulator (about 5 minutes)
+	./scripts/results.sh write
+
+check-results: ## Fail when a committed result no longer follows from the code
+	./scripts/results.sh check
 
 fuzz: ## Run each fuzz target briefly (FUZZTIME=10s)
 	./scripts/fuzz.sh

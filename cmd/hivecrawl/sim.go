@@ -134,15 +134,26 @@ func simMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	took := time.Since(start)
-	cmdline := "hivecrawl sim " + strings.Join(args, " ")
-	if o.out == "" {
-		body += "\nWhy our figures differ from the paper's where they do is discussed in [the results overview](../README.md).\n"
+	// The summary depends on nothing but the experiment and the flags
+	// that change its figures, so `make results` can tell a committed
+	// result that no longer follows from the code: no wall time, no
+	// output folder.
+	cmdline := "hivecrawl sim " + name
+	if o.literal {
+		cmdline += " --count-all"
+	}
+	if o.seed != 1 {
+		cmdline += fmt.Sprintf(" --seed %d", o.seed)
+	}
+	if o.scale != 1 {
+		cmdline += fmt.Sprintf(" --scale %g", o.scale)
 	}
 	params := fmt.Sprintf("seed %d, scale %g", o.seed, o.scale)
 	if strings.HasPrefix(name, "recrawl") {
 		params += fmt.Sprintf(", success-rate counting %s", counting)
 	}
-	doc := fmt.Sprintf("# Simulation: %s\n\nProduced by `%s` (%s); the whole run took %.1f s of wall time on the machine that made it.\n\n%s", name, cmdline, params, took.Seconds(), body)
+	body += "\nWhy our figures differ from the paper's where they do is discussed in docs/results/README.md.\n"
+	doc := fmt.Sprintf("# Simulation: %s\n\nProduced by `%s` (%s).\n\n%s", name, cmdline, params, body)
 	if err := os.WriteFile(filepath.Join(dir, "summary.md"), []byte(doc), 0o644); err != nil {
 		fmt.Fprintf(stderr, "hivecrawl sim: %v\n", err)
 		return 1

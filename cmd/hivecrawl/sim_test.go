@@ -62,3 +62,38 @@ func TestSimAssignment(t *testing.T) {
 		}
 	}
 }
+
+// TestSimSameSeedSameBytes runs every experiment twice, into two folders,
+// at a small scale: every file must come out byte for byte the same, and
+// the summary must not name the folder, as `make check-results` compares
+// the committed results with a fresh run written elsewhere.
+func TestSimSameSeedSameBytes(t *testing.T) {
+	for _, args := range [][]string{{"webfountain"}, {"assignment"}, {"recrawl-rec"}, {"recrawl-ruc", "--count-all"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var dirs [2]string
+			for i := range dirs {
+				dirs[i] = t.TempDir()
+				var out, errb bytes.Buffer
+				run := append(append([]string(nil), args...), "--scale", "0.02", "--out", dirs[i])
+				if code := simMain(run, &out, &errb); code != 0 {
+					t.Fatalf("exit %d: %s", code, errb.String())
+				}
+			}
+			files, err := os.ReadDir(dirs[0])
+			if err != nil || len(files) == 0 {
+				t.Fatalf("no results written: %v", err)
+			}
+			for _, f := range files {
+				a, _ := os.ReadFile(filepath.Join(dirs[0], f.Name()))
+				b, err := os.ReadFile(filepath.Join(dirs[1], f.Name()))
+				if err != nil || !bytes.Equal(a, b) {
+					t.Errorf("%s differs between two runs with the same seed (%v)", f.Name(), err)
+				}
+			}
+			sum, _ := os.ReadFile(filepath.Join(dirs[0], "summary.md"))
+			if strings.Contains(string(sum), dirs[0]) || strings.Contains(string(sum), "wall time") {
+				t.Errorf("the summary names its folder or its run time:\n%.300s", sum)
+			}
+		})
+	}
+}
