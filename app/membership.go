@@ -164,12 +164,15 @@ func (nw *network) remember(ctx context.Context) {
 	}
 }
 
-// noteNeighbours notes the overlay neighbours this peer is connected to
-// in the peer book.
+// noteNeighbours notes the overlay neighbours in the peer book, with the
+// addresses known for them: from the manager's grant, which names them,
+// before the first heartbeat has connected to them (a peer stopped a
+// second after joining keeps them too). A wrong address costs a dial at
+// the next start, no more: a connection proves the peer's identity.
 func (nw *network) noteNeighbours(now time.Time) {
 	for _, nb := range nw.node.View().Neighbours {
-		if nw.h.Network().Connectedness(nb.ID) == libp2pnet.Connected {
-			nw.book.Note(peer.AddrInfo{ID: nb.ID, Addrs: nw.h.Peerstore().Addrs(nb.ID)}, now)
+		if addrs := nw.h.Peerstore().Addrs(nb.ID); len(addrs) > 0 {
+			nw.book.Note(peer.AddrInfo{ID: nb.ID, Addrs: addrs}, now)
 		}
 	}
 }
