@@ -24,6 +24,9 @@ func TestNetworkMeasuresLoopbackHosts(t *testing.T) {
 		t.Skip("starts 3 libp2p hosts")
 	}
 	s := startSwarm(t, 1, time.Hour, manager.AssignCAN)
+	// The manager reaches the client as it reaches its members: through
+	// the connection the client opened to it.
+	s.waitMembers(t)
 	web := httptest.NewServer(http.NotFoundHandler())
 	defer web.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
