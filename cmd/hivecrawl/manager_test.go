@@ -244,6 +244,13 @@ func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) first
 	if err := n.Join(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// A member renews its certificates, or the manager hands its zone on
+	// after their 30 s and sends it nothing; the first task may come later
+	// than that on a busy machine.
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { defer close(served); n.Serve(ctx) }()
+	t.Cleanup(func() { cancel(); <-served })
 	var tk *task.Task
 	var env, proof []byte
 	waitUntil(t, func() bool { var ok bool; tk, env, proof, ok = q.first(); return ok })
