@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
+	libp2ptest "github.com/libp2p/go-libp2p/core/test"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
@@ -202,15 +201,7 @@ func TestTooDeepJoinsElsewhere(t *testing.T) {
 	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond})
 	corner := can.Point{1, 1, 1}
 	for i := range can.DepthLimit(can.DefaultDim) + 1 {
-		k, _, err := crypto.GenerateEd25519Key(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, err := peer.IDFromPrivateKey(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.auth.Answer(id, zonecert.Request{Op: zonecert.OpJoin, Point: corner}, time.Now()); err != nil {
+		if _, err := c.auth.Answer(libp2ptest.RandPeerIDFatal(t), zonecert.Request{Op: zonecert.OpJoin, Point: corner}, time.Now()); err != nil {
 			t.Fatalf("crowd member %d: %v", i, err)
 		}
 	}

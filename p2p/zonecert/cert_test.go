@@ -156,18 +156,23 @@ func TestBookRefuses(t *testing.T) {
 	}
 }
 
-func TestBookNewestWins(t *testing.T) {
-	mgr, _ := key(t, 1)
-	_, a := key(t, 2)
-	_, b := key(t, 3)
-	book := NewBook(mgr.GetPublic())
-	sign := func(c Cert) Cert {
+// signer returns a function that signs a certificate with mgr.
+func signer(t *testing.T, mgr crypto.PrivKey) func(Cert) Cert {
+	return func(c Cert) Cert {
 		t.Helper()
 		if err := c.Sign(mgr); err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
+}
+
+func TestBookNewestWins(t *testing.T) {
+	mgr, _ := key(t, 1)
+	_, a := key(t, 2)
+	_, b := key(t, 3)
+	book := NewBook(mgr.GetPublic())
+	sign := signer(t, mgr)
 	steps := []struct {
 		name string
 		c    Cert
@@ -219,13 +224,7 @@ func TestBookForgets(t *testing.T) {
 	_, a := key(t, 2)
 	_, b := key(t, 3)
 	book := NewBook(mgr.GetPublic())
-	sign := func(c Cert) Cert {
-		t.Helper()
-		if err := c.Sign(mgr); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	sign := signer(t, mgr)
 	const ttl = 2 * time.Minute
 	// a held the box; renewed at t0 + 1 min, just before b's join.
 	box := sign(Cert{Path: "", Holder: a, Epoch: 1, Expiry: t0.Add(time.Minute + ttl)})
