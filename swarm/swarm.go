@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +22,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
-	"slices"
 )
 
 // Defaults for zero Config fields.
@@ -243,26 +243,25 @@ func (s *Swarm) startProcesses(ctx context.Context) error {
 	// every host until its leases' first renewal, 5 minutes on, which a
 	// short demo never reaches (the 13-minute runs of benchmarks.md do).
 	honest := func(c *Client) bool { return c.Cheat == "" && !c.Hijack }
-	started := func(c *Client) bool { return c.Index < cfg.Peers-cfg.Later }
-	if err := s.parallel(ctx, func(ctx context.Context, c *Client) error {
-		if !honest(c) || !started(c) {
-			return nil
-		}
-		return c.Start(ctx)
-	}); err != nil {
+	start := func(want func(*Client) bool) error {
+		return s.parallel(ctx, func(ctx context.Context, c *Client) error {
+			if !want(c) || c.Index >= cfg.Peers-cfg.Later {
+				return nil
+			}
+			return c.Start(ctx)
+		})
+	}
+	if err := start(honest); err != nil {
 		return err
 	}
-	if slices.ContainsFunc(s.Clients, func(c *Client) bool { return !honest(c) && started(c) }) {
-		if err := s.waitMembers(ctx, honest); err != nil {
-			return err
-		}
+	attacker := func(c *Client) bool { return !honest(c) }
+	if !slices.ContainsFunc(s.Clients[:cfg.Peers-cfg.Later], attacker) {
+		return nil
 	}
-	return s.parallel(ctx, func(ctx context.Context, c *Client) error {
-		if honest(c) || !started(c) {
-			return nil
-		}
-		return c.Start(ctx)
-	})
+	if err := s.waitMembers(ctx, honest); err != nil {
+		return err
+	}
+	return start(attacker)
 }
 
 // waitMembers waits, at most the Ready bound, until every running client
