@@ -156,23 +156,24 @@ func TestBookRefuses(t *testing.T) {
 	}
 }
 
-// signer returns a function that signs a certificate with mgr.
-func signer(t *testing.T, mgr crypto.PrivKey) func(Cert) Cert {
-	return func(c Cert) Cert {
+// newBook returns an empty book of a manager's, a function that signs
+// certificates with the manager's key, and two peers.
+func newBook(t *testing.T) (book *Book, sign func(Cert) Cert, a, b peer.ID) {
+	mgr, _ := key(t, 1)
+	_, a = key(t, 2)
+	_, b = key(t, 3)
+	sign = func(c Cert) Cert {
 		t.Helper()
 		if err := c.Sign(mgr); err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
+	return NewBook(mgr.GetPublic()), sign, a, b
 }
 
 func TestBookNewestWins(t *testing.T) {
-	mgr, _ := key(t, 1)
-	_, a := key(t, 2)
-	_, b := key(t, 3)
-	book := NewBook(mgr.GetPublic())
-	sign := signer(t, mgr)
+	book, sign, a, b := newBook(t)
 	steps := []struct {
 		name string
 		c    Cert
@@ -220,11 +221,7 @@ func TestBookNewestWins(t *testing.T) {
 // longest lifetime seen ago, and not sooner: until then an expired
 // certificate still refuses a replay of the one it superseded.
 func TestBookForgets(t *testing.T) {
-	mgr, _ := key(t, 1)
-	_, a := key(t, 2)
-	_, b := key(t, 3)
-	book := NewBook(mgr.GetPublic())
-	sign := signer(t, mgr)
+	book, sign, a, b := newBook(t)
 	const ttl = 2 * time.Minute
 	// a held the box; renewed at t0 + 1 min, just before b's join.
 	box := sign(Cert{Path: "", Holder: a, Epoch: 1, Expiry: t0.Add(time.Minute + ttl)})
