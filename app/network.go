@@ -24,7 +24,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
-	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
@@ -291,7 +290,7 @@ func (nw *network) uploader(nickname string, lim crawler.Limiter) *storage.Uploa
 func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptions) error {
 	nw.capacity = capacity(cfg)
 	n, err := node.New(nw.h, q, node.Config{
-		Point:     submit.HashPoint(nw.h.ID().String(), can.DefaultDim),
+		Point:     can.HashPoint(nw.h.ID().String(), can.DefaultDim),
 		Manager:   nw.key,
 		Authority: zoneAuthority{nw},
 		Heartbeat: opts.Heartbeat,

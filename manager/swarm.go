@@ -9,7 +9,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/entry"
-	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/hashring"
@@ -78,7 +77,7 @@ func (m *Manager) swarm() (Swarm, error) {
 	for ch, t := range latest {
 		p, ok := m.sub.Cached(ch)
 		if !ok {
-			p = submit.HashPoint(ch, m.sub.Options().Dim)
+			p = can.HashPoint(ch, m.sub.Options().Dim)
 		}
 		owner := t.Owner
 		if t.Peer != "" {

@@ -8,7 +8,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 )
@@ -152,7 +151,7 @@ func (s *Swarm) HostPlacement(ctx context.Context) (HostPlacement, error) {
 			hp.ClientRTT += all
 			rtts++
 		}
-		if samePoint(h.Point, submit.HashPoint(h.Channel, len(h.Point))) {
+		if samePoint(h.Point, can.HashPoint(h.Channel, len(h.Point))) {
 			continue
 		}
 		hp.Located++

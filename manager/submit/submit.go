@@ -8,7 +8,7 @@
 // RTT measurements, p2p/node.Locator) and is cached per host; the cache is
 // renewed at each resubmission and kept when locating fails. Without a
 // Locator, or before the first successful solve, the point is a hash of
-// the host name (HashPoint), so tasks still spread over the space.
+// the host name (can.HashPoint), so tasks still spread over the space.
 //
 // The manager sets a Locator when coordinate-aware placement is on
 // (manager.Options.Bounds, the default of `hivecrawl manager`): member
@@ -23,8 +23,6 @@ package submit
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -132,17 +130,7 @@ func (s *Submitter) Point(ctx context.Context, hostPort string) can.Point {
 	if p, ok := s.cache[hostPort]; ok {
 		return p
 	}
-	return HashPoint(hostPort, s.opts.Dim)
-}
-
-// HashPoint maps a host name to a point of [0,1)^dim by SHA-256.
-func HashPoint(host string, dim int) can.Point {
-	p := make(can.Point, dim)
-	for i := range p {
-		sum := sha256.Sum256(fmt.Appendf(nil, "%d/%s", i, host))
-		p[i] = float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)
-	}
-	return p
+	return can.HashPoint(hostPort, s.opts.Dim)
 }
 
 // EntryPeers returns the connected peers that speak the insert protocol.

@@ -129,7 +129,7 @@ func (l *flakyLocator) Locate(context.Context, string) (can.Point, error) {
 func TestPoint(t *testing.T) {
 	l := &flakyLocator{}
 	s := New(newHost(t), Options{Dim: 2, Locator: l})
-	hashed := HashPoint("b.example", 2)
+	hashed := can.HashPoint("b.example", 2)
 	tests := []struct {
 		name, host string
 		want       can.Point
@@ -151,7 +151,7 @@ func TestPoint(t *testing.T) {
 			t.Fatalf("hash point %v outside [0,1)", hashed)
 		}
 	}
-	if h2 := HashPoint("c.example", 2); h2[0] == hashed[0] {
+	if h2 := can.HashPoint("c.example", 2); h2[0] == hashed[0] {
 		t.Fatal("two hosts hashed to the same coordinate")
 	}
 }

@@ -1,6 +1,8 @@
 package can
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -288,4 +290,15 @@ func (z Zone) SplitApart(keep, give Point, depth int) (given Zone, kept []Zone, 
 		}
 	}
 	return Zone{}, nil, false
+}
+
+// HashPoint maps a host name to a point of [0,1)^dim by SHA-256: where a
+// host's tasks go before anything is measured of it.
+func HashPoint(host string, dim int) Point {
+	p := make(Point, dim)
+	for i := range p {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%d/%s", i, host))
+		p[i] = float64(binary.BigEndian.Uint64(sum[:8])>>11) / (1 << 53)
+	}
+	return p
 }
