@@ -12,11 +12,11 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/proto/lease"
 )
 
 // networkLeaser claims, renews and releases host leases with the network's
-// manager (taskmgr.Leaser over manager/lease).
+// manager (taskmgr.Leaser over proto/lease).
 type networkLeaser struct {
 	nw *network
 	// botKey is the public key this client signs HTTP requests with; the

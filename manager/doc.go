@@ -51,7 +51,7 @@
 // # Caveats
 //
 // Crawlers report the tasks they cancel for waiting longer than their
-// interval (manager/report): such a round is a load-dependent failure
+// interval (proto/report): such a round is a load-dependent failure
 // (recrawl.FailExpired) for the strategy, as design.md §9 requires, while a
 // task that vanished without a word (a crash) counts as lost at its
 // deadline. A task every entry peer refused is retried at the next tick,

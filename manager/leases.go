@@ -10,10 +10,10 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -80,7 +80,7 @@ func (m *Manager) mayNotHold(from peer.ID, t *task.Task, raw []byte) string {
 	return ""
 }
 
-// decideLease answers a crawler's lease request (manager/lease). The
+// decideLease answers a crawler's lease request (proto/lease). The
 // channel database decides and persists before the answer goes out.
 func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) lease.Answer {
 	now := m.opts.Now()

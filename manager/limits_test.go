@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/manager/entry"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/proto/lease"
 )
 
 // TestClaimsKeepToTheIPCap: over the lease protocol, with the default

@@ -10,8 +10,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/prom/promtest"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

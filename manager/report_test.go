@@ -8,8 +8,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/report"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/proto/report"
 )
 
 // TestCancellationReport: a crawler's report that it cancelled a task

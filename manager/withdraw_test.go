@@ -16,7 +16,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
-	"github.com/hivecrawl/hivecrawl/manager/lease"
+	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
 

@@ -37,7 +37,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/protocol"
 	ma "github.com/multiformats/go-multiaddr"
 
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 )
 
 // Protocol is the libp2p protocol ID of entry requests.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/network"
 
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

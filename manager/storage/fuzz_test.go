@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

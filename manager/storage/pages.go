@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

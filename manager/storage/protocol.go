@@ -5,8 +5,8 @@ import (
 	"net/url"
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

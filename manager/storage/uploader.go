@@ -16,7 +16,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

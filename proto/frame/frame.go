@@ -1,6 +1,6 @@
-// Package frame is the manager's message framing: one JSON value behind
+// Package frame is the framing of the manager's protocols: one JSON value behind
 // its length as a uvarint, decoded strictly (unknown fields and trailing
-// data are errors). The storage, entry and report protocols use it.
+// data are errors). Every protocol under proto/ uses it.
 package frame
 
 import (

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 )
 
 func TestValidate(t *testing.T) {

@@ -13,7 +13,7 @@
 // Requests are authenticated by the libp2p stream: the requester is the
 // stream's remote peer, whose identity the secure channel proved, so a
 // peer can claim, renew or release only in its own name. Messages are
-// varint-length-prefixed JSON (manager/internal/frame).
+// varint-length-prefixed JSON (proto/frame).
 package lease
 
 import (
@@ -27,9 +27,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/hivecrawl/hivecrawl/manager/internal/frame"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 )
 
 // Protocol is the libp2p protocol ID of lease requests.
