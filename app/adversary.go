@@ -9,10 +9,10 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 )
 
 // Adversary makes a network client a dishonest volunteer, for the demo's
@@ -51,7 +51,7 @@ func (c *Client) adversaryEnv(nickname string, heartbeat time.Duration) Adversar
 	}
 	var (
 		mu     sync.Mutex
-		second *storage.Uploader
+		second *upload.Uploader
 	)
 	return AdversaryEnv{Dir: c.dirs.Data, Host: c.net.h, ManagerKey: c.net.key, Nickname: nickname,
 		Authority: zoneAuthority{c.net}, Heartbeat: heartbeat, Log: c.log,
@@ -70,7 +70,7 @@ func (c *Client) adversaryEnv(nickname string, heartbeat time.Duration) Adversar
 				return nil, err
 			}
 			h.Peerstore().AddAddrs(c.net.manager, c.net.h.Peerstore().Addrs(c.net.manager), time.Hour)
-			second = &storage.Uploader{Host: h, Storage: c.net.manager, Manager: c.net.key, Nickname: nickname}
+			second = &upload.Uploader{Host: h, Storage: c.net.manager, Manager: c.net.key, Nickname: nickname}
 			return second, nil
 		}}
 }

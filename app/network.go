@@ -21,7 +21,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
@@ -29,6 +28,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/report"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 )
 
 // Network options' defaults.
@@ -278,8 +278,8 @@ func (nw *network) HandBack(ctx context.Context, raw []byte) error {
 
 // uploader returns the storage module's client for this network; lim
 // meters what it sends (the upload cap).
-func (nw *network) uploader(nickname string, lim crawler.Limiter) *storage.Uploader {
-	return &storage.Uploader{Host: nw.h, Storage: nw.manager, Manager: nw.key, Nickname: nickname, Limiter: lim}
+func (nw *network) uploader(nickname string, lim crawler.Limiter) *upload.Uploader {
+	return &upload.Uploader{Host: nw.h, Storage: nw.manager, Manager: nw.key, Nickname: nickname, Limiter: lim}
 }
 
 // attachNode creates the CAN node that queues accepted tasks in q. It

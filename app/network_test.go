@@ -24,6 +24,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/testkit/cheat"
@@ -544,7 +545,7 @@ func checkCredits(t *testing.T, s *swarm, peers []string) {
 		peerID := peers[i]
 		kept := map[string]bool{}
 		for _, e := range entries {
-			r, err := storage.VerifyReceipt(e.Raw, key)
+			r, err := upload.VerifyReceipt(e.Raw, key)
 			if err != nil {
 				t.Fatalf("client %d: receipt for %s does not verify: %v", i, e.Receipt.TaskID, err)
 			}

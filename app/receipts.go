@@ -10,7 +10,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/ledger"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -35,7 +35,7 @@ var _ taskmgr.ReceiptSink = (*ledgerSink)(nil)
 // Receipt adds the receipt of d to the ledger; a repeat is counted once.
 func (s *ledgerSink) Receipt(ctx context.Context, d taskmgr.Delivery, raw []byte) error {
 	if s.manager != nil {
-		r, err := storage.VerifyReceipt(raw, s.manager)
+		r, err := upload.VerifyReceipt(raw, s.manager)
 		if err != nil {
 			return fmt.Errorf("keep receipt of task %s: %w", d.TaskID, err)
 		}
@@ -89,22 +89,22 @@ func (c *Client) settleReceipts(ctx context.Context) error {
 	}
 }
 
-// settleOnce brings up to date the next storage.MaxReceiptsAsked of the
+// settleOnce brings up to date the next upload.MaxReceiptsAsked of the
 // ledger's pending receipts, in turns (Client.settleAfter): receipts that
 // will never settle (kept locally, or another network's) do not keep the
 // rest from being asked about.
 func (c *Client) settleOnce(ctx context.Context) error {
-	ids, next, err := c.ledger.PendingAfter(c.settleAfter, storage.MaxReceiptsAsked)
+	ids, next, err := c.ledger.PendingAfter(c.settleAfter, upload.MaxReceiptsAsked)
 	if err != nil || len(ids) == 0 {
 		return err
 	}
 	c.settleAfter = next
-	raws, err := storage.FetchReceipts(ctx, c.net.h, c.net.manager, ids)
+	raws, err := upload.FetchReceipts(ctx, c.net.h, c.net.manager, ids)
 	if err != nil {
 		return err
 	}
 	for _, raw := range raws {
-		r, err := storage.VerifyReceipt(raw, c.net.key)
+		r, err := upload.VerifyReceipt(raw, c.net.key)
 		if err != nil {
 			return err
 		}

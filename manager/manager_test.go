@@ -21,13 +21,13 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -192,10 +192,10 @@ func TestManagerRound(t *testing.T) {
 	}
 	// The peer claims each task's lease, "crawls" and uploads; the receipt
 	// verifies with the profile key.
-	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
+	up := &upload.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
 	for i, tk := range tasks {
 		raw := claimAndUpload(ctx, t, ph, m.ID(), up, tk, envs[i], q.proof(tk.ID), []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
-		rc, err := storage.VerifyReceipt(raw, pk)
+		rc, err := upload.VerifyReceipt(raw, pk)
 		if err != nil || rc.PagesNew != 1 || rc.Credits <= 0 {
 			t.Fatalf("receipt %+v, %v", rc, err)
 		}
@@ -231,7 +231,7 @@ func deliver(t *testing.T, tk *task.Task, env []byte, pages []*task.Page) taskmg
 // claimAndUpload claims task tk's lease from the manager mgr as the
 // overlay peer ph, and uploads pages as its result; it returns the
 // receipt.
-func claimAndUpload(ctx context.Context, t *testing.T, ph *host.Host, mgr peer.ID, up *storage.Uploader, tk *task.Task, env, proof []byte, pages []*task.Page) []byte {
+func claimAndUpload(ctx context.Context, t *testing.T, ph *host.Host, mgr peer.ID, up *upload.Uploader, tk *task.Task, env, proof []byte, pages []*task.Page) []byte {
 	t.Helper()
 	if _, err := lease.Send(ctx, ph, mgr, lease.Request{Op: lease.Claim, Task: env, Proof: proof, TaskID: tk.ID, Epoch: tk.Lease.Epoch}); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/prom/promtest"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -80,7 +80,7 @@ func TestMetricsScrape(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
+	up := &upload.Uploader{Host: ph, Storage: m.ID(), Manager: pk, Nickname: "alice"}
 	d := deliver(t, tasks[0], envs[0], []*task.Page{
 		{URL: tasks[0].Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tasks[0].Channel)},
 		{URL: tasks[0].Seeds[0] + "more", Status: 200, FetchedAt: clk.now(), Digest: 2, Text: []byte("more text of " + tasks[0].Channel)},

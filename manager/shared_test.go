@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/manager/profile"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
@@ -118,10 +118,10 @@ func TestSharedManagers(t *testing.T) {
 	// Results go to "the manager", whichever of the two the stream
 	// reaches; every receipt verifies with the profile key.
 	pk, _ := prof.Key()
-	up := &storage.Uploader{Host: ph, Storage: a.ID(), Manager: pk, Nickname: "alice"}
+	up := &upload.Uploader{Host: ph, Storage: a.ID(), Manager: pk, Nickname: "alice"}
 	for i, tk := range tasks {
 		raw := claimAndUpload(ctx, t, ph, a.ID(), up, tk, envs[i], q.proof(tk.ID), []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte("text of " + tk.Channel)}})
-		if _, err := storage.VerifyReceipt(raw, pk); err != nil {
+		if _, err := upload.VerifyReceipt(raw, pk); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket/buckettest"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -38,7 +39,7 @@ func TestManagerStore(t *testing.T) {
 		t.Fatal("the task does not ask for raw pages")
 	}
 	text := "the text of a.example, stored in a bucket"
-	up := &storage.Uploader{Host: ph, Storage: m.ID(), Manager: pk}
+	up := &upload.Uploader{Host: ph, Storage: m.ID(), Manager: pk}
 	html := "<p>" + text + "</p>"
 	raw, compression := textcodec.Encode([]byte(html))
 	claimAndUpload(ctx, t, ph, m.ID(), up, tk, env, q.proof(tk.ID), []*task.Page{{URL: tk.Seeds[0], Status: 200, FetchedAt: clk.now(), Digest: 1, Text: []byte(text),

@@ -63,6 +63,12 @@ type Page struct {
 	Header map[string][]string `json:"header,omitempty"`
 }
 
+// DropRaw leaves out the page's raw response (Raw and its header), as
+// an upload does for pages past its budget: the text still goes.
+func (p *Page) DropRaw() {
+	p.Raw, p.RawCompression, p.RawBytes, p.Header = nil, "", 0, nil
+}
+
 // MaxSignalsLen bounds Page.Signals.
 const MaxSignalsLen = 256
 

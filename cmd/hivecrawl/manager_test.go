@@ -28,11 +28,11 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/manager/profile"
-	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -210,7 +210,7 @@ func TestManagerKilledLosesNothing(t *testing.T) {
 // firstUpload is a volunteer's first result to a manager process.
 type firstUpload struct {
 	ph      *host.Host // the overlay peer that took the task
-	up      *storage.Uploader
+	up      *upload.Uploader
 	d       taskmgr.Delivery
 	receipt []byte
 }
@@ -262,7 +262,7 @@ func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) first
 	sp.Page(&task.Page{URL: tk.Seeds[0], Status: 200, FetchedAt: time.Now(), Digest: 42, Text: []byte("stored before the kill")})
 	sp.Close()
 	f.d = taskmgr.Delivery{TaskID: tk.ID, Channel: tk.Channel, Raw: env, Spool: spool, Result: &task.Result{TaskID: tk.ID, Channel: tk.Channel}}
-	f.up = &storage.Uploader{Host: f.ph, Storage: mid, Manager: key, Nickname: nickname}
+	f.up = &upload.Uploader{Host: f.ph, Storage: mid, Manager: key, Nickname: nickname}
 	if f.receipt, err = f.up.Upload(context.Background(), f.d); err != nil {
 		t.Fatal(err)
 	}

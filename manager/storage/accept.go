@@ -8,6 +8,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/crawler/urls"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -20,7 +21,7 @@ import (
 // stored and earns credit, a repeat from the same peer gets the same
 // receipt back, and a result that comes after another peer's earns a
 // receipt of zero. It returns an error for uploads it refuses.
-func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*task.Page) (*Response, error) {
+func (s *Storage) Accept(ctx context.Context, from string, h *upload.Header, pages []*task.Page) (*upload.Response, error) {
 	t, err := s.open(h)
 	if err != nil {
 		return nil, err
@@ -29,14 +30,14 @@ func (s *Storage) Accept(ctx context.Context, from string, h *Header, pages []*t
 }
 
 // accept is Accept for the upload of task t, whose signature was checked.
-func (s *Storage) accept(ctx context.Context, from string, t *task.Task, h *Header, pages pageSource) (*Response, error) {
+func (s *Storage) accept(ctx context.Context, from string, t *task.Task, h *upload.Header, pages pageSource) (*upload.Response, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if prev, found, err := s.idx.receipt(t.ID); err != nil {
 		return nil, fmt.Errorf("read receipt of task %s: %w", t.ID, err)
 	} else if found {
 		if prev.Peer == from {
-			return &Response{Receipt: prev.Raw}, nil
+			return &upload.Response{Receipt: prev.Raw}, nil
 		}
 		return s.duplicate(t, from)
 	}
@@ -87,16 +88,16 @@ func continuation(t *task.Task, res *task.Result) *task.Task {
 
 // duplicate answers a result that came after another: a signed receipt of
 // zero, so the crawler stops retrying.
-func (s *Storage) duplicate(t *task.Task, from string) (*Response, error) {
+func (s *Storage) duplicate(t *task.Task, from string) (*upload.Response, error) {
 	if err := s.idx.count(func(tt *Totals) { tt.Duplicates++ }); err != nil {
 		return nil, fmt.Errorf("count duplicate: %w", err)
 	}
 	r := task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: s.opts.Now().UTC()}
-	raw, err := SignReceipt(r, s.opts.Key)
+	raw, err := upload.SignReceipt(r, s.opts.Key)
 	if err != nil {
 		return nil, err
 	}
-	return &Response{Receipt: raw, Duplicate: true}, nil
+	return &upload.Response{Receipt: raw, Duplicate: true}, nil
 }
 
 // fetchSkew is how far a crawler's clock may lag the manager's when it
@@ -113,7 +114,7 @@ const fetchSkew = 5 * time.Minute
 // stored, to write them, and to index their text for search once the
 // result is known to be kept. Only their URLs and index entries are held
 // for the whole result.
-func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, from string, h *Header, pages pageSource) (*Response, error) {
+func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, from string, h *upload.Header, pages pageSource) (*upload.Response, error) {
 	now := s.opts.Now().UTC()
 	hosts := map[string]bool{}
 	for _, seed := range t.Seeds {
@@ -212,7 +213,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 		wp := p
 		if !s.opts.StoreRaw && (p.Raw != nil || p.Header != nil) {
 			c := *p
-			dropRaw(&c)
+			c.DropRaw()
 			wp = &c
 		}
 		loc, ok, err := s.rot.Page(wp)
@@ -274,7 +275,7 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 			return s.duplicate(t, from)
 		}
 	}
-	raw, err := SignReceipt(r, s.opts.Key)
+	raw, err := upload.SignReceipt(r, s.opts.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -288,5 +289,5 @@ func (s *Storage) store(ctx context.Context, t *task.Task, rec channels.Task, fr
 	}
 	s.log.Info("Upload stored", "task", t.ID, "peer", from, "new", r.PagesNew, "changed", r.PagesChanged,
 		"unchanged", unchang, "credits", r.Credits)
-	return &Response{Receipt: raw}, nil
+	return &upload.Response{Receipt: raw}, nil
 }

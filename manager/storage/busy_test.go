@@ -14,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/hivecrawl/hivecrawl/proto/frame"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -25,7 +26,7 @@ func holdSlot(t *testing.T, r *rig, round int) network.Stream {
 	t.Helper()
 	_, env := r.issue(t, round)
 	st := openUpload(t, r)
-	if err := frame.Write(st, &Header{Task: env, Pages: 1}, MaxHeaderSize); err != nil {
+	if err := frame.Write(st, &upload.Header{Task: env, Pages: 1}, upload.MaxHeaderSize); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, func() bool { return len(r.st.sem) == cap(r.st.sem) })
@@ -37,7 +38,7 @@ func openUpload(t *testing.T, r *rig) network.Stream {
 	t.Helper()
 	h := newHost(t)
 	h.Peerstore().AddAddrs(r.h.ID(), r.h.Addrs(), time.Hour)
-	st, err := h.NewStream(context.Background(), r.h.ID(), UploadProtocol)
+	st, err := h.NewStream(context.Background(), r.h.ID(), upload.UploadProtocol)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,18 +57,18 @@ func TestNoSlotWithoutAGenuineHeader(t *testing.T) {
 	}
 	forged := openUpload(t, r)
 	defer forged.Reset()
-	if err := frame.Write(forged, &Header{Task: []byte("not an envelope"), Pages: 1}, MaxHeaderSize); err != nil {
+	if err := frame.Write(forged, &upload.Header{Task: []byte("not an envelope"), Pages: 1}, upload.MaxHeaderSize); err != nil {
 		t.Fatal(err)
 	}
 	if err := forged.CloseWrite(); err != nil { // as an uploader does after its last page
 		t.Fatal(err)
 	}
 	br := bufio.NewReader(forged)
-	b, err := frame.ReadBytes(br, br, MaxResponseSize)
+	b, err := frame.ReadBytes(br, br, upload.MaxResponseSize)
 	if err != nil {
 		t.Fatalf("no answer to a forged header: %v", err)
 	}
-	if resp, err := DecodeResponse(b); err != nil || !resp.Final || resp.Error == "" {
+	if resp, err := upload.DecodeResponse(b); err != nil || !resp.Final || resp.Error == "" {
 		t.Fatalf("answer to a forged header %+v, %v; want a refusal for good", resp, err)
 	}
 	tk, env := r.issue(t, 1)
@@ -116,7 +117,7 @@ func TestBusyStorageTakesUploadsInTurn(t *testing.T) {
 		n := 0
 		for _, c := range r.h.Network().Conns() {
 			for _, s := range c.GetStreams() {
-				if s.Protocol() == UploadProtocol {
+				if s.Protocol() == upload.UploadProtocol {
 					n++
 				}
 			}

@@ -2,10 +2,10 @@ package storage
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -24,7 +24,7 @@ func TestPagesUnderTheirCanonicalURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := VerifyReceipt(raw, r.key.GetPublic())
+	rc, err := upload.VerifyReceipt(raw, r.key.GetPublic())
 	if err != nil || rc.PagesNew != 1 || rc.PagesAccepted != 1 {
 		t.Fatalf("receipt %+v, %v", rc, err)
 	}
@@ -37,25 +37,5 @@ func TestPagesUnderTheirCanonicalURL(t *testing.T) {
 	// The record says where its text came from.
 	if _, targets := warcRecords(t, r.dir); fmt.Sprint(targets[1:]) != "[http://site.example/print]" {
 		t.Errorf("WARC targets %v", targets)
-	}
-}
-
-func TestDecodePageChecksDuplicateOf(t *testing.T) {
-	for _, tc := range []struct {
-		name, dup string
-		ok        bool
-	}{
-		{name: "absent", ok: true},
-		{name: "http", dup: "http://a.example/story", ok: true},
-		{name: "not http", dup: "javascript:alert(1)"},
-		{name: "relative", dup: "/story"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			b := fmt.Appendf(nil, `{"url":"http://a.example/x","status":200,"fetched_at":"2026-01-01T00:00:00Z","depth":1,"out_links":0,"duplicate_of":%q}`, tc.dup)
-			_, err := DecodePage(b)
-			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, ErrMalformed)) {
-				t.Errorf("DecodePage with duplicate_of %q: %v", tc.dup, err)
-			}
-		})
 	}
 }

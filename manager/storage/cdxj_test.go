@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -124,7 +125,7 @@ func checkCDXJ(t *testing.T, name string, data, cdxj []byte, want map[string]str
 func storePages(t *testing.T, r *rig, round int, pages []*task.Page) {
 	t.Helper()
 	tk, env := r.issue(t, round)
-	h := &Header{Task: env, Result: task.Result{TaskID: tk.ID, Stats: task.Stats{PagesFetched: len(pages)}}, Pages: len(pages)}
+	h := &upload.Header{Task: env, Result: task.Result{TaskID: tk.ID, Stats: task.Stats{PagesFetched: len(pages)}}, Pages: len(pages)}
 	if _, err := r.st.Accept(context.Background(), "peer-1", h, pages); err != nil {
 		t.Fatal(err)
 	}

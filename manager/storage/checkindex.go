@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -252,7 +253,7 @@ func resignTx(tx kv.Tx, id, state, reason string, key crypto.PrivKey, pub crypto
 	if !found {
 		return fmt.Errorf("settle receipt of task %s: none stored", id)
 	}
-	r, err := VerifyReceipt(st.Raw, pub)
+	r, err := upload.VerifyReceipt(st.Raw, pub)
 	if err != nil {
 		return fmt.Errorf("settle receipt of task %s: %w", id, err)
 	}
@@ -260,7 +261,7 @@ func resignTx(tx kv.Tx, id, state, reason string, key crypto.PrivKey, pub crypto
 		return nil
 	}
 	r.State, r.Reason = state, reason
-	raw, err := SignReceipt(r, key)
+	raw, err := upload.SignReceipt(r, key)
 	if err != nil {
 		return err
 	}

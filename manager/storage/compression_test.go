@@ -7,6 +7,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -39,7 +40,7 @@ func TestUploadCompressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := VerifyReceipt(raw, r.key.GetPublic())
+	rc, err := upload.VerifyReceipt(raw, r.key.GetPublic())
 	if err != nil || rc.PagesAccepted != 3 {
 		t.Fatalf("receipt %+v, %v; want 3 pages accepted", rc, err)
 	}

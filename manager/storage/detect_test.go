@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/kv"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -261,7 +262,7 @@ func TestOneForgedPageFailsResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := VerifyReceipt(rc, r.key.GetPublic()); err != nil || got.State != task.CreditPending {
+	if got, err := upload.VerifyReceipt(rc, r.key.GetPublic()); err != nil || got.State != task.CreditPending {
 		t.Fatalf("receipt %+v (%v), want pending", got, err)
 	}
 	for i := range 3 {

@@ -1,5 +1,5 @@
 // Package storage is the manager's storage module (design.md §2 step 6–7, §8):
-// crawlers upload a finished task's result over UploadProtocol, the module
+// crawlers upload a finished task's result over proto/upload, the module
 // checks it, stores the extracted text as WARC 1.1 `conversion` records
 // (WET-style, one gzip member per record; with Options.StoreRaw the raw
 // responses a task asked for as `response` records before them) in
@@ -7,14 +7,14 @@
 // index of URL → latest digest, validators and WARC location, feeds the
 // result back to the channel database (through Tasks), and answers with a
 // credit receipt signed with the manager's key, which anyone holding the
-// network profile can verify (VerifyReceipt).
+// network profile can verify (upload.VerifyReceipt).
 //
 // With Options.Validation (a network's manager sets it; solo mode does
 // not) every result is spot-checked (validate.go): a sample of its pages
 // is re-fetched by other volunteers and compared with what was uploaded.
 // Its receipt's credit stays pending until the check confirms or revokes
 // it, and the crawler fetches the receipt signed again over
-// ReceiptsProtocol. docs/developer/validation.md explains the rules.
+// upload.ReceiptsProtocol. docs/developer/validation.md explains the rules.
 //
 // # Files
 //
@@ -27,16 +27,6 @@
 // back to their last whole record and indexed, and with an Archive every
 // closed file still local is uploaded. docs/operator/storage.md is the operator's
 // account.
-//
-// # Protocol
-//
-// One stream per upload. The crawler sends a Header (the manager-signed
-// task envelope as it received it, the task's Result, the page count and
-// an optional nickname), then that many task.Page messages, and closes its
-// side; the module answers with one Response. Every message is an
-// unsigned-varint length and JSON, with the Max* limits checked before
-// decoding. The uploader's identity is the stream's authenticated remote
-// peer, never a field of the message.
 //
 // # Rules
 //
@@ -64,7 +54,7 @@
 // # Caveats
 //
 // An upload is spooled to a file under the data directory's uploads/ as
-// it is read (at most MaxUploadBytes; at most Options.Concurrent at once)
+// it is read (at most upload.MaxUploadBytes; at most Options.Concurrent at once)
 // and stored from there a page at a time, its text indexed for search in
 // small batches: storing a result takes memory for its largest page and
 // one search batch, not for its page count, and is admitted against

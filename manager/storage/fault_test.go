@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 )
 
 // failingWriter fails every write with ENOSPC while full is set, as a
@@ -29,7 +31,7 @@ func (f failingWriter) Write(p []byte) (int, error) {
 
 // uploadRound issues round and uploads pages as its result through a
 // real uploader; it returns the upload's error.
-func (r *rig) uploadRound(t *testing.T, up *Uploader, round int, n int) (map[string]string, func() error) {
+func (r *rig) uploadRound(t *testing.T, up *upload.Uploader, round int, n int) (map[string]string, func() error) {
 	t.Helper()
 	tk, env := r.issue(t, round)
 	pages, texts := textPages(round, n)

@@ -18,6 +18,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/testkit/pgtest"
 )
@@ -137,11 +138,11 @@ func (r *rig) issue(t *testing.T, round int) (*task.Task, []byte) {
 }
 
 // client returns an uploader on a new host connected to the rig.
-func (r *rig) client(t *testing.T) (*Uploader, *host.Host) {
+func (r *rig) client(t *testing.T) (*upload.Uploader, *host.Host) {
 	t.Helper()
 	h := newHost(t)
 	h.Peerstore().AddAddrs(r.h.ID(), r.h.Addrs(), time.Hour)
-	return &Uploader{Host: h, Storage: r.h.ID(), Manager: r.key.GetPublic(), Nickname: "nick-" + h.ID().String()[:6]}, h
+	return &upload.Uploader{Host: h, Storage: r.h.ID(), Manager: r.key.GetPublic(), Nickname: "nick-" + h.ID().String()[:6]}, h
 }
 
 // delivery writes pages to a spool and returns the delivery of env.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/boltfile"
 	"github.com/hivecrawl/hivecrawl/internal/kv"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -134,7 +135,7 @@ func (x *index) verifiedReceipt(taskID string, key crypto.PubKey) (task.Receipt,
 	if err != nil || !found {
 		return task.Receipt{}, false, err
 	}
-	r, err := VerifyReceipt(s.Raw, key)
+	r, err := upload.VerifyReceipt(s.Raw, key)
 	if err != nil {
 		return task.Receipt{}, false, fmt.Errorf("receipt of task %s: %w", taskID, err)
 	}

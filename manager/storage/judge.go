@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/export"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -24,7 +25,7 @@ import (
 // stored; asks, what the host asked of the checker, goes to the host's
 // lease. from holds the check's lease (Accept): a peer the check had to
 // avoid never does, as the lease refuses it.
-func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages pageSource, asks channels.Feedback) (*Response, error) {
+func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, from string, pages pageSource, asks channels.Feedback) (*upload.Response, error) {
 	c, found, err := s.idx.pendingCheck(rec.Checks)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 	r := task.Receipt{TaskID: t.ID, Channel: t.Channel, Peer: from, IssuedAt: s.opts.Now().UTC(),
 		PagesAccepted: decisive, State: task.CreditPending,
 		Credits: math.Round(CreditPerCheckedPage*float64(decisive)*100) / 100}
-	raw, err := SignReceipt(r, s.opts.Key)
+	raw, err := upload.SignReceipt(r, s.opts.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -81,12 +82,12 @@ func (s *Storage) judge(ctx context.Context, t *task.Task, rec channels.Task, fr
 			raw = st.Raw
 		}
 	}
-	return &Response{Receipt: raw}, nil
+	return &upload.Response{Receipt: raw}, nil
 }
 
 // unneededCheck ends check task t, whose result no longer waits for it,
 // with a receipt of zero; asks goes to the host's lease.
-func (s *Storage) unneededCheck(ctx context.Context, t *task.Task, rec channels.Task, from string, asks channels.Feedback) (*Response, error) {
+func (s *Storage) unneededCheck(ctx context.Context, t *task.Task, rec channels.Task, from string, asks channels.Feedback) (*upload.Response, error) {
 	if rec.State == channels.TaskOpen {
 		if _, err := s.opts.Tasks.Complete(ctx, t.ID, from, asks); err != nil {
 			return nil, fmt.Errorf("end check %s: %w", t.ID, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
 	"github.com/hivecrawl/hivecrawl/manager/search"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/testkit/testbin"
 )
@@ -104,7 +105,7 @@ func TestHelperStoreResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := VerifyReceipt(raw, r.key.GetPublic())
+	rc, err := upload.VerifyReceipt(raw, r.key.GetPublic())
 	if err != nil {
 		t.Fatal(err)
 	}

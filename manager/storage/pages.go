@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/hivecrawl/hivecrawl/proto/frame"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -64,11 +65,11 @@ func (u *uploadFile) Each(fn func(int, *task.Page) error) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	for i := range u.n {
-		b, err := frame.ReadBytes(br, br, MaxPageSize)
+		b, err := frame.ReadBytes(br, br, upload.MaxPageSize)
 		if err != nil {
 			return fmt.Errorf("read spooled upload %s: page %d: %w", u.path, i, err)
 		}
-		p, err := DecodePage(b)
+		p, err := upload.DecodePage(b)
 		if err != nil {
 			return fmt.Errorf("read spooled upload %s: %w", u.path, err)
 		}
@@ -82,14 +83,14 @@ func (u *uploadFile) Each(fn func(int, *task.Page) error) error {
 // spoolUpload reads the n page messages of an upload from br into a file
 // under the uploads directory, checking each, and returns it; the caller
 // removes it. resp is the refusal when the upload is not acceptable.
-func (s *Storage) spoolUpload(ctx context.Context, br *bufio.Reader, n int) (up *uploadFile, resp *Response) {
+func (s *Storage) spoolUpload(ctx context.Context, br *bufio.Reader, n int) (up *uploadFile, resp *upload.Response) {
 	f, err := os.CreateTemp(uploadsDir(s.opts.Dir), "upload-*")
 	if err != nil {
 		s.log.Warn("Cannot spool an upload", "err", err)
-		return nil, &Response{Error: "storage cannot take uploads now, retry later"}
+		return nil, &upload.Response{Error: "storage cannot take uploads now, retry later"}
 	}
 	up = &uploadFile{path: f.Name(), n: n}
-	fail := func(r *Response) (*uploadFile, *Response) {
+	fail := func(r *upload.Response) (*uploadFile, *upload.Response) {
 		f.Close()
 		os.Remove(up.path)
 		return nil, r
@@ -98,22 +99,22 @@ func (s *Storage) spoolUpload(ctx context.Context, br *bufio.Reader, n int) (up 
 	total := 0
 	for range n {
 		if ctx.Err() != nil {
-			return fail(&Response{Error: fmt.Sprintf("read page: %v", ctx.Err())})
+			return fail(&upload.Response{Error: fmt.Sprintf("read page: %v", ctx.Err())})
 		}
-		b, err := frame.ReadBytes(br, br, MaxPageSize)
+		b, err := frame.ReadBytes(br, br, upload.MaxPageSize)
 		if err != nil {
-			return fail(&Response{Error: fmt.Sprintf("read page: %v", err)})
+			return fail(&upload.Response{Error: fmt.Sprintf("read page: %v", err)})
 		}
-		if total += len(b); total > MaxUploadBytes {
-			return fail(&Response{Error: fmt.Sprintf("upload exceeds %d bytes", MaxUploadBytes)})
+		if total += len(b); total > upload.MaxUploadBytes {
+			return fail(&upload.Response{Error: fmt.Sprintf("upload exceeds %d bytes", upload.MaxUploadBytes)})
 		}
-		if _, err := DecodePage(b); err != nil {
-			return fail(&Response{Error: err.Error()})
+		if _, err := upload.DecodePage(b); err != nil {
+			return fail(&upload.Response{Error: err.Error()})
 		}
 		up.largest = max(up.largest, len(b))
-		if err := frame.WriteBytes(bw, b, MaxPageSize); err != nil {
+		if err := frame.WriteBytes(bw, b, upload.MaxPageSize); err != nil {
 			s.log.Warn("Cannot spool an upload", "err", err)
-			return fail(&Response{Error: "storage cannot take uploads now, retry later"})
+			return fail(&upload.Response{Error: "storage cannot take uploads now, retry later"})
 		}
 	}
 	err = bw.Flush()
@@ -123,7 +124,7 @@ func (s *Storage) spoolUpload(ctx context.Context, br *bufio.Reader, n int) (up 
 	if err != nil {
 		s.log.Warn("Cannot spool an upload", "err", err)
 		os.Remove(up.path)
-		return nil, &Response{Error: "storage cannot take uploads now, retry later"}
+		return nil, &upload.Response{Error: "storage cannot take uploads now, retry later"}
 	}
 	return up, nil
 }

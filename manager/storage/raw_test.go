@@ -3,13 +3,11 @@ package storage
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
 	"github.com/hivecrawl/hivecrawl/manager/storage/warciotest"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -133,57 +131,5 @@ func TestRawDropped(t *testing.T) {
 	r.st.Close()
 	if types, _ := warcRecords(t, r.dir); fmt.Sprint(types) != "[warcinfo conversion]" {
 		t.Fatalf("records %v", types)
-	}
-}
-
-// TestRawBudget: raw responses go with their pages, in spool order, while
-// each page's message and the whole upload stay within their limits; the
-// text of every page goes in any case.
-func TestRawBudget(t *testing.T) {
-	pages := []*task.Page{
-		page("http://site.example/plain", "plain"),
-		rawPage("http://site.example/a", "a", "<p>a</p>"),
-		rawPage("http://site.example/b", "b", "<p>b</p>"),
-		rawPage("http://site.example/c", "c", "<p>c</p>"),
-	}
-	pages[2].Raw = bytes.Repeat([]byte("x"), 3000) // b's raw body is large
-	path := filepath.Join(t.TempDir(), "spool")
-	sp, err := crawler.OpenSpool(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var with, extra []int
-	text := 0
-	for _, p := range pages {
-		if err := sp.Page(p); err != nil {
-			t.Fatal(err)
-		}
-		w, _ := json.Marshal(p)
-		c := *p
-		dropRaw(&c)
-		wo, _ := json.Marshal(&c)
-		with, extra, text = append(with, len(w)), append(extra, len(w)-len(wo)), text+len(wo)
-	}
-	if err := sp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name              string
-		maxPage, maxTotal int
-		want              []bool
-	}{
-		{"room for all", 1 << 20, 1 << 20, []bool{false, true, true, true}},
-		{"a page over its limit", with[2] - 1, 1 << 20, []bool{false, true, false, true}},
-		{"no room for b", 1 << 20, text + extra[1] + extra[3], []bool{false, true, false, true}},
-		{"room for a only", 1 << 20, text + extra[1], []bool{false, true, false, false}},
-		{"text only", 1 << 20, text, []bool{false, false, false, false}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := rawBudgetWithin(path, tc.maxPage, tc.maxTotal)
-			if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Fatalf("rawBudget = %v, %v; want %v", got, err, tc.want)
-			}
-		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -89,7 +90,7 @@ func TestReadReceipts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := VerifyReceipt(raw, r.key.GetPublic())
+	want, err := upload.VerifyReceipt(raw, r.key.GetPublic())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,48 +2,24 @@ package storage
 
 import (
 	"bufio"
-	"context"
-	"fmt"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/proto/frame"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 )
-
-// ReceiptsProtocol is the libp2p protocol on which a crawler asks for the
-// current receipts of its results: a pending receipt is signed again once
-// its result is confirmed or revoked.
-const ReceiptsProtocol = "/hivecrawl/storage/receipts/1.0.0"
-
-// MaxReceiptsAsked bounds the task IDs of one receipts request.
-const MaxReceiptsAsked = 256
-
-// maxReceiptsMessage bounds a receipts request or answer.
-const maxReceiptsMessage = MaxReceiptsAsked * (MaxResponseSize / 8)
-
-// ReceiptsRequest names the tasks whose receipts the asker wants.
-type ReceiptsRequest struct {
-	Tasks []string `json:"tasks"`
-}
-
-// ReceiptsAnswer holds the asker's current signed receipts among those
-// asked for; tasks of other peers, or with no receipt, are left out.
-type ReceiptsAnswer struct {
-	Receipts [][]byte `json:"receipts"`
-}
 
 func (s *Storage) handleReceipts(st network.Stream) {
 	defer st.Close()
 	st.SetDeadline(time.Now().Add(30 * time.Second))
-	var req ReceiptsRequest
-	if err := frame.Read(bufio.NewReader(st), &req, maxReceiptsMessage); err != nil || len(req.Tasks) > MaxReceiptsAsked {
+	var req upload.ReceiptsRequest
+	if err := frame.Read(bufio.NewReader(st), &req, upload.MaxReceiptsMessage); err != nil || len(req.Tasks) > upload.MaxReceiptsAsked {
 		st.Reset()
 		return
 	}
 	from := st.Conn().RemotePeer().String()
-	var ans ReceiptsAnswer
+	var ans upload.ReceiptsAnswer
 	for _, id := range req.Tasks {
 		rc, found, err := s.idx.receipt(id)
 		if err != nil {
@@ -54,24 +30,7 @@ func (s *Storage) handleReceipts(st network.Stream) {
 			ans.Receipts = append(ans.Receipts, rc.Raw)
 		}
 	}
-	if err := frame.Write(st, ans, maxReceiptsMessage); err != nil {
+	if err := frame.Write(st, ans, upload.MaxReceiptsMessage); err != nil {
 		s.log.Debug("Receipts not sent", "peer", from, "err", err)
 	}
-}
-
-// FetchReceipts asks the storage module at p for the current receipts of
-// tasks (at most MaxReceiptsAsked) and returns them as signed, unverified:
-// the caller verifies each with VerifyReceipt.
-func FetchReceipts(ctx context.Context, h frame.StreamOpener, p peer.ID, tasks []string) ([][]byte, error) {
-	if len(tasks) > MaxReceiptsAsked {
-		tasks = tasks[:MaxReceiptsAsked]
-	}
-	var ans ReceiptsAnswer
-	if err := frame.Call(ctx, h, p, ReceiptsProtocol, ReceiptsRequest{Tasks: tasks}, &ans, maxReceiptsMessage, 30*time.Second); err != nil {
-		return nil, fmt.Errorf("fetch receipts: %w", err)
-	}
-	if len(ans.Receipts) > len(tasks) {
-		return nil, fmt.Errorf("fetch receipts: %w: %d receipts for %d tasks", ErrMalformed, len(ans.Receipts), len(tasks))
-	}
-	return ans.Receipts, nil
 }

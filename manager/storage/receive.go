@@ -17,6 +17,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/proto/frame"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -65,7 +66,7 @@ func (s *Storage) handle(st network.Stream) {
 			// on it until its timeout. The reset ends its writes at once,
 			// and it tries again after its backoff.
 			s.log.Debug("Upload turned away: storage busy", "peer", from)
-			s.respond(st, &Response{Error: "storage busy, retry later"})
+			s.respond(st, &upload.Response{Error: "storage busy, retry later"})
 			st.Reset()
 			return
 		}
@@ -75,7 +76,7 @@ func (s *Storage) handle(st network.Stream) {
 	} else {
 		// Read what the uploader still sends, without keeping it, so that
 		// it reads the answer and does not send it again.
-		io.Copy(io.Discard, io.LimitReader(br, MaxUploadBytes+MaxPages*binary.MaxVarintLen64))
+		io.Copy(io.Discard, io.LimitReader(br, upload.MaxUploadBytes+upload.MaxPages*binary.MaxVarintLen64))
 	}
 	if resp.Error != "" {
 		s.log.Info("Upload refused", "peer", from, "reason", resp.Error)
@@ -89,27 +90,27 @@ func (s *Storage) handle(st network.Stream) {
 // readHeader reads and checks an upload's header: the header and its
 // task when the upload may go on, else the refusal. It refuses what
 // Accept would refuse for good from the header alone (mayUpload).
-func (s *Storage) readHeader(br *bufio.Reader, from peer.ID) (*Header, *task.Task, *Response) {
-	b, err := frame.ReadBytes(br, br, MaxHeaderSize)
+func (s *Storage) readHeader(br *bufio.Reader, from peer.ID) (*upload.Header, *task.Task, *upload.Response) {
+	b, err := frame.ReadBytes(br, br, upload.MaxHeaderSize)
 	if err != nil {
-		return nil, nil, &Response{Error: fmt.Sprintf("read header: %v", err)}
+		return nil, nil, &upload.Response{Error: fmt.Sprintf("read header: %v", err)}
 	}
-	h, err := DecodeHeader(b)
+	h, err := upload.DecodeHeader(b)
 	if err != nil {
-		return nil, nil, &Response{Error: err.Error()}
+		return nil, nil, &upload.Response{Error: err.Error()}
 	}
 	t, err := s.open(h)
 	if err == nil {
 		_, err = s.mayUpload(t, from.String())
 	}
 	if err != nil {
-		return nil, nil, &Response{Error: peerMessage(err), Final: errors.Is(err, errRefused)}
+		return nil, nil, &upload.Response{Error: peerMessage(err), Final: errors.Is(err, errRefused)}
 	}
 	return h, t, nil
 }
 
 // open checks the signature on the task of upload header h.
-func (s *Storage) open(h *Header) (*task.Task, error) {
+func (s *Storage) open(h *upload.Header) (*task.Task, error) {
 	t, err := envelope.Open(h.Task, s.opts.Manager)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errRefused, err)
@@ -163,8 +164,8 @@ func (s *Storage) optedOut(host string) error {
 	return nil
 }
 
-func (s *Storage) respond(st network.Stream, r *Response) {
-	if err := frame.Write(st, r, MaxResponseSize); err != nil {
+func (s *Storage) respond(st network.Stream, r *upload.Response) {
+	if err := frame.Write(st, r, upload.MaxResponseSize); err != nil {
 		s.log.Debug("Upload response not sent", "peer", st.Conn().RemotePeer(), "err", err)
 	}
 }
@@ -173,7 +174,7 @@ func (s *Storage) respond(st network.Stream, r *Response) {
 // read and stores it. The pages are spooled to a file as they come, so
 // that neither a slow uploader holds the commit lock nor a large result
 // the memory; the store is admitted against Options.Admit.
-func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h *Header, t *task.Task) *Response {
+func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h *upload.Header, t *task.Task) *upload.Response {
 	up, resp := s.spoolUpload(ctx, br, h.Pages)
 	if resp != nil {
 		return resp
@@ -182,7 +183,7 @@ func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h
 	if a := s.opts.Admit; a != nil {
 		release, err := a.Admit(ctx, storeCost(up.largest))
 		if err != nil {
-			return &Response{Error: fmt.Sprintf("storage busy, retry later: %v", err)}
+			return &upload.Response{Error: fmt.Sprintf("storage busy, retry later: %v", err)}
 		}
 		defer release()
 	}
@@ -192,7 +193,7 @@ func (s *Storage) receive(ctx context.Context, br *bufio.Reader, from peer.ID, h
 		if msg != err.Error() {
 			s.log.Warn("Upload not stored", "task", t.ID, "peer", from, "err", err)
 		}
-		return &Response{Error: msg, Final: errors.Is(err, errRefused)}
+		return &upload.Response{Error: msg, Final: errors.Is(err, errRefused)}
 	}
 	return resp
 }

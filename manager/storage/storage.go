@@ -18,6 +18,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/search"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 )
 
 // Tasks is the manager's book of issued tasks, as the storage module needs
@@ -216,8 +217,8 @@ type StreamHost interface {
 
 // Attach serves UploadProtocol and ReceiptsProtocol on h until Close.
 func (s *Storage) Attach(h StreamHost) {
-	h.SetStreamHandler(UploadProtocol, s.handle)
-	h.SetStreamHandler(ReceiptsProtocol, s.handleReceipts)
+	h.SetStreamHandler(upload.UploadProtocol, s.handle)
+	h.SetStreamHandler(upload.ReceiptsProtocol, s.handleReceipts)
 }
 
 // Close ends the current WARC file, uploads the closed files not yet

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/crawler"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -54,7 +55,7 @@ func TestOversizedPageDoesNotHoldUpTheResult(t *testing.T) {
 	r := newRig(t)
 	tk, env := r.issue(t, 1)
 	huge := page("http://site.example/huge", "x")
-	huge.Text = make([]byte, MaxPageSize) // base64 in JSON: a third larger still
+	huge.Text = make([]byte, upload.MaxPageSize) // base64 in JSON: a third larger still
 	if _, err := rand.Read(huge.Text); err != nil {
 		t.Fatal(err)
 	}

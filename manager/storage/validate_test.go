@@ -14,6 +14,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -106,13 +107,13 @@ func (r *rig) upload(t *testing.T, id string, env []byte, pages []*task.Page) (t
 }
 
 // uploadFrom is upload from the peer of up and h.
-func (r *rig) uploadFrom(t *testing.T, up *Uploader, h *host.Host, id string, env []byte, pages []*task.Page) (task.Receipt, string) {
+func (r *rig) uploadFrom(t *testing.T, up *upload.Uploader, h *host.Host, id string, env []byte, pages []*task.Page) (task.Receipt, string) {
 	t.Helper()
 	raw, err := up.Upload(context.Background(), delivery(t, id, env, pages, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc, err := VerifyReceipt(raw, r.key.GetPublic())
+	rc, err := upload.VerifyReceipt(raw, r.key.GetPublic())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestRecordShrinksSample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rc, err := VerifyReceipt(raw, r.key.GetPublic())
+		rc, err := upload.VerifyReceipt(raw, r.key.GetPublic())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -663,8 +664,8 @@ func TestUnchangedOverForgedTextNotHeldAgainstCrawler(t *testing.T) {
 // fails.
 func TestDeferredCheckCredit(t *testing.T) {
 	r, c, _ := validatingRig(t, func() float64 { return 0 })
-	up := func() (*Uploader, string) { u, h := r.client(t); return u, h.ID().String() }
-	answer := func(u *Uploader, pages func(issuedCheck) []*task.Page) string {
+	up := func() (*upload.Uploader, string) { u, h := r.client(t); return u, h.ID().String() }
+	answer := func(u *upload.Uploader, pages func(issuedCheck) []*task.Page) string {
 		t.Helper()
 		if err := r.st.IssueChecks(context.Background()); err != nil {
 			t.Fatal(err)
@@ -688,7 +689,7 @@ func TestDeferredCheckCredit(t *testing.T) {
 	r.upload(t, tk.ID, env, []*task.Page{page("http://site.example/made-up", article("made up"))})
 	goodCheck := answer(good, live(site()))
 	badCheck := answer(bad, live(site()))
-	answer(func() *Uploader { u, _ := up(); return u }(), live(site()))
+	answer(func() *upload.Uploader { u, _ := up(); return u }(), live(site()))
 	if got := r.stored(t, tk.ID); got.State != task.CreditRevoked {
 		t.Fatalf("forged result: %+v", got)
 	}
@@ -719,7 +720,7 @@ func TestDeferredCheckCredit(t *testing.T) {
 // verdict, 11 s before its own forgery failed).
 func TestNewCheckerPaidOnceItsOwnResultPasses(t *testing.T) {
 	r, c, _ := validatingRig(t, func() float64 { return 0 })
-	newChecker := func(tk *task.Task, env []byte) (check string, u *Uploader, h *host.Host) {
+	newChecker := func(tk *task.Task, env []byte) (check string, u *upload.Uploader, h *host.Host) {
 		t.Helper()
 		r.upload(t, tk.ID, env, site())
 		if err := r.st.IssueChecks(context.Background()); err != nil {

@@ -1,4 +1,4 @@
-package storage
+package upload
 
 import (
 	"bufio"
@@ -35,7 +35,7 @@ type StreamOpener interface {
 // receipt. It implements crawler/taskmgr's Uploader; a repeated delivery
 // of a task gets the first receipt back from the storage module.
 //
-// Wiring in the client: taskmgr.Options.Uploader = &storage.Uploader{Host:
+// Wiring in the client: taskmgr.Options.Uploader = &upload.Uploader{Host:
 // h, Storage: managerID, Manager: profileKey, Nickname: name}, with the
 // manager's addresses in h's peerstore (from the network profile).
 type Uploader struct {
@@ -78,7 +78,7 @@ func (u *Uploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, erro
 // cannot carry whole: the storage module keeps no text of a page with an
 // error.
 func shed(p *task.Page) {
-	dropRaw(p)
+	p.DropRaw()
 	p.Text, p.Compression, p.TextBytes, p.Title = nil, "", 0, ""
 	p.Error = "too large to upload"
 }
@@ -130,7 +130,7 @@ func (u *Uploader) send(ctx context.Context, d taskmgr.Delivery) (*Response, err
 				return errors.New("spool grew while uploading")
 			}
 			if !keepRaw[sent-1] {
-				dropRaw(p)
+				p.DropRaw()
 			}
 			b, err := json.Marshal(p)
 			if err != nil {
@@ -194,7 +194,7 @@ func rawBudgetWithin(spool string, maxPage, maxUpload int) ([]bool, error) {
 		if err != nil {
 			return err
 		}
-		dropRaw(p)
+		p.DropRaw()
 		without, err := json.Marshal(p)
 		if err != nil {
 			return err
@@ -214,11 +214,6 @@ func rawBudgetWithin(spool string, maxPage, maxUpload int) ([]bool, error) {
 		}
 	}
 	return keep, nil
-}
-
-// dropRaw removes p's raw response.
-func dropRaw(p *task.Page) {
-	p.Raw, p.RawCompression, p.RawBytes, p.Header = nil, "", 0, nil
 }
 
 // meteredWriter waits for its limiter before each chunk it writes.
