@@ -17,7 +17,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/floor"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 )
 
 // Mode is how the client takes part.

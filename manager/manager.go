@@ -22,7 +22,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
@@ -30,6 +29,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/proto/report"
 	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/textcodec"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket/buckettest"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
 )

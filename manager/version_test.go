@@ -9,8 +9,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager/entry"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 )
 
 // TestMinClientVersionRefusesClaims: with a minimum client version, a

@@ -7,9 +7,9 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/ledger"
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )

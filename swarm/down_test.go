@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 )
 

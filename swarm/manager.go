@@ -12,7 +12,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/keptport"
 	"github.com/hivecrawl/hivecrawl/manager"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

@@ -12,7 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 )
 
 // TestJoinExplainsABadProfile checks that join says what is wrong with the

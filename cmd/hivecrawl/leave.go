@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 

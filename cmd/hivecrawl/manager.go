@@ -19,9 +19,9 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 

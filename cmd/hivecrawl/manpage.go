@@ -13,7 +13,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/paths"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 )
 
 func init() {

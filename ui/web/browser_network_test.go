@@ -16,7 +16,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/manager"
-	"github.com/hivecrawl/hivecrawl/manager/profile"
+	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
