@@ -3,12 +3,12 @@ package app
 import (
 	"context"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 // zoneAuthority is the manager's map of zones as the node reaches it: the
-// entry protocol's operations (manager/entry). Every request reports this
+// entry protocol's operations (proto/entry). Every request reports this
 // member's coordinate and capacity, as a renewal always has, and every
 // answer brings the manager's word on this client's version and the
 // trained bounds (askOnce).

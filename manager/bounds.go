@@ -6,9 +6,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 // Training the CAN space's bounds (paper 002 §3): the box of network
@@ -88,7 +89,7 @@ func (b *boundsTrainer) publish() error {
 	if err != nil {
 		return err
 	}
-	b.m.entry.SetBounds(signed)
+	b.m.members.SetBounds(signed)
 	return nil
 }
 
@@ -96,7 +97,7 @@ func (b *boundsTrainer) publish() error {
 // themselves) at now, at most every boundsCheckEvery, and adopts them when they are the first trained or
 // moved far enough (retrainShift, retrainEvery). It reports whether the
 // bounds changed.
-func (b *boundsTrainer) maybeTrain(now time.Time, members []entry.Member) (bool, error) {
+func (b *boundsTrainer) maybeTrain(now time.Time, members []members.Member) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if now.Sub(b.checked) < boundsCheckEvery {
@@ -125,7 +126,7 @@ func (b *boundsTrainer) maybeTrain(now time.Time, members []entry.Member) (bool,
 // trainFrom trains bounds of dim dimensions from the members' settled
 // coordinates: ok is false until at least d+1 members, and two thirds of
 // all, have one.
-func trainFrom(members []entry.Member, dim int) (coord.Bounds, bool) {
+func trainFrom(members []members.Member, dim int) (coord.Bounds, bool) {
 	var sample []coord.Coord
 	for _, mb := range members {
 		if len(mb.Coord) == dim && mb.CoordError <= settledError && mb.Samples >= settledSamples {

@@ -9,18 +9,19 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 // settledMembers are n members spread along the first axis from lo to hi
 // milliseconds, settled as a trainer wants.
-func settledMembers(n int, lo, hi float64) []entry.Member {
-	out := make([]entry.Member, n)
+func settledMembers(n int, lo, hi float64) []members.Member {
+	out := make([]members.Member, n)
 	for i := range out {
 		x := lo + (hi-lo)*float64(i)/float64(n-1)
-		out[i] = entry.Member{ID: peer.ID(fmt.Sprint(i)), Coord: []float64{x, x / 2, -x}, CoordError: 0.2, Samples: settledSamples}
+		out[i] = members.Member{ID: peer.ID(fmt.Sprint(i)), Coord: []float64{x, x / 2, -x}, CoordError: 0.2, Samples: settledSamples}
 	}
 	return out
 }
@@ -48,7 +49,7 @@ func TestBoundsTrainedFromMembers(t *testing.T) {
 	if changed, err := m.bounds.maybeTrain(clk.now(), young); err != nil || changed {
 		t.Fatalf("trained with half the members unsettled: %v, %v", changed, err)
 	}
-	if a := m.entry.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) != 0 {
+	if a := m.members.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) != 0 {
 		t.Fatal("an entry answer carries bounds before any were trained")
 	}
 
@@ -62,7 +63,7 @@ func TestBoundsTrainedFromMembers(t *testing.T) {
 	if cur.Epoch != 1 || !near(cur.Bounds.Lo[0], -50+2*step) || !near(cur.Bounds.Hi[0], 50-2*step) {
 		t.Fatalf("trained bounds %+v, want epoch 1 and x in [%.2f, %.2f]", cur, -50+2*step, 50-2*step)
 	}
-	a := m.entry.Answer(peer.ID("asker"), entry.Request{})
+	a := m.members.Answer(peer.ID("asker"), entry.Request{})
 	got, err := envelope.OpenBounds(a.Bounds, m.PublicKey())
 	if err != nil || got.Epoch != 1 {
 		t.Fatalf("entry answer's bounds: %+v, %v", got, err)
@@ -89,7 +90,7 @@ func TestBoundsTrainedFromMembers(t *testing.T) {
 	if b := m2.bounds.Current(); b.Epoch != 2 || !near(b.Bounds.Hi[0], 150-2*300.0/39) {
 		t.Fatalf("restarted manager's bounds %+v, want epoch 2", b)
 	}
-	if a := m2.entry.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) == 0 {
+	if a := m2.members.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) == 0 {
 		t.Fatal("restarted manager's entry answers carry no bounds")
 	}
 }
@@ -117,7 +118,7 @@ func TestLocatedHostsRemapped(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
 	m := newCoordManager(t, t.TempDir(), clk)
 	bounds := coord.Bounds{Lo: []float64{-20, -20, -20}, Hi: []float64{20, 20, 20}}
-	l := &memberLocator{members: m.entry, db: m.db, bounds: func() coord.Bounds { return bounds }, now: clk.now}
+	l := &memberLocator{members: m.members, db: m.db, bounds: func() coord.Bounds { return bounds }, now: clk.now}
 	ctx := context.Background()
 	if _, err := l.Locate(ctx, "a.example:443"); err == nil {
 		t.Fatal("a host never measured located with no members to measure it")

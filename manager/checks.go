@@ -85,7 +85,7 @@ func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 		zone  can.Zone
 	}
 	var cs []cand
-	for _, mb := range m.entry.Reported() {
+	for _, mb := range m.members.Reported() {
 		if len(mb.Zones) == 0 || slices.Contains(t.Avoid, mb.ID.String()) {
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 )
 
@@ -23,7 +23,7 @@ func TestClaimsKeepToTheIPCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, ph := onePeerOverlay(ctx, t, m)
-	m.entry.Answer(ph.ID(), entry.Request{Member: true})
+	m.members.Answer(ph.ID(), entry.Request{Member: true})
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -61,7 +61,7 @@ func linkedHost(ctx context.Context, t *testing.T, m *Manager, ip string) *host.
 func stripes(m *Manager, hosts ...*host.Host) {
 	for i, h := range hosts {
 		lo, hi := float64(i)/float64(len(hosts)), float64(i+1)/float64(len(hosts))
-		m.entry.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
+		m.members.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
 	}
 }
 

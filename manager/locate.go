@@ -13,7 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
@@ -48,7 +48,7 @@ const (
 // Coordinates are kept in the channel database and mapped with the
 // current bounds at every call, so trained bounds move hosts with them.
 type memberLocator struct {
-	members *entry.Registry
+	members *members.Registry
 	loc     *node.Locator
 	db      *channels.DB
 	bounds  func() coord.Bounds
@@ -61,7 +61,7 @@ type memberLocator struct {
 var _ submit.Locator = (*memberLocator)(nil)
 
 func newMemberLocator(m *Manager, bounds func() coord.Bounds, r *rand.Rand) *memberLocator {
-	return &memberLocator{members: m.entry, loc: node.NewLocator(m.host, bounds(), r), db: m.db, bounds: bounds, now: m.opts.Now, rand: r}
+	return &memberLocator{members: m.members, loc: node.NewLocator(m.host, bounds(), r), db: m.db, bounds: bounds, now: m.opts.Now, rand: r}
 }
 
 // Locate returns hostPort's point in the CAN space: its stored coordinate
@@ -118,11 +118,11 @@ func (l *memberLocator) measure(ctx context.Context, hostPort string, near []flo
 // choose picks the probers: with near (the host's last coordinate), the
 // members closest to it, where the solve is most sensitive (paper 002
 // §3); without, members at random, the settled ones first.
-func (l *memberLocator) choose(ms []entry.Member, near []float64) []entry.Member {
+func (l *memberLocator) choose(ms []members.Member, near []float64) []members.Member {
 	l.mu.Lock()
 	l.rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
 	l.mu.Unlock()
-	key := func(mb entry.Member) float64 {
+	key := func(mb members.Member) float64 {
 		switch {
 		case len(mb.Coord) == 0 || mb.CoordError > settledError:
 			return math.Inf(1)
@@ -131,7 +131,7 @@ func (l *memberLocator) choose(ms []entry.Member, near []float64) []entry.Member
 		}
 		return coord.Coord{Vec: near}.DistanceTo(coord.Coord{Vec: mb.Coord})
 	}
-	slices.SortStableFunc(ms, func(a, b entry.Member) int { return cmp.Compare(key(a), key(b)) })
+	slices.SortStableFunc(ms, func(a, b members.Member) int { return cmp.Compare(key(a), key(b)) })
 	return ms[:min(len(ms), probers)]
 }
 

@@ -9,11 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/libp2p/go-libp2p/core/network"
+
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
-	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 // TestMemberLocator places a web host from the RTTs that member peers

@@ -21,13 +21,14 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/manager/zones"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/proto/report"
@@ -48,7 +49,7 @@ type Manager struct {
 	db      *channels.DB
 	store   *storage.Storage
 	sub     *submit.Submitter
-	entry   *entry.Registry
+	members *members.Registry
 	api     *apiServer
 	// keys are the volunteers' certified request-signing keys; dir serves
 	// them to web sites when Options.Directory is set.
@@ -107,7 +108,7 @@ func (m *Manager) markOverlay() error {
 	m.mu.Lock()
 	seen := m.overlaySeen
 	m.mu.Unlock()
-	if seen || len(m.entry.Members()) == 0 {
+	if seen || len(m.members.Members()) == 0 {
 		return nil
 	}
 	stamp := m.opts.Now().UTC().Format(time.RFC3339) + "\n"
@@ -223,8 +224,8 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	m.store.Attach(m.host)
-	m.entry = entry.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
-	m.entry.SetAdmit(m.outdated)
+	m.members = members.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
+	m.members.SetAdmit(m.outdated)
 	// In the channel database's store: one transaction per change, shared
 	// with the other managers of a PostgreSQL database. Solo mode has one
 	// too: its one client holds the whole space by the same rules.
@@ -233,16 +234,16 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	m.entry.SetZones(m.zones)
+	m.members.SetZones(m.zones)
 	if _, err := os.Stat(m.overlayFile()); err == nil && !opts.Solo {
 		// Members of the running overlay renew within RenewEvery.
-		m.entry.HoldFirst(opts.Now().Add(restartHold))
+		m.members.HoldFirst(opts.Now().Add(restartHold))
 		m.overlaySeen = true
 	}
 	m.host.SetStreamHandler(entry.Protocol, func(s network.Stream) {
 		// Recorded before the member hears back: a manager stopped right
 		// after must still know, when it restarts, that an overlay runs.
-		m.entry.HandleThen(s, func() {
+		m.members.HandleThen(s, func() {
 			if err := m.markOverlay(); err != nil {
 				m.log.Warn("Overlay not recorded", "err", err)
 			}

@@ -195,7 +195,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	m.mu.Unlock()
 	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(ok), "ok")
 	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(failed), "failed")
-	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(len(m.entry.Members())))
+	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(len(m.members.Members())))
 	ch <- prometheus.MustNewConstMetric(descPeers, prometheus.GaugeValue, float64(len(m.host.Network().Peers())))
 }
 

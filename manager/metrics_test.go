@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/prom/promtest"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -45,7 +45,7 @@ func TestMetricsScrape(t *testing.T) {
 
 	q, ph := onePeerOverlay(ctx, t, m)
 	// The peer joins as a member, as over the entry protocol.
-	m.entry.Answer(ph.ID(), entry.Request{Member: true})
+	m.members.Answer(ph.ID(), entry.Request{Member: true})
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestMetricsScrape(t *testing.T) {
 		`hivecrawl_manager_task_sends_total{result="ok"}`:         2,
 		`hivecrawl_manager_host_leases{state="granted"}`:          2,
 		`hivecrawl_manager_host_leases{state="held"}`:             0,
-		`hivecrawl_manager_overlay_members`:                       float64(len(m.entry.Members())),
+		`hivecrawl_manager_overlay_members`:                       float64(len(m.members.Members())),
 		`hivecrawl_manager_schedule_round_duration_seconds_count`: 1,
 		`hivecrawl_manager_uploads_total{outcome="stored"}`:       0,
 	})

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/members"
 )
 
 // Several managers can run one network on one PostgreSQL database
@@ -94,7 +94,7 @@ func (s *shared) sync(now time.Time) error {
 	since := s.pushed
 	s.mu.Unlock()
 	put := map[string]any{rosterManager + s.id: managerBeat{Seen: now, Addrs: s.m.host.P2PAddrs()}}
-	for _, mb := range s.m.entry.Local(since) {
+	for _, mb := range s.m.members.Local(since) {
 		put[rosterMember+mb.ID.String()] = mb
 	}
 	// Read first, so stale entries go in the same write.
@@ -125,9 +125,9 @@ func (s *shared) sync(now time.Time) error {
 	if err != nil {
 		return err
 	}
-	var remote []entry.Member
+	var remote []members.Member
 	err = s.m.db.Roster(rosterMember, func(k string, v []byte) error {
-		var mb entry.Member
+		var mb members.Member
 		if err := json.Unmarshal(v, &mb); err != nil {
 			return fmt.Errorf("roster entry %s: %w", k, err)
 		}
@@ -144,7 +144,7 @@ func (s *shared) sync(now time.Time) error {
 	if err := s.m.db.PutRoster(put); err != nil {
 		return err
 	}
-	s.m.entry.Merge(remote)
+	s.m.members.Merge(remote)
 	live = append(live, s.id)
 	slices.Sort(live)
 	others := slices.Sorted(maps.Keys(addrs))

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 )
 
@@ -33,7 +33,7 @@ func TestSquattedHostGetsItsNextTask(t *testing.T) {
 				t.Fatal(err)
 			}
 			q, ph := onePeerOverlay(ctx, t, m)
-			m.entry.Answer(ph.ID(), entry.Request{Member: true})
+			m.members.Answer(ph.ID(), entry.Request{Member: true})
 			if err := m.Tick(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 	}
 	zone := func(lo, hi float64) []entry.Box { return []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}} }
 	q1, squatter := onePeerOverlay(ctx, t, m)
-	m.entry.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
+	m.members.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +155,8 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 	next := map[string][]byte{}
 	for range 22 {
 		clk.add(5 * time.Second)
-		m.entry.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
-		m.entry.Answer(other.ID(), entry.Request{Member: true, Zones: zone(0.5, 1)})
+		m.members.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
+		m.members.Answer(other.ID(), entry.Request{Member: true, Zones: zone(0.5, 1)})
 		if err := m.Tick(ctx); err != nil {
 			t.Fatal(err)
 		}

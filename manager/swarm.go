@@ -8,10 +8,11 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/hashring"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 // Assignment names accepted by Options.Assignment.
@@ -64,7 +65,7 @@ func (m *Manager) swarm() (Swarm, error) {
 	}
 	members := m.mapMembers() // the certified zones, once the map has holders
 	if len(members) == 0 {
-		members = m.entry.MemberInfos() // the zones members report
+		members = m.members.MemberInfos() // the zones members report
 	}
 	for _, mb := range members {
 		sw.Peers = append(sw.Peers, SwarmPeer{ID: mb.ID.String(), Zones: mb.Zones, Coord: mb.Coord})
@@ -98,14 +99,14 @@ func (m *Manager) swarm() (Swarm, error) {
 // connected at this instant or not: a ring that dropped a member for a
 // moment's disconnection would move its hosts to the others and back.
 func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
-	members := m.mapMembers()
-	if len(members) == 0 {
-		members = m.entry.Reported()
+	ms := m.mapMembers()
+	if len(ms) == 0 {
+		ms = m.members.Reported()
 	}
-	slices.SortFunc(members, func(a, b entry.Member) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(ms, func(a, b members.Member) int { return cmp.Compare(a.ID, b.ID) })
 	ring := hashring.New(0)
-	byID := map[can.PeerID]entry.Member{}
-	for _, mb := range members {
+	byID := map[can.PeerID]members.Member{}
+	for _, mb := range ms {
 		if len(mb.Zones) == 0 {
 			continue
 		}

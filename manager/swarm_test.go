@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 func TestSwarmMapLegend(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/semver"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/profile"
 )

@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/entry"
+	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 // zoneExpireEvery is how often the manager removes the holders whose
@@ -39,7 +40,7 @@ func (m *Manager) serveZones(ctx context.Context) {
 // mapMembers returns the zone map's holders, each with the zones the map
 // gives it and what it last reported of itself (coordinate, capacity),
 // in the map's order; none while the map is empty or absent.
-func (m *Manager) mapMembers() []entry.Member {
+func (m *Manager) mapMembers() []members.Member {
 	if m.zones == nil {
 		return nil
 	}
@@ -47,11 +48,11 @@ func (m *Manager) mapMembers() []entry.Member {
 	if len(ids) == 0 {
 		return nil
 	}
-	reported := map[string]entry.Member{}
-	for _, mb := range m.entry.Reported() {
+	reported := map[string]members.Member{}
+	for _, mb := range m.members.Reported() {
 		reported[mb.ID.String()] = mb
 	}
-	out := make([]entry.Member, len(ids))
+	out := make([]members.Member, len(ids))
 	for i, id := range ids {
 		mb := reported[id.String()]
 		mb.ID = id

@@ -17,8 +17,8 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
-	"github.com/hivecrawl/hivecrawl/manager/entry"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/testkit/cheat"
 	"github.com/hivecrawl/hivecrawl/testkit/hijack"

@@ -19,7 +19,7 @@ import (
 // Defaults of zero Options fields.
 const (
 	// DefaultTTL is how long a certificate lasts: three of the entry
-	// protocol's renewals (manager/entry.RenewEvery), so a member that
+	// protocol's renewals (proto/entry.RenewEvery), so a member that
 	// misses two keeps its zones.
 	DefaultTTL = 30 * time.Second
 	// DefaultCheckEvery is how often at most the manager checks one

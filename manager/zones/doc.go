@@ -1,9 +1,10 @@
 // Package zones is the manager's certified map of the overlay: the one
 // authority of who holds which zone of the CAN space (design.md §5, issue
 // #42). Peers no longer settle ownership among themselves; they ask the
-// manager (through manager/entry) to join, move, renew and leave, and the
-// Authority answers with zone certificates (p2p/zonecert) signed with the
-// manager's key, which peers check one another's claims against.
+// manager (proto/entry, answered by manager/members) to join, move, renew
+// and leave, and the Authority answers with zone certificates
+// (p2p/zonecert) signed with the manager's key, which peers check one
+// another's claims against.
 //
 // The map is a can.Map, kept in the manager's store (internal/kv: the
 // channel database's bbolt file, or PostgreSQL shared by several managers

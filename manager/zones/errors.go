@@ -2,7 +2,7 @@ package zones
 
 import "errors"
 
-// Sentinel errors callers branch on (manager/entry turns each into the
+// Sentinel errors callers branch on (manager/members turns each into the
 // refusal an asker reads).
 var (
 	// ErrJoinAgain is returned to a peer that holds no zone of the map,

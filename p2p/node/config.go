@@ -17,7 +17,7 @@ const (
 	DefaultHeartbeat = 2 * time.Second
 	DefaultDeadAfter = 3
 	// DefaultRenew is Config.Renew's default: the manager's membership
-	// renewal (manager/entry.RenewEvery).
+	// renewal (proto/entry.RenewEvery).
 	DefaultRenew = 10 * time.Second
 	// DefaultHandoverPause is Config.HandoverPause's default.
 	DefaultHandoverPause = time.Second

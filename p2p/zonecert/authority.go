@@ -11,7 +11,7 @@ import (
 
 // Authority is the manager's map of zones as one peer reaches it: the one
 // party that decides who holds what (docs/developer/overlay.md). The client
-// implements it over the manager's entry protocol (manager/entry); tests
+// implements it over the manager's entry protocol (proto/entry); tests
 // run a can.Map in process (p2p/node/nodetest). Calls may block on the
 // network for a while.
 type Authority interface {

@@ -1,8 +1,7 @@
-package entry
+package members
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/zones"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/frame"
 )
 
@@ -65,17 +65,17 @@ func newZoneManager(t *testing.T) *zoneManager {
 	}
 	m.reg = NewRegistry(m.h, m.clock, rand.New(rand.NewPCG(1, 2)))
 	m.reg.SetZones(m.z)
-	m.h.SetStreamHandler(Protocol, m.reg.Handle)
+	m.h.SetStreamHandler(entry.Protocol, m.reg.Handle)
 	return m
 }
 
 // op sends req from h to the manager.
-func (m *zoneManager) op(ctx context.Context, t *testing.T, h *host.Host, req Request) Answer {
+func (m *zoneManager) op(ctx context.Context, t *testing.T, h *host.Host, req entry.Request) entry.Answer {
 	t.Helper()
 	if err := h.Connect(ctx, m.h.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Ask(ctx, h, m.h.ID(), req)
+	a, err := entry.Ask(ctx, h, m.h.ID(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func (m *zoneManager) op(ctx context.Context, t *testing.T, h *host.Host, req Re
 
 // certs decodes and verifies a's certificates, which must name asker
 // first for held zones; it returns them.
-func (m *zoneManager) certs(t *testing.T, a Answer) []zonecert.Cert {
+func (m *zoneManager) certs(t *testing.T, a entry.Answer) []zonecert.Cert {
 	t.Helper()
 	var out []zonecert.Cert
 	for i, raw := range a.Certs {
@@ -112,11 +112,11 @@ func TestZoneOps(t *testing.T) {
 	m := newZoneManager(t)
 	a, b, c, x := newHost(t), newHost(t), newHost(t), newHost(t)
 
-	got := m.op(ctx, t, a, Request{Op: OpJoin, Point: []float64{0.2, 0.2, 0.2}})
+	got := m.op(ctx, t, a, entry.Request{Op: entry.OpJoin, Point: []float64{0.2, 0.2, 0.2}})
 	if cs := m.certs(t, got); len(cs) != 1 || cs[0].Holder != a.ID() || cs[0].Path != "" || got.Refused != "" {
 		t.Fatalf("first join answered %+v", got)
 	}
-	got = m.op(ctx, t, b, Request{Op: OpJoin, Point: []float64{0.8, 0.2, 0.2}})
+	got = m.op(ctx, t, b, entry.Request{Op: entry.OpJoin, Point: []float64{0.8, 0.2, 0.2}})
 	cs := m.certs(t, got)
 	if len(cs) != 2 || cs[0].Holder != b.ID() || cs[1].Holder != a.ID() {
 		t.Fatalf("second join certified %+v", cs)
@@ -124,11 +124,11 @@ func TestZoneOps(t *testing.T) {
 	if len(got.Peers) != 1 || got.Peers[0].ID != a.ID().String() || len(got.Peers[0].Addrs) == 0 {
 		t.Fatalf("second join's peers %+v, want a with its addresses", got.Peers)
 	}
-	m.op(ctx, t, c, Request{Op: OpJoin, Point: []float64{0.8, 0.8, 0.2}})
+	m.op(ctx, t, c, entry.Request{Op: entry.OpJoin, Point: []float64{0.8, 0.8, 0.2}})
 
 	// A renewal's zones come from the map, not from the request.
-	claim := []Box{{Lo: []float64{0, 0, 0}, Hi: []float64{1, 1, 1}}}
-	got = m.op(ctx, t, b, Request{Op: OpRenew, Zones: claim, Coord: []float64{3, 4}, Capacity: 2})
+	claim := []entry.Box{{Lo: []float64{0, 0, 0}, Hi: []float64{1, 1, 1}}}
+	got = m.op(ctx, t, b, entry.Request{Op: entry.OpRenew, Zones: claim, Coord: []float64{3, 4}, Capacity: 2})
 	if got.Refused != "" || len(m.certs(t, got)) < 2 {
 		t.Fatalf("renewal answered %+v", got)
 	}
@@ -146,14 +146,14 @@ func TestZoneOps(t *testing.T) {
 	before := map[peer.ID]int{a.ID(): len(m.z.Zones(a.ID())), b.ID(): len(m.z.Zones(b.ID())), c.ID(): len(m.z.Zones(c.ID()))}
 	for _, tc := range []struct {
 		name string
-		req  Request
+		req  entry.Request
 		want string
 	}{
-		{"renew", Request{Op: OpRenew}, RefusedJoinAgain},
-		{"move", Request{Op: OpMove, Point: []float64{0.2, 0.2, 0.2}}, RefusedJoinAgain},
-		{"leave", Request{Op: OpLeave}, ""},
-		{"report a live member", Request{Op: OpReport, Suspect: a.ID().String()}, RefusedJoinAgain},
-		{"join at a point of another dimension", Request{Op: OpJoin, Point: []float64{0.5, 0.5}}, RefusedBadPoint},
+		{"renew", entry.Request{Op: entry.OpRenew}, entry.RefusedJoinAgain},
+		{"move", entry.Request{Op: entry.OpMove, Point: []float64{0.2, 0.2, 0.2}}, entry.RefusedJoinAgain},
+		{"leave", entry.Request{Op: entry.OpLeave}, ""},
+		{"report a live member", entry.Request{Op: entry.OpReport, Suspect: a.ID().String()}, entry.RefusedJoinAgain},
+		{"join at a point of another dimension", entry.Request{Op: entry.OpJoin, Point: []float64{0.5, 0.5}}, entry.RefusedBadPoint},
 	} {
 		got := m.op(ctx, t, x, tc.req)
 		if got.Refused != tc.want || len(got.Certs) != 0 {
@@ -167,19 +167,19 @@ func TestZoneOps(t *testing.T) {
 	}
 
 	// A member reporting a live neighbour evicts nobody.
-	got = m.op(ctx, t, b, Request{Op: OpReport, Suspect: a.ID().String()})
-	if got.Refused != RefusedSuspectAnswers || len(m.z.Zones(a.ID())) == 0 {
+	got = m.op(ctx, t, b, entry.Request{Op: entry.OpReport, Suspect: a.ID().String()})
+	if got.Refused != entry.RefusedSuspectAnswers || len(m.z.Zones(a.ID())) == 0 {
 		t.Fatalf("report of a live neighbour answered %+v; a holds %v", got, m.z.Zones(a.ID()))
 	}
 	// Once a is gone, the next check (CheckEvery later) removes it.
 	aZone := m.z.Zones(a.ID())[0]
 	a.Close()
-	got = m.op(ctx, t, c, Request{Op: OpReport, Suspect: a.ID().String()})
-	if got.Refused != RefusedCheckedRecently {
+	got = m.op(ctx, t, c, entry.Request{Op: entry.OpReport, Suspect: a.ID().String()})
+	if got.Refused != entry.RefusedCheckedRecently {
 		t.Fatalf("second report within CheckEvery answered %+v", got)
 	}
 	m.advance(zones.DefaultCheckEvery)
-	got = m.op(ctx, t, c, Request{Op: OpReport, Suspect: a.ID().String()})
+	got = m.op(ctx, t, c, entry.Request{Op: entry.OpReport, Suspect: a.ID().String()})
 	if got.Refused != "" || len(m.z.Zones(a.ID())) != 0 {
 		t.Fatalf("report of a dead neighbour answered %+v; a holds %v", got, m.z.Zones(a.ID()))
 	}
@@ -200,8 +200,8 @@ func TestZoneOpsRefuseCertificates(t *testing.T) {
 	defer cancel()
 	m := newZoneManager(t)
 	a, b := newHost(t), newHost(t)
-	m.op(ctx, t, a, Request{Op: OpJoin, Point: []float64{0.2, 0.2, 0.2}})
-	got := m.op(ctx, t, a, Request{Op: OpRenew})
+	m.op(ctx, t, a, entry.Request{Op: entry.OpJoin, Point: []float64{0.2, 0.2, 0.2}})
+	got := m.op(ctx, t, a, entry.Request{Op: entry.OpRenew})
 	if err := b.Connect(ctx, m.h.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +210,8 @@ func TestZoneOpsRefuseCertificates(t *testing.T) {
 		Op    string   `json:"op"`
 		Certs [][]byte `json:"certs"`
 	}
-	var ans Answer
-	err := frame.Call(ctx, b, m.h.ID(), Protocol, claim{Op: OpRenew, Certs: got.Certs}, &ans, MaxMessageSize, timeout)
+	var ans entry.Answer
+	err := frame.Call(ctx, b, m.h.ID(), entry.Protocol, claim{Op: entry.OpRenew, Certs: got.Certs}, &ans, entry.MaxMessageSize, entry.Timeout)
 	if err == nil {
 		t.Fatalf("a renewal carrying certificates was answered: %+v", ans)
 	}
@@ -233,56 +233,17 @@ func TestZoneOpsOutdated(t *testing.T) {
 		return ""
 	})
 	a, b := newHost(t), newHost(t)
-	m.op(ctx, t, a, Request{Op: OpJoin, Point: []float64{0.2, 0.2, 0.2}, Version: "1.0.0"})
-	m.op(ctx, t, b, Request{Op: OpJoin, Point: []float64{0.8, 0.2, 0.2}, Version: "1.0.0"})
-	got := m.op(ctx, t, b, Request{Op: OpRenew, Version: "0.1.0"})
+	m.op(ctx, t, a, entry.Request{Op: entry.OpJoin, Point: []float64{0.2, 0.2, 0.2}, Version: "1.0.0"})
+	m.op(ctx, t, b, entry.Request{Op: entry.OpJoin, Point: []float64{0.8, 0.2, 0.2}, Version: "1.0.0"})
+	got := m.op(ctx, t, b, entry.Request{Op: entry.OpRenew, Version: "0.1.0"})
 	if got.Outdated == "" || len(got.Certs) != 0 || got.Refused != "" {
 		t.Fatalf("outdated renewal answered %+v", got)
 	}
 	if len(m.z.Zones(b.ID())) != 0 || len(m.z.Zones(a.ID())) != 1 || m.z.Zones(a.ID())[0].Volume() != 1 {
 		t.Errorf("after b's outdated renewal: b holds %v, a %v", m.z.Zones(b.ID()), m.z.Zones(a.ID()))
 	}
-	got = m.op(ctx, t, b, Request{Op: OpJoin, Point: []float64{0.8, 0.2, 0.2}, Version: "0.1.0"})
+	got = m.op(ctx, t, b, entry.Request{Op: entry.OpJoin, Point: []float64{0.8, 0.2, 0.2}, Version: "0.1.0"})
 	if got.Outdated == "" || len(got.Certs) != 0 || m.z.Len() != 1 {
 		t.Errorf("outdated join answered %+v, %d holders", got, m.z.Len())
 	}
-}
-
-// TestOpValidate: the fields of operations are checked before anything
-// is decided.
-func TestOpValidate(t *testing.T) {
-	_, id := newKeyID(t)
-	for _, tc := range []struct {
-		name string
-		req  Request
-		ok   bool
-	}{
-		{"membership", Request{Member: true}, true},
-		{"join", Request{Op: OpJoin, Point: []float64{0, 0.5, 1}}, true},
-		{"report", Request{Op: OpReport, Suspect: id.String()}, true},
-		{"unknown op", Request{Op: "claim"}, false},
-		{"join without a point", Request{Op: OpJoin}, false},
-		{"point outside the box", Request{Op: OpMove, Point: []float64{0.5, 1.5}}, false},
-		{"point of too many dimensions", Request{Op: OpJoin, Point: make([]float64, maxDim+1)}, false},
-		{"point with a renewal", Request{Op: OpRenew, Point: []float64{0.5}}, false},
-		{"report without a peer ID", Request{Op: OpReport, Suspect: "nobody"}, false},
-		{"suspect with a leave", Request{Op: OpLeave, Suspect: id.String()}, false},
-	} {
-		err := tc.req.Validate()
-		if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrMalformed) {
-			t.Errorf("%s: %v", tc.name, err)
-		}
-	}
-}
-
-func newKeyID(t *testing.T) (crypto.PrivKey, peer.ID) {
-	k, _, err := crypto.GenerateEd25519Key(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := peer.IDFromPrivateKey(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k, id
 }

@@ -1,4 +1,4 @@
-package entry
+package members
 
 import (
 	"bufio"
@@ -8,16 +8,19 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	manet "github.com/multiformats/go-multiaddr/net"
+
+	"github.com/hivecrawl/hivecrawl/proto/entry"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 )
 
 // Answer decides what from, asking with req, is told.
-func (r *Registry) Answer(from peer.ID, req Request) Answer {
+func (r *Registry) Answer(from peer.ID, req entry.Request) entry.Answer {
 	return r.AnswerContext(context.Background(), from, req)
 }
 
 // AnswerContext is Answer, with ctx bounding what an operation waits for
 // (a report's liveness check).
-func (r *Registry) AnswerContext(ctx context.Context, from peer.ID, req Request) Answer {
+func (r *Registry) AnswerContext(ctx context.Context, from peer.ID, req entry.Request) entry.Answer {
 	if req.Op != "" {
 		a := r.answerOp(ctx, from, req)
 		r.mu.Lock()
@@ -33,14 +36,14 @@ func (r *Registry) AnswerContext(ctx context.Context, from peer.ID, req Request)
 	return a
 }
 
-func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer {
+func (r *Registry) answerLocked(now time.Time, from peer.ID, req entry.Request) entry.Answer {
 	if r.admit != nil {
 		if why := r.admit(req.Version); why != "" {
 			delete(r.members, from)
 			if from == r.first {
 				r.first = ""
 			}
-			return Answer{Outdated: why}
+			return entry.Answer{Outdated: why}
 		}
 	}
 	if req.Member {
@@ -57,7 +60,7 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 	}
 	if len(live) == 0 {
 		if req.Member || now.Before(r.hold) {
-			return Answer{}
+			return entry.Answer{}
 		}
 		// A first peer behind a NAT is an entry nobody can dial until a
 		// relay serves it, and AutoNAT, which starts the relay client,
@@ -69,17 +72,17 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 			r.asked = now
 		}
 		if now.Sub(r.asked) < natFirstWait && r.behindNAT(from) {
-			return Answer{}
+			return entry.Answer{}
 		}
 		r.first, r.firstAt = from, now
-		return Answer{First: true}
+		return entry.Answer{First: true}
 	}
 	r.asked = time.Time{}
 	r.rand.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
 	// Peers others can dial first: a joiner tries the entries in order.
 	var dialable, natted []peer.ID
 	for _, id := range live {
-		if len(dialable) == MaxEntries {
+		if len(dialable) == entry.MaxEntries {
 			break
 		}
 		if r.behindNAT(id) {
@@ -89,10 +92,10 @@ func (r *Registry) answerLocked(now time.Time, from peer.ID, req Request) Answer
 		}
 	}
 	live = append(dialable, natted...)
-	a := Answer{}
+	a := entry.Answer{}
 	ps := r.h.Network().Peerstore()
-	for _, id := range live[:min(len(live), MaxEntries)] {
-		p := Peer{ID: id.String()}
+	for _, id := range live[:min(len(live), entry.MaxEntries)] {
+		p := entry.Peer{ID: id.String()}
 		for _, addr := range ps.Addrs(id) {
 			p.Addrs = append(p.Addrs, addr.String())
 		}
@@ -148,10 +151,10 @@ func (r *Registry) Handle(s network.Stream) { r.HandleThen(s, nil) }
 // records is on disk by the time the asker hears back.
 func (r *Registry) HandleThen(s network.Stream, answered func()) {
 	defer s.Close()
-	s.SetDeadline(time.Now().Add(timeout))
+	s.SetDeadline(time.Now().Add(entry.Timeout))
 	br := bufio.NewReader(s)
-	var req Request
-	if err := Decode(br, &req); err != nil || req.Validate() != nil {
+	var req entry.Request
+	if err := entry.Decode(br, &req); err != nil || req.Validate() != nil {
 		s.Reset()
 		return
 	}
@@ -167,7 +170,7 @@ func (r *Registry) HandleThen(s network.Stream, answered func()) {
 	if answered != nil {
 		answered()
 	}
-	if err := write(s, a); err != nil {
+	if err := frame.Write(s, a, entry.MaxMessageSize); err != nil {
 		s.Reset()
 	}
 }

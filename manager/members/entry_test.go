@@ -1,8 +1,6 @@
-package entry
+package members
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"log/slog"
 	"math/rand/v2"
@@ -15,7 +13,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -31,12 +29,12 @@ func newHost(t *testing.T) *host.Host {
 }
 
 // askManager connects h to the manager's host mh and asks it for entry.
-func askManager(ctx context.Context, t *testing.T, h lphost.Host, mh *host.Host, member bool) Answer {
+func askManager(ctx context.Context, t *testing.T, h lphost.Host, mh *host.Host, member bool) entry.Answer {
 	t.Helper()
 	if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Ask(ctx, h, mh.ID(), Request{Member: member})
+	a, err := entry.Ask(ctx, h, mh.ID(), entry.Request{Member: member})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,8 +51,8 @@ func TestFirstPeer(t *testing.T) {
 	defer cancel()
 	mh := newHost(t)
 	reg := NewRegistry(mh, time.Now, rand.New(rand.NewPCG(1, 2)))
-	mh.SetStreamHandler(Protocol, reg.Handle)
-	ask := func(h *host.Host, member bool) Answer {
+	mh.SetStreamHandler(entry.Protocol, reg.Handle)
+	ask := func(h *host.Host, member bool) entry.Answer {
 		t.Helper()
 		return askManager(ctx, t, h, mh, member)
 	}
@@ -106,43 +104,6 @@ func TestFirstPeer(t *testing.T) {
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	var buf bytes.Buffer
-	write(&buf, Answer{Entries: []Peer{{ID: "12D3KooWSkYjCdDQXNg2bbzCqu6dD1M6gWx4NNMgd8LdyvCgAW51", Addrs: []string{"/ip4/127.0.0.1/tcp/1"}}}})
-	f.Add(buf.Bytes())
-	buf.Reset()
-	write(&buf, Request{Member: true})
-	f.Add(buf.Bytes())
-	buf.Reset()
-	write(&buf, Request{Op: OpJoin, Point: []float64{0.1, 0.2, 0.3}})
-	f.Add(buf.Bytes())
-	buf.Reset()
-	write(&buf, Request{Op: OpReport, Suspect: "12D3KooWSkYjCdDQXNg2bbzCqu6dD1M6gWx4NNMgd8LdyvCgAW51"})
-	f.Add(buf.Bytes())
-	buf.Reset()
-	write(&buf, Answer{Certs: [][]byte{{1, 1, 0x80, 2, 3}}, Peers: []Peer{{ID: "x", Addrs: []string{"/ip4/127.0.0.1/tcp/1"}}}, Refused: RefusedJoinAgain})
-	f.Add(buf.Bytes())
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var a Answer
-		if Decode(bufio.NewReader(bytes.NewReader(b)), &a) == nil {
-			for _, e := range a.Entries {
-				e.AddrInfo() // must not panic on any decoded entry
-			}
-			for _, p := range a.Peers {
-				p.AddrInfo()
-			}
-			for _, c := range a.Certs {
-				zonecert.Decode(c)
-			}
-		}
-		var r Request
-		if Decode(bufio.NewReader(bytes.NewReader(b)), &r) == nil {
-			r.Validate()
-		}
-	})
-}
-
 // TestHoldFirst: a registry told to hold names no first peer before the
 // hold ends (members of a running overlay renew meanwhile, and an asker is
 // then sent to them), and names one after it.
@@ -153,9 +114,9 @@ func TestHoldFirst(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	clock := func() time.Time { return now }
 	reg := NewRegistry(mh, clock, rand.New(rand.NewPCG(1, 2)))
-	reg.HoldFirst(now.Add(RenewEvery))
-	mh.SetStreamHandler(Protocol, reg.Handle)
-	ask := func(h *host.Host, member bool) Answer {
+	reg.HoldFirst(now.Add(entry.RenewEvery))
+	mh.SetStreamHandler(entry.Protocol, reg.Handle)
+	ask := func(h *host.Host, member bool) entry.Answer {
 		t.Helper()
 		return askManager(ctx, t, h, mh, member)
 	}
@@ -171,12 +132,12 @@ func TestHoldFirst(t *testing.T) {
 	// No member renews on a fresh registry with its hold over: the asker
 	// starts the overlay.
 	reg2 := NewRegistry(mh, clock, rand.New(rand.NewPCG(3, 4)))
-	reg2.HoldFirst(now.Add(RenewEvery))
-	mh.SetStreamHandler(Protocol, reg2.Handle)
+	reg2.HoldFirst(now.Add(entry.RenewEvery))
+	mh.SetStreamHandler(entry.Protocol, reg2.Handle)
 	if got := ask(c, false); got.First {
 		t.Fatalf("asker during the hold got %+v, want no First", got)
 	}
-	now = now.Add(RenewEvery)
+	now = now.Add(entry.RenewEvery)
 	if got := ask(c, false); !got.First {
 		t.Fatalf("asker after the hold got %+v, want First", got)
 	}
@@ -194,8 +155,8 @@ func TestSharedMembers(t *testing.T) {
 	m1, m2 := newHost(t), newHost(t)
 	r1 := NewRegistry(m1, clock, rand.New(rand.NewPCG(1, 2)))
 	r2 := NewRegistry(m2, clock, rand.New(rand.NewPCG(3, 4)))
-	m1.SetStreamHandler(Protocol, r1.Handle)
-	m2.SetStreamHandler(Protocol, r2.Handle)
+	m1.SetStreamHandler(entry.Protocol, r1.Handle)
+	m2.SetStreamHandler(entry.Protocol, r2.Handle)
 	member, asker := newHost(t), newHost(t)
 	askManager(ctx, t, member, m1, true)
 	// Its addresses come with libp2p's identify exchange, right after it
@@ -256,10 +217,10 @@ func TestFirstPeerDialable(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	clock := func() time.Time { return now }
 	reg := NewRegistry(mh, clock, rand.New(rand.NewPCG(1, 2)))
-	mh.SetStreamHandler(Protocol, reg.Handle)
+	mh.SetStreamHandler(entry.Protocol, reg.Handle)
 	// Each asks at once on a new connection: the manager waits for
 	// identify before it judges.
-	ask := func(h lphost.Host, member bool) Answer {
+	ask := func(h lphost.Host, member bool) entry.Answer {
 		t.Helper()
 		return askManager(ctx, t, h, mh, member)
 	}
@@ -285,7 +246,7 @@ func TestFirstPeerDialable(t *testing.T) {
 	// With nobody dialable asking, one behind a NAT starts the overlay
 	// once natFirstWait has passed.
 	reg2 := NewRegistry(mh, clock, rand.New(rand.NewPCG(3, 4)))
-	mh.SetStreamHandler(Protocol, reg2.Handle)
+	mh.SetStreamHandler(entry.Protocol, reg2.Handle)
 	if got := ask(natted2, false); got.First {
 		t.Fatalf("asking first behind a NAT got %+v, want to wait", got)
 	}
@@ -297,7 +258,7 @@ func TestFirstPeerDialable(t *testing.T) {
 	// One that announces no address at all is behind a NAT too.
 	silent := natHost(t, "")
 	reg3 := NewRegistry(mh, clock, rand.New(rand.NewPCG(5, 6)))
-	mh.SetStreamHandler(Protocol, reg3.Handle)
+	mh.SetStreamHandler(entry.Protocol, reg3.Handle)
 	if got := ask(silent, false); got.First {
 		t.Fatalf("a peer announcing no address asking first got %+v, want to wait", got)
 	}

@@ -1,4 +1,12 @@
-package entry
+// Package members is the manager's side of the entry protocol
+// (proto/entry): the registry of the overlay's members, which names the
+// first peer of an empty overlay, offers members still connected as entry
+// peers, and serves zone operations from the manager's zone map
+// (manager/zones, set with Registry.SetZones), the one authority of who
+// holds which zone. A request without an operation is answered as before
+// (First, Entries), so clients that do not speak the operations yet keep
+// working.
+package members
 
 import (
 	"math/rand/v2"
@@ -10,12 +18,31 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/manager/zones"
+	"github.com/hivecrawl/hivecrawl/proto/entry"
+)
+
+// Timings of the registry.
+const (
+	// memberFor is how long a membership lasts without renewal.
+	memberFor = 3 * entry.RenewEvery
+	// firstFor is how long a granted first peer is offered to others
+	// before it has confirmed membership.
+	firstFor = 30 * time.Second
+	// natFirstWait is how long, after the first ask, the manager waits
+	// for a volunteer that others can dial before it names one behind a
+	// NAT the first peer (see behindNAT).
+	natFirstWait = 30 * time.Second
+	// identifyWait bounds how long a request waits for identify.
+	identifyWait = 2 * time.Second
+	// opWait bounds an operation, so that its answer is sent within
+	// entry.Timeout: a report's liveness check takes up to 5 s.
+	opWait = entry.Timeout - identifyWait - time.Second
 )
 
 // Member is a member peer as it last reported itself.
 type Member struct {
 	ID         peer.ID
-	Zones      []Box
+	Zones      []entry.Box
 	Coord      []float64
 	CoordError float64
 	Samples    int
@@ -32,7 +59,7 @@ type Member struct {
 // Host, and a wait for libp2p's identify exchange on a connection (which
 // brings the peer's announced addresses, see behindNAT).
 type RegistryHost interface {
-	Host
+	entry.Host
 	IdentifyWait(network.Conn) <-chan struct{}
 }
 

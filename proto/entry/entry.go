@@ -1,34 +1,34 @@
-// Package entry is how a volunteer finds its way into the overlay: it asks
-// the manager, which every volunteer reaches through the network profile,
-// for peers already in the overlay to join through. When the overlay is
-// empty the manager names the asker its first peer; everyone who asks in
-// the next moments is sent to that peer, so two volunteers starting at the
+// Package entry is the entry protocol, as both ends speak it: how a
+// volunteer finds its way into the overlay and gets its zone. It asks the
+// manager, which every volunteer reaches through the network profile, for
+// peers already in the overlay to join through; when the overlay is empty
+// the manager names the asker its first peer, and everyone who asks in the
+// next moments is sent to that peer, so two volunteers starting at the
 // same time never build two overlays that each cover the whole space.
 //
 // Peers tell the manager they are members (Request.Member) once they hold a
-// zone, and repeat it every RenewEvery: the manager offers only members it
-// is still connected to. The DHT rendezvous (p2p/host) remains the way
-// peers find each other without the manager; this protocol settles the one
-// decision that needs a single arbiter, who starts the overlay.
+// zone, and repeat it every RenewEvery. The DHT rendezvous (p2p/host)
+// remains the way peers find each other without the manager; this
+// protocol settles the decisions that need a single arbiter: who starts
+// the overlay, and who holds which zone.
 //
 // A request naming an operation (Request.Op: join, move, renew, leave,
-// report) is served by the manager's zone map (manager/zones, set with
-// Registry.SetZones), the one authority of who holds which zone: the
-// answer carries signed zone certificates (Answer.Certs), the addresses
-// of the other holders they name (Answer.Peers), or why the operation was
-// refused (Answer.Refused). The asker is always the stream's remote peer:
-// nobody acts in another's name. A request without Op is answered as
-// before (First, Entries), so clients that do not yet speak the
-// operations keep working.
+// report) is answered from the manager's zone map: the answer carries
+// signed zone certificates (Answer.Certs), the addresses of the other
+// holders they name (Answer.Peers), or why the operation was refused
+// (Answer.Refused). The asker is always the stream's remote peer: nobody
+// acts in another's name. Client makes the protocol a p2p/zonecert
+// Authority for the volunteer's node; the manager's side is
+// manager/members.
 //
-// Messages are varint-length-prefixed JSON, at most MaxMessageSize bytes.
+// Messages are varint-length-prefixed JSON (proto/frame), at most
+// MaxMessageSize bytes.
 package entry
 
 import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"time"
 
@@ -52,22 +52,8 @@ const (
 	// RenewEvery is how often members repeat that they are members (with
 	// their zones, which the manager's swarm view draws).
 	RenewEvery = 10 * time.Second
-	// memberFor is how long a membership lasts without renewal.
-	memberFor = 3 * RenewEvery
-	// firstFor is how long a granted first peer is offered to others
-	// before it has confirmed membership.
-	firstFor = 30 * time.Second
-	// timeout bounds one exchange.
-	timeout = 10 * time.Second
-	// natFirstWait is how long, after the first ask, the manager waits
-	// for a volunteer that others can dial before it names one behind a
-	// NAT the first peer (see behindNAT).
-	natFirstWait = 30 * time.Second
-	// identifyWait bounds how long a request waits for identify.
-	identifyWait = 2 * time.Second
-	// opWait bounds an operation, so that its answer is sent within
-	// timeout: a report's liveness check takes up to 5 s.
-	opWait = timeout - identifyWait - time.Second
+	// Timeout bounds one exchange.
+	Timeout = 10 * time.Second
 )
 
 // ErrMalformed is wrapped by every decoding failure.
@@ -217,7 +203,7 @@ type Host interface {
 // Ask sends req to the manager and returns its answer.
 func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, error) {
 	var a Answer
-	if err := frame.Call(ctx, h, manager, Protocol, req, &a, MaxMessageSize, timeout); err != nil {
+	if err := frame.Call(ctx, h, manager, Protocol, req, &a, MaxMessageSize, Timeout); err != nil {
 		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
 	}
 	if len(a.Entries) > MaxEntries {
@@ -225,8 +211,6 @@ func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, err
 	}
 	return a, nil
 }
-
-func write(w io.Writer, v any) error { return frame.Write(w, v, MaxMessageSize) }
 
 // Decode reads one framed message into v, strictly.
 func Decode(r *bufio.Reader, v any) error { return frame.Read(r, v, MaxMessageSize) }
