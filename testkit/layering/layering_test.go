@@ -66,6 +66,12 @@ func init() {
 	}
 }
 
+// soloEmbeds are the manager's packages the client imports, to run the
+// manager in its own process in solo mode: the service, its channel
+// database and search store as the dashboard shows them, and the memory
+// admission storage asks of its host.
+var soloEmbeds = []string{"manager", "manager/channels", "manager/search", "manager/storage"}
+
 // pure lists what a pure core may not import: network, disk, libp2p. (Time
 // and randomness are passed in; that is checked by review, not here.)
 var pure = []string{"net", "net/http", "os", "github.com/libp2p/", "go.etcd.io/bbolt"}
@@ -131,6 +137,16 @@ func TestDependencyDirection(t *testing.T) {
 					if banned(d, b) {
 						t.Errorf("%s depends on %s (banned for %s/...)", p.ImportPath, d, r.from)
 					}
+				}
+			}
+		}
+		// The client speaks the manager's protocols through proto/; of
+		// the manager's own packages it imports only what solo mode
+		// embeds.
+		if under(rel, "app") {
+			for _, d := range p.Imports {
+				if under(strings.TrimPrefix(d, mod+"/"), "manager") && strings.HasPrefix(d, mod+"/") && !slices.Contains(soloEmbeds, strings.TrimPrefix(d, mod+"/")) {
+					t.Errorf("%s imports %s: the client reaches the manager through proto/, and embeds only %v in solo mode", p.ImportPath, d, soloEmbeds)
 				}
 			}
 		}
