@@ -1,9 +1,14 @@
 package layering
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -218,5 +223,52 @@ func TestNoDateParserTables(t *testing.T) {
 	}
 	if !linked {
 		t.Fatal("no package links go-trafilatura: the check above proves nothing")
+	}
+}
+
+// maxLines bounds a hand-written Go file outside the tests: past it a file
+// mixes concerns, and its parts want files (or packages) of their own.
+const maxLines = 500
+
+// TestFileLength keeps every hand-written non-test Go file of the module
+// within maxLines. Generated files (marked as Go marks them) and
+// third_party/ are not ours to split.
+func TestFileLength(t *testing.T) {
+	root := "../.."
+	generated := regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "third_party", "testdata", "node_modules":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if generated.Match(b) {
+			return nil
+		}
+		checked++
+		if n := bytes.Count(b, []byte("\n")); n > maxLines {
+			rel, _ := filepath.Rel(root, path)
+			t.Errorf("%s has %d lines, more than %d: split it by concern", rel, n, maxLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d files: is the walk rooted at the module?", checked)
 	}
 }
