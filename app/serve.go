@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/internal/services"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -35,41 +35,28 @@ func (c *Client) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	var wg sync.WaitGroup
-	errc := make(chan error, 8)
-	run := func(name string, serve func(context.Context) error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := serve(ctx); err != nil {
-				errc <- fmt.Errorf("%s: %w", name, err)
-				cancel()
-			}
-		}()
-	}
-	run("task manager", c.mgr.Serve)
+	g := services.New(ctx)
+	g.Go("task manager", c.mgr.Serve)
 	if c.solo != nil {
-		run("solo manager", c.solo.Serve)
+		g.Go("solo manager", c.solo.Serve)
 	}
 	if c.net != nil {
-		run("overlay", c.net.serve)
-		run("receipts", c.settleReceipts)
+		g.Go("overlay", c.net.serve)
+		g.Go("receipts", c.settleReceipts)
 	}
 	if c.feeder != nil {
-		run("seeds", c.feeder.Serve)
+		g.Go("seeds", c.feeder.Serve)
 	}
-	run("maintenance", c.maintain)
-	run("configuration", c.follow)
-	run("local API", api.Serve)
-	run("web page", page.Serve)
-	run("governor", func(ctx context.Context) error { return c.gov.Serve(ctx, nil) })
+	g.Go("maintenance", c.maintain)
+	g.Go("configuration", c.follow)
+	g.Go("local API", api.Serve)
+	g.Go("web page", page.Serve)
+	g.Go("governor", func(ctx context.Context) error { return c.gov.Serve(ctx, nil) })
 	if c.opts.Ready != nil {
 		go c.opts.Ready(ctx, c.mode, c.dirs.APIFile())
 	}
-	wg.Wait()
-	close(errc)
 	var errs []error
-	for err := range errc {
+	if err := g.Wait(); err != nil {
 		errs = append(errs, err)
 	}
 	if c.net != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/internal/semver"
+	"github.com/hivecrawl/hivecrawl/internal/services"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/members"
@@ -316,27 +317,29 @@ func (m *Manager) AddSites(urls []string) (channels.Added, error) {
 	return a, nil
 }
 
-// Serve runs the schedule and the local API until ctx ends, then closes
-// the manager.
+// Serve runs the manager's services (the local API, the site servers, the
+// zone map's expiry and the schedule; internal/services, as the client
+// runs its own) until ctx ends or one fails, then closes the manager.
 func (m *Manager) Serve(ctx context.Context) error {
 	defer m.Close()
-	errc := make(chan error, 3)
-	go func() { errc <- m.api.serve(ctx) }()
+	g := services.New(ctx)
+	g.Go("local API", m.api.serve)
 	for _, s := range []*siteServer{m.dir, m.inow} {
 		if s != nil {
-			go func() {
-				if err := s.serve(); err != nil {
-					errc <- err
-				}
-			}()
+			g.Go(s.name, s.run)
 		}
 	}
 	if m.zones != nil {
-		zctx, stop := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() { defer close(done); m.serveZones(zctx) }()
-		defer func() { stop(); <-done }()
+		g.Go("zone map", func(ctx context.Context) error { m.serveZones(ctx); return nil })
 	}
+	g.Go("schedule", m.schedule)
+	return g.Wait()
+}
+
+// schedule runs a schedule round every Options.Tick, or at once when
+// woken (Wake), until ctx ends; then it saves the strategy's state.
+func (m *Manager) schedule(ctx context.Context) error {
+	defer m.saveStrategy()
 	t := time.NewTicker(m.opts.Tick)
 	defer t.Stop()
 	for {
@@ -345,18 +348,6 @@ func (m *Manager) Serve(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			m.saveStrategy()
-			if err := <-errc; err != nil {
-				return err
-			}
-			return nil
-		case err := <-errc:
-			if err != nil {
-				return fmt.Errorf("local API: %w", err)
-			}
-			// The API ends without an error only when ctx ends: it saw
-			// that before this loop did.
-			m.saveStrategy()
 			return nil
 		case <-t.C:
 		case <-m.wake:

@@ -38,9 +38,22 @@ func (s *siteServer) origin() string { return "http://" + s.ln.Addr().String() }
 
 func (s *siteServer) serve() error {
 	if err := s.srv.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("%s: %w", s.name, err)
+		return err
 	}
 	return nil
+}
+
+// run serves until ctx ends, a part of the manager's services.Group
+// (named s.name); the manager's Close then shuts the server down.
+func (s *siteServer) run(ctx context.Context) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.serve() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // close stops the server, and closes its listener even when it never
