@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/indexnow"
+	"github.com/hivecrawl/hivecrawl/manager/site"
 )
 
 // IndexNowPath is where web sites submit changed URLs (the protocol's
@@ -43,7 +44,7 @@ type indexNow struct {
 }
 
 func newIndexNow(m *Manager) *indexNow {
-	return &indexNow{m: m, keys: newKeyClient(m.opts.AllowLoopback),
+	return &indexNow{m: m, keys: site.FileClient(m.opts.AllowLoopback),
 		verified: indexnow.NewCache(indexnow.DefaultVerifiedFor, maxIndexNowKeys),
 		limits:   indexnow.NewLimiter(indexnow.DefaultBurst, indexnow.DefaultEvery, maxIndexNowHosts)}
 }
@@ -146,5 +147,5 @@ func (m *Manager) IndexNowURL() string {
 	if m.inow == nil {
 		return ""
 	}
-	return m.inow.origin() + IndexNowPath
+	return m.inow.Origin() + IndexNowPath
 }

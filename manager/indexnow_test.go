@@ -83,7 +83,7 @@ func newIndexNowManager(t *testing.T, clk *clock, allowLoopback bool, sites ...*
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	go m.inow.serve()
+	go m.inow.Serve()
 	for _, s := range sites {
 		if _, err := m.AddSeeds([]string{s.URL + "/"}); err != nil {
 			t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/search"
+	"github.com/hivecrawl/hivecrawl/manager/site"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/manager/zones"
@@ -55,9 +56,9 @@ type Manager struct {
 	// nets are the networks peers connected from, so that no check
 	// goes to a peer linked to the result it checks (links.go).
 	nets *netBook
-	dir  *siteServer
+	dir  *site.Server
 	// inow takes IndexNow submissions when Options.IndexNow is set.
-	inow *siteServer
+	inow *site.Server
 	// wake asks Serve for a schedule round before the next tick.
 	wake chan struct{}
 	// search indexes the stored text when Options.Search is set.
@@ -170,7 +171,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	if opts.IndexNow != "" {
-		if m.inow, err = newSiteServer("IndexNow", opts.IndexNow, newIndexNow(m).handler()); err != nil {
+		if m.inow, err = site.Listen("IndexNow", opts.IndexNow, newIndexNow(m).handler()); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
@@ -324,9 +325,9 @@ func (m *Manager) Serve(ctx context.Context) error {
 	defer m.Close()
 	g := services.New(ctx)
 	g.Go("local API", m.api.serve)
-	for _, s := range []*siteServer{m.dir, m.inow} {
+	for _, s := range []*site.Server{m.dir, m.inow} {
 		if s != nil {
-			g.Go(s.name, s.run)
+			g.Go(s.Name(), s.Run)
 		}
 	}
 	if m.zones != nil {
@@ -382,10 +383,10 @@ func (m *Manager) close() error {
 		errs = append(errs, m.api.close())
 	}
 	if m.dir != nil {
-		errs = append(errs, m.dir.close())
+		errs = append(errs, m.dir.Close())
 	}
 	if m.inow != nil {
-		errs = append(errs, m.inow.close())
+		errs = append(errs, m.inow.Close())
 	}
 	if m.host != nil {
 		errs = append(errs, m.host.Close())

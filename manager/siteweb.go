@@ -15,6 +15,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
 	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"github.com/hivecrawl/hivecrawl/internal/keptport"
+	"github.com/hivecrawl/hivecrawl/manager/site"
 )
 
 // startSiteServer opens the server web sites reach (m.dir): the key
@@ -39,7 +40,7 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 	if err != nil {
 		return err
 	}
-	var srv *siteServer
+	var srv *site.Server
 	if remember {
 		// The port is kept across restarts, so it comes from below the
 		// ephemeral range, where no other socket is given it while the
@@ -47,12 +48,12 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 		host, _, _ := net.SplitHostPort(addr)
 		var ln net.Listener
 		if ln, err = keptport.Listen(host); err == nil {
-			srv = serverOn("site server", ln, m.siteHandler())
+			srv = site.On("site server", ln, m.siteHandler())
 		} else {
 			err = fmt.Errorf("site server: %w", err)
 		}
 	} else {
-		srv, err = newSiteServer("site server", addr, m.siteHandler())
+		srv, err = site.Listen("site server", addr, m.siteHandler())
 	}
 	if err != nil {
 		if !remember && m.opts.Directory == "" {
@@ -63,7 +64,7 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 	}
 	m.dir = srv
 	if remember {
-		if err := atomicfile.WriteFile(filepath.Join(m.opts.Dir, SiteAddrFile), []byte(srv.ln.Addr().String()+"\n"), 0o600); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(m.opts.Dir, SiteAddrFile), []byte(srv.Addr().String()+"\n"), 0o600); err != nil {
 			return fmt.Errorf("keep the site server's address: %w", err)
 		}
 	}
@@ -121,9 +122,9 @@ func (m *Manager) siteAddr() (addr string, remember bool, err error) {
 // that is every interface, the first address of the manager's libp2p
 // host that is not loopback (loopback when there is none).
 func (m *Manager) siteOrigin() string {
-	ap, err := netip.ParseAddrPort(m.dir.ln.Addr().String())
+	ap, err := netip.ParseAddrPort(m.dir.Addr().String())
 	if err != nil {
-		return m.dir.origin()
+		return m.dir.Origin()
 	}
 	ip := ap.Addr().Unmap()
 	if ip.IsUnspecified() {
@@ -156,8 +157,34 @@ func (m *Manager) BotPageURL() string {
 func (m *Manager) siteHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(botauth.DirectoryPath, m.keys.Handler())
-	mux.HandleFunc("GET "+CardPath, m.serveCard)
-	mux.HandleFunc("GET /{$}", m.serveBotPage)
-	m.optOutRoutes(mux)
+	pages := site.Pages{About: m.about, Keys: m.keys, Log: m.log}
+	mux.HandleFunc("GET "+site.CardPath, pages.ServeCard)
+	mux.HandleFunc("GET /{$}", pages.ServeBotPage)
+	raw, err := m.key.Raw()
+	if err != nil {
+		m.log.Warn("Self-service opt-out not served: no key to sign its tokens", "err", err)
+		return mux
+	}
+	site.OptOutRoutes(mux, site.OptOutConfig{
+		Secret: raw,
+		Record: func(name, reason string) error {
+			_, err := m.OptOut([]string{name}, reason)
+			return err
+		},
+		UserAgent: func() string { return m.opts.Policy.UserAgent },
+		Client:    site.FileClient(m.opts.AllowLoopback),
+		Now:       m.opts.Now,
+		Log:       m.log,
+	})
 	return mux
+}
+
+// about is what the bot page and the card say of the network.
+func (m *Manager) about() site.About {
+	return site.About{
+		Name: m.opts.Name, Contact: m.opts.Contact,
+		UserAgent: m.opts.Policy.UserAgent, Token: m.opts.Policy.Token, SignatureAgent: m.opts.Policy.SignatureAgent,
+		BotPage: m.BotPageURL(), Directory: m.DirectoryURL(),
+		Delay: m.opts.Delay, PerIP: m.opts.PerIP,
+	}
 }

@@ -8,12 +8,18 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/botauth"
+	"github.com/hivecrawl/hivecrawl/manager/site"
 )
 
 // get fetches url and returns its status, content type and body.
@@ -44,7 +50,7 @@ func TestSignedByDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go m.dir.serve()
+	go m.dir.Serve()
 	p, err := m.WriteProfile()
 	if err != nil {
 		t.Fatal(err)
@@ -65,13 +71,13 @@ func TestSignedByDefault(t *testing.T) {
 	}
 	text := html.UnescapeString(string(page))
 	for _, want := range []string{m.opts.Policy.UserAgent, ">hivecrawl<", "mailto:bots@operator.example", m.DirectoryURL(),
-		"Disallow: /", `sig1="` + origin + `"`, origin + CardPath} {
+		"Disallow: /", `sig1="` + origin + `"`, origin + site.CardPath} {
 		if !strings.Contains(text, want) {
 			t.Errorf("bot page lacks %q", want)
 		}
 	}
-	code, ctype, b := get(t, origin+CardPath)
-	var card Card
+	code, ctype, b := get(t, origin+site.CardPath)
+	var card site.Card
 	if code != http.StatusOK || ctype != "application/json" || json.Unmarshal(b, &card) != nil {
 		t.Fatalf("card: %d %s %s", code, ctype, b)
 	}
@@ -143,5 +149,45 @@ func TestUnsigned(t *testing.T) {
 	defer m.Close()
 	if m.DirectoryURL() != "" {
 		t.Errorf("solo mode serves a key directory at %s", m.DirectoryURL())
+	}
+}
+
+// TestSiteOptOutRecorded: the site server mounts the self-service opt-out,
+// and a proof served by the site opts it out in the channel database,
+// with the proof named as the reason.
+func TestSiteOptOutRecorded(t *testing.T) {
+	m := newManagerWith(t, t.TempDir(), &clock{t: time.Now().UTC()}, func(o *Options) { o.Directory = "127.0.0.1:0" })
+	go m.dir.Serve()
+	var token atomic.Value
+	token.Store("")
+	owner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == site.OptOutFile {
+			io.WriteString(w, token.Load().(string)+"\n")
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer owner.Close()
+	post := func(path string, form url.Values) string {
+		resp, err := http.PostForm(m.dir.Origin()+path, form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s = %s: %s", path, resp.Status, b)
+		}
+		return html.UnescapeString(string(b))
+	}
+	got := regexp.MustCompile(`name="token" value="([^"]+)"`).FindStringSubmatch(post(site.OptOutPath, url.Values{"site": {owner.URL}}))
+	if got == nil {
+		t.Fatal("no token given")
+	}
+	token.Store(got[1])
+	post(site.OptOutPath+"/confirm", url.Values{"site": {owner.URL}, "token": {got[1]}})
+	o, ok, err := m.db.OptedOut(strings.TrimPrefix(owner.URL, "http://"))
+	if err != nil || !ok || o.By != "site: proven by token at "+owner.URL+site.OptOutFile {
+		t.Fatalf("opt-out recorded as %+v, %v, %v", o, ok, err)
 	}
 }

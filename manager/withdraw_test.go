@@ -96,7 +96,7 @@ func TestSharedKeyWithdrawal(t *testing.T) {
 	}
 	lists := func(m *Manager) bool {
 		t.Helper()
-		srv := httptest.NewServer(m.dir.srv.Handler)
+		srv := httptest.NewServer(m.dir.Handler())
 		defer srv.Close()
 		resp, err := http.Get(srv.URL + botauth.DirectoryPath)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/site"
 )
 
 // TestBrowserBotPage opens a network manager's bot page, the one a site
@@ -54,9 +55,9 @@ func TestBrowserBotPage(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#card"))); err != nil {
 		t.Fatal(err)
 	}
-	body := text(t, ctx, "card", `location.pathname === "`+manager.CardPath+`" ? document.body.innerText : ""`,
+	body := text(t, ctx, "card", `location.pathname === "`+site.CardPath+`" ? document.body.innerText : ""`,
 		func(s string) bool { return strings.HasPrefix(s, "{") })
-	var card manager.Card
+	var card site.Card
 	if err := json.Unmarshal([]byte(body), &card); err != nil {
 		t.Fatalf("the card is not JSON: %v\n%s", err, body)
 	}

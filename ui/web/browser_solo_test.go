@@ -100,7 +100,7 @@ func checkSoloPage(t *testing.T, ctx context.Context, r running) {
 			t.Fatal(err)
 		}
 	}
-	other := site(t)
+	other := smallSite(t)
 	addSeeds(other.URL + "/x/\nftp://files.example/")
 	text(t, ctx, "seed refused", `document.getElementById('seeds-msg').textContent`, func(s string) bool {
 		return strings.Contains(s, "nothing added") && strings.Contains(s, "scheme must be http or https")
@@ -134,7 +134,7 @@ func checkAddWhilePaused(t *testing.T, ctx context.Context, r running) {
 		st, err := r.api.Status(ctx)
 		return err == nil && st.State == "paused"
 	})
-	srv := site(t)
+	srv := smallSite(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#solo-seeds"), srv.URL+"/p/"), chromedp.Click(chromedp.CSS("#btn-add-seeds"))); err != nil {
 		t.Fatal(err)

@@ -81,8 +81,8 @@ func (calmSampler) Sample(context.Context) (governor.Reading, error) {
 	return governor.Reading{TotalCPU: 6, ProcessCPU: 2, RSS: 48 << 20}, nil
 }
 
-// site serves a few small linked pages.
-func site(t *testing.T) *httptest.Server {
+// smallSite serves a few small linked pages.
+func smallSite(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -112,7 +112,7 @@ func startClient(t *testing.T) running { return startClientMode(t, "") }
 // network profile) with a seeds file of three sites on one host.
 func startClientMode(t *testing.T, mode app.Mode) running {
 	t.Helper()
-	srv := site(t)
+	srv := smallSite(t)
 	var seeds strings.Builder
 	for i := range 3 {
 		fmt.Fprintf(&seeds, "%s/site%d/\n", srv.URL, i)

@@ -1,10 +1,11 @@
-package manager
+package site
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -36,47 +37,81 @@ type Card struct {
 	Keys              botauth.Directory `json:"keys"`
 }
 
-// card returns the manager's signature agent card, without its keys.
-func (m *Manager) card() Card {
+// About is what the network says of itself to site owners, as it stands
+// when a page is asked for (the manager settles its User-Agent and
+// Signature-Agent only once its site server listens).
+type About struct {
+	// Name is the network's name ("" for none).
+	Name    string
+	Contact string
+	// UserAgent and Token are the volunteers' User-Agent and robots.txt
+	// product token.
+	UserAgent, Token string
+	// SignatureAgent is the origin requests name in Signature-Agent.
+	SignatureAgent string
+	// BotPage and Directory are the bot page's and the key directory's
+	// URLs as web sites reach them.
+	BotPage, Directory string
+	// Delay is the politeness wait between two requests to a host; PerIP
+	// bounds the hosts on one IP address crawled at once.
+	Delay time.Duration
+	PerIP int
+}
+
+// Keys is the key directory the card lists.
+type Keys interface {
+	Directory() (botauth.Directory, error)
+}
+
+// Pages serve the bot page and the signature agent card.
+type Pages struct {
+	About func() About
+	Keys  Keys
+	Log   *slog.Logger
+}
+
+// Card returns the signature agent card, without its keys.
+func (p Pages) Card() Card {
+	a := p.About()
 	return Card{
-		Name:              m.networkName(),
-		Contact:           m.opts.Contact,
-		About:             m.BotPageURL(),
-		ExpectedUserAgent: m.opts.Policy.UserAgent,
-		ProductToken:      m.opts.Policy.Token,
+		Name:              networkName(a.Name),
+		Contact:           a.Contact,
+		About:             a.BotPage,
+		ExpectedUserAgent: a.UserAgent,
+		ProductToken:      a.Token,
 		Compliance:        []string{"User-Agent", "Allow", "Disallow", "Crawl-delay", "Content-Signal", "Content-Usage"},
 		Trigger:           "crawler",
 		Purpose:           "search",
 		TargetedContent:   "the text of public web pages, for a search index",
 		RateControl:       "robots.txt Crawl-delay; 429 and 503 with Retry-After",
-		RateExpectation:   m.rateExpectation(),
+		RateExpectation:   rateExpectation(a),
 		KnownURLs:         []string{"/robots.txt"},
-		JWKSURI:           m.DirectoryURL(),
+		JWKSURI:           a.Directory,
 	}
 }
 
 // rateExpectation says how fast one site is crawled at most.
-func (m *Manager) rateExpectation() string {
+func rateExpectation(a About) string {
 	return fmt.Sprintf("One connection per host, at most one request every %s (longer when robots.txt asks); "+
-		"at most %d hosts on one IP address crawled at once", spell(m.opts.Delay), m.opts.PerIP)
+		"at most %d hosts on one IP address crawled at once", spell(a.Delay), a.PerIP)
 }
 
 // networkName is the network's name for site owners.
-func (m *Manager) networkName() string {
-	if m.opts.Name != "" {
-		return "Hivecrawl (" + m.opts.Name + ")"
+func networkName(name string) string {
+	if name != "" {
+		return "Hivecrawl (" + name + ")"
 	}
 	return "Hivecrawl"
 }
 
-// serveCard serves the signature agent card.
-func (m *Manager) serveCard(w http.ResponseWriter, _ *http.Request) {
-	c := m.card()
+// ServeCard serves the signature agent card.
+func (p Pages) ServeCard(w http.ResponseWriter, _ *http.Request) {
+	c := p.Card()
 	var err error
-	if c.Keys, err = m.keys.Directory(); err != nil {
+	if c.Keys, err = p.Keys.Directory(); err != nil {
 		// As the directory does: no card rather than one that may list a
 		// withdrawn key.
-		m.log.Warn("Signature agent card unavailable: the key registry cannot be read", "err", err)
+		p.Log.Warn("Signature agent card unavailable: the key registry cannot be read", "err", err)
 		http.Error(w, "the key registry cannot be read now; try again shortly", http.StatusServiceUnavailable)
 		return
 	}
@@ -103,13 +138,14 @@ type botPageData struct {
 	RobotsExample string
 }
 
-// serveBotPage serves the page a site owner finds through the
+// ServeBotPage serves the page a site owner finds through the
 // User-Agent: what Hivecrawl is, who runs it, how fast it comes, how to
 // verify a request and how to stop it.
-func (m *Manager) serveBotPage(w http.ResponseWriter, _ *http.Request) {
-	c := m.card()
-	d := botPageData{Card: c, Delay: m.opts.Delay, Directory: m.DirectoryURL(), CardURL: m.BotPageURL() + CardPath[1:],
-		Agent: m.opts.Policy.SignatureAgent, Validity: spell(botauth.DefaultValidity), OptOut: m.BotPageURL() + "optout",
+func (p Pages) ServeBotPage(w http.ResponseWriter, _ *http.Request) {
+	a := p.About()
+	c := p.Card()
+	d := botPageData{Card: c, Delay: a.Delay, Directory: a.Directory, CardURL: a.BotPage + CardPath[1:],
+		Agent: a.SignatureAgent, Validity: spell(botauth.DefaultValidity), OptOut: a.BotPage + OptOutPath[1:],
 		RobotsExample: "User-agent: " + c.ProductToken + "\nDisallow: /", ContactHref: contactHref(c.Contact)}
 	var buf bytes.Buffer
 	if err := botPage.Execute(&buf, d); err != nil {

@@ -1,8 +1,10 @@
-package manager
+package site
 
 import (
 	"html"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -61,11 +63,48 @@ func (s *proofSite) serve(code int, body string) {
 
 var tokenInput = regexp.MustCompile(`name="token" value="([^"]+)"`)
 
-// postForm posts form to the manager's site server and returns the
-// status and page.
-func postForm(t *testing.T, m *Manager, path string, form url.Values) (int, string) {
+// optOutServer serves the self-service opt-out on loopback, recording
+// opt-outs in got, on the clock now.
+type optOutServer struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got map[string]string // site name → reason
+}
+
+func newOptOutServer(t *testing.T, now func() time.Time) *optOutServer {
 	t.Helper()
-	resp, err := http.PostForm(m.dir.origin()+path, form)
+	o := &optOutServer{got: map[string]string{}}
+	mux := http.NewServeMux()
+	OptOutRoutes(mux, OptOutConfig{
+		Secret: []byte("the operator's key"),
+		Record: func(name, reason string) error {
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			o.got[name] = reason
+			return nil
+		},
+		UserAgent: func() string { return "hivecrawl-test" },
+		Client:    FileClient(true),
+		Now:       now,
+		Log:       slog.New(slog.DiscardHandler),
+	})
+	o.Server = httptest.NewServer(mux)
+	t.Cleanup(o.Close)
+	return o
+}
+
+// recorded returns the opt-outs recorded so far.
+func (o *optOutServer) recorded() map[string]string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.got)
+}
+
+// postForm posts form to the opt-out server and returns the status and
+// page.
+func postForm(t *testing.T, o *optOutServer, path string, form url.Values) (int, string) {
+	t.Helper()
+	resp, err := http.PostForm(o.URL+path, form)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,19 +113,19 @@ func postForm(t *testing.T, m *Manager, path string, form url.Values) (int, stri
 	return resp.StatusCode, html.UnescapeString(string(b))
 }
 
-// TestSelfServiceOptOut: a site owner asks the manager's site server for
-// a token, is refused while the file is missing, wrong, too large,
+// TestSelfServiceOptOut: a site owner asks the site server for a token, is refused while the file is missing, wrong, too large,
 // redirected to another host or the token is for another site, and once
 // the file holds the token the site is opted out, recorded as proven by
 // it. A token a day old is refused without a fetch.
 func TestSelfServiceOptOut(t *testing.T) {
-	clk := &clock{t: time.Now().UTC()}
-	m := newManagerWith(t, t.TempDir(), clk, func(o *Options) { o.Directory = "127.0.0.1:0" })
-	go m.dir.serve()
+	var mu sync.Mutex
+	now := time.Now().UTC()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	m := newOptOutServer(t, clock)
 	site := newProofSite(t)
 	other := newProofSite(t)
 
-	resp, err := http.Get(m.dir.origin() + OptOutPath)
+	resp, err := http.Get(m.URL + OptOutPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +171,7 @@ func TestSelfServiceOptOut(t *testing.T) {
 			}
 		})
 	}
-	if list, _ := m.OptOuts(); len(list) != 0 {
+	if list := m.recorded(); len(list) != 0 {
 		t.Fatalf("opted out without a proof: %+v", list)
 	}
 	if n := other.requests(); n != 0 {
@@ -147,14 +186,15 @@ func TestSelfServiceOptOut(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(page, "Done: 127.0.0.1 opted out") {
 		t.Fatalf("confirm with the file in place: %d %s", code, page)
 	}
-	o, ok, err := m.db.OptedOut(strings.TrimPrefix(site.URL, "http://"))
-	if err != nil || !ok || o.By != "site: proven by token at "+site.URL+OptOutFile {
-		t.Fatalf("opt-out recorded as %+v, %v, %v", o, ok, err)
+	if got := m.recorded(); len(got) != 1 || got["127.0.0.1"] != "site: proven by token at "+site.URL+OptOutFile {
+		t.Fatalf("opt-outs recorded: %+v", got)
 	}
 
 	// A day later the token is refused before any fetch.
 	asked := site.requests()
-	clk.add(OptOutTokenLife)
+	mu.Lock()
+	now = now.Add(OptOutTokenLife)
+	mu.Unlock()
 	if code, page := confirm(site.URL, token); code != http.StatusForbidden || !strings.Contains(page, "expired") {
 		t.Fatalf("a day-old token: %d %s", code, page)
 	}
@@ -167,13 +207,12 @@ func TestSelfServiceOptOut(t *testing.T) {
 // the proof is never fetched from a loopback address, as the crawler
 // would not fetch it.
 func TestOptOutProofNeedsAPublicAddress(t *testing.T) {
-	m := newManagerWith(t, t.TempDir(), &clock{t: time.Now().UTC()}, func(o *Options) { o.AllowLoopback = false })
 	site := newProofSite(t)
 	target, err := parseOptOutSite(site.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &optOutSite{m: m, client: newKeyClient(false)}
+	s := newOptOutSite(OptOutConfig{Secret: []byte("key"), UserAgent: func() string { return "hivecrawl-test" }, Client: FileClient(false)})
 	token := s.token(target, time.Now().Add(time.Hour))
 	site.serve(http.StatusOK, token)
 	if why := s.fetchProof(t.Context(), target, token); !strings.Contains(why, "not a public address") {

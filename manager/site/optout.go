@@ -1,4 +1,4 @@
-package manager
+package site
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -28,7 +29,7 @@ import (
 // OptOutFile; once the file is there the owner confirms, the manager
 // fetches it from the site (public addresses only, bounded in size, time
 // and redirects, all on the site's host) and, when it holds the token,
-// opts the site out (Manager.OptOut), as IndexNow proves a key.
+// opts the site out (OptOutConfig.Record), as IndexNow proves a key.
 //
 // Tokens are stateless: an HMAC, under a key derived from the operator's
 // key, of the site's name and origin and the token's expiry. So every
@@ -66,28 +67,43 @@ const (
 	maxOptOutSites     = 10_000
 )
 
+// OptOutConfig is what the self-service opt-out needs of the manager.
+type OptOutConfig struct {
+	// Secret is the operator's private key, raw: the tokens' HMAC key is
+	// derived from it.
+	Secret []byte
+	// Record opts the site name out (a domain covers its hosts), giving
+	// the reason it keeps beside it.
+	Record func(name, reason string) error
+	// UserAgent is sent with the proof's fetch: the network's, as it
+	// stands when the owner confirms.
+	UserAgent func() string
+	// Client fetches the proof (FileClient).
+	Client *http.Client
+	Now    func() time.Time
+	Log    *slog.Logger
+}
+
 // optOutSite serves the self-service opt-out.
 type optOutSite struct {
-	m      *Manager
+	OptOutConfig
 	key    []byte // the tokens' HMAC key
-	client *http.Client
 	limits *indexnow.Limiter
 }
 
-// optOutRoutes registers the self-service opt-out's pages on mux.
-func (m *Manager) optOutRoutes(mux *http.ServeMux) {
-	raw, err := m.key.Raw()
-	if err != nil {
-		m.log.Warn("Self-service opt-out not served: no key to sign its tokens", "err", err)
-		return
-	}
-	mac := hmac.New(sha256.New, raw)
-	mac.Write([]byte("hivecrawl self-service opt-out token key"))
-	s := &optOutSite{m: m, key: mac.Sum(nil), client: newKeyClient(m.opts.AllowLoopback),
-		limits: indexnow.NewLimiter(optOutConfirmBurst, optOutConfirmEvery, maxOptOutSites)}
+// OptOutRoutes registers the self-service opt-out's pages on mux.
+func OptOutRoutes(mux *http.ServeMux, c OptOutConfig) {
+	s := newOptOutSite(c)
 	mux.HandleFunc("GET "+OptOutPath, s.form)
 	mux.HandleFunc("POST "+OptOutPath, s.ask)
 	mux.HandleFunc("POST "+OptOutPath+"/confirm", s.confirm)
+}
+
+func newOptOutSite(c OptOutConfig) *optOutSite {
+	mac := hmac.New(sha256.New, c.Secret)
+	mac.Write([]byte("hivecrawl self-service opt-out token key"))
+	return &optOutSite{OptOutConfig: c, key: mac.Sum(nil),
+		limits: indexnow.NewLimiter(optOutConfirmBurst, optOutConfirmEvery, maxOptOutSites)}
 }
 
 // optOutTarget is a site as its owner named it.
@@ -165,16 +181,16 @@ func fileHolds(body []byte, token string) bool {
 // fetchProof fetches t's OptOutFile and reports why it does not hold
 // token, or "".
 func (s *optOutSite) fetchProof(ctx context.Context, t optOutTarget, token string) string {
-	ctx, cancel := context.WithTimeout(ctx, keyFileWait)
+	ctx, cancel := context.WithTimeout(ctx, FileWait)
 	defer cancel()
 	file := t.Origin + OptOutFile
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, file, nil)
 	if err != nil {
 		return "could not ask for " + file
 	}
-	req.Header.Set("User-Agent", s.m.opts.Policy.UserAgent)
+	req.Header.Set("User-Agent", s.UserAgent())
 	req.Header.Set("Accept", "text/plain")
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err != nil {
 		return fmt.Sprintf("could not fetch %s: %v", file, err)
 	}
@@ -211,7 +227,7 @@ func (s *optOutSite) render(w http.ResponseWriter, code int, p optOutPage) {
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	w.WriteHeader(code)
 	if err := optOutTemplate.Execute(w, p); err != nil {
-		s.m.log.Debug("Opt-out page not rendered", "err", err)
+		s.Log.Debug("Opt-out page not rendered", "err", err)
 	}
 }
 
@@ -238,7 +254,7 @@ func (s *optOutSite) ask(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusBadRequest, optOutPage{Site: site, Error: err.Error()})
 		return
 	}
-	exp := s.m.opts.Now().Add(OptOutTokenLife).Truncate(time.Second)
+	exp := s.Now().Add(OptOutTokenLife).Truncate(time.Second)
 	s.render(w, http.StatusOK, optOutPage{Site: t.Origin, Name: t.Name, Domain: t.Domain, Token: s.token(t, exp),
 		File: t.Origin + OptOutFile, Expires: exp.UTC().Format("2006-01-02 15:04 UTC")})
 }
@@ -255,7 +271,7 @@ func (s *optOutSite) confirm(w http.ResponseWriter, r *http.Request) {
 		s.render(w, http.StatusBadRequest, optOutPage{Site: site, Error: err.Error()})
 		return
 	}
-	now := s.m.opts.Now()
+	now := s.Now()
 	if why := s.checkToken(t, token, now); why != "" {
 		s.render(w, http.StatusForbidden, optOutPage{Site: t.Origin, Error: why})
 		return
@@ -267,12 +283,12 @@ func (s *optOutSite) confirm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if why := s.fetchProof(r.Context(), t, token); why != "" {
-		s.m.log.Info("Self-service opt-out not proven", "site", t.Origin, "why", why)
+		s.Log.Info("Self-service opt-out not proven", "site", t.Origin, "why", why)
 		s.render(w, http.StatusForbidden, optOutPage{Site: t.Origin, Token: token, File: t.Origin + OptOutFile, Error: why})
 		return
 	}
-	if _, err := s.m.OptOut([]string{t.Name}, "site: proven by token at "+t.Origin+OptOutFile); err != nil {
-		s.m.log.Warn("Self-service opt-out not recorded", "site", t.Origin, "err", err)
+	if err := s.Record(t.Name, "site: proven by token at "+t.Origin+OptOutFile); err != nil {
+		s.Log.Warn("Self-service opt-out not recorded", "site", t.Origin, "err", err)
 		s.render(w, http.StatusInternalServerError, optOutPage{Site: t.Origin, Error: "the opt-out could not be recorded; try again later"})
 		return
 	}

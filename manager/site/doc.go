@@ -1,0 +1,12 @@
+// Package site is what the manager serves to web sites rather than to
+// its operator or its volunteers: the HTTP server they reach (Server),
+// the bot page a site owner finds through the User-Agent and the
+// signature agent card (Pages), and the self-service opt-out, where an
+// owner proves a site is theirs by serving a token and opts it out
+// (OptOutRoutes). FileClient fetches such proofs, from public addresses
+// only.
+//
+// The manager wires it (manager/siteweb.go): it chooses the address,
+// mounts the key directory (manager/botkeys) beside these pages, and
+// passes what the pages say (About) and how an opt-out is recorded.
+package site
