@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 	"github.com/hivecrawl/hivecrawl/internal/prom"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
@@ -144,7 +145,7 @@ func (a *apiServer) guard(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
 		if !hostAllowed(r.Host, a.port) {
-			httpError(w, http.StatusForbidden, "host not allowed: use "+a.url)
+			httpjson.Error(w, http.StatusForbidden, "host not allowed: use "+a.url)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxAPIBody)
@@ -179,7 +180,7 @@ func (a *apiServer) needToken(next http.Handler) http.Handler {
 			}
 		}
 		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(a.token)) != 1 {
-			httpError(w, http.StatusUnauthorized, "missing or wrong API token (see "+a.info+")")
+			httpjson.Error(w, http.StatusUnauthorized, "missing or wrong API token (see "+a.info+")")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -189,16 +190,16 @@ func (a *apiServer) needToken(next http.Handler) http.Handler {
 func (a *apiServer) status(w http.ResponseWriter, r *http.Request) {
 	st, err := a.m.Status()
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	httpjson.Write(w, http.StatusOK, st)
 }
 
 func (a *apiServer) page(w http.ResponseWriter, r *http.Request) {
 	st, err := a.m.Status()
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -217,33 +218,23 @@ func (a *apiServer) seeds(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
-		httpError(w, http.StatusBadRequest, "body must be {\"urls\": [...]}: "+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, "body must be {\"urls\": [...]}: "+err.Error())
 		return
 	}
 	added, err := a.m.AddSites(req.URLs)
 	if errors.Is(err, channels.ErrBadSeed) {
-		httpError(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	resp := SeedsResponse{Created: []string{}, Known: added.Known, OptedOut: added.OptedOut}
 	for _, c := range added.Created {
 		resp.Created = append(resp.Created, c.ID)
 	}
-	writeJSON(w, http.StatusOK, resp)
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
-}
-
-func httpError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, map[string]string{"error": msg})
+	httpjson.Write(w, http.StatusOK, resp)
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
@@ -275,7 +266,7 @@ func optOutNames(w http.ResponseWriter, r *http.Request) ([]string, bool) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || len(req.Names) == 0 {
-		httpError(w, http.StatusBadRequest, "body must be {\"names\": [host, domain or URL, ...]}")
+		httpjson.Error(w, http.StatusBadRequest, "body must be {\"names\": [host, domain or URL, ...]}")
 		return nil, false
 	}
 	return req.Names, true
@@ -290,11 +281,11 @@ func (a *apiServer) optOut(w http.ResponseWriter, r *http.Request) {
 	out, err := a.m.OptOut(names, channels.OptOutByOperator)
 	switch {
 	case errors.Is(err, channels.ErrBadSeed):
-		httpError(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 	case err != nil:
-		httpError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 	default:
-		writeJSON(w, http.StatusOK, OptOutResponse{OptedOut: out})
+		httpjson.Write(w, http.StatusOK, OptOutResponse{OptedOut: out})
 	}
 }
 
@@ -307,11 +298,11 @@ func (a *apiServer) optIn(w http.ResponseWriter, r *http.Request) {
 	lifted, err := a.m.OptIn(names)
 	switch {
 	case errors.Is(err, channels.ErrBadSeed):
-		httpError(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 	case err != nil:
-		httpError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 	default:
-		writeJSON(w, http.StatusOK, OptInResponse{Lifted: append([]string{}, lifted...)})
+		httpjson.Write(w, http.StatusOK, OptInResponse{Lifted: append([]string{}, lifted...)})
 	}
 }
 
@@ -319,8 +310,8 @@ func (a *apiServer) optIn(w http.ResponseWriter, r *http.Request) {
 func (a *apiServer) optOuts(w http.ResponseWriter, r *http.Request) {
 	list, err := a.m.OptOuts()
 	if err != nil {
-		httpError(w, http.StatusInternalServerError, err.Error())
+		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, OptOutList{OptOuts: append([]channels.OptOut{}, list...)})
+	httpjson.Write(w, http.StatusOK, OptOutList{OptOuts: append([]channels.OptOut{}, list...)})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/indexnow"
 	"github.com/hivecrawl/hivecrawl/manager/site"
@@ -68,7 +69,7 @@ func (h *indexNow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req, err = indexnow.ParseJSON(http.MaxBytesReader(w, r.Body, indexnow.MaxBody))
 	default:
 		w.Header().Set("Allow", "GET, POST")
-		httpError(w, http.StatusMethodNotAllowed, "submit URLs with GET "+IndexNowPath+"?url=…&key=… or POST "+IndexNowPath)
+		httpjson.Error(w, http.StatusMethodNotAllowed, "submit URLs with GET "+IndexNowPath+"?url=…&key=… or POST "+IndexNowPath)
 		return
 	}
 	if err != nil {
@@ -88,7 +89,7 @@ func (h *indexNow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ok, wait := h.limits.Allow(sub.Host, now); !ok {
 		secs := int(math.Ceil(wait.Seconds()))
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		httpError(w, http.StatusTooManyRequests, fmt.Sprintf("too many submissions for %s: at most %d at once, then one every %v; try again in %d s",
+		httpjson.Error(w, http.StatusTooManyRequests, fmt.Sprintf("too many submissions for %s: at most %d at once, then one every %v; try again in %d s",
 			sub.Host, indexnow.DefaultBurst, indexnow.DefaultEvery, secs))
 		return
 	}
@@ -106,21 +107,21 @@ func (h *indexNow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		h.m.log.Warn("IndexNow submission not recorded", "host", sub.Host, "err", err)
-		httpError(w, http.StatusInternalServerError, "the submission could not be recorded; try again later")
+		httpjson.Error(w, http.StatusInternalServerError, "the submission could not be recorded; try again later")
 		return
 	}
 	if out.Due {
 		h.m.Wake()
 	}
 	h.m.log.Info("URLs pushed by IndexNow", "host", sub.Host, "accepted", out.Added, "ignored", out.Ignored)
-	writeJSON(w, http.StatusOK, IndexNowResponse{Accepted: out.Added, Ignored: out.Ignored})
+	httpjson.Write(w, http.StatusOK, IndexNowResponse{Accepted: out.Added, Ignored: out.Ignored})
 }
 
 // refuse answers a submission refused for err with the protocol's status.
 func (h *indexNow) refuse(w http.ResponseWriter, host string, err error) {
 	code := indexNowStatus(err)
 	h.m.log.Debug("IndexNow submission refused", "host", host, "status", code, "err", err)
-	httpError(w, code, err.Error())
+	httpjson.Error(w, code, err.Error())
 }
 
 // indexNowStatus is the protocol's answer to a submission refused for

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 )
 
 // Client talks to a running client's local API. The CLI uses it and so will
@@ -164,7 +166,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, ctype
 		return fmt.Errorf("read local API answer: %w", err)
 	}
 	if resp.StatusCode/100 != 2 {
-		var eb errorBody
+		var eb httpjson.ErrorBody
 		if json.Unmarshal(data, &eb) != nil || eb.Error == "" {
 			eb.Error = http.StatusText(resp.StatusCode)
 		}

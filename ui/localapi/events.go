@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 )
 
 // Events is what the server needs from a client that keeps an event log;
@@ -53,7 +55,7 @@ func (s *Server) eventRoutes() {
 		if log.Events == nil {
 			log.Events = []Event{}
 		}
-		writeJSON(w, http.StatusOK, log)
+		httpjson.WriteIndented(w, http.StatusOK, log)
 	})
 }
 

@@ -20,6 +20,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 )
 
 // TokenHeader carries the API token; "Authorization: Bearer TOKEN" works too.
@@ -205,15 +207,15 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("Cache-Control", "no-store")
 		if !s.hostAllowed(r.Host) {
 			s.opts.Logger.Warn("Refused a local API request with a foreign Host header", "host", r.Host, "path", r.URL.Path)
-			writeError(w, http.StatusForbidden, "host not allowed: use http://127.0.0.1:"+s.port)
+			httpjson.ErrorIndented(w, http.StatusForbidden, "host not allowed: use http://127.0.0.1:"+s.port)
 			return
 		}
 		if !validPath(r.URL.Path) {
-			writeError(w, http.StatusBadRequest, "malformed path: it must be UTF-8 text without control characters")
+			httpjson.ErrorIndented(w, http.StatusBadRequest, "malformed path: it must be UTF-8 text without control characters")
 			return
 		}
 		if !s.mux.isPublic(r) && !s.mayRead(r) {
-			writeError(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+"); the CLI and tray read it from api.json in the config directory, and the dashboard signs in from the tray or with 'hivecrawl open'")
+			httpjson.ErrorIndented(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+"); the CLI and tray read it from api.json in the config directory, and the dashboard signs in from the tray or with 'hivecrawl open'")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -286,13 +288,13 @@ type Health struct {
 }
 
 func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, Health{OK: true})
+	httpjson.WriteIndented(w, http.StatusOK, Health{OK: true})
 }
 
 func (s *Server) needToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.Authorized(r) {
-			writeError(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+")")
+			httpjson.ErrorIndented(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+")")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -305,7 +307,7 @@ func (s *Server) getStatus(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, st)
+	httpjson.WriteIndented(w, http.StatusOK, st)
 }
 
 func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
@@ -314,17 +316,17 @@ func (s *Server) getConfig(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, c)
+	httpjson.WriteIndented(w, http.StatusOK, c)
 }
 
 func (s *Server) postConfig(w http.ResponseWriter, r *http.Request) {
 	changes, err := parseChanges(r)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		httpjson.ErrorIndented(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	if len(changes) == 0 {
-		writeError(w, http.StatusBadRequest, "no settings given (send KEY=VALUE pairs or a JSON object)")
+		httpjson.ErrorIndented(w, http.StatusBadRequest, "no settings given (send KEY=VALUE pairs or a JSON object)")
 		return
 	}
 	if err := s.backend.SetConfig(r.Context(), changes); err != nil {
@@ -369,7 +371,7 @@ func (s *Server) postSnooze(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, SnoozeResult{Until: until})
+	httpjson.WriteIndented(w, http.StatusOK, SnoozeResult{Until: until})
 }
 
 // parseChanges reads a JSON object ({"download": "200KB/s", "threads": 4}),
@@ -446,17 +448,17 @@ func ParseChanges(items []string) ([]Change, error) {
 func (s *Server) fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, ErrInvalid):
-		writeError(w, http.StatusBadRequest, err.Error())
+		httpjson.ErrorIndented(w, http.StatusBadRequest, err.Error())
 		return
 	case errors.Is(err, ErrNotFound):
-		writeError(w, http.StatusNotFound, err.Error())
+		httpjson.ErrorIndented(w, http.StatusNotFound, err.Error())
 		return
 	case errors.Is(err, ErrNotSolo), errors.Is(err, ErrConflict):
-		writeError(w, http.StatusConflict, err.Error())
+		httpjson.ErrorIndented(w, http.StatusConflict, err.Error())
 		return
 	}
 	s.opts.Logger.Error("Local API request failed", "err", err)
-	writeError(w, http.StatusInternalServerError, err.Error())
+	httpjson.ErrorIndented(w, http.StatusInternalServerError, err.Error())
 }
 
 // countParam reads the query's n, a count from 1 to most (def when absent);
@@ -468,24 +470,8 @@ func countParam(w http.ResponseWriter, r *http.Request, def, most int) (n int, o
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > most {
-		writeError(w, http.StatusBadRequest, "n must be a whole number from 1 to "+strconv.Itoa(most))
+		httpjson.ErrorIndented(w, http.StatusBadRequest, "n must be a whole number from 1 to "+strconv.Itoa(most))
 		return 0, false
 	}
 	return n, true
-}
-
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, errorBody{Error: msg})
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v) // the client went away; nothing to do
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 	"github.com/hivecrawl/hivecrawl/testkit/testport"
 )
 
@@ -224,7 +225,7 @@ func TestConfigPatch(t *testing.T) {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
 			}
 			if tt.want != 200 {
-				var eb errorBody
+				var eb httpjson.ErrorBody
 				if json.NewDecoder(resp.Body).Decode(&eb); eb.Error == "" {
 					t.Error("error answer has no message")
 				}

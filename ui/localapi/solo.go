@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 )
 
 // Solo is what the server needs from a client that can run in solo mode
@@ -206,12 +208,12 @@ func (s *Server) soloRoutes() {
 		if chs == nil {
 			chs = []SoloChannel{}
 		}
-		writeJSON(w, http.StatusOK, chs)
+		httpjson.WriteIndented(w, http.StatusOK, chs)
 	})
 	s.mux.Handle("POST /api/solo/seeds", s.needToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		urls, err := parseSeeds(r)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+			httpjson.ErrorIndented(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		res, err := so.AddSeeds(r.Context(), urls)
@@ -222,7 +224,7 @@ func (s *Server) soloRoutes() {
 		if res.Created == nil {
 			res.Created = []string{}
 		}
-		writeJSON(w, http.StatusOK, res)
+		httpjson.WriteIndented(w, http.StatusOK, res)
 	})))
 	s.mux.Handle("POST /api/solo/channels/{id}/{action}", s.needToken(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, action := r.PathValue("id"), r.PathValue("action")
@@ -235,13 +237,13 @@ func (s *Server) soloRoutes() {
 			dec := json.NewDecoder(io.LimitReader(r.Body, 4<<10))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&set); err != nil {
-				writeError(w, http.StatusBadRequest, fmt.Sprintf(`body must be {"max_depth": N, "max_pages": N, "other_hosts": BOOL} (any of them): %v`, err))
+				httpjson.ErrorIndented(w, http.StatusBadRequest, fmt.Sprintf(`body must be {"max_depth": N, "max_pages": N, "other_hosts": BOOL} (any of them): %v`, err))
 				return
 			}
 			ch, err = so.SetChannel(r.Context(), id, set)
 		} else {
 			if !slices.Contains(ChannelActions, action) {
-				writeError(w, http.StatusNotFound, fmt.Sprintf("no action %q: one of %s, or settings", action, strings.Join(ChannelActions, ", ")))
+				httpjson.ErrorIndented(w, http.StatusNotFound, fmt.Sprintf("no action %q: one of %s, or settings", action, strings.Join(ChannelActions, ", ")))
 				return
 			}
 			ch, err = so.ChannelAction(r.Context(), id, action)
@@ -250,12 +252,12 @@ func (s *Server) soloRoutes() {
 			s.fail(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, ch)
+		httpjson.WriteIndented(w, http.StatusOK, ch)
 	})))
 	s.mux.HandleFunc("GET /api/solo/pages", func(w http.ResponseWriter, r *http.Request) {
 		ch := r.URL.Query().Get("channel")
 		if ch == "" {
-			writeError(w, http.StatusBadRequest, "name a channel: /api/solo/pages?channel=HOST")
+			httpjson.ErrorIndented(w, http.StatusBadRequest, "name a channel: /api/solo/pages?channel=HOST")
 			return
 		}
 		ps, err := so.SoloPages(r.Context(), ch)
@@ -266,12 +268,12 @@ func (s *Server) soloRoutes() {
 		if ps.Pages == nil {
 			ps.Pages = []SoloPage{}
 		}
-		writeJSON(w, http.StatusOK, ps)
+		httpjson.WriteIndented(w, http.StatusOK, ps)
 	})
 	s.mux.HandleFunc("GET /api/solo/search", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query().Get("q")
 		if strings.TrimSpace(q) == "" {
-			writeError(w, http.StatusBadRequest, "give words to search for: /api/solo/search?q=WORDS")
+			httpjson.ErrorIndented(w, http.StatusBadRequest, "give words to search for: /api/solo/search?q=WORDS")
 			return
 		}
 		n, ok := countParam(w, r, 20, 100)
@@ -286,12 +288,12 @@ func (s *Server) soloRoutes() {
 		if res.Hits == nil {
 			res.Hits = []SearchHit{}
 		}
-		writeJSON(w, http.StatusOK, res)
+		httpjson.WriteIndented(w, http.StatusOK, res)
 	})
 	s.mux.HandleFunc("GET /api/solo/text", func(w http.ResponseWriter, r *http.Request) {
 		u := r.URL.Query().Get("url")
 		if u == "" {
-			writeError(w, http.StatusBadRequest, "name a page: /api/solo/text?url=URL")
+			httpjson.ErrorIndented(w, http.StatusBadRequest, "name a page: /api/solo/text?url=URL")
 			return
 		}
 		t, err := so.SoloText(r.Context(), u)
@@ -299,7 +301,7 @@ func (s *Server) soloRoutes() {
 			s.fail(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, t)
+		httpjson.WriteIndented(w, http.StatusOK, t)
 	})
 }
 

@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"net/url"
+
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 )
 
 // cookieName is the session cookie's name for the server at base. Cookies
@@ -19,7 +21,7 @@ func cookieName(base string) string {
 func (u *UI) needToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !u.opts.Auth.Authorized(r) {
-			writeError(w, http.StatusUnauthorized, "missing or wrong API token (header X-Hivecrawl-Token)")
+			httpjson.Error(w, http.StatusUnauthorized, "missing or wrong API token (header X-Hivecrawl-Token)")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -64,14 +66,14 @@ type SessionInfo struct {
 
 func (u *UI) session(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
-		writeError(w, http.StatusForbidden, "cross-site request refused")
+		httpjson.Error(w, http.StatusForbidden, "cross-site request refused")
 		return
 	}
 	if _, ok := u.signedIn(r); !ok {
-		writeJSON(w, http.StatusOK, SessionInfo{})
+		httpjson.Write(w, http.StatusOK, SessionInfo{})
 		return
 	}
-	writeJSON(w, http.StatusOK, SessionInfo{SignedIn: true, Token: u.opts.Auth.Token()})
+	httpjson.Write(w, http.StatusOK, SessionInfo{SignedIn: true, Token: u.opts.Auth.Token()})
 }
 
 // LoginCode is the answer to POST /ui/login-code.
@@ -89,7 +91,7 @@ func (u *UI) loginCode(w http.ResponseWriter, r *http.Request) {
 	if next != "" {
 		q.Set("next", next)
 	}
-	writeJSON(w, http.StatusOK, LoginCode{URL: u.opts.Auth.URL() + "/ui/login?" + q.Encode()})
+	httpjson.Write(w, http.StatusOK, LoginCode{URL: u.opts.Auth.URL() + "/ui/login?" + q.Encode()})
 }
 
 // validNext accepts only the page's own fragments ("settings"), so a
@@ -127,5 +129,5 @@ func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
 		u.sessions.end(id)
 	}
 	http.SetCookie(w, &http.Cookie{Name: u.cookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
-	writeJSON(w, http.StatusOK, SessionInfo{})
+	httpjson.Write(w, http.StatusOK, SessionInfo{})
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -37,7 +38,7 @@ func LoginURL(ctx context.Context, info localapi.Info, next string) (string, err
 		return "", fmt.Errorf("read sign-in link: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		var eb errorBody
+		var eb httpjson.ErrorBody
 		json.Unmarshal(body, &eb)
 		return "", &localapi.APIError{Code: resp.StatusCode, Message: eb.Error}
 	}

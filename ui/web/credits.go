@@ -2,10 +2,11 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/httpjson"
 )
 
 // Bounds of the credits endpoints' parameters.
@@ -26,7 +27,7 @@ type CreditsInfo struct {
 func (u *UI) receipts(w http.ResponseWriter, r *http.Request) {
 	limit, ok := intParam(r, "limit", defaultReceipts, 1, maxReceipts)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "limit must be a whole number from 1 to "+strconv.Itoa(maxReceipts))
+		httpjson.Error(w, http.StatusBadRequest, "limit must be a whole number from 1 to "+strconv.Itoa(maxReceipts))
 		return
 	}
 	out := CreditsInfo{Receipts: []Receipt{}}
@@ -39,12 +40,12 @@ func (u *UI) receipts(w http.ResponseWriter, r *http.Request) {
 		out.Available = true
 		out.Receipts = append(out.Receipts, rs...)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (u *UI) receiptsCSV(w http.ResponseWriter, r *http.Request) {
 	if u.opts.Credits == nil {
-		writeError(w, http.StatusNotFound, "this client keeps no credits ledger")
+		httpjson.Error(w, http.StatusNotFound, "this client keeps no credits ledger")
 		return
 	}
 	// Buffer it, so a failure half-way is an error and not a cut file.
@@ -61,7 +62,7 @@ func (u *UI) receiptsCSV(w http.ResponseWriter, r *http.Request) {
 func (u *UI) creditDays(w http.ResponseWriter, r *http.Request) {
 	n, ok := intParam(r, "days", defaultDays, 1, maxDays)
 	if !ok {
-		writeError(w, http.StatusBadRequest, "days must be a whole number from 1 to "+strconv.Itoa(maxDays))
+		httpjson.Error(w, http.StatusBadRequest, "days must be a whole number from 1 to "+strconv.Itoa(maxDays))
 		return
 	}
 	days := []CreditDay{}
@@ -74,7 +75,7 @@ func (u *UI) creditDays(w http.ResponseWriter, r *http.Request) {
 		}
 		days = append(days, ds...)
 	}
-	writeJSON(w, http.StatusOK, days)
+	httpjson.Write(w, http.StatusOK, days)
 }
 
 // intParam reads the query parameter name as an int in [lo, hi], or def
@@ -93,19 +94,5 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, bool) {
 
 func (u *UI) fail(w http.ResponseWriter, what string, err error) {
 	u.opts.Logger.Error("Web page request failed", "what", what, "err", err)
-	writeError(w, http.StatusInternalServerError, what+": "+err.Error())
-}
-
-type errorBody struct {
-	Error string `json:"error"`
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, errorBody{Error: msg})
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v) // the page went away; nothing to do
+	httpjson.Error(w, http.StatusInternalServerError, what+": "+err.Error())
 }
