@@ -171,7 +171,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	if opts.IndexNow != "" {
-		if m.inow, err = site.Listen("IndexNow", opts.IndexNow, newIndexNow(m).handler()); err != nil {
+		if m.inow, err = site.Listen("IndexNow", opts.IndexNow, site.IndexNowHandler(m.indexNowConfig())); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}

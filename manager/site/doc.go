@@ -1,10 +1,11 @@
 // Package site is what the manager serves to web sites rather than to
 // its operator or its volunteers: the HTTP server they reach (Server),
 // the bot page a site owner finds through the User-Agent and the
-// signature agent card (Pages), and the self-service opt-out, where an
-// owner proves a site is theirs by serving a token and opts it out
-// (OptOutRoutes). FileClient fetches such proofs, from public addresses
-// only.
+// signature agent card (Pages), the self-service opt-out, where an owner
+// proves a site is theirs by serving a token and opts it out
+// (OptOutRoutes), and the IndexNow endpoint, where a site that proved its
+// key pushes the URLs it changed (IndexNowHandler). FileClient fetches
+// such proofs, from public addresses only.
 //
 // The manager wires it (manager/siteweb.go): it chooses the address,
 // mounts the key directory (manager/botkeys) beside these pages, and
