@@ -21,6 +21,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/proto/profile"
@@ -277,7 +278,7 @@ func (s *swarm) waitMembers(t *testing.T) {
 
 // tiled reports whether the members' zones in the manager's view add up
 // to the whole space.
-func tiled(st manager.Status) bool {
+func tiled(st operator.Status) bool {
 	vol := 0.0
 	for _, p := range st.Swarm.Peers {
 		if len(p.Zones) == 0 {
@@ -298,7 +299,7 @@ func tiled(st manager.Status) bool {
 // its zones, which tile the space, and every host joined to a member.
 func checkSwarmView(t *testing.T, s *swarm) {
 	t.Helper()
-	var st manager.Status
+	var st operator.Status
 	waitFor(t, 30*time.Second, "the members' zones to tile the space in the manager's view", func() bool {
 		var err error
 		st, err = s.m.Status()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 )
 
 // countingSite is a web site of pages+1 pages on addr (127.0.0.x:0) that
@@ -98,14 +99,14 @@ func TestOptOutStopsWithinAMinute(t *testing.T) {
 		return n >= 10 && m >= 10
 	})
 
-	body, _ := json.Marshal(manager.OptOutRequest{Names: []string{"127.0.0.1"}})
+	body, _ := json.Marshal(operator.OptOutRequest{Names: []string{"127.0.0.1"}})
 	req, _ := http.NewRequest(http.MethodPost, s.m.APIURL()+"/api/optouts", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.m.APIToken())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out manager.OptOutResponse
+	var out operator.OptOutResponse
 	json.NewDecoder(resp.Body).Decode(&out)
 	resp.Body.Close()
 	returned := time.Now()

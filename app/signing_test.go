@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/testkit/webbotauth"
 )
 
@@ -73,7 +74,7 @@ func TestSignedRequestsVerify(t *testing.T) {
 	}
 
 	// The operator withdraws the volunteer's key through the local API.
-	body, _ := json.Marshal(manager.WithdrawRequest{Key: s.clients[0].net.h.ID().String(), Reason: "test"})
+	body, _ := json.Marshal(operator.WithdrawRequest{Key: s.clients[0].net.h.ID().String(), Reason: "test"})
 	req, _ := http.NewRequest(http.MethodPost, s.m.APIURL()+"/api/keys/withdraw", bytes.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.m.APIToken())
 	resp, err := http.DefaultClient.Do(req)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,11 +15,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/hivecrawl/hivecrawl/internal/prom"
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/internal/services"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/members"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/site"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -49,7 +50,7 @@ type Manager struct {
 	store   *storage.Storage
 	sub     *submit.Submitter
 	members *members.Registry
-	api     *apiServer
+	api     *operator.Server
 	// keys are the volunteers' certified request-signing keys; dir serves
 	// them to web sites when Options.Directory is set.
 	keys *botkeys.Registry
@@ -256,7 +257,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if _, err := m.WriteProfile(); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	if m.api, err = newAPIServer(m, opts.API, filepath.Join(opts.Dir, APIFile)); err != nil {
+	if m.api, err = operator.Listen(m, opts.API, filepath.Join(opts.Dir, APIFile), prom.Handler(m.metrics.reg, m.log), opts.Now, m.log); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	return m, nil
@@ -288,10 +289,10 @@ func (m *Manager) Storage() *storage.Storage { return m.store }
 func (m *Manager) Dir() string { return m.opts.Dir }
 
 // APIURL returns the local API's base URL.
-func (m *Manager) APIURL() string { return m.api.url }
+func (m *Manager) APIURL() string { return m.api.URL() }
 
 // APIToken returns the token state changes need.
-func (m *Manager) APIToken() string { return m.api.token }
+func (m *Manager) APIToken() string { return m.api.Token() }
 
 // AddSeeds adds seed URLs (see channels.DB.AddSeeds) and returns the
 // channels created. It checks only that they parse: sites a person adds
@@ -324,7 +325,7 @@ func (m *Manager) AddSites(urls []string) (channels.Added, error) {
 func (m *Manager) Serve(ctx context.Context) error {
 	defer m.Close()
 	g := services.New(ctx)
-	g.Go("local API", m.api.serve)
+	g.Go("local API", m.api.Serve)
 	for _, s := range []*site.Server{m.dir, m.inow} {
 		if s != nil {
 			g.Go(s.Name(), s.Run)
@@ -380,7 +381,7 @@ func (m *Manager) close() error {
 	m.bgCancel()
 	var errs []error
 	if m.api != nil {
-		errs = append(errs, m.api.close())
+		errs = append(errs, m.api.Close())
 	}
 	if m.dir != nil {
 		errs = append(errs, m.dir.Close())
@@ -407,16 +408,4 @@ func (m *Manager) close() error {
 		errs = append(errs, m.keys.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// listenLoopback listens on addr, which must be a loopback address.
-func listenLoopback(addr string) (net.Listener, error) {
-	h, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("API address %q: %w", addr, err)
-	}
-	if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("API address %q must be a loopback IP such as 127.0.0.1", addr)
-	}
-	return net.Listen("tcp", addr)
 }

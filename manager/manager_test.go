@@ -19,6 +19,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/crawlertest"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -133,22 +134,22 @@ func TestManagerRound(t *testing.T) {
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
 	dir := t.TempDir()
 	m := newManager(t, dir, clk)
-	go m.api.serve(ctx)
+	go m.api.Serve(ctx)
 
 	// Seeds through the local API: token and Host header are checked, and
 	// a request is taken all or none (AddSites).
-	seeds := SeedsRequest{URLs: []string{"http://a.example/", "http://b.example/x"}}
+	seeds := operator.SeedsRequest{URLs: []string{"http://a.example/", "http://b.example/x"}}
 	apiCases := []struct {
 		name, host, token string
-		body              SeedsRequest
+		body              operator.SeedsRequest
 		want              int
 		says              string // in the answer
 	}{
 		{"no token", "", "", seeds, http.StatusUnauthorized, ""},
 		{"wrong token", "", "nope", seeds, http.StatusUnauthorized, ""},
 		{"foreign host", "evil.example", m.APIToken(), seeds, http.StatusForbidden, ""},
-		{"a bad URL refuses all", "", m.APIToken(), SeedsRequest{URLs: append(seeds.URLs, "not a url")}, http.StatusBadRequest, "nothing added"},
-		{"loopback refused", "", m.APIToken(), SeedsRequest{URLs: append(seeds.URLs, "http://127.0.0.1:8080/")}, http.StatusBadRequest, "127.0.0.1 is not a public address"},
+		{"a bad URL refuses all", "", m.APIToken(), operator.SeedsRequest{URLs: append(seeds.URLs, "not a url")}, http.StatusBadRequest, "nothing added"},
+		{"loopback refused", "", m.APIToken(), operator.SeedsRequest{URLs: append(seeds.URLs, "http://127.0.0.1:8080/")}, http.StatusBadRequest, "127.0.0.1 is not a public address"},
 		{"good", "", m.APIToken(), seeds, http.StatusOK, `"created":["a.example","b.example"]`},
 		{"again: known", "", m.APIToken(), seeds, http.StatusOK, `"known":["http://a.example/","http://b.example/x"]`},
 	}

@@ -83,7 +83,7 @@ func newMetrics(m *Manager) *metrics {
 	x := &metrics{
 		round: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "hivecrawl_manager_schedule_round_duration_seconds",
-			Help:    "Time one schedule round (Tick) took: expiring lost tasks, ranking channels, issuing due rounds and spot-checks, sending tasks.",
+			Help:    "Time one schedule round (operator.Tick) took: expiring lost tasks, ranking channels, issuing due rounds and spot-checks, sending tasks.",
 			Buckets: roundBuckets,
 		}),
 		roundErrors: prometheus.NewCounter(prometheus.CounterOpts{

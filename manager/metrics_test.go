@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/prom/promtest"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/upload"
@@ -25,7 +26,7 @@ func TestMetricsScrape(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
 	m := newManager(t, t.TempDir(), clk)
-	go m.api.serve(ctx)
+	go m.api.Serve(ctx)
 
 	chs, err := m.AddSeeds([]string{"http://a.example/", "http://b.example/", "http://c.example/"})
 	if err != nil || len(chs) != 3 {
@@ -118,7 +119,7 @@ func TestMetricsScrape(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, body := api(t, m, "GET", "/api/status", "", "", nil)
-	var st Status
+	var st operator.Status
 	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil {
 		t.Fatalf("GET /api/status = %d %v", code, err)
 	}
@@ -160,7 +161,7 @@ func TestMetricsDocumented(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := newManager(t, t.TempDir(), &clock{t: time.Now()})
-	go m.api.serve(ctx)
+	go m.api.Serve(ctx)
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}

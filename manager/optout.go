@@ -7,22 +7,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 )
-
-// OptedOut is what opting one name out did.
-type OptedOut struct {
-	// Name is the host or registrable domain as the list keeps it;
-	// Domain says it covers the hosts under it.
-	Name   string `json:"name"`
-	Domain bool   `json:"domain,omitempty"`
-	// Known is set when it was on the list already.
-	Known bool `json:"known,omitempty"`
-	// Channels are the channels removed; Stopped the running tasks whose
-	// crawlers are told to stop at once.
-	Channels []string `json:"channels,omitempty"`
-	Stopped  []string `json:"stopped,omitempty"`
-}
 
 // OptOut puts hosts or registrable domains (or URLs on them) on the
 // opt-out list (channels.DB.AddOptOut), all or none: a name that is no
@@ -31,20 +18,20 @@ type OptedOut struct {
 // its proof). Each crawler holding a lease on a host the list now covers
 // is told at once that its lease is over (revokeLease); should the word
 // not reach it, its next renewal is refused.
-func (m *Manager) OptOut(names []string, by string) ([]OptedOut, error) {
+func (m *Manager) OptOut(names []string, by string) ([]operator.OptedOut, error) {
 	for _, n := range names {
 		if _, _, err := channels.ParseOptOut(n); err != nil {
 			return nil, err
 		}
 	}
 	now := m.opts.Now()
-	var out []OptedOut
+	var out []operator.OptedOut
 	for _, n := range names {
 		res, err := m.db.AddOptOut(n, by, now)
 		if err != nil {
 			return out, err
 		}
-		o := OptedOut{Name: res.OptOut.Name, Domain: res.OptOut.Domain, Known: res.Known, Channels: res.Channels}
+		o := operator.OptedOut{Name: res.OptOut.Name, Domain: res.OptOut.Domain, Known: res.Known, Channels: res.Channels}
 		for _, t := range res.Ended {
 			if t.Holder == "" || t.Released {
 				continue // not claimed, or its holder stopped: its claim is refused

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
@@ -15,12 +16,6 @@ const (
 
 // maxHistory bounds the interval history kept for the chart.
 const maxHistory = 500
-
-// IntervalPoint is the groups' intervals at one time, for the chart.
-type IntervalPoint struct {
-	Time      time.Time       `json:"time"`
-	Intervals []time.Duration `json:"intervals"`
-}
 
 func newStrategy(kind string, chs []recrawl.Channel, cfg recrawl.Config, now time.Time) (recrawl.Strategy, error) {
 	switch kind {
@@ -181,7 +176,7 @@ func (m *Manager) saveStrategy() {
 // recordIntervalsLocked appends the groups' intervals to the history when
 // they changed.
 func (m *Manager) recordIntervalsLocked(now time.Time) error {
-	var hist []IntervalPoint
+	var hist []operator.IntervalPoint
 	if _, err := m.db.GetMeta(metaIntervals, &hist); err != nil {
 		return err
 	}
@@ -189,7 +184,7 @@ func (m *Manager) recordIntervalsLocked(now time.Time) error {
 	if n := len(hist); n > 0 && equalDurations(hist[n-1].Intervals, cur) {
 		return nil
 	}
-	hist = append(hist, IntervalPoint{Time: now, Intervals: cur})
+	hist = append(hist, operator.IntervalPoint{Time: now, Intervals: cur})
 	if len(hist) > maxHistory {
 		hist = hist[len(hist)-maxHistory:]
 	}

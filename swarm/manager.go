@@ -12,6 +12,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/keptport"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -143,7 +144,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		if err != nil || info.PID != m.PID() {
 			return false, nil
 		}
-		var st manager.Status
+		var st operator.Status
 		if err := getJSON(rctx, m.http, info.URL+"/api/status", info.Token, &st); err != nil {
 			return false, nil
 		}
@@ -163,8 +164,8 @@ func (m *Manager) Start(ctx context.Context) error {
 func fixedPort() (int, error) { return keptport.Free("127.0.0.1") }
 
 // Status returns the manager's status.
-func (m *Manager) Status(ctx context.Context) (manager.Status, error) {
-	var st manager.Status
+func (m *Manager) Status(ctx context.Context) (operator.Status, error) {
+	var st operator.Status
 	if err := getJSON(ctx, m.http, m.API.URL+"/api/status", m.API.Token, &st); err != nil {
 		return st, fmt.Errorf("manager status: %w", err)
 	}
@@ -174,7 +175,7 @@ func (m *Manager) Status(ctx context.Context) (manager.Status, error) {
 // WaitCrawled waits until the manager has a result stored for every
 // channel.
 func (s *Swarm) WaitCrawled(ctx context.Context) error {
-	var st manager.Status
+	var st operator.Status
 	err := poll(ctx, time.Second, func() (bool, error) {
 		var err error
 		st, err = s.Manager.Status(ctx)

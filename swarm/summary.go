@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -196,7 +197,7 @@ func (s *Swarm) natSummary(ctx context.Context) (*NATSummary, error) {
 	return n, nil
 }
 
-func (s *Swarm) fill(sum *Summary, st manager.Status, web map[string]fixture.Stats, elapsed time.Duration) {
+func (s *Swarm) fill(sum *Summary, st operator.Status, web map[string]fixture.Stats, elapsed time.Duration) {
 	sum.Peers, sum.Hosts, sum.Seconds = len(s.Clients), len(s.Web.Hosts), elapsed.Seconds()
 	sum.Channels, sum.PagesStored, sum.Tasks, sum.Sent = st.Channels, st.Stored.Pages, st.Tasks, st.Sent
 	sum.Completed, sum.Lost = st.Tasks[channels.TaskDone], st.Tasks[channels.TaskFailed]
@@ -279,7 +280,7 @@ func (s *Swarm) meanToClients(ip string) float64 {
 // PlacementOf names how the manager whose swarm view this is places
 // hosts and peers: consistent hashing, or the CAN with points at the
 // network coordinates (bounds set) or at hashes of names.
-func PlacementOf(sw manager.Swarm) string {
+func PlacementOf(sw operator.Swarm) string {
 	switch {
 	case sw.Assignment == manager.AssignHash:
 		return "consistent hashing"
@@ -395,7 +396,7 @@ type HijackSummary struct {
 
 // hijackSummary reads the hijackers' counts and compares what every
 // running honest client believes they hold with the manager's map.
-func (s *Swarm) hijackSummary(ctx context.Context, st manager.Status) (*HijackSummary, error) {
+func (s *Swarm) hijackSummary(ctx context.Context, st operator.Status) (*HijackSummary, error) {
 	h := &HijackSummary{}
 	granted := map[string][]localapi.Zone{}
 	for _, p := range st.Swarm.Peers {

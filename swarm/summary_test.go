@@ -12,6 +12,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/proto/report"
@@ -34,7 +35,7 @@ func TestSummaryFill(t *testing.T) {
 		"a": {MaxClients: 1, PagesBy: map[string]int64{ClientIP(0): 3, "127.0.0.1": 100}},
 		"b": {MaxClients: 2, PagesBy: map[string]int64{ClientIP(1): 1}},
 	}
-	st := manager.Status{Channels: 2, Tasks: map[string]int{"done": 2, "failed": 1, "cancelled": 3}, Sent: 3,
+	st := operator.Status{Channels: 2, Tasks: map[string]int{"done": 2, "failed": 1, "cancelled": 3}, Sent: 3,
 		Cancelled:    map[string]int{"expired": 2, "refused": 1},
 		Stored:       storage.Totals{Pages: 4},
 		Contributors: []storage.Contributor{{Peer: "p", Receipts: 2}}}
@@ -154,7 +155,7 @@ func TestSummaryPoliteness(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &Swarm{Layout: &emulate.Layout{Matrix: emulate.MatrixSeattle}, Web: &WebProc{}}
 			var sum Summary
-			s.fill(&sum, manager.Status{}, tt.web, time.Second)
+			s.fill(&sum, operator.Status{}, tt.web, time.Second)
 			got := Summary{
 				MaxConnsPerHost: sum.MaxConnsPerHost, MaxConnsHost: sum.MaxConnsHost,
 				MaxInFlightPerHost: sum.MaxInFlightPerHost, MaxInFlightHost: sum.MaxInFlightHost,

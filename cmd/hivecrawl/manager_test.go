@@ -26,6 +26,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
@@ -116,7 +117,7 @@ func startManager(t *testing.T, bin, home string, extra ...string) *exec.Cmd {
 	return cmd
 }
 
-func managerStatus(t *testing.T, home string) manager.Status {
+func managerStatus(t *testing.T, home string) operator.Status {
 	t.Helper()
 	dirs, _ := paths.Resolve(home)
 	info, err := localapi.ReadInfo(filepath.Join(managerDir(dirs), manager.APIFile))
@@ -128,7 +129,7 @@ func managerStatus(t *testing.T, home string) manager.Status {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var st manager.Status
+	var st operator.Status
 	if err := json.NewDecoder(res.Body).Decode(&st); err != nil {
 		t.Fatal(err)
 	}

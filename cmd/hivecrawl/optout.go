@@ -15,6 +15,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -75,16 +76,16 @@ func optoutMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	info := filepath.Join(managerDir(dirs), manager.APIFile)
 	switch verb {
 	case "add":
-		var out manager.OptOutResponse
-		if err := callManager(ctx, info, http.MethodPost, "/api/optouts", manager.OptOutRequest{Names: names}, &out); err != nil {
+		var out operator.OptOutResponse
+		if err := callManager(ctx, info, http.MethodPost, "/api/optouts", operator.OptOutRequest{Names: names}, &out); err != nil {
 			return fail(stderr, name, err)
 		}
 		for _, r := range out.OptedOut {
 			printOptedOut(stdout, r)
 		}
 	case "remove":
-		var out manager.OptInResponse
-		if err := callManager(ctx, info, http.MethodPost, "/api/optouts/remove", manager.OptOutRequest{Names: names}, &out); err != nil {
+		var out operator.OptInResponse
+		if err := callManager(ctx, info, http.MethodPost, "/api/optouts/remove", operator.OptOutRequest{Names: names}, &out); err != nil {
 			return fail(stderr, name, err)
 		}
 		if len(out.Lifted) > 0 {
@@ -94,7 +95,7 @@ func optoutMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			fmt.Fprintf(stdout, "%d of the names were not on the list\n", n)
 		}
 	case "list":
-		var out manager.OptOutList
+		var out operator.OptOutList
 		if err := callManager(ctx, info, http.MethodGet, "/api/optouts", nil, &out); err != nil {
 			return fail(stderr, name, err)
 		}
@@ -113,7 +114,7 @@ func optoutMain(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 // printOptedOut says what opting one site out did.
-func printOptedOut(w io.Writer, r manager.OptedOut) {
+func printOptedOut(w io.Writer, r operator.OptedOut) {
 	what := r.Name
 	if r.Domain {
 		what += " and every host under it"

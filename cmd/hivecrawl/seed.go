@@ -12,6 +12,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/manager"
+	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -127,8 +128,8 @@ func printAdded(w io.Writer, res localapi.SeedsAdded) {
 // postSeeds sends urls to the manager whose API info is at infoPath
 // (ErrNotRunning when none is running).
 func postSeeds(ctx context.Context, infoPath string, urls []string) (localapi.SeedsAdded, error) {
-	var out manager.SeedsResponse
-	if err := askManager(ctx, infoPath, http.MethodPost, "/api/seeds", manager.SeedsRequest{URLs: urls}, &out); err != nil {
+	var out operator.SeedsResponse
+	if err := askManager(ctx, infoPath, http.MethodPost, "/api/seeds", operator.SeedsRequest{URLs: urls}, &out); err != nil {
 		return localapi.SeedsAdded{}, err
 	}
 	return localapi.SeedsAdded{Created: out.Created, Known: out.Known, OptedOut: out.OptedOut, Added: len(urls) - len(out.Known) - len(out.OptedOut)}, nil

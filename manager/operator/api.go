@@ -1,4 +1,4 @@
-package manager
+package operator
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/httpjson"
-	"github.com/hivecrawl/hivecrawl/internal/prom"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -69,12 +69,30 @@ type WithdrawRequest struct {
 	Reason string `json:"reason"`
 }
 
-// apiServer is the manager's local API and status page, on loopback with
+// Service is what the API asks of the manager.
+type Service interface {
+	// Status gathers the manager's figures.
+	Status() (Status, error)
+	// AddSites adds seed URLs a person named (channels.CheckSeeds).
+	AddSites(urls []string) (channels.Added, error)
+	// OptOut puts names on the opt-out list, as by says; OptIn takes
+	// them off and returns those that were on it; OptOuts lists it.
+	OptOut(names []string, by string) ([]OptedOut, error)
+	OptIn(names []string) ([]string, error)
+	OptOuts() ([]channels.OptOut, error)
+	// WithdrawKey takes a volunteer's request-signing key out of the key
+	// directory.
+	WithdrawKey(key, reason string) error
+}
+
+// Server is the manager's local API and status page, on loopback with
 // the client API's protections (ui/localapi): Host header check, security
 // headers, and a token (localapi.TokenHeader or a bearer token) for every
 // state change.
-type apiServer struct {
-	m     *Manager
+type Server struct {
+	m     Service
+	now   func() time.Time
+	log   *slog.Logger
 	ln    net.Listener
 	srv   *http.Server
 	url   string
@@ -83,7 +101,11 @@ type apiServer struct {
 	info  string
 }
 
-func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
+// Listen opens the API on addr, a loopback address, and writes its URL
+// and token to infoPath (localapi.WriteInfo). metrics is served at
+// /metrics without the token, as the status page is: neither changes
+// anything.
+func Listen(m Service, addr, infoPath string, metrics http.Handler, now func() time.Time, log *slog.Logger) (*Server, error) {
 	ln, err := listenLoopback(addr)
 	if err != nil {
 		return nil, fmt.Errorf("local API: %w", err)
@@ -94,14 +116,14 @@ func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
 		return nil, fmt.Errorf("make API token: %w", err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	a := &apiServer{m: m, ln: ln, port: port, token: hex.EncodeToString(b[:]), info: infoPath,
+	a := &Server{m: m, now: now, log: log, ln: ln, port: port, token: hex.EncodeToString(b[:]), info: infoPath,
 		url: "http://127.0.0.1:" + port}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", a.page)
 	mux.HandleFunc("GET /api/status", a.status)
 	// Prometheus scrapes without the token, like the status page: it
 	// changes nothing.
-	mux.Handle("GET /metrics", prom.Handler(m.metrics.reg, m.log))
+	mux.Handle("GET /metrics", metrics)
 	mux.Handle("POST /api/seeds", a.needToken(http.HandlerFunc(a.seeds)))
 	mux.Handle("POST /api/keys/withdraw", a.needToken(http.HandlerFunc(a.withdrawKey)))
 	mux.Handle("GET /api/optouts", a.needToken(http.HandlerFunc(a.optOuts)))
@@ -115,7 +137,14 @@ func newAPIServer(m *Manager, addr, infoPath string) (*apiServer, error) {
 	return a, nil
 }
 
-func (a *apiServer) serve(ctx context.Context) error {
+// URL is the API's base URL.
+func (a *Server) URL() string { return a.url }
+
+// Token is the token state changes need.
+func (a *Server) Token() string { return a.token }
+
+// Serve serves until ctx ends.
+func (a *Server) Serve(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
@@ -128,7 +157,8 @@ func (a *apiServer) serve(ctx context.Context) error {
 	return nil
 }
 
-func (a *apiServer) close() error {
+// Close stops the server at once.
+func (a *Server) Close() error {
 	err := a.srv.Close()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
@@ -136,7 +166,7 @@ func (a *apiServer) close() error {
 	return err
 }
 
-func (a *apiServer) guard(next http.Handler) http.Handler {
+func (a *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Frame-Options", "DENY")
@@ -171,7 +201,7 @@ func hostAllowed(host, port string) bool {
 	return false
 }
 
-func (a *apiServer) needToken(next http.Handler) http.Handler {
+func (a *Server) needToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := r.Header.Get(localapi.TokenHeader)
 		if got == "" {
@@ -187,7 +217,7 @@ func (a *apiServer) needToken(next http.Handler) http.Handler {
 	})
 }
 
-func (a *apiServer) status(w http.ResponseWriter, r *http.Request) {
+func (a *Server) status(w http.ResponseWriter, r *http.Request) {
 	st, err := a.m.Status()
 	if err != nil {
 		httpjson.Error(w, http.StatusInternalServerError, err.Error())
@@ -196,24 +226,24 @@ func (a *apiServer) status(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, st)
 }
 
-func (a *apiServer) page(w http.ResponseWriter, r *http.Request) {
+func (a *Server) page(w http.ResponseWriter, r *http.Request) {
 	st, err := a.m.Status()
 	if err != nil {
 		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	data := pageData{Status: st, Chart: chart(st.History), Map: swarmMap(st.Swarm, 480), Now: a.m.opts.Now().UTC().Format(time.DateTime) + " UTC",
+	data := pageData{Status: st, Chart: chart(st.History), Map: swarmMap(st.Swarm, 480), Now: a.now().UTC().Format(time.DateTime) + " UTC",
 		Plots: []Plot{
 			plot(st.Throughput, "pages stored per second", func(p ThroughputPoint) float64 { return p.Pages }),
 			plot(st.Throughput, "tasks (results stored) per second", func(p ThroughputPoint) float64 { return p.Tasks }),
 		}}
 	if err := pageTemplate.Execute(w, data); err != nil {
-		a.m.log.Warn("Status page not rendered", "err", err)
+		a.log.Warn("Status page not rendered", "err", err)
 	}
 }
 
-func (a *apiServer) seeds(w http.ResponseWriter, r *http.Request) {
+func (a *Server) seeds(w http.ResponseWriter, r *http.Request) {
 	var req SeedsRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
 	dec.DisallowUnknownFields()
@@ -241,7 +271,7 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
 
 // withdrawKey takes a volunteer's request-signing key out of the key
 // directory (POST /api/keys/withdraw).
-func (a *apiServer) withdrawKey(w http.ResponseWriter, r *http.Request) {
+func (a *Server) withdrawKey(w http.ResponseWriter, r *http.Request) {
 	var req WithdrawRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxAPIBody))
 	dec.DisallowUnknownFields()
@@ -273,7 +303,7 @@ func optOutNames(w http.ResponseWriter, r *http.Request) ([]string, bool) {
 }
 
 // optOut puts sites on the opt-out list (POST /api/optouts).
-func (a *apiServer) optOut(w http.ResponseWriter, r *http.Request) {
+func (a *Server) optOut(w http.ResponseWriter, r *http.Request) {
 	names, ok := optOutNames(w, r)
 	if !ok {
 		return
@@ -290,7 +320,7 @@ func (a *apiServer) optOut(w http.ResponseWriter, r *http.Request) {
 }
 
 // optIn takes sites off the opt-out list (POST /api/optouts/remove).
-func (a *apiServer) optIn(w http.ResponseWriter, r *http.Request) {
+func (a *Server) optIn(w http.ResponseWriter, r *http.Request) {
 	names, ok := optOutNames(w, r)
 	if !ok {
 		return
@@ -307,11 +337,23 @@ func (a *apiServer) optIn(w http.ResponseWriter, r *http.Request) {
 }
 
 // optOuts lists the opt-outs (GET /api/optouts).
-func (a *apiServer) optOuts(w http.ResponseWriter, r *http.Request) {
+func (a *Server) optOuts(w http.ResponseWriter, r *http.Request) {
 	list, err := a.m.OptOuts()
 	if err != nil {
 		httpjson.Error(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	httpjson.Write(w, http.StatusOK, OptOutList{OptOuts: append([]channels.OptOut{}, list...)})
+}
+
+// listenLoopback listens on addr, which must be a loopback address.
+func listenLoopback(addr string) (net.Listener, error) {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("API address %q: %w", addr, err)
+	}
+	if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("API address %q must be a loopback IP such as 127.0.0.1", addr)
+	}
+	return net.Listen("tcp", addr)
 }
