@@ -71,7 +71,7 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 }
 
 // checkAim picks the member that runs spot-check t: a member holding a
-// zone, not in t.Avoid nor linked to one of them (links.go), trusted by
+// zone, not in t.Avoid nor linked to one of them (manager/peernets), trusted by
 // its validation record if any is, else one with nothing against it (no
 // failed result or check, no lapsed lease);
 // among those the same one for t while members stay (the highest hash of
@@ -92,7 +92,7 @@ func (m *Manager) checkAim(t channels.Task) (submit.Aim, bool) {
 		if w, err := m.withdrawn(mb.ID); w || err != nil {
 			continue // unknown counts as withdrawn: another member can check
 		}
-		if _, linked := m.nets.linked(mb.ID.String(), t.Avoid); linked {
+		if _, linked := m.nets.Linked(mb.ID.String(), t.Avoid); linked {
 			continue // on the network of the crawler or an earlier checker
 		}
 		h := sha256.Sum256([]byte(t.ID + "\x00" + mb.ID.String()))

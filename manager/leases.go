@@ -24,7 +24,7 @@ var withdrawnAnswer = lease.Answer{Error: "refused: this volunteer's request-sig
 	Withdrawn: "the network's operator withdrew this volunteer's request-signing key"}
 
 // mayNotCheck says why peer from may not claim spot-check r, when it is
-// one and from is linked to the result it checks (links.go): the check
+// one and from is linked to the result it checks (manager/peernets): the check
 // ends as misrouted and is issued again to a peer of another network.
 func (m *Manager) mayNotCheck(from peer.ID, r lease.Request, now time.Time) string {
 	if !strings.HasPrefix(r.TaskID, checkPrefix) {
@@ -34,7 +34,7 @@ func (m *Manager) mayNotCheck(from peer.ID, r lease.Request, now time.Time) stri
 	if err != nil || t.Checks == "" {
 		return ""
 	}
-	other, linked := m.nets.linked(from.String(), t.Avoid)
+	other, linked := m.nets.Linked(from.String(), t.Avoid)
 	if !linked {
 		return ""
 	}

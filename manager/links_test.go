@@ -2,13 +2,11 @@ package manager
 
 import (
 	"context"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
@@ -17,29 +15,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/task"
 )
-
-func TestNetOf(t *testing.T) {
-	tests := []struct {
-		addr string
-		want string // "" when the address tells nothing
-	}{
-		{"/ip4/203.0.113.9/tcp/4001", "203.0.113.0/24"},
-		{"/ip4/198.51.100.200/udp/4001/quic-v1", "198.51.100.0/24"},
-		{"/ip6/2001:db8:aa:bb::1/tcp/4001", "2001:db8:aa::/48"},
-		{"/ip6/::ffff:203.0.113.9/tcp/4001", "203.0.113.0/24"},
-		{"/ip4/127.0.1.7/tcp/4001", "127.0.1.0/24"},
-		{"/ip4/127.0.0.1/tcp/4001", ""},
-		{"/ip6/::1/tcp/4001", ""},
-		{"/ip4/203.0.113.9/tcp/4001/p2p/12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN/p2p-circuit", ""},
-		{"/dns4/example.com/tcp/4001", ""},
-	}
-	for _, tt := range tests {
-		got, ok := netOf(ma.StringCast(tt.addr))
-		if (tt.want == "") == ok || (ok && got != netip.MustParsePrefix(tt.want)) {
-			t.Errorf("netOf(%s) = %v, %v; want %q", tt.addr, got, ok, tt.want)
-		}
-	}
-}
 
 // linkedHost starts a libp2p host listening on ip, connected to m: the
 // manager sees it connect from ip.
@@ -96,8 +71,8 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 	sybil := linkedHost(ctx, t, m, "127.0.1.2")
 	honest := linkedHost(ctx, t, m, "127.0.2.1")
 	stripes(m, cheater, sybil, honest)
-	if _, linked := m.nets.linked(sybil.ID().String(), []string{cheater.ID().String()}); !linked {
-		t.Fatalf("the manager did not see the sybil and the cheater connect from one network: %+v", m.nets.nets)
+	if _, linked := m.nets.Linked(sybil.ID().String(), []string{cheater.ID().String()}); !linked {
+		t.Fatal("the manager did not see the sybil and the cheater connect from one network")
 	}
 	if _, err := m.AddSeeds([]string{"http://shop.example/"}); err != nil {
 		t.Fatal(err)

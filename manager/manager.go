@@ -22,6 +22,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
+	"github.com/hivecrawl/hivecrawl/manager/peernets"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/site"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -55,8 +56,8 @@ type Manager struct {
 	// them to web sites when Options.Directory is set.
 	keys *botkeys.Registry
 	// nets are the networks peers connected from, so that no check
-	// goes to a peer linked to the result it checks (links.go).
-	nets *netBook
+	// goes to a peer linked to the result it checks (manager/peernets).
+	nets *peernets.Book
 	dir  *site.Server
 	// inow takes IndexNow submissions when Options.IndexNow is set.
 	inow *site.Server
@@ -122,13 +123,13 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
-	var as *ASTable
+	var as *peernets.ASTable
 	if opts.ASN != "" {
-		if as, err = ReadASTable(opts.ASN); err != nil {
+		if as, err = peernets.ReadASTable(opts.ASN); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
-	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: newNetBook(as), wake: make(chan struct{}, 1), started: opts.Now()}
+	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: peernets.New(as), wake: make(chan struct{}, 1), started: opts.Now()}
 	m.metrics = newMetrics(m)
 	m.bg, m.bgCancel = context.WithCancel(context.Background())
 	defer func() {
@@ -160,7 +161,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		m.mu.Lock()
 		m.peers[c.RemotePeer()] = m.opts.Now()
 		m.mu.Unlock()
-		m.nets.saw(c.RemotePeer(), c.RemoteMultiaddr(), m.opts.Now())
+		m.nets.Saw(c.RemotePeer(), c.RemoteMultiaddr(), m.opts.Now())
 	}})
 	// In the channel database's PostgreSQL database when there is one, so
 	// every manager of it serves the same directory and refuses the same

@@ -123,7 +123,7 @@ type Options struct {
 	// record beside the text. Uploads grow by the compressed HTML; clients
 	// older than the task field refuse such tasks.
 	StoreRaw bool `json:"store_raw,omitempty"`
-	// ASN is the path of an AS table ("PREFIX ASN" lines, ASTable): with
+	// ASN is the path of an AS table ("PREFIX ASN" lines, peernets.ASTable): with
 	// it no spot-check goes to a peer of the autonomous system of the
 	// result's crawler. "" knows no AS; /24s and /48s still link peers.
 	ASN string `json:"asn,omitempty"`

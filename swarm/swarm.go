@@ -119,7 +119,7 @@ func HostIP(k int) string { return fmt.Sprintf("127.0.1.%d", 1+k) }
 // ClientIP returns the loopback address of client i: 127.0.(2+i).1, each
 // client on a /24 of its own, as volunteers are on networks of their own.
 // The manager sends no spot-check to a member on the network of the
-// result's crawler (manager/links.go); with every client on one /24, no
+// result's crawler (manager/peernets); with every client on one /24, no
 // check of the swarm's results was ever sent.
 func ClientIP(i int) string { return fmt.Sprintf("127.0.%d.1", 2+i) }
 

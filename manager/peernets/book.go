@@ -1,4 +1,16 @@
-package manager
+// Package peernets remembers the networks peers connect from, so that
+// a spot-check goes to a checker a cheater cannot be
+// (docs/developer/validation.md, "Who checks"). Anyone can run many
+// volunteers, and a cheater's second identity would happily confirm its
+// first one's forgery. Identities are free; networks are not: a
+// spot-check never goes to, and is never claimed by, a peer linked to the
+// result's crawler or an earlier checker of it, that is, one the manager
+// saw connect from the same network: the same /24 for IPv4, the same /48
+// for IPv6 (a home, an office, a small cloud subnet), or, where the
+// operator's AS table (ASTable) knows it, the same autonomous system.
+// The manager asks Book.Linked both where it sends a check and when a
+// peer claims one.
+package peernets
 
 import (
 	"net/netip"
@@ -11,17 +23,6 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 )
 
-// Checkers a cheater cannot be (docs/developer/validation.md, "Who checks"). Anyone
-// can run many volunteers, and a cheater's second identity would happily
-// confirm its first one's forgery. Identities are free; networks are not:
-// a spot-check never goes to, and is never claimed by, a peer linked to
-// the result's crawler or an earlier checker of it, that is, one the
-// manager saw connect from the same network: the same /24 for IPv4, the
-// same /48 for IPv6 (a home, an office, a small cloud subnet), or, where
-// the operator's AS table (asn.go) knows it, the same autonomous system.
-// Where the check goes (checkAim) and who may claim it (decideLease) both
-// ask.
-
 // maxNets bounds the peers whose networks are remembered; beyond it, the
 // longest unseen are forgotten.
 const maxNets = 1 << 16
@@ -30,8 +31,8 @@ const maxNets = 1 << 16
 // IPv6 address, a move or two).
 const netsPerPeer = 4
 
-// netBook remembers the networks each peer connected from.
-type netBook struct {
+// Book remembers the networks each peer connected from.
+type Book struct {
 	as   *ASTable // nil: no AS is known
 	mu   sync.Mutex
 	nets map[peer.ID]peerNets // guarded by mu
@@ -43,14 +44,16 @@ type peerNets struct {
 	seen time.Time
 }
 
-func newNetBook(as *ASTable) *netBook { return &netBook{as: as, nets: make(map[peer.ID]peerNets)} }
+// New returns an empty book; as, when not nil, names the autonomous
+// systems of addresses.
+func New(as *ASTable) *Book { return &Book{as: as, nets: make(map[peer.ID]peerNets)} }
 
-// netOf returns the network of a connection's remote address: its /24
+// NetOf returns the network of a connection's remote address: its /24
 // for IPv4, its /48 for IPv6. ok is false for a relayed connection (the
 // address is the relay's), an address that is not IP, and the loopback
 // network 127.0.0.0/24 and ::1, where every test's volunteers run and a
 // member on the manager's own machine: they tell nothing.
-func netOf(a ma.Multiaddr) (netip.Prefix, bool) {
+func NetOf(a ma.Multiaddr) (netip.Prefix, bool) {
 	if _, err := a.ValueForProtocol(ma.P_CIRCUIT); err == nil {
 		return netip.Prefix{}, false
 	}
@@ -74,9 +77,9 @@ func netOf(a ma.Multiaddr) (netip.Prefix, bool) {
 	return p, true
 }
 
-// saw records that id connected from remote at now.
-func (b *netBook) saw(id peer.ID, remote ma.Multiaddr, now time.Time) {
-	n, ok := netOf(remote)
+// Saw records that id connected from remote at now.
+func (b *Book) Saw(id peer.ID, remote ma.Multiaddr, now time.Time) {
+	n, ok := NetOf(remote)
 	if !ok {
 		return
 	}
@@ -103,7 +106,7 @@ func (b *netBook) saw(id peer.ID, remote ma.Multiaddr, now time.Time) {
 }
 
 // forgetOldestLocked forgets the eighth of the peers seen longest ago.
-func (b *netBook) forgetOldestLocked() {
+func (b *Book) forgetOldestLocked() {
 	seen := make([]time.Time, 0, len(b.nets))
 	for _, pn := range b.nets {
 		seen = append(seen, pn.seen)
@@ -117,10 +120,10 @@ func (b *netBook) forgetOldestLocked() {
 	}
 }
 
-// linked reports whether peer id connected from a network, or an
+// Linked reports whether peer id connected from a network, or an
 // autonomous system, that any peer of others connected from, and names
 // that peer.
-func (b *netBook) linked(id string, others []string) (string, bool) {
+func (b *Book) Linked(id string, others []string) (string, bool) {
 	p, err := peer.Decode(id)
 	if err != nil {
 		return "", false
