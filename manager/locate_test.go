@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/hivecrawl/hivecrawl/manager/placement"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
@@ -29,7 +32,7 @@ func TestMemberLocator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	clk := &clock{t: time.Now()}
-	bounds := DefaultBounds
+	bounds := placement.DefaultBounds
 	m, err := New(ctx, Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
 		Bounds: &bounds, Now: clk.now, Logger: quiet})
 	if err != nil {
@@ -40,7 +43,7 @@ func TestMemberLocator(t *testing.T) {
 	t.Cleanup(web.Close)
 	u, _ := url.Parse(web.URL)
 
-	loc, ok := m.sub.Options().Locator.(*memberLocator)
+	loc, ok := m.sub.Options().Locator.(*placement.Locator)
 	if !ok {
 		t.Fatalf("a manager with bounds submits with %T, want its member locator", m.sub.Options().Locator)
 	}
@@ -97,3 +100,33 @@ func TestMemberLocator(t *testing.T) {
 }
 
 func sq(x float64) float64 { return x * x }
+
+// TestBoundsRideOnEntryAnswers: a manager with coordinate placement
+// publishes its trained bounds, signed with its key, on every entry
+// answer, and a restarted one publishes those it stored (the trainer's
+// own rules are placement's tests).
+func TestBoundsRideOnEntryAnswers(t *testing.T) {
+	dir := t.TempDir()
+	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+	bounds := placement.DefaultBounds
+	m := newManagerWith(t, dir, clk, func(o *Options) { o.Bounds = &bounds })
+	if a := m.members.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) != 0 {
+		t.Fatal("an entry answer carries bounds before any were trained")
+	}
+	trained := envelope.Bounds{Epoch: 3, Bounds: coord.Bounds{Lo: []float64{-50, -40, -30}, Hi: []float64{50, 40, 30}}}
+	if err := m.db.PutMeta("bounds", trained); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m2 := newManagerWith(t, dir, clk, func(o *Options) { o.Bounds = &bounds })
+	a := m2.members.Answer(peer.ID("asker"), entry.Request{})
+	got, err := envelope.OpenBounds(a.Bounds, m2.PublicKey())
+	if err != nil || got.Epoch != 3 || got.Bounds.Hi[0] != 50 {
+		t.Fatalf("restarted manager's entry answer carries %+v, %v; want the stored bounds", got, err)
+	}
+	if cur := m2.bounds.Current(); cur.Epoch != 3 {
+		t.Fatalf("restarted manager maps with epoch %d, want 3", cur.Epoch)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/peernets"
+	"github.com/hivecrawl/hivecrawl/manager/placement"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/site"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -30,6 +31,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/zones"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/report"
@@ -67,7 +69,7 @@ type Manager struct {
 	search *search.Index
 	// bounds trains the CAN space's bounds when Options.Bounds turn on
 	// coordinate-aware placement; nil otherwise.
-	bounds *boundsTrainer
+	bounds *placement.Trainer
 	// shared splits the work with the other managers of a shared
 	// database (Options.DB); nil otherwise.
 	shared *shared
@@ -240,12 +242,13 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		return nil, fmt.Errorf("new manager: unknown assignment %q (want %s or %s)", opts.Assignment, AssignCAN, AssignHash)
 	}
 	if opts.Bounds != nil {
-		if m.bounds, err = newBoundsTrainer(m, *opts.Bounds); err != nil {
+		if m.bounds, err = placement.NewTrainer(m.db, m.key, m.members.SetBounds, *opts.Bounds, m.log); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 		if opts.Submit.Locator == nil {
 			current := func() coord.Bounds { return m.bounds.Current().Bounds }
-			opts.Submit.Locator = newMemberLocator(m, current, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63)))
+			r := rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63))
+			opts.Submit.Locator = placement.NewLocator(m.members, node.NewLocator(m.host, current(), r), m.db, current, opts.Now, r)
 		}
 	}
 	if opts.Submit.Owner == nil {

@@ -35,7 +35,7 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 	now := m.opts.Now()
 	var errs []error
 	if m.bounds != nil {
-		if _, err := m.bounds.maybeTrain(now, m.members.MemberInfos()); err != nil {
+		if _, err := m.bounds.MaybeTrain(now, m.members.MemberInfos()); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/semver"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/placement"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/proto/profile"
@@ -158,7 +159,7 @@ func runManager(ctx context.Context, args []string) int {
 		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw, ASN: o.asn,
 	}
 	if o.coordinates {
-		b := manager.DefaultBounds
+		b := placement.DefaultBounds
 		opts.Bounds = &b
 	}
 	m, err := manager.New(ctx, opts)

@@ -1,4 +1,4 @@
-package manager
+package placement
 
 import (
 	"cmp"
@@ -43,14 +43,25 @@ const (
 	sureResidual   = 0.3
 )
 
-// memberLocator places web hosts at their solved network coordinate
+// Members are the overlay's members as they last reported themselves.
+type Members interface {
+	MemberInfos() []members.Member
+}
+
+// Located is where hosts' coordinates are kept (the channel database).
+type Located interface {
+	GetLocated(hostPort string) (channels.Located, bool, error)
+	PutLocated(hostPort string, l channels.Located) error
+}
+
+// Locator places web hosts at their solved network coordinate
 // (design.md §2 step 3), asking member peers of the overlay to measure them.
 // Coordinates are kept in the channel database and mapped with the
 // current bounds at every call, so trained bounds move hosts with them.
-type memberLocator struct {
-	members *members.Registry
+type Locator struct {
+	members Members
 	loc     *node.Locator
-	db      *channels.DB
+	db      Located
 	bounds  func() coord.Bounds
 	now     func() time.Time
 
@@ -58,17 +69,20 @@ type memberLocator struct {
 	rand *rand.Rand
 }
 
-var _ submit.Locator = (*memberLocator)(nil)
+var _ submit.Locator = (*Locator)(nil)
 
-func newMemberLocator(m *Manager, bounds func() coord.Bounds, r *rand.Rand) *memberLocator {
-	return &memberLocator{members: m.members, loc: node.NewLocator(m.host, bounds(), r), db: m.db, bounds: bounds, now: m.opts.Now, rand: r}
+// NewLocator returns a locator whose probes (loc, a node.Locator on the
+// manager's host; nil when nothing is measured) go to members, keeping
+// coordinates in db and mapping them with bounds.
+func NewLocator(ms Members, loc *node.Locator, db Located, bounds func() coord.Bounds, now func() time.Time, r *rand.Rand) *Locator {
+	return &Locator{members: ms, loc: loc, db: db, bounds: bounds, now: now, rand: r}
 }
 
 // Locate returns hostPort's point in the CAN space: its stored coordinate
 // while that is fresh, else one measured again from members near it (or,
 // the first time, from members at random), mapped with the current
 // bounds. A failed measurement keeps the stored coordinate.
-func (l *memberLocator) Locate(ctx context.Context, hostPort string) (can.Point, error) {
+func (l *Locator) Locate(ctx context.Context, hostPort string) (can.Point, error) {
 	old, found, err := l.db.GetLocated(hostPort)
 	if err != nil {
 		return nil, err
@@ -96,7 +110,7 @@ func (l *memberLocator) Locate(ctx context.Context, hostPort string) (can.Point,
 }
 
 // measure solves hostPort's coordinate from the members' measurements.
-func (l *memberLocator) measure(ctx context.Context, hostPort string, near []float64, now time.Time) (channels.Located, error) {
+func (l *Locator) measure(ctx context.Context, hostPort string, near []float64, now time.Time) (channels.Located, error) {
 	ms := l.members.MemberInfos()
 	if len(ms) < can.DefaultDim+1 {
 		return channels.Located{}, fmt.Errorf("locate %s: %d overlay peers to measure from, need %d", hostPort, len(ms), can.DefaultDim+1)
@@ -118,7 +132,7 @@ func (l *memberLocator) measure(ctx context.Context, hostPort string, near []flo
 // choose picks the probers: with near (the host's last coordinate), the
 // members closest to it, where the solve is most sensitive (paper 002
 // §3); without, members at random, the settled ones first.
-func (l *memberLocator) choose(ms []members.Member, near []float64) []members.Member {
+func (l *Locator) choose(ms []members.Member, near []float64) []members.Member {
 	l.mu.Lock()
 	l.rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
 	l.mu.Unlock()

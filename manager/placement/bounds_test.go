@@ -1,18 +1,20 @@
-package manager
+package placement
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
-	"github.com/hivecrawl/hivecrawl/proto/entry"
 )
 
 // settledMembers are n members spread along the first axis from lo to hi
@@ -26,72 +28,117 @@ func settledMembers(n int, lo, hi float64) []members.Member {
 	return out
 }
 
-func newCoordManager(t *testing.T, dir string, clk *clock) *Manager {
-	t.Helper()
-	b := DefaultBounds
-	return newManagerWith(t, dir, clk, func(o *Options) { o.Bounds = &b })
+// meta is a Meta in memory, as JSON like the channel database keeps it.
+type meta map[string][]byte
+
+func (m meta) GetMeta(name string, v any) (bool, error) {
+	b, ok := m[name]
+	if !ok {
+		return false, nil
+	}
+	return true, json.Unmarshal(b, v)
 }
 
-// TestBoundsTrainedFromMembers: the manager trains the CAN space's bounds
-// from its members' settled coordinates (5 % trimmed each side), not
+func (m meta) PutMeta(name string, v any) error {
+	b, err := json.Marshal(v)
+	m[name] = b
+	return err
+}
+
+// located is a Located in memory.
+type located map[string]channels.Located
+
+func (l located) GetLocated(h string) (channels.Located, bool, error) {
+	v, ok := l[h]
+	return v, ok, nil
+}
+func (l located) PutLocated(h string, v channels.Located) error { l[h] = v; return nil }
+
+// noMembers is an overlay with no member to measure from.
+type noMembers struct{}
+
+func (noMembers) MemberInfos() []members.Member { return nil }
+
+// clock is a settable clock.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time      { return c.t }
+func (c *clock) add(d time.Duration) { c.t = c.t.Add(d) }
+
+// trainer is a trainer over store whose published records land in
+// published.
+func trainer(t *testing.T, store meta, key crypto.PrivKey, published *[]byte) *Trainer {
+	t.Helper()
+	b, err := NewTrainer(store, key, func(signed []byte) { *published = signed }, DefaultBounds, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestBoundsTrainedFromMembers: the trainer cuts the CAN space's bounds
+// from the members' settled coordinates (5 % trimmed each side), not
 // before enough have settled; it retrains only when the swarm has moved
-// by a quarter of the box and ten minutes have passed; the signed record
-// rides on every entry answer; and a restarted manager keeps its bounds.
+// by a quarter of the box and ten minutes have passed; it publishes each
+// record signed with the manager's key; and a trainer started again over
+// the same store keeps its bounds and publishes them at once.
 func TestBoundsTrainedFromMembers(t *testing.T) {
-	dir := t.TempDir()
 	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
-	m := newCoordManager(t, dir, clk)
+	key, _, err := crypto.GenerateEd25519Key(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := meta{}
+	var published []byte
+	b := trainer(t, store, key, &published)
 
 	young := settledMembers(40, -50, 50)
 	for i := range 20 {
 		young[i].Samples = 10 // half the swarm still settling
 	}
-	if changed, err := m.bounds.maybeTrain(clk.now(), young); err != nil || changed {
+	if changed, err := b.MaybeTrain(clk.now(), young); err != nil || changed {
 		t.Fatalf("trained with half the members unsettled: %v, %v", changed, err)
 	}
-	if a := m.members.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) != 0 {
-		t.Fatal("an entry answer carries bounds before any were trained")
+	if published != nil {
+		t.Fatal("bounds published before any were trained")
 	}
 
 	clk.add(boundsCheckEvery)
-	if changed, err := m.bounds.maybeTrain(clk.now(), settledMembers(40, -50, 50)); err != nil || !changed {
+	if changed, err := b.MaybeTrain(clk.now(), settledMembers(40, -50, 50)); err != nil || !changed {
 		t.Fatalf("not trained from 40 settled members: %v, %v", changed, err)
 	}
-	cur := m.bounds.Current()
+	cur := b.Current()
 	// 40 values, 5 % cut each side: the 3rd lowest and highest remain.
 	step := 100.0 / 39
 	if cur.Epoch != 1 || !near(cur.Bounds.Lo[0], -50+2*step) || !near(cur.Bounds.Hi[0], 50-2*step) {
 		t.Fatalf("trained bounds %+v, want epoch 1 and x in [%.2f, %.2f]", cur, -50+2*step, 50-2*step)
 	}
-	a := m.members.Answer(peer.ID("asker"), entry.Request{})
-	got, err := envelope.OpenBounds(a.Bounds, m.PublicKey())
+	got, err := envelope.OpenBounds(published, key.GetPublic())
 	if err != nil || got.Epoch != 1 {
-		t.Fatalf("entry answer's bounds: %+v, %v", got, err)
+		t.Fatalf("published bounds: %+v, %v", got, err)
 	}
 
 	// A swarm that moved a little, or a lot but too soon, keeps the box.
 	clk.add(retrainEvery)
-	if changed, _ := m.bounds.maybeTrain(clk.now(), settledMembers(40, -55, 55)); changed {
+	if changed, _ := b.MaybeTrain(clk.now(), settledMembers(40, -55, 55)); changed {
 		t.Fatal("retrained after a 5 % move")
 	}
 	clk.add(boundsCheckEvery)
-	if changed, _ := m.bounds.maybeTrain(clk.now(), settledMembers(40, -150, 150)); !changed || m.bounds.Current().Epoch != 2 {
-		t.Fatalf("not retrained after the swarm tripled its spread: epoch %d", m.bounds.Current().Epoch)
+	if changed, _ := b.MaybeTrain(clk.now(), settledMembers(40, -150, 150)); !changed || b.Current().Epoch != 2 {
+		t.Fatalf("not retrained after the swarm tripled its spread: epoch %d", b.Current().Epoch)
 	}
 	clk.add(boundsCheckEvery)
-	if changed, _ := m.bounds.maybeTrain(clk.now(), settledMembers(40, -50, 50)); changed {
+	if changed, _ := b.MaybeTrain(clk.now(), settledMembers(40, -50, 50)); changed {
 		t.Fatal("retrained twice within ten minutes")
 	}
 
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
+	var again []byte
+	b2 := trainer(t, store, key, &again)
+	if cur := b2.Current(); cur.Epoch != 2 || !near(cur.Bounds.Hi[0], 150-2*300.0/39) {
+		t.Fatalf("restarted trainer's bounds %+v, want epoch 2", cur)
 	}
-	m2 := newCoordManager(t, dir, clk)
-	if b := m2.bounds.Current(); b.Epoch != 2 || !near(b.Bounds.Hi[0], 150-2*300.0/39) {
-		t.Fatalf("restarted manager's bounds %+v, want epoch 2", b)
-	}
-	if a := m2.members.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) == 0 {
-		t.Fatal("restarted manager's entry answers carry no bounds")
+	if got, err := envelope.OpenBounds(again, key.GetPublic()); err != nil || got.Epoch != 2 {
+		t.Fatalf("restarted trainer published %+v, %v", got, err)
 	}
 }
 
@@ -116,15 +163,15 @@ func TestBoundsKeepMinimumWidth(t *testing.T) {
 // measured again keeps its stored coordinate.
 func TestLocatedHostsRemapped(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
-	m := newCoordManager(t, t.TempDir(), clk)
+	db := located{}
 	bounds := coord.Bounds{Lo: []float64{-20, -20, -20}, Hi: []float64{20, 20, 20}}
-	l := &memberLocator{members: m.members, db: m.db, bounds: func() coord.Bounds { return bounds }, now: clk.now}
+	l := NewLocator(noMembers{}, nil, db, func() coord.Bounds { return bounds }, clk.now, nil)
 	ctx := context.Background()
 	if _, err := l.Locate(ctx, "a.example:443"); err == nil {
 		t.Fatal("a host never measured located with no members to measure it")
 	}
 	sure := channels.Located{Coord: coord.Coord{Vec: []float64{10, 0, 0}}, Residual: 0.1, ProbeError: 0.2, At: clk.now()}
-	if err := m.db.PutLocated("a.example:443", sure); err != nil {
+	if err := db.PutLocated("a.example:443", sure); err != nil {
 		t.Fatal(err)
 	}
 	p, err := l.Locate(ctx, "a.example:443")

@@ -1,10 +1,13 @@
-package manager
+package placement
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 	"sync"
 	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
@@ -43,12 +46,22 @@ const (
 	boundsMeta = "bounds"
 )
 
-// boundsTrainer keeps the current bounds, trains new ones from the
-// members' settled coordinates, and hands the signed record to the entry
-// registry, whose answers carry it to every member. Safe for concurrent
+// Meta is where the trained bounds are kept (the channel database's meta
+// records), so a restarted manager keeps them.
+type Meta interface {
+	GetMeta(name string, v any) (bool, error)
+	PutMeta(name string, v any) error
+}
+
+// Trainer keeps the current bounds, trains new ones from the members'
+// settled coordinates, and hands the signed record to publish (the entry
+// registry, whose answers carry it to every member). Safe for concurrent
 // use.
-type boundsTrainer struct {
-	m *Manager
+type Trainer struct {
+	meta    Meta
+	key     crypto.PrivKey
+	publish func(signed []byte)
+	log     *slog.Logger
 
 	mu      sync.Mutex // guards the fields below
 	cur     envelope.Bounds
@@ -56,19 +69,20 @@ type boundsTrainer struct {
 	trained time.Time
 }
 
-// newBoundsTrainer starts from the bounds stored by an earlier run, or
+// NewTrainer starts from the bounds stored in meta by an earlier run, or
 // else from initial (the operator's, epoch 0: untrained), which the
-// network profile carries.
-func newBoundsTrainer(m *Manager, initial coord.Bounds) (*boundsTrainer, error) {
-	b := &boundsTrainer{m: m, cur: envelope.Bounds{Bounds: initial}}
+// network profile carries. Each record it adopts is signed with key, the
+// manager's, and handed to publish.
+func NewTrainer(meta Meta, key crypto.PrivKey, publish func(signed []byte), initial coord.Bounds, log *slog.Logger) (*Trainer, error) {
+	b := &Trainer{meta: meta, key: key, publish: publish, log: log, cur: envelope.Bounds{Bounds: initial}}
 	var stored envelope.Bounds
-	found, err := m.db.GetMeta(boundsMeta, &stored)
+	found, err := meta.GetMeta(boundsMeta, &stored)
 	if err != nil {
 		return nil, err
 	}
 	if found && stored.Validate() == nil && len(stored.Bounds.Lo) == len(initial.Lo) {
 		b.cur = stored
-		if err := b.publish(); err != nil {
+		if err := b.sign(); err != nil {
 			return nil, err
 		}
 	}
@@ -76,28 +90,28 @@ func newBoundsTrainer(m *Manager, initial coord.Bounds) (*boundsTrainer, error) 
 }
 
 // Current returns the bounds hosts and members are mapped with now.
-func (b *boundsTrainer) Current() envelope.Bounds {
+func (b *Trainer) Current() envelope.Bounds {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.cur
 }
 
-// publish signs the current bounds for the registry's answers; b.mu is
-// held or b not yet shared.
-func (b *boundsTrainer) publish() error {
-	signed, err := envelope.SealBounds(b.cur, b.m.key)
+// sign signs the current bounds and publishes them; b.mu is held or b
+// not yet shared.
+func (b *Trainer) sign() error {
+	signed, err := envelope.SealBounds(b.cur, b.key)
 	if err != nil {
 		return err
 	}
-	b.m.members.SetBounds(signed)
+	b.publish(signed)
 	return nil
 }
 
-// maybeTrain trains bounds from members (as they last reported
+// MaybeTrain trains bounds from members (as they last reported
 // themselves) at now, at most every boundsCheckEvery, and adopts them when they are the first trained or
 // moved far enough (retrainShift, retrainEvery). It reports whether the
 // bounds changed.
-func (b *boundsTrainer) maybeTrain(now time.Time, members []members.Member) (bool, error) {
+func (b *Trainer) MaybeTrain(now time.Time, members []members.Member) (bool, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if now.Sub(b.checked) < boundsCheckEvery {
@@ -112,14 +126,14 @@ func (b *boundsTrainer) maybeTrain(now time.Time, members []members.Member) (boo
 		return false, nil
 	}
 	next := envelope.Bounds{Epoch: b.cur.Epoch + 1, Bounds: nb}
-	if err := b.m.db.PutMeta(boundsMeta, next); err != nil {
+	if err := b.meta.PutMeta(boundsMeta, next); err != nil {
 		return false, err
 	}
 	b.cur, b.trained = next, now
-	if err := b.publish(); err != nil {
+	if err := b.sign(); err != nil {
 		return false, err
 	}
-	b.m.log.Info("CAN space bounds trained from members' coordinates", "epoch", next.Epoch, "lo", fmt.Sprint(round1(nb.Lo)), "hi", fmt.Sprint(round1(nb.Hi)))
+	b.log.Info("CAN space bounds trained from members' coordinates", "epoch", next.Epoch, "lo", fmt.Sprint(round1(nb.Lo)), "hi", fmt.Sprint(round1(nb.Hi)))
 	return true, nil
 }
 
