@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/testkit/testport"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // TestDashboardAddressStable starts a client three times with the same
@@ -38,9 +38,9 @@ func TestDashboardAddressStable(t *testing.T) {
 		}
 		served := make(chan error, 1)
 		go func() { served <- c.Serve(ctx) }()
-		var info localapi.Info
+		var info loopback.Info
 		eventually(t, "the local API", func() bool {
-			info, err = localapi.ReadInfo(filepath.Join(home, "config", "api.json"))
+			info, err = loopback.ReadInfo(filepath.Join(home, "config", "api.json"))
 			return err == nil
 		})
 		cancel()

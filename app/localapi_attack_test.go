@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/localapi/apitest"
 	"github.com/hivecrawl/hivecrawl/ui/web"
@@ -18,13 +19,13 @@ import (
 
 // startedAPI starts a solo client with metrics on and returns its local API
 // once api.json says it answers.
-func startedAPI(t *testing.T) (*Client, *localapi.Server, localapi.Info) {
+func startedAPI(t *testing.T) (*Client, *localapi.Server, loopback.Info) {
 	t.Helper()
 	c, _ := startSolo(t, true)
-	var info localapi.Info
+	var info loopback.Info
 	eventually(t, "api.json", func() bool {
 		var err error
-		info, err = localapi.ReadInfo(c.Dirs().APIFile())
+		info, err = loopback.ReadInfo(c.Dirs().APIFile())
 		return err == nil && c.api.Load() != nil
 	})
 	if _, err := localapi.NewClient(info).SetConfig(context.Background(), localapi.Change{Key: "metrics", Value: "on"}); err != nil {
@@ -106,7 +107,7 @@ func TestLocalAPIMalformedPaths(t *testing.T) {
 			}
 			req := "GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nConnection: close\r\n"
 			if token != "" {
-				req += localapi.TokenHeader + ": " + token + "\r\n"
+				req += loopback.TokenHeader + ": " + token + "\r\n"
 			}
 			io.WriteString(conn, req+"\r\n")
 			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -169,7 +170,7 @@ func TestLocalAPIPageSession(t *testing.T) {
 	}
 	// Signed out, the same cookie reads nothing.
 	req, _ := http.NewRequest("POST", api.URL()+"/ui/logout", nil)
-	req.Header.Set(localapi.TokenHeader, info.Token)
+	req.Header.Set(loopback.TokenHeader, info.Token)
 	if resp, err := browser.Do(req); err != nil {
 		t.Fatal(err)
 	} else {

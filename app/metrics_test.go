@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/internal/prom/promtest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -38,7 +39,7 @@ func TestClientMetricsOptIn(t *testing.T) {
 		st, err := api.Status(ctx)
 		return err == nil && st.Pages.Total == 9
 	})
-	info, err := localapi.ReadInfo(filepath.Join(home, "config", "api.json"))
+	info, err := loopback.ReadInfo(filepath.Join(home, "config", "api.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -23,7 +24,7 @@ type Client struct {
 	IP    string
 	Home  string
 	// API is the local API of the current run.
-	API localapi.Info
+	API loopback.Info
 	// Cheat is the client's way of cheating (swarm/adversary), "" for an honest
 	// one; CheatPair numbers a sybil's pair (from 1), whose other client
 	// is its twin.
@@ -124,7 +125,7 @@ func (c *Client) Start(ctx context.Context) error {
 		if !c.Running() {
 			return false, fmt.Errorf("%s exited: %v (see %s)", c.Name, c.Err(), c.log)
 		}
-		info, err := localapi.ReadInfo(file)
+		info, err := loopback.ReadInfo(file)
 		if err != nil || info.PID != c.PID() {
 			return false, nil
 		}

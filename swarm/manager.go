@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/keptport"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/proto/profile"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // Manager is the manager process.
@@ -28,7 +28,7 @@ type Manager struct {
 	http *http.Client
 	// API is the local API of the current run; Profile the network
 	// profile path.
-	API     localapi.Info
+	API     loopback.Info
 	Profile string
 }
 
@@ -140,7 +140,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		if !m.Running() {
 			return false, fmt.Errorf("manager exited: %v (see %s)", m.Err(), m.log)
 		}
-		info, err := localapi.ReadInfo(filepath.Join(m.Dir(), manager.APIFile))
+		info, err := loopback.ReadInfo(filepath.Join(m.Dir(), manager.APIFile))
 		if err != nil || info.PID != m.PID() {
 			return false, nil
 		}

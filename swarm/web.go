@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // WebOptions configure ServeWeb.
@@ -202,7 +202,7 @@ func getJSON(ctx context.Context, c *http.Client, u, token string, v any) error 
 		return err
 	}
 	if token != "" {
-		req.Header.Set(localapi.TokenHeader, token)
+		req.Header.Set(loopback.TokenHeader, token)
 	}
 	res, err := c.Do(req)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/testkit/dbustest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -112,7 +113,7 @@ func TestDesktopNotificationsOverDBus(t *testing.T) {
 	clock := t0
 	stateFile := filepath.Join(t.TempDir(), "notify.json")
 	n, err := New(Options{
-		API: localapi.NewClient(localapi.Info{URL: api.URL(), Token: api.Token()}), Sender: Desktop{},
+		API: localapi.NewClient(loopback.Info{URL: api.URL(), Token: api.Token()}), Sender: Desktop{},
 		StateFile: stateFile, Now: func() time.Time { return clock },
 	})
 	if err != nil {
@@ -153,7 +154,7 @@ func TestDesktopNotificationsOverDBus(t *testing.T) {
 		}
 	}
 	// The state survives a restart: nothing is told twice.
-	n2, err := New(Options{API: localapi.NewClient(localapi.Info{URL: api.URL()}), Sender: Desktop{}, StateFile: stateFile, Now: func() time.Time { return clock }})
+	n2, err := New(Options{API: localapi.NewClient(loopback.Info{URL: api.URL()}), Sender: Desktop{}, StateFile: stateFile, Now: func() time.Time { return clock }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -102,7 +103,7 @@ func NewController(opts Options) *Controller {
 	if opts.Interval <= 0 {
 		opts.Interval = 2 * time.Second
 	}
-	return &Controller{opts: opts, view: ViewOf(localapi.Status{}, localapi.ErrNotRunning)}
+	return &Controller{opts: opts, view: ViewOf(localapi.Status{}, loopback.ErrNotRunning)}
 }
 
 // Refresh reads the status and returns the new view.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/config"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -96,7 +97,7 @@ func apiClient(t *testing.T, b localapi.Backend) *localapi.Client {
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return localapi.NewClient(localapi.Info{URL: srv.URL(), Token: srv.Token()})
+	return localapi.NewClient(loopback.Info{URL: srv.URL(), Token: srv.Token()})
 }
 
 func TestControllerClicks(t *testing.T) {
@@ -163,7 +164,7 @@ func TestControllerClicks(t *testing.T) {
 }
 
 func TestControllerClientGone(t *testing.T) {
-	c := NewController(Options{API: localapi.NewClient(localapi.Info{URL: "http://127.0.0.1:1"})})
+	c := NewController(Options{API: localapi.NewClient(loopback.Info{URL: "http://127.0.0.1:1"})})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	v := c.Refresh(ctx)

@@ -19,8 +19,8 @@ import (
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/tray"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/testkit/dbustest"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // watcher is a test-side org.kde.StatusNotifierWatcher: it records the
@@ -102,9 +102,9 @@ func TestTrayOverDBus(t *testing.T) {
 	wg.Add(1)
 	go func() { defer wg.Done(); c.Serve(ctx) }()
 	defer func() { cancel(); wg.Wait() }()
-	var info localapi.Info
+	var info loopback.Info
 	deadline := time.Now().Add(20 * time.Second)
-	for info, err = localapi.ReadInfo(c.Dirs().APIFile()); err != nil; info, err = localapi.ReadInfo(c.Dirs().APIFile()) {
+	for info, err = loopback.ReadInfo(c.Dirs().APIFile()); err != nil; info, err = loopback.ReadInfo(c.Dirs().APIFile()) {
 		if time.Now().After(deadline) {
 			t.Fatal("client did not start")
 		}

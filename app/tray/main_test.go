@@ -11,6 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/notify"
 	"github.com/hivecrawl/hivecrawl/app/tray"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/web"
 )
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 }
 
 func trayChild(infoJSON string) int {
-	var info localapi.Info
+	var info loopback.Info
 	if err := json.Unmarshal([]byte(infoJSON), &info); err != nil {
 		fmt.Fprintln(os.Stderr, "tray child:", err)
 		return 2

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/assets"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -43,7 +44,7 @@ const (
 // shows.
 func ViewOf(st localapi.Status, err error) View {
 	if err != nil {
-		if errors.Is(err, localapi.ErrNotRunning) {
+		if errors.Is(err, loopback.ErrNotRunning) {
 			return View{Icon: assets.IconOffline, Title: "Hivecrawl is not running", Tooltip: "Hivecrawl is not running", Today: "Today: –"}
 		}
 		return View{Icon: assets.IconError, Title: "Hivecrawl is not answering", Tooltip: "Hivecrawl is not answering: " + err.Error(), Today: "Today: –"}

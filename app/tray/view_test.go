@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hivecrawl/hivecrawl/assets"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -20,7 +21,7 @@ func TestViewOf(t *testing.T) {
 		held        bool
 		tooltipHas  string
 	}{
-		{"not running", localapi.Status{}, localapi.ErrNotRunning, assets.IconOffline, "Hivecrawl is not running", false, "not running"},
+		{"not running", localapi.Status{}, loopback.ErrNotRunning, assets.IconOffline, "Hivecrawl is not running", false, "not running"},
 		{"not answering", localapi.Status{}, fmt.Errorf("reach: %w", errors.New("timeout")), assets.IconError, "Hivecrawl is not answering", false, "timeout"},
 		{"idle", localapi.Status{State: "running"}, nil, assets.IconIdle, "Idle: waiting for tasks", false, "Idle"},
 		{"crawling", localapi.Status{State: "running", Tasks: localapi.Tasks{Running: two}, Download: localapi.Rate{Current: 180_000, Cap: 256_000}},

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/swarm"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // idleFootprint starts a fourth swarm with one small host under tmp and
@@ -144,7 +144,7 @@ func saveProfile(ctx context.Context, c *swarm.Client, d time.Duration, path str
 	if err != nil {
 		return err
 	}
-	req.Header.Set(localapi.TokenHeader, c.API.Token)
+	req.Header.Set(loopback.TokenHeader, c.API.Token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("CPU profile of %s: %w", c.Name, err)

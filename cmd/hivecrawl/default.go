@@ -20,6 +20,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/notify"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/app/tray"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/web"
 )
@@ -62,7 +63,7 @@ func runDesktop(ctx context.Context, opts app.Options) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl:", err)
 		return 1
 	}
-	if info, err := localapi.ReadInfo(dirs.APIFile()); err == nil {
+	if info, err := loopback.ReadInfo(dirs.APIFile()); err == nil {
 		if _, err := localapi.NewClient(info).Status(ctx); err == nil {
 			return openPage(ctx, info, "", false)
 		}
@@ -120,11 +121,11 @@ func runDesktop(ctx context.Context, opts app.Options) int {
 
 // waitForAPI waits until the client started in this process has written
 // its api.json, or has failed.
-func waitForAPI(ctx context.Context, path string, served <-chan error) (localapi.Info, error) {
+func waitForAPI(ctx context.Context, path string, served <-chan error) (loopback.Info, error) {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if info, err := localapi.ReadInfo(path); err == nil && info.PID == os.Getpid() {
+		if info, err := loopback.ReadInfo(path); err == nil && info.PID == os.Getpid() {
 			return info, nil
 		}
 		select {
@@ -132,9 +133,9 @@ func waitForAPI(ctx context.Context, path string, served <-chan error) (localapi
 			if err == nil {
 				err = errors.New("the client stopped before it started")
 			}
-			return localapi.Info{}, err
+			return loopback.Info{}, err
 		case <-ctx.Done():
-			return localapi.Info{}, ctx.Err()
+			return loopback.Info{}, ctx.Err()
 		case <-t.C:
 		}
 	}
@@ -205,7 +206,7 @@ func runOpen(ctx context.Context, args []string) int {
 		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)
 		return 1
 	}
-	info, err := localapi.ReadInfo(dirs.APIFile())
+	info, err := loopback.ReadInfo(dirs.APIFile())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)
 		return 1
@@ -214,7 +215,7 @@ func runOpen(ctx context.Context, args []string) int {
 }
 
 // openPage opens (or prints) a one-time sign-in link to page.
-func openPage(ctx context.Context, info localapi.Info, page string, printOnly bool) int {
+func openPage(ctx context.Context, info loopback.Info, page string, printOnly bool) int {
 	u, err := web.LoginURL(ctx, info, page)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl open:", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/testkit/dbustest"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -42,12 +43,12 @@ func desktopEnv(t *testing.T, display, bus string) (env []string, config string)
 }
 
 // waitAPI waits for the child's api.json and a status answer.
-func waitAPI(t *testing.T, config string, exited <-chan error, out *syncBuffer) (localapi.Info, *localapi.Client) {
+func waitAPI(t *testing.T, config string, exited <-chan error, out *syncBuffer) (loopback.Info, *localapi.Client) {
 	t.Helper()
 	path := filepath.Join(config, "hivecrawl", "api.json")
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if info, err := localapi.ReadInfo(path); err == nil {
+		if info, err := loopback.ReadInfo(path); err == nil {
 			c := localapi.NewClient(info)
 			if _, err := c.Status(context.Background()); err == nil {
 				return info, c

@@ -25,6 +25,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -35,7 +36,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/proto/upload"
 	"github.com/hivecrawl/hivecrawl/task"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // taskQueue is an overlay peer's queue that keeps what it was given.
@@ -120,7 +120,7 @@ func startManager(t *testing.T, bin, home string, extra ...string) *exec.Cmd {
 func managerStatus(t *testing.T, home string) operator.Status {
 	t.Helper()
 	dirs, _ := paths.Resolve(home)
-	info, err := localapi.ReadInfo(filepath.Join(managerDir(dirs), manager.APIFile))
+	info, err := loopback.ReadInfo(filepath.Join(managerDir(dirs), manager.APIFile))
 	if err != nil {
 		t.Fatal(err)
 	}

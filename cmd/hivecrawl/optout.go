@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 func init() {
@@ -129,7 +129,7 @@ func printOptedOut(w io.Writer, r operator.OptedOut) {
 // callManager is askManager, with what to do when no manager runs.
 func callManager(ctx context.Context, infoPath, method, path string, body, out any) error {
 	err := askManager(ctx, infoPath, method, path, body, out)
-	if errors.Is(err, localapi.ErrNotRunning) {
+	if errors.Is(err, loopback.ErrNotRunning) {
 		return errors.New("no manager is running with this data directory: start it with 'hivecrawl manager', or name its --home")
 	}
 	return err
@@ -137,9 +137,9 @@ func callManager(ctx context.Context, infoPath, method, path string, body, out a
 
 // askManager sends a request with body (JSON; nil for none) to the
 // local API of the manager whose API info is at infoPath and decodes its
-// answer into out (localapi.ErrNotRunning when none is running).
+// answer into out (loopback.ErrNotRunning when none is running).
 func askManager(ctx context.Context, infoPath, method, path string, body, out any) error {
-	info, err := localapi.ReadInfo(infoPath)
+	info, err := loopback.ReadInfo(infoPath)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func askManager(ctx context.Context, infoPath, method, path string, body, out an
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(localapi.TokenHeader, info.Token)
+	req.Header.Set(loopback.TokenHeader, info.Token)
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("reach the manager at %s: %w (is it still running?)", info.URL, err)

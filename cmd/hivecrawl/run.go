@@ -14,9 +14,9 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/paths"
 	"github.com/hivecrawl/hivecrawl/app/tray"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/web"
 )
 
@@ -176,10 +176,10 @@ func announce(ctx context.Context, mode app.Mode, apiFile string) {
 		fmt.Println("Hivecrawl is crawling the seeds file's sites locally, outside any network.")
 	}
 	// The API writes its info file as it starts serving.
-	info, err := localapi.ReadInfo(apiFile)
+	info, err := loopback.ReadInfo(apiFile)
 	for i := 0; err != nil && i < 50 && ctx.Err() == nil; i++ {
 		time.Sleep(100 * time.Millisecond)
-		info, err = localapi.ReadInfo(apiFile)
+		info, err = loopback.ReadInfo(apiFile)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hivecrawl run: cannot tell the dashboard's address:", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -68,12 +69,12 @@ func seedMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return 0
 		case isNotSolo(err):
 			notSolo = err
-		case !errors.Is(err, localapi.ErrNotRunning):
+		case !errors.Is(err, loopback.ErrNotRunning):
 			return fail(stderr, "seed add", err)
 		}
 	}
 	res, err := postSeeds(ctx, filepath.Join(managerDir(dirs), manager.APIFile), urls)
-	if errors.Is(err, localapi.ErrNotRunning) {
+	if errors.Is(err, loopback.ErrNotRunning) {
 		switch {
 		case notSolo != nil:
 			var ae *localapi.APIError

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -43,7 +44,7 @@ func TestSoloMode(t *testing.T) {
 	if b, err := add.CombinedOutput(); err != nil || !strings.Contains(string(b), "1 new channels") {
 		t.Fatalf("seed add: %v\n%s", err, b)
 	}
-	info, err := localapi.ReadInfo(dirs.APIFile())
+	info, err := loopback.ReadInfo(dirs.APIFile())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -100,10 +101,10 @@ func printJSON(stdout, stderr io.Writer, name string, v any) int {
 
 // fail prints err as one line and returns the exit code.
 func fail(stderr io.Writer, name string, err error) int {
-	if errors.Is(err, localapi.ErrNotRunning) {
+	if errors.Is(err, loopback.ErrNotRunning) {
 		self := selfCommand(os.Args)
 		fmt.Fprintf(stderr, "%s: start it with '%s' (or '%s run --headless' without a desktop), then try again\n",
-			localapi.ErrNotRunning, self, self)
+			loopback.ErrNotRunning, self, self)
 		return 1
 	}
 	var ae *localapi.APIError
@@ -223,7 +224,7 @@ func setMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		_, err = c.SetConfig(ctx, changes...)
 	}
-	if errors.Is(err, localapi.ErrNotRunning) {
+	if errors.Is(err, loopback.ErrNotRunning) {
 		// Nobody to tell: change the file for the next start.
 		return setOffline(dirs, changes, stdout, stderr)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
 	"github.com/hivecrawl/hivecrawl/app/paths"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -107,7 +108,7 @@ func ctlClient(t *testing.T) (string, *controlBackend) {
 	go func() { srv.Serve(ctx); done <- struct{}{} }()
 	t.Cleanup(func() { cancel(); <-done; <-done; stopWatch() })
 	for range 200 {
-		if _, err := localapi.ReadInfo(dirs.APIFile()); err == nil {
+		if _, err := loopback.ReadInfo(dirs.APIFile()); err == nil {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/httpjson"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
-	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
 // maxAPIBody bounds a request body.
@@ -87,7 +87,7 @@ type Service interface {
 
 // Server is the manager's local API and status page, on loopback with
 // the client API's protections (ui/localapi): Host header check, security
-// headers, and a token (localapi.TokenHeader or a bearer token) for every
+// headers, and a token (loopback.TokenHeader or a bearer token) for every
 // state change.
 type Server struct {
 	m     Service
@@ -102,7 +102,7 @@ type Server struct {
 }
 
 // Listen opens the API on addr, a loopback address, and writes its URL
-// and token to infoPath (localapi.WriteInfo). metrics is served at
+// and token to infoPath (loopback.WriteInfo). metrics is served at
 // /metrics without the token, as the status page is: neither changes
 // anything.
 func Listen(m Service, addr, infoPath string, metrics http.Handler, now func() time.Time, log *slog.Logger) (*Server, error) {
@@ -130,7 +130,7 @@ func Listen(m Service, addr, infoPath string, metrics http.Handler, now func() t
 	mux.Handle("POST /api/optouts", a.needToken(http.HandlerFunc(a.optOut)))
 	mux.Handle("POST /api/optouts/remove", a.needToken(http.HandlerFunc(a.optIn)))
 	a.srv = &http.Server{Handler: a.guard(mux), ReadHeaderTimeout: 10 * time.Second}
-	if err := localapi.WriteInfo(infoPath, localapi.Info{URL: a.url, Token: a.token}); err != nil {
+	if err := loopback.WriteInfo(infoPath, loopback.Info{URL: a.url, Token: a.token}); err != nil {
 		ln.Close()
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (a *Server) guard(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
-		if !hostAllowed(r.Host, a.port) {
+		if !loopback.HostAllowed(r.Host, a.port) {
 			httpjson.Error(w, http.StatusForbidden, "host not allowed: use "+a.url)
 			return
 		}
@@ -183,27 +183,9 @@ func (a *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// hostAllowed accepts localhost, 127.0.0.1 and [::1], with no port or port.
-func hostAllowed(host, port string) bool {
-	name, p := host, ""
-	if h, pp, err := net.SplitHostPort(host); err == nil {
-		name, p = h, pp
-	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		name = host[1 : len(host)-1]
-	}
-	if p != "" && p != port {
-		return false
-	}
-	switch strings.ToLower(name) {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
-}
-
 func (a *Server) needToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := r.Header.Get(localapi.TokenHeader)
+		got := r.Header.Get(loopback.TokenHeader)
 		if got == "" {
 			if v := r.Header.Get("Authorization"); len(v) > 7 && strings.EqualFold(v[:7], "bearer ") {
 				got = strings.TrimSpace(v[7:])

@@ -30,7 +30,7 @@ var rules = []rule{
 	{"crawler", []string{mod + "/p2p", mod + "/ui", mod + "/app", mod + "/manager", mod + "/sim"}, false},
 	{"p2p", []string{mod + "/crawler", mod + "/ui", mod + "/app", mod + "/manager", mod + "/sim"}, false},
 	{"ui", []string{mod + "/app", mod + "/manager", mod + "/sim"}, false},
-	{"manager", []string{mod + "/app", mod + "/sim"}, false},
+	{"manager", []string{mod + "/app", mod + "/ui", mod + "/sim"}, false},
 	// The manager's protocols, as both ends speak them: the client reaches
 	// them without importing the service that answers.
 	{"proto", []string{mod + "/app", mod + "/manager", mod + "/ui", mod + "/sim", mod + "/swarm"}, false},

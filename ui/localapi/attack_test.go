@@ -10,6 +10,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi/apitest"
 )
 
@@ -71,7 +72,7 @@ func TestMalformedPaths(t *testing.T) {
 			}
 			req := "GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nConnection: close\r\n"
 			if token {
-				req += TokenHeader + ": " + s.Token() + "\r\n"
+				req += loopback.TokenHeader + ": " + s.Token() + "\r\n"
 			}
 			if _, err := io.WriteString(conn, req+"\r\n"); err != nil {
 				t.Fatal(err)

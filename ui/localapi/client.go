@@ -15,17 +15,18 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/httpjson"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 )
 
 // Client talks to a running client's local API. The CLI uses it and so will
 // the tray.
 type Client struct {
-	info Info
+	info loopback.Info
 	hc   *http.Client
 }
 
 // NewClient returns a client for the API described by info.
-func NewClient(info Info) *Client {
+func NewClient(info loopback.Info) *Client {
 	return &Client{info: info, hc: &http.Client{
 		Timeout:   15 * time.Second,
 		Transport: &http.Transport{Proxy: nil, DialContext: (&net.Dialer{Timeout: 3 * time.Second}).DialContext},
@@ -35,7 +36,7 @@ func NewClient(info Info) *Client {
 // Dial reads the info file at path and returns a client for it; a missing
 // file is ErrNotRunning.
 func Dial(path string) (*Client, error) {
-	info, err := ReadInfo(path)
+	info, err := loopback.ReadInfo(path)
 	if err != nil {
 		return nil, err
 	}
@@ -152,11 +153,11 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, ctype
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
-	req.Header.Set(TokenHeader, c.info.Token)
+	req.Header.Set(loopback.TokenHeader, c.info.Token)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if errors.Is(err, syscall.ECONNREFUSED) {
-			return ErrNotRunning
+			return loopback.ErrNotRunning
 		}
 		return fmt.Errorf("reach hivecrawl at %s: %w", c.info.URL, err)
 	}

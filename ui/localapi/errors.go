@@ -5,10 +5,6 @@ import (
 	"fmt"
 )
 
-// ErrNotRunning means no client answers: api.json is missing or its address
-// refuses connections.
-var ErrNotRunning = errors.New("hivecrawl is not running")
-
 // ErrInvalid marks a Backend error caused by the request (a bad setting);
 // the server answers 400 with the error's text. Wrap with Invalid.
 var ErrInvalid = errors.New("invalid request")

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 )
 
 // fakeEvents is a backend with an event log of 3 events.
@@ -41,7 +43,7 @@ func TestEventRoutes(t *testing.T) {
 	// Without an event log there is no route.
 	plain, _ := start(t, newFake())
 	req, _ := http.NewRequest("GET", plain.URL()+"/api/events", nil)
-	req.Header.Set(TokenHeader, plain.Token())
+	req.Header.Set(loopback.TokenHeader, plain.Token())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

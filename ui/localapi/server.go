@@ -22,10 +22,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hivecrawl/hivecrawl/internal/httpjson"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 )
-
-// TokenHeader carries the API token; "Authorization: Bearer TOKEN" works too.
-const TokenHeader = "X-Hivecrawl-Token"
 
 // maxBody bounds request bodies.
 const maxBody = 64 << 10
@@ -152,11 +150,11 @@ func (s *Server) Handler() http.Handler { return s.guard(s.mux) }
 // it runs. Shutdown waits at most a few seconds for requests in flight.
 func (s *Server) Serve(ctx context.Context) error {
 	if s.opts.InfoFile != "" {
-		if err := WriteInfo(s.opts.InfoFile, Info{URL: s.URL(), Token: s.opts.Token}); err != nil {
+		if err := loopback.WriteInfo(s.opts.InfoFile, loopback.Info{URL: s.URL(), Token: s.opts.Token}); err != nil {
 			s.ln.Close()
 			return err
 		}
-		defer removeInfo(s.opts.InfoFile, s.URL())
+		defer loopback.RemoveInfo(s.opts.InfoFile, s.URL())
 	}
 	srv := &http.Server{
 		Handler:           s.Handler(),
@@ -205,7 +203,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
-		if !s.hostAllowed(r.Host) {
+		if !loopback.HostAllowed(r.Host, s.port) {
 			s.opts.Logger.Warn("Refused a local API request with a foreign Host header", "host", r.Host, "path", r.URL.Path)
 			httpjson.ErrorIndented(w, http.StatusForbidden, "host not allowed: use http://127.0.0.1:"+s.port)
 			return
@@ -215,7 +213,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		if !s.mux.isPublic(r) && !s.mayRead(r) {
-			httpjson.ErrorIndented(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+"); the CLI and tray read it from api.json in the config directory, and the dashboard signs in from the tray or with 'hivecrawl open'")
+			httpjson.ErrorIndented(w, http.StatusUnauthorized, "missing or wrong API token (header "+loopback.TokenHeader+"); the CLI and tray read it from api.json in the config directory, and the dashboard signs in from the tray or with 'hivecrawl open'")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -223,28 +221,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-// hostAllowed accepts localhost, 127.0.0.1 and [::1], with no port or the
-// server's own.
-func (s *Server) hostAllowed(host string) bool {
-	name, port := host, ""
-	if h, p, err := net.SplitHostPort(host); err == nil {
-		name, port = h, p
-	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		name = host[1 : len(host)-1]
-	}
-	if port != "" && port != s.port {
-		return false
-	}
-	switch strings.ToLower(name) {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
-}
-
 // Authorized reports whether r carries the API token.
 func (s *Server) Authorized(r *http.Request) bool {
-	got := r.Header.Get(TokenHeader)
+	got := r.Header.Get(loopback.TokenHeader)
 	if got == "" {
 		if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "bearer ") {
 			got = strings.TrimSpace(a[7:])
@@ -294,7 +273,7 @@ func (s *Server) getHealth(w http.ResponseWriter, r *http.Request) {
 func (s *Server) needToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.Authorized(r) {
-			httpjson.ErrorIndented(w, http.StatusUnauthorized, "missing or wrong API token (header "+TokenHeader+")")
+			httpjson.ErrorIndented(w, http.StatusUnauthorized, "missing or wrong API token (header "+loopback.TokenHeader+")")
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/httpjson"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/testkit/testport"
 )
 
@@ -166,7 +167,7 @@ func TestRequestsRefused(t *testing.T) {
 				if tt.bearer {
 					req.Header.Set("Authorization", "Bearer "+tt.token)
 				} else {
-					req.Header.Set(TokenHeader, tt.token)
+					req.Header.Set(loopback.TokenHeader, tt.token)
 				}
 			}
 			resp, err := http.DefaultClient.Do(req)
@@ -215,7 +216,7 @@ func TestConfigPatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest("POST", s.URL()+"/api/config", strings.NewReader(tt.body))
 			req.Header.Set("Content-Type", tt.ctype)
-			req.Header.Set(TokenHeader, s.Token())
+			req.Header.Set(loopback.TokenHeader, s.Token())
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
@@ -276,7 +277,7 @@ func TestClient(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != 400 || !strings.Contains(ae.Message, `unknown setting "colour"`) {
 		t.Fatalf("bad setting: %v", err)
 	}
-	wrong := NewClient(Info{URL: c.URL(), Token: "wrong"})
+	wrong := NewClient(loopback.Info{URL: c.URL(), Token: "wrong"})
 	if _, err := wrong.Pause(ctx); !errors.As(err, &ae) || ae.Code != 401 {
 		t.Fatalf("wrong token: %v", err)
 	}
@@ -284,14 +285,14 @@ func TestClient(t *testing.T) {
 
 func TestNotRunning(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Dial(filepath.Join(dir, "api.json")); !errors.Is(err, ErrNotRunning) {
+	if _, err := Dial(filepath.Join(dir, "api.json")); !errors.Is(err, loopback.ErrNotRunning) {
 		t.Fatalf("missing api.json: %v", err)
 	}
 	// A stale file pointing at a closed port (not one a port 0 listener
 	// had: the system may hand that to another listener at once).
 	url := fmt.Sprintf("http://127.0.0.1:%d", testport.Fixed(t))
 	path := filepath.Join(dir, "api.json")
-	if err := WriteInfo(path, Info{URL: url, Token: "x"}); err != nil {
+	if err := loopback.WriteInfo(path, loopback.Info{URL: url, Token: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(path)
@@ -302,7 +303,7 @@ func TestNotRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Status(context.Background()); !errors.Is(err, ErrNotRunning) {
+	if _, err := c.Status(context.Background()); !errors.Is(err, loopback.ErrNotRunning) {
 		t.Fatalf("stale api.json: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 )
 
 // fakeSolo is a backend in solo mode (or, with notSolo, in a network)
@@ -157,7 +159,7 @@ func TestSoloRoutes(t *testing.T) {
 				req.Host = tt.host
 			}
 			if tt.token {
-				req.Header.Set(TokenHeader, tt.srv.Token())
+				req.Header.Set(loopback.TokenHeader, tt.srv.Token())
 			}
 			if tt.ct != "" {
 				req.Header.Set("Content-Type", tt.ct)

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hivecrawl/hivecrawl/app"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/proto/profile"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -87,9 +88,9 @@ func TestBrowserNetworkOverlay(t *testing.T) {
 		})
 	}
 	c := clients[0]
-	var info localapi.Info
+	var info loopback.Info
 	waitFor(t, "the client's api.json", func() bool {
-		info, err = localapi.ReadInfo(c.Dirs().APIFile())
+		info, err = loopback.ReadInfo(c.Dirs().APIFile())
 		return err == nil
 	})
 	r := running{c: c, info: info, api: localapi.NewClient(info)}

@@ -21,6 +21,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/app"
 	"github.com/hivecrawl/hivecrawl/app/config"
 	"github.com/hivecrawl/hivecrawl/app/governor"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 	"github.com/hivecrawl/hivecrawl/ui/web"
 )
@@ -102,7 +103,7 @@ func smallSite(t *testing.T) *httptest.Server {
 // running is a real client crawling a local site.
 type running struct {
 	c    *app.Client
-	info localapi.Info
+	info loopback.Info
 	api  *localapi.Client
 }
 
@@ -157,9 +158,9 @@ func startClientWith(t *testing.T, config string, opts app.Options) running {
 		}
 	}()
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	var info localapi.Info
+	var info loopback.Info
 	waitFor(t, "the client's api.json", func() bool {
-		info, err = localapi.ReadInfo(c.Dirs().APIFile())
+		info, err = loopback.ReadInfo(c.Dirs().APIFile())
 		return err == nil
 	})
 	return running{c: c, info: info, api: localapi.NewClient(info)}

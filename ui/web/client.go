@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/httpjson"
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
 
@@ -17,7 +18,7 @@ import (
 // the page signed in, at the page named by next ("dashboard", "settings",
 // "credits", "solo"; "" = dashboard). The tray and `hivecrawl open` hand it
 // to the browser.
-func LoginURL(ctx context.Context, info localapi.Info, next string) (string, error) {
+func LoginURL(ctx context.Context, info loopback.Info, next string) (string, error) {
 	u := info.URL + "/ui/login-code"
 	if next != "" {
 		u += "?next=" + url.QueryEscape(next)
@@ -26,7 +27,7 @@ func LoginURL(ctx context.Context, info localapi.Info, next string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("sign-in link: %w", err)
 	}
-	req.Header.Set(localapi.TokenHeader, info.Token)
+	req.Header.Set(loopback.TokenHeader, info.Token)
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: nil}}
 	resp, err := hc.Do(req)
 	if err != nil {

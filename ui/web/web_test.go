@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/internal/loopback"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
 )
@@ -27,7 +28,7 @@ const testToken = "secret-token"
 type fakeAuth struct{ url string }
 
 func (a fakeAuth) Authorized(r *http.Request) bool {
-	return r.Header.Get(localapi.TokenHeader) == testToken
+	return r.Header.Get(loopback.TokenHeader) == testToken
 }
 func (a fakeAuth) Token() string { return testToken }
 func (a fakeAuth) URL() string   { return a.url }
@@ -200,7 +201,7 @@ func TestSignIn(t *testing.T) {
 		t.Fatalf("login-code without token: %d", resp.StatusCode)
 	}
 
-	link, err := LoginURL(context.Background(), localapi.Info{URL: srv.URL, Token: testToken}, "settings")
+	link, err := LoginURL(context.Background(), loopback.Info{URL: srv.URL, Token: testToken}, "settings")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestSignIn(t *testing.T) {
 func TestLoginNextStaysOnThePage(t *testing.T) {
 	_, srv := server(t, Options{})
 	for _, next := range []string{"//evil.example/", "https://evil.example/", "/api/pause", "settings/../x"} {
-		link, err := LoginURL(context.Background(), localapi.Info{URL: srv.URL, Token: testToken}, next)
+		link, err := LoginURL(context.Background(), loopback.Info{URL: srv.URL, Token: testToken}, next)
 		if err != nil {
 			t.Fatal(err)
 		}

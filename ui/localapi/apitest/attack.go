@@ -25,7 +25,7 @@ type Server interface {
 	Routes() (patterns []string, public map[string]bool)
 }
 
-// tokenHeader is localapi.TokenHeader (apitest must not import localapi's
+// tokenHeader is loopback.TokenHeader (apitest must not import localapi's
 // internals; the header is part of the API).
 const tokenHeader = "X-Hivecrawl-Token"
 

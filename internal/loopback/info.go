@@ -1,11 +1,18 @@
-package localapi
+// Package loopback holds the conventions of the program's HTTP APIs on
+// loopback, the client's and the manager's alike: the info file that
+// says where one listens and its token (api.json), the token's header,
+// and the Host check that keeps other web sites' pages out (DNS
+// rebinding).
+package loopback
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
+	"strings"
 
 	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 )
@@ -50,10 +57,37 @@ func ReadInfo(path string) (Info, error) {
 	return info, nil
 }
 
-// removeInfo deletes the info file if it still names url (a newer instance
+// RemoveInfo deletes the info file if it still names url (a newer instance
 // may have replaced it).
-func removeInfo(path, url string) {
+func RemoveInfo(path, url string) {
 	if info, err := ReadInfo(path); err == nil && info.URL == url {
 		os.Remove(path)
 	}
+}
+
+// ErrNotRunning means no program answers: api.json is missing or its
+// address does not answer.
+var ErrNotRunning = errors.New("hivecrawl is not running")
+
+// TokenHeader carries the API token (a bearer token in Authorization
+// also does).
+const TokenHeader = "X-Hivecrawl-Token"
+
+// HostAllowed accepts a Host header naming localhost, 127.0.0.1 or [::1],
+// with no port or port.
+func HostAllowed(host, port string) bool {
+	name, p := host, ""
+	if h, pp, err := net.SplitHostPort(host); err == nil {
+		name, p = h, pp
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		name = host[1 : len(host)-1]
+	}
+	if p != "" && p != port {
+		return false
+	}
+	switch strings.ToLower(name) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
 }
