@@ -1,9 +1,14 @@
 // Package manager assembles the operator's service (design.md §2, §6): the
 // channel database (manager/channels), the recrawl strategy
 // (sched/recrawl), submission of signed tasks into the overlay
-// (manager/submit), the storage module with its credit receipts
-// (manager/storage) and a local API with the status page, all on one
-// libp2p host whose key signs tasks and receipts. Manager.Serve runs it.
+// (manager/submit), the zone map and its members (manager/zones,
+// manager/members), placement of hosts (manager/placement), the storage
+// module with its credit receipts (manager/storage), what web sites reach
+// (manager/site) and the operator's API with the status page
+// (manager/operator), all on one libp2p host whose key signs tasks, zones
+// and receipts. Manager.Serve runs its parts in an internal/services
+// group. The schedule, leases, spot-check aims and the shared database's
+// split of channels are still the root package's own.
 //
 // # Schedule
 //
@@ -46,7 +51,7 @@
 // The local API serves Prometheus metrics at /metrics (metrics.go,
 // docs/operator/metrics.md), most read from the databases when scraped, and the
 // status page plots pages and results stored per second over the last
-// hour (throughput.go).
+// hour (sampled in throughput.go, drawn by manager/operator).
 //
 // # Caveats
 //
