@@ -14,11 +14,10 @@ func (m *Manager) IndexNowURL() string {
 // indexNowConfig is what the IndexNow endpoint is given.
 func (m *Manager) indexNowConfig() site.IndexNowConfig {
 	return site.IndexNowConfig{
-		Channels:  m.db,
-		Wake:      m.Wake,
-		UserAgent: func() string { return m.opts.Policy.UserAgent },
-		Client:    site.FileClient(m.opts.AllowLoopback),
-		Now:       m.opts.Now,
-		Log:       m.log,
+		Channels: m.db,
+		Wake:     m.Wake,
+		Fetcher:  m.fetcher,
+		Now:      m.opts.Now,
+		Log:      m.log,
 	}
 }

@@ -63,6 +63,9 @@ type Manager struct {
 	dir  *site.Server
 	// inow takes IndexNow submissions when Options.IndexNow is set.
 	inow *site.Server
+	// fetcher fetches the files sites serve as proofs (opt-out tokens,
+	// IndexNow keys), with the User-Agent as it stands then.
+	fetcher site.Fetcher
 	// wake asks Serve for a schedule round before the next tick.
 	wake chan struct{}
 	// search indexes the stored text when Options.Search is set.
@@ -171,6 +174,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if m.keys, err = botkeys.OpenWith(ctx, botkeys.Options{Dir: opts.Dir, Postgres: opts.DB, Now: opts.Now}); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
+	m.fetcher = site.Fetcher{Client: site.FileClient(opts.AllowLoopback), UserAgent: func() string { return m.opts.Policy.UserAgent }}
 	if err := m.startSiteServer(defaultUA); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}

@@ -171,10 +171,9 @@ func (m *Manager) siteHandler() http.Handler {
 			_, err := m.OptOut([]string{name}, reason)
 			return err
 		},
-		UserAgent: func() string { return m.opts.Policy.UserAgent },
-		Client:    site.FileClient(m.opts.AllowLoopback),
-		Now:       m.opts.Now,
-		Log:       m.log,
+		Fetcher: m.fetcher,
+		Now:     m.opts.Now,
+		Log:     m.log,
 	})
 	return mux
 }

@@ -1,8 +1,10 @@
 package site
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -42,4 +44,39 @@ func FileClient(allowLoopback bool) *http.Client {
 		}
 		return nil
 	}}
+}
+
+// Fetcher fetches the files sites serve to prove a claim (an IndexNow
+// key, an opt-out token).
+type Fetcher struct {
+	// Client is FileClient's.
+	Client *http.Client
+	// UserAgent is the network's, as it stands when a file is fetched.
+	UserAgent func() string
+}
+
+// Fetch GETs url as plain text within FileWait and returns its body, cut
+// at max+1 bytes so the caller can tell a file longer than max.
+func (f Fetcher) Fetch(ctx context.Context, url string, max int64) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, FileWait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("could not ask for %s: %v", url, err)
+	}
+	req.Header.Set("User-Agent", f.UserAgent())
+	req.Header.Set("Accept", "text/plain")
+	resp, err := f.Client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("could not fetch %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s answered %s", url, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("could not read %s: %v", url, err)
+	}
+	return body, nil
 }

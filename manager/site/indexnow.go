@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -46,12 +45,10 @@ type IndexNowConfig struct {
 	Channels Channels
 	// Wake asks for a schedule round now: a pushed URL is due.
 	Wake func()
-	// UserAgent is sent with the key file's fetch.
-	UserAgent func() string
-	// Client fetches key files (FileClient).
-	Client *http.Client
-	Now    func() time.Time
-	Log    *slog.Logger
+	// Fetcher fetches key files.
+	Fetcher Fetcher
+	Now     func() time.Time
+	Log     *slog.Logger
 }
 
 // indexNow takes IndexNow submissions (docs/operator/indexnow.md): a site pushes
@@ -164,25 +161,9 @@ func indexNowStatus(err error) int {
 // User-Agent and checks that it holds the key. Every failure wraps
 // indexnow.ErrKey.
 func (h *indexNow) checkKey(ctx context.Context, s indexnow.Submission) error {
-	ctx, cancel := context.WithTimeout(ctx, FileWait)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.KeyFile, nil)
+	body, err := h.Fetcher.Fetch(ctx, s.KeyFile, indexnow.MaxKeyFile)
 	if err != nil {
-		return fmt.Errorf("%w: key file %s: %v", indexnow.ErrKey, s.KeyFile, err)
-	}
-	req.Header.Set("User-Agent", h.UserAgent())
-	req.Header.Set("Accept", "text/plain")
-	resp, err := h.Client.Do(req)
-	if err != nil {
-		return fmt.Errorf("%w: could not fetch the key file: %v", indexnow.ErrKey, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: the key file %s answered %s", indexnow.ErrKey, s.KeyFile, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, indexnow.MaxKeyFile+1))
-	if err != nil {
-		return fmt.Errorf("%w: could not read the key file %s: %v", indexnow.ErrKey, s.KeyFile, err)
+		return fmt.Errorf("%w: the key file: %v", indexnow.ErrKey, err)
 	}
 	if err := indexnow.MatchKeyFile(body, s.Key); err != nil {
 		return fmt.Errorf("key file %s: %w", s.KeyFile, err)

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -75,13 +74,10 @@ type OptOutConfig struct {
 	// Record opts the site name out (a domain covers its hosts), giving
 	// the reason it keeps beside it.
 	Record func(name, reason string) error
-	// UserAgent is sent with the proof's fetch: the network's, as it
-	// stands when the owner confirms.
-	UserAgent func() string
-	// Client fetches the proof (FileClient).
-	Client *http.Client
-	Now    func() time.Time
-	Log    *slog.Logger
+	// Fetcher fetches the proof.
+	Fetcher Fetcher
+	Now     func() time.Time
+	Log     *slog.Logger
 }
 
 // optOutSite serves the self-service opt-out.
@@ -181,27 +177,11 @@ func fileHolds(body []byte, token string) bool {
 // fetchProof fetches t's OptOutFile and reports why it does not hold
 // token, or "".
 func (s *optOutSite) fetchProof(ctx context.Context, t optOutTarget, token string) string {
-	ctx, cancel := context.WithTimeout(ctx, FileWait)
-	defer cancel()
 	file := t.Origin + OptOutFile
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, file, nil)
-	if err != nil {
-		return "could not ask for " + file
-	}
-	req.Header.Set("User-Agent", s.UserAgent())
-	req.Header.Set("Accept", "text/plain")
-	resp, err := s.Client.Do(req)
-	if err != nil {
-		return fmt.Sprintf("could not fetch %s: %v", file, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Sprintf("%s answered %s", file, resp.Status)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxOptOutFile+1))
+	body, err := s.Fetcher.Fetch(ctx, file, MaxOptOutFile)
 	switch {
 	case err != nil:
-		return fmt.Sprintf("could not read %s: %v", file, err)
+		return err.Error()
 	case len(body) > MaxOptOutFile:
 		return fmt.Sprintf("%s is longer than %d bytes", file, MaxOptOutFile)
 	case !fileHolds(body, token):

@@ -83,10 +83,9 @@ func newOptOutServer(t *testing.T, now func() time.Time) *optOutServer {
 			o.got[name] = reason
 			return nil
 		},
-		UserAgent: func() string { return "hivecrawl-test" },
-		Client:    FileClient(true),
-		Now:       now,
-		Log:       slog.New(slog.DiscardHandler),
+		Fetcher: Fetcher{Client: FileClient(true), UserAgent: func() string { return "hivecrawl-test" }},
+		Now:     now,
+		Log:     slog.New(slog.DiscardHandler),
 	})
 	o.Server = httptest.NewServer(mux)
 	t.Cleanup(o.Close)
@@ -212,7 +211,7 @@ func TestOptOutProofNeedsAPublicAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newOptOutSite(OptOutConfig{Secret: []byte("key"), UserAgent: func() string { return "hivecrawl-test" }, Client: FileClient(false)})
+	s := newOptOutSite(OptOutConfig{Secret: []byte("key"), Fetcher: Fetcher{Client: FileClient(false), UserAgent: func() string { return "hivecrawl-test" }}})
 	token := s.token(target, time.Now().Add(time.Hour))
 	site.serve(http.StatusOK, token)
 	if why := s.fetchProof(t.Context(), target, token); !strings.Contains(why, "not a public address") {
