@@ -71,8 +71,10 @@ type Pages struct {
 }
 
 // Card returns the signature agent card, without its keys.
-func (p Pages) Card() Card {
-	a := p.About()
+func (p Pages) Card() Card { return card(p.About()) }
+
+// card is the signature agent card of a network as a describes it.
+func card(a About) Card {
 	return Card{
 		Name:              networkName(a.Name),
 		Contact:           a.Contact,
@@ -143,7 +145,7 @@ type botPageData struct {
 // verify a request and how to stop it.
 func (p Pages) ServeBotPage(w http.ResponseWriter, _ *http.Request) {
 	a := p.About()
-	c := p.Card()
+	c := card(a)
 	d := botPageData{Card: c, Delay: a.Delay, Directory: a.Directory, CardURL: a.BotPage + CardPath[1:],
 		Agent: a.SignatureAgent, Validity: spell(botauth.DefaultValidity), OptOut: a.BotPage + OptOutPath[1:],
 		RobotsExample: "User-agent: " + c.ProductToken + "\nDisallow: /", ContactHref: contactHref(c.Contact)}
