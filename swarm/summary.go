@@ -2,6 +2,7 @@ package swarm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -9,9 +10,12 @@ import (
 	"sort"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/swarm/adversary"
 	"github.com/hivecrawl/hivecrawl/swarm/fixture"
 	"github.com/hivecrawl/hivecrawl/ui/localapi"
@@ -55,6 +59,14 @@ type Summary struct {
 	// their host to every client: what a crawler chosen at random would
 	// have had.
 	MeanHostAllRTTms float64 `json:"mean_host_all_rtt_ms"`
+	// MeanCrawlRTTms and MeanCrawlHostAllRTTms are the same two over the
+	// pages crawls fetched, and CheckPages counts the pages spot-checks
+	// fetched, which go on purpose to a member not near the host: the
+	// pages a host served to a member that ran a spot-check of it and
+	// held no crawl of it (from the stopped manager, CountChecksApart).
+	MeanCrawlRTTms        float64 `json:"mean_crawl_rtt_ms"`
+	MeanCrawlHostAllRTTms float64 `json:"mean_crawl_host_all_rtt_ms"`
+	CheckPages            int64   `json:"check_pages"`
 	// Placement is how the manager placed hosts and peers: "coordinates"
 	// (each at its network coordinate, the default), "hashed points" (CAN
 	// at hashes of names) or "consistent hashing" (the baseline).
@@ -141,6 +153,7 @@ func (s *Swarm) Observe(ctx context.Context, sum *Summary, elapsed time.Duration
 		return err
 	}
 	s.fill(sum, st, web, elapsed)
+	s.web = web
 	if s.cfg.Hijackers > 0 {
 		h, err := s.hijackSummary(ctx, st)
 		if err != nil {
@@ -214,10 +227,6 @@ func (s *Swarm) fill(sum *Summary, st operator.Status, web map[string]fixture.St
 		counts = append(counts, 0)
 	}
 	sum.TasksCV = cv(counts)
-	ipOf := map[string]string{}
-	for _, h := range s.Web.Hosts {
-		ipOf[h.Name] = h.Addr[:len(h.Addr)-len(portOf(h.Addr))-1]
-	}
 	worst := fixture.WorstOf(web)
 	sum.MaxClientsPerHost = worst.MaxClients
 	sum.MaxConnsPerHost, sum.MaxConnsHost = worst.MaxConns, worst.MaxConnsHost
@@ -228,8 +237,23 @@ func (s *Swarm) fill(sum *Summary, st operator.Status, web map[string]fixture.St
 		sum.MinGapMs = &ms
 	}
 	sum.Placement = PlacementOf(st.Swarm)
-	var pages int64
-	var rtt, all float64
+	pages, rtt, all := s.roundTrips(web, func(string, string) bool { return true })
+	sum.PagesServed = pages
+	sum.MeanRTTms, sum.MeanHostAllRTTms = rtt, all
+	if sum.Seconds > 0 {
+		sum.PagesPerSecond = math.Round(float64(pages)/sum.Seconds*100) / 100
+	}
+}
+
+// roundTrips counts the pages the web served to swarm clients, among those
+// a host (by name) served to a requester IP that count accepts, and
+// their mean emulated round trip in milliseconds from the requester and
+// from every client.
+func (s *Swarm) roundTrips(web map[string]fixture.Stats, count func(name, ip string) bool) (pages int64, rtt, all float64) {
+	ipOf := map[string]string{}
+	for _, h := range s.Web.Hosts {
+		ipOf[h.Name] = h.Addr[:len(h.Addr)-len(portOf(h.Addr))-1]
+	}
 	for name, hs := range web {
 		if s.Layout == nil {
 			// A NAT lab: no emulated latency, and every requester is a
@@ -242,22 +266,71 @@ func (s *Swarm) fill(sum *Summary, st operator.Status, web map[string]fixture.St
 		toAll := s.meanToClients(ipOf[name])
 		for ip, n := range hs.PagesBy {
 			d, ok := s.Layout.RTT(ip, ipOf[name])
-			if !ok {
-				continue // not a swarm client
+			if !ok || !count(name, ip) {
+				continue // not a swarm client, or not counted
 			}
 			pages += n
 			rtt += float64(n) * float64(d) / float64(time.Millisecond)
 			all += float64(n) * toAll
 		}
 	}
-	sum.PagesServed = pages
 	if pages > 0 {
-		sum.MeanRTTms = math.Round(rtt/float64(pages)*10) / 10
-		sum.MeanHostAllRTTms = math.Round(all/float64(pages)*10) / 10
+		rtt = math.Round(rtt/float64(pages)*10) / 10
+		all = math.Round(all/float64(pages)*10) / 10
 	}
-	if sum.Seconds > 0 {
-		sum.PagesPerSecond = math.Round(float64(pages)/sum.Seconds*100) / 100
+	return pages, rtt, all
+}
+
+// CountChecksApart fills the crawls' mean round trips and the pages
+// spot-checks fetched (Summary.MeanCrawlRTTms, CheckPages) from the
+// web's counts Observe last read and the stopped manager's tasks.
+func (s *Swarm) CountChecksApart(sum *Summary, rep ChannelReport) error {
+	if s.web == nil {
+		return errors.New("count spot-checks apart: the web's counts were never read")
 	}
+	ipOf := map[string]string{} // peer ID → client IP
+	for _, c := range s.Clients {
+		key, err := host.LoadKey(homeDirs(c.Home).PeerKeyFile())
+		if err != nil {
+			return fmt.Errorf("%s's identity: %w", c.Name, err)
+		}
+		id, err := peer.IDFromPrivateKey(key)
+		if err != nil {
+			return err
+		}
+		ipOf[id.String()] = c.IP
+	}
+	nameOf := map[string]string{} // host:port → host name
+	for _, h := range s.Web.Hosts {
+		nameOf[h.Addr] = h.Name
+	}
+	isCheck := checkedOnly(rep.Held, ipOf, nameOf)
+	sum.CheckPages, _, _ = s.roundTrips(s.web, isCheck)
+	_, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms = s.roundTrips(s.web, func(name, ip string) bool { return !isCheck(name, ip) })
+	return nil
+}
+
+// checkedOnly returns whether a host (by name) served a requester (by IP)
+// for spot-checks alone: some held task of the host was a spot-check at
+// that requester, and none a crawl. ipOf maps peer IDs to requesters'
+// IPs, nameOf the tasks' host:port to host names.
+func checkedOnly(held []channels.Task, ipOf, nameOf map[string]string) func(name, ip string) bool {
+	type pair struct{ name, ip string }
+	checked, crawled := map[pair]bool{}, map[pair]bool{}
+	for _, t := range held {
+		for _, p := range []string{t.Peer, t.Holder} {
+			ip, ok := ipOf[p]
+			if !ok {
+				continue
+			}
+			if t.Checks != "" {
+				checked[pair{nameOf[t.Host], ip}] = true
+			} else {
+				crawled[pair{nameOf[t.Host], ip}] = true
+			}
+		}
+	}
+	return func(name, ip string) bool { return checked[pair{name, ip}] && !crawled[pair{name, ip}] }
 }
 
 // meanToClients is the mean emulated round trip in milliseconds from the
@@ -325,8 +398,10 @@ type ChannelReport struct {
 	Tasks    map[string]int
 	// Cancelled counts cancelled tasks by reason.
 	Cancelled map[string]int
-	// Open are the tasks still open.
+	// Open are the tasks still open; Held the tasks of every round and
+	// state some peer held or delivered.
 	Open []channels.Task
+	Held []channels.Task
 }
 
 // ReadChannels opens the manager's channel database; the manager must be
@@ -349,8 +424,12 @@ func (m *Manager) ReadChannels() (ChannelReport, error) {
 	if err != nil {
 		return ChannelReport{}, err
 	}
+	held, err := db.Tasks(func(t channels.Task) bool { return t.Peer != "" || t.Holder != "" })
+	if err != nil {
+		return ChannelReport{}, err
+	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Index < all[j].Index })
-	return ChannelReport{Channels: all, Tasks: ts.Counts, Cancelled: ts.Cancelled, Open: open}, nil
+	return ChannelReport{Channels: all, Tasks: ts.Counts, Cancelled: ts.Cancelled, Open: open, Held: held}, nil
 }
 
 // AddChannels completes sum from the stopped manager's database.

@@ -56,6 +56,43 @@ func TestSummaryFill(t *testing.T) {
 	}
 }
 
+// TestCrawlRoundTripsApart: pages a host served to a member that only
+// spot-checked it count apart from the crawls' round trips; a member
+// that crawled a host and also checked it counts as its crawler.
+func TestCrawlRoundTripsApart(t *testing.T) {
+	l := &emulate.Layout{Matrix: emulate.MatrixSeattle, Nodes: map[string]int{
+		HostIP(0): 0, HostIP(1): 1, ClientIP(0): 2, ClientIP(1): 3,
+	}}
+	s := &Swarm{
+		Layout:  l,
+		Clients: []*Client{{IP: ClientIP(0)}, {IP: ClientIP(1)}},
+		Web: &WebProc{Hosts: []fixture.HostInfo{
+			{Site: fixture.Site{Name: "a"}, Addr: HostIP(0) + ":80"},
+			{Site: fixture.Site{Name: "b"}, Addr: HostIP(1) + ":8080"},
+		}},
+	}
+	web := map[string]fixture.Stats{
+		"a": {PagesBy: map[string]int64{ClientIP(0): 3, ClientIP(1): 2}},
+		"b": {PagesBy: map[string]int64{ClientIP(1): 5}},
+	}
+	held := []channels.Task{
+		{Host: HostIP(0) + ":80", Peer: "p0"},
+		{Host: HostIP(0) + ":80", Holder: "p1", Checks: "t-a"},
+		{Host: HostIP(1) + ":8080", Peer: "p1"},
+		{Host: HostIP(1) + ":8080", Peer: "p1", Checks: "t-b"},
+	}
+	isCheck := checkedOnly(held, map[string]string{"p0": ClientIP(0), "p1": ClientIP(1)},
+		map[string]string{HostIP(0) + ":80": "a", HostIP(1) + ":8080": "b"})
+	checks, _, _ := s.roundTrips(web, isCheck)
+	pages, rtt, _ := s.roundTrips(web, func(name, ip string) bool { return !isCheck(name, ip) })
+	ra, _ := l.RTT(ClientIP(0), HostIP(0))
+	rb, _ := l.RTT(ClientIP(1), HostIP(1))
+	want := (3*float64(ra) + 5*float64(rb)) / 8 / float64(time.Millisecond)
+	if checks != 2 || pages != 8 || rtt < want-0.1 || rtt > want+0.1 {
+		t.Fatalf("%d check pages, %d crawl pages at %.1f ms; want 2, 8 at %.1f ms", checks, pages, rtt, want)
+	}
+}
+
 // TestChannelReport reads a stopped manager's channel database: one task
 // completed, one lost and run again, two cancelled (expired, refused).
 func TestChannelReport(t *testing.T) {

@@ -142,6 +142,8 @@ type Swarm struct {
 	lab *natLab
 	// seats are the cheaters' parts, the last clients' in order.
 	seats []adversary.Seat
+	// web is the web's counts as Observe last read them.
+	web map[string]fixture.Stats
 }
 
 // Start builds the layout, starts the web, the manager with every host as

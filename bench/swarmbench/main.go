@@ -159,7 +159,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	}
 	variants = chosen
 	fmt.Printf("swarm: %d clients, %d hosts (largest %d pages) at %d addresses, until the web is served once or %v, PlanetLab latency\n", peers, hosts, maxPages, (hosts+perAddr-1)/perAddr, dur)
-	fmt.Printf("%-14s %9s %8s %9s %12s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "tasks CV", "peers≥1")
+	fmt.Printf("%-14s %9s %8s %9s %12s %9s %9s %8s\n", "variant", "pages", "seconds", "pages/s", "mean RTT ms", "crawls ms", "tasks CV", "peers≥1")
 	results := map[string]swarm.Summary{}
 	var notes []string
 	for i, v := range variants {
@@ -187,7 +187,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 				working++
 			}
 		}
-		fmt.Printf("%-14s %9d %8.1f %9.2f %12.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.Seconds, sum.PagesPerSecond, sum.MeanRTTms, sum.TasksCV, working)
+		fmt.Printf("%-14s %9d %8.1f %9.2f %12.1f %9.1f %9.3f %8d\n", v.name, sum.PagesServed, sum.Seconds, sum.PagesPerSecond, sum.MeanRTTms, sum.MeanCrawlRTTms, sum.TasksCV, working)
 	}
 	if c, ok := results["can+lbi-nocaps"]; ok {
 		if a, ok := results["can+lbi"]; ok {
@@ -198,7 +198,7 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	h, hok := results["hash"]
 	n, nok := results["can-lbi"]
 	if aok && hok && nok {
-		fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratioS(a.TasksCV, h.TasksCV))
+		fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f (crawls alone %.2f), tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratio(a.MeanCrawlRTTms, h.MeanCrawlRTTms), ratioS(a.TasksCV, h.TasksCV))
 		fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
 	}
 	for _, n := range notes {

@@ -21,10 +21,17 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 	if err != nil {
 		return sum, "", err
 	}
-	defer func() {
+	closed := false
+	closeSwarm := func() error {
 		cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s.Close(cctx)
+		closed = true
+		return s.Close(cctx)
+	}
+	defer func() {
+		if !closed {
+			closeSwarm()
+		}
 	}()
 	if err := members(ctx, s); err != nil {
 		return sum, "", err
@@ -123,6 +130,19 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 			hp.Located, hp.Hosts, hp.OwnerDist, hp.PeerDist)
 	}
 	note += fmt.Sprintf(" mean emulated RTT from a host to the client that queued its latest task %.1f ms, to all clients %.1f ms", hp.OwnerRTT, hp.ClientRTT)
+	// Spot-checks go to members not near the host on purpose: the
+	// crawls' round trips are read apart from the stopped manager.
+	if err := closeSwarm(); err != nil {
+		return sum, "", err
+	}
+	rep, err := s.Manager.ReadChannels()
+	if err != nil {
+		return sum, "", err
+	}
+	if err := s.CountChecksApart(&sum, rep); err != nil {
+		return sum, "", err
+	}
+	note += fmt.Sprintf("; crawls alone (%d pages fetched by spot-checks apart): mean RTT %.1f ms, %.1f ms to all clients", sum.CheckPages, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms)
 	return sum, note, nil
 }
 

@@ -245,6 +245,9 @@ func demo(ctx context.Context, f demoFlags) error {
 	rep, err := s.Manager.ReadChannels()
 	if err == nil {
 		rep.AddChannels(&sum)
+		if err := s.CountChecksApart(&sum, rep); err != nil && obsErr == nil {
+			obsErr = err
+		}
 	} else if obsErr == nil {
 		obsErr = err
 	}

@@ -256,6 +256,23 @@ func (d *DB) Open() ([]Task, error) {
 	return out, nil
 }
 
+// Tasks returns the tasks of every round and state that keep accepts.
+func (d *DB) Tasks(keep func(Task) bool) ([]Task, error) {
+	var out []Task
+	err := d.db.View(func(tx kv.Tx) error {
+		return forEachTask(tx, func(t Task) error {
+			if keep(t) {
+				out = append(out, t)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	return out, nil
+}
+
 // Latest returns, by channel ID, each channel's task of the latest round
 // that reached a peer (the first piece when the round has several), or of
 // its latest round when none has yet.
