@@ -52,12 +52,14 @@ func TestMemberLocator(t *testing.T) {
 	}
 
 	target := []float64{40, -30, 10}
+	var ids []peer.ID
 	for _, vec := range [][]float64{{0, 0, 0}, {80, 0, 0}, {0, 80, 0}, {0, 0, 80}, {-60, -60, 20}} {
 		h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { h.Close() })
+		ids = append(ids, h.ID())
 		dist := time.Duration(math.Sqrt(sq(vec[0]-target[0])+sq(vec[1]-target[1])+sq(vec[2]-target[2])) * float64(time.Millisecond))
 		// The member answers its distance from the target as measured:
 		// a real connect's time, added to it, was up to 11 ms on a
@@ -96,6 +98,15 @@ func TestMemberLocator(t *testing.T) {
 		if math.Abs(p[i]-want[i]) > 1.0/240 {
 			t.Fatalf("located at %v, want %v", p, want)
 		}
+	}
+	// The first two members stand 51 ms from the host, the others 86 ms
+	// and more: one of the two is recorded as the nearest.
+	l, found, err := m.db.GetLocated(u.Host)
+	if err != nil || !found {
+		t.Fatalf("no coordinate stored: %v", err)
+	}
+	if l.Nearest != ids[0].String() && l.Nearest != ids[1].String() {
+		t.Fatalf("nearest member recorded %q, want %s or %s", l.Nearest, ids[0], ids[1])
 	}
 }
 

@@ -29,7 +29,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/manager/zones"
-	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
@@ -250,9 +249,9 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 		if opts.Submit.Locator == nil {
-			current := func() coord.Bounds { return m.bounds.Current().Bounds }
 			r := rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63))
-			opts.Submit.Locator = placement.NewLocator(m.members, node.NewLocator(m.host, current(), r), m.db, current, opts.Now, r)
+			loc := node.NewLocator(m.host, m.bounds.Current().Bounds, r)
+			opts.Submit.Locator = placement.NewLocator(m.members, loc, m.db, m.bounds.Current, m.mapZones, opts.Now, r)
 		}
 	}
 	if opts.Submit.Owner == nil {

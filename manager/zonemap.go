@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
@@ -67,3 +69,12 @@ func (m *Manager) mapMembers() []members.Member {
 
 // centre is the centre of zone b.
 func centre(b entry.Box) can.Point { return can.Zone{Lo: b.Lo, Hi: b.Hi}.Centre() }
+
+// mapZones returns the zones the zone map gives member id: where the
+// locator places a host near that member (none without a map).
+func (m *Manager) mapZones(id peer.ID) []can.Zone {
+	if m.zones == nil {
+		return nil
+	}
+	return m.zones.Zones(id)
+}

@@ -23,6 +23,10 @@ type Located struct {
 	ProbeError float64 `json:"pe"`
 	// At is when it was measured.
 	At time.Time `json:"t"`
+	// Nearest is the member that measured the shortest round trip to the
+	// host (a peer ID), where the host is placed while its coordinate is
+	// not yet trusted (manager/placement).
+	Nearest string `json:"n,omitempty"`
 }
 
 // PutLocated stores host's coordinate.

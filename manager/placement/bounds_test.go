@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/test"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/members"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 )
@@ -165,7 +168,7 @@ func TestLocatedHostsRemapped(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
 	db := located{}
 	bounds := coord.Bounds{Lo: []float64{-20, -20, -20}, Hi: []float64{20, 20, 20}}
-	l := NewLocator(noMembers{}, nil, db, func() coord.Bounds { return bounds }, clk.now, nil)
+	l := NewLocator(noMembers{}, nil, db, func() envelope.Bounds { return envelope.Bounds{Epoch: 1, Bounds: bounds} }, nil, clk.now, nil)
 	ctx := context.Background()
 	if _, err := l.Locate(ctx, "a.example:443"); err == nil {
 		t.Fatal("a host never measured located with no members to measure it")
@@ -194,3 +197,49 @@ func TestLocatedHostsRemapped(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
+
+// TestUntrustedHostsAtNearestMember: until the bounds are trained, or
+// while a host's coordinate is not trusted, the host is placed in the
+// first zone of the member that measured it nearest, wherever its
+// coordinate maps; a trusted coordinate under trained bounds, or a
+// nearest member that holds no zone, places it by its coordinate.
+func TestUntrustedHostsAtNearestMember(t *testing.T) {
+	clk := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+	db := located{}
+	nearest, elsewhere, gone := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
+	zones := map[peer.ID][]can.Zone{
+		nearest:   {{Lo: []float64{0, 0, 0}, Hi: []float64{0.25, 0.5, 0.5}}, {Lo: []float64{0.5, 0.5, 0.5}, Hi: []float64{1, 1, 1}}},
+		elsewhere: {{Lo: []float64{0.5, 0, 0}, Hi: []float64{1, 0.5, 0.5}}},
+	}
+	box := coord.Bounds{Lo: []float64{-20, -20, -20}, Hi: []float64{20, 20, 20}}
+	bounds := envelope.Bounds{Bounds: box}
+	l := NewLocator(noMembers{}, nil, db, func() envelope.Bounds { return bounds }, func(id peer.ID) []can.Zone { return zones[id] }, clk.now, nil)
+	ctx := context.Background()
+	sure := channels.Located{Coord: coord.Coord{Vec: []float64{10, 0, 0}}, Residual: 0.1, ProbeError: 0.2, At: clk.now(), Nearest: nearest.String()}
+	unsure := sure
+	unsure.ProbeError = 0.9
+	mapped := box.Map(sure.Coord)
+	atNearest := zones[nearest][0].Centre()
+	for _, c := range []struct {
+		name  string
+		loc   channels.Located
+		epoch uint64
+		want  can.Point
+	}{
+		{"trusted, bounds untrained", sure, 0, atNearest},
+		{"untrusted, bounds trained", unsure, 1, atNearest},
+		{"trusted, bounds trained", sure, 1, mapped},
+		{"nearest holds no zone", func() channels.Located { l := unsure; l.Nearest = gone.String(); return l }(), 1, mapped},
+		{"no nearest recorded", func() channels.Located { l := unsure; l.Nearest = ""; return l }(), 0, mapped},
+	} {
+		db["a.example:443"] = c.loc
+		bounds.Epoch = c.epoch
+		p, err := l.Locate(ctx, "a.example:443")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !slices.Equal(p, c.want) {
+			t.Errorf("%s: placed at %v, want %v", c.name, p, c.want)
+		}
+	}
+}

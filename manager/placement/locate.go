@@ -17,6 +17,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 )
 
@@ -58,11 +59,19 @@ type Located interface {
 // (design.md §2 step 3), asking member peers of the overlay to measure them.
 // Coordinates are kept in the channel database and mapped with the
 // current bounds at every call, so trained bounds move hosts with them.
+//
+// A coordinate places a host well only once members stand at their own
+// mapped points (the bounds are trained) and it was solved from settled
+// coordinates with a good fit. Until then a host is placed in a zone of
+// the member that measured the shortest round trip to it: that member is
+// near the host by measurement, not by prediction, from the first round
+// of a new swarm on.
 type Locator struct {
 	members Members
 	loc     *node.Locator
 	db      Located
-	bounds  func() coord.Bounds
+	bounds  func() envelope.Bounds
+	zones   func(peer.ID) []can.Zone
 	now     func() time.Time
 
 	mu   sync.Mutex // guards rand
@@ -73,9 +82,10 @@ var _ submit.Locator = (*Locator)(nil)
 
 // NewLocator returns a locator whose probes (loc, a node.Locator on the
 // manager's host; nil when nothing is measured) go to members, keeping
-// coordinates in db and mapping them with bounds.
-func NewLocator(ms Members, loc *node.Locator, db Located, bounds func() coord.Bounds, now func() time.Time, r *rand.Rand) *Locator {
-	return &Locator{members: ms, loc: loc, db: db, bounds: bounds, now: now, rand: r}
+// coordinates in db and mapping them with bounds; zones returns the zones
+// the zone map gives a member (nil: hosts are only mapped).
+func NewLocator(ms Members, loc *node.Locator, db Located, bounds func() envelope.Bounds, zones func(peer.ID) []can.Zone, now func() time.Time, r *rand.Rand) *Locator {
+	return &Locator{members: ms, loc: loc, db: db, bounds: bounds, zones: zones, now: now, rand: r}
 }
 
 // Locate returns hostPort's point in the CAN space: its stored coordinate
@@ -89,7 +99,7 @@ func (l *Locator) Locate(ctx context.Context, hostPort string) (can.Point, error
 	}
 	now := l.now()
 	if found && now.Sub(old.At) < trustFor(old) {
-		return l.bounds().Map(old.Coord), nil
+		return l.point(old), nil
 	}
 	var near []float64
 	if found {
@@ -106,7 +116,23 @@ func (l *Locator) Locate(ctx context.Context, hostPort string) (can.Point, error
 	default:
 		return nil, err
 	}
-	return l.bounds().Map(loc.Coord), nil
+	return l.point(loc), nil
+}
+
+// point is where loc places its host now: the coordinate mapped with the
+// current bounds once both can be trusted, else the centre of the first
+// zone the zone map gives the member that measured the host nearest
+// (while it holds one).
+func (l *Locator) point(loc channels.Located) can.Point {
+	b := l.bounds()
+	if (b.Epoch == 0 || trustFor(loc) != relocateAfter) && l.zones != nil {
+		if id, err := peer.Decode(loc.Nearest); err == nil {
+			if zs := l.zones(id); len(zs) > 0 {
+				return zs[0].Centre()
+			}
+		}
+	}
+	return b.Bounds.Map(loc.Coord)
 }
 
 // measure solves hostPort's coordinate from the members' measurements.
@@ -122,11 +148,11 @@ func (l *Locator) measure(ctx context.Context, hostPort string, near []float64, 
 		ids[i] = mb.ID
 		errSum += mb.CoordError
 	}
-	sol, err := l.loc.Solve(ctx, hostPort, ids)
+	m, err := l.loc.Solve(ctx, hostPort, ids)
 	if err != nil {
 		return channels.Located{}, err
 	}
-	return channels.Located{Coord: sol.Coord, Residual: sol.Residual, ProbeError: errSum / float64(len(chosen)), At: now}, nil
+	return channels.Located{Coord: m.Coord, Residual: m.Residual, ProbeError: errSum / float64(len(chosen)), At: now, Nearest: m.Nearest.String()}, nil
 }
 
 // choose picks the probers: with near (the host's last coordinate), the

@@ -6,11 +6,12 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
-	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // Locator computes a web host's point in the CAN space, the bootstrap
@@ -36,19 +37,31 @@ func NewLocator(h rtt.StreamOpener, b coord.Bounds, r *rand.Rand) *Locator {
 	return &Locator{Host: h, Bounds: b, rand: r}
 }
 
+// Measured is a web host's coordinate as solved from members'
+// measurements, with the member that measured the shortest round trip to
+// it: the one member known, not predicted, to be near the host.
+type Measured struct {
+	coord.Solution
+	// Nearest is the prober that measured the shortest round trip, RTT
+	// that round trip in milliseconds.
+	Nearest peer.ID
+	RTT     float64
+}
+
 // Locate asks probers (at least d+1 of them should answer; their addresses
 // must be in the host's peerstore) to measure hostPort and returns the
 // host's CAN point and the solver's fit.
 func (l *Locator) Locate(ctx context.Context, hostPort string, probers []peer.ID) (can.Point, coord.Solution, error) {
-	sol, err := l.Solve(ctx, hostPort, probers)
+	m, err := l.Solve(ctx, hostPort, probers)
 	if err != nil {
-		return nil, sol, err
+		return nil, m.Solution, err
 	}
-	return l.Bounds.Map(sol.Coord), sol, nil
+	return l.Bounds.Map(m.Coord), m.Solution, nil
 }
 
-// Solve is Locate without the mapping: the host's network coordinate.
-func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID) (coord.Solution, error) {
+// Solve is Locate without the mapping: the host's network coordinate, and
+// the prober nearest the host.
+func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID) (Measured, error) {
 	type answer struct {
 		resp *wire.MeasureResponse
 		err  error
@@ -65,10 +78,11 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 	}
 	wg.Wait()
 	var (
+		m       Measured
 		probes  []coord.Probe
 		lastErr error
 	)
-	for _, a := range answers {
+	for i, a := range answers {
 		if a.err != nil {
 			lastErr = a.err
 			continue
@@ -77,18 +91,23 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 			continue
 		}
 		c := coord.Coord{Vec: a.resp.Coord.Vec, Height: a.resp.Coord.Height, Adjustment: a.resp.Coord.Adjustment, Error: a.resp.Coord.Error}
-		probes = append(probes, coord.Probe{Peer: c, RTT: float64(a.resp.MedianMicros) / 1000})
+		ms := float64(a.resp.MedianMicros) / 1000
+		probes = append(probes, coord.Probe{Peer: c, RTT: ms})
+		if ms > 0 && (m.Nearest == "" || ms < m.RTT) {
+			m.Nearest, m.RTT = probers[i], ms
+		}
 	}
 	l.mu.Lock()
 	sol, err := coord.Solve(probes, coord.SolveConfig{}, l.rand)
 	l.mu.Unlock()
 	if err != nil {
 		if lastErr != nil {
-			return coord.Solution{}, fmt.Errorf("locate %s: %w (last measurement error: %v)", hostPort, err, lastErr)
+			return Measured{}, fmt.Errorf("locate %s: %w (last measurement error: %v)", hostPort, err, lastErr)
 		}
-		return coord.Solution{}, fmt.Errorf("locate %s: %w", hostPort, err)
+		return Measured{}, fmt.Errorf("locate %s: %w", hostPort, err)
 	}
-	return sol, nil
+	m.Solution = sol
+	return m, nil
 }
 
 // WireCoordinate converts a coordinate for the wire.
