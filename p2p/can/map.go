@@ -75,6 +75,10 @@ func (n *mnode) sibling() *mnode {
 type holder struct {
 	id     PeerID
 	expiry time.Time
+	// point is where it joined or last moved, which a later join keeps
+	// in its zones where it can (join); nil in a map decoded from the
+	// first encoding, which did not keep points.
+	point  Point
 	leaves []*mnode // sorted by path
 	cache  []Zone   // the leaves' zones; nil after any change to leaves
 }
@@ -159,6 +163,33 @@ func (m *Map) Expiry(id PeerID) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return h.expiry, true
+}
+
+// Anchor returns a point the map routes to id for as long as id keeps its
+// zones: its own point (where it joined or last moved) while one of its
+// zones holds it, which later joins leave it (Join), else the centre of
+// its first zone. ok is false when id holds no zone.
+func (m *Map) Anchor(id PeerID) (Point, bool) {
+	h, ok := m.holders[id]
+	if !ok {
+		return nil, false
+	}
+	for _, n := range h.leaves {
+		if h.point != nil && n.zone.Contains(h.point) {
+			return slices.Clone(h.point), true
+		}
+	}
+	return h.leaves[0].zone.Centre(), true
+}
+
+// Point returns where id joined or last moved, false when id holds no
+// zone or its point is not known (a map stored before points were kept).
+func (m *Map) Point(id PeerID) (Point, bool) {
+	h, ok := m.holders[id]
+	if !ok || h.point == nil {
+		return nil, false
+	}
+	return slices.Clone(h.point), true
 }
 
 // Zones returns the zones id holds, in path order.

@@ -1,10 +1,12 @@
 package can
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -98,9 +100,9 @@ func TestMapHeir(t *testing.T) {
 		t.Fatalf("c leaving certified %v, want b's merged right half", ls)
 	}
 	mustJoin(t, m, "d", Point{0.9, 0.9}, t0)
-	mustJoin(t, m, "e", Point{0.9, 0.6}, t0) // d and e halve the top right
+	mustJoin(t, m, "e", Point{0.9, 0.6}, t0) // e takes [¾,1)×[½,¾): d keeps its point
 	// a's sibling is not one leaf: the smallest abutting holder takes it,
-	// d (an eighth) before b (a quarter); e does not abut it.
+	// d (three sixteenths) before b (a quarter); e does not abut it.
 	ls, err = m.Leave("a", t0)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +110,7 @@ func TestMapHeir(t *testing.T) {
 	if len(ls) != 1 || ls[0].Holder != "d" || ls[0].Path != "0" {
 		t.Fatalf("a leaving certified %v", ls)
 	}
-	if v := m.Volume(ls[0].Holder); v != 0.5+0.125 {
+	if v := m.Volume(ls[0].Holder); v != 0.5+0.125+0.0625 {
 		t.Errorf("heir %s holds %v", ls[0].Holder, v)
 	}
 }
@@ -298,5 +300,110 @@ func TestRoutingHops(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMapHoldersKeepTheirPoints: a join parts the joiner's point from the
+// old holder's by splitting further, so in a map whose holders' points
+// lie at least a quarter of the box apart in some dimension every holder
+// holds its own point after every join, move, leave and expiry. Without
+// the parting, a join gives the old holder the half without the joiner's
+// point, its own point or not.
+func TestMapHoldersKeepTheirPoints(t *testing.T) {
+	var grid []Point // 27 points a third apart
+	for _, x := range []float64{1.0 / 6, 0.5, 5.0 / 6} {
+		for _, y := range []float64{1.0 / 6, 0.5, 5.0 / 6} {
+			for _, z := range []float64{1.0 / 6, 0.5, 5.0 / 6} {
+				grid = append(grid, Point{x, y, z})
+			}
+		}
+	}
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, 0x6b656570))
+		m := NewMap(3, time.Minute)
+		at := map[PeerID]int{} // holder → its grid point
+		free := r.Perm(len(grid))
+		now := t0
+		for step := range 200 {
+			now = now.Add(time.Second)
+			id := PeerID(fmt.Sprintf("p%02d", r.IntN(20)))
+			_, member := at[id]
+			var err error
+			switch {
+			case !member && len(free) > 0:
+				at[id], free = free[0], free[1:]
+				_, err = m.Join(id, grid[at[id]], now)
+			case member && r.IntN(2) == 0 && len(free) > 0:
+				free = append(free, at[id])
+				at[id], free = free[0], free[1:]
+				_, err = m.Move(id, grid[at[id]], now)
+			case member:
+				free = append(free, at[id])
+				delete(at, id)
+				_, err = m.Leave(id, now)
+			}
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if err := m.Check(); err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			for h, i := range at {
+				if !slices.ContainsFunc(m.Zones(h), func(z Zone) bool { return z.Contains(grid[i]) }) {
+					t.Fatalf("seed %d step %d: %s does not hold its point %v: %v", seed, step, h, grid[i], m.Zones(h))
+				}
+				if p, ok := m.Point(h); !ok || !slices.Equal(p, grid[i]) {
+					t.Fatalf("seed %d step %d: %s's point %v, want %v", seed, step, h, p, grid[i])
+				}
+				if a, ok := m.Anchor(h); !ok || !slices.Equal(a, grid[i]) {
+					t.Fatalf("seed %d step %d: %s's anchor %v, want its point %v", seed, step, h, a, grid[i])
+				}
+			}
+		}
+	}
+}
+
+// TestMapPointsRoundTrip: a decoded map keeps its holders' points, and a
+// map in the first encoding, without points, is read with none.
+func TestMapPointsRoundTrip(t *testing.T) {
+	m := sampleMap(t, 12)
+	b, _ := m.MarshalBinary()
+	var got Map
+	if err := got.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range m.Holders() {
+		want, _ := m.Point(id)
+		if p, ok := got.Point(id); !ok || !slices.Equal(p, want) {
+			t.Fatalf("%s's point decoded as %v, want %v", id, p, want)
+		}
+	}
+	var v1 Map
+	old := []byte(mapMagicV1)
+	old = binary.AppendUvarint(old, 1)
+	old = binary.AppendVarint(old, int64(time.Minute))
+	old = binary.AppendUvarint(old, 1)
+	old = binary.AppendUvarint(old, 1)
+	old = binary.AppendUvarint(old, 1)
+	old = append(old, 'a')
+	old = binary.AppendVarint(old, t0.UnixNano())
+	old = binary.AppendUvarint(old, 1)
+	old = binary.AppendUvarint(old, 0)
+	old = binary.AppendUvarint(old, 0)
+	old = binary.AppendUvarint(old, 1)
+	if err := v1.UnmarshalBinary(old); err != nil {
+		t.Fatalf("first encoding refused: %v", err)
+	}
+	if p, ok := v1.Point("a"); ok {
+		t.Fatalf("a point %v read from an encoding without points", p)
+	}
+	if _, err := v1.Join("b", Point{0.7}, t0); err != nil || len(v1.Zones("a")) != 1 {
+		t.Fatalf("join on a map without points: %v, a holds %v", err, v1.Zones("a"))
+	}
+	if a, ok := v1.Anchor("a"); !ok || !slices.Equal(a, Point{0.25}) {
+		t.Fatalf("anchor of a holder without a point: %v, want its zone's centre 0.25", a)
+	}
+	if _, ok := v1.Anchor("nobody"); ok {
+		t.Fatal("an anchor for a peer that holds no zone")
 	}
 }

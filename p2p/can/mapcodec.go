@@ -3,23 +3,29 @@ package can
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
 
-// The encoding of a Map, version 1:
+// The encoding of a Map, version 2:
 //
-//	"HCZM" 0x01
+//	"HCZM" 0x02
 //	uvarint dim, varint ttl (ns), uvarint epoch
-//	uvarint holders, each: uvarint length, ID bytes, varint expiry (Unix ns)
+//	uvarint holders, each: uvarint length, ID bytes, varint expiry (Unix ns),
+//	    byte 1 and dim float64 (IEEE 754 bits, little-endian) for the
+//	    holder's point, or byte 0 for none
 //	uvarint leaves, each: uvarint depth, the path's bits packed
 //	    most significant first (unused low bits zero),
 //	    uvarint holder index, uvarint epoch
 //
 // Holders are in strictly ascending ID order and leaves in strictly
-// ascending path order, so a map has one encoding.
+// ascending path order, so a map has one encoding. Version 1, written
+// before holders' points were kept, is version 2 without the point bytes;
+// it is still read, its holders without points.
 const (
-	mapMagic   = "HCZM\x01"
+	mapMagic   = "HCZM\x02"
+	mapMagicV1 = "HCZM\x01"
 	maxMapDim  = 16
 	maxIDBytes = 256
 )
@@ -36,7 +42,16 @@ func (m *Map) MarshalBinary() ([]byte, error) {
 		index[id] = uint64(i)
 		b = binary.AppendUvarint(b, uint64(len(id)))
 		b = append(b, id...)
-		b = binary.AppendVarint(b, m.holders[id].expiry.UnixNano())
+		h := m.holders[id]
+		b = binary.AppendVarint(b, h.expiry.UnixNano())
+		if h.point == nil {
+			b = append(b, 0)
+			continue
+		}
+		b = append(b, 1)
+		for _, v := range h.point {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
 	}
 	leaves := m.Leaves()
 	b = binary.AppendUvarint(b, uint64(len(leaves)))
@@ -120,8 +135,14 @@ func (d *decoder) count(what string, min int) (int, error) {
 }
 
 func (d *decoder) decodeMap() (*Map, error) {
-	if len(d.b) < len(mapMagic) || string(d.b[:len(mapMagic)]) != mapMagic {
-		return nil, fmt.Errorf("not a version 1 zone map")
+	var points bool
+	switch {
+	case len(d.b) < len(mapMagic):
+		return nil, fmt.Errorf("not a zone map")
+	case string(d.b[:len(mapMagic)]) == mapMagic:
+		points = true
+	case string(d.b[:len(mapMagicV1)]) != mapMagicV1:
+		return nil, fmt.Errorf("not a version 1 or 2 zone map")
 	}
 	d.off = len(mapMagic)
 	dim, err := d.uvarint("dimension")
@@ -164,6 +185,11 @@ func (d *decoder) decodeMap() (*Map, error) {
 			return nil, err
 		}
 		h := &holder{id: PeerID(id), expiry: time.Unix(0, exp).UTC()}
+		if points {
+			if h.point, err = d.point(int(dim)); err != nil {
+				return nil, fmt.Errorf("holder %d: %w", i, err)
+			}
+		}
 		if i > 0 && h.id <= hs[i-1].id {
 			return nil, fmt.Errorf("holder %q after %q: not in ascending order", h.id, hs[i-1].id)
 		}
@@ -225,6 +251,30 @@ func (d *decoder) decodeMap() (*Map, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// point reads a holder's point of dim coordinates, or its absence.
+func (d *decoder) point(dim int) (Point, error) {
+	flag, err := d.bytes(1, "point flag")
+	if err != nil {
+		return nil, err
+	}
+	switch flag[0] {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		return nil, fmt.Errorf("point flag %d, want 0 or 1", flag[0])
+	}
+	raw, err := d.bytes(uint64(8*dim), "point")
+	if err != nil {
+		return nil, err
+	}
+	p := make(Point, dim)
+	for i := range p {
+		p[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+	}
+	return p, nil
 }
 
 func unpackPath(bits []byte, depth int) (Path, error) {
@@ -339,6 +389,9 @@ func (m *Map) Check() error {
 	for id, h := range m.holders {
 		if seen[h] != len(h.leaves) || len(h.leaves) == 0 {
 			return fmt.Errorf("%s lists %d leaves, holds %d", id, len(h.leaves), seen[h])
+		}
+		if h.point != nil && (len(h.point) != m.dim || !slices.EqualFunc(h.point, Clamp(h.point), func(a, b float64) bool { return a == b })) {
+			return fmt.Errorf("%s's point %v is not in the %d-dimensional box", id, h.point, m.dim)
 		}
 	}
 	return nil

@@ -59,9 +59,10 @@ func TestMapEncodingRoundTrip(t *testing.T) {
 func TestMapDecodeRefusesCorrupt(t *testing.T) {
 	m := sampleMap(t, 6)
 	good, _ := m.MarshalBinary()
-	// enc writes a map by hand: dim 2, epoch 9, holders a and b.
+	// enc writes a map by hand in the first encoding, without points:
+	// dim 2, epoch 9, holders a and b.
 	enc := func(leaves ...any) []byte {
-		b := []byte(mapMagic)
+		b := []byte(mapMagicV1)
 		b = binary.AppendUvarint(b, 2)
 		b = binary.AppendVarint(b, int64(time.Minute))
 		b = binary.AppendUvarint(b, 9)

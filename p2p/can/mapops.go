@@ -8,10 +8,16 @@ import (
 
 // Join adds peer id at point p (clamped into the box): the leaf holding p
 // is split in half along its next dimension, id takes the half containing
-// p and the old holder keeps the other. The first peer takes the whole box.
-// id's certificates expire at now plus the map's TTL; the old holder keeps
-// its expiry. It returns the changed leaves: id's and the old holder's
-// half.
+// p and the old holder keeps the other. When the old holder's own point
+// (where it joined or last moved) lies in id's half too, that half is
+// split again, the old holder keeping each piece without p, until the two
+// points part, for at most partSplits(d) halvings more: so a holder keeps
+// its point whenever the joiner's lies a quarter of their zone's width
+// from it in some dimension (when the points do not part, the leaf is
+// split once, as a join without a point to keep is). The first peer takes the whole
+// box. id's certificates expire at now plus the map's TTL; the old holder
+// keeps its expiry. It returns the changed leaves: id's and the old
+// holder's pieces.
 func (m *Map) Join(id PeerID, p Point, now time.Time) ([]Leaf, error) {
 	if err := m.checkJoin(id, p); err != nil {
 		return nil, fmt.Errorf("join %s: %w", id, err)
@@ -38,7 +44,7 @@ func (m *Map) checkJoin(id PeerID, p Point) error {
 }
 
 func (m *Map) join(c *change, id PeerID, p Point, now time.Time) {
-	h := &holder{id: id, expiry: now.Add(m.ttl)}
+	h := &holder{id: id, expiry: now.Add(m.ttl), point: p}
 	m.addHolder(h)
 	if len(m.holders) == 1 {
 		c.touch(m.root)
@@ -46,22 +52,41 @@ func (m *Map) join(c *change, id PeerID, p Point, now time.Time) {
 		h.add(m.root)
 		return
 	}
-	leaf := m.leafAt(p)
-	c.touch(leaf)
-	old := leaf.holder
-	split(leaf)
-	c.touch(leaf.left)
-	c.touch(leaf.right)
-	give, keep := leaf.right, leaf.left
-	if !give.zone.Contains(p) {
-		give, keep = leaf.left, leaf.right
+	cur := m.leafAt(p)
+	c.touch(cur)
+	old := cur.holder
+	old.drop(cur)
+	halvings := 1
+	if old.point != nil {
+		if _, kept, ok := cur.zone.SplitApart(old.point, p, min(1+partSplits(m.dim), DepthLimit(m.dim)-len(cur.path))); ok {
+			halvings = len(kept)
+		}
 	}
-	old.drop(leaf)
-	keep.holder = old
-	old.add(keep)
-	give.holder = h
-	h.add(give)
+	for n := 1; ; n++ {
+		split(cur)
+		c.touch(cur.left)
+		c.touch(cur.right)
+		give, keep := cur.right, cur.left
+		if !give.zone.Contains(p) {
+			give, keep = cur.left, cur.right
+		}
+		keep.holder = old
+		old.add(keep)
+		if n >= halvings {
+			give.holder = h
+			h.add(give)
+			return
+		}
+		cur = give
+	}
 }
+
+// partSplits is how many halvings beyond its first a join makes to part
+// the joiner's point from the old holder's: two per dimension, which
+// parts any two points a quarter of their zone's width apart in some
+// dimension (closer peers are alike for placement), and a join adds at
+// most 2d+1 leaves whatever point it names.
+func partSplits(d int) int { return 2 * d }
 
 // Leave removes peer id, which asked to go, and hands each of its zones to
 // its heir (see heir); now is taken so every change reads alike. It
