@@ -251,7 +251,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		if opts.Submit.Locator == nil {
 			r := rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63))
 			loc := node.NewLocator(m.host, m.bounds.Current().Bounds, r)
-			opts.Submit.Locator = placement.NewLocator(m.members, loc, m.db, m.bounds.Current, m.mapZones, opts.Now, r)
+			opts.Submit.Locator = placement.NewLocator(m.members, loc, m.db, m.bounds.Current, m.mapAnchor, opts.Now, r)
 		}
 	}
 	if opts.Submit.Owner == nil {

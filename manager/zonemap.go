@@ -70,11 +70,11 @@ func (m *Manager) mapMembers() []members.Member {
 // centre is the centre of zone b.
 func centre(b entry.Box) can.Point { return can.Zone{Lo: b.Lo, Hi: b.Hi}.Centre() }
 
-// mapZones returns the zones the zone map gives member id: where the
+// mapAnchor returns a point the zone map routes to member id: where the
 // locator places a host near that member (none without a map).
-func (m *Manager) mapZones(id peer.ID) []can.Zone {
+func (m *Manager) mapAnchor(id peer.ID) (can.Point, bool) {
 	if m.zones == nil {
-		return nil
+		return nil, false
 	}
-	return m.zones.Zones(id)
+	return m.zones.Anchor(id)
 }

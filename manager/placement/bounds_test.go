@@ -199,27 +199,24 @@ func TestLocatedHostsRemapped(t *testing.T) {
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
 
 // TestUntrustedHostsAtNearestMember: until the bounds are trained, or
-// while a host's coordinate is not trusted, the host is placed in the
-// first zone of the member that measured it nearest, wherever its
-// coordinate maps; a trusted coordinate under trained bounds, or a
-// nearest member that holds no zone, places it by its coordinate.
+// while a host's coordinate is not trusted, the host is placed at the
+// anchor of the member that measured it nearest, wherever its coordinate
+// maps; a trusted coordinate under trained bounds, or a nearest member
+// that holds no zone, places it by its coordinate.
 func TestUntrustedHostsAtNearestMember(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
 	db := located{}
 	nearest, elsewhere, gone := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
-	zones := map[peer.ID][]can.Zone{
-		nearest:   {{Lo: []float64{0, 0, 0}, Hi: []float64{0.25, 0.5, 0.5}}, {Lo: []float64{0.5, 0.5, 0.5}, Hi: []float64{1, 1, 1}}},
-		elsewhere: {{Lo: []float64{0.5, 0, 0}, Hi: []float64{1, 0.5, 0.5}}},
-	}
+	anchors := map[peer.ID]can.Point{nearest: {0.1, 0.2, 0.3}, elsewhere: {0.9, 0.1, 0.1}}
 	box := coord.Bounds{Lo: []float64{-20, -20, -20}, Hi: []float64{20, 20, 20}}
 	bounds := envelope.Bounds{Bounds: box}
-	l := NewLocator(noMembers{}, nil, db, func() envelope.Bounds { return bounds }, func(id peer.ID) []can.Zone { return zones[id] }, clk.now, nil)
+	l := NewLocator(noMembers{}, nil, db, func() envelope.Bounds { return bounds }, func(id peer.ID) (can.Point, bool) { p, ok := anchors[id]; return p, ok }, clk.now, nil)
 	ctx := context.Background()
 	sure := channels.Located{Coord: coord.Coord{Vec: []float64{10, 0, 0}}, Residual: 0.1, ProbeError: 0.2, At: clk.now(), Nearest: nearest.String()}
 	unsure := sure
 	unsure.ProbeError = 0.9
 	mapped := box.Map(sure.Coord)
-	atNearest := zones[nearest][0].Centre()
+	atNearest := anchors[nearest]
 	for _, c := range []struct {
 		name  string
 		loc   channels.Located

@@ -62,16 +62,17 @@ type Located interface {
 //
 // A coordinate places a host well only once members stand at their own
 // mapped points (the bounds are trained) and it was solved from settled
-// coordinates with a good fit. Until then a host is placed in a zone of
-// the member that measured the shortest round trip to it: that member is
-// near the host by measurement, not by prediction, from the first round
-// of a new swarm on.
+// coordinates with a good fit. Until then a host is placed at the anchor
+// of the member that measured the shortest round trip to it (its own
+// point in the zone map, which the map keeps in its zones): that member
+// is near the host by measurement, not by prediction, from the first
+// round of a new swarm on.
 type Locator struct {
 	members Members
 	loc     *node.Locator
 	db      Located
 	bounds  func() envelope.Bounds
-	zones   func(peer.ID) []can.Zone
+	anchor  func(peer.ID) (can.Point, bool)
 	now     func() time.Time
 
 	mu   sync.Mutex // guards rand
@@ -82,10 +83,11 @@ var _ submit.Locator = (*Locator)(nil)
 
 // NewLocator returns a locator whose probes (loc, a node.Locator on the
 // manager's host; nil when nothing is measured) go to members, keeping
-// coordinates in db and mapping them with bounds; zones returns the zones
-// the zone map gives a member (nil: hosts are only mapped).
-func NewLocator(ms Members, loc *node.Locator, db Located, bounds func() envelope.Bounds, zones func(peer.ID) []can.Zone, now func() time.Time, r *rand.Rand) *Locator {
-	return &Locator{members: ms, loc: loc, db: db, bounds: bounds, zones: zones, now: now, rand: r}
+// coordinates in db and mapping them with bounds; anchor returns a point
+// the zone map routes to a member, false when it holds no zone (nil:
+// hosts are only mapped).
+func NewLocator(ms Members, loc *node.Locator, db Located, bounds func() envelope.Bounds, anchor func(peer.ID) (can.Point, bool), now func() time.Time, r *rand.Rand) *Locator {
+	return &Locator{members: ms, loc: loc, db: db, bounds: bounds, anchor: anchor, now: now, rand: r}
 }
 
 // Locate returns hostPort's point in the CAN space: its stored coordinate
@@ -120,15 +122,14 @@ func (l *Locator) Locate(ctx context.Context, hostPort string) (can.Point, error
 }
 
 // point is where loc places its host now: the coordinate mapped with the
-// current bounds once both can be trusted, else the centre of the first
-// zone the zone map gives the member that measured the host nearest
-// (while it holds one).
+// current bounds once both can be trusted, else the anchor of the member
+// that measured the host nearest (while it holds a zone).
 func (l *Locator) point(loc channels.Located) can.Point {
 	b := l.bounds()
-	if (b.Epoch == 0 || trustFor(loc) != relocateAfter) && l.zones != nil {
+	if (b.Epoch == 0 || trustFor(loc) != relocateAfter) && l.anchor != nil {
 		if id, err := peer.Decode(loc.Nearest); err == nil {
-			if zs := l.zones(id); len(zs) > 0 {
-				return zs[0].Centre()
+			if p, ok := l.anchor(id); ok {
+				return p
 			}
 		}
 	}

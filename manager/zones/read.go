@@ -36,6 +36,15 @@ func (a *Authority) Zones(id peer.ID) []can.Zone {
 	return a.m.Zones(pid(id))
 }
 
+// Anchor returns a point routed to id while it keeps its zones
+// (can.Map.Anchor): where to aim work meant for id itself. ok is false
+// when id holds no zone.
+func (a *Authority) Anchor(id peer.ID) (can.Point, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.m.Anchor(pid(id))
+}
+
 // Owner returns the holder of the zone containing p (clamped into the
 // space); ok is false while the map is empty or for a point of another
 // dimension.
