@@ -197,8 +197,10 @@ func run(ctx context.Context, bin string, peers, hosts int, dur, settle, idle ti
 	a, aok := results["can+lbi"]
 	h, hok := results["hash"]
 	n, nok := results["can-lbi"]
-	if aok && hok && nok {
+	if aok && hok {
 		fmt.Printf("ratios can+lbi / hash: pages/s %.2f, mean RTT %.2f (crawls alone %.2f), tasks CV %s\n", ratio(a.PagesPerSecond, h.PagesPerSecond), ratio(a.MeanRTTms, h.MeanRTTms), ratio(a.MeanCrawlRTTms, h.MeanCrawlRTTms), ratioS(a.TasksCV, h.TasksCV))
+	}
+	if aok && nok {
 		fmt.Printf("ratios can+lbi / can-lbi: pages/s %.2f, mean RTT %.2f, tasks CV %s\n", ratio(a.PagesPerSecond, n.PagesPerSecond), ratio(a.MeanRTTms, n.MeanRTTms), ratioS(a.TasksCV, n.TasksCV))
 	}
 	for _, n := range notes {
