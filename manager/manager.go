@@ -257,6 +257,9 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if opts.Submit.Owner == nil {
 		opts.Submit.Owner = m.zones.Owner
 	}
+	if opts.Submit.Now == nil {
+		opts.Submit.Now = opts.Now
+	}
 	m.sub = submit.New(m.host, opts.Submit)
 	if err := m.loadStrategy(opts.Now()); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)

@@ -315,6 +315,10 @@ func (m *Manager) sendOne(ctx context.Context, t channels.Task) (stop bool, err 
 			return false, nil
 		}
 	}
+	if t.Checks == "" && !m.sub.Ready(ctx, t.Host) {
+		m.log.Debug("Task waits for its host to be located", "task", t.ID, "host", t.Host)
+		return false, nil
+	}
 	grant := m.db.Grant
 	if t.Sending {
 		grant = m.db.Regrant

@@ -17,8 +17,10 @@
 // consistent-hashing baseline) a task goes straight to the peer that
 // takes its host, with no CAN routing and no load balancing.
 //
-// Caveat: until a host's first successful solve its tasks go to its hash
-// point, which need not lie near the peers closest to the host.
+// A host's tasks wait for its first successful solve (Ready) for at most
+// PlaceWait, so that a new swarm's first round is placed, not hashed;
+// after that they go to its hash point, which need not lie near the peers
+// closest to the host.
 package submit
 
 import (
@@ -83,16 +85,28 @@ type Options struct {
 	// its owner balances it. Entry peers route it when the owner is not
 	// reachable.
 	Owner func(can.Point) (peer.ID, bool)
+	// Now is the clock Ready measures PlaceWait by; default time.Now.
+	Now func() time.Time
 }
+
+// PlaceWait is how long Ready holds a host's tasks while the Locator
+// cannot locate it: long enough for a new swarm's first members to join
+// and measure the host (the default demo's eight join within about two
+// seconds of the manager), short against any recrawl interval. A network
+// too small for the solver sends its tasks at hash points after it.
+const PlaceWait = 20 * time.Second
 
 // Submitter sends signed tasks into the overlay. Safe for concurrent use.
 type Submitter struct {
 	h    Host
 	opts Options
 
-	mu    sync.Mutex // guards rand and cache
+	mu    sync.Mutex // guards rand, cache and unplaced
 	rand  *rand.Rand
 	cache map[string]can.Point
+	// unplaced is when Ready first failed to locate each host that has
+	// not been located since.
+	unplaced map[string]time.Time
 }
 
 // New returns a Submitter over h.
@@ -106,11 +120,45 @@ func New(h Host, opts Options) *Submitter {
 	if opts.Tries <= 0 {
 		opts.Tries = 3
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	r := opts.Rand
 	if r == nil {
 		r = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x68697665))
 	}
-	return &Submitter{h: h, opts: opts, rand: r, cache: make(map[string]can.Point)}
+	return &Submitter{h: h, opts: opts, rand: r, cache: make(map[string]can.Point), unplaced: make(map[string]time.Time)}
+}
+
+// Ready reports whether a task for hostPort may be sent now: at once
+// without a Locator, with Direct, or once the host has a point; else
+// when the Locator places it, or after it has failed to for PlaceWait.
+func (s *Submitter) Ready(ctx context.Context, hostPort string) bool {
+	if s.opts.Locator == nil || s.opts.Direct != nil {
+		return true
+	}
+	s.mu.Lock()
+	_, placed := s.cache[hostPort]
+	s.mu.Unlock()
+	if placed {
+		return true
+	}
+	if p, err := s.opts.Locator.Locate(ctx, hostPort); err == nil && len(p) == s.opts.Dim {
+		s.mu.Lock()
+		s.cache[hostPort] = can.Clamp(p)
+		delete(s.unplaced, hostPort)
+		s.mu.Unlock()
+		return true
+	}
+	now := s.opts.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first, ok := s.unplaced[hostPort]
+	if !ok {
+		s.unplaced[hostPort] = now
+		return false
+	}
+	return now.Sub(first) >= PlaceWait
 }
 
 // Point returns the host's point, renewing the cached one through the

@@ -156,6 +156,58 @@ func TestPoint(t *testing.T) {
 	}
 }
 
+// placesAfter fails to locate until it is called for the n-th time.
+type placesAfter struct{ n, calls int }
+
+func (l *placesAfter) Locate(context.Context, string) (can.Point, error) {
+	l.calls++
+	if l.calls < l.n {
+		return nil, errors.New("3 overlay peers to measure from, need 4")
+	}
+	return can.Point{0.25, 0.75}, nil
+}
+
+// TestReadyWaitsForPlacement: a host's task waits while the Locator cannot
+// place it, is ready once it does (and from then on without asking
+// again), and goes out at its hash after PlaceWait of failures.
+func TestReadyWaitsForPlacement(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	ctx := context.Background()
+
+	l := &placesAfter{n: 3}
+	s := New(newHost(t), Options{Dim: 2, Locator: l, Now: clock})
+	if s.Ready(ctx, "a.example") || s.Ready(ctx, "a.example") {
+		t.Fatal("ready before the host was located")
+	}
+	if !s.Ready(ctx, "a.example") {
+		t.Fatal("not ready once located")
+	}
+	if !s.Ready(ctx, "a.example") || l.calls != 3 {
+		t.Fatalf("a located host asked the Locator again (%d calls)", l.calls)
+	}
+	if p, ok := s.Cached("a.example"); !ok || p[0] != 0.25 {
+		t.Fatalf("located point not kept: %v", p)
+	}
+
+	never := New(newHost(t), Options{Dim: 2, Locator: &placesAfter{n: 1 << 30}, Now: clock})
+	if never.Ready(ctx, "b.example") {
+		t.Fatal("ready at the first failure")
+	}
+	now = now.Add(PlaceWait - time.Second)
+	if never.Ready(ctx, "b.example") {
+		t.Fatal("ready before PlaceWait of failures")
+	}
+	now = now.Add(time.Second)
+	if !never.Ready(ctx, "b.example") {
+		t.Fatal("still held after PlaceWait of failures")
+	}
+
+	if !New(newHost(t), Options{Dim: 2}).Ready(ctx, "c.example") {
+		t.Fatal("held without a Locator")
+	}
+}
+
 // TestSubmitUncertain: an entry peer that reads the insert and breaks the
 // stream without an answer may have queued the task. Submit says so and
 // does not try the next entry peer, which could queue a second copy.
