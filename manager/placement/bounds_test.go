@@ -198,12 +198,11 @@ func TestLocatedHostsRemapped(t *testing.T) {
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
 
-// TestUntrustedHostsAtNearestMember: until the bounds are trained, or
-// while a host's coordinate is not trusted, the host is placed at the
-// anchor of the member that measured it nearest, wherever its coordinate
-// maps; a trusted coordinate under trained bounds, or a nearest member
-// that holds no zone, places it by its coordinate.
-func TestUntrustedHostsAtNearestMember(t *testing.T) {
+// TestHostsAtNearestMember: a host is placed at the anchor of the member
+// that measured it nearest, wherever its coordinate maps, trained bounds
+// or not, trusted coordinate or not; a nearest member that holds no zone,
+// or none recorded, places it by its coordinate.
+func TestHostsAtNearestMember(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
 	db := located{}
 	nearest, elsewhere, gone := test.RandPeerIDFatal(t), test.RandPeerIDFatal(t), test.RandPeerIDFatal(t)
@@ -225,7 +224,7 @@ func TestUntrustedHostsAtNearestMember(t *testing.T) {
 	}{
 		{"trusted, bounds untrained", sure, 0, atNearest},
 		{"untrusted, bounds trained", unsure, 1, atNearest},
-		{"trusted, bounds trained", sure, 1, mapped},
+		{"trusted, bounds trained", sure, 1, atNearest},
 		{"nearest holds no zone", func() channels.Located { l := unsure; l.Nearest = gone.String(); return l }(), 1, mapped},
 		{"no nearest recorded", func() channels.Located { l := unsure; l.Nearest = ""; return l }(), 0, mapped},
 	} {

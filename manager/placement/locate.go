@@ -30,9 +30,11 @@ import (
 // points outside are clamped to the box's faces.
 var DefaultBounds = coord.Bounds{Lo: []float64{-120, -120, -120}, Hi: []float64{120, 120, 120}}
 
-// probers is how many member peers measure a host: d+2, one more than the
-// solver needs, so one slow or failed answer does not stop it.
-const probers = can.DefaultDim + 2
+// probers is how many member peers measure a host: the solver needs d+1,
+// and each more makes it likelier that the member nearest the host is
+// among them, where a host is placed until its coordinate is trusted
+// (point). Each measurement is a few TCP handshakes, no request.
+const probers = 2*can.DefaultDim + 2
 
 // How long a host's coordinate is trusted before it is measured again:
 // relocateAfter when the members that measured it had settled coordinates
@@ -60,13 +62,14 @@ type Located interface {
 // Coordinates are kept in the channel database and mapped with the
 // current bounds at every call, so trained bounds move hosts with them.
 //
-// A coordinate places a host well only once members stand at their own
-// mapped points (the bounds are trained) and it was solved from settled
-// coordinates with a good fit. Until then a host is placed at the anchor
-// of the member that measured the shortest round trip to it (its own
-// point in the zone map, which the map keeps in its zones): that member
-// is near the host by measurement, not by prediction, from the first
-// round of a new swarm on.
+// The coordinate chooses who measures the host (the members nearest it,
+// once it has one); the measurements place it: at the anchor of the
+// member that measured the shortest round trip (its own point in the
+// zone map, which the map keeps in its zones). That member is near the
+// host by measurement, not by prediction: Vivaldi predicts round trips
+// to within some tens of percent, and before the bounds are trained,
+// or from unsettled coordinates, the mapped point lands anywhere. The
+// mapped coordinate places a host whose nearest member holds no zone.
 type Locator struct {
 	members Members
 	loc     *node.Locator
@@ -121,19 +124,18 @@ func (l *Locator) Locate(ctx context.Context, hostPort string) (can.Point, error
 	return l.point(loc), nil
 }
 
-// point is where loc places its host now: the coordinate mapped with the
-// current bounds once both can be trusted, else the anchor of the member
-// that measured the host nearest (while it holds a zone).
+// point is where loc places its host now: the anchor of the member that
+// measured the host nearest while it holds a zone, else the coordinate
+// mapped with the current bounds.
 func (l *Locator) point(loc channels.Located) can.Point {
-	b := l.bounds()
-	if (b.Epoch == 0 || trustFor(loc) != relocateAfter) && l.anchor != nil {
+	if l.anchor != nil {
 		if id, err := peer.Decode(loc.Nearest); err == nil {
 			if p, ok := l.anchor(id); ok {
 				return p
 			}
 		}
 	}
-	return b.Bounds.Map(loc.Coord)
+	return l.bounds().Bounds.Map(loc.Coord)
 }
 
 // measure solves hostPort's coordinate from the members' measurements.
