@@ -1,0 +1,119 @@
+package swarm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/swarm/fixture"
+)
+
+// roundTrips counts the pages the web served to swarm clients, among those
+// a host (by name) served to a requester IP that count accepts, and
+// their mean emulated round trip in milliseconds from the requester and
+// from every client.
+func (s *Swarm) roundTrips(web map[string]fixture.Stats, count func(name, ip string) bool) (pages int64, rtt, all float64) {
+	ipOf := map[string]string{}
+	for _, h := range s.Web.Hosts {
+		ipOf[h.Name] = h.Addr[:len(h.Addr)-len(portOf(h.Addr))-1]
+	}
+	for name, hs := range web {
+		if s.Layout == nil {
+			// A NAT lab: no emulated latency, and every requester is a
+			// volunteer (or its home router).
+			for _, n := range hs.PagesBy {
+				pages += n
+			}
+			continue
+		}
+		toAll := s.meanToClients(ipOf[name])
+		for ip, n := range hs.PagesBy {
+			d, ok := s.Layout.RTT(ip, ipOf[name])
+			if !ok || !count(name, ip) {
+				continue // not a swarm client, or not counted
+			}
+			pages += n
+			rtt += float64(n) * float64(d) / float64(time.Millisecond)
+			all += float64(n) * toAll
+		}
+	}
+	if pages > 0 {
+		rtt = math.Round(rtt/float64(pages)*10) / 10
+		all = math.Round(all/float64(pages)*10) / 10
+	}
+	return pages, rtt, all
+}
+
+// CountChecksApart fills the crawls' mean round trips and the pages
+// spot-checks fetched (Summary.MeanCrawlRTTms, CheckPages) from the
+// web's counts Observe last read and the stopped manager's tasks.
+func (s *Swarm) CountChecksApart(sum *Summary, rep ChannelReport) error {
+	if s.web == nil {
+		return errors.New("count spot-checks apart: the web's counts were never read")
+	}
+	ipOf := map[string]string{} // peer ID → client IP
+	for _, c := range s.Clients {
+		key, err := host.LoadKey(homeDirs(c.Home).PeerKeyFile())
+		if err != nil {
+			return fmt.Errorf("%s's identity: %w", c.Name, err)
+		}
+		id, err := peer.IDFromPrivateKey(key)
+		if err != nil {
+			return err
+		}
+		ipOf[id.String()] = c.IP
+	}
+	nameOf := map[string]string{} // host:port → host name
+	for _, h := range s.Web.Hosts {
+		nameOf[h.Addr] = h.Name
+	}
+	isCheck := checkedOnly(rep.Held, ipOf, nameOf)
+	sum.CheckPages, _, _ = s.roundTrips(s.web, isCheck)
+	_, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms = s.roundTrips(s.web, func(name, ip string) bool { return !isCheck(name, ip) })
+	return nil
+}
+
+// checkedOnly returns whether a host (by name) served a requester (by IP)
+// for spot-checks alone: some held task of the host was a spot-check at
+// that requester, and none a crawl. ipOf maps peer IDs to requesters'
+// IPs, nameOf the tasks' host:port to host names.
+func checkedOnly(held []channels.Task, ipOf, nameOf map[string]string) func(name, ip string) bool {
+	type pair struct{ name, ip string }
+	checked, crawled := map[pair]bool{}, map[pair]bool{}
+	for _, t := range held {
+		for _, p := range []string{t.Peer, t.Holder} {
+			ip, ok := ipOf[p]
+			if !ok {
+				continue
+			}
+			if t.Checks != "" {
+				checked[pair{nameOf[t.Host], ip}] = true
+			} else {
+				crawled[pair{nameOf[t.Host], ip}] = true
+			}
+		}
+	}
+	return func(name, ip string) bool { return checked[pair{name, ip}] && !crawled[pair{name, ip}] }
+}
+
+// meanToClients is the mean emulated round trip in milliseconds from the
+// host at ip to every client.
+func (s *Swarm) meanToClients(ip string) float64 {
+	var sum float64
+	n := 0
+	for _, c := range s.Clients {
+		if d, ok := s.Layout.RTT(ip, c.IP); ok {
+			sum += float64(d) / float64(time.Millisecond)
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
