@@ -201,7 +201,8 @@ func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
 // TestHostsAtNearestMember: a host is placed at the anchor of the member
 // that measured it nearest, wherever its coordinate maps, trained bounds
 // or not, trusted coordinate or not; a nearest member that holds no zone,
-// or none recorded, places it by its coordinate.
+// or none recorded, has it measured again, and places it by its
+// coordinate while it cannot be.
 func TestHostsAtNearestMember(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
 	db := located{}
@@ -209,7 +210,8 @@ func TestHostsAtNearestMember(t *testing.T) {
 	anchors := map[peer.ID]can.Point{nearest: {0.1, 0.2, 0.3}, elsewhere: {0.9, 0.1, 0.1}}
 	box := coord.Bounds{Lo: []float64{-20, -20, -20}, Hi: []float64{20, 20, 20}}
 	bounds := envelope.Bounds{Bounds: box}
-	l := NewLocator(noMembers{}, nil, db, func() envelope.Bounds { return bounds }, func(id peer.ID) (can.Point, bool) { p, ok := anchors[id]; return p, ok }, clk.now, nil)
+	ms := &countingMembers{}
+	l := NewLocator(ms, nil, db, func() envelope.Bounds { return bounds }, func(id peer.ID) (can.Point, bool) { p, ok := anchors[id]; return p, ok }, clk.now, nil)
 	ctx := context.Background()
 	sure := channels.Located{Coord: coord.Coord{Vec: []float64{10, 0, 0}}, Residual: 0.1, ProbeError: 0.2, At: clk.now(), Nearest: nearest.String()}
 	unsure := sure
@@ -230,6 +232,7 @@ func TestHostsAtNearestMember(t *testing.T) {
 	} {
 		db["a.example:443"] = c.loc
 		bounds.Epoch = c.epoch
+		asked := ms.asked
 		p, err := l.Locate(ctx, "a.example:443")
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -237,5 +240,17 @@ func TestHostsAtNearestMember(t *testing.T) {
 		if !slices.Equal(p, c.want) {
 			t.Errorf("%s: placed at %v, want %v", c.name, p, c.want)
 		}
+		// A fresh location whose nearest member holds no zone is measured
+		// again (here nobody can measure it, so it is kept); one whose
+		// nearest holds a zone is not.
+		if again := ms.asked > asked; again != !slices.Equal(p, atNearest) {
+			t.Errorf("%s: measured again %v", c.name, again)
+		}
 	}
 }
+
+// countingMembers is an overlay with no member to measure from that
+// counts how often it was asked for its members.
+type countingMembers struct{ asked int }
+
+func (c *countingMembers) MemberInfos() []members.Member { c.asked++; return nil }

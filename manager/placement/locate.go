@@ -104,7 +104,12 @@ func (l *Locator) Locate(ctx context.Context, hostPort string) (can.Point, error
 	}
 	now := l.now()
 	if found && now.Sub(old.At) < trustFor(old) {
-		return l.point(old), nil
+		// Measured again before its time only when the member that
+		// measured it nearest holds no zone now (it left): another
+		// member near the host is found.
+		if p, anchored := l.point(old); anchored || l.anchor == nil {
+			return p, nil
+		}
 	}
 	var near []float64
 	if found {
@@ -121,21 +126,22 @@ func (l *Locator) Locate(ctx context.Context, hostPort string) (can.Point, error
 	default:
 		return nil, err
 	}
-	return l.point(loc), nil
+	p, _ := l.point(loc)
+	return p, nil
 }
 
 // point is where loc places its host now: the anchor of the member that
-// measured the host nearest while it holds a zone, else the coordinate
-// mapped with the current bounds.
-func (l *Locator) point(loc channels.Located) can.Point {
+// measured the host nearest while it holds a zone (anchored), else the
+// coordinate mapped with the current bounds.
+func (l *Locator) point(loc channels.Located) (p can.Point, anchored bool) {
 	if l.anchor != nil {
 		if id, err := peer.Decode(loc.Nearest); err == nil {
 			if p, ok := l.anchor(id); ok {
-				return p
+				return p, true
 			}
 		}
 	}
-	return l.bounds().Bounds.Map(loc.Coord)
+	return l.bounds().Bounds.Map(loc.Coord), false
 }
 
 // measure solves hostPort's coordinate from the members' measurements.
