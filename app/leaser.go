@@ -68,9 +68,11 @@ func (l networkLeaser) Renew(ctx context.Context, r *queue.Record, p taskmgr.Pro
 		Pages: p.Pages, Requests: p.Requests, Wait: p.Wait})
 }
 
-// Release gives r's lease up.
-func (l networkLeaser) Release(ctx context.Context, r *queue.Record) error {
-	_, err := l.send(ctx, lease.Request{Op: lease.Release, TaskID: r.ID, Epoch: r.Task.Lease.Epoch})
+// Release gives r's lease up, with the crawl's progress (the wait its
+// host asked for, which the heir keeps).
+func (l networkLeaser) Release(ctx context.Context, r *queue.Record, p taskmgr.Progress) error {
+	_, err := l.send(ctx, lease.Request{Op: lease.Release, TaskID: r.ID, Epoch: r.Task.Lease.Epoch,
+		Pages: p.Pages, Requests: p.Requests, Wait: p.Wait})
 	return err
 }
 

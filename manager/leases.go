@@ -127,7 +127,7 @@ func (m *Manager) decideLease(_ context.Context, from peer.ID, r lease.Request) 
 			m.log.Info("Lease ended: its crawl stopped moving", "task", r.TaskID, "peer", from, "err", err)
 		}
 	case lease.Release:
-		t, err = m.db.Release(r.TaskID, r.Epoch, from.String(), now)
+		t, err = m.db.Release(r.TaskID, r.Epoch, from.String(), r.Wait, now)
 		if err == nil {
 			m.log.Info("Lease released", "task", r.TaskID, "host", t.Host, "peer", from)
 		}

@@ -25,8 +25,10 @@ type Leaser interface {
 	// wait.
 	Renew(ctx context.Context, r *queue.Record, p Progress) (Grant, error)
 	// Release gives it up once the crawl stopped without finishing, so
-	// the heir of a handover can claim it.
-	Release(ctx context.Context, r *queue.Record) error
+	// the heir of a handover can claim it, reporting the crawl's progress:
+	// the heir's first request keeps the wait its host asked for after
+	// this crawler's last.
+	Release(ctx context.Context, r *queue.Record, p Progress) error
 }
 
 // Progress is what a renewal shows of its crawl.
@@ -304,14 +306,14 @@ func (h *held) end() {
 
 // release gives the lease up after the crawl stopped unfinished; failing
 // that, it lapses at its expiry and the heir waits for it.
-func (h *held) release() { h.m.releaseClaim(h.log, h.r) }
+func (h *held) release() { h.m.releaseClaim(h.log, h.r, h.progress()) }
 
 // releaseClaim gives r's lease up, held or perhaps granted; failing that,
 // it lapses at its expiry and the heir waits for it.
-func (m *Manager) releaseClaim(log *slog.Logger, r *queue.Record) {
+func (m *Manager) releaseClaim(log *slog.Logger, r *queue.Record, p Progress) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := m.opts.Leaser.Release(ctx, r); err != nil {
+	if err := m.opts.Leaser.Release(ctx, r, p); err != nil {
 		log.Info("Lease not released; it lapses at its expiry", "err", err)
 	}
 }

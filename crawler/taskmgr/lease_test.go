@@ -126,7 +126,7 @@ func (l *fakeLeaser) Renew(_ context.Context, r *queue.Record, p Progress) (Gran
 	return Grant{Expires: time.Now().Add(l.hold), RenewEvery: 50 * time.Millisecond}, nil
 }
 
-func (l *fakeLeaser) Release(_ context.Context, r *queue.Record) error {
+func (l *fakeLeaser) Release(_ context.Context, r *queue.Record, _ Progress) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.released = append(l.released, r.ID)

@@ -48,7 +48,7 @@ func (m *Manager) runTask(ctx, crawlCtx context.Context, wg *sync.WaitGroup, r *
 				// The manager may have granted the claim as the stop cut
 				// its answer off: give it up, so that whoever the task
 				// goes to need not wait for it to lapse.
-				m.releaseClaim(log, r)
+				m.releaseClaim(log, r, Progress{})
 			}
 			m.waiting(log, r, err)
 			return

@@ -52,12 +52,13 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 		case t.Holder == peer:
 		case t.Holder != "" && !t.Released && now.Before(t.Expires.Add(lt.Skew+lt.Gap)):
 			return ErrLeaseHeld // held, or lapsed under the politeness wait
-		case t.Released && now.Before(t.ReleasedAt.Add(lt.Gap)):
+		case t.Released && now.Before(t.ReleasedAt.Add(max(lt.Gap, t.ReleaseWait))):
 			// The holder that handed the task over stopped just now: its
-			// heir's first request keeps the wait after its last.
+			// heir's first request keeps the wait after its last, the
+			// longer one its host asked for included.
 			return &HeldError{
 				Why:     fmt.Sprintf("released %v ago, under the politeness wait", now.Sub(t.ReleasedAt).Round(time.Millisecond)),
-				RetryIn: t.ReleasedAt.Add(lt.Gap).Sub(now),
+				RetryIn: t.ReleasedAt.Add(max(lt.Gap, t.ReleaseWait)).Sub(now),
 			}
 		case !now.Before(t.StartBy):
 			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
@@ -98,7 +99,7 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 		t.Requests = 0
 		// A claim proves the task was delivered, whatever its send was
 		// told: it is not sent again.
-		t.Holder, t.Released, t.ReleasedAt, t.Expires, t.Sent, t.Sending = peer, false, time.Time{}, earliest(now.Add(lt.Hold), t.HoldUntil), true, false
+		t.Holder, t.Released, t.ReleasedAt, t.ReleaseWait, t.Expires, t.Sent, t.Sending = peer, false, time.Time{}, 0, earliest(now.Add(lt.Hold), t.HoldUntil), true, false
 		return nil
 	})
 	if err == nil && misrouted {

@@ -169,7 +169,7 @@ func (d *DB) grant(id string, now time.Time, lt LeaseTimes, cutShort bool) (t Ta
 		hl.Epoch++
 		hl.Task = id
 		t.Epoch, t.StartBy = hl.Epoch, now.Add(lt.StartWithin)
-		t.Holder, t.Expires, t.Released, t.ReleasedAt, t.Sending, t.Envelope = "", time.Time{}, false, time.Time{}, false, nil
+		t.Holder, t.Expires, t.Released, t.ReleasedAt, t.ReleaseWait, t.Sending, t.Envelope = "", time.Time{}, false, time.Time{}, 0, false, nil
 		t.PageCap, t.HoldUntil, t.Pages, t.Requests, t.MovedAt, t.Stalled = pageCap(t.Spec), time.Time{}, 0, 0, time.Time{}, false
 		if err := putJSON(hb, []byte(t.Host), &hl); err != nil {
 			return err

@@ -148,7 +148,7 @@ func TestLeaseLapse(t *testing.T) {
 			if _, err := d.Claim(id, 1, "p1", t0.Add(time.Minute), testLease); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := d.Release(id, 1, "p1", t0); err != nil {
+			if _, err := d.Release(id, 1, "p1", 0, t0); err != nil {
 				t.Fatal(err)
 			}
 			return t0.Add(testLease.StartWithin)
@@ -193,11 +193,11 @@ func TestHandoverLease(t *testing.T) {
 	if _, err := d.Claim(a.ID, 1, "heir", t0.Add(time.Second), testLease); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("heir's claim before the release = %v", err)
 	}
-	if _, err := d.Release(a.ID, 1, "heir", t0); !errors.Is(err, ErrLeaseOver) {
+	if _, err := d.Release(a.ID, 1, "heir", 0, t0); !errors.Is(err, ErrLeaseOver) {
 		t.Fatalf("release by a non-holder = %v", err)
 	}
 	released := t0.Add(time.Second)
-	if _, err := d.Release(a.ID, 1, "leaver", released); err != nil {
+	if _, err := d.Release(a.ID, 1, "leaver", 0, released); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Renew(a.ID, 1, "leaver", Progress{Pages: 1}, t0.Add(2*time.Second), testLease); !errors.Is(err, ErrLeaseOver) {
@@ -212,11 +212,37 @@ func TestHandoverLease(t *testing.T) {
 		t.Fatalf("heir's claim after the release = %v", err)
 	}
 	// Too late to start: past StartBy nobody new may claim.
-	if _, err := d.Release(a.ID, 1, "heir", t0); err != nil {
+	if _, err := d.Release(a.ID, 1, "heir", 0, t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Claim(a.ID, 1, "third", t0.Add(testLease.StartWithin), testLease); !errors.Is(err, ErrLeaseOver) {
 		t.Fatalf("claim after StartBy = %v", err)
+	}
+}
+
+// TestHeirKeepsTheHostsWait: a holder that releases its lease reports the
+// wait its host asked for (Crawl-delay); the heir's claim waits that long
+// after the release when it is longer than the operator's.
+func TestHeirKeepsTheHostsWait(t *testing.T) {
+	d := openDB(t, "", Options{})
+	if _, err := d.AddSeeds([]string{"http://h.example/"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	a := issueOn(t, d, "h.example", "h.example", 1, t0)[0]
+	grantSend(t, d, a.ID, t0, true)
+	if _, err := d.Claim(a.ID, 1, "leaver", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	asked := testLease.Gap + 4*time.Second
+	released := t0.Add(time.Second)
+	if _, err := d.Release(a.ID, 1, "leaver", asked, released); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Claim(a.ID, 1, "heir", released.Add(testLease.Gap+time.Second), testLease); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("heir's claim past the operator's wait, within the host's = %v; want ErrLeaseHeld", err)
+	}
+	if _, err := d.Claim(a.ID, 1, "heir", released.Add(asked), testLease); err != nil {
+		t.Fatalf("heir's claim after the host's wait = %v", err)
 	}
 }
 
@@ -634,7 +660,7 @@ func TestLapsedPeerKeptOff(t *testing.T) {
 	if _, err := d2.Claim(b.ID, 1, "leaver", t0, testLease); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d2.Release(b.ID, 1, "leaver", t0.Add(time.Second)); err != nil {
+	if _, err := d2.Release(b.ID, 1, "leaver", 0, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	if lost, err := d2.Expire(t0.Add(testLease.StartWithin+testLease.Skew+time.Second), testLease.Skew); err != nil || len(lost) != 1 {

@@ -121,14 +121,15 @@ func earliest(a, b time.Time) time.Time {
 
 // Release records that peer, the holder, stopped crawling task id at now
 // (it leaves and hands the task to an heir, which may claim it once the
-// politeness wait has passed).
-func (d *DB) Release(id string, epoch uint64, peer string, now time.Time) (Task, error) {
+// politeness wait has passed: the operator's, or the longer one the host
+// asked the holder for, wait, up to MaxHostWait).
+func (d *DB) Release(id string, epoch uint64, peer string, wait time.Duration, now time.Time) (Task, error) {
 	return d.leaseOp(id, "release", func(_ kv.Tx, t *Task) error {
 		if t.Epoch != epoch || t.Holder != peer {
 			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
 		}
 		if !t.Released {
-			t.Released, t.ReleasedAt = true, now
+			t.Released, t.ReleasedAt, t.ReleaseWait = true, now, min(max(wait, 0), MaxHostWait)
 		}
 		return nil
 	})

@@ -76,6 +76,9 @@ type Task struct {
 	// ReleasedAt is when the holder released it: its last request to the
 	// host came before, and the heir's first comes a politeness wait after.
 	ReleasedAt time.Time `json:"released_at,omitzero"`
+	// ReleaseWait is the wait the host asked the releasing holder for
+	// (Crawl-delay, Retry-After), which its heir keeps after ReleasedAt.
+	ReleaseWait time.Duration `json:"release_wait,omitempty"`
 	// Sent is set once an entry peer of the overlay accepted the task;
 	// Owner is the peer that queued it.
 	Sent  bool   `json:"sent,omitempty"`
