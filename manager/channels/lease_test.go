@@ -178,9 +178,10 @@ func TestLeaseLapse(t *testing.T) {
 	}
 }
 
-// TestHandoverLease: a released lease goes to the heir that claims it,
-// and only then; the leaver cannot renew it any more.
-func TestHandoverLease(t *testing.T) {
+// claimedByLeaver is a database whose one task, a (epoch 1, sent at t0),
+// "leaver" claimed at t0.
+func claimedByLeaver(t *testing.T) (*DB, Task) {
+	t.Helper()
 	d := openDB(t, "", Options{})
 	if _, err := d.AddSeeds([]string{"http://h.example/"}, t0); err != nil {
 		t.Fatal(err)
@@ -190,6 +191,13 @@ func TestHandoverLease(t *testing.T) {
 	if _, err := d.Claim(a.ID, 1, "leaver", t0, testLease); err != nil {
 		t.Fatal(err)
 	}
+	return d, a
+}
+
+// TestHandoverLease: a released lease goes to the heir that claims it,
+// and only then; the leaver cannot renew it any more.
+func TestHandoverLease(t *testing.T) {
+	d, a := claimedByLeaver(t)
 	if _, err := d.Claim(a.ID, 1, "heir", t0.Add(time.Second), testLease); !errors.Is(err, ErrLeaseHeld) {
 		t.Fatalf("heir's claim before the release = %v", err)
 	}
@@ -224,15 +232,7 @@ func TestHandoverLease(t *testing.T) {
 // wait its host asked for (Crawl-delay); the heir's claim waits that long
 // after the release when it is longer than the operator's.
 func TestHeirKeepsTheHostsWait(t *testing.T) {
-	d := openDB(t, "", Options{})
-	if _, err := d.AddSeeds([]string{"http://h.example/"}, t0); err != nil {
-		t.Fatal(err)
-	}
-	a := issueOn(t, d, "h.example", "h.example", 1, t0)[0]
-	grantSend(t, d, a.ID, t0, true)
-	if _, err := d.Claim(a.ID, 1, "leaver", t0, testLease); err != nil {
-		t.Fatal(err)
-	}
+	d, a := claimedByLeaver(t)
 	asked := testLease.Gap + 4*time.Second
 	released := t0.Add(time.Second)
 	if _, err := d.Release(a.ID, 1, "leaver", asked, released); err != nil {
