@@ -244,6 +244,16 @@ func TestHeirKeepsTheHostsWait(t *testing.T) {
 	if _, err := d.Claim(a.ID, 1, "heir", released.Add(asked), testLease); err != nil {
 		t.Fatalf("heir's claim after the host's wait = %v", err)
 	}
+
+	// A leaver that lies about the wait holds its heir no longer than
+	// a renewal would honour.
+	d, a = claimedByLeaver(t)
+	if _, err := d.Release(a.ID, 1, "leaver", 48*time.Hour, released); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Claim(a.ID, 1, "heir", released.Add(StallWait), testLease); err != nil {
+		t.Fatalf("heir's claim a StallWait after a release claiming 48 h = %v", err)
+	}
 }
 
 // TestLeaseSurvivesRestart: a reopened database still knows the live

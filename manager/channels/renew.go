@@ -122,14 +122,15 @@ func earliest(a, b time.Time) time.Time {
 // Release records that peer, the holder, stopped crawling task id at now
 // (it leaves and hands the task to an heir, which may claim it once the
 // politeness wait has passed: the operator's, or the longer one the host
-// asked the holder for, wait, up to MaxHostWait).
+// asked the holder for, wait, up to StallWait, the most a renewal
+// honours: a leaver that claims more holds its heir no longer).
 func (d *DB) Release(id string, epoch uint64, peer string, wait time.Duration, now time.Time) (Task, error) {
 	return d.leaseOp(id, "release", func(_ kv.Tx, t *Task) error {
 		if t.Epoch != epoch || t.Holder != peer {
 			return fmt.Errorf("%w: not held by %s", ErrLeaseOver, peer)
 		}
 		if !t.Released {
-			t.Released, t.ReleasedAt, t.ReleaseWait = true, now, min(max(wait, 0), MaxHostWait)
+			t.Released, t.ReleasedAt, t.ReleaseWait = true, now, min(max(wait, 0), StallWait)
 		}
 		return nil
 	})
