@@ -78,6 +78,9 @@ func (r *run) visit(ctx context.Context, u *url.URL, depth int, parent task.Dige
 		page.FetchedAt = time.Now().UTC()
 		final, resp, err = r.follow(ctx, u)
 		if ctx.Err() != nil {
+			if err == nil {
+				r.heed(final.Host, resp)
+			}
 			return ctx.Err()
 		}
 		if err == nil {

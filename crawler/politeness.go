@@ -149,3 +149,19 @@ func (r *run) noteAddr(host, addr string) {
 	}
 	r.addrs = append(r.addrs, addr)
 }
+
+// heed keeps the rest host asked for in resp, an answer that came as the
+// run stopped (a 429 or 503 and its Retry-After, a challenge): the run
+// ends without acting on it, but its lease's release hands the rest on.
+func (r *run) heed(host string, resp *response) {
+	switch {
+	case isRetryStatus(resp.Status):
+		wait, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if !ok {
+			wait = SlowDownRest
+		}
+		r.c.hosts.resting(host, time.Now().Add(wait))
+	case challengeOf(resp) != "":
+		r.c.hosts.resting(host, time.Now().Add(SlowDownRest))
+	}
+}

@@ -1,6 +1,8 @@
 package crawler
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -171,5 +173,73 @@ func TestHostActivity(t *testing.T) {
 	}
 	if a.Wait != cfg.MaxCrawlDelay {
 		t.Fatalf("activity's wait %v, want the host's Crawl-delay as kept, up to %v", a.Wait, cfg.MaxCrawlDelay)
+	}
+}
+
+// TestStoppedRunHeedsTheAnswerInFlight: a run stopped while the host
+// holds its request still reads the answer, and keeps what the host asked
+// for in it (robots.txt's Crawl-delay, a 429's Retry-After): the release
+// of its lease hands that on to the heir, whose first request keeps it.
+// A host that never answers holds the stop StopGrace at most.
+func TestStoppedRunHeedsTheAnswerInFlight(t *testing.T) {
+	for _, tc := range []struct {
+		name, held string
+		answer     func(w http.ResponseWriter)
+		want       time.Duration // the wait the host asked for, as kept
+	}{
+		{"robots.txt's Crawl-delay", "/robots.txt", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "user-agent: *\ncrawl-delay: 7\n")
+		}, 7 * time.Second},
+		{"a 429's Retry-After", "/", func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "90")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, 90 * time.Second},
+		{"a 503 without Retry-After", "/", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}, SlowDownRest},
+		{"no answer", "/", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arrived, answer := make(chan struct{}), make(chan struct{})
+			s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != tc.held {
+					pages(map[string]string{"/robots.txt": "user-agent: *\n", "/": html("<p>home</p>")}).ServeHTTP(w, r)
+					return
+				}
+				close(arrived)
+				select {
+				case <-answer:
+				case <-r.Context().Done():
+					return
+				}
+				if tc.answer == nil {
+					<-r.Context().Done() // never: the crawler gives up
+					return
+				}
+				tc.answer(w)
+			}))
+			cfg := testConfig(t)
+			cfg.MaxCrawlDelay = time.Minute
+			c := New(cfg)
+			ctx, stop := context.WithCancel(t.Context())
+			ran := make(chan error, 1)
+			go func() {
+				_, err := c.Run(ctx, &task.Task{ID: "t", Seeds: []string{s.URL + "/"}, MaxDepth: 1}, &memSink{})
+				ran <- err
+			}()
+			<-arrived
+			stop()
+			close(answer)
+			if err := <-ran; !errors.Is(err, context.Canceled) {
+				t.Fatalf("stopped run ended with %v, want it cancelled", err)
+			}
+			wait := c.HostActivity(strings.TrimPrefix(s.URL, "http://")).Wait
+			// A rest is kept as its end: what is left of it is a little
+			// less than asked.
+			if wait > tc.want || wait < tc.want-30*time.Second/100 {
+				t.Fatalf("the host asked for %v in the answer to the stopped run; it keeps %v", tc.want, wait)
+			}
+		})
 	}
 }

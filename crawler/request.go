@@ -47,7 +47,13 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 		r.schemes = make(map[string]string)
 	}
 	r.schemes[req.URL.Host] = req.URL.Scheme
-	resp, err := r.f.fetch(ctx, req)
+	// A request sent is answered: a run stopped meanwhile still reads
+	// the answer for StopGrace, so that what the host asked of it
+	// (robots.txt's Crawl-delay, a 429's Retry-After) is known to the
+	// lease's next holder, whose first request keeps it.
+	fctx, done := finishing(ctx, StopGrace)
+	resp, err := r.f.fetch(fctx, req)
+	done()
 	release()
 	r.lastReq = time.Now()
 	if resp != nil {
@@ -60,6 +66,27 @@ func (r *run) request(ctx context.Context, req request) (*response, error) {
 		r.res.Stats.Transfer += task.Duration(resp.Transfer)
 	}
 	return resp, err
+}
+
+// StopGrace is how long a request in flight as its run stops may take to
+// finish. The host has the request; its answer may ask for a wait (a
+// Crawl-delay, a Retry-After) that the crawler hands on when it releases
+// the host's lease, and that its heir, a volunteer that never read it,
+// keeps before its own first request.
+const StopGrace = 3 * time.Second
+
+// finishing returns a context for a request that outlives ctx by grace:
+// it ends grace after ctx ends, or when done is called.
+func finishing(ctx context.Context, grace time.Duration) (fctx context.Context, done func()) {
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancel)
+		context.AfterFunc(fctx, func() { t.Stop() })
+	})
+	return fctx, func() {
+		stop()
+		cancel()
+	}
 }
 
 // sleep waits for d or until ctx ends.

@@ -31,7 +31,7 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 	)
 	for hop := 0; hop <= 5; hop++ {
 		resp, err := r.request(ctx, request{URL: cur, AnyType: true, MaxBody: maxRobotsBytes})
-		if ctx.Err() != nil {
+		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, ErrForbiddenAddress) {
@@ -73,6 +73,11 @@ func (r *run) robotsFor(ctx context.Context, u *url.URL) (*robots, error) {
 		r.log.Debug("Robots.txt asked again: the copy was a day old", "origin", key)
 	}
 	r.adoptRobots(key, u, rb)
+	if err := ctx.Err(); err != nil {
+		// Stopped as the answer came: its Crawl-delay is kept for the
+		// lease's release, and the run ends.
+		return nil, err
+	}
 	return rb, nil
 }
 
