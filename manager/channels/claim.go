@@ -48,26 +48,31 @@ func (d *DB) ClaimFrom(id string, epoch uint64, peer string, addrs []string, now
 		if err := holdsHost(tx, t); err != nil {
 			return err
 		}
-		switch {
-		case t.Holder == peer:
-		case t.Holder != "" && !t.Released && now.Before(t.Expires.Add(lt.Skew+lt.Gap)):
-			return ErrLeaseHeld // held, or lapsed under the politeness wait
-		case t.Released && now.Before(t.ReleasedAt.Add(max(lt.Gap, t.ReleaseWait))):
-			// The holder that handed the task over stopped just now: its
-			// heir's first request keeps the wait after its last, the
-			// longer one its host asked for included.
-			return &HeldError{
-				Why:     fmt.Sprintf("released %v ago, under the politeness wait", now.Sub(t.ReleasedAt).Round(time.Millisecond)),
-				RetryIn: t.ReleasedAt.Add(max(lt.Gap, t.ReleaseWait)).Sub(now),
-			}
-		case !now.Before(t.StartBy):
-			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
-		}
 		var hl hostLease
 		if t.Host != "" {
 			if _, err := getJSON(tx.Bucket(bucketHosts), []byte(t.Host), &hl); err != nil {
 				return err
 			}
+		}
+		// The wait between the holder's last request and the heir's
+		// first: the operator's, or the longer one the host asked for,
+		// of its last crawler (as results reported it) or of the holder
+		// that released the task (which may not have read it, stopped as
+		// robots.txt came).
+		gap := max(lt.Gap, hl.Wait, t.ReleaseWait)
+		switch {
+		case t.Holder == peer:
+		case t.Holder != "" && !t.Released && now.Before(t.Expires.Add(lt.Skew+gap)):
+			return ErrLeaseHeld // held, or lapsed under the politeness wait
+		case t.Released && now.Before(t.ReleasedAt.Add(gap)):
+			// The holder that handed the task over stopped just now: its
+			// heir's first request keeps the wait after its last.
+			return &HeldError{
+				Why:     fmt.Sprintf("released %v ago, under the politeness wait", now.Sub(t.ReleasedAt).Round(time.Millisecond)),
+				RetryIn: t.ReleasedAt.Add(gap).Sub(now),
+			}
+		case !now.Before(t.StartBy):
+			return fmt.Errorf("%w: not started before %s", ErrLeaseOver, t.StartBy.UTC().Format(time.RFC3339))
 		}
 		if t.Holder != peer && hl.lapsedPeer(now) == peer {
 			return fmt.Errorf("%w: %s let this host's lease lapse at %s and is not granted it again before %s", ErrLeaseOver,

@@ -254,6 +254,33 @@ func TestHeirKeepsTheHostsWait(t *testing.T) {
 	if _, err := d.Claim(a.ID, 1, "heir", released.Add(StallWait), testLease); err != nil {
 		t.Fatalf("heir's claim a StallWait after a release claiming 48 h = %v", err)
 	}
+
+	// A leaver stopped before it read the host's Crawl-delay releases
+	// with none: the heir keeps the one the host's last crawler reported.
+	d = openDB(t, "", Options{})
+	a, b := twoTasks(t, d, "h.example", "h.example")
+	ga := grantSend(t, d, a.ID, t0, true)
+	if _, err := d.Claim(a.ID, ga.Epoch, "p1", t0, testLease); err != nil {
+		t.Fatal(err)
+	}
+	done := t0.Add(time.Minute)
+	if _, err := d.Complete(a.ID, "p1", Feedback{HostWait: asked}, done); err != nil {
+		t.Fatal(err)
+	}
+	gb := grantSend(t, d, b.ID, done.Add(asked), true)
+	if _, err := d.Claim(b.ID, gb.Epoch, "leaver", done.Add(asked), testLease); err != nil {
+		t.Fatal(err)
+	}
+	released = done.Add(asked + time.Second)
+	if _, err := d.Release(b.ID, gb.Epoch, "leaver", 0, released); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Claim(b.ID, gb.Epoch, "heir", released.Add(testLease.Gap+time.Second), testLease); !errors.Is(err, ErrLeaseHeld) {
+		t.Fatalf("heir's claim past the operator's wait, within the host's known one = %v; want ErrLeaseHeld", err)
+	}
+	if _, err := d.Claim(b.ID, gb.Epoch, "heir", released.Add(asked), testLease); err != nil {
+		t.Fatalf("heir's claim after the host's known wait = %v", err)
+	}
 }
 
 // TestLeaseSurvivesRestart: a reopened database still knows the live
