@@ -35,11 +35,8 @@ func (b book) Complete(_ context.Context, id, peer string, fb channels.Feedback)
 	}
 	m.metrics.completed.WithLabelValues(taskKind(out.Task)).Inc()
 	m.metrics.pushBack(fb)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.strat != nil && out.Channel.Index < m.stratN && out.RoundDone && out.RoundOK {
-		m.strat.Succeeded(out.Channel.Index, now)
-		m.dirty = true
+	if out.RoundDone && out.RoundOK {
+		m.sched.Succeeded(out.Channel.Index, now)
 	}
 	return out, nil
 }
@@ -63,22 +60,16 @@ func (m *Manager) countReport(_ context.Context, from peer.ID, r report.Report) 
 	}
 	m.log.Info("Task cancelled by a crawler", "task", t.ID, "peer", from, "reason", r.Reason)
 	m.metrics.cancelled.WithLabelValues(taskKind(l.Task), r.Reason).Inc()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone || r.Reason == report.HandedBack {
+	switch {
+	case !l.RoundDone || r.Reason == report.HandedBack:
 		// A task handed back is no failure of its round: the channel
 		// is due again at once (channels.ReasonHandedBack).
-		return true, nil
+	case l.RoundOK:
+		m.sched.Succeeded(l.ChannelIndex, now)
+	case r.Reason == report.Refused:
+		m.sched.Failed(l.ChannelIndex, recrawl.FailRefused, now)
+	default:
+		m.sched.Failed(l.ChannelIndex, recrawl.FailExpired, now)
 	}
-	if l.RoundOK {
-		m.strat.Succeeded(l.ChannelIndex, now)
-	} else {
-		f := recrawl.FailExpired
-		if r.Reason == report.Refused {
-			f = recrawl.FailRefused
-		}
-		m.strat.Failed(l.ChannelIndex, f, now)
-	}
-	m.dirty = true
 	return true, nil
 }

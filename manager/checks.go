@@ -38,7 +38,7 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 	now := m.opts.Now()
 	iv := checkInterval
 	if c, err := m.db.Get(orig.Channel); err == nil {
-		if v, ok := m.interval(c.Index); ok && v > 0 {
+		if v, ok := m.sched.Interval(c.Index); ok && v > 0 {
 			iv = v
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/peernets"
 	"github.com/hivecrawl/hivecrawl/manager/placement"
+	"github.com/hivecrawl/hivecrawl/manager/rounds"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/site"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
@@ -34,7 +35,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/report"
-	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 )
 
 // Manager is the operator's service. Create it with New, run it with
@@ -91,10 +91,11 @@ type Manager struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// sched is the recrawl schedule: the strategy over the channels
+	// and the rounds it starts.
+	sched *rounds.Schedule
+
 	mu       sync.Mutex // guards the fields below
-	strat    recrawl.Strategy
-	stratN   int  // channels the strategy knows
-	dirty    bool // strategy changed since last saved
 	peers    map[peer.ID]time.Time
 	sentOK   int
 	sentFail int
@@ -261,7 +262,12 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		opts.Submit.Now = opts.Now
 	}
 	m.sub = submit.New(m.host, opts.Submit)
-	if err := m.loadStrategy(opts.Now()); err != nil {
+	m.sched, err = rounds.New(m.db, rounds.Options{
+		Strategy: opts.Strategy, Recrawl: opts.Recrawl, PieceAbove: opts.PieceAbove, Pieces: opts.Pieces,
+		Delay: opts.Delay, Slack: opts.Slack, Logger: m.log,
+		Issued: func(n int) { m.metrics.issued.WithLabelValues(kindRound).Add(float64(n)) },
+	}, opts.Now())
+	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	if _, err := m.WriteProfile(); err != nil {
@@ -351,7 +357,7 @@ func (m *Manager) Serve(ctx context.Context) error {
 // schedule runs a schedule round every Options.Tick, or at once when
 // woken (Wake), until ctx ends; then it saves the strategy's state.
 func (m *Manager) schedule(ctx context.Context) error {
-	defer m.saveStrategy()
+	defer m.sched.Save()
 	t := time.NewTicker(m.opts.Tick)
 	defer t.Stop()
 	for {

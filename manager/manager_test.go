@@ -213,7 +213,7 @@ func TestManagerRound(t *testing.T) {
 		t.Fatalf("status page %d:\n%s", code, page)
 	}
 	// After the interval the channels are due again.
-	iv, _ := m.interval(0)
+	iv, _ := m.sched.Interval(0)
 	clk.add(iv)
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)

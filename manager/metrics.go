@@ -7,6 +7,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/internal/prom"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/rounds"
 	"github.com/hivecrawl/hivecrawl/proto/report"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -217,8 +218,8 @@ func (c stateCollector) channels(ch chan<- prometheus.Metric, now time.Time) err
 		default:
 			active++
 		}
-		iv, _ := c.m.interval(chn.Index)
-		if due(chn, iv, now) {
+		iv, _ := c.m.sched.Interval(chn.Index)
+		if rounds.Due(chn, iv, now) {
 			dueNow++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler"
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/rounds"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
@@ -17,10 +18,10 @@ import (
 
 // Strategy names accepted by Options.Strategy.
 const (
-	StrategyFixed      = "fixed"
-	StrategyIIR        = "iir"
-	StrategyICR        = "icr"
-	StrategyController = "controller"
+	StrategyFixed      = rounds.StrategyFixed
+	StrategyIIR        = rounds.StrategyIIR
+	StrategyICR        = rounds.StrategyICR
+	StrategyController = rounds.StrategyController
 )
 
 // Defaults for zero Options fields.

@@ -13,7 +13,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
-	"github.com/hivecrawl/hivecrawl/sched/pieces"
 	"github.com/hivecrawl/hivecrawl/sched/recrawl"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -47,13 +46,13 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 	if err := m.expire(now); err != nil {
 		errs = append(errs, err)
 	}
-	if err := m.syncChannels(now); err != nil {
+	if err := m.sched.Sync(now); err != nil {
 		errs = append(errs, err)
 	}
-	if err := m.reassign(now); err != nil {
+	if err := m.sched.Reassign(now); err != nil {
 		errs = append(errs, err)
 	}
-	if err := m.startRounds(now); err != nil {
+	if err := m.sched.StartRounds(now, m.mine); err != nil {
 		errs = append(errs, err)
 	}
 	if err := m.store.IssueChecks(ctx); err != nil {
@@ -65,7 +64,7 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 	if err := m.sampleThroughput(now); err != nil {
 		errs = append(errs, err)
 	}
-	m.saveStrategy()
+	m.sched.Save()
 	return errors.Join(errs...)
 }
 
@@ -82,20 +81,16 @@ func (m *Manager) expire(now time.Time) error {
 	for _, l := range lost {
 		m.forfeit(l.Task) // a write to storage's index: not under m.mu
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	for _, l := range lost {
 		m.log.Info("Task lost", "task", l.Task.ID, "sent", l.Task.Sent)
 		m.metrics.lost.WithLabelValues(taskKind(l.Task)).Inc()
-		if m.strat == nil || l.ChannelIndex >= m.stratN || !l.RoundDone {
-			continue
+		switch {
+		case !l.RoundDone:
+		case l.RoundOK:
+			m.sched.Succeeded(l.ChannelIndex, now)
+		default:
+			m.sched.Failed(l.ChannelIndex, recrawl.FailLost, now)
 		}
-		if l.RoundOK {
-			m.strat.Succeeded(l.ChannelIndex, now)
-		} else {
-			m.strat.Failed(l.ChannelIndex, recrawl.FailLost, now)
-		}
-		m.dirty = true
 	}
 	return nil
 }
@@ -135,93 +130,6 @@ func (m *Manager) forfeit(t channels.Task) {
 		return
 	}
 	m.log.Info("Volunteer's standing reset: "+why, "task", t.ID, "host", t.Host, "peer", t.Holder)
-}
-
-// startRounds issues a round for every due channel of this manager's
-// share. It reads the channels that can be due by the groups' shortest
-// intervals, not every channel.
-func (m *Manager) startRounds(now time.Time) error {
-	all, err := m.db.Due(m.dueBounds(), now, m.mine)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, c := range all {
-		iv, ok := m.interval(c.Index)
-		if !ok || !due(c, iv, now) {
-			continue
-		}
-		err := m.startRound(c, iv, now)
-		if errors.Is(err, channels.ErrIssued) {
-			m.log.Debug("Round issued by another manager", "channel", c.ID)
-			continue
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// due says whether channel c, with recrawl interval iv, starts a round at
-// now: when none of its rounds is under way, it is not removed, and either
-// its user asked for a crawl or it is not paused and the interval passed.
-func due(c channels.Channel, iv time.Duration, now time.Time) bool {
-	switch {
-	case c.Pending > 0 || c.Removed():
-		return false
-	case c.CrawlSoon:
-		return true
-	case c.Paused:
-		return false
-	}
-	return c.LastSubmit.IsZero() || now.Sub(c.LastSubmit) >= iv
-}
-
-// startRound signs and stores the tasks of channel c's next round.
-func (m *Manager) startRound(c channels.Channel, iv time.Duration, now time.Time) error {
-	var ps []pieces.Piece
-	if c.ExpectedPages >= m.opts.PieceAbove {
-		ps = pieces.Split(c.Dirs, m.opts.Pieces, 0)
-	}
-	if len(ps) != len(c.Pieces) {
-		if err := m.db.Update(c.ID, func(ch *channels.Channel) error { ch.Pieces = ps; return nil }); err != nil {
-			return err
-		}
-	}
-	c.Pieces = ps
-	round := c.Round + 1
-	tasks := c.Tasks(round, m.db.Plan())
-	recs := make([]channels.Task, 0, len(tasks))
-	for _, t := range tasks {
-		t.Interval = task.Duration(iv)
-		t.Issued = now
-		t.Delay = task.Duration(max(time.Duration(t.Delay), m.opts.Delay))
-		if err := t.Validate(); err != nil {
-			return fmt.Errorf("round %d of %s: %w", round, c.ID, err)
-		}
-		spec, err := t.Encode()
-		if err != nil {
-			return fmt.Errorf("round %d of %s: %w", round, c.ID, err)
-		}
-		recs = append(recs, channels.Task{ID: t.ID, Channel: c.ID, Round: round, Issued: now,
-			Deadline: now.Add(2*iv + m.opts.Slack), Spec: spec, Host: t.Host()})
-	}
-	if err := m.db.Issue(c.ID, round, recs, now); err != nil {
-		return err
-	}
-	m.metrics.issued.WithLabelValues(kindRound).Add(float64(len(recs)))
-	if len(c.Pushed.URLs) > 0 {
-		if err := m.db.MarkPushes(c.ID, round, c.Pushed.Seq); err != nil {
-			return err
-		}
-	}
-	m.mu.Lock()
-	m.strat.Submitted(c.Index, now)
-	m.dirty = true
-	m.mu.Unlock()
-	m.log.Debug("Round issued", "channel", c.ID, "round", round, "tasks", len(recs), "interval", iv)
-	return nil
 }
 
 // sendHosts bounds how many hosts' tasks send hands to the overlay at

@@ -137,7 +137,7 @@ func TestSharedManagers(t *testing.T) {
 
 	// a stops; once its beat is stale, b takes its share.
 	a.Close()
-	iv, _ := b.interval(0)
+	iv, _ := b.sched.Interval(0)
 	clk.add(max(iv, b.shared.managerFor()) + time.Second)
 	if err := b.Tick(ctx); err != nil {
 		t.Fatal(err)

@@ -13,12 +13,10 @@ func (m *Manager) Status() (operator.Status, error) {
 		return st, err
 	}
 	st.Channels = len(all)
-	m.mu.Lock()
-	if m.strat != nil {
-		for g, iv := range m.strat.Intervals() {
-			st.Groups = append(st.Groups, operator.GroupStatus{Group: g, Interval: iv})
-		}
+	for g, iv := range m.sched.Intervals() {
+		st.Groups = append(st.Groups, operator.GroupStatus{Group: g, Interval: iv})
 	}
+	m.mu.Lock()
 	st.Sent, st.SendFailures, st.PeersSeen = m.sentOK, m.sentFail, len(m.peers)
 	m.mu.Unlock()
 	for _, c := range all {
@@ -29,7 +27,7 @@ func (m *Manager) Status() (operator.Status, error) {
 			st.Crawled++
 		}
 	}
-	if _, err := m.db.GetMeta(metaIntervals, &st.History); err != nil {
+	if st.History, err = m.sched.History(); err != nil {
 		return st, err
 	}
 	ts, err := m.db.Stats()
