@@ -78,6 +78,12 @@ func (m *Manager) revoke(p peer.ID, reason string) {
 	}()
 }
 
+// withdrawnAnswer refuses a claim or renewal of a peer whose
+// request-signing key was withdrawn, and tells it every lease it holds
+// is over (the fallback of the revocation WithdrawKey sends).
+var withdrawnAnswer = lease.Answer{Error: "refused: this volunteer's request-signing key was withdrawn",
+	Withdrawn: "the network's operator withdrew this volunteer's request-signing key"}
+
 // withdrawn reports whether peer p's request-signing key was withdrawn,
 // at this manager or another of a shared database.
 func (m *Manager) withdrawn(p peer.ID) (bool, error) {

@@ -1,14 +1,16 @@
 // Package manager assembles the operator's service (design.md §2, §6): the
 // channel database (manager/channels), the recrawl schedule
-// (manager/rounds, over sched/recrawl's strategies), submission of signed tasks into the overlay
-// (manager/submit), the zone map and its members (manager/zones,
-// manager/members), placement of hosts (manager/placement), the storage
-// module with its credit receipts (manager/storage), what web sites reach
-// (manager/site) and the operator's API with the status page
-// (manager/operator), all on one libp2p host whose key signs tasks, zones
-// and receipts. Manager.Serve runs its parts in an internal/services
-// group. The schedule's tick, leases, spot-check aims and the shared
-// database's split of channels are still the root package's own.
+// (manager/rounds, over sched/recrawl's strategies), the lease desk that
+// answers crawlers (manager/leasedesk), submission of signed tasks into
+// the overlay (manager/submit), the zone map and its members
+// (manager/zones, manager/members), placement of hosts
+// (manager/placement), the storage module with its credit receipts
+// (manager/storage), what web sites reach (manager/site) and the
+// operator's API with the status page (manager/operator), all on one
+// libp2p host whose key signs tasks, zones and receipts. Manager.Serve
+// runs its parts in an internal/services group. The schedule's tick, the
+// sending of tasks, spot-check aims and the shared database's split of
+// channels are still the root package's own.
 //
 // # Schedule
 //

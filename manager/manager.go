@@ -20,6 +20,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/services"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/leasedesk"
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/peernets"
@@ -91,6 +92,8 @@ type Manager struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// desk answers the crawlers' lease requests.
+	desk *leasedesk.Desk
 	// sched is the recrawl schedule: the strategy over the channels
 	// and the rounds it starts.
 	sched *rounds.Schedule
@@ -237,7 +240,6 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		})
 	})
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
-	m.host.SetStreamHandler(lease.Protocol, lease.Handler(m.decideLease))
 	switch opts.Assignment {
 	case AssignCAN:
 	case AssignHash:
@@ -262,6 +264,13 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		opts.Submit.Now = opts.Now
 	}
 	m.sub = submit.New(m.host, opts.Submit)
+	m.desk = leasedesk.New(leasedesk.Config{
+		DB: m.db, Key: m.key.GetPublic(), Dim: m.sub.Options().Dim,
+		Times: opts.leaseTimes(0), RenewEvery: opts.LeaseHold / 3, Now: opts.Now, Logger: m.log,
+		Owner: m.zones.Owner, Linked: m.nets.Linked,
+		Refusal: m.keyRefusal, Outdated: m.outdated, Certify: m.certify,
+	})
+	m.host.SetStreamHandler(lease.Protocol, lease.Handler(m.desk.Decide))
 	m.sched, err = rounds.New(m.db, rounds.Options{
 		Strategy: opts.Strategy, Recrawl: opts.Recrawl, PieceAbove: opts.PieceAbove, Pieces: opts.Pieces,
 		Delay: opts.Delay, Slack: opts.Slack, Logger: m.log,

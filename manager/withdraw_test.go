@@ -38,13 +38,13 @@ func TestWithdrawnPeerIsToldAtRenewal(t *testing.T) {
 		t.Fatal(err)
 	}
 	renew := lease.Request{Op: lease.Renew, TaskID: "t/1/0", Epoch: 1, Pages: 3}
-	if a := m.decideLease(context.Background(), p, renew); a.Withdrawn != "" {
+	if a := m.desk.Decide(context.Background(), p, renew); a.Withdrawn != "" {
 		t.Fatalf("before the withdrawal the answer says %q", a.Withdrawn)
 	}
 	if err := m.WithdrawKey(p.String(), "2 results failed validation"); err != nil {
 		t.Fatal(err)
 	}
-	a := m.decideLease(context.Background(), p, renew)
+	a := m.desk.Decide(context.Background(), p, renew)
 	if a.Granted || !strings.Contains(a.Withdrawn, "withdrew this volunteer's request-signing key") {
 		t.Fatalf("renewal after the withdrawal answered %+v, want a refusal saying every lease is over", a)
 	}
@@ -63,7 +63,7 @@ func TestUnreadableRegistryRefusesLease(t *testing.T) {
 	p, _ := peer.IDFromPrivateKey(k)
 	m.keys.Close()
 	renew := lease.Request{Op: lease.Renew, TaskID: "t/1/0", Epoch: 1, Pages: 3}
-	a := m.decideLease(context.Background(), p, renew)
+	a := m.desk.Decide(context.Background(), p, renew)
 	if a.Granted || a.Withdrawn != "" || !strings.Contains(a.Error, "cannot check this volunteer's request-signing key") {
 		t.Fatalf("renewal with the registry closed answered %+v, want a refusal to retry", a)
 	}
@@ -115,14 +115,14 @@ func TestSharedKeyWithdrawal(t *testing.T) {
 		t.Fatalf("key certified through a: in a's directory %v, in b's %v; want both", lists(a), lists(mb))
 	}
 	renew := lease.Request{Op: lease.Renew, TaskID: "t/1/0", Epoch: 1, Pages: 3}
-	if ans := a.decideLease(context.Background(), p, renew); ans.Withdrawn != "" {
+	if ans := a.desk.Decide(context.Background(), p, renew); ans.Withdrawn != "" {
 		t.Fatalf("before the withdrawal a answers %q", ans.Withdrawn)
 	}
 
 	if err := mb.WithdrawKey(p.String(), "2 results failed validation"); err != nil {
 		t.Fatal(err)
 	}
-	if ans := a.decideLease(context.Background(), p, renew); ans.Granted || ans.Withdrawn == "" {
+	if ans := a.desk.Decide(context.Background(), p, renew); ans.Granted || ans.Withdrawn == "" {
 		t.Errorf("a's answer after b withdrew the key: %+v, want the refusal of a withdrawn peer", ans)
 	}
 	clk.add(botkeys.DirectoryRefresh)
