@@ -93,11 +93,7 @@ func Solve(probes []Probe, cfg SolveConfig, r *rand.Rand) (Solution, error) {
 	f := func(x []float64) float64 {
 		s := 0.0
 		for i, p := range ps {
-			est := euclid(x, p.Peer.Vec) + p.Peer.Height
-			if adj := est + p.Peer.Adjustment; adj > 0 {
-				est = adj
-			}
-			e := (est - p.RTT) / p.RTT
+			e := (estimate(x, p.Peer) - p.RTT) / p.RTT
 			s += w[i] * e * e
 		}
 		return s
