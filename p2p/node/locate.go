@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -42,8 +43,9 @@ func NewLocator(h rtt.StreamOpener, b coord.Bounds, r *rand.Rand) *Locator {
 // it: the one member known, not predicted, to be near the host.
 type Measured struct {
 	coord.Solution
-	// Nearest is the prober that measured the shortest round trip, RTT
-	// that round trip in milliseconds.
+	// Nearest is the prober that measured the shortest round trip the
+	// others do not refute, RTT that round trip in milliseconds; empty
+	// when every measurement was refuted.
 	Nearest peer.ID
 	RTT     float64
 }
@@ -60,7 +62,9 @@ func (l *Locator) Locate(ctx context.Context, hostPort string, probers []peer.ID
 }
 
 // Solve is Locate without the mapping: the host's network coordinate, and
-// the prober nearest the host.
+// the prober nearest the host: the shortest round trip the other probers'
+// measurements do not refute (coord.Nearest). A refuted measurement is
+// left out of the coordinate's fit as well.
 func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID) (Measured, error) {
 	type answer struct {
 		resp *wire.MeasureResponse
@@ -80,6 +84,7 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 	var (
 		m       Measured
 		probes  []coord.Probe
+		by      []peer.ID // by[i] measured probes[i]
 		lastErr error
 	)
 	for i, a := range answers {
@@ -91,15 +96,24 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 			continue
 		}
 		c := coord.Coord{Vec: a.resp.Coord.Vec, Height: a.resp.Coord.Height, Adjustment: a.resp.Coord.Adjustment, Error: a.resp.Coord.Error}
-		ms := float64(a.resp.MedianMicros) / 1000
-		probes = append(probes, coord.Probe{Peer: c, RTT: ms})
-		if ms > 0 && (m.Nearest == "" || ms < m.RTT) {
-			m.Nearest, m.RTT = probers[i], ms
-		}
+		probes = append(probes, coord.Probe{Peer: c, RTT: float64(a.resp.MedianMicros) / 1000})
+		by = append(by, probers[i])
 	}
 	l.mu.Lock()
-	sol, err := coord.Solve(probes, coord.SolveConfig{}, l.rand)
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	// The nearest is the shortest round trip the other probers do not
+	// refute (coord.Nearest); a refuted one is left out of the fit too.
+	nearest, refuted := coord.Nearest(probes, coord.SolveConfig{}, l.rand)
+	if nearest >= 0 {
+		m.Nearest, m.RTT = by[nearest], probes[nearest].RTT
+	}
+	kept := probes[:0:0]
+	for i, p := range probes {
+		if !slices.Contains(refuted, i) {
+			kept = append(kept, p)
+		}
+	}
+	sol, err := coord.Solve(kept, coord.SolveConfig{}, l.rand)
 	if err != nil {
 		if lastErr != nil {
 			return Measured{}, fmt.Errorf("locate %s: %w (last measurement error: %v)", hostPort, err, lastErr)

@@ -1,0 +1,120 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/hivecrawl/hivecrawl/internal/latency"
+	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
+	"github.com/hivecrawl/hivecrawl/p2p/emulate"
+	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/rtt"
+	"github.com/hivecrawl/hivecrawl/p2p/wire"
+)
+
+// TestLocatorRefutesALyingProber: nine probers on PlanetLab's emulated
+// latencies measure twenty web hosts; one of them answers every
+// measurement with a round trip of 1 µs. The locator never names it the
+// host's nearest where it is really over 100 ms away, nor fits its word
+// into the host's coordinate; the honest probers' shortest round trip is
+// named for most hosts.
+func TestLocatorRefutesALyingProber(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ten libp2p hosts")
+	}
+	const probers, hosts = 9, 20
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := rand.New(rand.NewPCG(11, 12))
+	m := latency.PlanetLab()
+	perm := r.Perm(m.Len())
+	peerNodes, hostNodes := perm[:probers], perm[probers:probers+hosts]
+	clients, err := coord.Converge(m, peerNodes, can.DefaultDim, 200, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := emulate.New(m)
+	cfg := host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, Logger: quiet}
+	asker, err := host.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { asker.Close() })
+	const liar = 0
+	ids := make([]peer.ID, probers)
+	for i := range probers {
+		h, err := host.New(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		if err := e.AssignPeer(h.ID(), peerNodes[i]); err != nil {
+			t.Fatal(err)
+		}
+		extra := e.For(h.ID()).Host
+		if i == liar {
+			extra = func(string) time.Duration { return -time.Hour } // answers 1 µs
+		}
+		meas := rtt.New(rtt.Config{AllowLoopback: true, Samples: 1, Extra: extra})
+		wc := WireCoordinate(clients[i].Coord())
+		h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() *wire.Coordinate { return wc }, nil, quiet))
+		asker.Peerstore().AddAddrs(h.ID(), h.Addrs(), time.Hour)
+		ids[i] = h.ID()
+	}
+	loc := NewLocator(asker, coord.Bounds{}, rand.New(rand.NewPCG(5, 6)))
+	var won, wonFar, honest int
+	for j := range hosts {
+		ip := fmt.Sprintf("127.0.2.%d", j+1)
+		l, err := net.Listen("tcp", ip+":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		go func() {
+			for {
+				conn, err := l.Accept()
+				if err != nil {
+					return
+				}
+				conn.Close()
+			}
+		}()
+		if err := e.AssignHost(ip, hostNodes[j]); err != nil {
+			t.Fatal(err)
+		}
+		got, err := loc.Solve(ctx, l.Addr().String(), ids)
+		if err != nil {
+			t.Fatalf("locate host %d: %v", j, err)
+		}
+		best, bestRTT := peer.ID(""), time.Hour
+		for i, id := range ids {
+			if d, _ := e.HostRTT(id, ip); i != liar && d < bestRTT {
+				best, bestRTT = id, d
+			}
+		}
+		liarRTT, _ := e.HostRTT(ids[liar], ip)
+		switch got.Nearest {
+		case ids[liar]:
+			won++
+			if liarRTT > 100*time.Millisecond {
+				wonFar++
+			}
+		case best:
+			honest++
+		}
+	}
+	t.Logf("the lying prober named nearest for %d of %d hosts (%d it is over 100 ms from); the honest nearest for %d", won, hosts, wonFar, honest)
+	if wonFar > 0 {
+		t.Errorf("the lying prober was named nearest for %d hosts it is over 100 ms from, want none", wonFar)
+	}
+	if honest < hosts*3/4 {
+		t.Errorf("the honest nearest named for %d of %d hosts, want at least three quarters", honest, hosts)
+	}
+}
