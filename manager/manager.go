@@ -25,6 +25,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/peernets"
 	"github.com/hivecrawl/hivecrawl/manager/placement"
+	"github.com/hivecrawl/hivecrawl/manager/roster"
 	"github.com/hivecrawl/hivecrawl/manager/rounds"
 	"github.com/hivecrawl/hivecrawl/manager/search"
 	"github.com/hivecrawl/hivecrawl/manager/site"
@@ -75,7 +76,7 @@ type Manager struct {
 	bounds *placement.Trainer
 	// shared splits the work with the other managers of a shared
 	// database (Options.DB); nil otherwise.
-	shared *shared
+	shared *roster.Roster
 	// zones is the certified zone map, the one authority of who holds
 	// which zone.
 	zones *zones.Authority
@@ -156,7 +157,6 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		err = errors.New("solo mode keeps its database in a file")
 	default:
 		m.db, err = channels.OpenPostgres(ctx, opts.DB, opts.Channels, zones.Bucket)
-		m.shared = newShared(m)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -215,6 +215,10 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	m.store.Attach(m.host)
 	m.members = members.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
+	if opts.DB != "" {
+		m.shared = roster.New(roster.Config{DB: m.db, Members: m.members, Self: m.host.ID().String(), Addrs: m.host.P2PAddrs,
+			Tick: opts.Tick, Logger: m.log, Changed: func() error { _, err := m.WriteProfile(); return err }})
+	}
 	m.members.SetAdmit(m.outdated)
 	// In the channel database's store: one transaction per change, shared
 	// with the other managers of a PostgreSQL database. Solo mode has one
@@ -424,7 +428,7 @@ func (m *Manager) close() error {
 		errs = append(errs, m.search.Close())
 	}
 	if m.shared != nil && m.db != nil {
-		errs = append(errs, m.shared.leave())
+		errs = append(errs, m.shared.Leave())
 	}
 	if m.db != nil {
 		errs = append(errs, m.db.Close())

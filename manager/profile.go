@@ -19,7 +19,7 @@ func (m *Manager) ProfilePath() string { return filepath.Join(m.opts.Dir, Profil
 func (m *Manager) WriteProfile() (*profile.Profile, error) {
 	addrs := m.host.P2PAddrs()
 	if m.shared != nil {
-		addrs = append(addrs, m.shared.others()...)
+		addrs = append(addrs, m.shared.Others()...)
 	}
 	addrs = append(profileAddrs(addrs, m.opts.allow(), m.log), m.opts.Bootstrap...)
 	if err := floor.Bootstrap(m.opts.Bootstrap, m.opts.allow()); err != nil {

@@ -39,7 +39,7 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 		}
 	}
 	if m.shared != nil {
-		if err := m.shared.sync(now); err != nil {
+		if err := m.shared.Sync(now); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -67,6 +67,10 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 	m.sched.Save()
 	return errors.Join(errs...)
 }
+
+// mine says whether channel is in this manager's share: always, unless
+// it shares its database with other managers.
+func (m *Manager) mine(channel string) bool { return m.shared == nil || m.shared.Mine(channel) }
 
 // expire counts lost tasks and failed rounds, once the restart grace is
 // over (Options.RestartGrace).

@@ -84,7 +84,7 @@ func scheduleRound(b *testing.B, n, due, k int) {
 	}
 	b.ReportMetric(time.Since(start).Seconds()/float64(k), "s/start")
 	for _, m := range append(ms, ms...) {
-		if err := m.shared.sync(now); err != nil {
+		if err := m.shared.Sync(now); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,7 +58,7 @@ func TestSharedManagers(t *testing.T) {
 	// Each knows the other before it schedules (a lone manager takes
 	// every channel, which is safe but not split).
 	for _, m := range []*Manager{a, b, a} {
-		if err := m.shared.sync(clk.now()); err != nil {
+		if err := m.shared.Sync(clk.now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestSharedManagers(t *testing.T) {
 	// a stops; once its beat is stale, b takes its share.
 	a.Close()
 	iv, _ := b.sched.Interval(0)
-	clk.add(max(iv, b.shared.managerFor()) + time.Second)
+	clk.add(max(iv, b.shared.ManagerFor()) + time.Second)
 	if err := b.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestSharedManagers(t *testing.T) {
 // TestStoppedManagerLeavesRoster: a manager that stops takes its beat off
 // the roster, so the other takes every channel at its next sync, and a
 // manager restarted in its place counts once. Before, the stopped run
-// stayed live for managerFor (15 s) and, beside its restarted self, kept
+// stayed live for ManagerFor (15 s) and, beside its restarted self, kept
 // half the channels unsent.
 func TestStoppedManagerLeavesRoster(t *testing.T) {
 	dsn := pgtest.Start(t).DSN
@@ -175,12 +175,10 @@ func TestStoppedManagerLeavesRoster(t *testing.T) {
 	b := newSharedManager(t, t.TempDir(), dsn, key, clk)
 	live := func(m *Manager) int {
 		t.Helper()
-		if err := m.shared.sync(clk.now()); err != nil {
+		if err := m.shared.Sync(clk.now()); err != nil {
 			t.Fatal(err)
 		}
-		m.shared.mu.Lock()
-		defer m.shared.mu.Unlock()
-		return m.shared.n
+		return m.shared.Live()
 	}
 	live(a)
 	if n := live(b); n != 2 {
