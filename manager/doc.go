@@ -1,16 +1,18 @@
 // Package manager assembles the operator's service (design.md §2, §6): the
 // channel database (manager/channels), the recrawl schedule
 // (manager/rounds, over sched/recrawl's strategies), the lease desk that
-// answers crawlers (manager/leasedesk), submission of signed tasks into
-// the overlay (manager/submit), the zone map and its members
+// answers crawlers (manager/leasedesk), the dispatcher that grants,
+// signs and aims the tasks (manager/dispatch), submission of signed tasks
+// into the overlay (manager/submit), the zone map and its members
 // (manager/zones, manager/members), placement of hosts
 // (manager/placement), the storage module with its credit receipts
 // (manager/storage), what web sites reach (manager/site) and the
 // operator's API with the status page (manager/operator), all on one
 // libp2p host whose key signs tasks, zones and receipts. Manager.Serve
-// runs its parts in an internal/services group. The schedule's tick, the
-// sending of tasks, spot-check aims and the shared database's split of
-// channels are still the root package's own.
+// runs its parts in an internal/services group. The schedule's tick with
+// its accounting of lost tasks, and the task book through which storage
+// reports results and asks for spot-checks, are still the root
+// package's own.
 //
 // # Schedule
 //

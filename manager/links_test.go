@@ -47,7 +47,7 @@ func aims(t *testing.T, m *Manager, tk channels.Task) map[peer.ID]int {
 	t.Helper()
 	got := map[peer.ID]int{}
 	for range 20 {
-		aim, ok := m.checkAim(tk)
+		aim, ok := m.dispatch.CheckAim(tk)
 		if !ok {
 			t.Fatalf("no member to aim %s at", tk.ID)
 		}

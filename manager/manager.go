@@ -20,6 +20,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/services"
 	"github.com/hivecrawl/hivecrawl/manager/botkeys"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/dispatch"
 	"github.com/hivecrawl/hivecrawl/manager/leasedesk"
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
@@ -93,16 +94,16 @@ type Manager struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	// dispatch hands the open tasks to the overlay.
+	dispatch *dispatch.Dispatcher
 	// desk answers the crawlers' lease requests.
 	desk *leasedesk.Desk
 	// sched is the recrawl schedule: the strategy over the channels
 	// and the rounds it starts.
 	sched *rounds.Schedule
 
-	mu       sync.Mutex // guards the fields below
-	peers    map[peer.ID]time.Time
-	sentOK   int
-	sentFail int
+	mu    sync.Mutex // guards the fields below
+	peers map[peer.ID]time.Time
 	// overlaySeen is set once OverlayFile exists.
 	overlaySeen bool
 }
@@ -275,6 +276,11 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		Refusal: m.keyRefusal, Outdated: m.outdated, Certify: m.certify,
 	})
 	m.host.SetStreamHandler(lease.Protocol, lease.Handler(m.desk.Decide))
+	m.dispatch = dispatch.New(dispatch.Config{
+		DB: m.db, Submitter: m.sub, Key: m.key, Policy: opts.Policy, StoreRaw: opts.StoreRaw,
+		Times: opts.leaseTimes, Now: opts.Now, Logger: m.log, Mine: m.mine,
+		Members: m.members, Withdrawn: m.withdrawn, Linked: m.nets.Linked, Record: m.store.PeerRecord,
+	})
 	m.sched, err = rounds.New(m.db, rounds.Options{
 		Strategy: opts.Strategy, Recrawl: opts.Recrawl, PieceAbove: opts.PieceAbove, Pieces: opts.Pieces,
 		Delay: opts.Delay, Slack: opts.Slack, Logger: m.log,

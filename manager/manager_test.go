@@ -19,6 +19,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/crawlertest"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/dispatch"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
@@ -409,7 +410,7 @@ func (q *cutQueue) Enqueue(ctx context.Context, t *task.Task, env, proof []byte)
 // TestUnansweredSendSentAgain: a send that got no answer may have left a
 // copy in a peer's queue, or none (the peer left with it). Unless a
 // crawler claimed it, the next tick sends it again under a new lease
-// epoch, which fences the first copy out; after unansweredResends more
+// epoch, which fences the first copy out; after dispatch.UnansweredResends more
 // unanswered sends it is left to its start window. Before, the first
 // unanswered send was final: a copy lost with its peer held the host
 // until the start window passed, and the channel lost its round.
@@ -417,7 +418,7 @@ func TestUnansweredSendSentAgain(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m, clk := issuedNotSent(ctx, t, "http://a.example/")
-	q := &cutQueue{cuts: 1 + unansweredResends}
+	q := &cutQueue{cuts: 1 + dispatch.UnansweredResends}
 	ph := onePeerOverlayWith(ctx, t, m, q)
 	q.cut = func() { ph.Network().ClosePeer(m.Host().ID()) }
 	reconnect := func() {
@@ -448,7 +449,7 @@ func TestUnansweredSendSentAgain(t *testing.T) {
 	// Sent again under a new epoch, cut off again, and so on until the
 	// resends are spent.
 	epoch := first.Lease.Epoch
-	for i := range unansweredResends {
+	for i := range dispatch.UnansweredResends {
 		reconnect()
 		clk.add(time.Second)
 		if err := m.Tick(ctx); err != nil {
@@ -468,8 +469,8 @@ func TestUnansweredSendSentAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tk.Sent || tk.Sending || tk.Unanswered != 1+unansweredResends || tk.Epoch != epoch {
-		t.Fatalf("after %d unanswered sends the task is %+v; want sent (left to its start window) under epoch %d", 1+unansweredResends, tk, epoch)
+	if !tk.Sent || tk.Sending || tk.Unanswered != 1+dispatch.UnansweredResends || tk.Epoch != epoch {
+		t.Fatalf("after %d unanswered sends the task is %+v; want sent (left to its start window) under epoch %d", 1+dispatch.UnansweredResends, tk, epoch)
 	}
 	reconnect()
 	clk.add(time.Second)
@@ -595,7 +596,7 @@ func (q *gateQueue) Enqueue(ctx context.Context, t *task.Task, env, proof []byte
 
 // TestSlowInsertHoldsUpOnlyItsHost: while one host's task waits on a
 // slow insert, the other host's task is sent; sent one after another, it
-// waited for the first to time out (sendTimeout).
+// waited for the first to time out (dispatch.SendTimeout).
 func TestSlowInsertHoldsUpOnlyItsHost(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -636,7 +637,7 @@ func TestClaimedTaskNotSentAgainAfterFailedSend(t *testing.T) {
 	if err != nil || len(open) != 1 {
 		t.Fatalf("open tasks %v, %v; want 1", open, err)
 	}
-	// What sendOne records of a send that reached a crawler and was then
+	// What the dispatcher records of a send that reached a crawler and was then
 	// told it failed.
 	lt := m.opts.leaseTimes(time.Hour)
 	g, ok, err := m.db.Grant(open[0].ID, clk.now(), lt)

@@ -37,7 +37,7 @@ func taskKind(t channels.Task) string {
 
 // roundBuckets are the schedule round's histogram buckets, in seconds: a
 // round of a small network takes milliseconds, one that waits on sends to
-// the overlay (sendTimeout each) up to minutes.
+// the overlay (dispatch.SendTimeout each) up to minutes.
 var roundBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120}
 
 // metrics are the manager's registry and its event counters.
@@ -191,9 +191,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if err := c.storage(ch); err != nil {
 		ch <- prometheus.NewInvalidMetric(descUploads, err)
 	}
-	m.mu.Lock()
-	ok, failed := m.sentOK, m.sentFail
-	m.mu.Unlock()
+	ok, failed := m.dispatch.Counts()
 	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(ok), "ok")
 	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(failed), "failed")
 	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(len(m.members.Members())))

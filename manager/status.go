@@ -17,7 +17,8 @@ func (m *Manager) Status() (operator.Status, error) {
 		st.Groups = append(st.Groups, operator.GroupStatus{Group: g, Interval: iv})
 	}
 	m.mu.Lock()
-	st.Sent, st.SendFailures, st.PeersSeen = m.sentOK, m.sentFail, len(m.peers)
+	st.Sent, st.SendFailures = m.dispatch.Counts()
+	st.PeersSeen = len(m.peers)
 	m.mu.Unlock()
 	for _, c := range all {
 		if c.Group < len(st.Groups) {

@@ -273,7 +273,7 @@ func uploadFirstTask(t *testing.T, bin, profPath, client, nickname string) first
 // waitUntil polls cond for up to 2 minutes; it waits for an event, it
 // does not time anything. The deadline is beyond the manager's own
 // retries: a task whose send got no answer is sent again after
-// sendTimeout (15 s), twice, so one lost answer on a busy machine takes
+// dispatch.SendTimeout (15 s), twice, so one lost answer on a busy machine takes
 // over 30 s to deliver (a 30 s wait ran out once in five cold runs
 // beside a CPU hog).
 func waitUntil(t *testing.T, cond func() bool) {
