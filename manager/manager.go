@@ -38,6 +38,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/report"
+	"github.com/hivecrawl/hivecrawl/task"
 )
 
 // Manager is the operator's service. Create it with New, run it with
@@ -277,7 +278,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	})
 	m.host.SetStreamHandler(lease.Protocol, lease.Handler(m.desk.Decide))
 	m.dispatch = dispatch.New(dispatch.Config{
-		DB: m.db, Submitter: m.sub, Key: m.key, Policy: opts.Policy, StoreRaw: opts.StoreRaw,
+		DB: m.db, Submitter: m.sub, Key: m.key, Policy: func() task.Policy { return m.opts.Policy }, StoreRaw: opts.StoreRaw,
 		Times: opts.leaseTimes, Now: opts.Now, Logger: m.log, Mine: m.mine,
 		Members: m.members, Withdrawn: m.withdrawn, Linked: m.nets.Linked, Record: m.store.PeerRecord,
 	})

@@ -184,6 +184,13 @@ func TestManagerRound(t *testing.T) {
 	if len(tasks) != 2 {
 		t.Fatalf("overlay peer got %d tasks, want 2", len(tasks))
 	}
+	// Each carries the policy as the manager completed it once its site
+	// server was up: the User-Agent names the bot page.
+	for _, tk := range tasks {
+		if ua := tk.Policy.UserAgent; !strings.HasSuffix(ua, "(+"+m.BotPageURL()+")") {
+			t.Fatalf("task %s signed with User-Agent %q, want one naming the bot page %s", tk.ID, ua, m.BotPageURL())
+		}
+	}
 	// A tick before the interval passed issues nothing new.
 	clk.add(30 * time.Second)
 	if err := m.Tick(ctx); err != nil {

@@ -44,9 +44,10 @@ type Config struct {
 	Submitter *submit.Submitter
 	// Key signs the tasks.
 	Key crypto.PrivKey
-	// Policy is the politeness policy signed into every task; StoreRaw
-	// asks crawlers to keep the pages' HTML (never for a spot-check).
-	Policy   task.Policy
+	// Policy returns the politeness policy signed into every task (the
+	// manager completes it once its site server is up); StoreRaw asks
+	// crawlers to keep the pages' HTML (never for a spot-check).
+	Policy   func() task.Policy
 	StoreRaw bool
 	// Times are the lease times of a task of the given recrawl interval.
 	Times  func(interval time.Duration) channels.LeaseTimes
@@ -221,7 +222,7 @@ func (d *Dispatcher) sendOne(ctx context.Context, t channels.Task) (stop bool, e
 	spec.Issued = now
 	spec.Lease = task.Lease{Host: g.Host, Epoch: g.Epoch, Expires: g.StartBy}
 	spec.Target = aim.Target
-	spec.Policy = d.cfg.Policy
+	spec.Policy = d.cfg.Policy()
 	spec.Raw = d.cfg.StoreRaw && t.Checks == "" // a spot-check stores nothing
 	env, err := envelope.Seal(spec, d.cfg.Key)
 	if err != nil {
