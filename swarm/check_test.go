@@ -34,10 +34,10 @@ func TestTilingError(t *testing.T) {
 }
 
 func TestCV(t *testing.T) {
-	if got := cv([]float64{5, 5, 0, 0}); got != 1 {
+	if got := CV([]float64{5, 5, 0, 0}); got != 1 {
 		t.Fatalf("cv = %v, want 1", got)
 	}
-	if got := cv([]float64{3, 3, 3}); got != 0 {
+	if got := CV([]float64{3, 3, 3}); got != 0 {
 		t.Fatalf("cv = %v, want 0", got)
 	}
 }

@@ -222,7 +222,7 @@ func (s *Swarm) fill(sum *Summary, st operator.Status, web map[string]fixture.St
 	for len(counts) < len(s.Clients) {
 		counts = append(counts, 0)
 	}
-	sum.TasksCV = cv(counts)
+	sum.TasksCV = CV(counts)
 	worst := fixture.WorstOf(web)
 	sum.MaxClientsPerHost = worst.MaxClients
 	sum.MaxConnsPerHost, sum.MaxConnsHost = worst.MaxConns, worst.MaxConnsHost
@@ -263,8 +263,10 @@ func portOf(addr string) string {
 	return ""
 }
 
-// cv returns the coefficient of variation (standard deviation over mean).
-func cv(xs []float64) float64 {
+// CV returns the coefficient of variation of xs (population standard
+// deviation over the mean), to three decimals; 0 when xs is empty or its
+// mean is 0.
+func CV(xs []float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}

@@ -27,7 +27,11 @@ import (
 //   - a swarm with every host always due (the paper's long-run
 //     throughput): pages/s with the best matching of hosts to the
 //     clients' connections (greedy by RTT, one connection per host),
-//     against connections on random hosts.
+//     against connections on random hosts;
+//   - the spread of hosts over clients (CV of hosts per client) with
+//     every host at its nearest client, and at random (mean of the
+//     draws): what placement by round trip costs the spread before any
+//     balancing.
 //
 // An assignment that knows neither sizes nor RTTs, as the overlay does
 // not, can only approach these ratios.
@@ -87,7 +91,19 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	const draws = 200
-	var random float64
+	perClient := make([]float64, peers)
+	for _, h := range hosts {
+		perClient[slices.Index(h.rtt, slices.Min(h.rtt))]++
+	}
+	nearCV := swarm.CV(perClient)
+	var random, randomCV float64
+	for range draws {
+		clear(perClient)
+		for range hosts {
+			perClient[r.IntN(peers)]++
+		}
+		randomCV += swarm.CV(perClient) / draws
+	}
 	for range draws {
 		clear(free)
 		var end float64
@@ -130,6 +146,6 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 		conns++
 	}
 	anyRate = anyRate / float64(len(pairs)) * float64(conns)
-	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f)",
-		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate)
+	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f); hosts per client CV %.2f with each host at its nearest client, %.2f at random",
+		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate, nearCV, randomCV)
 }
