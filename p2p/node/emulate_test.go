@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/hivecrawl/hivecrawl/internal/latency"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
@@ -16,7 +18,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/hashring"
 	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
-	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // TestEmulatedLatencyAssignment runs the whole coordinate pipeline on live
@@ -78,24 +79,7 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 	loc := NewLocator(boot.h, bounds, rand.New(rand.NewPCG(5, 6)))
 	var canSum, hashSum, bestSum time.Duration
 	for j := range hosts {
-		ip := fmt.Sprintf("127.0.1.%d", j+1)
-		l, err := net.Listen("tcp", ip+":0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		go func() {
-			for {
-				conn, err := l.Accept()
-				if err != nil {
-					return
-				}
-				conn.Close()
-			}
-		}()
-		if err := e.AssignHost(ip, hostNodes[j]); err != nil {
-			t.Fatal(err)
-		}
+		ip, addr := emulatedHost(t, e, fmt.Sprintf("127.0.1.%d", j+1), hostNodes[j])
 		// Members other than boot, the locator: asked to measure, it would
 		// dial itself and fail, leaving no margin for a slow probe.
 		var ask []peer.ID
@@ -104,7 +88,7 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 			boot.h.Peerstore().AddAddrs(mb.h.ID(), mb.h.Addrs(), time.Hour)
 			ask = append(ask, mb.h.ID())
 		}
-		point, _, err := loc.Locate(ctx, l.Addr().String(), ask)
+		point, _, err := loc.Locate(ctx, addr, ask)
 		if err != nil {
 			t.Fatalf("locate host %d: %v", j, err)
 		}
@@ -134,4 +118,29 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 	if !(canMean < hashMean) {
 		t.Fatalf("coordinate CAN (%v) is not closer than consistent hashing (%v)", canMean, hashMean)
 	}
+}
+
+// emulatedHost listens on ip, a loopback address, as a web host at node
+// of e's matrix: connections are accepted and closed, as a measurement
+// needs. It returns ip and the host's address with its port.
+func emulatedHost(t *testing.T, e *emulate.Emulator, ip string, node int) (string, string) {
+	t.Helper()
+	l, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conn.Close()
+		}
+	}()
+	if err := e.AssignHost(ip, node); err != nil {
+		t.Fatal(err)
+	}
+	return ip, l.Addr().String()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"testing"
 	"time"
 
@@ -71,25 +70,8 @@ func TestLocatorRefutesALyingProber(t *testing.T) {
 	loc := NewLocator(asker, coord.Bounds{}, rand.New(rand.NewPCG(5, 6)))
 	var won, wonFar, honest int
 	for j := range hosts {
-		ip := fmt.Sprintf("127.0.2.%d", j+1)
-		l, err := net.Listen("tcp", ip+":0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { l.Close() })
-		go func() {
-			for {
-				conn, err := l.Accept()
-				if err != nil {
-					return
-				}
-				conn.Close()
-			}
-		}()
-		if err := e.AssignHost(ip, hostNodes[j]); err != nil {
-			t.Fatal(err)
-		}
-		got, err := loc.Solve(ctx, l.Addr().String(), ids)
+		ip, addr := emulatedHost(t, e, fmt.Sprintf("127.0.2.%d", j+1), hostNodes[j])
+		got, err := loc.Solve(ctx, addr, ids)
 		if err != nil {
 			t.Fatalf("locate host %d: %v", j, err)
 		}
