@@ -10,9 +10,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// checkPrefix begins every spot-check task's ID.
-const checkPrefix = "check/"
-
 // checkInterval is a spot-check task's interval when its channel has none
 // yet: it bounds when the task must start and when it counts lost.
 const checkInterval = time.Hour
@@ -37,7 +34,7 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 	}
 	sum := sha256.Sum256([]byte(of))
 	spec := task.Task{
-		ID:       fmt.Sprintf(checkPrefix+"%x/%d", sum[:12], now.UnixNano()),
+		ID:       fmt.Sprintf(channels.CheckPrefix+"%x/%d", sum[:12], now.UnixNano()),
 		Channel:  orig.Channel,
 		Seeds:    urls,
 		MaxDepth: 0,

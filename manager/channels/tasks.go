@@ -10,6 +10,10 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
+// CheckPrefix begins every spot-check task's ID (Task.Checks is set
+// too): a lease claim of a task without it needs no spot-check rule.
+const CheckPrefix = "check/"
+
 // Task states.
 const (
 	TaskOpen   = "open"   // issued, no result yet

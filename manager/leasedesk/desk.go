@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -179,6 +180,9 @@ func (d *Desk) mayNotHold(from peer.ID, t *task.Task, raw []byte) string {
 // check ends as misrouted and is issued again to a peer of another
 // network.
 func (d *Desk) mayNotCheck(from peer.ID, r lease.Request, now time.Time) string {
+	if !strings.HasPrefix(r.TaskID, channels.CheckPrefix) {
+		return "" // no task record read for a crawl's claim
+	}
 	t, err := d.cfg.DB.Task(r.TaskID)
 	if err != nil || t.Checks == "" {
 		return ""
