@@ -67,9 +67,7 @@ func (m *Manager) expire(now time.Time) error {
 		return err
 	}
 	for _, l := range lost {
-		m.forfeit(l.Task) // a write to storage's index: not under m.mu
-	}
-	for _, l := range lost {
+		m.forfeit(l.Task)
 		m.log.Info("Task lost", "task", l.Task.ID, "sent", l.Task.Sent)
 		m.metrics.lost.WithLabelValues(taskKind(l.Task)).Inc()
 		switch {
