@@ -22,8 +22,14 @@ import (
 // latencies measure twenty web hosts; one of them answers every
 // measurement with a round trip of 1 µs. The locator never names it the
 // host's nearest where it is really over 100 ms away, nor fits its word
-// into the host's coordinate; the honest probers' shortest round trip is
-// named for most hosts.
+// into the host's coordinate; for most hosts it names a member really as
+// near as the nearest, to within tieMs.
+//
+// The loopback connect under each emulated round trip is real, and on a
+// busy machine it varies by a millisecond or more: members whose round
+// trips to a host differ by less (on PlanetLab, the two nearest to a
+// host often do) are a tie no measurement can part, so the test does
+// not ask which of them is named.
 func TestLocatorRefutesALyingProber(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ten libp2p hosts")
@@ -68,35 +74,43 @@ func TestLocatorRefutesALyingProber(t *testing.T) {
 		ids[i] = h.ID()
 	}
 	loc := NewLocator(asker, coord.Bounds{}, rand.New(rand.NewPCG(5, 6)))
-	var won, wonFar, honest int
+	const tieMs = 5
+	var won, wonFar, near int
 	for j := range hosts {
 		ip, addr := emulatedHost(t, e, fmt.Sprintf("127.0.2.%d", j+1), hostNodes[j])
 		got, err := loc.Solve(ctx, addr, ids)
 		if err != nil {
 			t.Fatalf("locate host %d: %v", j, err)
 		}
-		best, bestRTT := peer.ID(""), time.Hour
-		for i, id := range ids {
-			if d, _ := e.HostRTT(id, ip); i != liar && d < bestRTT {
-				best, bestRTT = id, d
-			}
+		// The liar's true round trip counts: where it really is the
+		// nearest, naming it is right.
+		bestRTT := time.Hour
+		for _, id := range ids {
+			bestRTT = min(bestRTT, e.For(id).Host(ip))
 		}
-		liarRTT, _ := e.HostRTT(ids[liar], ip)
-		switch got.Nearest {
-		case ids[liar]:
+		liarRTT := e.For(ids[liar]).Host(ip)
+		gotRTT, named := e.HostRTT(got.Nearest, ip)
+		if !named {
+			t.Errorf("host %d: no member named nearest", j)
+			continue
+		}
+		if got.Nearest == ids[liar] {
 			won++
 			if liarRTT > 100*time.Millisecond {
 				wonFar++
 			}
-		case best:
-			honest++
+		}
+		if gotRTT <= bestRTT+tieMs*time.Millisecond {
+			near++
+		} else {
+			t.Logf("host %d: named a member %v away where the nearest is %v", j, gotRTT, bestRTT)
 		}
 	}
-	t.Logf("the lying prober named nearest for %d of %d hosts (%d it is over 100 ms from); the honest nearest for %d", won, hosts, wonFar, honest)
+	t.Logf("the lying prober named nearest for %d of %d hosts (%d it is over 100 ms from); a member within %d ms of the nearest for %d", won, hosts, wonFar, tieMs, near)
 	if wonFar > 0 {
 		t.Errorf("the lying prober was named nearest for %d hosts it is over 100 ms from, want none", wonFar)
 	}
-	if honest < hosts*3/4 {
-		t.Errorf("the honest nearest named for %d of %d hosts, want at least three quarters", honest, hosts)
+	if near < hosts*3/4 {
+		t.Errorf("a member within %d ms of the nearest named for %d of %d hosts, want at least three quarters", tieMs, near, hosts)
 	}
 }
