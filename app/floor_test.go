@@ -74,7 +74,7 @@ func TestNetworkUnderTheFloorIsRefused(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 	s := startTunedSwarm(t, 1, manager.Options{
-		Channels: channels.Options{Prior: time.Hour, MaxDepth: 1, MaxPerFeedback: -1},
+		Schedule: manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 1, MaxPerFeedback: -1}},
 	}, func(_ int, o *Options) { o.DelayFloor = time.Second })
 	c := s.clients[0]
 	if _, err := s.m.AddSeeds([]string{site.URL + "/"}); err != nil {

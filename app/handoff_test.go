@@ -27,8 +27,8 @@ func TestHandOffContinuesAtHeir(t *testing.T) {
 	requests := srv.pageRequests
 
 	s := startSwarmWith(t, 2, manager.Options{
-		Channels:   channels.Options{Prior: time.Hour, MaxDepth: 20, MaxPerFeedback: -1},
-		Assignment: manager.AssignCAN,
+		Placement: manager.PlacementOptions{Assignment: manager.AssignCAN},
+		Schedule:  manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 20, MaxPerFeedback: -1}},
 	})
 	s.waitMembers(t)
 	if _, err := s.m.AddSeeds([]string{srv.URL + "/p0.html"}); err != nil {

@@ -65,7 +65,7 @@ func (s *changingSite) fetched(path string) int {
 // is what is stored.
 func TestIndexNowRecrawlWithinOneRound(t *testing.T) {
 	site := newChangingSite(t)
-	c, ctx := startSoloWith(t, true, manager.Options{Tick: 200 * time.Millisecond, IndexNow: "127.0.0.1:0"})
+	c, ctx := startSoloWith(t, true, manager.Options{Schedule: manager.ScheduleOptions{Tick: 200 * time.Millisecond}, Site: manager.SiteOptions{IndexNow: "127.0.0.1:0"}})
 	id := strings.TrimPrefix(site.URL, "http://")
 	if _, err := c.AddSeeds(ctx, []string{site.URL + "/s/"}); err != nil {
 		t.Fatal(err)

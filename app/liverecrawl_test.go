@@ -86,9 +86,11 @@ func TestLiveRecrawlConditional(t *testing.T) {
 				}
 			}))
 			t.Cleanup(srv.Close)
-			s := startSwarmWith(t, 1, manager.Options{Channels: channels.Options{
-				Prior: 3 * time.Second, MaxDepth: 3, MaxPerFeedback: -1, Plan: channels.PagePlan{Kind: plan},
-			}})
+			s := startSwarmWith(t, 1, manager.Options{
+				Schedule: manager.ScheduleOptions{Channels: channels.Options{
+					Prior: 3 * time.Second, MaxDepth: 3, MaxPerFeedback: -1, Plan: channels.PagePlan{Kind: plan},
+				}},
+			})
 			if _, err := s.m.AddSeeds([]string{srv.URL + "/"}); err != nil {
 				t.Fatal(err)
 			}

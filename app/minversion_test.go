@@ -25,8 +25,8 @@ func TestMinClientVersion(t *testing.T) {
 	const hint = "see https://hivecrawl.example/download"
 	versions := []string{"0.2.9", "0.3.0"}
 	s := startTunedSwarm(t, len(versions), manager.Options{
-		MinClientVersion: "0.3.0", UpdateHint: hint,
-		Channels: channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1},
+		Admission: manager.AdmissionOptions{MinClientVersion: "0.3.0", UpdateHint: hint},
+		Schedule:  manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1}},
 	}, func(i int, o *Options) { o.Version = versions[i] })
 	old, current := s.clients[0], s.clients[1]
 
@@ -74,7 +74,7 @@ func TestMinClientVersionRaised(t *testing.T) {
 	}
 	ctx := context.Background()
 	versions := []string{"0.2.0", "0.3.0"}
-	mo := manager.Options{MinClientVersion: "0.1.0", Channels: channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1}}
+	mo := manager.Options{Admission: manager.AdmissionOptions{MinClientVersion: "0.1.0"}, Schedule: manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1}}}
 	s := startTunedSwarm(t, len(versions), mo, func(i int, o *Options) { o.Version = versions[i] })
 	old, current := s.clients[0], s.clients[1]
 	s.waitMembers(t)
@@ -87,8 +87,8 @@ func TestMinClientVersionRaised(t *testing.T) {
 		t.Fatal(err)
 	}
 	mctx, cancel := context.WithCancel(context.Background())
-	mo.Dir, mo.AllowLoopback, mo.MinClientVersion = dir, true, "0.3.0"
-	mo.Tick, mo.Logger, mo.Delay = 300*time.Millisecond, quiet, 20*time.Millisecond
+	mo.Dir, mo.AllowLoopback, mo.Admission.MinClientVersion = dir, true, "0.3.0"
+	mo.Schedule.Tick, mo.Logger, mo.Politeness.Delay = 300*time.Millisecond, quiet, 20*time.Millisecond
 	for _, a := range addrs {
 		mo.Listen = append(mo.Listen, a.String())
 	}

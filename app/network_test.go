@@ -50,8 +50,8 @@ type swarm struct {
 func startSwarm(t *testing.T, n int, prior time.Duration, assignment string) *swarm {
 	t.Helper()
 	return startSwarmWith(t, n, manager.Options{
-		Channels:   channels.Options{Prior: prior, MaxDepth: 3, MaxPerFeedback: -1},
-		Assignment: assignment,
+		Placement: manager.PlacementOptions{Assignment: assignment},
+		Schedule:  manager.ScheduleOptions{Channels: channels.Options{Prior: prior, MaxDepth: 3, MaxPerFeedback: -1}},
 	})
 }
 
@@ -87,12 +87,12 @@ func startTunedSwarm(t *testing.T, n int, mo manager.Options, tune func(i int, o
 	mctx, cancelManager := context.WithCancel(context.Background())
 	ctx, cancelClients := context.WithCancel(context.Background())
 	mo.Dir, mo.Listen, mo.AllowLoopback = t.TempDir(), []string{"/ip4/127.0.0.1/tcp/0"}, true
-	mo.Tick, mo.Logger, mo.Delay = 300*time.Millisecond, quiet, 20*time.Millisecond
+	mo.Schedule.Tick, mo.Logger, mo.Politeness.Delay = 300*time.Millisecond, quiet, 20*time.Millisecond
 	// The fixture web serves every site on 127.0.0.1, as one server would:
 	// the caps per address and domain (tested in manager/channels) would
 	// crawl them two at a time.
-	if mo.PerIP == 0 && mo.PerDomain == 0 {
-		mo.PerIP, mo.PerDomain, mo.IPWait = -1, -1, -1
+	if mo.Politeness.PerIP == 0 && mo.Politeness.PerDomain == 0 {
+		mo.Politeness.PerIP, mo.Politeness.PerDomain, mo.Politeness.IPWait = -1, -1, -1
 	}
 	mgr, err := manager.New(mctx, mo)
 	if err != nil {

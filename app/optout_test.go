@@ -86,8 +86,10 @@ func TestOptOutStopsWithinAMinute(t *testing.T) {
 	const pages = 300
 	site := newCountingSite(t, "127.0.0.1:0", pages)
 	other := newCountingSite(t, "127.0.0.2:0", pages)
-	s := startSwarmWith(t, 1, manager.Options{LeaseHold: 5 * time.Minute,
-		Channels: channels.Options{Prior: time.Hour, MaxDepth: 1, MaxPerFeedback: -1}})
+	s := startSwarmWith(t, 1, manager.Options{
+		Leases:   manager.LeaseOptions{LeaseHold: 5 * time.Minute},
+		Schedule: manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 1, MaxPerFeedback: -1}},
+	})
 	s.waitMembers(t)
 	c := s.clients[0]
 	if _, err := s.m.AddSeeds([]string{site.URL + "/", other.URL + "/"}); err != nil {

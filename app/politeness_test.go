@@ -34,9 +34,9 @@ func TestSwarmKeepsToTheIPCap(t *testing.T) {
 	}
 	t.Cleanup(func() { web.Close() })
 	s := startSwarmWith(t, 6, manager.Options{
-		PerIP: manager.DefaultPerIP, PerDomain: manager.DefaultPerDomain,
-		Channels:   channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1},
-		Assignment: manager.AssignCAN,
+		Placement:  manager.PlacementOptions{Assignment: manager.AssignCAN},
+		Politeness: manager.PolitenessOptions{PerIP: manager.DefaultPerIP, PerDomain: manager.DefaultPerDomain},
+		Schedule:   manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1}},
 	})
 	s.waitMembers(t)
 	s.seedWeb(t, web)
@@ -96,15 +96,15 @@ func TestSwarmKeepsToDomainAndIPCaps(t *testing.T) {
 	resolveWith(t, web.Names())
 
 	s := startSwarmWith(t, 6, manager.Options{
-		PerIP: manager.DefaultPerIP, PerDomain: manager.DefaultPerDomain,
-		Channels:   channels.Options{Prior: 45 * time.Second, MaxDepth: 3, DomainBudget: budget},
-		Assignment: manager.AssignCAN,
+		Politeness: manager.PolitenessOptions{PerIP: manager.DefaultPerIP, PerDomain: manager.DefaultPerDomain},
+		Schedule:   manager.ScheduleOptions{Channels: channels.Options{Prior: 45 * time.Second, MaxDepth: 3, DomainBudget: budget}},
+		Placement:  manager.PlacementOptions{Assignment: manager.AssignCAN},
 		// A task sent to a volunteer as it leaves may be lost in the
 		// overlay (the send is told nothing): the manager counts it lost
 		// once it was not started in time and crawls its channel at the
 		// next round. Short rounds and start window, as in swarm's
 		// churn test, let that happen within the test.
-		StartWithin: 30 * time.Second, ClockSkew: 2 * time.Second,
+		Leases: manager.LeaseOptions{StartWithin: 30 * time.Second, ClockSkew: 2 * time.Second},
 	})
 	s.waitMembers(t)
 	s.seedWeb(t, web)

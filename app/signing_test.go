@@ -42,7 +42,8 @@ func TestSignedRequestsVerify(t *testing.T) {
 	defer srv.Close()
 
 	s := startSwarmWith(t, 1, manager.Options{
-		Channels: channels.Options{Prior: time.Hour, MaxDepth: 2, MaxPerFeedback: -1}})
+		Schedule: manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 2, MaxPerFeedback: -1}},
+	})
 	s.waitMembers(t)
 	if _, err := s.m.AddSeeds([]string{srv.URL + "/"}); err != nil {
 		t.Fatal(err)

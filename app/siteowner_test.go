@@ -149,8 +149,8 @@ func TestWhatSitesSee(t *testing.T) {
 	web := newOwnerWeb(t, 3)
 	versions := []string{"0.9.0", "1.0.0", "1.0.0"}
 	s := startTunedSwarm(t, len(versions), manager.Options{
-		MinClientVersion: "1.0.0",
-		Channels:         channels.Options{Prior: time.Hour, MaxDepth: 2, MaxPerFeedback: -1},
+		Admission: manager.AdmissionOptions{MinClientVersion: "1.0.0"},
+		Schedule:  manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 2, MaxPerFeedback: -1}},
 	}, func(i int, o *Options) { o.Version = versions[i] })
 	ctx := context.Background()
 	waitFor(t, 60*time.Second, "the current volunteers to join", func() bool {

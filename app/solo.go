@@ -66,7 +66,7 @@ func readProfile(d paths.Dirs) (*profile.Profile, error) {
 // cap.
 func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Duration, mem storage.Admitter, log *slog.Logger) (*manager.Manager, *profile.Profile, error) {
 	mo := opts.Manager
-	mo.Admit = mem
+	mo.Storage.Admit = mem
 	mo.Dir = ManagerDir(d)
 	mo.Listen = soloListen
 	mo.AllowLoopback = true
@@ -76,12 +76,12 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	mo.Solo = true
 	// The user crawls the sites they chose: links to other hosts create
 	// no channels unless a channel is set to follow them.
-	mo.Channels.StayOnHost = true
-	mo.Search = true
+	mo.Schedule.Channels.StayOnHost = true
+	mo.Storage.Search = true
 	// One volunteer crawling the sites its user chose: the caps per
 	// address and domain are for a swarm, unless the user sets them.
-	if mo.PerIP == 0 && mo.PerDomain == 0 {
-		mo.PerIP, mo.PerDomain, mo.IPWait = -1, -1, -1
+	if mo.Politeness.PerIP == 0 && mo.Politeness.PerDomain == 0 {
+		mo.Politeness.PerIP, mo.Politeness.PerDomain, mo.Politeness.IPWait = -1, -1, -1
 	}
 	if mo.Name == "" {
 		mo.Name = "solo"
@@ -90,8 +90,8 @@ func newSolo(ctx context.Context, d paths.Dirs, opts Options, userDelay time.Dur
 	if mo.Version == "" {
 		mo.Version = opts.Version
 	}
-	if mo.Delay == 0 && (opts.AllowLoopback || opts.AllowTestNets) {
-		mo.Delay = userDelay
+	if mo.Politeness.Delay == 0 && (opts.AllowLoopback || opts.AllowTestNets) {
+		mo.Politeness.Delay = userDelay
 	}
 	if opts.Now != nil {
 		mo.Now = opts.Now

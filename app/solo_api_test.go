@@ -119,7 +119,7 @@ func TestSoloAPIOutsideSoloMode(t *testing.T) {
 // fast schedule; it stops when the test ends.
 func startSolo(t *testing.T, allowLoopback bool) (*Client, context.Context) {
 	t.Helper()
-	return startSoloWith(t, allowLoopback, manager.Options{Tick: 200 * time.Millisecond})
+	return startSoloWith(t, allowLoopback, manager.Options{Schedule: manager.ScheduleOptions{Tick: 200 * time.Millisecond}})
 }
 
 // startSoloWith is startSolo with the embedded manager's options.

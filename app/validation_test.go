@@ -159,8 +159,8 @@ func TestNetworkCatchesCheaters(t *testing.T) {
 	}
 	const cheater = 4
 	s := startCheatingSwarm(t, 5, manager.Options{
-		Channels:   channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1},
-		Assignment: manager.AssignHash, // every peer gets hosts
+		Schedule:  manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 3, MaxPerFeedback: -1}},
+		Placement: manager.PlacementOptions{Assignment: manager.AssignHash}, // every peer gets hosts
 	}, map[int]string{cheater: adversary.Invent})
 	s.waitMembers(t)
 	st := s.m.Storage()

@@ -44,8 +44,10 @@ func TestWithdrawnKeyStopsAtOnce(t *testing.T) {
 		w.Write([]byte(b.String()))
 	}))
 	t.Cleanup(site.Close)
-	s := startSwarmWith(t, 1, manager.Options{LeaseHold: 5 * time.Minute,
-		Channels: channels.Options{Prior: time.Hour, MaxDepth: 1, MaxPerFeedback: -1}})
+	s := startSwarmWith(t, 1, manager.Options{
+		Leases:   manager.LeaseOptions{LeaseHold: 5 * time.Minute},
+		Schedule: manager.ScheduleOptions{Channels: channels.Options{Prior: time.Hour, MaxDepth: 1, MaxPerFeedback: -1}},
+	})
 	s.waitMembers(t)
 	c := s.clients[0]
 	if _, err := s.m.AddSeeds([]string{site.URL + "/"}); err != nil {

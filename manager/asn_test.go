@@ -24,7 +24,7 @@ func TestCheckersOfAnotherAS(t *testing.T) {
 		clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 		m := newManagerWith(t, t.TempDir(), clk, func(o *Options) {
 			if withTable {
-				o.ASN = table
+				o.Checks.ASN = table
 			}
 		})
 		cheater := linkedHost(ctx, t, m, "127.0.1.1")
@@ -39,7 +39,7 @@ func TestCheckersOfAnotherAS(t *testing.T) {
 			t.Fatalf("with the table %v: a volunteer of another AS linked to the cheater", withTable)
 		}
 	}
-	if _, err := New(context.Background(), Options{Dir: t.TempDir(), ASN: filepath.Join(t.TempDir(), "missing"), Logger: quiet}); err == nil || !strings.Contains(err.Error(), "AS table") {
+	if _, err := New(context.Background(), Options{Dir: t.TempDir(), Logger: quiet, Checks: CheckOptions{ASN: filepath.Join(t.TempDir(), "missing")}}); err == nil || !strings.Contains(err.Error(), "AS table") {
 		t.Fatalf("a manager with a missing AS table: %v", err)
 	}
 }

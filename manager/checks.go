@@ -39,7 +39,7 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 		Seeds:    urls,
 		MaxDepth: 0,
 		MaxPages: len(urls),
-		Delay:    task.Duration(m.opts.Delay),
+		Delay:    task.Duration(m.opts.Politeness.Delay),
 		Interval: task.Duration(iv),
 		Issued:   now,
 	}
@@ -50,7 +50,7 @@ func (b book) IssueCheck(_ context.Context, of string, urls []string, avoid []st
 	if err != nil {
 		return "", err
 	}
-	rec := channels.Task{ID: spec.ID, Channel: orig.Channel, Issued: now, Deadline: now.Add(2*iv + m.opts.Slack),
+	rec := channels.Task{ID: spec.ID, Channel: orig.Channel, Issued: now, Deadline: now.Add(2*iv + m.opts.Schedule.Slack),
 		Spec: raw, Host: spec.Host(), Checks: of, Avoid: avoid}
 	if err := m.db.IssueCheck(rec); err != nil {
 		return "", err

@@ -112,5 +112,5 @@ func (m *Manager) DirectoryURL() string {
 	if m.dir == nil {
 		return ""
 	}
-	return m.opts.Policy.SignatureAgent + botauth.DirectoryPath
+	return m.opts.Politeness.Policy.SignatureAgent + botauth.DirectoryPath
 }

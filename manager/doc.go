@@ -16,19 +16,19 @@
 //
 // # Schedule
 //
-// Every Options.Tick the manager
+// Every Options.Schedule.Tick the manager
 //  1. marks open tasks whose deadline (issue time + 2 × interval +
-//     Options.Slack) passed as lost; a round that ended without any result
+//     Options.Schedule.Slack) passed as lost; a round that ended without any result
 //     is a failure for the strategy (recrawl.FailLost);
 //  2. runs the strategy's reassignment when it is due (with
 //     recrawl.Config.MaxPeriod set, also on a timer), then re-ranks the
 //     channels into priority groups by their estimated change intervals;
 //  3. starts a round for every channel without open tasks whose interval
 //     since the last round has passed, or that its user asked to crawl
-//     now, or whose site pushed URLs (IndexNow, Options.IndexNow, which
+//     now, or whose site pushed URLs (IndexNow, Options.Site.IndexNow, which
 //     wakes the schedule at once; the URLs lead the pages the round
 //     revisits): one
-//     task, or one per piece for a host of more than Options.PieceAbove
+//     task, or one per piece for a host of more than Options.Schedule.PieceAbove
 //     pages (sched/pieces), each signed with the manager's key and
 //     stored before it is sent;
 //  4. sends the tasks not yet sent to a random entry peer (retried on the
@@ -65,6 +65,6 @@
 // task that vanished without a word (a crash) counts as lost at its
 // deadline. A task every entry peer refused is retried at the next tick,
 // not yet counted as FailRefused. Host points are hashes of host names
-// unless Options.Bounds (or a Submit.Locator) turns on coordinate-aware
+// unless Options.Placement.Bounds (or a Submit.Locator) turns on coordinate-aware
 // placement.
 package manager

@@ -23,10 +23,10 @@ func (o *Options) checkFloor() error {
 	if o.AllowLoopback || o.AllowTestNets {
 		min = 0
 	}
-	if err := floor.Delay(o.Delay, min); err != nil {
+	if err := floor.Delay(o.Politeness.Delay, min); err != nil {
 		return fmt.Errorf("volunteers would refuse every task: %w; choose a politeness wait (--delay) of at least %v", err, floor.MinDelay)
 	}
-	for _, ua := range []string{o.Policy.UserAgent, o.Policy.Token} {
+	for _, ua := range []string{o.Politeness.Policy.UserAgent, o.Politeness.Policy.Token} {
 		if err := floor.UserAgent(ua); err != nil {
 			return fmt.Errorf("volunteers would refuse every task: %w; name your own network and its contact page (--user-agent \"Examplenet/1.0 (+https://example.org/bot)\")", err)
 		}

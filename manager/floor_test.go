@@ -23,18 +23,18 @@ func TestNewRefusesAPolicyUnderTheFloor(t *testing.T) {
 		opt  func(*Options)
 		want string
 	}{
-		{"a millisecond's wait", func(o *Options) { o.AllowLoopback, o.Delay = false, time.Millisecond },
+		{"a millisecond's wait", func(o *Options) { o.AllowLoopback, o.Politeness.Delay = false, time.Millisecond },
 			"wait only 1ms between requests to one web site"},
 		{"another crawler's User-Agent", func(o *Options) {
-			o.Policy.UserAgent = "Googlebot/2.1 (+http://www.google.com/bot.html)"
+			o.Politeness.Policy.UserAgent = "Googlebot/2.1 (+http://www.google.com/bot.html)"
 		}, `names the crawler "googlebot"`},
-		{"another crawler's robots.txt token", func(o *Options) { o.Policy.Token = "bingbot" }, `names the crawler "bingbot"`},
+		{"another crawler's robots.txt token", func(o *Options) { o.Politeness.Policy.Token = "bingbot" }, `names the crawler "bingbot"`},
 		{"a private bootstrap peer", func(o *Options) { o.Bootstrap = []string{"/ip4/192.168.1.1/tcp/4901/p2p/" + id} },
 			"bootstrap address /ip4/192.168.1.1/tcp/4901/p2p/" + id + " is in a private network range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts}
+			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Placement: PlacementOptions{Submit: submitOpts}}
 			tc.opt(&o)
 			m, err := New(context.Background(), o)
 			if err == nil {
@@ -50,8 +50,14 @@ func TestNewRefusesAPolicyUnderTheFloor(t *testing.T) {
 		})
 	}
 	// The test-only switch lifts the wait's floor, for local fixtures.
-	m, err := New(context.Background(), Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Delay: 20 * time.Millisecond, Policy: task.Policy{UserAgent: "Examplenet/1.0 (+https://example.org/bot)"}, Logger: quiet, Submit: submitOpts})
+	m, err := New(context.Background(), Options{
+		Dir:           t.TempDir(),
+		Listen:        []string{"/ip4/127.0.0.1/tcp/0"},
+		AllowLoopback: true,
+		Logger:        quiet,
+		Placement:     PlacementOptions{Submit: submitOpts},
+		Politeness:    PolitenessOptions{Delay: 20 * time.Millisecond, Policy: task.Policy{UserAgent: "Examplenet/1.0 (+https://example.org/bot)"}},
+	})
 	if err != nil {
 		t.Fatalf("New under the loopback switch: %v", err)
 	}

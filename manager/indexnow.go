@@ -3,7 +3,7 @@ package manager
 import "github.com/hivecrawl/hivecrawl/manager/site"
 
 // IndexNowURL returns the URL sites submit to, or "" when
-// Options.IndexNow is not set.
+// Options.Site.IndexNow is not set.
 func (m *Manager) IndexNowURL() string {
 	if m.inow == nil {
 		return ""

@@ -77,8 +77,16 @@ func (s *keySite) fetched(path string) int {
 // channel for each site.
 func newIndexNowManager(t *testing.T, clk *clock, allowLoopback bool, sites ...*keySite) *Manager {
 	t.Helper()
-	m, err := New(context.Background(), Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: allowLoopback,
-		IndexNow: "127.0.0.1:0", Strategy: StrategyFixed, Now: clk.now, Logger: quiet, Version: "1.2.3"})
+	m, err := New(context.Background(), Options{
+		Dir:           t.TempDir(),
+		Listen:        []string{"/ip4/127.0.0.1/tcp/0"},
+		AllowLoopback: allowLoopback,
+		Now:           clk.now,
+		Logger:        quiet,
+		Version:       "1.2.3",
+		Schedule:      ScheduleOptions{Strategy: StrategyFixed},
+		Site:          SiteOptions{IndexNow: "127.0.0.1:0"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +203,8 @@ func TestIndexNowAnswers(t *testing.T) {
 	}
 	site.mu.Lock()
 	defer site.mu.Unlock()
-	if ua := strings.TrimPrefix(site.log[0], "/"+inKey+".txt "); ua != m.opts.Policy.UserAgent || !strings.HasPrefix(ua, "Hivecrawl/1.2.3") {
-		t.Errorf("key file fetched as %q, want the operator's User-Agent %q", ua, m.opts.Policy.UserAgent)
+	if ua := strings.TrimPrefix(site.log[0], "/"+inKey+".txt "); ua != m.opts.Politeness.Policy.UserAgent || !strings.HasPrefix(ua, "Hivecrawl/1.2.3") {
+		t.Errorf("key file fetched as %q, want the operator's User-Agent %q", ua, m.opts.Politeness.Policy.UserAgent)
 	}
 	if elsewhere.fetched("/k.txt") != 0 {
 		t.Error("the key file was fetched from the host a redirect named")

@@ -33,8 +33,14 @@ func TestMemberLocator(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now()}
 	bounds := placement.DefaultBounds
-	m, err := New(ctx, Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Bounds: &bounds, Now: clk.now, Logger: quiet})
+	m, err := New(ctx, Options{
+		Dir:           t.TempDir(),
+		Listen:        []string{"/ip4/127.0.0.1/tcp/0"},
+		AllowLoopback: true,
+		Now:           clk.now,
+		Logger:        quiet,
+		Placement:     PlacementOptions{Bounds: &bounds},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +126,7 @@ func TestBoundsRideOnEntryAnswers(t *testing.T) {
 	dir := t.TempDir()
 	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
 	bounds := placement.DefaultBounds
-	m := newManagerWith(t, dir, clk, func(o *Options) { o.Bounds = &bounds })
+	m := newManagerWith(t, dir, clk, func(o *Options) { o.Placement.Bounds = &bounds })
 	if a := m.members.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) != 0 {
 		t.Fatal("an entry answer carries bounds before any were trained")
 	}
@@ -131,7 +137,7 @@ func TestBoundsRideOnEntryAnswers(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	m2 := newManagerWith(t, dir, clk, func(o *Options) { o.Bounds = &bounds })
+	m2 := newManagerWith(t, dir, clk, func(o *Options) { o.Placement.Bounds = &bounds })
 	a := m2.members.Answer(peer.ID("asker"), entry.Request{})
 	got, err := envelope.OpenBounds(a.Bounds, m2.PublicKey())
 	if err != nil || got.Epoch != 3 || got.Bounds.Hi[0] != 50 {

@@ -45,9 +45,9 @@ import (
 // Serve; Serve closes it when its context ends.
 type Manager struct {
 	opts Options
-	// minVersion is Options.MinClientVersion parsed; nil when unset.
+	// minVersion is Options.Admission.MinClientVersion parsed; nil when unset.
 	minVersion *semver.Version
-	// started is when the manager was made, for Options.RestartGrace.
+	// started is when the manager was made, for Options.Leases.RestartGrace.
 	started time.Time
 	log     *slog.Logger
 	key     crypto.PrivKey
@@ -58,22 +58,22 @@ type Manager struct {
 	members *members.Registry
 	api     *operator.Server
 	// keys are the volunteers' certified request-signing keys; dir serves
-	// them to web sites when Options.Directory is set.
+	// them to web sites when Options.Site.Directory is set.
 	keys *botkeys.Registry
 	// nets are the networks peers connected from, so that no check
 	// goes to a peer linked to the result it checks (manager/peernets).
 	nets *peernets.Book
 	dir  *site.Server
-	// inow takes IndexNow submissions when Options.IndexNow is set.
+	// inow takes IndexNow submissions when Options.Site.IndexNow is set.
 	inow *site.Server
 	// fetcher fetches the files sites serve as proofs (opt-out tokens,
 	// IndexNow keys), with the User-Agent as it stands then.
 	fetcher site.Fetcher
 	// wake asks Serve for a schedule round before the next tick.
 	wake chan struct{}
-	// search indexes the stored text when Options.Search is set.
+	// search indexes the stored text when Options.Storage.Search is set.
 	search *search.Index
-	// bounds trains the CAN space's bounds when Options.Bounds turn on
+	// bounds trains the CAN space's bounds when Options.Placement.Bounds turn on
 	// coordinate-aware placement; nil otherwise.
 	bounds *placement.Trainer
 	// shared splits the work with the other managers of a shared
@@ -117,7 +117,7 @@ const restartHold = entry.RenewEvery + 3*time.Second
 // listener and writes the network profile. The caller must Serve it (or
 // Close it).
 func New(ctx context.Context, opts Options) (_ *Manager, err error) {
-	defaultUA := opts.Policy.UserAgent == ""
+	defaultUA := opts.Politeness.Policy.UserAgent == ""
 	opts = opts.withDefaults()
 	if opts.Dir == "" {
 		return nil, errors.New("new manager: no data directory")
@@ -135,8 +135,8 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	// m, not a named result: every "return nil, err" below would set a
 	// named result to nil before the deferred Close ran.
 	var as *peernets.ASTable
-	if opts.ASN != "" {
-		if as, err = peernets.ReadASTable(opts.ASN); err != nil {
+	if opts.Checks.ASN != "" {
+		if as, err = peernets.ReadASTable(opts.Checks.ASN); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
@@ -154,11 +154,11 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	switch {
 	case opts.DB == "":
-		m.db, err = channels.Open(filepath.Join(opts.Dir, ChannelsFile), opts.Channels, zones.Bucket)
+		m.db, err = channels.Open(filepath.Join(opts.Dir, ChannelsFile), opts.Schedule.Channels, zones.Bucket)
 	case opts.Solo:
 		err = errors.New("solo mode keeps its database in a file")
 	default:
-		m.db, err = channels.OpenPostgres(ctx, opts.DB, opts.Channels, zones.Bucket)
+		m.db, err = channels.OpenPostgres(ctx, opts.DB, opts.Schedule.Channels, zones.Bucket)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -179,28 +179,28 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if m.keys, err = botkeys.OpenWith(ctx, botkeys.Options{Dir: opts.Dir, Postgres: opts.DB, Now: opts.Now}); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	m.fetcher = site.Fetcher{Client: site.FileClient(opts.AllowLoopback), UserAgent: func() string { return m.opts.Policy.UserAgent }}
+	m.fetcher = site.Fetcher{Client: site.FileClient(opts.AllowLoopback), UserAgent: func() string { return m.opts.Politeness.Policy.UserAgent }}
 	if err := m.startSiteServer(defaultUA); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	if opts.IndexNow != "" {
-		if m.inow, err = site.Listen("IndexNow", opts.IndexNow, site.IndexNowHandler(m.indexNowConfig())); err != nil {
+	if opts.Site.IndexNow != "" {
+		if m.inow, err = site.Listen("IndexNow", opts.Site.IndexNow, site.IndexNowHandler(m.indexNowConfig())); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
 	sopts := storage.Options{Dir: opts.Dir, Postgres: opts.DB, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
-		MaxFileSize: opts.MaxWARCFile, StoreRaw: opts.StoreRaw, Admit: opts.Admit, OptOuts: m.db, Now: opts.Now, Logger: opts.Logger}
-	if opts.Store != "" {
-		if sopts.Archive, err = openStore(ctx, opts.Store, opts.Getenv); err != nil {
+		MaxFileSize: opts.Storage.MaxWARCFile, StoreRaw: opts.Storage.StoreRaw, Admit: opts.Storage.Admit, OptOuts: m.db, Now: opts.Now, Logger: opts.Logger}
+	if opts.Storage.Store != "" {
+		if sopts.Archive, err = openStore(ctx, opts.Storage.Store, opts.Storage.Getenv); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
-	if !opts.Solo && !opts.NoValidation {
-		v := opts.Validation
+	if !opts.Solo && !opts.Checks.NoValidation {
+		v := opts.Checks.Validation
 		v.Checks, v.OnInvalid = book{m}, m.resultFailed
 		sopts.Validation = &v
 	}
-	if opts.Search {
+	if opts.Storage.Search {
 		var moved string
 		m.search, moved, err = search.Open(filepath.Join(opts.Dir, SearchDir))
 		if err != nil {
@@ -219,13 +219,13 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	m.members = members.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
 	if opts.DB != "" {
 		m.shared = roster.New(roster.Config{DB: m.db, Members: m.members, Self: m.host.ID().String(), Addrs: m.host.P2PAddrs,
-			Tick: opts.Tick, Logger: m.log, Changed: func() error { _, err := m.WriteProfile(); return err }})
+			Tick: opts.Schedule.Tick, Logger: m.log, Changed: func() error { _, err := m.WriteProfile(); return err }})
 	}
 	m.members.SetAdmit(m.outdated)
 	// In the channel database's store: one transaction per change, shared
 	// with the other managers of a PostgreSQL database. Solo mode has one
 	// too: its one client holds the whole space by the same rules.
-	m.zones, err = zones.New(m.db.Store(), m.key, zones.Options{Dim: opts.Submit.Dim, Now: opts.Now,
+	m.zones, err = zones.New(m.db.Store(), m.key, zones.Options{Dim: opts.Placement.Submit.Dim, Now: opts.Now,
 		Live: zones.Ping(m.host, zones.PingTimeout)})
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -246,45 +246,45 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		})
 	})
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
-	switch opts.Assignment {
+	switch opts.Placement.Assignment {
 	case AssignCAN:
 	case AssignHash:
-		opts.Submit.Direct = m.hashDirect
+		opts.Placement.Submit.Direct = m.hashDirect
 	default:
-		return nil, fmt.Errorf("new manager: unknown assignment %q (want %s or %s)", opts.Assignment, AssignCAN, AssignHash)
+		return nil, fmt.Errorf("new manager: unknown assignment %q (want %s or %s)", opts.Placement.Assignment, AssignCAN, AssignHash)
 	}
-	if opts.Bounds != nil {
-		if m.bounds, err = placement.NewTrainer(m.db, m.key, m.members.SetBounds, *opts.Bounds, m.log); err != nil {
+	if opts.Placement.Bounds != nil {
+		if m.bounds, err = placement.NewTrainer(m.db, m.key, m.members.SetBounds, *opts.Placement.Bounds, m.log); err != nil {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
-		if opts.Submit.Locator == nil {
+		if opts.Placement.Submit.Locator == nil {
 			r := rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63))
 			loc := node.NewLocator(m.host, m.bounds.Current().Bounds, r)
-			opts.Submit.Locator = placement.NewLocator(m.members, loc, m.db, m.bounds.Current, m.mapAnchor, opts.Now, r)
+			opts.Placement.Submit.Locator = placement.NewLocator(m.members, loc, m.db, m.bounds.Current, m.mapAnchor, opts.Now, r)
 		}
 	}
-	if opts.Submit.Owner == nil {
-		opts.Submit.Owner = m.zones.Owner
+	if opts.Placement.Submit.Owner == nil {
+		opts.Placement.Submit.Owner = m.zones.Owner
 	}
-	if opts.Submit.Now == nil {
-		opts.Submit.Now = opts.Now
+	if opts.Placement.Submit.Now == nil {
+		opts.Placement.Submit.Now = opts.Now
 	}
-	m.sub = submit.New(m.host, opts.Submit)
+	m.sub = submit.New(m.host, opts.Placement.Submit)
 	m.desk = leasedesk.New(leasedesk.Config{
 		DB: m.db, Key: m.key.GetPublic(), Dim: m.sub.Options().Dim,
-		Times: opts.leaseTimes(0), RenewEvery: opts.LeaseHold / 3, Now: opts.Now, Logger: m.log,
+		Times: opts.leaseTimes(0), RenewEvery: opts.Leases.LeaseHold / 3, Now: opts.Now, Logger: m.log,
 		Owner: m.zones.Owner, Linked: m.nets.Linked,
 		Refusal: m.keyRefusal, Outdated: m.outdated, Certify: m.certify,
 	})
 	m.host.SetStreamHandler(lease.Protocol, lease.Handler(m.desk.Decide))
 	m.dispatch = dispatch.New(dispatch.Config{
-		DB: m.db, Submitter: m.sub, Key: m.key, Policy: func() task.Policy { return m.opts.Policy }, StoreRaw: opts.StoreRaw,
+		DB: m.db, Submitter: m.sub, Key: m.key, Policy: func() task.Policy { return m.opts.Politeness.Policy }, StoreRaw: opts.Storage.StoreRaw,
 		Times: opts.leaseTimes, Now: opts.Now, Logger: m.log, Mine: m.mine,
 		Members: m.members, Withdrawn: m.withdrawn, Linked: m.nets.Linked, Record: m.store.PeerRecord,
 	})
 	m.sched, err = rounds.New(m.db, rounds.Options{
-		Strategy: opts.Strategy, Recrawl: opts.Recrawl, PieceAbove: opts.PieceAbove, Pieces: opts.Pieces,
-		Delay: opts.Delay, Slack: opts.Slack, Logger: m.log,
+		Strategy: opts.Schedule.Strategy, Recrawl: opts.Schedule.Recrawl, PieceAbove: opts.Schedule.PieceAbove, Pieces: opts.Schedule.Pieces,
+		Delay: opts.Politeness.Delay, Slack: opts.Schedule.Slack, Logger: m.log,
 		Issued: func(n int) { m.metrics.issued.WithLabelValues(kindRound).Add(float64(n)) },
 	}, opts.Now())
 	if err != nil {
@@ -315,7 +315,7 @@ func (m *Manager) Host() *host.Host { return m.host }
 func (m *Manager) Channels() *channels.DB { return m.db }
 
 // Search returns the full-text index of the stored text; nil unless
-// Options.Search is set.
+// Options.Storage.Search is set.
 func (m *Manager) Search() *search.Index { return m.search }
 
 // Storage returns the storage module.
@@ -374,11 +374,11 @@ func (m *Manager) Serve(ctx context.Context) error {
 	return g.Wait()
 }
 
-// schedule runs a schedule round every Options.Tick, or at once when
+// schedule runs a schedule round every Options.Schedule.Tick, or at once when
 // woken (Wake), until ctx ends; then it saves the strategy's state.
 func (m *Manager) schedule(ctx context.Context) error {
 	defer m.sched.Save()
-	t := time.NewTicker(m.opts.Tick)
+	t := time.NewTicker(m.opts.Schedule.Tick)
 	defer t.Stop()
 	for {
 		if err := m.Tick(ctx); err != nil {
@@ -404,7 +404,7 @@ func (m *Manager) Wake() {
 
 // Close stops the host and closes the files; closing again returns the
 // first Close's result. It is bounded by libp2p's shutdown timeouts and,
-// with Options.Store, by the storage module's upload of the last WARC
+// with Options.Storage.Store, by the storage module's upload of the last WARC
 // files (storage.DefaultCloseTimeout).
 func (m *Manager) Close() error {
 	m.closeOnce.Do(func() { m.closeErr = m.close() })

@@ -91,10 +91,10 @@ func newManager(t *testing.T, dir string, clk *clock) *Manager {
 func newManagerWith(t testing.TB, dir string, clk *clock, opt func(*Options)) *Manager {
 	t.Helper()
 	o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true,
-		Strategy: StrategyIIR, Now: clk.now, Logger: quiet, Submit: submitOpts,
+		Now: clk.now, Logger: quiet, Placement: PlacementOptions{Submit: submitOpts},
 		// Short rounds: the overlay peer checks a task's times by the real
 		// clock, so the test clock stays within its skew allowance.
-		Channels: channels.Options{Prior: 90 * time.Second}}
+		Schedule: ScheduleOptions{Strategy: StrategyIIR, Channels: channels.Options{Prior: 90 * time.Second}}}
 	if opt != nil {
 		opt(&o)
 	}
@@ -269,8 +269,13 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestLargeHostSplitIntoPieces(t *testing.T) {
 	ctx := context.Background()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)} // the overlay peer checks leases by its own clock
-	m, err := New(ctx, Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Now: clk.now, Logger: quiet,
-		PieceAbove: 4, Pieces: 2, Strategy: StrategyFixed})
+	m, err := New(ctx, Options{
+		Dir:      t.TempDir(),
+		Listen:   []string{"/ip4/127.0.0.1/tcp/0"},
+		Now:      clk.now,
+		Logger:   quiet,
+		Schedule: ScheduleOptions{PieceAbove: 4, Pieces: 2, Strategy: StrategyFixed},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,10 +50,10 @@ func TestNewFails(t *testing.T) {
 		{"busy libp2p port", func(t *testing.T, dir string, o *Options) {
 			o.Listen = []string{"/ip4/127.0.0.1/tcp/" + busyPort}
 		}, busyPort},
-		{"busy key directory port", func(t *testing.T, dir string, o *Options) { o.Directory = busyAddr }, busyAddr},
-		{"bad store URL", func(t *testing.T, dir string, o *Options) { o.Store = "s3://Not_A_Bucket" }, "s3://Not_A_Bucket"},
+		{"busy key directory port", func(t *testing.T, dir string, o *Options) { o.Site.Directory = busyAddr }, busyAddr},
+		{"bad store URL", func(t *testing.T, dir string, o *Options) { o.Storage.Store = "s3://Not_A_Bucket" }, "s3://Not_A_Bucket"},
 		{"store without credentials", func(t *testing.T, dir string, o *Options) {
-			o.Store, o.Getenv = "s3://crawl-warc", func(string) string { return "" }
+			o.Storage.Store, o.Storage.Getenv = "s3://crawl-warc", func(string) string { return "" }
 		}, "AWS_ACCESS_KEY_ID"},
 		{"unwritable directory", func(t *testing.T, dir string, o *Options) {
 			// Tests run as root, which may write anywhere: a file where
@@ -67,7 +67,7 @@ func TestNewFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts}
+			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Placement: PlacementOptions{Submit: submitOpts}}
 			tt.setup(t, dir, &o)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -141,7 +141,7 @@ func TestNewDamagedFiles(t *testing.T) {
 	for _, tt := range damages {
 		t.Run(tt.file+"/"+tt.how, func(t *testing.T) {
 			dir := t.TempDir()
-			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts}
+			o := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Placement: PlacementOptions{Submit: submitOpts}}
 			m, err := New(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
@@ -184,7 +184,7 @@ func unreadableManagerFile(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts})
+	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Placement: PlacementOptions{Submit: submitOpts}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestPermissionChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the child of TestNewDamagedFiles")
 	}
-	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Submit: submitOpts})
+	m, err := New(context.Background(), Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: quiet, Placement: PlacementOptions{Submit: submitOpts}})
 	if err != nil {
 		fmt.Println("FAILED", err)
 		return

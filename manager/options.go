@@ -16,7 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// Strategy names accepted by Options.Strategy.
+// Strategy names accepted by Options.Schedule.Strategy.
 const (
 	StrategyFixed      = rounds.StrategyFixed
 	StrategyIIR        = rounds.StrategyIIR
@@ -40,7 +40,7 @@ const (
 	DefaultLeaseHold   = 5 * time.Minute
 	DefaultStartWithin = time.Hour
 	DefaultClockSkew   = time.Minute
-	// DefaultRestartGrace is `hivecrawl manager`'s Options.RestartGrace.
+	// DefaultRestartGrace is `hivecrawl manager`'s Options.Leases.RestartGrace.
 	DefaultRestartGrace = time.Minute
 	// DefaultContact is the contact URL of the default User-Agent.
 	DefaultContact = crawler.ContactURL
@@ -65,10 +65,23 @@ type Options struct {
 	// holding the channels, tasks, leases, receipts and credit instead of
 	// the files in Dir. Several managers of one network may share it, each
 	// with its own Dir and a copy of the same key (KeyFile); they split
-	// the channels between them (shared.go).
+	// the channels between them (manager/roster).
 	DB string `json:"-"`
 	// Name labels the network in its profile.
 	Name string `json:"name,omitempty"`
+
+	// The services' settings, a group each; zero fields take defaults.
+	Schedule   ScheduleOptions   `json:"schedule"`
+	Leases     LeaseOptions      `json:"leases"`
+	Politeness PolitenessOptions `json:"politeness"`
+	Placement  PlacementOptions  `json:"placement"`
+	Storage    StorageOptions    `json:"storage"`
+	Checks     CheckOptions      `json:"checks"`
+	Site       SiteOptions       `json:"site"`
+	Admission  AdmissionOptions  `json:"admission"`
+
+	// Switches for a network on one machine, and the embedding client's.
+
 	// AllowLoopback keeps loopback addresses in the network profile (for
 	// a network on one machine; tests). Otherwise they are left out when
 	// others exist.
@@ -82,6 +95,20 @@ type Options struct {
 	// test nets (channels.CheckSeed). Zero: public hosts only. Test
 	// fixtures only; solo mode sets it from the client's switches.
 	SeedAllow netguard.Allow `json:"-"`
+	// Version is the software version the default User-Agent names.
+	Version string `json:"-"`
+	// Solo marks the manager embedded in a single client (solo mode): its
+	// overlay is that client alone and ends with it, so a restart never
+	// waits for members to renew.
+	Solo bool `json:"-"`
+	// Now is the clock; default time.Now.
+	Now    func() time.Time `json:"-"`
+	Logger *slog.Logger     `json:"-"`
+}
+
+// ScheduleOptions tune the recrawl schedule (manager/rounds): the strategy,
+// its rounds and the channel database's limits.
+type ScheduleOptions struct {
 	// Strategy is fixed, iir, icr or controller (design.md §9's controller,
 	// the best performer in the simulations). Default controller.
 	Strategy string `json:"strategy,omitempty"`
@@ -91,16 +118,6 @@ type Options struct {
 	Recrawl recrawl.Config `json:"recrawl"`
 	// Channels holds the channel database's limits.
 	Channels channels.Options `json:"channels"`
-	// Submit tunes submission (CAN dimension, TTL, Locator).
-	Submit submit.Options `json:"-"`
-	// Bounds, when set, turn on coordinate-aware placement: they go into
-	// the network profile, peers move to their mapped coordinate, and web
-	// hosts are located by member peers' RTT measurements (unless
-	// Submit.Locator is set). Nil places hosts and peers by hashes.
-	Bounds *coord.Bounds `json:"bounds,omitempty"`
-	// Assignment is AssignCAN (default) or AssignHash, the consistent-
-	// hashing baseline for comparisons.
-	Assignment string `json:"assignment,omitempty"`
 	// PieceAbove is the page count above which a host is split into
 	// Pieces pieces. Defaults 5000 and 3.
 	PieceAbove int `json:"piece_above,omitempty"`
@@ -109,30 +126,12 @@ type Options struct {
 	Tick time.Duration `json:"tick,omitempty"`
 	// Slack is added to a task's deadline. Default 10 minutes.
 	Slack time.Duration `json:"slack,omitempty"`
-	// MaxWARCFile rotates WARC files; 0 = storage default (1 GiB).
-	MaxWARCFile int64 `json:"max_warc_file,omitempty"`
-	// Store is where closed WARC files go: "" keeps them in Dir/warc;
-	// "s3://bucket/prefix" uploads them, with a CDXJ index each, to an
-	// S3-compatible object store whose endpoint and credentials come from
-	// the AWS variables (docs/operator/storage.md). They are written to Dir/warc
-	// first either way.
-	Store string `json:"store,omitempty"`
-	// Getenv reads the AWS variables for Store; default os.Getenv.
-	Getenv func(string) string `json:"-"`
-	// StoreRaw asks crawlers for the raw HTTP response of every page whose
-	// text they upload (task.Task.Raw) and stores it as a WARC response
-	// record beside the text. Uploads grow by the compressed HTML; clients
-	// older than the task field refuse such tasks.
-	StoreRaw bool `json:"store_raw,omitempty"`
-	// ASN is the path of an AS table ("PREFIX ASN" lines, peernets.ASTable): with
-	// it no spot-check goes to a peer of the autonomous system of the
-	// result's crawler. "" knows no AS; /24s and /48s still link peers.
-	ASN string `json:"asn,omitempty"`
-	// Admit, when set, admits the storing of each upload against a
-	// memory budget (storage.Options.Admit): solo mode passes the
-	// client's, so that storing a result and parsing pages share its
-	// memory cap.
-	Admit storage.Admitter `json:"-"`
+}
+
+// LeaseOptions tune the host leases the lease desk grants
+// (manager/leasedesk, docs/developer/leases.md) and when a task whose
+// lease ended counts lost.
+type LeaseOptions struct {
 	// LeaseHold is how long a claim or renewal keeps a host's lease;
 	// crawlers renew every third of it. Default 5 minutes.
 	LeaseHold time.Duration `json:"lease_hold,omitempty"`
@@ -150,6 +149,12 @@ type Options struct {
 	// the hosts of tasks really lost. 0 (the zero Options) counts at
 	// once; `hivecrawl manager` defaults to DefaultRestartGrace.
 	RestartGrace time.Duration `json:"restart_grace,omitempty"`
+}
+
+// PolitenessOptions are what the operator promises the web: the policy
+// and wait signed into every task, and the caps per address and per
+// domain the lease desk keeps across the swarm.
+type PolitenessOptions struct {
 	// Policy is the politeness policy signed into every task: User-Agent,
 	// robots.txt product token and the key directory's origin. Empty
 	// fields take defaults from Version.
@@ -175,6 +180,68 @@ type Options struct {
 	// an address or domain and the start of the next; 0 = Delay,
 	// negative = none.
 	IPWait time.Duration `json:"ip_wait,omitempty"`
+}
+
+// PlacementOptions say where tasks go in the overlay (manager/submit,
+// manager/placement).
+type PlacementOptions struct {
+	// Submit tunes submission (CAN dimension, TTL, Locator).
+	Submit submit.Options `json:"-"`
+	// Bounds, when set, turn on coordinate-aware placement: they go into
+	// the network profile, peers move to their mapped coordinate, and web
+	// hosts are located by member peers' RTT measurements (unless
+	// Submit.Locator is set). Nil places hosts and peers by hashes.
+	Bounds *coord.Bounds `json:"bounds,omitempty"`
+	// Assignment is AssignCAN (default) or AssignHash, the consistent-
+	// hashing baseline for comparisons.
+	Assignment string `json:"assignment,omitempty"`
+}
+
+// StorageOptions tune the storage module (manager/storage), which takes
+// the crawlers' uploads and signs their receipts.
+type StorageOptions struct {
+	// MaxWARCFile rotates WARC files; 0 = storage default (1 GiB).
+	MaxWARCFile int64 `json:"max_warc_file,omitempty"`
+	// Store is where closed WARC files go: "" keeps them in Dir/warc;
+	// "s3://bucket/prefix" uploads them, with a CDXJ index each, to an
+	// S3-compatible object store whose endpoint and credentials come from
+	// the AWS variables (docs/operator/storage.md). They are written to Dir/warc
+	// first either way.
+	Store string `json:"store,omitempty"`
+	// Getenv reads the AWS variables for Store; default os.Getenv.
+	Getenv func(string) string `json:"-"`
+	// StoreRaw asks crawlers for the raw HTTP response of every page whose
+	// text they upload (task.Task.Raw) and stores it as a WARC response
+	// record beside the text. Uploads grow by the compressed HTML; clients
+	// older than the task field refuse such tasks.
+	StoreRaw bool `json:"store_raw,omitempty"`
+	// Admit, when set, admits the storing of each upload against a
+	// memory budget (storage.Options.Admit): solo mode passes the
+	// client's, so that storing a result and parsing pages share its
+	// memory cap.
+	Admit storage.Admitter `json:"-"`
+	// Search indexes the stored text for full-text search (solo mode).
+	Search bool `json:"-"`
+}
+
+// CheckOptions tune the spot-checks of results (manager/storage's
+// validation) and to whom they go.
+type CheckOptions struct {
+	// ASN is the path of an AS table ("PREFIX ASN" lines, peernets.ASTable): with
+	// it no spot-check goes to a peer of the autonomous system of the
+	// result's crawler. "" knows no AS; /24s and /48s still link peers.
+	ASN string `json:"asn,omitempty"`
+	// Validation tunes the spot-checks of results (storage.Validation;
+	// its Checks and OnInvalid are the manager's). Results are checked
+	// unless NoValidation is set, or in solo mode, where the only crawler
+	// is the user's own.
+	Validation   storage.Validation `json:"-"`
+	NoValidation bool               `json:"no_validation,omitempty"`
+}
+
+// SiteOptions tune the servers web sites reach (manager/site): the key
+// directory, the bot page, the self-service opt-out and IndexNow.
+type SiteOptions struct {
 	// Directory is the address where the manager serves web sites its
 	// key directory (Web Bot Auth: the request-signing keys of the
 	// volunteers it certified), its bot page and its signature agent card.
@@ -197,12 +264,10 @@ type Options struct {
 	// Like Directory it need not be loopback. Key files are fetched from
 	// public addresses only, unless AllowLoopback is set (tests).
 	IndexNow string `json:"indexnow,omitempty"`
-	// Validation tunes the spot-checks of results (storage.Validation;
-	// its Checks and OnInvalid are the manager's). Results are checked
-	// unless NoValidation is set, or in solo mode, where the only crawler
-	// is the user's own.
-	Validation   storage.Validation `json:"-"`
-	NoValidation bool               `json:"no_validation,omitempty"`
+}
+
+// AdmissionOptions say which clients the network gives work to.
+type AdmissionOptions struct {
 	// MinClientVersion, when set, is the oldest client release (X.Y.Z)
 	// the network gives work to: an older client, or one that states no
 	// version, is told why and how to update when it asks to enter the
@@ -212,91 +277,80 @@ type Options struct {
 	// the address of the operator's download page. Default
 	// DefaultUpdateHint.
 	UpdateHint string `json:"update_hint,omitempty"`
-	// Version is the software version the default User-Agent names.
-	Version string `json:"-"`
-	// Solo marks the manager embedded in a single client (solo mode): its
-	// overlay is that client alone and ends with it, so a restart never
-	// waits for members to renew.
-	Solo bool `json:"-"`
-	// Search indexes the stored text for full-text search (solo mode).
-	Search bool `json:"-"`
-	// Now is the clock; default time.Now.
-	Now    func() time.Time `json:"-"`
-	Logger *slog.Logger     `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
 	if o.API == "" {
 		o.API = DefaultAPI
 	}
-	if o.Assignment == "" {
-		o.Assignment = AssignCAN
+	if o.Placement.Assignment == "" {
+		o.Placement.Assignment = AssignCAN
 	}
-	if o.Strategy == "" {
-		o.Strategy = DefaultStrategy
+	if o.Schedule.Strategy == "" {
+		o.Schedule.Strategy = DefaultStrategy
 	}
-	if o.Recrawl.MaxPeriod == 0 {
-		o.Recrawl.MaxPeriod = DefaultMaxPeriod
+	if o.Schedule.Recrawl.MaxPeriod == 0 {
+		o.Schedule.Recrawl.MaxPeriod = DefaultMaxPeriod
 	}
-	if o.PieceAbove <= 0 {
-		o.PieceAbove = DefaultPieceAbove
+	if o.Schedule.PieceAbove <= 0 {
+		o.Schedule.PieceAbove = DefaultPieceAbove
 	}
-	if o.Pieces <= 0 {
-		o.Pieces = DefaultPieces
+	if o.Schedule.Pieces <= 0 {
+		o.Schedule.Pieces = DefaultPieces
 	}
-	if o.Tick <= 0 {
-		o.Tick = DefaultTick
+	if o.Schedule.Tick <= 0 {
+		o.Schedule.Tick = DefaultTick
 	}
-	if o.Slack <= 0 {
-		o.Slack = DefaultSlack
+	if o.Schedule.Slack <= 0 {
+		o.Schedule.Slack = DefaultSlack
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
+	if o.Storage.Getenv == nil {
+		o.Storage.Getenv = os.Getenv
 	}
-	if o.LeaseHold <= 0 {
-		o.LeaseHold = DefaultLeaseHold
+	if o.Leases.LeaseHold <= 0 {
+		o.Leases.LeaseHold = DefaultLeaseHold
 	}
-	if o.StartWithin <= 0 {
-		o.StartWithin = DefaultStartWithin
+	if o.Leases.StartWithin <= 0 {
+		o.Leases.StartWithin = DefaultStartWithin
 	}
-	if o.ClockSkew <= 0 {
-		o.ClockSkew = DefaultClockSkew
+	if o.Leases.ClockSkew <= 0 {
+		o.Leases.ClockSkew = DefaultClockSkew
 	}
-	if o.Delay <= 0 {
-		o.Delay = time.Second
+	if o.Politeness.Delay <= 0 {
+		o.Politeness.Delay = time.Second
 	}
-	o.PerIP = orDefault(o.PerIP, DefaultPerIP)
-	o.PerDomain = orDefault(o.PerDomain, DefaultPerDomain)
-	o.SharedIP = orDefault(o.SharedIP, DefaultSharedIP)
-	o.SharedAbove = orDefault(o.SharedAbove, DefaultSharedAbove)
-	if o.IPWait == 0 {
-		o.IPWait = o.Delay
+	o.Politeness.PerIP = orDefault(o.Politeness.PerIP, DefaultPerIP)
+	o.Politeness.PerDomain = orDefault(o.Politeness.PerDomain, DefaultPerDomain)
+	o.Politeness.SharedIP = orDefault(o.Politeness.SharedIP, DefaultSharedIP)
+	o.Politeness.SharedAbove = orDefault(o.Politeness.SharedAbove, DefaultSharedAbove)
+	if o.Politeness.IPWait == 0 {
+		o.Politeness.IPWait = o.Politeness.Delay
 	}
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	if o.UpdateHint == "" {
-		o.UpdateHint = DefaultUpdateHint
+	if o.Admission.UpdateHint == "" {
+		o.Admission.UpdateHint = DefaultUpdateHint
 	}
-	if o.Policy.Token == "" {
-		o.Policy.Token = crawler.ProductToken
+	if o.Politeness.Policy.Token == "" {
+		o.Politeness.Policy.Token = crawler.ProductToken
 	}
-	if o.Policy.UserAgent == "" {
-		o.Policy.UserAgent = DefaultUserAgent(o.Version, DefaultContact)
+	if o.Politeness.Policy.UserAgent == "" {
+		o.Politeness.Policy.UserAgent = DefaultUserAgent(o.Version, DefaultContact)
 	}
-	if o.Contact == "" {
-		o.Contact = DefaultContact
+	if o.Site.Contact == "" {
+		o.Site.Contact = DefaultContact
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.Recrawl.Groups == 0 {
-		o.Recrawl.Groups = recrawl.DefaultGroups
+	if o.Schedule.Recrawl.Groups == 0 {
+		o.Schedule.Recrawl.Groups = recrawl.DefaultGroups
 	}
-	o.Channels.Groups = o.Recrawl.Groups
+	o.Schedule.Channels.Groups = o.Schedule.Recrawl.Groups
 	return o
 }
 
@@ -310,7 +364,7 @@ const (
 	// request, survives a restart.
 	SiteAddrFile = "site-address"
 	APIFile      = "api.json"
-	// SearchDir is the full-text index (Options.Search).
+	// SearchDir is the full-text index (Options.Storage.Search).
 	SearchDir = "search.bleve"
 	// OverlayFile records that the network's overlay has had members: a
 	// manager restarted with it waits for members to renew before it
@@ -328,18 +382,18 @@ func DefaultUserAgent(version, contact string) string {
 // leaseTimes are the lease settings for a task that may wait up to
 // interval to start.
 func (o Options) leaseTimes(interval time.Duration) channels.LeaseTimes {
-	start := o.StartWithin
+	start := o.Leases.StartWithin
 	if interval > 0 && interval < start {
 		start = interval
 	}
-	return channels.LeaseTimes{Hold: o.LeaseHold, StartWithin: start, Skew: o.ClockSkew, Gap: o.Delay, Limits: channels.Limits{
-		PerIP: max(o.PerIP, 0), PerDomain: max(o.PerDomain, 0),
-		SharedIP: max(o.SharedIP, 0), SharedAbove: max(o.SharedAbove, 0),
-		Gap: max(o.IPWait, 0),
+	return channels.LeaseTimes{Hold: o.Leases.LeaseHold, StartWithin: start, Skew: o.Leases.ClockSkew, Gap: o.Politeness.Delay, Limits: channels.Limits{
+		PerIP: max(o.Politeness.PerIP, 0), PerDomain: max(o.Politeness.PerDomain, 0),
+		SharedIP: max(o.Politeness.SharedIP, 0), SharedAbove: max(o.Politeness.SharedAbove, 0),
+		Gap: max(o.Politeness.IPWait, 0),
 	}}
 }
 
-// Defaults of the limits per address and per domain (Options.PerIP and
+// Defaults of the limits per address and per domain (Options.Politeness.PerIP and
 // the rest).
 const (
 	DefaultPerIP       = 2

@@ -29,12 +29,12 @@ func (m *Manager) WriteProfile() (*profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.opts.Bounds != nil {
-		b := *m.opts.Bounds
+	if m.opts.Placement.Bounds != nil {
+		b := *m.opts.Placement.Bounds
 		p.Bounds = &b
 	}
-	p.SignatureAgent = m.opts.Policy.SignatureAgent
-	p.MinClientVersion = m.opts.MinClientVersion
+	p.SignatureAgent = m.opts.Politeness.Policy.SignatureAgent
+	p.MinClientVersion = m.opts.Admission.MinClientVersion
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

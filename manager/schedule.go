@@ -10,7 +10,7 @@ import (
 )
 
 // Tick runs one round of the schedule (see the package documentation).
-// Serve calls it every Options.Tick; tests call it directly.
+// Serve calls it every Options.Schedule.Tick; tests call it directly.
 func (m *Manager) Tick(ctx context.Context) (err error) {
 	// The round's duration is real time, whatever clock Options.Now is.
 	start := time.Now()
@@ -57,12 +57,12 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 func (m *Manager) mine(channel string) bool { return m.shared == nil || m.shared.Mine(channel) }
 
 // expire counts lost tasks and failed rounds, once the restart grace is
-// over (Options.RestartGrace).
+// over (Options.Leases.RestartGrace).
 func (m *Manager) expire(now time.Time) error {
-	if now.Before(m.started.Add(m.opts.RestartGrace)) {
+	if now.Before(m.started.Add(m.opts.Leases.RestartGrace)) {
 		return nil
 	}
-	lost, err := m.db.Expire(now, m.opts.ClockSkew)
+	lost, err := m.db.Expire(now, m.opts.Leases.ClockSkew)
 	if err != nil {
 		return err
 	}

@@ -29,9 +29,9 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 	switch {
 	case m.opts.Solo:
 		return nil
-	case m.opts.Unsigned && (m.opts.Directory != "" || m.opts.Policy.SignatureAgent != ""):
+	case m.opts.Site.Unsigned && (m.opts.Site.Directory != "" || m.opts.Politeness.Policy.SignatureAgent != ""):
 		return errors.New("unsigned, yet a key directory or signature agent is named: choose one")
-	case m.opts.Unsigned:
+	case m.opts.Site.Unsigned:
 		m.log.Warn("UNSIGNED: volunteers' requests carry no Web Bot Auth signature, so web sites cannot verify " +
 			"that they come from this network; start without --unsigned to sign them")
 		return nil
@@ -56,7 +56,7 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 		srv, err = site.Listen("site server", addr, m.siteHandler())
 	}
 	if err != nil {
-		if !remember && m.opts.Directory == "" {
+		if !remember && m.opts.Site.Directory == "" {
 			err = fmt.Errorf("%w (the address kept in %s: remove that file to choose another port, or name one with --directory)",
 				err, filepath.Join(m.opts.Dir, SiteAddrFile))
 		}
@@ -68,26 +68,26 @@ func (m *Manager) startSiteServer(defaultUA bool) error {
 			return fmt.Errorf("keep the site server's address: %w", err)
 		}
 	}
-	if m.opts.Policy.SignatureAgent == "" {
-		m.opts.Policy.SignatureAgent = m.siteOrigin()
+	if m.opts.Politeness.Policy.SignatureAgent == "" {
+		m.opts.Politeness.Policy.SignatureAgent = m.siteOrigin()
 	}
 	if defaultUA {
-		m.opts.Policy.UserAgent = DefaultUserAgent(m.opts.Version, m.BotPageURL())
+		m.opts.Politeness.Policy.UserAgent = DefaultUserAgent(m.opts.Version, m.BotPageURL())
 	}
-	if !strings.HasPrefix(m.opts.Policy.SignatureAgent, "https://") {
+	if !strings.HasPrefix(m.opts.Politeness.Policy.SignatureAgent, "https://") {
 		m.log.Warn("Web sites verify signatures against a key directory served over HTTPS: put an HTTPS origin in front "+
-			"of the site server and name it with --signature-agent (docs/operator/botauth.md)", "signature_agent", m.opts.Policy.SignatureAgent)
+			"of the site server and name it with --signature-agent (docs/operator/botauth.md)", "signature_agent", m.opts.Politeness.Policy.SignatureAgent)
 	}
 	return nil
 }
 
-// siteAddr is where the site server listens: Options.Directory, else the
+// siteAddr is where the site server listens: Options.Site.Directory, else the
 // address kept in SiteAddrFile, else (remember) the first listen
 // address's IP, whose port startSiteServer picks below the ephemeral
 // range.
 func (m *Manager) siteAddr() (addr string, remember bool, err error) {
-	if m.opts.Directory != "" {
-		return m.opts.Directory, false, nil
+	if m.opts.Site.Directory != "" {
+		return m.opts.Site.Directory, false, nil
 	}
 	b, err := os.ReadFile(filepath.Join(m.opts.Dir, SiteAddrFile))
 	switch {
@@ -149,7 +149,7 @@ func (m *Manager) BotPageURL() string {
 	if m.dir == nil {
 		return ""
 	}
-	return strings.TrimSuffix(m.opts.Policy.SignatureAgent, "/") + "/"
+	return strings.TrimSuffix(m.opts.Politeness.Policy.SignatureAgent, "/") + "/"
 }
 
 // siteHandler serves web sites: the key directory, the signature agent
@@ -181,9 +181,9 @@ func (m *Manager) siteHandler() http.Handler {
 // about is what the bot page and the card say of the network.
 func (m *Manager) about() site.About {
 	return site.About{
-		Name: m.opts.Name, Contact: m.opts.Contact,
-		UserAgent: m.opts.Policy.UserAgent, Token: m.opts.Policy.Token, SignatureAgent: m.opts.Policy.SignatureAgent,
+		Name: m.opts.Name, Contact: m.opts.Site.Contact,
+		UserAgent: m.opts.Politeness.Policy.UserAgent, Token: m.opts.Politeness.Policy.Token, SignatureAgent: m.opts.Politeness.Policy.SignatureAgent,
 		BotPage: m.BotPageURL(), Directory: m.DirectoryURL(),
-		Delay: m.opts.Delay, PerIP: m.opts.PerIP,
+		Delay: m.opts.Politeness.Delay, PerIP: m.opts.Politeness.PerIP,
 	}
 }

@@ -44,8 +44,14 @@ func get(t *testing.T, url string) (int, string, []byte) {
 // the address across a restart, so volunteers' requests stay verifiable.
 func TestSignedByDefault(t *testing.T) {
 	dir := t.TempDir()
-	opts := Options{Dir: dir, Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Name: "testnet",
-		Contact: "bots@operator.example", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	opts := Options{
+		Dir:           dir,
+		Listen:        []string{"/ip4/127.0.0.1/tcp/0"},
+		AllowLoopback: true,
+		Name:          "testnet",
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Site:          SiteOptions{Contact: "bots@operator.example"},
+	}
 	m, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +65,7 @@ func TestSignedByDefault(t *testing.T) {
 	if !strings.HasPrefix(origin, "http://127.0.0.1:") || p.SignatureAgent != origin {
 		t.Fatalf("profile's Signature-Agent %q, bot page %q: want the site server's origin on the listen IP", p.SignatureAgent, m.BotPageURL())
 	}
-	if ua := m.opts.Policy.UserAgent; !strings.HasSuffix(ua, "(+"+m.BotPageURL()+")") {
+	if ua := m.opts.Politeness.Policy.UserAgent; !strings.HasSuffix(ua, "(+"+m.BotPageURL()+")") {
 		t.Errorf("default User-Agent %q does not name the bot page", ua)
 	}
 	if code, ctype, _ := get(t, m.DirectoryURL()); code != http.StatusOK || ctype != botauth.DirectoryContentType {
@@ -70,7 +76,7 @@ func TestSignedByDefault(t *testing.T) {
 		t.Fatalf("bot page: %d %s", code, ctype)
 	}
 	text := html.UnescapeString(string(page))
-	for _, want := range []string{m.opts.Policy.UserAgent, ">hivecrawl<", "mailto:bots@operator.example", m.DirectoryURL(),
+	for _, want := range []string{m.opts.Politeness.Policy.UserAgent, ">hivecrawl<", "mailto:bots@operator.example", m.DirectoryURL(),
 		"Disallow: /", `sig1="` + origin + `"`, origin + site.CardPath} {
 		if !strings.Contains(text, want) {
 			t.Errorf("bot page lacks %q", want)
@@ -81,7 +87,7 @@ func TestSignedByDefault(t *testing.T) {
 	if code != http.StatusOK || ctype != "application/json" || json.Unmarshal(b, &card) != nil {
 		t.Fatalf("card: %d %s %s", code, ctype, b)
 	}
-	if card.ProductToken != "hivecrawl" || card.ExpectedUserAgent != m.opts.Policy.UserAgent || card.JWKSURI != m.DirectoryURL() ||
+	if card.ProductToken != "hivecrawl" || card.ExpectedUserAgent != m.opts.Politeness.Policy.UserAgent || card.JWKSURI != m.DirectoryURL() ||
 		card.About != m.BotPageURL() || card.Purpose != "search" || card.Contact != "bots@operator.example" {
 		t.Errorf("card %+v", card)
 	}
@@ -111,7 +117,7 @@ func TestUnsigned(t *testing.T) {
 	base := Options{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 
 	o := base
-	o.Dir, o.Unsigned = t.TempDir(), true
+	o.Dir, o.Site.Unsigned = t.TempDir(), true
 	m, err := New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +138,7 @@ func TestUnsigned(t *testing.T) {
 	}
 
 	o = base
-	o.Dir, o.Unsigned, o.Directory = t.TempDir(), true, "127.0.0.1:0"
+	o.Dir, o.Site.Unsigned, o.Site.Directory = t.TempDir(), true, "127.0.0.1:0"
 	if m, err := New(context.Background(), o); err == nil || !strings.Contains(err.Error(), "unsigned") {
 		if m != nil {
 			m.Close()
@@ -156,7 +162,7 @@ func TestUnsigned(t *testing.T) {
 // and a proof served by the site opts it out in the channel database,
 // with the proof named as the reason.
 func TestSiteOptOutRecorded(t *testing.T) {
-	m := newManagerWith(t, t.TempDir(), &clock{t: time.Now().UTC()}, func(o *Options) { o.Directory = "127.0.0.1:0" })
+	m := newManagerWith(t, t.TempDir(), &clock{t: time.Now().UTC()}, func(o *Options) { o.Site.Directory = "127.0.0.1:0" })
 	go m.dir.Serve()
 	var token atomic.Value
 	token.Store("")

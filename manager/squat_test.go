@@ -46,7 +46,7 @@ func TestSquattedHostGetsItsNextTask(t *testing.T) {
 				t.Fatal(err)
 			}
 			claimed := clk.now()
-			every := m.opts.LeaseHold / 3
+			every := m.opts.Leases.LeaseHold / 3
 			var renewals int
 			for {
 				clk.add(every)
@@ -68,7 +68,7 @@ func TestSquattedHostGetsItsNextTask(t *testing.T) {
 				break
 			}
 			held := clk.now().Sub(claimed)
-			want := m.opts.LeaseHold + every // the first renewal past one hold
+			want := m.opts.Leases.LeaseHold + every // the first renewal past one hold
 			if liar {
 				want = 16*time.Hour + 45*time.Minute + every
 			}
@@ -128,7 +128,7 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 	// Short leases: the overlay peers check a task's issue time by the
 	// real clock (p2p/node.MaxClockSkew), so the test clock stays within
 	// two minutes of it.
-	m := newManagerWith(t, t.TempDir(), clk, func(o *Options) { o.LeaseHold, o.ClockSkew = 30*time.Second, 10*time.Second })
+	m := newManagerWith(t, t.TempDir(), clk, func(o *Options) { o.Leases.LeaseHold, o.Leases.ClockSkew = 30*time.Second, 10*time.Second })
 	hosts := []string{"a.example", "b.example", "c.example", "d.example"}
 	for _, h := range hosts {
 		if _, err := m.AddSeeds([]string{"http://" + h + "/"}); err != nil {

@@ -7,7 +7,7 @@ const maxLeaders = 20
 
 // Status gathers the manager's figures.
 func (m *Manager) Status() (operator.Status, error) {
-	st := operator.Status{Peer: m.ID().String(), Addrs: m.Addrs(), Profile: m.ProfilePath(), Strategy: m.opts.Strategy}
+	st := operator.Status{Peer: m.ID().String(), Addrs: m.Addrs(), Profile: m.ProfilePath(), Strategy: m.opts.Schedule.Strategy}
 	all, err := m.db.All(0)
 	if err != nil {
 		return st, err

@@ -7,7 +7,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/storage/bucket"
 )
 
-// openStore opens the object store of store URL store (Options.Store),
+// openStore opens the object store of store URL store (Options.Storage.Store),
 // with the endpoint and credentials getenv reads.
 func openStore(ctx context.Context, store string, getenv func(string) string) (*bucket.Bucket, error) {
 	cfg, err := bucket.FromEnv(store, getenv)

@@ -16,7 +16,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// TestManagerStore runs a round with Options.Store naming a bucket on a
+// TestManagerStore runs a round with Options.Storage.Store naming a bucket on a
 // real S3-compatible server and StoreRaw set: the task asks for raw pages,
 // the stored page reads back, and once the manager is closed its WARC
 // file (with the raw response record) and CDXJ are in the bucket and not
@@ -28,7 +28,9 @@ func TestManagerStore(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	dir := t.TempDir()
-	m := newManagerWith(t, dir, clk, func(o *Options) { o.Store, o.Getenv, o.StoreRaw = "s3://crawl/net-1", srv.Getenv, true })
+	m := newManagerWith(t, dir, clk, func(o *Options) {
+		o.Storage.Store, o.Storage.Getenv, o.Storage.StoreRaw = "s3://crawl/net-1", srv.Getenv, true
+	})
 	q, tk, env, ph := firstTask(ctx, t, m)
 	prof, err := profile.Read(m.ProfilePath())
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/hashring"
 )
 
-// Assignment names accepted by Options.Assignment.
+// Assignment names accepted by Options.Placement.Assignment.
 const (
 	// AssignCAN routes each task to the owner of its host's point in the
 	// CAN space, with load balancing on insert: Hivecrawl's assignment.
@@ -26,7 +26,7 @@ const (
 
 // swarm gathers the swarm view.
 func (m *Manager) swarm() (operator.Swarm, error) {
-	sw := operator.Swarm{Assignment: m.opts.Assignment}
+	sw := operator.Swarm{Assignment: m.opts.Placement.Assignment}
 	if m.bounds != nil {
 		b := m.bounds.Current()
 		sw.Bounds, sw.BoundsEpoch = &b.Bounds, b.Epoch

@@ -7,17 +7,17 @@ import (
 )
 
 // DefaultUpdateHint is how an outdated client is told to update when the
-// operator names no download page (Options.UpdateHint).
+// operator names no download page (Options.Admission.UpdateHint).
 const DefaultUpdateHint = "go install github.com/hivecrawl/hivecrawl/cmd/hivecrawl@latest, or install your network's latest package"
 
-// minClientVersion parses Options.MinClientVersion; nil when unset.
+// minClientVersion parses Options.Admission.MinClientVersion; nil when unset.
 func (o Options) minClientVersion() (*semver.Version, error) {
-	if o.MinClientVersion == "" {
+	if o.Admission.MinClientVersion == "" {
 		return nil, nil
 	}
-	v, err := semver.Parse(o.MinClientVersion)
+	v, err := semver.Parse(o.Admission.MinClientVersion)
 	if err != nil {
-		return nil, fmt.Errorf("minimum client version %q: %w: give a release such as 0.2.0", o.MinClientVersion, err)
+		return nil, fmt.Errorf("minimum client version %q: %w: give a release such as 0.2.0", o.Admission.MinClientVersion, err)
 	}
 	return &v, nil
 }
@@ -34,5 +34,5 @@ func (m *Manager) outdated(version string) string {
 		have = "version unknown"
 	}
 	return fmt.Sprintf("this Hivecrawl (%s) is older than %s, the oldest version this network gives tasks to; update it: %s",
-		have, m.minVersion, m.opts.UpdateHint)
+		have, m.minVersion, m.opts.Admission.UpdateHint)
 }

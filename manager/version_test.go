@@ -23,7 +23,7 @@ func TestMinClientVersionRefusesClaims(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	m := newManagerWith(t, t.TempDir(), clk, func(o *Options) {
-		o.MinClientVersion, o.UpdateHint = "0.3.0", "see https://hivecrawl.example/download"
+		o.Admission.MinClientVersion, o.Admission.UpdateHint = "0.3.0", "see https://hivecrawl.example/download"
 	})
 	if p, err := profile.Read(m.ProfilePath()); err != nil || p.MinClientVersion != "0.3.0" {
 		t.Fatalf("profile's minimum client version %v, %v; want 0.3.0", p, err)
@@ -58,7 +58,7 @@ func TestMinClientVersionRefusesClaims(t *testing.T) {
 func TestNewRefusesMalformedMinClientVersion(t *testing.T) {
 	for _, bad := range []string{"1.2", "latest", "v", "1.2.3.4", "01.0.0"} {
 		t.Run(bad, func(t *testing.T) {
-			_, err := New(context.Background(), Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Logger: quiet, MinClientVersion: bad})
+			_, err := New(context.Background(), Options{Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Logger: quiet, Admission: AdmissionOptions{MinClientVersion: bad}})
 			if !errors.Is(err, semver.ErrMalformed) || !strings.Contains(err.Error(), "such as 0.2.0") {
 				t.Fatalf("New with minimum %q: %v; want a malformed-version error with an example", bad, err)
 			}

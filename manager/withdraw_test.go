@@ -76,7 +76,7 @@ func TestUnreadableRegistryRefusesLease(t *testing.T) {
 func TestSharedKeyWithdrawal(t *testing.T) {
 	dsn := pgtest.Start(t).DSN
 	clk := &clock{t: time.Now().UTC()}
-	directory := func(o *Options) { o.Directory = "127.0.0.1:0" }
+	directory := func(o *Options) { o.Site.Directory = "127.0.0.1:0" }
 	a := newSharedManager(t, t.TempDir(), dsn, "", clk, directory)
 	mb := newSharedManager(t, t.TempDir(), dsn, filepath.Join(a.Dir(), KeyFile), clk, directory)
 

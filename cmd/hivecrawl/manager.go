@@ -150,17 +150,32 @@ func runManager(ctx context.Context, args []string) int {
 		return 1
 	}
 	opts := manager.Options{
-		Dir: managerDir(dirs), DB: o.db, Listen: o.listen, Bootstrap: o.bootstrap, API: o.api, Name: o.name, Strategy: o.strategy,
-		Tick: o.tick, AllowLoopback: o.allowLoopback, AllowTestNets: o.allowTestNets, SeedAllow: netguard.Allowing(o.allowLoopback, o.allowTestNets), PieceAbove: o.pieceAbove, Assignment: o.assignment, Logger: log,
-		Slack: o.slack, Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)},
-		Directory: o.directory, Unsigned: o.unsigned, Contact: o.contact, IndexNow: o.indexNow, Delay: o.delay, PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove), IPWait: o.ipWait, LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace, Version: version,
-		MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint,
-		Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent},
-		Store:  o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw, ASN: o.asn,
+		Dir:           managerDir(dirs),
+		DB:            o.db,
+		Listen:        o.listen,
+		Bootstrap:     o.bootstrap,
+		API:           o.api,
+		Name:          o.name,
+		AllowLoopback: o.allowLoopback,
+		AllowTestNets: o.allowTestNets,
+		SeedAllow:     netguard.Allowing(o.allowLoopback, o.allowTestNets),
+		Logger:        log,
+		Version:       version,
+		Schedule: manager.ScheduleOptions{Strategy: o.strategy, Tick: o.tick, PieceAbove: o.pieceAbove, Slack: o.slack,
+			Channels: channels.Options{Prior: o.prior, Plan: channels.PagePlan{Kind: plan}, DomainBudget: noCap(o.domainBudget)}},
+		Leases: manager.LeaseOptions{LeaseHold: o.leaseHold, StartWithin: o.startWithin, ClockSkew: o.clockSkew, RestartGrace: o.restartGrace},
+		Politeness: manager.PolitenessOptions{Delay: o.delay, IPWait: o.ipWait,
+			PerIP: noCap(o.perIP), PerDomain: noCap(o.perDomain), SharedIP: noCap(o.sharedIP), SharedAbove: noCap(o.sharedAbove),
+			Policy: task.Policy{UserAgent: o.userAgent, SignatureAgent: o.signatureAgent}},
+		Placement: manager.PlacementOptions{Assignment: o.assignment},
+		Storage:   manager.StorageOptions{Store: o.store, MaxWARCFile: o.maxWARCFile, StoreRaw: o.storeRaw},
+		Checks:    manager.CheckOptions{ASN: o.asn},
+		Site:      manager.SiteOptions{Directory: o.directory, Unsigned: o.unsigned, Contact: o.contact, IndexNow: o.indexNow},
+		Admission: manager.AdmissionOptions{MinClientVersion: o.minClientVersion, UpdateHint: o.updateHint},
 	}
 	if o.coordinates {
 		b := placement.DefaultBounds
-		opts.Bounds = &b
+		opts.Placement.Bounds = &b
 	}
 	m, err := manager.New(ctx, opts)
 	if err != nil {

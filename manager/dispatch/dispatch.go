@@ -131,7 +131,7 @@ func (d *Dispatcher) Send(ctx context.Context) error {
 		// no answer, and nobody claimed, is sent again under a new lease
 		// epoch (sendOne): a copy the overlay may hold can no longer
 		// claim the host. Left alone, it would wait for its lease to
-		// lapse (Options.StartWithin).
+		// lapse (manager.Options.Leases.StartWithin).
 		if len(t.Spec) == 0 {
 			continue
 		}

@@ -16,7 +16,7 @@ import (
 )
 
 // IndexNowPath is where web sites submit changed URLs (the protocol's
-// path), on the Options.IndexNow listener.
+// path), on the manager.Options.Site.IndexNow listener.
 const IndexNowPath = "/indexnow"
 
 // Bounds of the IndexNow endpoint besides manager/indexnow's per-request

@@ -23,7 +23,7 @@ import (
 )
 
 // A site owner's self-service opt-out, on the manager's site server (the
-// key directory's, Options.Directory). The owner names the site; the
+// key directory's, manager.Options.Site.Directory). The owner names the site; the
 // manager answers with a token bound to it and a file to put on it,
 // OptOutFile; once the file is there the owner confirms, the manager
 // fetches it from the site (public addresses only, bounded in size, time

@@ -11,7 +11,7 @@
 // the host name (can.HashPoint), so tasks still spread over the space.
 //
 // The manager sets a Locator when coordinate-aware placement is on
-// (manager.Options.Bounds, the default of `hivecrawl manager`): member
+// (manager.Options.Placement.Bounds, the default of `hivecrawl manager`): member
 // peers measure the host and the solve is mapped through the manager's
 // bounds, trained from the members' coordinates once they settle. With Options.Direct (the
 // consistent-hashing baseline) a task goes straight to the peer that

@@ -23,8 +23,12 @@ import (
 func TestBrowserBotPage(t *testing.T) {
 	ctx := browser(t, "")
 	m, err := manager.New(context.Background(), manager.Options{
-		Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Name: "testnet",
-		Contact: "https://operator.example/contact", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Dir:           t.TempDir(),
+		Listen:        []string{"/ip4/127.0.0.1/tcp/0"},
+		AllowLoopback: true,
+		Name:          "testnet",
+		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Site:          manager.SiteOptions{Contact: "https://operator.example/contact"},
 	})
 	if err != nil {
 		t.Fatal(err)

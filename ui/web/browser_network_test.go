@@ -31,8 +31,8 @@ func TestBrowserNetworkOverlay(t *testing.T) {
 	mctx, cancelManager := context.WithCancel(context.Background())
 	m, err := manager.New(mctx, manager.Options{
 		Dir: t.TempDir(), Listen: []string{"/ip4/127.0.0.1/tcp/0"}, AllowLoopback: true, Name: "testnet",
-		Tick: 300 * time.Millisecond, Logger: quiet,
-		PerIP: -1, PerDomain: -1, IPWait: -1, // every fixture site is on 127.0.0.1
+		Schedule: manager.ScheduleOptions{Tick: 300 * time.Millisecond}, Logger: quiet,
+		Politeness: manager.PolitenessOptions{PerIP: -1, PerDomain: -1, IPWait: -1}, // every fixture site is on 127.0.0.1
 	})
 	if err != nil {
 		t.Fatal(err)

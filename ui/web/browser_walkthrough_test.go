@@ -59,7 +59,7 @@ func TestBrowserWalkthrough(t *testing.T) {
 	// on (taskmgr.Running.Left), so a loaded machine still has several
 	// seconds to see it.
 	r := startClientWith(t, `{"delay": "400ms", "busy_threshold": 0, "cpu": 0, "api_port": 0}`, app.Options{
-		AllowTestNets: true, Version: "0.2.0", Manager: manager.Options{Tick: 300 * time.Millisecond},
+		AllowTestNets: true, Version: "0.2.0", Manager: manager.Options{Schedule: manager.ScheduleOptions{Tick: 300 * time.Millisecond}},
 	})
 	c, info := r.c, r.info
 	channel := func(host string) localapi.SoloChannel {
