@@ -8,29 +8,30 @@
 // (manager/placement), the storage module with its credit receipts
 // (manager/storage), what web sites reach (manager/site) and the
 // operator's API with the status page (manager/operator), all on one
-// libp2p host whose key signs tasks, zones and receipts. Manager.Serve
-// runs its parts in an internal/services group. The schedule's tick with
-// its accounting of lost tasks, and the task book through which storage
-// reports results and asks for spot-checks, are still the root
-// package's own.
+// libp2p host whose key signs tasks, zones and receipts, and the task book
+// (manager/taskbook) through which results, cancellations and lost tasks
+// reach the schedule. Options has a group of settings for each. The root
+// package wires them: New builds them, Manager.Serve runs them in an
+// internal/services group, and Tick runs one schedule round through
+// them in order.
 //
 // # Schedule
 //
 // Every Options.Schedule.Tick the manager
 //  1. marks open tasks whose deadline (issue time + 2 × interval +
-//     Options.Schedule.Slack) passed as lost; a round that ended without any result
-//     is a failure for the strategy (recrawl.FailLost);
+//     Options.Schedule.Slack) passed as lost (manager/taskbook); a
+//     round that ended without any result is a failure for the strategy
+//     (recrawl.FailLost);
 //  2. runs the strategy's reassignment when it is due (with
 //     recrawl.Config.MaxPeriod set, also on a timer), then re-ranks the
 //     channels into priority groups by their estimated change intervals;
 //  3. starts a round for every channel without open tasks whose interval
 //     since the last round has passed, or that its user asked to crawl
-//     now, or whose site pushed URLs (IndexNow, Options.Site.IndexNow, which
-//     wakes the schedule at once; the URLs lead the pages the round
-//     revisits): one
-//     task, or one per piece for a host of more than Options.Schedule.PieceAbove
-//     pages (sched/pieces), each signed with the manager's key and
-//     stored before it is sent;
+//     now, or whose site pushed URLs (IndexNow, Options.Site.IndexNow,
+//     which wakes the schedule at once; the URLs lead the pages the
+//     round revisits): one task, or one per piece for a host of more
+//     than Options.Schedule.PieceAbove pages (sched/pieces), each signed
+//     with the manager's key and stored before it is sent;
 //  4. sends the tasks not yet sent to a random entry peer (retried on the
 //     next tick while it fails). A task sent without an answer, or being
 //     sent when the manager stopped, may sit in a peer's queue: it is not
@@ -39,8 +40,8 @@
 //     if no result comes.
 //
 // A round succeeds when one of its tasks' results is stored; the storage
-// module reports it through the manager's task book, which feeds the
-// channel database and the strategy.
+// module reports it through the task book (manager/taskbook), which
+// feeds the channel database and the strategy.
 //
 // # Durability
 //
@@ -65,6 +66,6 @@
 // task that vanished without a word (a crash) counts as lost at its
 // deadline. A task every entry peer refused is retried at the next tick,
 // not yet counted as FailRefused. Host points are hashes of host names
-// unless Options.Placement.Bounds (or a Submit.Locator) turns on coordinate-aware
-// placement.
+// unless Options.Placement.Bounds (or a Submit.Locator) turns on
+// coordinate-aware placement.
 package manager

@@ -322,7 +322,7 @@ func TestIndexNowPushedURLInNextRound(t *testing.T) {
 			{URL: site.URL + "/", Digest: 1},
 			{URL: changed, Digest: 2, ETag: `"v1"`, Depth: 2},
 		}}
-		if _, err := (book{m}).Complete(ctx, tk.ID, "peer", fb); err != nil {
+		if _, err := m.book.Complete(ctx, tk.ID, "peer", fb); err != nil {
 			t.Fatal(err)
 		}
 	}

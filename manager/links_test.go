@@ -87,7 +87,7 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 	if err := m.db.Issue(chs[0].ID, 1, []channels.Task{orig}, clk.now()); err != nil {
 		t.Fatal(err)
 	}
-	b := book{m: m}
+	b := m.book
 	id, err := b.IssueCheck(ctx, orig.ID, []string{"http://shop.example/a"}, []string{cheater.ID().String()})
 	if err != nil {
 		t.Fatal(err)

@@ -32,6 +32,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/site"
 	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/manager/submit"
+	"github.com/hivecrawl/hivecrawl/manager/taskbook"
 	"github.com/hivecrawl/hivecrawl/manager/zones"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
@@ -47,8 +48,7 @@ type Manager struct {
 	opts Options
 	// minVersion is Options.Admission.MinClientVersion parsed; nil when unset.
 	minVersion *semver.Version
-	// started is when the manager was made, for Options.Leases.RestartGrace.
-	started time.Time
+
 	log     *slog.Logger
 	key     crypto.PrivKey
 	host    *host.Host
@@ -102,6 +102,8 @@ type Manager struct {
 	// sched is the recrawl schedule: the strategy over the channels
 	// and the rounds it starts.
 	sched *rounds.Schedule
+	// book closes tasks with their outcomes and tells sched.
+	book *taskbook.Book
 
 	mu    sync.Mutex // guards the fields below
 	peers map[peer.ID]time.Time
@@ -140,7 +142,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
-	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: peernets.New(as), wake: make(chan struct{}, 1), started: opts.Now()}
+	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: peernets.New(as), wake: make(chan struct{}, 1)}
 	m.metrics = newMetrics(m)
 	m.bg, m.bgCancel = context.WithCancel(context.Background())
 	defer func() {
@@ -188,7 +190,22 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 			return nil, fmt.Errorf("new manager: %w", err)
 		}
 	}
-	sopts := storage.Options{Dir: opts.Dir, Postgres: opts.DB, Key: m.key, Manager: m.key.GetPublic(), Tasks: book{m},
+	m.sched, err = rounds.New(m.db, rounds.Options{
+		Strategy: opts.Schedule.Strategy, Recrawl: opts.Schedule.Recrawl, PieceAbove: opts.Schedule.PieceAbove, Pieces: opts.Schedule.Pieces,
+		Delay: opts.Politeness.Delay, Slack: opts.Schedule.Slack, Logger: m.log,
+		Issued: func(n int) { m.metrics.issued.WithLabelValues(kindRound).Add(float64(n)) },
+	}, opts.Now())
+	if err != nil {
+		return nil, fmt.Errorf("new manager: %w", err)
+	}
+	m.book = taskbook.New(taskbook.Config{
+		DB: m.db, Schedule: m.sched, Key: m.key.GetPublic(),
+		Delay: opts.Politeness.Delay, Slack: opts.Schedule.Slack,
+		ClockSkew: opts.Leases.ClockSkew, CountFrom: opts.Now().Add(opts.Leases.RestartGrace),
+		Forfeit: func(p, why string) error { return m.store.Forfeit(p, why) },
+		Counts:  m.metrics, Now: opts.Now, Logger: m.log,
+	})
+	sopts := storage.Options{Dir: opts.Dir, Postgres: opts.DB, Key: m.key, Manager: m.key.GetPublic(), Tasks: m.book,
 		MaxFileSize: opts.Storage.MaxWARCFile, StoreRaw: opts.Storage.StoreRaw, Admit: opts.Storage.Admit, OptOuts: m.db, Now: opts.Now, Logger: opts.Logger}
 	if opts.Storage.Store != "" {
 		if sopts.Archive, err = openStore(ctx, opts.Storage.Store, opts.Storage.Getenv); err != nil {
@@ -197,7 +214,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	}
 	if !opts.Solo && !opts.Checks.NoValidation {
 		v := opts.Checks.Validation
-		v.Checks, v.OnInvalid = book{m}, m.resultFailed
+		v.Checks, v.OnInvalid = m.book, m.resultFailed
 		sopts.Validation = &v
 	}
 	if opts.Storage.Search {
@@ -245,7 +262,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 			}
 		})
 	})
-	m.host.SetStreamHandler(report.Protocol, report.Handler(m.countReport))
+	m.host.SetStreamHandler(report.Protocol, report.Handler(m.book.Report))
 	switch opts.Placement.Assignment {
 	case AssignCAN:
 	case AssignHash:
@@ -282,14 +299,6 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		Times: opts.leaseTimes, Now: opts.Now, Logger: m.log, Mine: m.mine,
 		Members: m.members, Withdrawn: m.withdrawn, Linked: m.nets.Linked, Record: m.store.PeerRecord,
 	})
-	m.sched, err = rounds.New(m.db, rounds.Options{
-		Strategy: opts.Schedule.Strategy, Recrawl: opts.Schedule.Recrawl, PieceAbove: opts.Schedule.PieceAbove, Pieces: opts.Schedule.Pieces,
-		Delay: opts.Politeness.Delay, Slack: opts.Schedule.Slack, Logger: m.log,
-		Issued: func(n int) { m.metrics.issued.WithLabelValues(kindRound).Add(float64(n)) },
-	}, opts.Now())
-	if err != nil {
-		return nil, fmt.Errorf("new manager: %w", err)
-	}
 	if _, err := m.WriteProfile(); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}

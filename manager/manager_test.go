@@ -296,13 +296,13 @@ func TestLargeHostSplitIntoPieces(t *testing.T) {
 	}
 	fb.Stats.Dirs = map[string]int{"/": 1, "/news/": 3, "/sport/": 2}
 	// Only the lease holder's result counts.
-	if _, err := (book{m}).Complete(ctx, open[0].ID, "peer", fb); !errors.Is(err, channels.ErrNotHolder) {
+	if _, err := m.book.Complete(ctx, open[0].ID, "peer", fb); !errors.Is(err, channels.ErrNotHolder) {
 		t.Fatalf("result before a claim = %v, want ErrNotHolder", err)
 	}
 	if _, err := m.db.Claim(open[0].ID, open[0].Epoch, "peer", clk.now(), m.opts.leaseTimes(0)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (book{m}).Complete(ctx, open[0].ID, "peer", fb); err != nil {
+	if _, err := m.book.Complete(ctx, open[0].ID, "peer", fb); err != nil {
 		t.Fatal(err)
 	}
 	clk.add(channels.DefaultPrior)

@@ -65,6 +65,21 @@ func strikeLabel(s string) string {
 	return "slow_down" // a newer client's kind: the manager rests it as one
 }
 
+// The task book's outcomes (taskbook.Counts).
+
+func (x *metrics) Completed(t channels.Task, fb channels.Feedback) {
+	x.completed.WithLabelValues(taskKind(t)).Inc()
+	x.pushBack(fb)
+}
+
+func (x *metrics) Cancelled(t channels.Task, reason string) {
+	x.cancelled.WithLabelValues(taskKind(t), reason).Inc()
+}
+
+func (x *metrics) Lost(t channels.Task) { x.lost.WithLabelValues(taskKind(t)).Inc() }
+
+func (x *metrics) CheckIssued() { x.issued.WithLabelValues(kindCheck).Inc() }
+
 // pushBack counts what a stored result says its host pushed back with.
 func (x *metrics) pushBack(fb channels.Feedback) {
 	if fb.Strike != "" {

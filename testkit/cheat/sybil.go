@@ -15,8 +15,9 @@ import (
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// checkPrefix begins every spot-check task's ID (manager/checks.go): the
-// sybil reads the code, as the threat model's cheater does.
+// checkPrefix begins every spot-check task's ID
+// (manager/channels.CheckPrefix): the sybil reads the code, as the threat
+// model's cheater does.
 const checkPrefix = "check/"
 
 // isCheck reports whether task id is a spot-check.
