@@ -53,10 +53,10 @@
 //
 // # Metrics
 //
-// The local API serves Prometheus metrics at /metrics (metrics.go,
-// docs/operator/metrics.md), most read from the databases when scraped, and the
-// status page plots pages and results stored per second over the last
-// hour (sampled in throughput.go, drawn by manager/operator).
+// The local API serves Prometheus metrics at /metrics (manager/metrics,
+// docs/operator/metrics.md), most read from the databases when scraped,
+// and the status page plots pages and results stored per second over the
+// last hour (sampled every schedule round, drawn by manager/operator).
 //
 // # Caveats
 //

@@ -23,6 +23,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/dispatch"
 	"github.com/hivecrawl/hivecrawl/manager/leasedesk"
 	"github.com/hivecrawl/hivecrawl/manager/members"
+	"github.com/hivecrawl/hivecrawl/manager/metrics"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/peernets"
 	"github.com/hivecrawl/hivecrawl/manager/placement"
@@ -83,9 +84,9 @@ type Manager struct {
 	// which zone.
 	zones *zones.Authority
 	// metrics are served at GET /metrics on the local API.
-	metrics *metrics
+	metrics *metrics.Metrics
 	// thru is the status page's throughput over the last hour.
-	thru throughput
+	thru metrics.Throughput
 
 	// bg is the context of background work the manager starts (telling
 	// crawlers their leases ended); Close ends it.
@@ -143,7 +144,6 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		}
 	}
 	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: peernets.New(as), wake: make(chan struct{}, 1)}
-	m.metrics = newMetrics(m)
 	m.bg, m.bgCancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
@@ -165,6 +165,15 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
+	m.metrics = metrics.New(metrics.Sources{
+		DB:       m.db,
+		Interval: func(i int) (time.Duration, bool) { return m.sched.Interval(i) },
+		Totals:   func() (storage.Totals, error) { return m.store.Totals() },
+		Sends:    func() (int, int) { return m.dispatch.Counts() },
+		Members:  func() int { return len(m.members.Members()) },
+		Peers:    func() int { return len(m.host.Network().Peers()) },
+		Now:      opts.Now,
+	})
 	m.host, err = host.New(ctx, host.Config{ListenAddrs: opts.Listen, KeyFile: keyPath, Public: true, Logger: opts.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -193,7 +202,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	m.sched, err = rounds.New(m.db, rounds.Options{
 		Strategy: opts.Schedule.Strategy, Recrawl: opts.Schedule.Recrawl, PieceAbove: opts.Schedule.PieceAbove, Pieces: opts.Schedule.Pieces,
 		Delay: opts.Politeness.Delay, Slack: opts.Schedule.Slack, Logger: m.log,
-		Issued: func(n int) { m.metrics.issued.WithLabelValues(kindRound).Add(float64(n)) },
+		Issued: m.metrics.RoundsIssued,
 	}, opts.Now())
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
@@ -302,7 +311,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if _, err := m.WriteProfile(); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
-	if m.api, err = operator.Listen(m, opts.API, filepath.Join(opts.Dir, APIFile), prom.Handler(m.metrics.reg, m.log), opts.Now, m.log); err != nil {
+	if m.api, err = operator.Listen(m, opts.API, filepath.Join(opts.Dir, APIFile), prom.Handler(m.metrics.Registry(), m.log), opts.Now, m.log); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	return m, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/prom/promtest"
+	"github.com/hivecrawl/hivecrawl/manager/metrics"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
@@ -114,7 +115,7 @@ func TestMetricsScrape(t *testing.T) {
 
 	// A minute on, the next round samples the totals: the status shows
 	// the pages and the result stored in that minute.
-	clk.add(throughputEvery)
+	clk.add(metrics.ThroughputEvery)
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestMetricsScrape(t *testing.T) {
 		t.Fatalf("GET /api/status = %d %v", code, err)
 	}
 	// The first sample was the baseline, taken at the first round.
-	wantRate := 2 / throughputEvery.Seconds()
+	wantRate := 2 / metrics.ThroughputEvery.Seconds()
 	if len(st.Throughput) != 1 || st.Throughput[0].Pages != wantRate || st.Throughput[0].Tasks != wantRate/2 {
 		t.Fatalf("throughput %+v, want one point of %.3f pages/s and %.3f tasks/s", st.Throughput, wantRate, wantRate/2)
 	}

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -11,7 +12,7 @@ import (
 func (m *Manager) Tick(ctx context.Context) (err error) {
 	// The round's duration is real time, whatever clock Options.Now is.
 	start := time.Now()
-	defer func() { m.metrics.roundDone(time.Since(start), err) }()
+	defer func() { m.metrics.RoundDone(time.Since(start), err) }()
 	now := m.opts.Now()
 	var errs []error
 	if m.bounds != nil {
@@ -52,3 +53,17 @@ func (m *Manager) Tick(ctx context.Context) (err error) {
 // mine says whether channel is in this manager's share: always, unless
 // it shares its database with other managers.
 func (m *Manager) mine(channel string) bool { return m.shared == nil || m.shared.Mine(channel) }
+
+// sampleThroughput samples the storage totals for the status page when a
+// sample is due.
+func (m *Manager) sampleThroughput(now time.Time) error {
+	if !m.thru.Due(now) {
+		return nil
+	}
+	t, err := m.store.Totals()
+	if err != nil {
+		return fmt.Errorf("sample throughput: %w", err)
+	}
+	m.thru.Sample(now, t.Pages, int64(t.Uploads))
+	return nil
+}

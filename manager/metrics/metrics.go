@@ -1,4 +1,15 @@
-package manager
+// Package metrics keeps the manager's figures: its Prometheus metrics
+// (GET /metrics on the local API; docs/operator/metrics.md lists them)
+// and the status page's throughput over the last hour.
+//
+// What the databases and the overlay hold is read when Prometheus scrapes
+// (Sources); only what an event alone knows is counted as it happens:
+// schedule rounds, and the tasks this manager issued, saw completed, lost
+// or cancelled. Those counters are this process's, from its start, so the
+// managers sharing one database each count their own share, while what is
+// read from a shared database is the whole network's. No label names a
+// peer, host or channel: their number has no bound.
+package metrics
 
 import (
 	"time"
@@ -8,31 +19,23 @@ import (
 	"github.com/hivecrawl/hivecrawl/internal/prom"
 	"github.com/hivecrawl/hivecrawl/manager/channels"
 	"github.com/hivecrawl/hivecrawl/manager/rounds"
+	"github.com/hivecrawl/hivecrawl/manager/storage"
 	"github.com/hivecrawl/hivecrawl/proto/report"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
-// Prometheus metrics (GET /metrics on the local API; docs/operator/metrics.md lists
-// them). What the databases and the overlay hold is read when Prometheus
-// scrapes (stateCollector); only what an event alone knows is counted as it
-// happens: schedule rounds, and the tasks this manager issued, saw
-// completed, lost or cancelled. Those counters are this process's, from its
-// start, so the managers sharing one database each count their own share,
-// while what is read from a shared database is the whole network's.
-// No label names a peer, host or channel: their number has no bound.
-
 // Task kinds, the values of the kind label.
 const (
-	kindRound = "round" // a task of a channel's crawl round
-	kindCheck = "check" // a spot-check of a result
+	KindRound = "round" // a task of a channel's crawl round
+	KindCheck = "check" // a spot-check of a result
 )
 
-// taskKind is t's kind label.
-func taskKind(t channels.Task) string {
+// TaskKind is t's kind label.
+func TaskKind(t channels.Task) string {
 	if t.Checks != "" {
-		return kindCheck
+		return KindCheck
 	}
-	return kindRound
+	return KindRound
 }
 
 // roundBuckets are the schedule round's histogram buckets, in seconds: a
@@ -40,8 +43,8 @@ func taskKind(t channels.Task) string {
 // the overlay (dispatch.SendTimeout each) up to minutes.
 var roundBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 120}
 
-// metrics are the manager's registry and its event counters.
-type metrics struct {
+// Metrics are the manager's registry and its event counters.
+type Metrics struct {
 	reg         *prometheus.Registry
 	round       prometheus.Histogram
 	roundErrors prometheus.Counter
@@ -65,23 +68,29 @@ func strikeLabel(s string) string {
 	return "slow_down" // a newer client's kind: the manager rests it as one
 }
 
+// RoundsIssued counts n tasks of crawl rounds issued.
+func (x *Metrics) RoundsIssued(n int) { x.issued.WithLabelValues(KindRound).Add(float64(n)) }
+
+// Registry is the registry the local API serves.
+func (x *Metrics) Registry() *prometheus.Registry { return x.reg }
+
 // The task book's outcomes (taskbook.Counts).
 
-func (x *metrics) Completed(t channels.Task, fb channels.Feedback) {
-	x.completed.WithLabelValues(taskKind(t)).Inc()
+func (x *Metrics) Completed(t channels.Task, fb channels.Feedback) {
+	x.completed.WithLabelValues(TaskKind(t)).Inc()
 	x.pushBack(fb)
 }
 
-func (x *metrics) Cancelled(t channels.Task, reason string) {
-	x.cancelled.WithLabelValues(taskKind(t), reason).Inc()
+func (x *Metrics) Cancelled(t channels.Task, reason string) {
+	x.cancelled.WithLabelValues(TaskKind(t), reason).Inc()
 }
 
-func (x *metrics) Lost(t channels.Task) { x.lost.WithLabelValues(taskKind(t)).Inc() }
+func (x *Metrics) Lost(t channels.Task) { x.lost.WithLabelValues(TaskKind(t)).Inc() }
 
-func (x *metrics) CheckIssued() { x.issued.WithLabelValues(kindCheck).Inc() }
+func (x *Metrics) CheckIssued() { x.issued.WithLabelValues(KindCheck).Inc() }
 
 // pushBack counts what a stored result says its host pushed back with.
-func (x *metrics) pushBack(fb channels.Feedback) {
+func (x *Metrics) pushBack(fb channels.Feedback) {
 	if fb.Strike != "" {
 		x.strikes.WithLabelValues(strikeLabel(fb.Strike)).Inc()
 	}
@@ -92,11 +101,30 @@ func (x *metrics) pushBack(fb channels.Feedback) {
 	}
 }
 
-func newMetrics(m *Manager) *metrics {
+// Sources are what the metrics read when Prometheus scrapes: functions,
+// as the parts they read are built after the metrics that count their
+// events.
+type Sources struct {
+	DB *channels.DB
+	// Interval is the schedule's change interval of a channel
+	// (rounds.Schedule.Interval).
+	Interval func(index int) (time.Duration, bool)
+	// Totals are the storage module's (storage.Storage.Totals).
+	Totals func() (storage.Totals, error)
+	// Sends are the tasks handed to the overlay and the sends that
+	// failed (dispatch.Dispatcher.Counts).
+	Sends func() (ok, failed int)
+	// Members counts the overlay's members, Peers the connected peers.
+	Members, Peers func() int
+	Now            func() time.Time
+}
+
+// New returns the metrics, every series at 0, reading src at scrapes.
+func New(src Sources) *Metrics {
 	byKind := func(name, help string, labels ...string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, append([]string{"kind"}, labels...))
 	}
-	x := &metrics{
+	x := &Metrics{
 		round: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "hivecrawl_manager_schedule_round_duration_seconds",
 			Help:    "Time one schedule round (operator.Tick) took: expiring lost tasks, ranking channels, issuing due rounds and spot-checks, sending tasks.",
@@ -122,7 +150,7 @@ func newMetrics(m *Manager) *metrics {
 	}
 	// Every series exists from the start, at 0, so rate() sees the first
 	// increase.
-	for _, k := range []string{kindRound, kindCheck} {
+	for _, k := range []string{KindRound, KindCheck} {
 		x.issued.WithLabelValues(k)
 		x.completed.WithLabelValues(k)
 		x.lost.WithLabelValues(k)
@@ -130,12 +158,12 @@ func newMetrics(m *Manager) *metrics {
 			x.cancelled.WithLabelValues(k, r)
 		}
 	}
-	x.reg = prom.NewRegistry(x.round, x.roundErrors, x.issued, x.completed, x.lost, x.cancelled, x.strikes, x.answers, stateCollector{m})
+	x.reg = prom.NewRegistry(x.round, x.roundErrors, x.issued, x.completed, x.lost, x.cancelled, x.strikes, x.answers, stateCollector{src})
 	return x
 }
 
-// roundDone records a schedule round that took d and ended with err.
-func (x *metrics) roundDone(d time.Duration, err error) {
+// RoundDone records a schedule round that took d and ended with err.
+func (x *Metrics) RoundDone(d time.Duration, err error) {
 	x.round.Observe(d.Seconds())
 	if err != nil {
 		x.roundErrors.Inc()
@@ -181,7 +209,7 @@ var (
 // stateCollector reads the channel database, the storage totals and the
 // overlay when Prometheus scrapes. A part that cannot be read is reported
 // as an error for its metrics; the others are still served.
-type stateCollector struct{ m *Manager }
+type stateCollector struct{ src Sources }
 
 var _ prometheus.Collector = stateCollector{}
 
@@ -195,8 +223,7 @@ func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect reads the figures and sends them.
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
-	m := c.m
-	now := m.opts.Now()
+	now := c.src.Now()
 	if err := c.channels(ch, now); err != nil {
 		ch <- prometheus.NewInvalidMetric(descChannels, err)
 	}
@@ -206,18 +233,18 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	if err := c.storage(ch); err != nil {
 		ch <- prometheus.NewInvalidMetric(descUploads, err)
 	}
-	ok, failed := m.dispatch.Counts()
+	ok, failed := c.src.Sends()
 	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(ok), "ok")
 	ch <- prometheus.MustNewConstMetric(descSends, prometheus.CounterValue, float64(failed), "failed")
-	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(len(m.members.Members())))
-	ch <- prometheus.MustNewConstMetric(descPeers, prometheus.GaugeValue, float64(len(m.host.Network().Peers())))
+	ch <- prometheus.MustNewConstMetric(descMembers, prometheus.GaugeValue, float64(c.src.Members()))
+	ch <- prometheus.MustNewConstMetric(descPeers, prometheus.GaugeValue, float64(c.src.Peers()))
 }
 
 // channels sends the channels by state and those due, as the next round
 // would see them: a channel the strategy does not know yet is due unless
 // paused or removed.
 func (c stateCollector) channels(ch chan<- prometheus.Metric, now time.Time) error {
-	all, err := c.m.db.All(0)
+	all, err := c.src.DB.All(0)
 	if err != nil {
 		return err
 	}
@@ -231,7 +258,7 @@ func (c stateCollector) channels(ch chan<- prometheus.Metric, now time.Time) err
 		default:
 			active++
 		}
-		iv, _ := c.m.sched.Interval(chn.Index)
+		iv, _ := c.src.Interval(chn.Index)
 		if rounds.Due(chn, iv, now) {
 			dueNow++
 		}
@@ -248,14 +275,14 @@ func (c stateCollector) channels(ch chan<- prometheus.Metric, now time.Time) err
 // allowance the manager adds before it grants the host again is left
 // out: this is what crawlers are doing, not what the manager promises).
 func (c stateCollector) tasks(ch chan<- prometheus.Metric, now time.Time) error {
-	open, err := c.m.db.Open()
+	open, err := c.src.DB.Open()
 	if err != nil {
 		return err
 	}
-	kinds := map[string]int{kindRound: 0, kindCheck: 0}
+	kinds := map[string]int{KindRound: 0, KindCheck: 0}
 	var granted, held int
 	for _, t := range open {
-		kinds[taskKind(t)]++
+		kinds[TaskKind(t)]++
 		switch {
 		case t.Epoch == 0:
 		case t.Holder != "" && !t.Released:
@@ -277,7 +304,7 @@ func (c stateCollector) tasks(ch chan<- prometheus.Metric, now time.Time) error 
 // storage sends the storage module's totals, which it keeps in its index
 // across restarts.
 func (c stateCollector) storage(ch chan<- prometheus.Metric) error {
-	t, err := c.m.store.Totals()
+	t, err := c.src.Totals()
 	if err != nil {
 		return err
 	}

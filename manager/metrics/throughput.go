@@ -1,7 +1,6 @@
-package manager
+package metrics
 
 import (
-	"fmt"
 	"sync"
 	"time"
 
@@ -9,16 +8,16 @@ import (
 )
 
 // The schedule samples the storage totals for the status page's
-// throughput plots no more often than throughputEvery, and keeps the last
+// throughput plots no more often than ThroughputEvery, and keeps the last
 // throughputKeep points: an hour. They live in memory only; a restarted
 // manager starts its plots afresh (Prometheus keeps the long view).
 const (
-	throughputEvery = time.Minute
+	ThroughputEvery = time.Minute
 	throughputKeep  = 60
 )
 
-// throughput turns samples of the storage totals into the latest points.
-type throughput struct {
+// Throughput turns samples of the storage totals into the latest points.
+type Throughput struct {
 	mu sync.Mutex // guards the fields below
 	// last is when the last sample was taken (zero before the first);
 	// pages and tasks are the totals then.
@@ -27,23 +26,23 @@ type throughput struct {
 	points       []operator.ThroughputPoint // oldest first, at most throughputKeep
 }
 
-// due reports whether a sample at now would be taken.
-func (r *throughput) due(now time.Time) bool {
+// Due reports whether a sample at now would be taken.
+func (r *Throughput) Due(now time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.last.IsZero() || now.Sub(r.last) >= throughputEvery
+	return r.last.IsZero() || now.Sub(r.last) >= ThroughputEvery
 }
 
-// sample records the totals at now: the first sample is the baseline,
-// each later one (throughputEvery or more after the last) adds a point.
+// Sample records the totals at now: the first sample is the baseline,
+// each later one (ThroughputEvery or more after the last) adds a point.
 // A total that went down (a storage index restored from a backup) counts
 // as nothing stored.
-func (r *throughput) sample(now time.Time, pages, tasks int64) {
+func (r *Throughput) Sample(now time.Time, pages, tasks int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.last.IsZero() {
 		dt := now.Sub(r.last)
-		if dt < throughputEvery {
+		if dt < ThroughputEvery {
 			return
 		}
 		s := dt.Seconds()
@@ -57,21 +56,8 @@ func (r *throughput) sample(now time.Time, pages, tasks int64) {
 }
 
 // Points returns a copy of the points, oldest first.
-func (r *throughput) Points() []operator.ThroughputPoint {
+func (r *Throughput) Points() []operator.ThroughputPoint {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]operator.ThroughputPoint(nil), r.points...)
-}
-
-// sampleThroughput samples the storage totals when a sample is due.
-func (m *Manager) sampleThroughput(now time.Time) error {
-	if !m.thru.due(now) {
-		return nil
-	}
-	t, err := m.store.Totals()
-	if err != nil {
-		return fmt.Errorf("sample throughput: %w", err)
-	}
-	m.thru.sample(now, t.Pages, int64(t.Uploads))
-	return nil
 }

@@ -1,4 +1,4 @@
-package manager
+package metrics
 
 import (
 	"testing"
@@ -30,9 +30,9 @@ func TestThroughput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r throughput
+			var r Throughput
 			for _, s := range tt.samples {
-				r.sample(t0.Add(s.after), s.pages, s.tasks)
+				r.Sample(t0.Add(s.after), s.pages, s.tasks)
 			}
 			got := r.Points()
 			if len(got) != len(tt.want) {
@@ -50,13 +50,13 @@ func TestThroughput(t *testing.T) {
 // TestThroughputKeepsAnHour: the points are bounded, the oldest dropped.
 func TestThroughputKeepsAnHour(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	var r throughput
+	var r Throughput
 	for i := range 3 * throughputKeep {
-		r.sample(t0.Add(time.Duration(i)*throughputEvery), int64(i), 0)
+		r.Sample(t0.Add(time.Duration(i)*ThroughputEvery), int64(i), 0)
 	}
 	got := r.Points()
-	if len(got) != throughputKeep || !got[len(got)-1].Time.Equal(t0.Add(time.Duration(3*throughputKeep-1)*throughputEvery)) ||
-		!got[0].Time.Equal(t0.Add(time.Duration(2*throughputKeep)*throughputEvery)) {
+	if len(got) != throughputKeep || !got[len(got)-1].Time.Equal(t0.Add(time.Duration(3*throughputKeep-1)*ThroughputEvery)) ||
+		!got[0].Time.Equal(t0.Add(time.Duration(2*throughputKeep)*ThroughputEvery)) {
 		t.Fatalf("%d points from %v to %v, want the last %d", len(got), got[0].Time, got[len(got)-1].Time, throughputKeep)
 	}
 }
