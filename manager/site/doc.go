@@ -7,7 +7,9 @@
 // key pushes the URLs it changed (IndexNowHandler). FileClient fetches
 // such proofs, from public addresses only.
 //
-// The manager wires it (manager/siteweb.go): it chooses the address,
-// mounts the key directory (manager/botkeys) beside these pages, and
-// passes what the pages say (About) and how an opt-out is recorded.
+// OpenKept chooses the server's address and keeps it across restarts,
+// as volunteers name its origin in every signed request. The manager
+// wires the rest (manager/siteweb.go): it mounts the key directory
+// (manager/botkeys) beside these pages, and passes what the pages say
+// (About) and how an opt-out is recorded.
 package site
