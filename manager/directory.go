@@ -1,11 +1,8 @@
 package manager
 
 import (
-	"context"
 	"crypto/ed25519"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -38,7 +35,7 @@ func (m *Manager) WithdrawKey(peerOrKeyID, reason string) error {
 	}
 	m.log.Info("Request-signing key withdrawn", "key", peerOrKeyID, "reason", reason)
 	if p, ok := m.keyPeer(peerOrKeyID); ok {
-		m.revoke(p, reason)
+		m.tell.All(p, reason)
 	}
 	return nil
 }
@@ -54,28 +51,6 @@ func (m *Manager) keyPeer(peerOrKeyID string) (peer.ID, bool) {
 	}
 	p, err := peer.Decode(s.PeerID)
 	return p, err == nil
-}
-
-// revokeTimeout bounds the revocation WithdrawKey sends.
-const revokeTimeout = 10 * time.Second
-
-// revoke tells peer p, in the background, that every lease it holds is
-// over, so its crawls stop before their next request instead of at
-// their next renewal (which is refused as well, should the word not
-// arrive). It is bounded by revokeTimeout, and by the host's closing.
-func (m *Manager) revoke(p peer.ID, reason string) {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), revokeTimeout)
-		defer cancel()
-		if len(reason) > lease.MaxReasonLen {
-			reason = strings.ToValidUTF8(reason[:lease.MaxReasonLen], "")
-		}
-		if err := lease.Revoke(ctx, m.host, p, lease.Revocation{Reason: reason}); err != nil {
-			m.log.Info("Volunteer not told of its withdrawn key; its next lease renewal is refused", "peer", p, "err", err)
-			return
-		}
-		m.log.Info("Volunteer told its leases are over", "peer", p)
-	}()
 }
 
 // withdrawnAnswer refuses a claim or renewal of a peer whose

@@ -27,6 +27,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/operator"
 	"github.com/hivecrawl/hivecrawl/manager/peernets"
 	"github.com/hivecrawl/hivecrawl/manager/placement"
+	"github.com/hivecrawl/hivecrawl/manager/revoke"
 	"github.com/hivecrawl/hivecrawl/manager/roster"
 	"github.com/hivecrawl/hivecrawl/manager/rounds"
 	"github.com/hivecrawl/hivecrawl/manager/search"
@@ -88,10 +89,9 @@ type Manager struct {
 	// thru is the status page's throughput over the last hour.
 	thru metrics.Throughput
 
-	// bg is the context of background work the manager starts (telling
-	// crawlers their leases ended); Close ends it.
-	bg       context.Context
-	bgCancel context.CancelFunc
+	// tell tells crawlers their leases ended (an opt-out, a withdrawn
+	// key); Close stops it.
+	tell *revoke.Teller
 
 	closeOnce sync.Once
 	closeErr  error
@@ -144,7 +144,6 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		}
 	}
 	m := &Manager{opts: opts, minVersion: minVersion, log: opts.Logger, peers: map[peer.ID]time.Time{}, nets: peernets.New(as), wake: make(chan struct{}, 1)}
-	m.bg, m.bgCancel = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
 			m.Close()
@@ -178,6 +177,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
+	m.tell = revoke.New(m.host, m.log)
 	m.host.Network().Notify(&network.NotifyBundle{ConnectedF: func(_ network.Network, c network.Conn) {
 		m.mu.Lock()
 		m.peers[c.RemotePeer()] = m.opts.Now()
@@ -432,7 +432,9 @@ func (m *Manager) Close() error {
 // close is Close's one run: Serve closes the manager when it ends, and an
 // embedding client closes it again.
 func (m *Manager) close() error {
-	m.bgCancel()
+	if m.tell != nil {
+		m.tell.Close()
+	}
 	var errs []error
 	if m.api != nil {
 		errs = append(errs, m.api.Close())
