@@ -1,16 +1,13 @@
 package manager
 
 import (
-	"cmp"
-	"slices"
 	"sort"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/manager/operator"
+	"github.com/hivecrawl/hivecrawl/manager/placement"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/hashring"
 )
 
 // Assignment names accepted by Options.Placement.Assignment.
@@ -58,38 +55,16 @@ func (m *Manager) swarm() (operator.Swarm, error) {
 	return sw, nil
 }
 
-// hashDirect is the consistent-hashing assignment: hosts go to members by
-// a ring of their peer IDs weighted by their reported capacity (1 when
-// they report none), each to a point of its first zone so the member
-// queues the task itself. The ring holds every holder of the zone map
-// with the zones the map certifies, or, while the map is empty, every
-// member whose membership has not lapsed with the zones it reports,
-// connected at this instant or not: a ring that dropped a member for a
-// moment's disconnection would move its hosts to the others and back.
+// hashDirect is the consistent-hashing assignment (placement.HashOwner)
+// over every holder of the zone map with the zones the map certifies,
+// or, while the map is empty, every member whose membership has not
+// lapsed with the zones it reports, connected at this instant or not: a
+// ring that dropped a member for a moment's disconnection would move its
+// hosts to the others and back.
 func (m *Manager) hashDirect(hostPort string) (peer.ID, can.Point, bool) {
 	ms := m.mapMembers()
 	if len(ms) == 0 {
 		ms = m.members.Reported()
 	}
-	slices.SortFunc(ms, func(a, b members.Member) int { return cmp.Compare(a.ID, b.ID) })
-	ring := hashring.New(0)
-	byID := map[can.PeerID]members.Member{}
-	for _, mb := range ms {
-		if len(mb.Zones) == 0 {
-			continue
-		}
-		w := mb.Capacity
-		if w <= 0 {
-			w = 1
-		}
-		if err := ring.Add(can.PeerID(mb.ID), w); err != nil {
-			continue
-		}
-		byID[can.PeerID(mb.ID)] = mb
-	}
-	id, ok := ring.Owner(hostPort)
-	if !ok {
-		return "", nil, false
-	}
-	return peer.ID(id), centre(byID[id].Zones[0]), true
+	return placement.HashOwner(ms, hostPort)
 }

@@ -67,9 +67,6 @@ func (m *Manager) mapMembers() []members.Member {
 	return out
 }
 
-// centre is the centre of zone b.
-func centre(b entry.Box) can.Point { return can.Zone{Lo: b.Lo, Hi: b.Hi}.Centre() }
-
 // mapAnchor returns a point the zone map routes to member id: where the
 // locator places a host near that member (none without a map).
 func (m *Manager) mapAnchor(id peer.ID) (can.Point, bool) {
