@@ -280,77 +280,42 @@ type AdmissionOptions struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.API == "" {
-		o.API = DefaultAPI
-	}
-	if o.Placement.Assignment == "" {
-		o.Placement.Assignment = AssignCAN
-	}
-	if o.Schedule.Strategy == "" {
-		o.Schedule.Strategy = DefaultStrategy
-	}
-	if o.Schedule.Recrawl.MaxPeriod == 0 {
-		o.Schedule.Recrawl.MaxPeriod = DefaultMaxPeriod
-	}
-	if o.Schedule.PieceAbove <= 0 {
-		o.Schedule.PieceAbove = DefaultPieceAbove
-	}
-	if o.Schedule.Pieces <= 0 {
-		o.Schedule.Pieces = DefaultPieces
-	}
-	if o.Schedule.Tick <= 0 {
-		o.Schedule.Tick = DefaultTick
-	}
-	if o.Schedule.Slack <= 0 {
-		o.Schedule.Slack = DefaultSlack
-	}
+	orZero(&o.API, DefaultAPI)
+	orZero(&o.Version, "dev")
 	if o.Now == nil {
 		o.Now = time.Now
-	}
-	if o.Storage.Getenv == nil {
-		o.Storage.Getenv = os.Getenv
-	}
-	if o.Leases.LeaseHold <= 0 {
-		o.Leases.LeaseHold = DefaultLeaseHold
-	}
-	if o.Leases.StartWithin <= 0 {
-		o.Leases.StartWithin = DefaultStartWithin
-	}
-	if o.Leases.ClockSkew <= 0 {
-		o.Leases.ClockSkew = DefaultClockSkew
-	}
-	if o.Politeness.Delay <= 0 {
-		o.Politeness.Delay = time.Second
-	}
-	o.Politeness.PerIP = orDefault(o.Politeness.PerIP, DefaultPerIP)
-	o.Politeness.PerDomain = orDefault(o.Politeness.PerDomain, DefaultPerDomain)
-	o.Politeness.SharedIP = orDefault(o.Politeness.SharedIP, DefaultSharedIP)
-	o.Politeness.SharedAbove = orDefault(o.Politeness.SharedAbove, DefaultSharedAbove)
-	if o.Politeness.IPWait == 0 {
-		o.Politeness.IPWait = o.Politeness.Delay
-	}
-	if o.Version == "" {
-		o.Version = "dev"
-	}
-	if o.Admission.UpdateHint == "" {
-		o.Admission.UpdateHint = DefaultUpdateHint
-	}
-	if o.Politeness.Policy.Token == "" {
-		o.Politeness.Policy.Token = crawler.ProductToken
-	}
-	if o.Politeness.Policy.UserAgent == "" {
-		o.Politeness.Policy.UserAgent = DefaultUserAgent(o.Version, DefaultContact)
-	}
-	if o.Site.Contact == "" {
-		o.Site.Contact = DefaultContact
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.Schedule.Recrawl.Groups == 0 {
-		o.Schedule.Recrawl.Groups = recrawl.DefaultGroups
+	s := &o.Schedule
+	orZero(&s.Strategy, DefaultStrategy)
+	orZero(&s.Recrawl.MaxPeriod, DefaultMaxPeriod)
+	orZero(&s.Recrawl.Groups, recrawl.DefaultGroups)
+	s.Channels.Groups = s.Recrawl.Groups
+	orPositive(&s.PieceAbove, DefaultPieceAbove)
+	orPositive(&s.Pieces, DefaultPieces)
+	orPositive(&s.Tick, DefaultTick)
+	orPositive(&s.Slack, DefaultSlack)
+	l := &o.Leases
+	orPositive(&l.LeaseHold, DefaultLeaseHold)
+	orPositive(&l.StartWithin, DefaultStartWithin)
+	orPositive(&l.ClockSkew, DefaultClockSkew)
+	p := &o.Politeness
+	orPositive(&p.Delay, time.Second)
+	orZero(&p.PerIP, DefaultPerIP)
+	orZero(&p.PerDomain, DefaultPerDomain)
+	orZero(&p.SharedIP, DefaultSharedIP)
+	orZero(&p.SharedAbove, DefaultSharedAbove)
+	orZero(&p.IPWait, p.Delay)
+	orZero(&p.Policy.Token, crawler.ProductToken)
+	orZero(&p.Policy.UserAgent, DefaultUserAgent(o.Version, DefaultContact))
+	orZero(&o.Placement.Assignment, AssignCAN)
+	if o.Storage.Getenv == nil {
+		o.Storage.Getenv = os.Getenv
 	}
-	o.Schedule.Channels.Groups = o.Schedule.Recrawl.Groups
+	orZero(&o.Site.Contact, DefaultContact)
+	orZero(&o.Admission.UpdateHint, DefaultUpdateHint)
 	return o
 }
 
@@ -402,10 +367,17 @@ const (
 	DefaultSharedAbove = 20
 )
 
-// orDefault is v, or def when v is 0.
-func orDefault(v, def int) int {
-	if v == 0 {
-		return def
+// orZero sets *v to def when *v is the zero value.
+func orZero[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
 	}
-	return v
+}
+
+// orPositive sets *v to def when *v is not positive.
+func orPositive[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
