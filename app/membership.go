@@ -16,8 +16,8 @@ import (
 )
 
 // ask sends an entry request to the manager, connecting first, and notes
-// whether the manager answers. A member's request reports its coordinate
-// and capacity.
+// whether the manager answers. Every request reports the member's
+// coordinate and capacity.
 func (nw *network) ask(ctx context.Context, req entry.Request) (entry.Answer, error) {
 	a, err := nw.askOnce(ctx, req)
 	if err != nil {
@@ -43,15 +43,10 @@ func (nw *network) askOnce(ctx context.Context, req entry.Request) (entry.Answer
 		}
 	}
 	req.Version = nw.version
-	if req.Member {
-		c := nw.capacity
-		req.Capacity = min(c.BWDownload, c.MemoryGB)
-		v := nw.node.View()
-		req.Coord, req.CoordError, req.Samples = v.Coordinate.Vec, v.Coordinate.Error, v.Samples
-		for _, z := range v.Zones {
-			req.Zones = append(req.Zones, entry.Box{Lo: z.Lo, Hi: z.Hi})
-		}
-	}
+	c := nw.capacity
+	req.Capacity = min(c.BWDownload, c.MemoryGB)
+	v := nw.node.View()
+	req.Coord, req.CoordError, req.Samples = v.Coordinate.Vec, v.Coordinate.Error, v.Samples
 	a, err := entry.Ask(ctx, nw.h, nw.manager, req)
 	if err == nil {
 		nw.noteOutdated(a.Outdated)

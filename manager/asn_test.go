@@ -30,7 +30,7 @@ func TestCheckersOfAnotherAS(t *testing.T) {
 		cheater := linkedHost(ctx, t, m, "127.0.1.1")
 		sybil := linkedHost(ctx, t, m, "127.0.2.1") // another /24, the same AS
 		honest := linkedHost(ctx, t, m, "127.1.0.1")
-		stripes(m, cheater, sybil, honest)
+		stripes(t, m, cheater, sybil, honest)
 		_, linked := m.nets.Linked(sybil.ID().String(), []string{cheater.ID().String()})
 		if linked != withTable {
 			t.Fatalf("with the table %v: sybil linked to the cheater %v", withTable, linked)

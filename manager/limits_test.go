@@ -23,7 +23,7 @@ func TestClaimsKeepToTheIPCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, ph := onePeerOverlay(ctx, t, m)
-	m.members.Answer(ph.ID(), entry.Request{Member: true})
+	m.members.Answer(ph.ID(), entry.Request{Op: entry.OpRenew})
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}

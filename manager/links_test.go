@@ -31,12 +31,19 @@ func linkedHost(ctx context.Context, t *testing.T, m *Manager, ip string) *host.
 	return h
 }
 
-// stripes makes hosts members of m's overlay as it hears of them, each
-// holding a vertical stripe of the space, in order.
-func stripes(m *Manager, hosts ...*host.Host) {
+// stripes makes hosts members of m's overlay through its zone map, each
+// joining at a point further along the first axis, in order.
+func stripes(t *testing.T, m *Manager, hosts ...*host.Host) {
+	t.Helper()
 	for i, h := range hosts {
-		lo, hi := float64(i)/float64(len(hosts)), float64(i+1)/float64(len(hosts))
-		m.members.Answer(h.ID(), entry.Request{Member: true, Zones: []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}}})
+		p := make([]float64, m.sub.Options().Dim)
+		for d := range p {
+			p[d] = 0.5
+		}
+		p[0] = (float64(i) + 0.5) / float64(len(hosts))
+		if a := m.members.Answer(h.ID(), entry.Request{Op: entry.OpJoin, Point: p}); a.Refused != "" || len(a.Certs) == 0 {
+			t.Fatalf("join of member %d answered %+v", i, a)
+		}
 	}
 }
 
@@ -70,7 +77,7 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 	cheater := linkedHost(ctx, t, m, "127.0.1.1")
 	sybil := linkedHost(ctx, t, m, "127.0.1.2")
 	honest := linkedHost(ctx, t, m, "127.0.2.1")
-	stripes(m, cheater, sybil, honest)
+	stripes(t, m, cheater, sybil, honest)
 	if _, linked := m.nets.Linked(sybil.ID().String(), []string{cheater.ID().String()}); !linked {
 		t.Fatal("the manager did not see the sybil and the cheater connect from one network")
 	}

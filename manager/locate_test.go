@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,10 +22,11 @@ import (
 )
 
 // TestMemberLocator places a web host from the RTTs that member peers
-// measure: five peers at known coordinates report a delay equal to their
-// distance from a target coordinate, and the located point must be that
-// target mapped through the network's bounds. A manager with fewer
-// members than the solver needs refuses to guess.
+// measure: five peers at known coordinates, each holding a zone, report a
+// delay equal to their distance from a target coordinate; the coordinate
+// stored is the target, and the host is placed at the anchor of the
+// member that measured it nearest. A manager with fewer members than the
+// solver needs refuses to guess.
 func TestMemberLocator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p hosts")
@@ -59,7 +61,8 @@ func TestMemberLocator(t *testing.T) {
 
 	target := []float64{40, -30, 10}
 	var ids []peer.ID
-	for _, vec := range [][]float64{{0, 0, 0}, {80, 0, 0}, {0, 80, 0}, {0, 0, 80}, {-60, -60, 20}} {
+	vecs := [][]float64{{0, 0, 0}, {80, 0, 0}, {0, 80, 0}, {0, 0, 80}, {-60, -60, 20}}
+	for i, vec := range vecs {
 		h, err := host.New(ctx, host.Config{ListenAddrs: []string{"/ip4/127.0.0.1/tcp/0"}, NoDHT: true, Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
@@ -88,22 +91,18 @@ func TestMemberLocator(t *testing.T) {
 		if err := h.Connect(ctx, m.host.AddrInfo()); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := entry.Ask(ctx, h, m.ID(), entry.Request{Member: true}); err != nil {
-			t.Fatal(err)
+		p := make([]float64, m.sub.Options().Dim)
+		for d := range p {
+			p[d] = 0.5
+		}
+		p[0] = (float64(i) + 0.5) / float64(len(vecs))
+		if a, err := entry.Ask(ctx, h, m.ID(), entry.Request{Op: entry.OpJoin, Point: p}); err != nil || a.Refused != "" {
+			t.Fatalf("join: %+v, %v", a, err)
 		}
 	}
 	p, err := loc.Locate(ctx, u.Host)
 	if err != nil {
 		t.Fatal(err)
-	}
-	want := bounds.Map(coord.Coord{Vec: target})
-	for i := range want {
-		// The solver's fit: within 1 ms of the 240 ms box; the probers
-		// stand 40–100 ms from the target, so a wrong solve misses by
-		// far more.
-		if math.Abs(p[i]-want[i]) > 1.0/240 {
-			t.Fatalf("located at %v, want %v", p, want)
-		}
 	}
 	// The first two members stand 51 ms from the host, the others 86 ms
 	// and more: one of the two is recorded as the nearest.
@@ -113,6 +112,24 @@ func TestMemberLocator(t *testing.T) {
 	}
 	if l.Nearest != ids[0].String() && l.Nearest != ids[1].String() {
 		t.Fatalf("nearest member recorded %q, want %s or %s", l.Nearest, ids[0], ids[1])
+	}
+	// The solved coordinate is stored, mapped where the target is.
+	want := bounds.Map(coord.Coord{Vec: target})
+	got := bounds.Map(l.Coord)
+	for i := range want {
+		// The solver's fit: within 1 ms of the 240 ms box; the probers
+		// stand 40–100 ms from the target, so a wrong solve misses by
+		// far more.
+		if math.Abs(got[i]-want[i]) > 1.0/240 {
+			t.Fatalf("coordinate maps to %v, want %v", got, want)
+		}
+	}
+	// The host is placed at its nearest member's anchor, since that
+	// member holds a zone: the measurement, not the prediction, places it.
+	nearest, _ := peer.Decode(l.Nearest)
+	anchor, ok := m.mapAnchor(nearest)
+	if !ok || !slices.Equal(p, anchor) {
+		t.Fatalf("located at %v, want the nearest member's anchor %v (%v)", p, anchor, ok)
 	}
 }
 
@@ -127,7 +144,7 @@ func TestBoundsRideOnEntryAnswers(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
 	bounds := placement.DefaultBounds
 	m := newManagerWith(t, dir, clk, func(o *Options) { o.Placement.Bounds = &bounds })
-	if a := m.members.Answer(peer.ID("asker"), entry.Request{}); len(a.Bounds) != 0 {
+	if a := m.members.Answer(peer.ID("asker"), entry.Request{Op: entry.OpRenew}); len(a.Bounds) != 0 {
 		t.Fatal("an entry answer carries bounds before any were trained")
 	}
 	trained := envelope.Bounds{Epoch: 3, Bounds: coord.Bounds{Lo: []float64{-50, -40, -30}, Hi: []float64{50, 40, 30}}}
@@ -138,7 +155,7 @@ func TestBoundsRideOnEntryAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	m2 := newManagerWith(t, dir, clk, func(o *Options) { o.Placement.Bounds = &bounds })
-	a := m2.members.Answer(peer.ID("asker"), entry.Request{})
+	a := m2.members.Answer(peer.ID("asker"), entry.Request{Op: entry.OpRenew})
 	got, err := envelope.OpenBounds(a.Bounds, m2.PublicKey())
 	if err != nil || got.Epoch != 3 || got.Bounds.Hi[0] != 50 {
 		t.Fatalf("restarted manager's entry answer carries %+v, %v; want the stored bounds", got, err)

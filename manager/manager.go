@@ -108,13 +108,7 @@ type Manager struct {
 
 	mu    sync.Mutex // guards the fields below
 	peers map[peer.ID]time.Time
-	// overlaySeen is set once OverlayFile exists.
-	overlaySeen bool
 }
-
-// restartHold is how long a restarted manager names no first peer: one
-// renewal period and a margin for members reconnecting to it.
-const restartHold = entry.RenewEvery + 3*time.Second
 
 // New opens the manager's files, starts its libp2p host and local API
 // listener and writes the network profile. The caller must Serve it (or
@@ -242,7 +236,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	m.store.Attach(m.host)
-	m.members = members.NewRegistry(m.host, opts.Now, rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x656e)))
+	m.members = members.NewRegistry(m.host, opts.Now)
 	if opts.DB != "" {
 		m.shared = roster.New(roster.Config{DB: m.db, Members: m.members, Self: m.host.ID().String(), Addrs: m.host.P2PAddrs,
 			Tick: opts.Schedule.Tick, Logger: m.log, Changed: func() error { _, err := m.WriteProfile(); return err }})
@@ -257,20 +251,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		return nil, fmt.Errorf("new manager: %w", err)
 	}
 	m.members.SetZones(m.zones)
-	if _, err := os.Stat(m.overlayFile()); err == nil && !opts.Solo {
-		// Members of the running overlay renew within RenewEvery.
-		m.members.HoldFirst(opts.Now().Add(restartHold))
-		m.overlaySeen = true
-	}
-	m.host.SetStreamHandler(entry.Protocol, func(s network.Stream) {
-		// Recorded before the member hears back: a manager stopped right
-		// after must still know, when it restarts, that an overlay runs.
-		m.members.HandleThen(s, func() {
-			if err := m.markOverlay(); err != nil {
-				m.log.Warn("Overlay not recorded", "err", err)
-			}
-		})
-	})
+	m.host.SetStreamHandler(entry.Protocol, m.members.Handle)
 	m.host.SetStreamHandler(report.Protocol, report.Handler(m.book.Report))
 	switch opts.Placement.Assignment {
 	case AssignCAN:

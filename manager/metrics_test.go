@@ -47,7 +47,7 @@ func TestMetricsScrape(t *testing.T) {
 
 	q, ph := onePeerOverlay(ctx, t, m)
 	// The peer joins as a member, as over the entry protocol.
-	m.members.Answer(ph.ID(), entry.Request{Member: true})
+	m.members.Answer(ph.ID(), entry.Request{Op: entry.OpRenew})
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}

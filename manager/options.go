@@ -331,10 +331,6 @@ const (
 	APIFile      = "api.json"
 	// SearchDir is the full-text index (Options.Storage.Search).
 	SearchDir = "search.bleve"
-	// OverlayFile records that the network's overlay has had members: a
-	// manager restarted with it waits for members to renew before it
-	// lets anyone start the overlay afresh.
-	OverlayFile = "overlay"
 )
 
 // DefaultUserAgent is the User-Agent a manager signs into tasks unless its

@@ -3,9 +3,7 @@ package manager
 import (
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/hivecrawl/hivecrawl/internal/floor"
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
@@ -58,24 +56,4 @@ func profileAddrs(addrs []string, allow netguard.Allow, log *slog.Logger) []stri
 		return addrs
 	}
 	return out
-}
-
-func (m *Manager) overlayFile() string { return filepath.Join(m.opts.Dir, OverlayFile) }
-
-// markOverlay writes OverlayFile once the overlay has a member.
-func (m *Manager) markOverlay() error {
-	m.mu.Lock()
-	seen := m.overlaySeen
-	m.mu.Unlock()
-	if seen || len(m.members.Members()) == 0 {
-		return nil
-	}
-	stamp := m.opts.Now().UTC().Format(time.RFC3339) + "\n"
-	if err := os.WriteFile(m.overlayFile(), []byte(stamp), 0o600); err != nil {
-		return fmt.Errorf("record the overlay: %w", err)
-	}
-	m.mu.Lock()
-	m.overlaySeen = true
-	m.mu.Unlock()
-	return nil
 }

@@ -33,7 +33,7 @@ func TestSquattedHostGetsItsNextTask(t *testing.T) {
 				t.Fatal(err)
 			}
 			q, ph := onePeerOverlay(ctx, t, m)
-			m.members.Answer(ph.ID(), entry.Request{Member: true})
+			m.members.Answer(ph.ID(), entry.Request{Op: entry.OpRenew})
 			if err := m.Tick(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -135,9 +135,8 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	zone := func(lo, hi float64) []entry.Box { return []entry.Box{{Lo: []float64{lo, 0}, Hi: []float64{hi, 1}}} }
 	q1, squatter := onePeerOverlay(ctx, t, m)
-	m.members.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
+	m.members.Answer(squatter.ID(), entry.Request{Op: entry.OpRenew})
 	if err := m.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +154,8 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 	next := map[string][]byte{}
 	for range 22 {
 		clk.add(5 * time.Second)
-		m.members.Answer(squatter.ID(), entry.Request{Member: true, Zones: zone(0, 0.5)})
-		m.members.Answer(other.ID(), entry.Request{Member: true, Zones: zone(0.5, 1)})
+		m.members.Answer(squatter.ID(), entry.Request{Op: entry.OpRenew})
+		m.members.Answer(other.ID(), entry.Request{Op: entry.OpRenew})
 		if err := m.Tick(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -273,7 +272,7 @@ func TestAimAvoidsPeersThatLapsed(t *testing.T) {
 	squatter := linkedHost(ctx, t, m, "127.0.1.1")
 	twin := linkedHost(ctx, t, m, "127.0.2.1")
 	honest := linkedHost(ctx, t, m, "127.0.3.1")
-	stripes(m, squatter, twin, honest)
+	stripes(t, m, squatter, twin, honest)
 	next := channels.Task{ID: "task", Avoid: []string{squatter.ID().String()}}
 	if got := aims(t, m, next); got[twin.ID()] == 0 {
 		t.Fatalf("before any lapse the twin was never chosen (%v): the test shows nothing", got)

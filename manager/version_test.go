@@ -41,12 +41,12 @@ func TestMinClientVersionRefusesClaims(t *testing.T) {
 			t.Errorf("claim stating %q refused with %q, want the minimum and the update hint", old, a.Outdated)
 		}
 	}
-	a, err := entry.Ask(ctx, ph, m.ID(), entry.Request{Version: "0.2.0"})
+	a, err := entry.Ask(ctx, ph, m.ID(), entry.Request{Op: entry.OpRenew, Version: "0.2.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Outdated == "" || len(a.Entries) > 0 || a.First {
-		t.Errorf("entry answer to 0.2.0: %+v, want outdated and no entry", a)
+	if a.Outdated == "" || len(a.Certs) > 0 {
+		t.Errorf("entry answer to 0.2.0: %+v, want outdated and no certificate", a)
 	}
 	if a, err := claim("0.3.0"); err != nil || !a.Granted || a.Outdated != "" {
 		t.Fatalf("claim stating 0.3.0: %+v, %v; want granted", a, err)

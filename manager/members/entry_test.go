@@ -3,17 +3,12 @@ package members
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
-	lphost "github.com/libp2p/go-libp2p/core/host"
-	"github.com/libp2p/go-libp2p/core/peer"
-	ma "github.com/multiformats/go-multiaddr"
-
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
+	"github.com/hivecrawl/hivecrawl/proto/frame"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
@@ -28,241 +23,84 @@ func newHost(t *testing.T) *host.Host {
 	return h
 }
 
-// askManager connects h to the manager's host mh and asks it for entry.
-func askManager(ctx context.Context, t *testing.T, h lphost.Host, mh *host.Host, member bool) entry.Answer {
-	t.Helper()
-	if err := h.Connect(ctx, mh.AddrInfo()); err != nil {
-		t.Fatal(err)
-	}
-	a, err := entry.Ask(ctx, h, mh.ID(), entry.Request{Member: member})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
-// TestFirstPeer: the first volunteer to ask is told to start the overlay,
-// one asking right after is sent to it (never told to start a second
-// overlay), and once members confirm, askers get members to join through
-// and members are not offered to themselves, nor once disconnected,
-// though their membership lasts until it lapses.
-func TestFirstPeer(t *testing.T) {
+// TestZoneClaimsRefused: what a peer holds is the zone map's to say. A
+// request naming no operation, as clients older than certified zones
+// sent with the zones they said they held, is refused and makes nobody a
+// member; one that names zones beside an operation is dropped unread.
+func TestZoneClaimsRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	mh := newHost(t)
-	reg := NewRegistry(mh, time.Now, rand.New(rand.NewPCG(1, 2)))
-	mh.SetStreamHandler(entry.Protocol, reg.Handle)
-	ask := func(h *host.Host, member bool) entry.Answer {
-		t.Helper()
-		return askManager(ctx, t, h, mh, member)
+	m := newZoneManager(t)
+	a, liar := newHost(t), newHost(t)
+	m.op(ctx, t, a, entry.Request{Op: entry.OpJoin, Point: []float64{0.2, 0.2, 0.2}})
+
+	if got := m.reg.Answer(liar.ID(), entry.Request{Coord: []float64{1, 2}, Capacity: 9}); got.Refused != entry.RefusedNoOp || len(got.Certs) != 0 {
+		t.Fatalf("a request without an operation answered %+v, want refused", got)
 	}
-	a, b, c := newHost(t), newHost(t), newHost(t)
-	if got := ask(a, false); !got.First {
-		t.Fatalf("first asker got %+v, want First", got)
+	if err := liar.Connect(ctx, m.h.AddrInfo()); err != nil {
+		t.Fatal(err)
 	}
-	got := ask(b, false)
-	if got.First || len(got.Entries) != 1 || got.Entries[0].ID != a.ID().String() {
-		t.Fatalf("second asker got %+v, want to be sent to the first peer %s", got, a.ID())
+	type legacy struct {
+		Member bool        `json:"member"`
+		Zones  []entry.Box `json:"zones"`
+		Op     string      `json:"op,omitempty"`
 	}
-	ai, err := got.Entries[0].AddrInfo()
-	if err != nil || len(ai.Addrs) == 0 {
-		t.Fatalf("entry %+v: %v", ai, err)
-	}
-	if got := ask(a, true); got.First || len(got.Entries) != 0 {
-		t.Fatalf("the only member renewing got %+v, want nothing", got)
-	}
-	ask(b, true)
-	got = ask(c, false)
-	ids := map[string]bool{}
-	for _, e := range got.Entries {
-		ids[e.ID] = true
-	}
-	if got.First || len(ids) != 2 || !ids[a.ID().String()] || !ids[b.ID().String()] {
-		t.Fatalf("third asker got %+v, want the two members", got)
-	}
-	if m := reg.Members(); len(m) != 2 {
-		t.Fatalf("members %v, want 2", m)
-	}
-	// A member that disconnects is no longer offered.
-	mh.Network().ClosePeer(a.ID())
-	a.Network().ClosePeer(mh.ID())
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		m := reg.Members()
-		if len(m) == 1 && m[0] == b.ID() {
-			break
+	whole := []entry.Box{{Lo: []float64{0, 0, 0}, Hi: []float64{1, 1, 1}}}
+	for _, req := range []legacy{{Member: true, Zones: whole}, {Member: true, Zones: whole, Op: entry.OpRenew}} {
+		var ans entry.Answer
+		if err := frame.Call(ctx, liar, m.h.ID(), entry.Protocol, req, &ans, entry.MaxMessageSize, entry.Timeout); err == nil {
+			t.Errorf("a request claiming the whole space (op %q) was answered: %+v", req.Op, ans)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("members %v after %s disconnected", m, peer.ID(a.ID()))
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
-	// Its membership has not lapsed, though: the hashing baseline's ring
-	// keeps it.
-	if r := reg.Reported(); len(r) != 2 {
-		t.Fatalf("reported members %+v after a disconnection, want both", r)
+	for _, mb := range m.reg.Reported() {
+		if mb.ID == liar.ID() {
+			t.Fatalf("the liar was recorded as a member: %+v", mb)
+		}
+	}
+	if len(m.z.Zones(liar.ID())) != 0 || len(m.z.Zones(a.ID())) == 0 {
+		t.Fatalf("after the claims: the liar holds %v, a %v", m.z.Zones(liar.ID()), m.z.Zones(a.ID()))
 	}
 }
 
-// TestHoldFirst: a registry told to hold names no first peer before the
-// hold ends (members of a running overlay renew meanwhile, and an asker is
-// then sent to them), and names one after it.
-func TestHoldFirst(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	mh := newHost(t)
-	now := time.Unix(1_000_000, 0)
-	clock := func() time.Time { return now }
-	reg := NewRegistry(mh, clock, rand.New(rand.NewPCG(1, 2)))
-	reg.HoldFirst(now.Add(entry.RenewEvery))
-	mh.SetStreamHandler(entry.Protocol, reg.Handle)
-	ask := func(h *host.Host, member bool) entry.Answer {
-		t.Helper()
-		return askManager(ctx, t, h, mh, member)
-	}
-	a, b, c := newHost(t), newHost(t), newHost(t)
-	if got := ask(a, false); got.First || len(got.Entries) != 0 {
-		t.Fatalf("asker during the hold got %+v, want nothing", got)
-	}
-	// A member of the running overlay renews: askers are sent to it.
-	ask(b, true)
-	if got := ask(a, false); got.First || len(got.Entries) != 1 || got.Entries[0].ID != b.ID().String() {
-		t.Fatalf("asker after a renewal got %+v, want the member %s", got, b.ID())
-	}
-	// No member renews on a fresh registry with its hold over: the asker
-	// starts the overlay.
-	reg2 := NewRegistry(mh, clock, rand.New(rand.NewPCG(3, 4)))
-	reg2.HoldFirst(now.Add(entry.RenewEvery))
-	mh.SetStreamHandler(entry.Protocol, reg2.Handle)
-	if got := ask(c, false); got.First {
-		t.Fatalf("asker during the hold got %+v, want no First", got)
-	}
-	now = now.Add(entry.RenewEvery)
-	if got := ask(c, false); !got.First {
-		t.Fatalf("asker after the hold got %+v, want First", got)
-	}
-}
-
-// TestSharedMembers: a member that renewed with one manager is offered by
+// TestSharedMembers: a member that renewed with one manager is known to
 // another manager that merged it from the shared database, with the
-// addresses the first reached it at, and no first peer is named while it
-// lasts.
+// addresses the first reached it at, until its membership lapses; the
+// other manager does not hand it on as its own.
 func TestSharedMembers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	now := time.Unix(1_000_000, 0)
-	clock := func() time.Time { return now }
-	m1, m2 := newHost(t), newHost(t)
-	r1 := NewRegistry(m1, clock, rand.New(rand.NewPCG(1, 2)))
-	r2 := NewRegistry(m2, clock, rand.New(rand.NewPCG(3, 4)))
-	m1.SetStreamHandler(entry.Protocol, r1.Handle)
-	m2.SetStreamHandler(entry.Protocol, r2.Handle)
-	member, asker := newHost(t), newHost(t)
-	askManager(ctx, t, member, m1, true)
+	m1 := newZoneManager(t)
+	m2 := newHost(t)
+	r2 := NewRegistry(m2, m1.clock)
+	member := newHost(t)
+	m1.op(ctx, t, member, entry.Request{Op: entry.OpJoin, Point: []float64{0.5, 0.5, 0.5}})
 	// Its addresses come with libp2p's identify exchange, right after it
 	// connected; until then it is not handed on.
+	since := m1.clock().Add(-time.Second)
 	var local []Member
-	for local = r1.Local(now.Add(-time.Second)); len(local) == 0 && ctx.Err() == nil; local = r1.Local(now.Add(-time.Second)) {
+	for local = m1.reg.Local(since); len(local) == 0 && ctx.Err() == nil; local = m1.reg.Local(since) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if len(local) != 1 || local[0].ID != member.ID() || len(local[0].Addrs) == 0 {
-		t.Fatalf("Local = %+v, want the member with its addresses", local)
+	if len(local) != 1 || local[0].ID != member.ID() || len(local[0].Addrs) == 0 || len(local[0].Zones) != 1 {
+		t.Fatalf("Local = %+v, want the member with its zone and addresses", local)
 	}
-	if again := r1.Local(now); len(again) != 0 {
+	if again := m1.reg.Local(m1.clock()); len(again) != 0 {
 		t.Fatalf("Local since the renewal = %+v, want none", again)
 	}
 	r2.Merge(local)
-	got := askManager(ctx, t, asker, m2, false)
-	if got.First || len(got.Entries) != 1 || got.Entries[0].ID != member.ID().String() || len(got.Entries[0].Addrs) == 0 {
-		t.Fatalf("the other manager answered %+v, want the member with addresses", got)
+	got := r2.Reported()
+	if len(got) != 1 || got[0].ID != member.ID() || !got[0].Remote {
+		t.Fatalf("the other manager knows %+v, want the member, merged", got)
 	}
-	if len(r2.Local(now.Add(-time.Minute))) != 0 {
+	if len(m2.Peerstore().Addrs(member.ID())) == 0 {
+		t.Error("the merged member's addresses are not in the other manager's peerstore")
+	}
+	if len(r2.Local(m1.clock().Add(-time.Minute))) != 0 {
 		t.Fatal("a merged member is handed on as local")
 	}
 	// Its membership lapses there as anywhere.
-	now = now.Add(memberFor + time.Second)
-	if got := askManager(ctx, t, asker, m2, false); !got.First {
-		t.Fatalf("after the membership lapsed: %+v, want First", got)
-	}
-}
-
-// natHost is a libp2p host on 127.0.0.1 that announces only addr, as a
-// volunteer behind a NAT announces addresses the manager does not see it
-// come from.
-// With addr empty it announces nothing, as one behind a home router does
-// to a public manager, which drops the private addresses it announces.
-func natHost(t *testing.T, addr string) lphost.Host {
-	t.Helper()
-	var announced []ma.Multiaddr
-	if addr != "" {
-		announced = []ma.Multiaddr{ma.StringCast(addr)}
-	}
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"),
-		libp2p.AddrsFactory(func([]ma.Multiaddr) []ma.Multiaddr { return announced }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
-
-// TestFirstPeerDialable: while the overlay is empty, a volunteer behind a
-// NAT is not named the first peer until natFirstWait has passed with no
-// other asking, one that others can dial is at once; and entries list the
-// dialable members first.
-func TestFirstPeerDialable(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	mh := newHost(t)
-	now := time.Unix(1_000_000, 0)
-	clock := func() time.Time { return now }
-	reg := NewRegistry(mh, clock, rand.New(rand.NewPCG(1, 2)))
-	mh.SetStreamHandler(entry.Protocol, reg.Handle)
-	// Each asks at once on a new connection: the manager waits for
-	// identify before it judges.
-	ask := func(h lphost.Host, member bool) entry.Answer {
-		t.Helper()
-		return askManager(ctx, t, h, mh, member)
-	}
-	natted, natted2, direct := natHost(t, "/ip4/192.0.2.1/tcp/4001"), natHost(t, "/ip4/192.0.2.2/tcp/4001"), newHost(t)
-	if got := ask(natted, false); got.First || len(got.Entries) != 0 {
-		t.Fatalf("a peer behind a NAT asking first got %+v, want to wait", got)
-	}
-	if !reg.behindNAT(natted.ID()) || reg.behindNAT(direct.ID()) {
-		t.Fatalf("behind a NAT: %v and %v, want true and false", reg.behindNAT(natted.ID()), reg.behindNAT(direct.ID()))
-	}
-	if got := ask(direct, false); !got.First {
-		t.Fatalf("a dialable peer got %+v, want First", got)
-	}
-	ask(direct, true)
-	ask(natted, true)
-	for range 5 {
-		got := ask(natted2, false)
-		if len(got.Entries) != 2 || got.Entries[0].ID != direct.ID().String() {
-			t.Fatalf("entries %+v, want the dialable member %s first", got.Entries, direct.ID())
-		}
-	}
-
-	// With nobody dialable asking, one behind a NAT starts the overlay
-	// once natFirstWait has passed.
-	reg2 := NewRegistry(mh, clock, rand.New(rand.NewPCG(3, 4)))
-	mh.SetStreamHandler(entry.Protocol, reg2.Handle)
-	if got := ask(natted2, false); got.First {
-		t.Fatalf("asking first behind a NAT got %+v, want to wait", got)
-	}
-	now = now.Add(natFirstWait)
-	if got := ask(natted2, false); !got.First {
-		t.Fatalf("after %v with nobody else asking, got %+v, want First", natFirstWait, got)
-	}
-
-	// One that announces no address at all is behind a NAT too.
-	silent := natHost(t, "")
-	reg3 := NewRegistry(mh, clock, rand.New(rand.NewPCG(5, 6)))
-	mh.SetStreamHandler(entry.Protocol, reg3.Handle)
-	if got := ask(silent, false); got.First {
-		t.Fatalf("a peer announcing no address asking first got %+v, want to wait", got)
-	}
-	if !reg3.behindNAT(silent.ID()) {
-		t.Error("a peer announcing no address is not taken to be behind a NAT")
+	m1.advance(memberFor + time.Second)
+	if got := r2.Reported(); len(got) != 0 {
+		t.Fatalf("after the membership lapsed the other manager knows %+v", got)
 	}
 }

@@ -34,9 +34,6 @@ func (r *Registry) answerOp(ctx context.Context, from peer.ID, req entry.Request
 	}
 	if why != "" {
 		delete(r.members, from)
-		if from == r.first {
-			r.first = ""
-		}
 	}
 	r.mu.Unlock()
 	if z == nil {
@@ -88,9 +85,6 @@ func (r *Registry) answerOp(ctx context.Context, from peer.ID, req entry.Request
 	default:
 		r.members[from] = &Member{ID: from, Zones: held, Coord: req.Coord, CoordError: req.CoordError,
 			Samples: req.Samples, Capacity: req.Capacity, Seen: now}
-		if from == r.first {
-			r.first = ""
-		}
 	}
 	if suspect != "" && len(z.Zones(suspect)) == 0 {
 		delete(r.members, suspect)

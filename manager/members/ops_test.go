@@ -2,7 +2,6 @@ package members
 
 import (
 	"context"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -63,7 +62,7 @@ func newZoneManager(t *testing.T) *zoneManager {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.reg = NewRegistry(m.h, m.clock, rand.New(rand.NewPCG(1, 2)))
+	m.reg = NewRegistry(m.h, m.clock)
 	m.reg.SetZones(m.z)
 	m.h.SetStreamHandler(entry.Protocol, m.reg.Handle)
 	return m
@@ -102,8 +101,7 @@ func (m *zoneManager) certs(t *testing.T, a entry.Answer) []zonecert.Cert {
 
 // TestZoneOps walks the operations through real libp2p hosts: a join
 // certifies the joiner's zone and its neighbours' with their addresses; a
-// renewal records the member with its zones from the map, whatever it
-// claims; and every operation acts for the stream's remote peer only, so
+// renewal records the member with its zones from the map; and every operation acts for the stream's remote peer only, so
 // a peer cannot leave, move or renew in another's name, nor evict a live
 // neighbour by reporting it, while a dead one is removed.
 func TestZoneOps(t *testing.T) {
@@ -126,9 +124,10 @@ func TestZoneOps(t *testing.T) {
 	}
 	m.op(ctx, t, c, entry.Request{Op: entry.OpJoin, Point: []float64{0.8, 0.8, 0.2}})
 
-	// A renewal's zones come from the map, not from the request.
-	claim := []entry.Box{{Lo: []float64{0, 0, 0}, Hi: []float64{1, 1, 1}}}
-	got = m.op(ctx, t, b, entry.Request{Op: entry.OpRenew, Zones: claim, Coord: []float64{3, 4}, Capacity: 2})
+	// A renewal's zones come from the map; the request states only the
+	// member's coordinate and capacity (TestZoneClaimsRefused: one
+	// naming zones is dropped).
+	got = m.op(ctx, t, b, entry.Request{Op: entry.OpRenew, Coord: []float64{3, 4}, Capacity: 2})
 	if got.Refused != "" || len(m.certs(t, got)) < 2 {
 		t.Fatalf("renewal answered %+v", got)
 	}

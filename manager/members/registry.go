@@ -1,15 +1,13 @@
 // Package members is the manager's side of the entry protocol
-// (proto/entry): the registry of the overlay's members, which names the
-// first peer of an empty overlay, offers members still connected as entry
-// peers, and serves zone operations from the manager's zone map
+// (proto/entry): it serves zone operations from the manager's zone map
 // (manager/zones, set with Registry.SetZones), the one authority of who
-// holds which zone. A request without an operation is answered as before
-// (First, Entries), so clients that do not speak the operations yet keep
-// working.
+// holds which zone, and keeps the registry of the overlay's members as
+// the operations leave them: the zones the map certifies to each, beside
+// the coordinate and capacity it reports. A request without an operation
+// is refused.
 package members
 
 import (
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -25,13 +23,6 @@ import (
 const (
 	// memberFor is how long a membership lasts without renewal.
 	memberFor = 3 * entry.RenewEvery
-	// firstFor is how long a granted first peer is offered to others
-	// before it has confirmed membership.
-	firstFor = 30 * time.Second
-	// natFirstWait is how long, after the first ask, the manager waits
-	// for a volunteer that others can dial before it names one behind a
-	// NAT the first peer (see behindNAT).
-	natFirstWait = 30 * time.Second
 	// identifyWait bounds how long a request waits for identify.
 	identifyWait = 2 * time.Second
 	// opWait bounds an operation, so that its answer is sent within
@@ -57,25 +48,20 @@ type Member struct {
 
 // RegistryHost is what the manager's side needs from a libp2p host: a
 // Host, and a wait for libp2p's identify exchange on a connection (which
-// brings the peer's announced addresses, see behindNAT).
+// brings the peer's announced addresses).
 type RegistryHost interface {
 	entry.Host
 	IdentifyWait(network.Conn) <-chan struct{}
 }
 
-// Registry is the manager's side: it remembers members and the first
-// peer granted. Safe for concurrent use.
+// Registry is the manager's side: it serves the operations and
+// remembers the members. Safe for concurrent use.
 type Registry struct {
 	h   RegistryHost
 	now func() time.Time
 
 	mu      sync.Mutex // guards the fields below
 	members map[peer.ID]*Member
-	first   peer.ID
-	firstAt time.Time
-	hold    time.Time // no first peer is named before it
-	asked   time.Time // first ask while the overlay was empty; zero once it is not
-	rand    *rand.Rand
 	bounds  []byte // the signed bounds every answer carries
 	// admit, when set, returns why a peer stating a version may not take
 	// part ("" when it may).
@@ -85,18 +71,8 @@ type Registry struct {
 }
 
 // NewRegistry returns a Registry for h's peers; now is the clock.
-func NewRegistry(h RegistryHost, now func() time.Time, r *rand.Rand) *Registry {
-	return &Registry{h: h, now: now, rand: r, members: map[peer.ID]*Member{}}
-}
-
-// HoldFirst makes the registry name no first peer before until. A manager
-// restarted under a running overlay knows none of its members until they
-// renew (within RenewEvery); a volunteer asking before then is told to ask
-// again rather than to start a second overlay beside the first.
-func (r *Registry) HoldFirst(until time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.hold = until
+func NewRegistry(h RegistryHost, now func() time.Time) *Registry {
+	return &Registry{h: h, now: now, members: map[peer.ID]*Member{}}
 }
 
 // SetBounds makes every answer carry b, the manager-signed record of the
@@ -109,7 +85,7 @@ func (r *Registry) SetBounds(b []byte) {
 
 // SetAdmit makes the registry ask admit about every asker's stated
 // version: an asker it gives a reason is answered with that reason
-// (Answer.Outdated), no entry, and no membership.
+// (Answer.Outdated), no certificate, and no membership.
 func (r *Registry) SetAdmit(admit func(version string) string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -81,7 +81,7 @@ func (c Client) Zones(ctx context.Context, req zonecert.Request) (zonecert.Grant
 
 // RequestFor is a member's entry request for a zone operation.
 func RequestFor(req zonecert.Request) Request {
-	r := Request{Op: string(req.Op), Point: req.Point, Member: true}
+	r := Request{Op: string(req.Op), Point: req.Point}
 	if req.Suspect != "" {
 		r.Suspect = req.Suspect.String()
 	}

@@ -1,25 +1,17 @@
 // Package entry is the entry protocol, as both ends speak it: how a
-// volunteer finds its way into the overlay and gets its zone. It asks the
-// manager, which every volunteer reaches through the network profile, for
-// peers already in the overlay to join through; when the overlay is empty
-// the manager names the asker its first peer, and everyone who asks in the
-// next moments is sent to that peer, so two volunteers starting at the
-// same time never build two overlays that each cover the whole space.
+// volunteer gets its zone of the overlay from the manager's zone map,
+// which every volunteer reaches through the network profile.
 //
-// Peers tell the manager they are members (Request.Member) once they hold a
-// zone, and repeat it every RenewEvery. The DHT rendezvous (p2p/host)
-// remains the way peers find each other without the manager; this
-// protocol settles the decisions that need a single arbiter: who starts
-// the overlay, and who holds which zone.
-//
-// A request naming an operation (Request.Op: join, move, renew, leave,
-// report) is answered from the manager's zone map: the answer carries
-// signed zone certificates (Answer.Certs), the addresses of the other
-// holders they name (Answer.Peers), or why the operation was refused
-// (Answer.Refused). The asker is always the stream's remote peer: nobody
+// Every request names an operation (Request.Op: join, move, renew, leave,
+// report) and is answered with signed zone certificates (Answer.Certs),
+// the addresses of the other holders they name (Answer.Peers), or why the
+// operation was refused (Answer.Refused). Members renew every RenewEvery,
+// stating their coordinate and capacity; what they hold is the map's to
+// say, never theirs. The asker is always the stream's remote peer: nobody
 // acts in another's name. Client makes the protocol a p2p/zonecert
 // Authority for the volunteer's node; the manager's side is
-// manager/members.
+// manager/members. The DHT rendezvous (p2p/host) remains the way peers
+// find each other without the manager.
 //
 // Messages are varint-length-prefixed JSON (proto/frame), at most
 // MaxMessageSize bytes.
@@ -47,10 +39,7 @@ const Protocol = "/hivecrawl/overlay/entry/1.0.0"
 const (
 	// MaxMessageSize bounds a request or an answer.
 	MaxMessageSize = 64 << 10
-	// MaxEntries bounds the entry peers in one answer.
-	MaxEntries = 8
-	// RenewEvery is how often members repeat that they are members (with
-	// their zones, which the manager's swarm view draws).
+	// RenewEvery is how often members renew their zones.
 	RenewEvery = 10 * time.Second
 	// Timeout bounds one exchange.
 	Timeout = 10 * time.Second
@@ -61,12 +50,8 @@ var ErrMalformed = frame.ErrMalformed
 
 // Request is what a peer sends.
 type Request struct {
-	// Member says the asker holds a zone of the overlay.
-	Member bool `json:"member,omitempty"`
-	// Zones and Coord describe a member's place, for the manager's swarm
-	// view and its assignment baseline: its zones of the CAN space and
-	// its network coordinate (milliseconds).
-	Zones []Box     `json:"zones,omitempty"`
+	// Coord is the member's network coordinate (milliseconds), for the
+	// manager's swarm view and its placement of hosts.
 	Coord []float64 `json:"coord,omitempty"`
 	// CoordError is the coordinate's Vivaldi error (0 certain … 1.5
 	// unknown) and Samples the round trips it rests on: the manager
@@ -80,9 +65,7 @@ type Request struct {
 	// manager may hold against its minimum (Registry.SetAdmit).
 	Version string `json:"version,omitempty"`
 	// Op names an operation on the manager's zone map (OpJoin, OpMove,
-	// OpRenew, OpLeave, OpReport); empty for the membership requests
-	// above. A renewal carries the fields above as a Member request does,
-	// but the manager takes the zones from its map, not from Zones.
+	// OpRenew, OpLeave, OpReport). Every request names one.
 	Op string `json:"op,omitempty"`
 	// Point is where to join or move to, in [0,1] in each dimension of
 	// the CAN space (OpJoin, OpMove).
@@ -101,7 +84,6 @@ type Box struct {
 // Limits on what a member reports.
 const (
 	maxVersion = 64
-	maxZones   = 64
 	maxDim     = 8
 )
 
@@ -109,9 +91,6 @@ const (
 func (r *Request) Validate() error {
 	if len(r.Version) > maxVersion {
 		return fmt.Errorf("%w: version of %d bytes", ErrMalformed, len(r.Version))
-	}
-	if len(r.Zones) > maxZones {
-		return fmt.Errorf("%w: %d zones, at most %d", ErrMalformed, len(r.Zones), maxZones)
 	}
 	if r.Capacity < 0 || !finite([]float64{r.Capacity}) {
 		return fmt.Errorf("%w: capacity %v", ErrMalformed, r.Capacity)
@@ -121,16 +100,6 @@ func (r *Request) Validate() error {
 	}
 	if len(r.Coord) > maxDim || !finite(r.Coord) {
 		return fmt.Errorf("%w: coordinate %v", ErrMalformed, r.Coord)
-	}
-	for _, z := range r.Zones {
-		if len(z.Lo) == 0 || len(z.Lo) > maxDim || len(z.Hi) != len(z.Lo) || !finite(z.Lo) || !finite(z.Hi) {
-			return fmt.Errorf("%w: zone %v", ErrMalformed, z)
-		}
-		for i := range z.Lo {
-			if z.Lo[i] < 0 || z.Hi[i] > 1 || z.Lo[i] >= z.Hi[i] {
-				return fmt.Errorf("%w: zone %v outside the unit box", ErrMalformed, z)
-			}
-		}
 	}
 	return r.validateOp()
 }
@@ -146,17 +115,13 @@ func finite(v []float64) bool {
 
 // Answer is the manager's reply.
 type Answer struct {
-	// First tells the asker to start the overlay: no one else is in it.
-	First bool `json:"first,omitempty"`
-	// Entries are members to join through, in random order.
-	Entries []Peer `json:"entries,omitempty"`
 	// Bounds is the manager-signed record of the CAN space's current
 	// bounds (p2p/envelope.BoundsKind), when it has trained them.
 	Bounds []byte `json:"bounds,omitempty"`
 	// Outdated, when set, says why the asker may not take part: its
-	// version is older than the network's minimum. It names no entry
-	// and is not counted a member; the text tells its user how to update.
-	// An outdated peer gets no certificate and loses its zones.
+	// version is older than the network's minimum. It gets no
+	// certificate, loses its zones and is no member; the text tells its
+	// user how to update.
 	Outdated string `json:"outdated,omitempty"`
 	// Certs answer an operation: zone certificates (p2p/zonecert
 	// encodings, signed with the manager's key), the asker's own first,
@@ -171,7 +136,7 @@ type Answer struct {
 	Refused string `json:"refused,omitempty"`
 }
 
-// Peer is one entry peer.
+// Peer is a holder's ID and addresses.
 type Peer struct {
 	ID    string   `json:"id"`
 	Addrs []string `json:"addrs"`
@@ -204,10 +169,7 @@ type Host interface {
 func Ask(ctx context.Context, h Host, manager peer.ID, req Request) (Answer, error) {
 	var a Answer
 	if err := frame.Call(ctx, h, manager, Protocol, req, &a, MaxMessageSize, Timeout); err != nil {
-		return Answer{}, fmt.Errorf("ask manager for an entry: %w", err)
-	}
-	if len(a.Entries) > MaxEntries {
-		return Answer{}, fmt.Errorf("ask manager for an entry: %w: %d entries", ErrMalformed, len(a.Entries))
+		return Answer{}, fmt.Errorf("ask the manager for zones: %w", err)
 	}
 	return a, nil
 }

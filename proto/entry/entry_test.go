@@ -15,10 +15,7 @@ import (
 
 func FuzzDecode(f *testing.F) {
 	var buf bytes.Buffer
-	frame.Write(&buf, Answer{Entries: []Peer{{ID: "12D3KooWSkYjCdDQXNg2bbzCqu6dD1M6gWx4NNMgd8LdyvCgAW51", Addrs: []string{"/ip4/127.0.0.1/tcp/1"}}}}, MaxMessageSize)
-	f.Add(buf.Bytes())
-	buf.Reset()
-	frame.Write(&buf, Request{Member: true}, MaxMessageSize)
+	frame.Write(&buf, Request{Op: OpRenew, Coord: []float64{12, 30}, CoordError: 0.2, Samples: 40, Capacity: 1.5}, MaxMessageSize)
 	f.Add(buf.Bytes())
 	buf.Reset()
 	frame.Write(&buf, Request{Op: OpJoin, Point: []float64{0.1, 0.2, 0.3}}, MaxMessageSize)
@@ -33,11 +30,8 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var a Answer
 		if Decode(bufio.NewReader(bytes.NewReader(b)), &a) == nil {
-			for _, e := range a.Entries {
-				e.AddrInfo() // must not panic on any decoded entry
-			}
 			for _, p := range a.Peers {
-				p.AddrInfo()
+				p.AddrInfo() // must not panic on any decoded peer
 			}
 			for _, c := range a.Certs {
 				zonecert.Decode(c)
@@ -59,7 +53,8 @@ func TestOpValidate(t *testing.T) {
 		req  Request
 		ok   bool
 	}{
-		{"membership", Request{Member: true}, true},
+		{"renewal", Request{Op: OpRenew, Coord: []float64{12, 30}, Capacity: 1.5}, true},
+		{"no operation", Request{Coord: []float64{12, 30}}, false},
 		{"join", Request{Op: OpJoin, Point: []float64{0, 0.5, 1}}, true},
 		{"report", Request{Op: OpReport, Suspect: id.String()}, true},
 		{"unknown op", Request{Op: "claim"}, false},

@@ -40,6 +40,9 @@ const (
 	// RefusedCheckedRecently: the manager checked the suspect moments ago
 	// and it answered then, or the check is under way.
 	RefusedCheckedRecently = "checked recently"
+	// RefusedNoOp: the request named no operation (a client older than
+	// certified zones, which only asked for entry peers).
+	RefusedNoOp = "no operation"
 	// RefusedNoMap: this manager keeps no zone map (solo mode).
 	RefusedNoMap = "no zone map"
 	// RefusedUnavailable: the manager could not decide now (its database
@@ -50,7 +53,7 @@ const (
 // validateOp checks an operation's fields.
 func (r *Request) validateOp() error {
 	switch r.Op {
-	case "", OpRenew, OpLeave:
+	case OpRenew, OpLeave:
 	case OpJoin, OpMove:
 		if len(r.Point) == 0 || len(r.Point) > maxDim || !finite(r.Point) {
 			return fmt.Errorf("%w: point %v", ErrMalformed, r.Point)
@@ -64,6 +67,8 @@ func (r *Request) validateOp() error {
 		if _, err := peer.Decode(r.Suspect); err != nil {
 			return fmt.Errorf("%w: suspect %.60q: %v", ErrMalformed, r.Suspect, err)
 		}
+	case "":
+		return fmt.Errorf("%w: no operation", ErrMalformed)
 	default:
 		return fmt.Errorf("%w: operation %.20q", ErrMalformed, r.Op)
 	}
