@@ -97,7 +97,7 @@ func (r *Registry) SetAdmit(admit func(version string) string) {
 func (r *Registry) Members() []peer.ID {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.liveLocked(r.now(), "")
+	return r.liveLocked(r.now())
 }
 
 // MemberInfos returns the current, connected members as they last
@@ -105,7 +105,7 @@ func (r *Registry) Members() []peer.ID {
 func (r *Registry) MemberInfos() []Member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ids := r.liveLocked(r.now(), "")
+	ids := r.liveLocked(r.now())
 	out := make([]Member, len(ids))
 	for i, id := range ids {
 		out[i] = *r.members[id]
@@ -137,14 +137,14 @@ func (r *Registry) pruneLocked(now time.Time) {
 	}
 }
 
-// liveLocked returns the current members, except one: those connected
-// to this manager, and those another manager sharing the database heard
-// from (Merge).
-func (r *Registry) liveLocked(now time.Time, except peer.ID) []peer.ID {
+// liveLocked returns the current members: those connected to this
+// manager, and those another manager sharing the database heard from
+// (Merge).
+func (r *Registry) liveLocked(now time.Time) []peer.ID {
 	r.pruneLocked(now)
 	var out []peer.ID
 	for id, m := range r.members {
-		if id != except && (m.Remote || r.h.Network().Connectedness(id) == network.Connected) {
+		if m.Remote || r.h.Network().Connectedness(id) == network.Connected {
 			out = append(out, id)
 		}
 	}
