@@ -36,15 +36,21 @@ func linkedHost(ctx context.Context, t *testing.T, m *Manager, ip string) *host.
 func stripes(t *testing.T, m *Manager, hosts ...*host.Host) {
 	t.Helper()
 	for i, h := range hosts {
-		p := make([]float64, m.sub.Options().Dim)
-		for d := range p {
-			p[d] = 0.5
-		}
-		p[0] = (float64(i) + 0.5) / float64(len(hosts))
-		if a := m.members.Answer(h.ID(), entry.Request{Op: entry.OpJoin, Point: p}); a.Refused != "" || len(a.Certs) == 0 {
+		if a := m.members.Answer(h.ID(), entry.Request{Op: entry.OpJoin, Point: along(m, i, len(hosts))}); a.Refused != "" || len(a.Certs) == 0 {
 			t.Fatalf("join of member %d answered %+v", i, a)
 		}
 	}
+}
+
+// along is the i-th of n join points spread along the first axis of m's
+// space, in the middle of the others.
+func along(m *Manager, i, n int) []float64 {
+	p := make([]float64, m.sub.Options().Dim)
+	for d := range p {
+		p[d] = 0.5
+	}
+	p[0] = (float64(i) + 0.5) / float64(n)
+	return p
 }
 
 // aims counts the members m aims task tk at, and 19 copies of it under

@@ -91,12 +91,7 @@ func TestMemberLocator(t *testing.T) {
 		if err := h.Connect(ctx, m.host.AddrInfo()); err != nil {
 			t.Fatal(err)
 		}
-		p := make([]float64, m.sub.Options().Dim)
-		for d := range p {
-			p[d] = 0.5
-		}
-		p[0] = (float64(i) + 0.5) / float64(len(vecs))
-		if a, err := entry.Ask(ctx, h, m.ID(), entry.Request{Op: entry.OpJoin, Point: p}); err != nil || a.Refused != "" {
+		if a, err := entry.Ask(ctx, h, m.ID(), entry.Request{Op: entry.OpJoin, Point: along(m, i, len(vecs))}); err != nil || a.Refused != "" {
 			t.Fatalf("join: %+v, %v", a, err)
 		}
 	}
