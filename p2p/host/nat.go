@@ -124,18 +124,42 @@ func (h *Host) Link(p peer.ID) string {
 }
 
 // linkOf says what kind of link c is. A direct connection whose local
-// end is no public address (this peer sits behind a NAT) to a peer that
-// announces addresses through relays (so does it) crossed both NATs:
-// hole-punched, by DCUtR or by a plain dial through a mapping a punch
-// left open, whoever dialled.
+// end sits behind a NAT to a peer that announces addresses through
+// relays (so does it) crossed both NATs: hole-punched, by DCUtR or by a
+// plain dial through a mapping a punch left open, whoever dialled.
 func (h *Host) linkOf(c network.Conn) string {
 	switch {
 	case c.Stat().Limited || isRelayed(c.RemoteMultiaddr()):
 		return LinkRelayed
-	case !manet.IsPublicAddr(c.LocalMultiaddr()) && h.announcesRelay(c.RemotePeer()):
+	case h.behindNAT(c.LocalMultiaddr()) && h.announcesRelay(c.RemotePeer()):
 		return LinkHolePunched
 	}
 	return LinkDirect
+}
+
+// behindNAT reports whether a connection whose local end is local sits
+// behind a NAT, this host's interface addresses deciding when local names
+// none (behindNAT).
+func (h *Host) behindNAT(local ma.Multiaddr) bool {
+	return behindNAT(local, func() []ma.Multiaddr {
+		own, _ := h.Network().InterfaceListenAddresses() // none on error: behind, as before
+		return own
+	})
+}
+
+// behindNAT reports whether a connection's local end, local, sits behind
+// a NAT: its address is no public one. A QUIC dial made from a socket of
+// its own names no address: quic-go binds that socket to 0.0.0.0 when no
+// listener holds the source address the route table offers (on a machine
+// with several addresses in one subnet, the subnet's first), and a public
+// peer took its own connection for one through a NAT. Then the host's
+// own interface addresses decide: a host with a public one is not behind
+// a NAT.
+func behindNAT(local ma.Multiaddr, own func() []ma.Multiaddr) bool {
+	if ip, err := manet.ToIP(local); err == nil && ip.IsUnspecified() {
+		return !slices.ContainsFunc(own(), manet.IsPublicAddr)
+	}
+	return !manet.IsPublicAddr(local)
 }
 
 // announcesRelay reports whether p announced an address through a relay,
