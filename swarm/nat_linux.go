@@ -5,8 +5,10 @@ package swarm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"os"
+	"slices"
 
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/swarm/netlab"
@@ -108,8 +110,10 @@ func (s *Swarm) LinksError(ctx context.Context) error {
 		}
 	}
 	punchable := 0
-	for c, nbs := range neighbours {
-		for p, link := range nbs {
+	for _, c := range s.Clients { // in order, so that a wait reports the same pair
+		nbs := neighbours[c]
+		for _, p := range slices.Sorted(maps.Keys(nbs)) {
+			link := nbs[p]
 			o, ok := byPeer[p]
 			if !ok {
 				continue // the manager is no CAN neighbour; a gone peer is not ours to judge

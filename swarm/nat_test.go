@@ -51,7 +51,11 @@ func TestNAT(t *testing.T) {
 	t.Logf("every channel crawled after %v", time.Since(start))
 	var last error
 	linked := poll(ctx, 2*time.Second, func() (bool, error) {
-		last = s.LinksError(ctx)
+		err := s.LinksError(ctx)
+		if err != nil && (last == nil || err.Error() != last.Error()) {
+			t.Logf("after %v: %v", time.Since(start).Round(time.Second), err) // what a slow run waited for
+		}
+		last = err
 		return last == nil, nil
 	})
 	var sum Summary
