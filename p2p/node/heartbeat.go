@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -323,7 +322,7 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 		nb.load = can.Load{RTL: l.Rtl, RPL: l.Rpl}
 		nb.idle = int(l.Idle)
 	}
-	nb.nbrs, nb.seq = hb.Neighbours, hb.Seq
+	nb.nbrs, nb.coord, nb.seq = hb.Neighbours, hb.Self.Coord, hb.Seq
 }
 
 // missed counts a missed heartbeat; at DeadAfter in a row the neighbour is
@@ -352,8 +351,7 @@ func (n *Node) observe(id peer.ID, c *wire.Coordinate, rtt time.Duration) {
 	if n.cfg.PeerExtra != nil {
 		rtt += n.cfg.PeerExtra(id)
 	}
-	other := coord.Coord{Vec: c.Vec, Height: c.Height, Adjustment: c.Adjustment, Error: c.Error}
-	if _, err := n.viv.Observe(id.String(), other, rtt); err != nil {
+	if _, err := n.viv.Observe(id.String(), coordOf(c), rtt); err != nil {
 		n.log.Debug("Coordinate update refused", "neighbour", id.String(), "err", err)
 	}
 }

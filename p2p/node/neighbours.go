@@ -14,7 +14,8 @@ type neighbour struct {
 	id    peer.ID
 	zones []can.Zone // by its certificates
 	load  can.Load
-	nbrs  []*wire.Peer // its last announced neighbour list (share.go, wide samples)
+	nbrs  []*wire.Peer     // its last announced neighbour list (share.go, wide samples)
+	coord *wire.Coordinate // its last announced network coordinate (share.go)
 	// idle is the crawl threads it last announced idle, less the tasks
 	// shared with it since (share.go).
 	idle   int

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -69,12 +70,11 @@ func (g farGift) stale(relayed int, now time.Time, heartbeat time.Duration) bool
 const farHold = 5
 
 // share offers waiting tasks to neighbours that announced idle crawl
-// threads, one task per idle thread, each to the idle neighbour whose zone
-// lies nearest the task's target (the nearest on the network, as far as
-// the CAN tells); with no idle neighbour, to the peers two hops away that
-// neighbours relayed idle threads for (farTakersLocked). It runs after a
-// heartbeat round, with load balancing on (Config.MaxPieces), and never
-// twice at once.
+// threads, one task per idle thread, each to the idle neighbour nearest
+// on the network (nearestTaker); with no idle neighbour, to the peers two
+// hops away that neighbours relayed idle threads for (farTakersLocked).
+// It runs after a heartbeat round, with load balancing on
+// (Config.MaxPieces), and never twice at once.
 func (n *Node) share(ctx context.Context) {
 	sh, ok := n.queue.(Sharer)
 	if !ok || n.cfg.MaxPieces <= 0 || !n.sharing.CompareAndSwap(false, true) {
@@ -88,10 +88,10 @@ func (n *Node) share(ctx context.Context) {
 			return
 		}
 		waiting, _ := sh.Spare()
-		var takers []can.NeighbourInfo
+		var takers []taker
 		for id, nb := range n.nbrs {
 			if nb.direct && nb.idle > 0 {
-				takers = append(takers, can.NeighbourInfo{ID: can.PeerID(id), Zones: nb.zones})
+				takers = append(takers, taker{can.NeighbourInfo{ID: can.PeerID(id), Zones: nb.zones}, nb.coord})
 			}
 		}
 		far := len(takers) == 0
@@ -101,6 +101,7 @@ func (n *Node) share(ctx context.Context) {
 		}
 		zones := slices.Clone(n.zones)
 		n.mu.Unlock()
+		self := n.viv.Coord()
 		if waiting == 0 || len(takers) == 0 {
 			return
 		}
@@ -116,7 +117,7 @@ func (n *Node) share(ctx context.Context) {
 			return // none of ours could start elsewhere now
 		}
 		target := can.Clamp(t.Target)
-		to := nearest(takers, target)
+		to := nearestTaker(takers, self, target)
 		taken, err := n.offer(ctx, to, t, env, target)
 		n.mu.Lock()
 		if nb, ok := n.nbrs[to]; ok && !far {
@@ -164,9 +165,10 @@ func (n *Node) share(ctx context.Context) {
 // counts relayed, and adds their addresses to the peerstore to reach
 // them. A peer that heartbeats us speaks for itself and is left out; so
 // are peers whose certificates we do not hold. n.mu must be held.
-func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]int) {
+func (n *Node) farTakersLocked(now time.Time) ([]taker, map[peer.ID]int) {
 	relayed := map[peer.ID]int{}
 	zones := map[peer.ID][]can.Zone{}
+	coords := map[peer.ID]*wire.Coordinate{}
 	for _, nb := range n.nbrs {
 		if !nb.direct {
 			continue
@@ -188,16 +190,16 @@ func (n *Node) farTakersLocked(now time.Time) ([]can.NeighbourInfo, map[peer.ID]
 			if len(zs) == 0 {
 				continue // no certificate of its: it holds nothing we know
 			}
-			relayed[id], zones[id] = k, zs
+			relayed[id], zones[id], coords[id] = k, zs, p.Coord
 			_, addrs := peerAddrs(p)
 			n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
 		}
 	}
 	maps.DeleteFunc(n.farGiven, func(id peer.ID, g farGift) bool { return g.stale(relayed[id], now, n.cfg.Heartbeat) })
-	var out []can.NeighbourInfo
+	var out []taker
 	for id, k := range relayed {
 		if k-n.farGiven[id].n > 0 {
-			out = append(out, can.NeighbourInfo{ID: can.PeerID(id), Zones: zones[id]})
+			out = append(out, taker{can.NeighbourInfo{ID: can.PeerID(id), Zones: zones[id]}, coords[id]})
 		}
 	}
 	return out, relayed
@@ -257,6 +259,49 @@ func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, 
 		return false, refusal(resp.Error)
 	}
 	return true, nil
+}
+
+// taker is a peer a waiting task may be shared with, with the network
+// coordinate it last announced (nil when none).
+type taker struct {
+	can.NeighbourInfo
+	coord *wire.Coordinate
+}
+
+// nearestTaker returns the taker the network coordinates predict nearest
+// to this peer, whose own coordinate is self: the task's host was placed
+// here because this peer measured it nearest (or its coordinate maps
+// here), so the taker nearest this peer is near the host too, its round
+// trip to the host at most its round trip to us plus ours. While
+// volunteers still stand where they joined, at hashes of their peer IDs,
+// a neighbour in the CAN space is anywhere on the network; the
+// coordinates are not. While this peer's coordinate or a taker's is
+// unsettled (Vivaldi's error above driftMaxError) or unknown (peers two
+// hops away: neighbour lists carry no coordinates), the taker whose
+// zones lie nearest the task's target. Ties go to the smaller ID.
+func nearestTaker(takers []taker, self coord.Coord, target can.Point) peer.ID {
+	unsettled := func(t taker) bool {
+		c := t.coord
+		return c == nil || len(c.Vec) != len(self.Vec) || c.Error > driftMaxError
+	}
+	if self.Error > driftMaxError || slices.ContainsFunc(takers, unsettled) {
+		infos := make([]can.NeighbourInfo, len(takers))
+		for i, t := range takers {
+			infos[i] = t.NeighbourInfo
+		}
+		return nearest(infos, target)
+	}
+	var (
+		best  can.PeerID
+		bestD = -1.0
+	)
+	for _, t := range takers {
+		d := self.DistanceTo(coordOf(t.coord))
+		if bestD < 0 || d < bestD || (d == bestD && t.ID < best) {
+			best, bestD = t.ID, d
+		}
+	}
+	return peer.ID(best)
 }
 
 // nearest returns the neighbour whose zones lie nearest target, ties to
