@@ -168,7 +168,6 @@ func (n *Node) share(ctx context.Context) {
 func (n *Node) farTakersLocked(now time.Time) ([]taker, map[peer.ID]int) {
 	relayed := map[peer.ID]int{}
 	zones := map[peer.ID][]can.Zone{}
-	coords := map[peer.ID]*wire.Coordinate{}
 	for _, nb := range n.nbrs {
 		if !nb.direct {
 			continue
@@ -190,7 +189,7 @@ func (n *Node) farTakersLocked(now time.Time) ([]taker, map[peer.ID]int) {
 			if len(zs) == 0 {
 				continue // no certificate of its: it holds nothing we know
 			}
-			relayed[id], zones[id], coords[id] = k, zs, p.Coord
+			relayed[id], zones[id] = k, zs
 			_, addrs := peerAddrs(p)
 			n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
 		}
@@ -199,7 +198,7 @@ func (n *Node) farTakersLocked(now time.Time) ([]taker, map[peer.ID]int) {
 	var out []taker
 	for id, k := range relayed {
 		if k-n.farGiven[id].n > 0 {
-			out = append(out, taker{can.NeighbourInfo{ID: can.PeerID(id), Zones: zones[id]}, coords[id]})
+			out = append(out, taker{NeighbourInfo: can.NeighbourInfo{ID: can.PeerID(id), Zones: zones[id]}})
 		}
 	}
 	return out, relayed
@@ -277,7 +276,7 @@ type taker struct {
 // a neighbour in the CAN space is anywhere on the network; the
 // coordinates are not. While this peer's coordinate or a taker's is
 // unsettled (Vivaldi's error above driftMaxError) or unknown (peers two
-// hops away: neighbour lists carry no coordinates), the taker whose
+// hops away: we take no third peer's word for one), the taker whose
 // zones lie nearest the task's target. Ties go to the smaller ID.
 func nearestTaker(takers []taker, self coord.Coord, target can.Point) peer.ID {
 	unsettled := func(t taker) bool {
