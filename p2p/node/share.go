@@ -101,7 +101,6 @@ func (n *Node) share(ctx context.Context) {
 		}
 		zones := slices.Clone(n.zones)
 		n.mu.Unlock()
-		self := n.viv.Coord()
 		if waiting == 0 || len(takers) == 0 {
 			return
 		}
@@ -117,7 +116,7 @@ func (n *Node) share(ctx context.Context) {
 			return // none of ours could start elsewhere now
 		}
 		target := can.Clamp(t.Target)
-		to := nearestTaker(takers, self, target)
+		to := nearestTaker(takers, n.viv.Coord(), target)
 		taken, err := n.offer(ctx, to, t, env, target)
 		n.mu.Lock()
 		if nb, ok := n.nbrs[to]; ok && !far {
@@ -284,11 +283,7 @@ func nearestTaker(takers []taker, self coord.Coord, target can.Point) peer.ID {
 		return c == nil || len(c.Vec) != len(self.Vec) || c.Error > driftMaxError
 	}
 	if self.Error > driftMaxError || slices.ContainsFunc(takers, unsettled) {
-		infos := make([]can.NeighbourInfo, len(takers))
-		for i, t := range takers {
-			infos[i] = t.NeighbourInfo
-		}
-		return nearest(infos, target)
+		return nearest(takers, target)
 	}
 	var (
 		best  can.PeerID
@@ -303,9 +298,9 @@ func nearestTaker(takers []taker, self coord.Coord, target can.Point) peer.ID {
 	return peer.ID(best)
 }
 
-// nearest returns the neighbour whose zones lie nearest target, ties to
-// the smaller ID.
-func nearest(nbrs []can.NeighbourInfo, target can.Point) peer.ID {
+// nearest returns the taker whose zones lie nearest target, ties to the
+// smaller ID.
+func nearest(nbrs []taker, target can.Point) peer.ID {
 	var (
 		best  can.PeerID
 		bestD = -1.0
