@@ -18,10 +18,6 @@ import (
 // their mean emulated round trip in milliseconds from the requester and
 // from every client.
 func (s *Swarm) roundTrips(web map[string]fixture.Stats, count func(name, ip string) bool) (pages int64, rtt, all float64) {
-	ipOf := map[string]string{}
-	for _, h := range s.Web.Hosts {
-		ipOf[h.Name] = h.Addr[:len(h.Addr)-len(portOf(h.Addr))-1]
-	}
 	for name, hs := range web {
 		if s.Layout == nil {
 			// A NAT lab: no emulated latency, and every requester is a
@@ -31,9 +27,10 @@ func (s *Swarm) roundTrips(web map[string]fixture.Stats, count func(name, ip str
 			}
 			continue
 		}
-		toAll := s.meanToClients(ipOf[name])
+		host := s.webIP(name)
+		toAll := s.meanToClients(host)
 		for ip, n := range hs.PagesBy {
-			d, ok := s.Layout.RTT(ip, ipOf[name])
+			d, ok := s.Layout.RTT(ip, host)
 			if !ok || !count(name, ip) {
 				continue // not a swarm client, or not counted
 			}
@@ -74,8 +71,76 @@ func (s *Swarm) CountChecksApart(sum *Summary, rep ChannelReport) error {
 	}
 	isCheck := checkedOnly(rep.Held, ipOf, nameOf)
 	sum.CheckPages, _, _ = s.roundTrips(s.web, isCheck)
-	_, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms = s.roundTrips(s.web, func(name, ip string) bool { return !isCheck(name, ip) })
+	crawl := func(name, ip string) bool { return !isCheck(name, ip) }
+	_, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms = s.roundTrips(s.web, crawl)
+	sum.MeanCrawlNearestRTTms = s.roundTripsTo(s.web, crawl, s.nearestClient)
+	named := map[string]string{} // host name → IP of the client named nearest
+	for hostPort, l := range rep.Located {
+		if ip, ok := ipOf[l.Nearest]; ok {
+			named[nameOf[hostPort]] = ip
+		}
+	}
+	sum.MeanCrawlNamedRTTms = s.roundTripsTo(s.web, crawl, func(host string) (string, bool) {
+		ip, ok := named[host]
+		return ip, ok
+	})
 	return nil
+}
+
+// roundTripsTo is the mean emulated round trip in milliseconds, per page
+// a host (by name) served to a requester IP that count accepts, from the
+// host to the client to(host) names in the requester's stead; pages of
+// hosts it names none for are left out.
+func (s *Swarm) roundTripsTo(web map[string]fixture.Stats, count func(name, ip string) bool, to func(host string) (ip string, ok bool)) float64 {
+	if s.Layout == nil {
+		return 0
+	}
+	var pages int64
+	var rtt float64
+	for name, hs := range web {
+		ip, ok := to(name)
+		if !ok {
+			continue
+		}
+		host := s.webIP(name)
+		d, ok := s.Layout.RTT(ip, host)
+		if !ok {
+			continue
+		}
+		for req, n := range hs.PagesBy {
+			if _, client := s.Layout.RTT(req, host); !client || !count(name, req) {
+				continue
+			}
+			pages += n
+			rtt += float64(n) * ms(d)
+		}
+	}
+	if pages == 0 {
+		return 0
+	}
+	return math.Round(rtt/float64(pages)*10) / 10
+}
+
+// nearestClient returns the IP of the client nearest the host named host
+// by emulated round trip.
+func (s *Swarm) nearestClient(host string) (string, bool) {
+	ip, best, found := "", time.Duration(0), false
+	for _, c := range s.Clients {
+		if d, ok := s.Layout.RTT(c.IP, s.webIP(host)); ok && (!found || d < best) {
+			ip, best, found = c.IP, d, true
+		}
+	}
+	return ip, found
+}
+
+// webIP returns the IP of the web host named name, "" when there is none.
+func (s *Swarm) webIP(name string) string {
+	for _, h := range s.Web.Hosts {
+		if h.Name == name {
+			return h.Addr[:len(h.Addr)-len(portOf(h.Addr))-1]
+		}
+	}
+	return ""
 }
 
 // checkedOnly returns whether a host (by name) served a requester (by IP)

@@ -63,6 +63,14 @@ type Summary struct {
 	MeanCrawlRTTms        float64 `json:"mean_crawl_rtt_ms"`
 	MeanCrawlHostAllRTTms float64 `json:"mean_crawl_host_all_rtt_ms"`
 	CheckPages            int64   `json:"check_pages"`
+	// MeanCrawlNearestRTTms is, over the same crawls' pages, the round
+	// trip from each page's host to the client nearest it: the least any
+	// placement gives. MeanCrawlNamedRTTms is the round trip to the
+	// member the manager's measurement named nearest (channels.Located),
+	// over the pages of the hosts it named a client for. Between the
+	// three, what measuring lost and what routing and sharing lost.
+	MeanCrawlNearestRTTms float64 `json:"mean_crawl_nearest_rtt_ms"`
+	MeanCrawlNamedRTTms   float64 `json:"mean_crawl_named_rtt_ms"`
 	// Placement is how the manager placed hosts and peers: "coordinates"
 	// (each at its network coordinate, the default), "hashed points" (CAN
 	// at hashes of names) or "consistent hashing" (the baseline).
@@ -295,6 +303,9 @@ type ChannelReport struct {
 	// state some peer held or delivered.
 	Open []channels.Task
 	Held []channels.Task
+	// Located are the coordinates the manager stored for the hosts of
+	// the held tasks, by the tasks' host:port.
+	Located map[string]channels.Located
 }
 
 // ReadChannels opens the manager's channel database; the manager must be
@@ -321,8 +332,21 @@ func (m *Manager) ReadChannels() (ChannelReport, error) {
 	if err != nil {
 		return ChannelReport{}, err
 	}
+	located := map[string]channels.Located{}
+	for _, t := range held {
+		if _, ok := located[t.Host]; ok {
+			continue
+		}
+		l, found, err := db.GetLocated(t.Host)
+		if err != nil {
+			return ChannelReport{}, err
+		}
+		if found {
+			located[t.Host] = l
+		}
+	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Index < all[j].Index })
-	return ChannelReport{Channels: all, Tasks: ts.Counts, Cancelled: ts.Cancelled, Open: open, Held: held}, nil
+	return ChannelReport{Channels: all, Tasks: ts.Counts, Cancelled: ts.Cancelled, Open: open, Held: held, Located: located}, nil
 }
 
 // AddChannels completes sum from the stopped manager's database.

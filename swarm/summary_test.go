@@ -3,6 +3,7 @@ package swarm
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -93,6 +94,64 @@ func TestCrawlRoundTripsApart(t *testing.T) {
 	}
 }
 
+// TestCrawlRoundTripsTo: the crawls' pages measured from the client
+// nearest their host and from the one the manager named, in the
+// requester's stead; a host named no client is left out.
+func TestCrawlRoundTripsTo(t *testing.T) {
+	l := &emulate.Layout{Matrix: emulate.MatrixSeattle, Nodes: map[string]int{
+		HostIP(0): 0, HostIP(1): 1, ClientIP(0): 2, ClientIP(1): 3, ClientIP(2): 4,
+	}}
+	s := &Swarm{
+		Layout:  l,
+		Clients: []*Client{{IP: ClientIP(0)}, {IP: ClientIP(1)}, {IP: ClientIP(2)}},
+		Web: &WebProc{Hosts: []fixture.HostInfo{
+			{Site: fixture.Site{Name: "a"}, Addr: HostIP(0) + ":80"},
+			{Site: fixture.Site{Name: "b"}, Addr: HostIP(1) + ":8080"},
+		}},
+	}
+	web := map[string]fixture.Stats{
+		"a": {PagesBy: map[string]int64{ClientIP(0): 3, ClientIP(1): 2, "192.0.2.1": 7}},
+		"b": {PagesBy: map[string]int64{ClientIP(1): 5}},
+	}
+	all := func(name, ip string) bool { return true }
+	rtt := func(a, b string) float64 {
+		d, ok := l.RTT(a, b)
+		if !ok {
+			t.Fatalf("no round trip between %s and %s", a, b)
+		}
+		return ms(d)
+	}
+	nearest := func(host string) (string, float64) {
+		ip, best := "", math.Inf(1)
+		for _, c := range s.Clients {
+			if d := rtt(c.IP, host); d < best {
+				ip, best = c.IP, d
+			}
+		}
+		return ip, best
+	}
+	_, na := nearest(HostIP(0))
+	_, nb := nearest(HostIP(1))
+	want := math.Round((5*na+5*nb)/10*10) / 10
+	if got := s.roundTripsTo(web, all, s.nearestClient); got != want {
+		t.Fatalf("from the nearest clients %.1f ms, want %.1f (the requester outside the swarm left out)", got, want)
+	}
+	far, _ := nearest(HostIP(0))
+	for _, c := range s.Clients {
+		if rtt(c.IP, HostIP(0)) > rtt(far, HostIP(0)) {
+			far = c.IP
+		}
+	}
+	named := func(host string) (string, bool) { return far, host == "a" }
+	want = math.Round(rtt(far, HostIP(0))*10) / 10
+	if got := s.roundTripsTo(web, all, named); got != want {
+		t.Fatalf("from the named client %.1f ms, want %.1f (a's pages alone)", got, want)
+	}
+	if got := s.roundTripsTo(web, func(name, _ string) bool { return name == "b" }, named); got != 0 {
+		t.Fatalf("no counted page of a named host: %.1f ms, want 0", got)
+	}
+}
+
 // TestChannelReport reads a stopped manager's channel database: one task
 // completed, one lost and run again, two cancelled (expired, refused).
 func TestChannelReport(t *testing.T) {
@@ -118,7 +177,7 @@ func TestChannelReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		tk := c.Tasks(round, channels.PagePlan{})[0]
-		if err := db.Issue(h, round, []channels.Task{{ID: tk.ID, Channel: h, Round: round, Issued: now, Deadline: now.Add(time.Hour)}}, now); err != nil {
+		if err := db.Issue(h, round, []channels.Task{{ID: tk.ID, Channel: h, Host: h, Round: round, Issued: now, Deadline: now.Add(time.Hour)}}, now); err != nil {
 			t.Fatal(err)
 		}
 		return tk.ID
@@ -144,10 +203,15 @@ func TestChannelReport(t *testing.T) {
 	again := issue("d.example", 2, t0.Add(2*time.Hour))
 	_, err = db.Complete(again, "p2", channels.Feedback{}, t0.Add(3*time.Hour))
 	must(err)
+	must(db.PutLocated("a.example", channels.Located{Nearest: "p1", At: t0}))
+	must(db.PutLocated("e.example", channels.Located{Nearest: "p2", At: t0})) // no task held
 	must(db.Close())
 
 	rep, err := m.ReadChannels()
 	must(err)
+	if len(rep.Located) != 1 || rep.Located["a.example"].Nearest != "p1" {
+		t.Fatalf("located %v, want a.example's alone, named p1", rep.Located)
+	}
 	var sum Summary
 	rep.AddChannels(&sum)
 	if sum.Completed != 2 || sum.Lost != 1 || sum.Reexecuted != 1 || sum.ChannelsCrawled != 2 {

@@ -142,7 +142,7 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 	if err := s.CountChecksApart(&sum, rep); err != nil {
 		return sum, "", err
 	}
-	note += fmt.Sprintf("; crawls alone (%d pages fetched by spot-checks apart): mean RTT %.1f ms, %.1f ms to all clients", sum.CheckPages, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms)
+	note += fmt.Sprintf("; crawls alone (%d pages fetched by spot-checks apart): mean RTT %.1f ms, %.1f ms to all clients, %.1f ms to the nearest, %.1f ms to the one measured nearest", sum.CheckPages, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms, sum.MeanCrawlNearestRTTms, sum.MeanCrawlNamedRTTms)
 	return sum, note, nil
 }
 
