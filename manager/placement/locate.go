@@ -39,10 +39,14 @@ const probers = 2*can.DefaultDim + 2
 // How long a host's coordinate is trusted before it is measured again:
 // relocateAfter when the members that measured it had settled coordinates
 // and the solve fitted their measurements, relocateUnsure otherwise (a
-// host located while the swarm's coordinates were still settling).
+// host located while the swarm's coordinates were still settling). Such
+// a host went to the shortest round trip at its word, which no settled
+// coordinate could check (coord.Nearest); members settle within about a
+// minute of joining, so a liar's word holds a host placed in a new
+// swarm's first minute until the host's first send after it.
 const (
 	relocateAfter  = 24 * time.Hour
-	relocateUnsure = 5 * time.Minute
+	relocateUnsure = time.Minute
 	sureResidual   = 0.3
 )
 

@@ -96,3 +96,33 @@ func TestNearestTakesAnUncheckableProbeAtItsWord(t *testing.T) {
 		t.Fatalf("Nearest = %d, refuted %v; want probe 2 taken at its word", got, refuted)
 	}
 }
+
+// TestNearestTakesANewSwarmAtItsWord: in a new swarm every member's
+// coordinate is Vivaldi's first, at the origin with the largest error,
+// and predicts nothing, so the shortest round trip stands; among settled
+// members a far liar is still refuted, even one claiming an unsettled
+// coordinate.
+func TestNearestTakesANewSwarmAtItsWord(t *testing.T) {
+	fresh := Coord{Vec: []float64{0, 0, 0}, Height: 0.01, Error: 1.5}
+	rtts := []float64{80, 95, 4, 120, 150, 170, 190, 210}
+	probes := make([]Probe, len(rtts))
+	for i, rtt := range rtts {
+		probes[i] = Probe{Peer: fresh, RTT: rtt}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	if got, refuted := Nearest(probes, SolveConfig{}, r); got != 2 || len(refuted) > 0 {
+		t.Fatalf("new swarm: kept probe %d (refuted %v), want the 4-ms one, 2, refuting none", got, refuted)
+	}
+
+	// Settled members on a line, the host beside the first; the last
+	// member, 300 ms from the host, answers 1 ms and claims an unsettled
+	// coordinate.
+	var settled []Probe
+	for _, x := range []float64{10, 60, 110, 160, 210, 260, 300} {
+		settled = append(settled, Probe{Peer: Coord{Vec: []float64{x, 0, 0}, Error: 0.1}, RTT: x})
+	}
+	settled[len(settled)-1].RTT, settled[len(settled)-1].Peer.Error = 1, 1.5
+	if got, refuted := Nearest(settled, SolveConfig{}, r); got != 0 || !slices.Equal(refuted, []int{len(settled) - 1}) {
+		t.Fatalf("settled: kept probe %d (refuted %v), want 0, refuting the liar %d", got, refuted, len(settled)-1)
+	}
+}
