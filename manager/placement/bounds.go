@@ -21,10 +21,9 @@ import (
 // dimension, so that the members, and the hosts near them, spread over the
 // whole space instead of crowding its middle.
 const (
-	// settledError and settledSamples say when a member's coordinate is
-	// settled enough to train from: the Vivaldi error and samples at which
-	// a peer makes its first move (p2p/node/drift.go).
-	settledError   = 0.5
+	// settledSamples and coord.SettledError say when a member's
+	// coordinate is settled enough to train from: the samples and Vivaldi
+	// error at which a peer makes its first move (p2p/node/drift.go).
 	settledSamples = 100
 	// boundsCheckEvery is how often the members' coordinates are looked at:
 	// as often as they report them.
@@ -143,7 +142,7 @@ func (b *Trainer) MaybeTrain(now time.Time, members []members.Member) (bool, err
 func trainFrom(members []members.Member, dim int) (coord.Bounds, bool) {
 	var sample []coord.Coord
 	for _, mb := range members {
-		if len(mb.Coord) == dim && mb.CoordError <= settledError && mb.Samples >= settledSamples {
+		if len(mb.Coord) == dim && mb.CoordError <= coord.SettledError && mb.Samples >= settledSamples {
 			sample = append(sample, coord.Coord{Vec: mb.Coord})
 		}
 	}

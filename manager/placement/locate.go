@@ -177,7 +177,7 @@ func (l *Locator) choose(ms []members.Member, near []float64) []members.Member {
 	l.mu.Unlock()
 	key := func(mb members.Member) float64 {
 		switch {
-		case len(mb.Coord) == 0 || mb.CoordError > settledError:
+		case len(mb.Coord) == 0 || mb.CoordError > coord.SettledError:
 			return math.Inf(1)
 		case len(near) != len(mb.Coord):
 			return 0
@@ -190,7 +190,7 @@ func (l *Locator) choose(ms []members.Member, near []float64) []members.Member {
 
 // trustFor is how long l is trusted.
 func trustFor(l channels.Located) time.Duration {
-	if l.ProbeError <= settledError && l.Residual <= sureResidual {
+	if l.ProbeError <= coord.SettledError && l.Residual <= sureResidual {
 		return relocateAfter
 	}
 	return relocateUnsure

@@ -10,15 +10,10 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 )
 
-// driftMaxError is the Vivaldi error (0 certain … 1.5 unknown) above which
-// a coordinate is too young to move for: a new peer's coordinate starts at
-// the origin and would send every newcomer to the same point.
-const driftMaxError = 0.5
-
 // firstMoveSamples is how many RTT samples a node's coordinate rests on
 // before its first move: about ten heartbeat rounds, with the wide sample
 // (sampleWide) beside the neighbours.
-// Vivaldi's error is below driftMaxError after a few rounds, but in a
+// Vivaldi's error is at most coord.SettledError after a few rounds, but in a
 // swarm of peers that started together the coordinates keep spreading out
 // for some rounds after that; a peer that moved then would find its
 // coordinate far from its zone later, yet within the zone's diagonal, and
@@ -34,20 +29,21 @@ const awaitSamples = 3 * firstMoveSamples
 // Drifted reports whether the node should move to its mapped coordinate,
 // and that point. A node joins first at Config.Point (the client's is a
 // hash of its peer ID, since no coordinate is known before it has
-// heartbeats to measure), so once Vivaldi's error is at most
-// driftMaxError and the coordinate rests on firstMoveSamples samples (and,
-// with Config.AwaitBounds, trained bounds have come) it moves whenever the
-// mapped point lies outside its zones; a node placed by its coordinate
+// heartbeats to measure), so once its coordinate is settled (Vivaldi's
+// error at most coord.SettledError: a new peer's coordinate starts at the
+// origin and would send every newcomer to the same point) and rests on
+// firstMoveSamples samples (and, with Config.AwaitBounds, trained bounds
+// have come) it moves whenever the mapped point lies outside its zones; a node placed by its coordinate
 // stays until the mapped point lies further than its zone's diagonal from
 // the zone's centre (with several zones, from each of them; design.md §4),
 // so a coordinate that wobbles across a zone's face does not make it move
-// again and again. Without bounds, or while Vivaldi's error is above
-// driftMaxError, it never drifts.
+// again and again. Without bounds, or while its coordinate is unsettled,
+// it never drifts.
 func (n *Node) Drifted() (bool, []float64) { return n.driftedAt(time.Now()) }
 
 func (n *Node) driftedAt(now time.Time) (bool, []float64) {
 	c := n.viv.Coord()
-	if c.Error > driftMaxError {
+	if c.Error > coord.SettledError {
 		return false, nil
 	}
 	samples := n.viv.Samples()

@@ -16,7 +16,7 @@ import (
 )
 
 // confidentVivaldi returns a Vivaldi client whose error has dropped to
-// driftMaxError or below and that rests on firstMoveSamples samples, from
+// coord.SettledError or below and that rests on firstMoveSamples samples, from
 // steady measurements of one other peer.
 func confidentVivaldi(t *testing.T) *coord.Client {
 	t.Helper()
@@ -30,8 +30,8 @@ func confidentVivaldi(t *testing.T) *coord.Client {
 			t.Fatal(err)
 		}
 	}
-	if e := viv.Coord().Error; e > driftMaxError {
-		t.Fatalf("Vivaldi error %v after 100 steady samples, want ≤ %v", e, driftMaxError)
+	if e := viv.Coord().Error; e > coord.SettledError {
+		t.Fatalf("Vivaldi error %v after 100 steady samples, want ≤ %v", e, coord.SettledError)
 	}
 	return viv
 }

@@ -274,15 +274,15 @@ type taker struct {
 // volunteers still stand where they joined, at hashes of their peer IDs,
 // a neighbour in the CAN space is anywhere on the network; the
 // coordinates are not. While this peer's coordinate or a taker's is
-// unsettled (Vivaldi's error above driftMaxError) or unknown (peers two
+// unsettled (Vivaldi's error above coord.SettledError) or unknown (peers two
 // hops away: we take no third peer's word for one), the taker whose
 // zones lie nearest the task's target. Ties go to the smaller ID.
 func nearestTaker(takers []taker, self coord.Coord, target can.Point) peer.ID {
 	unsettled := func(t taker) bool {
 		c := t.coord
-		return c == nil || len(c.Vec) != len(self.Vec) || c.Error > driftMaxError
+		return c == nil || len(c.Vec) != len(self.Vec) || c.Error > coord.SettledError
 	}
-	if self.Error > driftMaxError || slices.ContainsFunc(takers, unsettled) {
+	if self.Error > coord.SettledError || slices.ContainsFunc(takers, unsettled) {
 		return nearest(takers, target)
 	}
 	var (
