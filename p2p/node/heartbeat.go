@@ -322,7 +322,7 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 		nb.load = can.Load{RTL: l.Rtl, RPL: l.Rpl}
 		nb.idle = int(l.Idle)
 	}
-	nb.nbrs, nb.coord, nb.seq = hb.Neighbours, hb.Self.Coord, hb.Seq
+	nb.nbrs, nb.seq = hb.Neighbours, hb.Seq
 }
 
 // missed counts a missed heartbeat; at DeadAfter in a row the neighbour is
@@ -340,16 +340,22 @@ func (n *Node) missed(id peer.ID) {
 	}
 }
 
-// observe feeds one heartbeat round trip to Vivaldi. The round trip
-// includes opening the stream, which on an open connection costs one more
-// network round trip at most; Vivaldi's latency filter and error weighting
-// absorb it.
+// observe feeds one heartbeat round trip to Vivaldi, and keeps the
+// shortest to each neighbour. The round trip includes opening the stream,
+// which on an open connection costs one more network round trip at most,
+// and the time the other peer took to answer; Vivaldi's latency filter
+// and error weighting absorb them, the shortest of several drops them.
 func (n *Node) observe(id peer.ID, c *wire.Coordinate, rtt time.Duration) {
-	if c == nil || len(c.Vec) != n.cfg.Dim {
-		return
-	}
 	if n.cfg.PeerExtra != nil {
 		rtt += n.cfg.PeerExtra(id)
+	}
+	n.mu.Lock()
+	if nb, ok := n.nbrs[id]; ok && (nb.rtt == 0 || rtt < nb.rtt) {
+		nb.rtt = rtt
+	}
+	n.mu.Unlock()
+	if c == nil || len(c.Vec) != n.cfg.Dim {
+		return
 	}
 	if _, err := n.viv.Observe(id.String(), coordOf(c), rtt); err != nil {
 		n.log.Debug("Coordinate update refused", "neighbour", id.String(), "err", err)

@@ -14,8 +14,11 @@ type neighbour struct {
 	id    peer.ID
 	zones []can.Zone // by its certificates
 	load  can.Load
-	nbrs  []*wire.Peer     // its last announced neighbour list (share.go, wide samples)
-	coord *wire.Coordinate // its last announced network coordinate (share.go)
+	nbrs  []*wire.Peer // its last announced neighbour list (share.go, wide samples)
+	// rtt is the shortest heartbeat round trip measured to it, 0 before
+	// the first (share.go): our own measurement, which it can lengthen
+	// but not shorten.
+	rtt time.Duration
 	// idle is the crawl threads it last announced idle, less the tasks
 	// shared with it since (share.go).
 	idle   int

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -91,7 +90,7 @@ func (n *Node) share(ctx context.Context) {
 		var takers []taker
 		for id, nb := range n.nbrs {
 			if nb.direct && nb.idle > 0 {
-				takers = append(takers, taker{can.NeighbourInfo{ID: can.PeerID(id), Zones: nb.zones}, nb.coord})
+				takers = append(takers, taker{can.NeighbourInfo{ID: can.PeerID(id), Zones: nb.zones}, nb.rtt})
 			}
 		}
 		far := len(takers) == 0
@@ -116,7 +115,7 @@ func (n *Node) share(ctx context.Context) {
 			return // none of ours could start elsewhere now
 		}
 		target := can.Clamp(t.Target)
-		to := nearestTaker(takers, n.viv.Coord(), target)
+		to := nearestTaker(takers, target)
 		taken, err := n.offer(ctx, to, t, env, target)
 		n.mu.Lock()
 		if nb, ok := n.nbrs[to]; ok && !far {
@@ -259,43 +258,34 @@ func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, 
 	return true, nil
 }
 
-// taker is a peer a waiting task may be shared with, with the network
-// coordinate it last announced (nil when none).
+// taker is a peer a waiting task may be shared with, with the shortest
+// heartbeat round trip this peer measured to it (0 when none).
 type taker struct {
 	can.NeighbourInfo
-	coord *wire.Coordinate
+	rtt time.Duration
 }
 
-// nearestTaker returns the taker the network coordinates predict nearest
-// to this peer, whose own coordinate is self: the task's host was placed
-// here because this peer measured it nearest (or its coordinate maps
-// here), so the taker nearest this peer is near the host too, its round
-// trip to the host at most its round trip to us plus ours. While
-// volunteers still stand where they joined, at hashes of their peer IDs,
-// a neighbour in the CAN space is anywhere on the network; the
-// coordinates are not. While this peer's coordinate or a taker's is
-// unsettled (Vivaldi's error above coord.SettledError) or unknown (peers two
-// hops away: we take no third peer's word for one), the taker whose
-// zones lie nearest the task's target. Ties go to the smaller ID.
-func nearestTaker(takers []taker, self coord.Coord, target can.Point) peer.ID {
-	unsettled := func(t taker) bool {
-		c := t.coord
-		return c == nil || len(c.Vec) != len(self.Vec) || c.Error > coord.SettledError
-	}
-	if self.Error > coord.SettledError || slices.ContainsFunc(takers, unsettled) {
-		return nearest(takers, target)
-	}
-	var (
-		best  can.PeerID
-		bestD = -1.0
-	)
-	for _, t := range takers {
-		d := self.DistanceTo(coordOf(t.coord))
-		if bestD < 0 || d < bestD || (d == bestD && t.ID < best) {
-			best, bestD = t.ID, d
+// nearestTaker returns the taker this peer measured nearest: the task's
+// host was placed here because this peer measured it nearest, so the
+// taker nearest this peer is near the host too, its round trip to the
+// host at most its round trip to us plus ours. While volunteers still
+// stand where they joined, at hashes of their peer IDs, a neighbour in
+// the CAN space is anywhere on the network; a round trip we measured is
+// not, and no taker can make itself look nearer than it is. Takers not
+// yet measured wait their turn; when none is measured (peers two hops
+// away never are), the taker whose zones lie nearest the task's target.
+// Ties go to the smaller ID.
+func nearestTaker(takers []taker, target can.Point) peer.ID {
+	var best *taker
+	for i, t := range takers {
+		if t.rtt > 0 && (best == nil || t.rtt < best.rtt || (t.rtt == best.rtt && t.ID < best.ID)) {
+			best = &takers[i]
 		}
 	}
-	return peer.ID(best)
+	if best == nil {
+		return nearest(takers, target)
+	}
+	return peer.ID(best.ID)
 }
 
 // nearest returns the taker whose zones lie nearest target, ties to the

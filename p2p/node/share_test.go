@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -314,35 +313,48 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 }
 
 // TestShareGoesToTheNearestTaker: of the idle peers a waiting task may go
-// to, the one the network coordinates predict nearest to the sharer,
-// which measured the task's host nearest; the zones decide only while a
-// coordinate is unsettled or unknown. Before the coordinates, a
-// volunteer still standing at the hash of its peer ID shared with the
-// neighbour whose zone lay nearest the target: anywhere on the network.
+// to, the one the sharer, which measured the task's host nearest,
+// measured nearest itself; the zones decide only while no taker's round
+// trip is known. Before, a volunteer still standing at the hash of its
+// peer ID shared with the neighbour whose zone lay nearest the target:
+// anywhere on the network.
 func TestShareGoesToTheNearestTaker(t *testing.T) {
 	target := can.Point{0.3, 0.3}
-	onNet := func(x, y, err float64) *wire.Coordinate { return &wire.Coordinate{Vec: []float64{x, y}, Error: err} }
 	// a's zone abuts the target's; b's lies across the space but b sits
 	// 5 ms from the sharer on the network, a 150 ms.
-	a := taker{can.NeighbourInfo{ID: "a", Zones: []can.Zone{{Lo: can.Point{0.5, 0}, Hi: can.Point{1, 0.5}}}}, onNet(0.150, 0, 0.2)}
-	b := taker{can.NeighbourInfo{ID: "b", Zones: []can.Zone{{Lo: can.Point{0.5, 0.5}, Hi: can.Point{1, 1}}}}, onNet(0.005, 0, 0.2)}
-	self := coordOf(onNet(0, 0, 0.2))
-	young := coordOf(onNet(0, 0, 1.5))
+	a := taker{can.NeighbourInfo{ID: "a", Zones: []can.Zone{{Lo: can.Point{0.5, 0}, Hi: can.Point{1, 0.5}}}}, 150 * time.Millisecond}
+	b := taker{can.NeighbourInfo{ID: "b", Zones: []can.Zone{{Lo: can.Point{0.5, 0.5}, Hi: can.Point{1, 1}}}}, 5 * time.Millisecond}
 	for _, tc := range []struct {
 		name   string
 		takers []taker
-		self   coord.Coord
 		want   peer.ID
 	}{
-		{"settled coordinates", []taker{a, b}, self, "b"},
-		{"in either order", []taker{b, a}, self, "b"},
-		{"this peer's coordinate unsettled", []taker{a, b}, young, "a"},
-		{"a taker's unknown", []taker{a, {b.NeighbourInfo, nil}}, self, "a"},
-		{"a taker's unsettled", []taker{a, {b.NeighbourInfo, onNet(0.005, 0, 0.9)}}, self, "a"},
-		{"a taker's of another dimension", []taker{a, {b.NeighbourInfo, &wire.Coordinate{Vec: []float64{0.005}}}}, self, "a"},
+		{"measured", []taker{a, b}, "b"},
+		{"in either order", []taker{b, a}, "b"},
+		{"a tie to the smaller ID", []taker{{b.NeighbourInfo, a.rtt}, a}, "a"},
+		{"one unmeasured", []taker{{a.NeighbourInfo, 0}, {b.NeighbourInfo, a.rtt}}, "b"},
+		{"none measured", []taker{{a.NeighbourInfo, 0}, {b.NeighbourInfo, 0}}, "a"},
+		{"none", nil, ""},
 	} {
-		if got := nearestTaker(tc.takers, tc.self, target); got != tc.want {
+		if got := nearestTaker(tc.takers, target); got != tc.want {
 			t.Errorf("%s: shared with %s, want %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestHeartbeatsKeepTheShortestRoundTrip: a neighbour's round trip is
+// the shortest heartbeat measured to it; a peer that is no neighbour
+// gets no record.
+func TestHeartbeatsKeepTheShortestRoundTrip(t *testing.T) {
+	n := &Node{nbrs: map[peer.ID]*neighbour{"a": {id: "a"}}}
+	for _, d := range []time.Duration{30, 12, 20} {
+		n.observe("a", nil, d*time.Millisecond)
+		n.observe("b", nil, time.Millisecond)
+	}
+	if got := n.nbrs["a"].rtt; got != 12*time.Millisecond {
+		t.Fatalf("a's round trip %v, want the shortest, 12ms", got)
+	}
+	if _, ok := n.nbrs["b"]; ok {
+		t.Fatal("a peer that is no neighbour got a record")
 	}
 }
