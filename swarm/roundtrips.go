@@ -89,9 +89,9 @@ func (s *Swarm) CountChecksApart(sum *Summary, rep ChannelReport) error {
 
 // roundTripsTo is the mean emulated round trip in milliseconds, per page
 // a host (by name) served to a requester IP that count accepts, from the
-// host to the client to(host) names in the requester's stead; pages of
+// host to the client to(name) names in the requester's stead; pages of
 // hosts it names none for are left out.
-func (s *Swarm) roundTripsTo(web map[string]fixture.Stats, count func(name, ip string) bool, to func(host string) (ip string, ok bool)) float64 {
+func (s *Swarm) roundTripsTo(web map[string]fixture.Stats, count func(name, ip string) bool, to func(name string) (ip string, ok bool)) float64 {
 	if s.Layout == nil {
 		return 0
 	}
@@ -121,12 +121,13 @@ func (s *Swarm) roundTripsTo(web map[string]fixture.Stats, count func(name, ip s
 	return math.Round(rtt/float64(pages)*10) / 10
 }
 
-// nearestClient returns the IP of the client nearest the host named host
+// nearestClient returns the IP of the client nearest the host named name
 // by emulated round trip.
-func (s *Swarm) nearestClient(host string) (string, bool) {
+func (s *Swarm) nearestClient(name string) (string, bool) {
+	host := s.webIP(name)
 	ip, best, found := "", time.Duration(0), false
 	for _, c := range s.Clients {
-		if d, ok := s.Layout.RTT(c.IP, s.webIP(host)); ok && (!found || d < best) {
+		if d, ok := s.Layout.RTT(c.IP, host); ok && (!found || d < best) {
 			ip, best, found = c.IP, d, true
 		}
 	}

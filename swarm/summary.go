@@ -332,11 +332,12 @@ func (m *Manager) ReadChannels() (ChannelReport, error) {
 	if err != nil {
 		return ChannelReport{}, err
 	}
-	located := map[string]channels.Located{}
+	located, asked := map[string]channels.Located{}, map[string]bool{}
 	for _, t := range held {
-		if _, ok := located[t.Host]; ok {
+		if asked[t.Host] {
 			continue
 		}
+		asked[t.Host] = true
 		l, found, err := db.GetLocated(t.Host)
 		if err != nil {
 			return ChannelReport{}, err
