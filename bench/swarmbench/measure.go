@@ -142,7 +142,10 @@ func measure(ctx context.Context, cfg swarm.Config, dur, settle time.Duration, l
 	if err := s.CountChecksApart(&sum, rep); err != nil {
 		return sum, "", err
 	}
-	note += fmt.Sprintf("; crawls alone (%d pages fetched by spot-checks apart): mean RTT %.1f ms, %.1f ms to all clients, %.1f ms to the nearest, %.1f ms to the one measured nearest", sum.CheckPages, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms, sum.MeanCrawlNearestRTTms, sum.MeanCrawlNamedRTTms)
+	note += fmt.Sprintf("; crawls alone (%d pages fetched by spot-checks apart): mean RTT %.1f ms, %.1f ms to all clients, %.1f ms to the nearest", sum.CheckPages, sum.MeanCrawlRTTms, sum.MeanCrawlHostAllRTTms, sum.MeanCrawlNearestRTTms)
+	if sum.MeanCrawlNamedRTTms > 0 { // hosts located from measurements
+		note += fmt.Sprintf(", %.1f ms to the one measured nearest", sum.MeanCrawlNamedRTTms)
+	}
 	return sum, note, nil
 }
 
