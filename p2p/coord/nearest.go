@@ -17,10 +17,11 @@ import (
 // go to the next nearest the probes confirm: 64 ms away on average where
 // the true nearest is 55 ms), and the prober farthest from the host wins
 // none of 98 hosts by reporting 1 ms, 11 % by reporting just under the
-// nearest's round trip, which it cannot know. A prober that claims to be near a host it is far
-// from is refuted; one that shades its round trip within the slack, or
-// lies about its own coordinate as well, is not (its coordinate already
-// places its zone, so that lie is no stronger than this one).
+// nearest's round trip, which it cannot know. A prober that claims to be
+// near a host it is far from is refuted; one that shades its round trip
+// within the slack, or lies about its own coordinate as well, is not (its
+// coordinate already places its zone, so that lie is no stronger than
+// this one).
 //
 // Only settled coordinates (Vivaldi's error at most SettledError) make
 // the fit. An unsettled one predicts nothing: a new swarm's members all
@@ -28,9 +29,10 @@ import (
 // others' mean round trip away, so every answer under it by 60 ms was
 // refuted (TestNearestTakesANewSwarmAtItsWord): a new swarm's hosts, all
 // measured in its first second, went to members tens of milliseconds
-// farther than their nearest. With fewer than d+1 settled others the shortest answer stands at its
-// word, as when the others are too few; the manager measures such a host
-// again once the members have settled (manager/placement).
+// farther than their nearest. With fewer than d+1 settled others the
+// shortest answer stands at its word, as when the others are too few;
+// the manager measures such a host again once the members have settled
+// (manager/placement).
 const (
 	refuteMs  = 60
 	refuteRel = 0.5
