@@ -12,6 +12,7 @@ require (
 	github.com/dunglas/httpsfv v1.1.1
 	github.com/gen2brain/beeep v0.11.3
 	github.com/godbus/dbus/v5 v5.2.4
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/hashicorp/serf v0.11.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/jimsmart/grobotstxt v1.0.3

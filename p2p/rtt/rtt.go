@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/hivecrawl/hivecrawl/internal/netguard"
 )
 
@@ -60,7 +62,13 @@ type Result struct {
 type Measurer struct {
 	cfg    Config
 	dialer *net.Dialer
+	last   *lru.Cache[string, time.Duration] // hostPort → its last median
 }
+
+// remembered is how many hosts' last measurements a Measurer keeps
+// (Last): a peer measures the hosts the manager locates near it, a few
+// per task it could be given.
+const remembered = 4096
 
 // New returns a Measurer for cfg.
 func New(cfg Config) *Measurer {
@@ -70,7 +78,19 @@ func New(cfg Config) *Measurer {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Measurer{cfg: cfg, dialer: &net.Dialer{Control: netguard.Control(netguard.Allowing(cfg.AllowLoopback, cfg.AllowTestNets), ErrForbiddenAddress)}}
+	last, _ := lru.New[string, time.Duration](remembered) // fails only for a size ≤ 0
+	return &Measurer{
+		cfg:    cfg,
+		dialer: &net.Dialer{Control: netguard.Control(netguard.Allowing(cfg.AllowLoopback, cfg.AllowTestNets), ErrForbiddenAddress)},
+		last:   last,
+	}
+}
+
+// Last returns the median of this peer's last measurement of hostPort,
+// if it is among the remembered most recent ones: how far this peer is
+// from a web host, by its own connects.
+func (m *Measurer) Last(hostPort string) (time.Duration, bool) {
+	return m.last.Get(hostPort)
 }
 
 // Measure connects to hostPort samples times (0 = the configured number),
@@ -122,6 +142,7 @@ func (m *Measurer) Measure(ctx context.Context, hostPort string, samples int) (R
 	if m.cfg.Extra != nil {
 		res.Median += m.cfg.Extra(host)
 	}
+	m.last.Add(hostPort, res.Median)
 	return res, nil
 }
 

@@ -134,6 +134,31 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
+// TestLastRemembersMeasurements: a host measured is remembered with its
+// last median, emulated delay included; a host never measured, or whose
+// measurement failed, is not.
+func TestLastRemembersMeasurements(t *testing.T) {
+	open, _ := listen(t)
+	m := New(Config{AllowLoopback: true, Extra: func(string) time.Duration { return 80 * time.Millisecond }})
+	if _, ok := m.Last(open); ok {
+		t.Fatal("a host never measured is remembered")
+	}
+	res, err := m.Measure(context.Background(), open, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := m.Last(open); !ok || d != res.Median || d < 80*time.Millisecond {
+		t.Fatalf("Last = %v, %v; want the measurement's median %v", d, ok, res.Median)
+	}
+	closed := closedPort(t)
+	if _, err := m.Measure(context.Background(), closed, 1); err == nil {
+		t.Fatal("measured a closed port")
+	}
+	if _, ok := m.Last(closed); ok {
+		t.Fatal("a failed measurement is remembered")
+	}
+}
+
 // syscallRefused marks a case that must fail for a reason the OS decides.
 var syscallRefused = errors.New("connection refused")
 
