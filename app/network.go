@@ -289,6 +289,9 @@ func (nw *network) uploader(nickname string, lim crawler.Limiter) *upload.Upload
 // resolved for newNetwork (allowLoopback among them).
 func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptions) error {
 	nw.capacity = capacity(cfg)
+	// The measurer answers the manager's measurements of web hosts, and
+	// remembers them for the node's sharing: farthest hosts go first.
+	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets, Sockets: opts.sockets})
 	n, err := node.New(nw.h, q, node.Config{
 		Point:     can.HashPoint(nw.h.ID().String(), can.DefaultDim),
 		Manager:   nw.key,
@@ -304,13 +307,13 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 		// request here and the heir's first.
 		HandoverPause: max(time.Duration(cfg.Delay), node.DefaultHandoverPause),
 		PeerExtra:     nw.peerExtra(opts.PeerExtra),
+		HostRTT:       m.Last,
 		Logger:        nw.log,
 	})
 	if err != nil {
 		return err
 	}
 	nw.node = n
-	m := rtt.New(rtt.Config{Extra: opts.HostExtra, AllowLoopback: opts.allowLoopback, AllowTestNets: opts.allowTestNets, Sockets: opts.sockets})
 	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, nw.revoked))
 	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
 	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {

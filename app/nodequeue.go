@@ -122,10 +122,11 @@ func (nq nodeQueue) Spare() (waiting, idle int) {
 	return waiting, idle
 }
 
-// Offer takes out of the queue the waiting task that would start last
-// among those that could start now and keep accepts.
-func (nq nodeQueue) Offer(_ context.Context, keep func(*task.Task) bool) (*task.Task, []byte, error) {
-	r, err := nq.m.Offer(func(r *queue.Record) bool { return keep(r.Task) })
+// Offer takes out of the queue the waiting task that rank ranks highest
+// among those that could start now and rank accepts, ties to the one that
+// would start last.
+func (nq nodeQueue) Offer(_ context.Context, rank func(*task.Task) (float64, bool)) (*task.Task, []byte, error) {
+	r, err := nq.m.Offer(func(r *queue.Record) (float64, bool) { return rank(r.Task) })
 	if err != nil || r == nil {
 		return nil, nil, err
 	}

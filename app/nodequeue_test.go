@@ -57,7 +57,7 @@ func TestNodeQueueShares(t *testing.T) {
 	if w, idle := nq.Spare(); w != 3 || idle != 0 {
 		t.Fatalf("Spare = %d waiting, %d idle; want 3, 0", w, idle)
 	}
-	tk, env, err := nq.Offer(ctx, func(t *task.Task) bool { return t.ID != "c" })
+	tk, env, err := nq.Offer(ctx, func(t *task.Task) (float64, bool) { return 0, t.ID != "c" })
 	if err != nil || tk == nil || tk.ID != "b" || string(env) != "b" {
 		t.Fatalf("Offer = %v, %q, %v; want b with its envelope", tk, env, err)
 	}
@@ -67,7 +67,7 @@ func TestNodeQueueShares(t *testing.T) {
 	if w, _ := q.Waiting(); len(w) != 3 || w[1].ID != "b" {
 		t.Fatalf("b not back in its place: %d waiting", len(w))
 	}
-	if tk, _, err = nq.Offer(ctx, func(*task.Task) bool { return true }); err != nil || tk.ID != "c" {
+	if tk, _, err = nq.Offer(ctx, func(*task.Task) (float64, bool) { return 0, true }); err != nil || tk.ID != "c" {
 		t.Fatalf("Offer = %v, %v; want c", tk, err)
 	}
 	if err := nq.Settle(ctx, "c", true); err != nil {

@@ -2,6 +2,7 @@ package queue
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -53,33 +54,46 @@ func (q *Queue) Handover(now time.Time) (running, queued []*Record, err error) {
 	return running, queued, nil
 }
 
-// Offer takes the waiting task that would start last among those pick
-// (nil: any) accepts out of the queue, to hand it to a neighbour with a
-// crawl thread idle, and marks it Offered; nil when there is none. The
-// task goes back to its place with Unoffer, or leaves for good with
-// Shared; a process that ends in between puts it back at the next Open.
-func (q *Queue) Offer(now time.Time, pick func(*Record) bool) (*Record, error) {
+// Offer takes the waiting task that rank ranks highest among those it
+// accepts (nil: any, all alike), ties to the one that would start last,
+// out of the queue, to hand it to a neighbour with a crawl thread idle,
+// and marks it Offered; nil when there is none. The task goes back to
+// its place with Unoffer, or leaves for good with Shared; a process that
+// ends in between puts it back at the next Open.
+func (q *Queue) Offer(now time.Time, rank func(*Record) (float64, bool)) (*Record, error) {
 	var offered *Record
 	err := q.db.Update(func(tx *bolt.Tx) error {
 		offered = nil
 		tasks, fifo := tx.Bucket(tasksBucket), tx.Bucket(fifoBucket)
+		var (
+			key  []byte
+			best float64
+		)
 		c := fifo.Cursor()
 		for k, id := c.Last(); k != nil; k, id = c.Prev() {
 			r, err := get(tasks, id)
 			if err != nil {
 				return err
 			}
-			if r.expired(now) || (pick != nil && !pick(r)) {
+			if r.expired(now) {
 				continue // Next cancels the expired ones
 			}
-			if err := fifo.Delete(k); err != nil {
-				return err
+			v, ok := 0.0, true
+			if rank != nil {
+				v, ok = rank(r)
 			}
-			r.State = Offered
-			offered = r
-			return put(tasks, r)
+			if ok && (offered == nil || v > best) {
+				offered, best, key = r, v, slices.Clone(k)
+			}
 		}
-		return nil
+		if offered == nil {
+			return nil
+		}
+		if err := fifo.Delete(key); err != nil {
+			return err
+		}
+		offered.State = Offered
+		return put(tasks, offered)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("offer a queued task: %w", err)

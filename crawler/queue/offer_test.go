@@ -13,7 +13,7 @@ import (
 func TestOffer(t *testing.T) {
 	q, _ := openTemp(t, Options{MaxLen: 10})
 	enqueue(t, q, "a", "b", "c", "d")
-	notD := func(r *Record) bool { return r.ID != "d" }
+	notD := only(func(r *Record) bool { return r.ID != "d" })
 	c, err := q.Offer(t0, notD)
 	if err != nil || c == nil || c.ID != "c" || c.State != Offered {
 		t.Fatalf("Offer = %v, %v; want c offered (d is not picked)", c, err)
@@ -31,7 +31,7 @@ func TestOffer(t *testing.T) {
 		t.Fatalf("Unoffer of a queued task = %v, want ErrState", err)
 	}
 
-	b, err := q.Offer(t0, func(r *Record) bool { return r.ID == "b" })
+	b, err := q.Offer(t0, only(func(r *Record) bool { return r.ID == "b" }))
 	if err != nil || b == nil {
 		t.Fatalf("Offer b = %v, %v", b, err)
 	}
@@ -44,11 +44,40 @@ func TestOffer(t *testing.T) {
 	if err := q.Shared("a", t0); !errors.Is(err, ErrState) {
 		t.Fatalf("Shared of a task never offered = %v, want ErrState", err)
 	}
-	if r, err := q.Offer(t0, func(*Record) bool { return false }); r != nil || err != nil {
+	if r, err := q.Offer(t0, only(func(*Record) bool { return false })); r != nil || err != nil {
 		t.Fatalf("Offer with nothing picked = %v, %v; want nil, nil", r, err)
 	}
 	if r := next(t, q, t0); r == nil || r.ID != "a" {
 		t.Fatalf("next after the offers: %v, want a", r)
+	}
+}
+
+// only ranks the records keep accepts alike.
+func only(keep func(*Record) bool) func(*Record) (float64, bool) {
+	return func(r *Record) (float64, bool) { return 0, keep(r) }
+}
+
+// Offer takes the highest ranked of the tasks its rank accepts, wherever
+// it waits, ties to the one that would start last.
+func TestOfferTakesTheHighestRank(t *testing.T) {
+	q, _ := openTemp(t, Options{MaxLen: 10})
+	enqueue(t, q, "a", "b", "c", "d", "e")
+	rank := map[string]float64{"a": 0.2, "b": 0.9, "c": 0.9, "d": 0.1, "e": 5}
+	byRank := func(r *Record) (float64, bool) { return rank[r.ID], r.ID != "e" }
+	for _, want := range []string{"c", "b", "a", "d"} {
+		r, err := q.Offer(t0, byRank)
+		if err != nil || r == nil || r.ID != want {
+			t.Fatalf("Offer = %v, %v; want %s (ranks %v, e not accepted)", r, err, want, rank)
+		}
+	}
+	if r, err := q.Offer(t0, byRank); r != nil || err != nil {
+		t.Fatalf("Offer with only e left, not accepted = %v, %v; want nil, nil", r, err)
+	}
+	if err := q.Unoffer("a"); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := q.Waiting(); ids(w) != "a,e" {
+		t.Fatalf("waiting: %s, want a,e", ids(w))
 	}
 }
 
@@ -57,7 +86,7 @@ func TestOffer(t *testing.T) {
 func TestOfferedRecoveredAtOpen(t *testing.T) {
 	q, path := openTemp(t, Options{MaxLen: 10})
 	enqueue(t, q, "a", "b", "c")
-	if r, err := q.Offer(t0, func(r *Record) bool { return r.ID == "b" }); err != nil || r == nil {
+	if r, err := q.Offer(t0, only(func(r *Record) bool { return r.ID == "b" })); err != nil || r == nil {
 		t.Fatalf("Offer b = %v, %v", r, err)
 	}
 	crash(t, q)
@@ -81,7 +110,7 @@ func TestOfferedRecoveredAtOpen(t *testing.T) {
 func TestTaskComesBack(t *testing.T) {
 	q, _ := openTemp(t, Options{MaxLen: 10})
 	enqueue(t, q, "a", "b", "c", "d")
-	if r, err := q.Offer(t0, func(r *Record) bool { return r.ID == "b" }); err != nil || r == nil {
+	if r, err := q.Offer(t0, only(func(r *Record) bool { return r.ID == "b" })); err != nil || r == nil {
 		t.Fatalf("Offer b = %v, %v", r, err)
 	}
 	if err := q.Shared("b", t0); err != nil {

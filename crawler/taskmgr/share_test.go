@@ -41,7 +41,7 @@ func TestShareWaitingTasks(t *testing.T) {
 	if w, idle, err := h.m.Spare(); w != 3 || idle != 0 || err != nil {
 		t.Fatalf("Spare with both threads busy = %d, %d, %v; want 3 waiting, 0 idle", w, idle, err)
 	}
-	off, err := h.m.Offer(func(r *queue.Record) bool { return r.ID != "d1" })
+	off, err := h.m.Offer(func(r *queue.Record) (float64, bool) { return 0, r.ID != "d1" })
 	if err != nil || off == nil || off.ID != "c1" {
 		t.Fatalf("Offer = %v, %v; want c1 (a2's host runs here, d1 not picked)", off, err)
 	}

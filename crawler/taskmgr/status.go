@@ -136,14 +136,23 @@ func (m *Manager) Spare() (waiting, idle int, err error) {
 	return waiting, idle, nil
 }
 
-// Offer takes the waiting task that would start last, among those that
+// Offer takes the waiting task that rank ranks highest, among those that
 // could start now (no other task of their host runs here, and they do not
-// wait to claim their lease again) and pick accepts, out of the queue to
-// hand to another peer; nil when there is none. End the offer with Shared
-// or Unoffer.
-func (m *Manager) Offer(pick func(*queue.Record) bool) (*queue.Record, error) {
+// wait to claim their lease again) and rank accepts (nil: any, all alike),
+// ties to the one that would start last, out of the queue to hand to
+// another peer; nil when there is none. End the offer with Shared or
+// Unoffer.
+func (m *Manager) Offer(rank func(*queue.Record) (float64, bool)) (*queue.Record, error) {
 	may := m.startable()
-	r, err := m.q.Offer(m.opts.Now(), func(r *queue.Record) bool { return may(r) && (pick == nil || pick(r)) })
+	r, err := m.q.Offer(m.opts.Now(), func(r *queue.Record) (float64, bool) {
+		if !may(r) {
+			return 0, false
+		}
+		if rank == nil {
+			return 0, true
+		}
+		return rank(r)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("task manager: %w", err)
 	}

@@ -67,6 +67,10 @@ type Config struct {
 	// PeerExtra, when set, returns a delay added to every heartbeat RTT
 	// measured to a peer (latency emulation, p2p/emulate). Test-only.
 	PeerExtra func(peer.ID) time.Duration `json:"-"`
+	// HostRTT, when set, returns this peer's own last measured round trip
+	// to a web host (host:port; rtt.Measurer.Last): of the tasks waiting
+	// here, the ones whose hosts are farthest are shared first (share.go).
+	HostRTT func(hostPort string) (time.Duration, bool) `json:"-"`
 	// HandoverPause is how long a leaving node that hands over running
 	// tasks waits first: their crawls have just been stopped, and a host
 	// may still be answering the last request when the heir starts on it.

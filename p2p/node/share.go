@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -19,8 +20,9 @@ import (
 // crawl threads wait for work. Load balancing on insert places a task
 // once, by loads announced before it; where hosts cluster near a few
 // peers, their queues still grow while neighbours run dry. Such a peer
-// passes the tasks that would start last on to a neighbour with an idle
-// thread, as a load-balanced insert; when no neighbour has one, to a peer
+// passes the tasks whose hosts it is farthest from (by its own
+// measurements; of the rest, those that would start last) on to a
+// neighbour with an idle thread, as a load-balanced insert; when no neighbour has one, to a peer
 // two hops away that a neighbour says has (a cluster's neighbours are
 // often as busy as its owner). The offer carries this peer's certificate
 // of the zone holding the task's target, which the taker's admission
@@ -35,11 +37,12 @@ type Sharer interface {
 	// threads that wait for a task. Like Load, it is called with the
 	// node's lock held.
 	Spare() (waiting, idle int)
-	// Offer takes out of the queue the waiting task that would start last
-	// among those that could start at once and keep accepts, and returns
-	// it with its envelope; a nil task when there is none. The task stays
-	// out of the queue until Settle.
-	Offer(ctx context.Context, keep func(*task.Task) bool) (*task.Task, []byte, error)
+	// Offer takes out of the queue the waiting task that rank ranks
+	// highest among those that could start at once and rank accepts,
+	// ties to the one that would start last, and returns it with its
+	// envelope; a nil task when there is none. The task stays out of the
+	// queue until Settle.
+	Offer(ctx context.Context, rank func(*task.Task) (float64, bool)) (*task.Task, []byte, error)
 	// Settle ends the offer of task id: taken, the task has left for
 	// good; otherwise it goes back to its place in the queue.
 	Settle(ctx context.Context, id string, taken bool) error
@@ -69,7 +72,8 @@ func (g farGift) stale(relayed int, now time.Time, heartbeat time.Duration) bool
 const farHold = 5
 
 // share offers waiting tasks to neighbours that announced idle crawl
-// threads, one task per idle thread, each to the idle neighbour nearest
+// threads, one task per idle thread, the farthest first (farness), each
+// to the idle neighbour nearest
 // on the network (nearestTaker); with no idle neighbour, to the peers two
 // hops away that neighbours relayed idle threads for (farTakersLocked).
 // It runs after a heartbeat round, with load balancing on
@@ -103,9 +107,12 @@ func (n *Node) share(ctx context.Context) {
 		if waiting == 0 || len(takers) == 0 {
 			return
 		}
-		t, env, err := sh.Offer(ctx, func(t *task.Task) bool {
+		t, env, err := sh.Offer(ctx, func(t *task.Task) (float64, bool) {
 			target := can.Clamp(t.Target)
-			return len(target) == n.cfg.Dim && holds(zones, target)
+			if len(target) != n.cfg.Dim || !holds(zones, target) {
+				return 0, false
+			}
+			return n.farness(t), true
 		})
 		if err != nil {
 			n.log.Warn("No waiting task taken out to share", "err", err)
@@ -155,6 +162,25 @@ func (n *Node) share(ctx context.Context) {
 			n.log.Debug("Shared a waiting task with an idle neighbour", "task", t.ID, "neighbour", to.String(), "two_hops", far)
 		}
 	}
+}
+
+// farness ranks waiting task t for sharing: this peer's own measured
+// round trip to its host, in seconds, and +Inf for a host it has not
+// measured (it came here by balancing, not for nearness). The farthest
+// goes first: any taker is as near the host as this peer at best, and
+// farther by at most the taker's round trip to this peer (the triangle
+// inequality), the whole of it for a host next door, so a task whose
+// host is near stays to be crawled from near, and one this peer is no
+// nearer to than the taker may cost nothing to give away.
+func (n *Node) farness(t *task.Task) float64 {
+	if n.cfg.HostRTT == nil {
+		return 0
+	}
+	d, ok := n.cfg.HostRTT(t.Lease.Host)
+	if !ok {
+		return math.Inf(1)
+	}
+	return d.Seconds()
 }
 
 // farTakersLocked returns the peers two hops away with idle crawl threads
