@@ -76,7 +76,7 @@ type Located interface {
 // mapped coordinate places a host whose nearest member holds no zone.
 type Locator struct {
 	members Members
-	loc     *node.Locator
+	loc     Solver
 	db      Located
 	bounds  func() envelope.Bounds
 	anchor  func(peer.ID) (can.Point, bool)
@@ -88,12 +88,20 @@ type Locator struct {
 
 var _ submit.Locator = (*Locator)(nil)
 
+// Solver has members measure a host and solves its coordinate from their
+// answers: node.Locator over the overlay.
+type Solver interface {
+	Solve(ctx context.Context, hostPort string, probers []peer.ID) (node.Measured, error)
+}
+
+var _ Solver = (*node.Locator)(nil)
+
 // NewLocator returns a locator whose probes (loc, a node.Locator on the
 // manager's host; nil when nothing is measured) go to members, keeping
 // coordinates in db and mapping them with bounds; anchor returns a point
 // the zone map routes to a member, false when it holds no zone (nil:
 // hosts are only mapped).
-func NewLocator(ms Members, loc *node.Locator, db Located, bounds func() envelope.Bounds, anchor func(peer.ID) (can.Point, bool), now func() time.Time, r *rand.Rand) *Locator {
+func NewLocator(ms Members, loc Solver, db Located, bounds func() envelope.Bounds, anchor func(peer.ID) (can.Point, bool), now func() time.Time, r *rand.Rand) *Locator {
 	return &Locator{members: ms, loc: loc, db: db, bounds: bounds, anchor: anchor, now: now, rand: r}
 }
 
@@ -149,12 +157,45 @@ func (l *Locator) point(loc channels.Located) (p can.Point, anchored bool) {
 }
 
 // measure solves hostPort's coordinate from the members' measurements.
+// A host measured the first time (near nil) is measured by members at
+// random, and the one of them nearest it is likely not the swarm's
+// nearest: with 12 members and 8 probers, a third of the hosts. When
+// that first solve rests on settled coordinates, the members its
+// coordinate puts nearest measure the host again, once, those of the
+// first round near it among them, and the second round decides: its
+// fit, from members around the host, is the more sensitive (paper 002
+// §3), and checks the short round trips of the first round's nearest
+// again (coord.Nearest). A host that cannot be measured again keeps the
+// first round's location.
 func (l *Locator) measure(ctx context.Context, hostPort string, near []float64, now time.Time) (channels.Located, error) {
 	ms := l.members.MemberInfos()
 	if len(ms) < can.DefaultDim+1 {
 		return channels.Located{}, fmt.Errorf("locate %s: %d overlay peers to measure from, need %d", hostPort, len(ms), can.DefaultDim+1)
 	}
-	chosen := l.choose(ms, near)
+	first, err := l.round(ctx, hostPort, l.choose(ms, near), now)
+	if err != nil || near != nil || first.loc.ProbeError > coord.SettledError {
+		return first.loc, err
+	}
+	chosen := l.choose(ms, first.loc.Coord.Vec)
+	if !slices.ContainsFunc(chosen, func(mb members.Member) bool { return !slices.Contains(first.probers, mb.ID) }) {
+		return first.loc, nil // the same members again
+	}
+	second, err := l.round(ctx, hostPort, chosen, now)
+	if err != nil {
+		return first.loc, nil
+	}
+	return second.loc, nil
+}
+
+// measured is one round of measure: the host's location as chosen
+// members measured it, and who measured.
+type measured struct {
+	loc     channels.Located
+	probers []peer.ID
+}
+
+// round has chosen measure hostPort and solves its coordinate.
+func (l *Locator) round(ctx context.Context, hostPort string, chosen []members.Member, now time.Time) (measured, error) {
 	ids := make([]peer.ID, len(chosen))
 	var errSum float64
 	for i, mb := range chosen {
@@ -163,9 +204,10 @@ func (l *Locator) measure(ctx context.Context, hostPort string, near []float64, 
 	}
 	m, err := l.loc.Solve(ctx, hostPort, ids)
 	if err != nil {
-		return channels.Located{}, err
+		return measured{}, err
 	}
-	return channels.Located{Coord: m.Coord, Residual: m.Residual, ProbeError: errSum / float64(len(chosen)), At: now, Nearest: m.Nearest.String()}, nil
+	loc := channels.Located{Coord: m.Coord, Residual: m.Residual, ProbeError: errSum / float64(len(chosen)), At: now, Nearest: m.Nearest.String()}
+	return measured{loc, ids}, nil
 }
 
 // choose picks the probers: with near (the host's last coordinate), the
