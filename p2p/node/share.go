@@ -22,16 +22,17 @@ import (
 // peers, their queues still grow while neighbours run dry. Such a peer
 // passes the tasks whose hosts it is farthest from (by its own
 // measurements; of the rest, those that would start last) on to a
-// neighbour with an idle thread, as a load-balanced insert; when no neighbour has one, to a peer
-// two hops away that a neighbour says has (a cluster's neighbours are
-// often as busy as its owner). The offer carries this peer's certificate
-// of the zone holding the task's target, which the taker's admission
-// checks (checkPath), so only the owner of a target shares its tasks and
-// a task moves once; and the taker checks that a thread of its own is free for
-// it (freeThreadLocked), since the idle threads the sharer heard of may
+// neighbour with an idle thread, as a load-balanced insert; when no
+// neighbour has one, to a peer two hops away that a neighbour says has
+// (a cluster's neighbours are often as busy as its owner). The offer
+// carries this peer's certificate of the zone holding the task's
+// target, which the taker's admission checks (checkPath), so only the
+// owner of a target shares its tasks and a task moves once; and the
+// taker checks that a thread of its own is free for it
+// (freeThreadLocked), since the idle threads the sharer heard of may
 // have been taken since. One crawler per host still holds: a task
-// shared is no longer here, and should both copies survive a crash, only
-// one can claim the host's lease.
+// shared is no longer here, and should both copies survive a crash,
+// only one can claim the host's lease.
 type Sharer interface {
 	// Spare returns the tasks that wait for a crawl thread and the
 	// threads that wait for a task. Like Load, it is called with the
@@ -73,11 +74,10 @@ const farHold = 5
 
 // share offers waiting tasks to neighbours that announced idle crawl
 // threads, one task per idle thread, the farthest first (farness), each
-// to the idle neighbour nearest
-// on the network (nearestTaker); with no idle neighbour, to the peers two
-// hops away that neighbours relayed idle threads for (farTakersLocked).
-// It runs after a heartbeat round, with load balancing on
-// (Config.MaxPieces), and never twice at once.
+// to the idle neighbour nearest on the network (nearestTaker); with no
+// idle neighbour, to the peers two hops away that neighbours relayed
+// idle threads for (farTakersLocked). It runs after a heartbeat round,
+// with load balancing on (Config.MaxPieces), and never twice at once.
 func (n *Node) share(ctx context.Context) {
 	sh, ok := n.queue.(Sharer)
 	if !ok || n.cfg.MaxPieces <= 0 || !n.sharing.CompareAndSwap(false, true) {
