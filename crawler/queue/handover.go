@@ -2,7 +2,6 @@ package queue
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -83,7 +82,7 @@ func (q *Queue) Offer(now time.Time, rank func(*Record) (float64, bool)) (*Recor
 				v, ok = rank(r)
 			}
 			if ok && (offered == nil || v > best) {
-				offered, best, key = r, v, slices.Clone(k)
+				offered, best, key = r, v, k // valid for the transaction
 			}
 		}
 		if offered == nil {

@@ -52,6 +52,14 @@ func (q *threadQueue) Enqueue(ctx context.Context, t *task.Task, env, proof []by
 	return nil
 }
 
+// threads sets the queue's idle crawl threads and whether it refuses
+// every task as full.
+func (q *threadQueue) threads(idle int, full bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.idle, q.full = idle, full
+}
+
 func (q *threadQueue) Spare() (int, int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -146,14 +154,10 @@ func TestShareWaitingTasksWithIdleNeighbours(t *testing.T) {
 				t.Fatal("the points are not where the test wants them")
 			}
 			// C has two idle threads, and refuses everything at first.
-			cq.mu.Lock()
-			cq.idle, cq.full = 2, true
-			cq.mu.Unlock()
+			cq.threads(2, true)
 			// B runs one task; four of its own and one balanced to it by
 			// A (target in A's zone) wait, that one last.
-			bq.mu.Lock()
-			bq.idle = 1
-			bq.mu.Unlock()
+			bq.threads(1, false)
 			for i := range 4 {
 				if _, _, err := b.n.Insert(ctx, c.envelope(fmt.Sprintf("b-%d", i), mine), mine); err != nil {
 					t.Fatal(err)
@@ -264,12 +268,8 @@ func TestShareGivesTheFarthestHostsAway(t *testing.T) {
 	if c.owner(mine) != b {
 		t.Fatal("the point is not where the test wants it")
 	}
-	cq.mu.Lock()
-	cq.idle, cq.full = 2, true // refuses until every task waits at B
-	cq.mu.Unlock()
-	bq.mu.Lock()
-	bq.idle = 1
-	bq.mu.Unlock()
+	cq.threads(2, true) // refuses until every task waits at B
+	bq.threads(1, false)
 	for i := range 5 {
 		if _, _, err := b.n.Insert(ctx, c.envelope(fmt.Sprintf("b-%d", i), mine), mine); err != nil {
 			t.Fatal(err)
