@@ -20,11 +20,14 @@ import (
 // lineSolver answers as members would whose round trip to a host is the
 // distance between their coordinates and the host's: the nearest of the
 // probers, and the host's coordinate as a perfect fit. It records each
-// host's rounds, the probers of each.
+// host's rounds, the probers of each. A liar, when set, answers 1 µs
+// for every host and is never refuted, as where too few settled others
+// can check it.
 type lineSolver struct {
 	ms     []members.Member
 	hosts  map[string][]float64
 	rounds map[string][][]peer.ID
+	liar   peer.ID
 }
 
 // count is how many rounds were asked for.
@@ -46,6 +49,9 @@ func (s *lineSolver) Solve(_ context.Context, hostPort string, probers []peer.ID
 	for _, id := range probers {
 		i := slices.IndexFunc(s.ms, func(mb members.Member) bool { return mb.ID == id })
 		d := coord.Coord{Vec: h}.DistanceTo(coord.Coord{Vec: s.ms[i].Coord})
+		if id == s.liar {
+			d = 0.001
+		}
 		if m.Nearest == "" || d < m.RTT {
 			m.Nearest, m.RTT = id, d
 		}
@@ -126,4 +132,38 @@ func TestNewHostMeasuredAgainFromAroundIt(t *testing.T) {
 	if s := locate(unsettled, located{}); s.count() != len(hosts) {
 		t.Errorf("%d rounds from unsettled members for %d hosts, want one each", s.count(), len(hosts))
 	}
+}
+
+// TestSecondRoundLeavesAFarLiarOut: a member that answers 1 µs for every
+// host and is never refuted wins each host whose first round drew it;
+// the second round, chosen by the host's coordinate, does not ask a
+// member far from the host, and decides, so no host goes to it.
+func TestSecondRoundLeavesAFarLiarOut(t *testing.T) {
+	ms := settledMembers(12, 0, 110)
+	liar := ms[11].ID // at x = 110, the hosts at x ≤ 41
+	hosts := map[string][]float64{}
+	for i := range 30 {
+		mb := ms[i%5]
+		hosts[fmt.Sprintf("h%d.example:443", i)] = []float64{mb.Coord[0] + 1, mb.Coord[1], mb.Coord[2]}
+	}
+	s := &lineSolver{ms: ms, hosts: hosts, rounds: map[string][][]peer.ID{}, liar: liar}
+	db := located{}
+	clk := &clock{t: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	l := NewLocator(fixedMembers(ms), s, db, func() envelope.Bounds { return envelope.Bounds{Bounds: DefaultBounds} }, nil, clk.now, rand.New(rand.NewPCG(3, 4)))
+	drawn := 0
+	for _, h := range slices.Sorted(maps.Keys(hosts)) {
+		if _, err := l.Locate(context.Background(), h); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(s.rounds[h][0], liar) {
+			drawn++
+		}
+		if db[h].Nearest == liar.String() {
+			t.Errorf("%s placed at the liar (rounds %v)", h, s.rounds[h])
+		}
+	}
+	if drawn == 0 {
+		t.Fatal("no first round drew the liar: the test shows nothing")
+	}
+	t.Logf("the liar was drawn in the first round for %d of %d hosts", drawn, len(hosts))
 }
