@@ -44,6 +44,8 @@ type SeenSet interface {
 //   - a load-balanced insert does not carry the certificates of the peers
 //     that passed it on from its target's owner to us (checkPath,
 //     ErrMisaimed);
+//   - it was shared here by a peer that measured its host less than half
+//     as far as this peer did (nearEnough, ErrTooFar);
 //   - it was seen here before (ErrSeen).
 // A handed-over task is checked for its lease, issue time and seen before,
 // not for its target: the heir takes the zone. Intermediate peers that
@@ -136,7 +138,7 @@ func (n *Node) checkPath(raw [][]byte, target can.Point, from peer.ID) ([]zonece
 // insert came from with its path of certificates and the proof that this
 // node may claim the task, "" when target lies in our zones. A task
 // admitted is recorded as seen.
-func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID, path [][]byte, proof []byte) (*task.Task, error) {
+func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID, path [][]byte, proof []byte, sharerRTT time.Duration) (*task.Task, error) {
 	t, err := envelope.Open(env, n.cfg.Manager)
 	if err != nil {
 		n.mu.Lock()
@@ -161,6 +163,9 @@ func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom 
 		} else if perr := n.checkProof(proof, t, target); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)
 		}
+	}
+	if err == nil {
+		err = n.nearEnough(t, sharerRTT)
 	}
 	if err == nil {
 		err = n.record(ctx, t)
@@ -261,12 +266,15 @@ func (n *Node) refused(t *task.Task, from peer.ID, err error) {
 		n.stats.Replayed++
 	}
 	n.mu.Unlock()
-	if errors.Is(err, ErrIssuedAhead) {
+	switch {
+	case errors.Is(err, ErrTooFar):
+		n.log.Debug("Refused a shared task whose host is nearer its sharer", "task", t.ID, "from", from, "err", err)
+	case errors.Is(err, ErrIssuedAhead):
 		n.log.Warn("Refused a task issued in the future: this computer's clock is probably behind; set it to the right time, for example by turning on automatic time",
 			"task", t.ID, "issued", t.Issued, "now", time.Now(), "err", err)
-		return
+	default:
+		n.log.Info("Refused a task", "task", t.ID, "from", from, "err", err)
 	}
-	n.log.Info("Refused a task", "task", t.ID, "from", from, "err", err)
 }
 
 // refusalError is an insert refused by a peer: its message, wrapping the
@@ -283,7 +291,7 @@ func (e *refusalError) Unwrap() error { return e.reason }
 // that errors.Is matches against the admission sentinels.
 func refusal(msg string) error {
 	e := &refusalError{msg: msg}
-	for _, r := range []error{ErrNoLease, ErrIssuedAhead, ErrTargetMismatch, ErrMisaimed, ErrSeen, ErrLeaving, ErrNoIdleThread} {
+	for _, r := range []error{ErrNoLease, ErrIssuedAhead, ErrTargetMismatch, ErrMisaimed, ErrSeen, ErrLeaving, ErrNoIdleThread, ErrTooFar} {
 		if strings.Contains(msg, r.Error()) {
 			e.reason = r
 			break

@@ -21,6 +21,10 @@ var (
 	// have been taken, by tasks it shared before or by others. The sharer
 	// keeps the task.
 	ErrNoIdleThread = errors.New("no idle crawl thread for a shared task")
+	// ErrTooFar refuses a shared task (share.go) whose host this peer
+	// measured more than shareReach times as far as the sharer did. The
+	// sharer keeps the task and offers it elsewhere.
+	ErrTooFar = errors.New("host too far for a shared task")
 )
 
 // Reasons a peer refuses a genuine, correctly signed task (admit.go). Their

@@ -108,7 +108,11 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 			if ins.Share && !free {
 				return refuse(ins, "%v", ErrNoIdleThread)
 			}
-			t, err := n.admit(ctx, ins.Envelope, target, from, ins.Path, ins.Proof)
+			var sharerRTT time.Duration
+			if ins.Share {
+				sharerRTT = time.Duration(ins.HostRttUs) * time.Microsecond
+			}
+			t, err := n.admit(ctx, ins.Envelope, target, from, ins.Path, ins.Proof, sharerRTT)
 			if err != nil {
 				return refuse(ins, "%v", err)
 			}
@@ -200,7 +204,7 @@ func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire
 // tasks come faster than they start, since the threshold counts running
 // tasks and the queue's limit only waiting ones.
 func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec can.Decision, from peer.ID) *wire.InsertResponse {
-	t, err := n.admit(ctx, ins.Envelope, target, "", nil, nil)
+	t, err := n.admit(ctx, ins.Envelope, target, "", nil, nil, 0)
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}

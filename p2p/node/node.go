@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -32,6 +33,9 @@ type Node struct {
 
 	// sharing is set while share runs (one at a time).
 	sharing atomic.Bool
+	// tooFar holds the hosts each taker refused as too far (ErrTooFar),
+	// so share offers them elsewhere; safe for concurrent use.
+	tooFar *lru.Cache[farRefusal, struct{}]
 
 	mu sync.Mutex // guards the fields below
 	// book holds every zone certificate this node accepted; own and
@@ -109,7 +113,12 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new node: %w", err)
 	}
+	tooFar, err := lru.New[farRefusal, struct{}](farRefusals)
+	if err != nil {
+		return nil, fmt.Errorf("new node: %w", err)
+	}
 	n := &Node{
+		tooFar:   tooFar,
 		viv:      viv,
 		h:        h,
 		cfg:      cfg,

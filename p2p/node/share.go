@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -30,7 +31,8 @@ import (
 // owner of a target shares its tasks and a task moves once; and the
 // taker checks that a thread of its own is free for it
 // (freeThreadLocked), since the idle threads the sharer heard of may
-// have been taken since. One crawler per host still holds: a task
+// have been taken since, and that it is not more than shareReach times
+// as far from the task's host as the sharer (nearEnough). One crawler per host still holds: a task
 // shared is no longer here, and should both copies survive a crash,
 // only one can claim the host's lease.
 type Sharer interface {
@@ -109,7 +111,7 @@ func (n *Node) share(ctx context.Context) {
 		}
 		t, env, err := sh.Offer(ctx, func(t *task.Task) (float64, bool) {
 			target := can.Clamp(t.Target)
-			if len(target) != n.cfg.Dim || !holds(zones, target) {
+			if len(target) != n.cfg.Dim || !holds(zones, target) || len(n.within(takers, t)) == 0 {
 				return 0, false
 			}
 			return n.farness(t), true
@@ -122,17 +124,21 @@ func (n *Node) share(ctx context.Context) {
 			return // none of ours could start elsewhere now
 		}
 		target := can.Clamp(t.Target)
-		to := nearestTaker(takers, target)
+		to := nearestTaker(n.within(takers, t), target)
 		taken, err := n.offer(ctx, to, t, env, target)
+		tooFar := errors.Is(err, ErrTooFar) // the taker's threads are still idle
+		if tooFar {
+			n.tooFar.Add(farRefusal{to, t.Lease.Host}, struct{}{})
+		}
 		n.mu.Lock()
-		if nb, ok := n.nbrs[to]; ok && !far {
+		if nb, ok := n.nbrs[to]; ok && !far && !tooFar {
 			if taken {
 				nb.idle-- // until its next heartbeat tells
 			} else {
 				nb.idle = 0 // refused: not again before it says so
 			}
 		}
-		if far {
+		if far && !tooFar {
 			g, now := n.farGiven[to], time.Now()
 			if g.stale(relayed[to], now, n.cfg.Heartbeat) {
 				g = farGift{relayed: relayed[to], at: now}
@@ -181,6 +187,53 @@ func (n *Node) farness(t *task.Task) float64 {
 		return math.Inf(1)
 	}
 	return d.Seconds()
+}
+
+// shareReach is how many times as far from a shared task's host as its
+// sharer a taker may be (nearEnough). The sharer holds the task because
+// the manager measured it nearest the host, or a neighbour balancing
+// load passed it on; sharing may at most double the round trip a host
+// is crawled at, where it trades a crawl thread idle now against every
+// page of the host fetched from farther. Which host is large is not
+// known before its first crawl: in the default demo, the 284-page host
+// 128 ms from its nearest member went to an idle volunteer 308 ms away
+// in 4 of 10 runs, which took the crawls' round trip from about 0.45 to
+// 0.66 of a random volunteer's.
+const shareReach = 2
+
+// farRefusals bounds the refusals for distance share remembers.
+const farRefusals = 4096
+
+// farRefusal is a host a taker refused as too far from it (ErrTooFar):
+// its round trip to the host does not change, so it is not offered that
+// host's tasks again.
+type farRefusal struct {
+	taker peer.ID
+	host  string
+}
+
+// within returns the takers that have not refused the host of task t as
+// too far.
+func (n *Node) within(takers []taker, t *task.Task) []taker {
+	return slices.DeleteFunc(slices.Clone(takers), func(k taker) bool {
+		return n.tooFar.Contains(farRefusal{peer.ID(k.ID), t.Lease.Host})
+	})
+}
+
+// nearEnough refuses shared task t (ErrTooFar) when this peer measured
+// its host more than shareReach times as far as its sharer says it did,
+// sharer (0 when the task was not shared, or the sharer has not measured
+// the host). A host not measured here is taken. A sharer that understates
+// its round trip only keeps its own task.
+func (n *Node) nearEnough(t *task.Task, sharer time.Duration) error {
+	if sharer <= 0 || n.cfg.HostRTT == nil {
+		return nil
+	}
+	d, ok := n.cfg.HostRTT(t.Lease.Host)
+	if !ok || d <= shareReach*sharer {
+		return nil
+	}
+	return fmt.Errorf("%w: task %s: %v from here, %v from its sharer", ErrTooFar, t.ID, d.Round(time.Millisecond), sharer.Round(time.Millisecond))
 }
 
 // farTakersLocked returns the peers two hops away with idle crawl threads
@@ -274,7 +327,13 @@ func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, 
 	if err != nil {
 		return false, fmt.Errorf("share: %w", err)
 	}
-	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: [][]byte{cert}, Proof: proof})
+	var rttUs uint32
+	if n.cfg.HostRTT != nil {
+		if d, ok := n.cfg.HostRTT(t.Lease.Host); ok {
+			rttUs = uint32(min(max(d.Microseconds(), 1), math.MaxUint32))
+		}
+	}
+	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: [][]byte{cert}, Proof: proof, HostRttUs: rttUs})
 	switch {
 	case err != nil:
 		return false, err

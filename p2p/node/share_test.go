@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -292,6 +293,118 @@ func TestShareGivesTheFarthestHostsAway(t *testing.T) {
 	}
 	if ids, _ := bq.state(); !slices.Equal(ids, []string{"b-0", "b-1", "b-3"}) {
 		t.Fatalf("B's queue after sharing: %v, want b-0 running and the hosts next door, b-1 and b-3", ids)
+	}
+}
+
+// TestShareStaysNearTheHost: an idle taker refuses a shared task whose
+// host it measured more than twice as far as the sharer did, before
+// recording it as seen, and the sharer offers that host to it no more
+// while its threads take what is near enough. Without the check, C took
+// b-1, 10 ms from B and 50 ms from C.
+func TestShareStaysNearTheHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("libp2p swarm")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		measured = map[string]map[string]time.Duration{
+			"B": {"b-0.example": 200 * time.Millisecond, "b-1.example": 10 * time.Millisecond, "b-2.example": 100 * time.Millisecond, "b-3.example": 120 * time.Millisecond},
+			"C": {"b-1.example": 50 * time.Millisecond, "b-2.example": 150 * time.Millisecond, "b-3.example": 300 * time.Millisecond},
+		}
+		names = map[peer.ID]string{}
+	)
+	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: shareDeadAfter, MaxPieces: 100,
+		Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
+	c.wrap = newThreadQueue
+	c.tweak = func(self peer.ID, cfg *Config) {
+		cfg.HostRTT = func(hostPort string) (time.Duration, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			d, ok := measured[names[self]][hostPort]
+			return d, ok
+		}
+	}
+	ps := c.addSettled(ctx, can.Point{0.75, 0.75, 0.5}, can.Point{0.75, 0.25, 0.5})
+	b, cc := ps[0], ps[1]
+	mu.Lock()
+	names[b.n.h.ID()], names[cc.n.h.ID()] = "B", "C"
+	mu.Unlock()
+	bq, cq := b.n.queue.(*threadQueue), cc.n.queue.(*threadQueue)
+	mine := can.Point{0.75, 0.75, 0.5}
+	if c.owner(mine) != b {
+		t.Fatal("the point is not where the test wants it")
+	}
+	cq.threads(3, true) // refuses until every task waits at B
+	bq.threads(1, false)
+	for i := range 4 {
+		if _, _, err := b.n.Insert(ctx, c.envelope(fmt.Sprintf("b-%d", i), mine), mine); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cq.mu.Lock()
+	cq.full = false
+	cq.mu.Unlock()
+	// b-3 is offered first (farthest from B) and refused, 300 ms from C
+	// against 120 from B; b-2, 150 against 100, is taken; b-1 is refused.
+	c.waitUntil(10*time.Second, "C never took b-2", func() string {
+		if got := cq.ids(); !slices.Equal(got, []string{"b-2"}) {
+			return fmt.Sprintf("C holds %v", got)
+		}
+		return ""
+	})
+	time.Sleep(10 * c.cfg.Heartbeat) // C's two idle threads stay idle
+	if got := cq.ids(); !slices.Equal(got, []string{"b-2"}) {
+		t.Fatalf("C holds %v, want b-2 alone: the others' hosts are more than twice as far from C as from B", got)
+	}
+	if ids, _ := bq.state(); !slices.Equal(ids, []string{"b-0", "b-1", "b-3"}) {
+		t.Fatalf("B's queue after sharing: %v, want b-0 running, b-1 and b-3 waiting", ids)
+	}
+	for _, h := range []string{"b-1.example", "b-3.example"} {
+		if !b.n.tooFar.Contains(farRefusal{cc.n.h.ID(), h}) {
+			t.Errorf("B does not remember that C refused %s", h)
+		}
+	}
+
+	// C measures b-1 again, nearer: offered once more, it is taken, so the
+	// refusal was not recorded as seen.
+	mu.Lock()
+	measured["C"]["b-1.example"] = 15 * time.Millisecond
+	mu.Unlock()
+	b.n.tooFar.Purge()
+	c.waitUntil(10*time.Second, "C never took b-1", func() string {
+		got := cq.ids()
+		slices.Sort(got)
+		if !slices.Equal(got, []string{"b-1", "b-2"}) {
+			return fmt.Sprintf("C holds %v", got)
+		}
+		return ""
+	})
+}
+
+// TestNearEnough: a taker refuses a shared task only when it measured the
+// host more than twice as far as the sharer says it did; a sharer that
+// says nothing, or a host not measured here, is taken as before.
+func TestNearEnough(t *testing.T) {
+	n := &Node{cfg: Config{HostRTT: func(h string) (time.Duration, bool) {
+		return 30 * time.Millisecond, h == "near.example"
+	}}}
+	for _, tc := range []struct {
+		host   string
+		sharer time.Duration
+		far    bool
+	}{
+		{"near.example", 15 * time.Millisecond, false},
+		{"near.example", 14 * time.Millisecond, true},
+		{"near.example", 1 * time.Microsecond, true}, // understated: the sharer keeps its task
+		{"near.example", 0, false},                   // not a share, or not measured by the sharer
+		{"other.example", time.Millisecond, false},   // not measured here
+	} {
+		tk := &task.Task{ID: "t", Lease: task.Lease{Host: tc.host}}
+		if err := n.nearEnough(tk, tc.sharer); errors.Is(err, ErrTooFar) != tc.far {
+			t.Errorf("%s shared from %v: %v, want too far %v", tc.host, tc.sharer, err, tc.far)
+		}
 	}
 }
 

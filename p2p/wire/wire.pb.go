@@ -338,7 +338,12 @@ type Insert struct {
 	// receiver may claim the task's host lease: the owner's certificate
 	// and a hand-off signed by each peer that balanced or shared the task,
 	// the last one to the receiver. Set on balanced inserts.
-	Proof         []byte `protobuf:"bytes,8,opt,name=proof,proto3" json:"proof,omitempty"`
+	Proof []byte `protobuf:"bytes,8,opt,name=proof,proto3" json:"proof,omitempty"`
+	// host_rtt_us (with share) is the sharer's own measured round trip to
+	// the task's host, in microseconds, 0 when it has none: the taker
+	// refuses the task when it measured the host more than twice as far.
+	// A sharer that understates it only keeps its own task.
+	HostRttUs     uint32 `protobuf:"varint,9,opt,name=host_rtt_us,json=hostRttUs,proto3" json:"host_rtt_us,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -427,6 +432,13 @@ func (x *Insert) GetProof() []byte {
 		return x.Proof
 	}
 	return nil
+}
+
+func (x *Insert) GetHostRttUs() uint32 {
+	if x != nil {
+		return x.HostRttUs
+	}
+	return 0
 }
 
 // InsertResponse reports where the task was queued.
@@ -797,7 +809,7 @@ const file_wire_proto_rawDesc = "" +
 	"neighbours\x18\x02 \x03(\v2\x17.hivecrawl.wire.v1.PeerR\n" +
 	"neighbours\x12\x10\n" +
 	"\x03seq\x18\x03 \x01(\x04R\x03seq\x12\x14\n" +
-	"\x05certs\x18\x04 \x03(\fR\x05certs\"\xb4\x01\n" +
+	"\x05certs\x18\x04 \x03(\fR\x05certs\"\xd4\x01\n" +
 	"\x06Insert\x12\x1a\n" +
 	"\benvelope\x18\x01 \x01(\fR\benvelope\x12\x16\n" +
 	"\x06target\x18\x02 \x03(\x01R\x06target\x12\x10\n" +
@@ -806,7 +818,8 @@ const file_wire_proto_rawDesc = "" +
 	"\x03lbi\x18\x05 \x01(\bR\x03lbi\x12\x14\n" +
 	"\x05share\x18\x06 \x01(\bR\x05share\x12\x12\n" +
 	"\x04path\x18\a \x03(\fR\x04path\x12\x14\n" +
-	"\x05proof\x18\b \x01(\fR\x05proof\"l\n" +
+	"\x05proof\x18\b \x01(\fR\x05proof\x12\x1e\n" +
+	"\vhost_rtt_us\x18\t \x01(\rR\thostRttUs\"l\n" +
 	"\x0eInsertResponse\x12\x1a\n" +
 	"\baccepted\x18\x01 \x01(\bR\baccepted\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\fR\x05owner\x12\x12\n" +
