@@ -32,9 +32,9 @@ import (
 // taker checks that a thread of its own is free for it
 // (freeThreadLocked), since the idle threads the sharer heard of may
 // have been taken since, and that it is not more than shareReach times
-// as far from the task's host as the sharer (nearEnough). One crawler per host still holds: a task
-// shared is no longer here, and should both copies survive a crash,
-// only one can claim the host's lease.
+// as far from the task's host as the sharer (nearEnough). One crawler
+// per host still holds: a task shared is no longer here, and should
+// both copies survive a crash, only one can claim the host's lease.
 type Sharer interface {
 	// Spare returns the tasks that wait for a crawl thread and the
 	// threads that wait for a task. Like Load, it is called with the
