@@ -262,23 +262,9 @@ func TestShareGivesTheFarthestHostsAway(t *testing.T) {
 	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: shareDeadAfter, MaxPieces: 100,
 		Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}, HostRTT: hostRTT})
 	c.wrap = newThreadQueue
-	ps := c.addSettled(ctx, can.Point{0.75, 0.75, 0.5}, can.Point{0.75, 0.25, 0.5})
-	b, cc := ps[0], ps[1]
+	b, cc := sharePair(ctx, c, 2, 5)
 	bq, cq := b.n.queue.(*threadQueue), cc.n.queue.(*threadQueue)
-	mine := can.Point{0.75, 0.75, 0.5}
-	if c.owner(mine) != b {
-		t.Fatal("the point is not where the test wants it")
-	}
-	cq.threads(2, true) // refuses until every task waits at B
-	bq.threads(1, false)
-	for i := range 5 {
-		if _, _, err := b.n.Insert(ctx, c.envelope(fmt.Sprintf("b-%d", i), mine), mine); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cq.mu.Lock()
-	cq.full = false
-	cq.mu.Unlock()
+	cq.threads(2, false)
 	c.waitUntil(10*time.Second, "C never took two tasks", func() string {
 		if got := cq.ids(); len(got) != 2 {
 			return fmt.Sprintf("C holds %v", got)
@@ -294,6 +280,30 @@ func TestShareGivesTheFarthestHostsAway(t *testing.T) {
 	if ids, _ := bq.state(); !slices.Equal(ids, []string{"b-0", "b-1", "b-3"}) {
 		t.Fatalf("B's queue after sharing: %v, want b-0 running and the hosts next door, b-1 and b-3", ids)
 	}
+}
+
+// sharePair adds to c, whose queues are threadQueues, a sharer B with
+// one crawl thread and a taker C beside it with idle threads that
+// refuses every task as full, and inserts tasks b-0 to b-(tasks-1) at
+// B, which owns their target: b-0 runs, the others wait. The caller
+// makes C's queue take tasks (threadQueue.threads).
+func sharePair(ctx context.Context, c *cluster, idle, tasks int) (b, cc *member) {
+	t := c.t
+	t.Helper()
+	mine := can.Point{0.75, 0.75, 0.5}
+	ps := c.addSettled(ctx, mine, can.Point{0.75, 0.25, 0.5})
+	b, cc = ps[0], ps[1]
+	if c.owner(mine) != b {
+		t.Fatal("the point is not where the test wants it")
+	}
+	cc.n.queue.(*threadQueue).threads(idle, true)
+	b.n.queue.(*threadQueue).threads(1, false)
+	for i := range tasks {
+		if _, _, err := b.n.Insert(ctx, c.envelope(fmt.Sprintf("b-%d", i), mine), mine); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b, cc
 }
 
 // TestShareStaysNearTheHost: an idle taker refuses a shared task whose
@@ -326,26 +336,12 @@ func TestShareStaysNearTheHost(t *testing.T) {
 			return d, ok
 		}
 	}
-	ps := c.addSettled(ctx, can.Point{0.75, 0.75, 0.5}, can.Point{0.75, 0.25, 0.5})
-	b, cc := ps[0], ps[1]
+	b, cc := sharePair(ctx, c, 3, 4)
 	mu.Lock()
 	names[b.n.h.ID()], names[cc.n.h.ID()] = "B", "C"
 	mu.Unlock()
 	bq, cq := b.n.queue.(*threadQueue), cc.n.queue.(*threadQueue)
-	mine := can.Point{0.75, 0.75, 0.5}
-	if c.owner(mine) != b {
-		t.Fatal("the point is not where the test wants it")
-	}
-	cq.threads(3, true) // refuses until every task waits at B
-	bq.threads(1, false)
-	for i := range 4 {
-		if _, _, err := b.n.Insert(ctx, c.envelope(fmt.Sprintf("b-%d", i), mine), mine); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cq.mu.Lock()
-	cq.full = false
-	cq.mu.Unlock()
+	cq.threads(3, false)
 	// b-3 is offered first (farthest from B) and refused, 300 ms from C
 	// against 120 from B; b-2, 150 against 100, is taken; b-1 is refused.
 	c.waitUntil(10*time.Second, "C never took b-2", func() string {
