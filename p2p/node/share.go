@@ -126,19 +126,12 @@ func (n *Node) share(ctx context.Context) {
 		target := can.Clamp(t.Target)
 		to := nearestTaker(n.within(takers, t), target)
 		taken, err := n.offer(ctx, to, t, env, target)
-		tooFar := errors.Is(err, ErrTooFar) // the taker's threads are still idle
-		if tooFar {
-			n.tooFar.Add(farRefusal{to, t.Lease.Host}, struct{}{})
-		}
 		n.mu.Lock()
-		if nb, ok := n.nbrs[to]; ok && !far && !tooFar {
-			if taken {
-				nb.idle-- // until its next heartbeat tells
-			} else {
-				nb.idle = 0 // refused: not again before it says so
-			}
-		}
-		if far && !tooFar {
+		switch nb, ok := n.nbrs[to]; {
+		case errors.Is(err, ErrTooFar):
+			// Its threads are still idle, for other hosts.
+			n.tooFar.Add(farRefusal{to, t.Lease.Host}, struct{}{})
+		case far:
 			g, now := n.farGiven[to], time.Now()
 			if g.stale(relayed[to], now, n.cfg.Heartbeat) {
 				g = farGift{relayed: relayed[to], at: now}
@@ -149,6 +142,11 @@ func (n *Node) share(ctx context.Context) {
 				g.n = wire.MaxSlots // refused: not again before its count changes
 			}
 			n.farGiven[to] = g
+		case !ok:
+		case taken:
+			nb.idle-- // until its next heartbeat tells
+		default:
+			nb.idle = 0 // refused: not again before it says so
 		}
 		if taken {
 			n.stats.Shared++
@@ -179,14 +177,20 @@ func (n *Node) share(ctx context.Context) {
 // host is near stays to be crawled from near, and one this peer is no
 // nearer to than the taker may cost nothing to give away.
 func (n *Node) farness(t *task.Task) float64 {
-	if n.cfg.HostRTT == nil {
-		return 0
-	}
-	d, ok := n.cfg.HostRTT(t.Lease.Host)
+	d, ok := n.hostRTT(t)
 	if !ok {
 		return math.Inf(1)
 	}
 	return d.Seconds()
+}
+
+// hostRTT returns this peer's own last measured round trip to the host of
+// task t (Config.HostRTT), false when it has none.
+func (n *Node) hostRTT(t *task.Task) (time.Duration, bool) {
+	if n.cfg.HostRTT == nil {
+		return 0, false
+	}
+	return n.cfg.HostRTT(t.Lease.Host)
 }
 
 // shareReach is how many times as far from a shared task's host as its
@@ -226,10 +230,10 @@ func (n *Node) within(takers []taker, t *task.Task) []taker {
 // the host). A host not measured here is taken. A sharer that understates
 // its round trip only keeps its own task.
 func (n *Node) nearEnough(t *task.Task, sharer time.Duration) error {
-	if sharer <= 0 || n.cfg.HostRTT == nil {
+	if sharer <= 0 {
 		return nil
 	}
-	d, ok := n.cfg.HostRTT(t.Lease.Host)
+	d, ok := n.hostRTT(t)
 	if !ok || d <= shareReach*sharer {
 		return nil
 	}
@@ -328,10 +332,8 @@ func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, 
 		return false, fmt.Errorf("share: %w", err)
 	}
 	var rttUs uint32
-	if n.cfg.HostRTT != nil {
-		if d, ok := n.cfg.HostRTT(t.Lease.Host); ok {
-			rttUs = uint32(min(max(d.Microseconds(), 1), math.MaxUint32))
-		}
+	if d, ok := n.hostRTT(t); ok {
+		rttUs = uint32(min(max(d.Microseconds(), 1), math.MaxUint32))
 	}
 	resp, err := n.forward(ctx, to, &wire.Insert{Envelope: env, Target: target, Hops: 1, Lbi: true, Share: true, Path: [][]byte{cert}, Proof: proof, HostRttUs: rttUs})
 	switch {
