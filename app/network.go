@@ -316,9 +316,7 @@ func (nw *network) attachNode(q node.Queue, cfg config.Config, opts NetworkOptio
 	nw.node = n
 	nw.h.SetStreamHandler(lease.RevokeProtocol, lease.RevokeHandler(nw.manager, nw.revoked))
 	fromManager := func(p peer.ID) bool { return p == nw.manager } // only it locates hosts
-	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, func() *wire.Coordinate {
-		return node.WireCoordinate(n.Coordinate())
-	}, fromManager, nw.log))
+	nw.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(m, n.Coordinate, fromManager, nw.log))
 	return nil
 }
 

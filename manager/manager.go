@@ -37,7 +37,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/taskbook"
 	"github.com/hivecrawl/hivecrawl/manager/zones"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 	"github.com/hivecrawl/hivecrawl/proto/entry"
 	"github.com/hivecrawl/hivecrawl/proto/lease"
 	"github.com/hivecrawl/hivecrawl/proto/report"
@@ -266,7 +266,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 		}
 		if opts.Placement.Submit.Locator == nil {
 			r := rand.New(rand.NewPCG(uint64(opts.Now().UnixNano()), 0x6c6f63))
-			loc := node.NewLocator(m.host, m.bounds.Current().Bounds, r)
+			loc := rtt.NewLocator(m.host, m.bounds.Current().Bounds, r)
 			opts.Placement.Submit.Locator = placement.NewLocator(m.members, loc, m.db, m.bounds.Current, m.mapAnchor, opts.Now, r)
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
-	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 )
 
 // DefaultBounds are the CAN space's bounds for a network with
@@ -89,14 +89,14 @@ type Locator struct {
 var _ submit.Locator = (*Locator)(nil)
 
 // Solver has members measure a host and solves its coordinate from their
-// answers: node.Locator over the overlay.
+// answers: rtt.Locator over the overlay.
 type Solver interface {
-	Solve(ctx context.Context, hostPort string, probers []peer.ID) (node.Measured, error)
+	Solve(ctx context.Context, hostPort string, probers []peer.ID) (rtt.Measured, error)
 }
 
-var _ Solver = (*node.Locator)(nil)
+var _ Solver = (*rtt.Locator)(nil)
 
-// NewLocator returns a locator whose probes (loc, a node.Locator on the
+// NewLocator returns a locator whose probes (loc, a rtt.Locator on the
 // manager's host; nil when nothing is measured) go to members, keeping
 // coordinates in db and mapping them with bounds; anchor returns a point
 // the zone map routes to a member, false when it holds no zone (nil:

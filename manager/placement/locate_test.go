@@ -14,7 +14,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/manager/members"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
-	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 )
 
 // lineSolver answers as members would whose round trip to a host is the
@@ -39,13 +39,13 @@ func (s *lineSolver) count() int {
 	return n
 }
 
-func (s *lineSolver) Solve(_ context.Context, hostPort string, probers []peer.ID) (node.Measured, error) {
+func (s *lineSolver) Solve(_ context.Context, hostPort string, probers []peer.ID) (rtt.Measured, error) {
 	s.rounds[hostPort] = append(s.rounds[hostPort], slices.Clone(probers))
 	h, ok := s.hosts[hostPort]
 	if !ok {
-		return node.Measured{}, fmt.Errorf("no host %s", hostPort)
+		return rtt.Measured{}, fmt.Errorf("no host %s", hostPort)
 	}
-	var m node.Measured
+	var m rtt.Measured
 	for _, id := range probers {
 		i := slices.IndexFunc(s.ms, func(mb members.Member) bool { return mb.ID == id })
 		d := coord.Coord{Vec: h}.DistanceTo(coord.Coord{Vec: s.ms[i].Coord})

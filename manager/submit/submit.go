@@ -5,7 +5,7 @@
 // owner of that point, which applies load balancing on insert.
 //
 // The host's point comes from a Locator (the GNP-style solve from peers'
-// RTT measurements, p2p/node.Locator) and is cached per host; the cache is
+// RTT measurements, p2p/rtt.Locator) and is cached per host; the cache is
 // renewed at each resubmission and kept when locating fails. Without a
 // Locator, or before the first successful solve, the point is a hash of
 // the host name (can.HashPoint), so tasks still spread over the space.

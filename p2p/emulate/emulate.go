@@ -11,6 +11,7 @@ package emulate
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"sync"
 	"time"
@@ -64,6 +65,30 @@ func (e *Emulator) AssignHost(name string, node int) error {
 	defer e.mu.Unlock()
 	e.hosts[name] = node
 	return nil
+}
+
+// ListenHost places a web host at matrix node on ip, a loopback address:
+// it listens there and closes every connection it accepts, all a round
+// trip measurement needs. It returns the listener; closing it stops the
+// host.
+func (e *Emulator) ListenHost(ip string, node int) (net.Listener, error) {
+	if err := e.AssignHost(ip, node); err != nil {
+		return nil, err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("emulate: %w", err)
+	}
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conn.Close()
+		}
+	}()
+	return l, nil
 }
 
 // between returns the emulated RTT between two nodes.

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
@@ -31,11 +30,6 @@ func peerAddrs(p *wire.Peer) (peer.ID, []ma.Multiaddr) {
 		}
 	}
 	return id, out
-}
-
-// coordOf converts a wire coordinate (already validated).
-func coordOf(c *wire.Coordinate) coord.Coord {
-	return coord.Coord{Vec: c.Vec, Height: c.Height, Adjustment: c.Adjustment, Error: c.Error}
 }
 
 func volume(zs []can.Zone) float64 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"testing"
 	"time"
@@ -67,8 +66,8 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 			t.Fatal(err)
 		}
 		meas := rtt.New(rtt.Config{AllowLoopback: true, Samples: 1, Extra: e.For(id).Host})
-		wc := WireCoordinate(coords[i])
-		mb.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() *wire.Coordinate { return wc }, nil, quiet))
+		cc := coords[i]
+		mb.h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() coord.Coord { return cc }, nil, quiet))
 		if err := ring.Add(can.PeerID(id), 1); err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +75,7 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 	c.waitStable(30 * time.Second)
 
 	boot := c.members[0]
-	loc := NewLocator(boot.h, bounds, rand.New(rand.NewPCG(5, 6)))
+	loc := rtt.NewLocator(boot.h, bounds, rand.New(rand.NewPCG(5, 6)))
 	var canSum, hashSum, bestSum time.Duration
 	for j := range hosts {
 		ip, addr := emulatedHost(t, e, fmt.Sprintf("127.0.1.%d", j+1), hostNodes[j])
@@ -120,27 +119,14 @@ func TestEmulatedLatencyAssignment(t *testing.T) {
 	}
 }
 
-// emulatedHost listens on ip, a loopback address, as a web host at node
-// of e's matrix: connections are accepted and closed, as a measurement
-// needs. It returns ip and the host's address with its port.
+// emulatedHost places a web host at node of e's matrix on ip, a loopback
+// address, until the test ends; it returns ip and the host's address.
 func emulatedHost(t *testing.T, e *emulate.Emulator, ip string, node int) (string, string) {
 	t.Helper()
-	l, err := net.Listen("tcp", ip+":0")
+	l, err := e.ListenHost(ip, node)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conn.Close()
-		}
-	}()
-	if err := e.AssignHost(ip, node); err != nil {
-		t.Fatal(err)
-	}
 	return ip, l.Addr().String()
 }

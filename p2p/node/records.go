@@ -11,7 +11,7 @@ func (n *Node) selfLocked() *wire.Peer {
 		Id:    []byte(n.h.ID()),
 		Addrs: addrBytes(n.h.Addrs()),
 		Load:  n.loadWire(),
-		Coord: WireCoordinate(n.viv.Coord()),
+		Coord: n.viv.Coord().Wire(),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -15,13 +16,13 @@ import (
 const maxMicros = 60_000_000
 
 // Handler returns the stream handler of wire.MeasureProtocol: it measures the
-// requested host with m and answers with the median and, when coord is not
+// requested host with m and answers with the median and, when self is not
 // nil, this peer's current coordinate. When asker is not nil, only the
 // peers it allows are answered; the others' streams are reset unread: a
 // measurement opens connections to a host the asker names, outside any
 // lease and politeness clock, so a volunteer takes such requests from its
 // manager alone.
-func Handler(m *Measurer, coord func() *wire.Coordinate, asker func(peer.ID) bool, log *slog.Logger) network.StreamHandler {
+func Handler(m *Measurer, self func() coord.Coord, asker func(peer.ID) bool, log *slog.Logger) network.StreamHandler {
 	return func(s network.Stream) {
 		if asker != nil && !asker(s.Conn().RemotePeer()) {
 			log.Debug("Measure request refused: not from the manager", "peer", s.Conn().RemotePeer())
@@ -39,8 +40,8 @@ func Handler(m *Measurer, coord func() *wire.Coordinate, asker func(peer.ID) boo
 			return
 		}
 		resp := &wire.MeasureResponse{}
-		if coord != nil {
-			resp.Coord = coord()
+		if self != nil {
+			resp.Coord = self().Wire()
 		}
 		res, err := m.Measure(ctx, req.HostPort, int(req.Samples))
 		switch {

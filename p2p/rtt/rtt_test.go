@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/testkit/testport"
@@ -177,8 +178,8 @@ func TestAskOverTheOverlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	coord := &wire.Coordinate{Vec: []float64{0.01, 0.02, 0.03}}
-	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{AllowLoopback: true}), func() *wire.Coordinate { return coord }, nil, quiet))
+	self := coord.Coord{Vec: []float64{0.01, 0.02, 0.03}}
+	a.SetStreamHandler(wire.MeasureProtocol, Handler(New(Config{AllowLoopback: true}), func() coord.Coord { return self }, nil, quiet))
 	if err := b.Connect(ctx, a.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-package node
+package rtt
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -14,7 +15,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/emulate"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
-	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
@@ -31,6 +31,7 @@ import (
 // host often do) are a tie no measurement can part, so the test does
 // not ask which of them is named.
 func TestLocatorRefutesALyingProber(t *testing.T) {
+	quiet := slog.New(slog.DiscardHandler)
 	if testing.Short() {
 		t.Skip("ten libp2p hosts")
 	}
@@ -67,9 +68,9 @@ func TestLocatorRefutesALyingProber(t *testing.T) {
 		if i == liar {
 			extra = func(string) time.Duration { return -time.Hour } // answers 1 µs
 		}
-		meas := rtt.New(rtt.Config{AllowLoopback: true, Samples: 1, Extra: extra})
-		wc := WireCoordinate(clients[i].Coord())
-		h.SetStreamHandler(wire.MeasureProtocol, rtt.Handler(meas, func() *wire.Coordinate { return wc }, nil, quiet))
+		meas := New(Config{AllowLoopback: true, Samples: 1, Extra: extra})
+		c := clients[i].Coord()
+		h.SetStreamHandler(wire.MeasureProtocol, Handler(meas, func() coord.Coord { return c }, nil, quiet))
 		asker.Peerstore().AddAddrs(h.ID(), h.Addrs(), time.Hour)
 		ids[i] = h.ID()
 	}
@@ -77,7 +78,13 @@ func TestLocatorRefutesALyingProber(t *testing.T) {
 	const tieMs = 5
 	var won, wonFar, near int
 	for j := range hosts {
-		ip, addr := emulatedHost(t, e, fmt.Sprintf("127.0.2.%d", j+1), hostNodes[j])
+		ip := fmt.Sprintf("127.0.2.%d", j+1)
+		l, err := e.ListenHost(ip, hostNodes[j])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		addr := l.Addr().String()
 		got, err := loc.Solve(ctx, addr, ids)
 		if err != nil {
 			t.Fatalf("locate host %d: %v", j, err)

@@ -1,4 +1,4 @@
-package node
+package rtt
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
-	"github.com/hivecrawl/hivecrawl/p2p/rtt"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
@@ -22,7 +21,7 @@ import (
 // CAN space with the trained bounds.
 type Locator struct {
 	// Host opens the measure streams.
-	Host rtt.StreamOpener
+	Host StreamOpener
 	// Bounds map coordinates into the CAN space.
 	Bounds coord.Bounds
 	// Samples is the connect times per measurement; 0 means the measuring
@@ -34,7 +33,7 @@ type Locator struct {
 }
 
 // NewLocator returns a Locator; r seeds the solver's restarts.
-func NewLocator(h rtt.StreamOpener, b coord.Bounds, r *rand.Rand) *Locator {
+func NewLocator(h StreamOpener, b coord.Bounds, r *rand.Rand) *Locator {
 	return &Locator{Host: h, Bounds: b, rand: r}
 }
 
@@ -76,7 +75,7 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := rtt.Ask(ctx, l.Host, p, hostPort, l.Samples)
+			resp, err := Ask(ctx, l.Host, p, hostPort, l.Samples)
 			answers[i] = answer{resp, err}
 		}()
 	}
@@ -95,7 +94,7 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 		if a.resp.Coord == nil {
 			continue
 		}
-		c := coord.Coord{Vec: a.resp.Coord.Vec, Height: a.resp.Coord.Height, Adjustment: a.resp.Coord.Adjustment, Error: a.resp.Coord.Error}
+		c := coord.FromWire(a.resp.Coord)
 		probes = append(probes, coord.Probe{Peer: c, RTT: float64(a.resp.MedianMicros) / 1000})
 		by = append(by, probers[i])
 	}
@@ -122,9 +121,4 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 	}
 	m.Solution = sol
 	return m, nil
-}
-
-// WireCoordinate converts a coordinate for the wire.
-func WireCoordinate(c coord.Coord) *wire.Coordinate {
-	return &wire.Coordinate{Vec: append([]float64(nil), c.Vec...), Height: c.Height, Adjustment: c.Adjustment, Error: c.Error}
 }
