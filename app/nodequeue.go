@@ -9,6 +9,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
 	"github.com/hivecrawl/hivecrawl/task"
 )
@@ -35,11 +36,11 @@ type nodeQueue struct {
 }
 
 var (
-	_ node.Queue    = nodeQueue{}
-	_ node.SeenSet  = nodeQueue{}
-	_ node.Fuller   = nodeQueue{}
-	_ node.Sharer   = nodeQueue{}
-	_ node.Returner = nodeQueue{}
+	_ node.Queue        = nodeQueue{}
+	_ admission.SeenSet = nodeQueue{}
+	_ node.Fuller       = nodeQueue{}
+	_ node.Sharer       = nodeQueue{}
+	_ node.Returner     = nodeQueue{}
 )
 
 // returnWorkers bounds the tasks given back to the manager at once.

@@ -126,7 +126,7 @@ func TestLapsedHostGoesElsewhere(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	// Short leases: the overlay peers check a task's issue time by the
-	// real clock (p2p/node.MaxClockSkew), so the test clock stays within
+	// real clock (p2p/admission.MaxClockSkew), so the test clock stays within
 	// two minutes of it.
 	m := newManagerWith(t, t.TempDir(), clk, func(o *Options) { o.Leases.LeaseHold, o.Leases.ClockSkew = 30*time.Second, 10*time.Second })
 	hosts := []string{"a.example", "b.example", "c.example", "d.example"}

@@ -11,8 +11,9 @@ import (
 	"time"
 
 	// Test-only: the client's bbolt queue, to show the seen set outliving
-	// a restart end to end. The node itself knows only SeenSet.
+	// a restart end to end. The node itself knows only admission.SeenSet.
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
@@ -104,28 +105,28 @@ func TestAdmissionRefusals(t *testing.T) {
 	}{
 		{name: "genuine", run: func(e []byte) error { return insert(e, tB) }, at: b},
 		{name: "no lease", task: func(t *task.Task) { t.Lease = task.Lease{} },
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrNoLease, at: b, counter: func(s Stats) int64 { return s.Expired }},
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrNoLease, at: b, counter: func(s Stats) int64 { return s.Expired }},
 		{name: "lease ended", task: func(t *task.Task) { t.Lease.Expires = now.Add(-time.Second) },
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrNoLease, at: b, counter: func(s Stats) int64 { return s.Expired }},
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrNoLease, at: b, counter: func(s Stats) int64 { return s.Expired }},
 		{name: "issued in 1970 with a live lease", task: func(t *task.Task) { t.Issued = time.Unix(0, 0).UTC() },
 			run: func(e []byte) error { return insert(e, tB) }, at: b},
-		{name: "issued ahead, within the clock skew", task: func(t *task.Task) { t.Issued = now.Add(MaxClockSkew / 2) },
+		{name: "issued ahead, within the clock skew", task: func(t *task.Task) { t.Issued = now.Add(admission.MaxClockSkew / 2) },
 			run: func(e []byte) error { return insert(e, tB) }, at: b},
-		{name: "issued in the future", task: func(t *task.Task) { t.Issued = now.Add(MaxClockSkew + time.Minute) },
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrIssuedAhead, at: b, counter: func(s Stats) int64 { return s.IssuedAhead }},
+		{name: "issued in the future", task: func(t *task.Task) { t.Issued = now.Add(admission.MaxClockSkew + time.Minute) },
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrIssuedAhead, at: b, counter: func(s Stats) int64 { return s.IssuedAhead }},
 		{name: "no signed target", task: func(t *task.Task) { t.Target = nil },
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrTargetMismatch, at: b, counter: func(s Stats) int64 { return s.Mistargeted }},
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrTargetMismatch, at: b, counter: func(s Stats) int64 { return s.Mistargeted }},
 		{name: "signed target of another dimension", task: func(t *task.Task) { t.Target = t.Target[:2] },
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrTargetMismatch, at: b, counter: func(s Stats) int64 { return s.Mistargeted }},
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrTargetMismatch, at: b, counter: func(s Stats) int64 { return s.Mistargeted }},
 		{name: "sent to a point of another zone than the signed one", task: func(t *task.Task) { t.Target = tC },
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrTargetMismatch, at: b, counter: func(s Stats) int64 { return s.Mistargeted }},
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrTargetMismatch, at: b, counter: func(s Stats) int64 { return s.Mistargeted }},
 		{name: "signed target outside the box, compared clamped", task: func(t *task.Task) { t.Target = can.Point{1.5, 0.75, 0.5} },
 			run: func(e []byte) error { return insert(e, can.Point{1, 0.75, 0.5}) }, at: b},
 		{name: "seen before", before: func(e []byte) error { return insert(e, tB) },
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
 		{name: "seen before, through another entry peer",
 			before: func(e []byte) error { return insert(e, tB) },
-			run:    func(e []byte) error { _, _, err := cc.n.Insert(ctx, e, tB); return err }, want: ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
+			run:    func(e []byte) error { _, _, err := cc.n.Insert(ctx, e, tB); return err }, want: admission.ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
 		{name: "seen before, then sent as load-balanced",
 			before: func(e []byte) error {
 				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}, Proof: c.handoffs(e, nil, b, cc)})
@@ -133,7 +134,7 @@ func TestAdmissionRefusals(t *testing.T) {
 			run: func(e []byte) error {
 				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}, Proof: c.handoffs(e, nil, b, cc)})
 			},
-			want: ErrSeen, at: cc, counter: func(s Stats) int64 { return s.Replayed }},
+			want: admission.ErrSeen, at: cc, counter: func(s Stats) int64 { return s.Replayed }},
 		{name: "balanced by its target's owner",
 			run: func(e []byte) error {
 				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}, Proof: c.handoffs(e, nil, b, cc)})
@@ -146,55 +147,55 @@ func TestAdmissionRefusals(t *testing.T) {
 			run: func(e []byte) error {
 				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
 			},
-			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "balanced on by the owner's neighbour with a hand-off from the owner it signed itself",
 			run: func(e []byte) error {
 				return raw(cc.h, a, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC}, Proof: c.handoffs(e, cc, b, cc, a)})
 			},
-			want: ErrMisaimed, at: a, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: a, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "balanced on with the proof it came with, not passed on to the receiver",
 			run: func(e []byte) error {
 				return raw(cc.h, a, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC}, Proof: c.handoffs(e, nil, b, cc)})
 			},
-			want: ErrMisaimed, at: a, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: a, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "balanced without a path",
 			run:  func(e []byte) error { return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true}) },
-			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "balanced by a peer showing the owner's certificate",
 			run: func(e []byte) error {
 				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
 			},
-			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "balanced by a peer showing its own zone, not the target's",
 			run: func(e []byte) error {
 				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pA}})
 			},
-			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "a path naming the receiver",
 			run: func(e []byte) error {
 				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB, pC, pA}})
 			},
-			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "a forged certificate in the path",
 			run: func(e []byte) error {
 				forged := slices.Clone(pB)
 				forged[len(forged)-3] ^= 1
 				return raw(b.h, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{forged}})
 			},
-			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "misaimed: balanced by a host outside the overlay",
 			run: func(e []byte) error {
 				return raw(out, cc, &wire.Insert{Envelope: e, Target: tB, Lbi: true, Path: [][]byte{pB}})
 			},
-			want: ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
+			want: admission.ErrMisaimed, at: cc, counter: func(s Stats) int64 { return s.Misaimed }},
 		{name: "misaimed: sent straight to a peer with a point of its zone",
 			run:  func(e []byte) error { return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tC}) },
-			want: ErrTargetMismatch, at: cc, counter: func(s Stats) int64 { return s.Mistargeted }},
+			want: admission.ErrTargetMismatch, at: cc, counter: func(s Stats) int64 { return s.Mistargeted }},
 		{name: "misaimed: balanced with a point of the receiver's zone",
 			run: func(e []byte) error {
 				return raw(a.h, cc, &wire.Insert{Envelope: e, Target: tC, Lbi: true, Path: [][]byte{pA}})
 			},
-			want: ErrTargetMismatch, at: cc, counter: func(s Stats) int64 { return s.Mistargeted }},
+			want: admission.ErrTargetMismatch, at: cc, counter: func(s Stats) int64 { return s.Mistargeted }},
 		{name: "sent straight to a non-owner with its signed target: routed on",
 			run: func(e []byte) error { return raw(out, cc, &wire.Insert{Envelope: e, Target: tB}) }, at: b},
 		{name: "recorded before queueing: a failed enqueue is not retried",
@@ -207,7 +208,7 @@ func TestAdmissionRefusals(t *testing.T) {
 				}
 				return nil
 			},
-			run: func(e []byte) error { return insert(e, tB) }, want: ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
+			run: func(e []byte) error { return insert(e, tB) }, want: admission.ErrSeen, at: b, counter: func(s Stats) int64 { return s.Replayed }},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,8 +255,8 @@ func TestAdmissionRefusals(t *testing.T) {
 type boltQueue struct{ q *queue.Queue }
 
 var (
-	_ Queue   = boltQueue{}
-	_ SeenSet = boltQueue{}
+	_ Queue             = boltQueue{}
+	_ admission.SeenSet = boltQueue{}
 )
 
 func (b boltQueue) Enqueue(_ context.Context, t *task.Task, env, proof []byte) error {
@@ -305,8 +306,8 @@ func TestSeenSurvivesRestart(t *testing.T) {
 
 	n, q = start()
 	defer q.Close()
-	if _, _, err := n.Insert(ctx, env, target); !errors.Is(err, ErrSeen) {
-		t.Fatalf("after the restart: %v, want %v", err, ErrSeen)
+	if _, _, err := n.Insert(ctx, env, target); !errors.Is(err, admission.ErrSeen) {
+		t.Fatalf("after the restart: %v, want %v", err, admission.ErrSeen)
 	}
 	if st := n.Stats(); st.Replayed != 1 || st.Accepted != 0 {
 		t.Fatalf("stats after the restart %+v, want one replay refused", st)
@@ -433,8 +434,8 @@ func TestRefusedTaskTakenUnderNextLease(t *testing.T) {
 	if _, _, err := m.n.Insert(ctx, first, target); err == nil || !strings.Contains(err.Error(), "queue full") {
 		t.Fatalf("insert into a full queue: %v, want it refused as full", err)
 	}
-	if _, _, err := m.n.Insert(ctx, first, target); !errors.Is(err, ErrSeen) {
-		t.Fatalf("replay of the refused delivery: %v, want %v", err, ErrSeen)
+	if _, _, err := m.n.Insert(ctx, first, target); !errors.Is(err, admission.ErrSeen) {
+		t.Fatalf("replay of the refused delivery: %v, want %v", err, admission.ErrSeen)
 	}
 	tk.Lease.Epoch++
 	if _, _, err := m.n.Insert(ctx, c.seal(tk), target); err != nil {

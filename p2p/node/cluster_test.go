@@ -47,7 +47,7 @@ type memQueue struct {
 	capacity int
 }
 
-// memQueue keeps no seen set: the node keeps one in memory (memSeen).
+// memQueue keeps no seen set: the node keeps one in memory (admission.NewMemory).
 var _ Queue = (*memQueue)(nil)
 
 func (q *memQueue) Enqueue(_ context.Context, t *task.Task, env, proof []byte) error {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
@@ -98,7 +99,7 @@ func TestHijackerClaimsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Accepted || !errors.Is(refusal(resp.Error), ErrMisaimed) {
+	if resp.Accepted || !errors.Is(refusal(resp.Error), admission.ErrMisaimed) {
 		t.Fatalf("a balanced insert with a superseded certificate: %+v, want refused as misaimed", resp)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
@@ -281,7 +282,7 @@ func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, 
 		n.noteBalanced(peer.ID(dec.To), t)
 		n.noteLeft(t)
 		return resp
-	case err == nil && strings.Contains(resp.Error, ErrSeen.Error()):
+	case err == nil && strings.Contains(resp.Error, admission.ErrSeen.Error()):
 		// The neighbour took this task before and holds it, or
 		// handed it on: queued here too, it would run twice.
 		return resp

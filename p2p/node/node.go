@@ -12,6 +12,7 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
@@ -28,12 +29,12 @@ type Node struct {
 	h     *host.Host
 	cfg   Config
 	queue Queue
-	seen  SeenSet // the queue, or a set in memory
+	seen  admission.SeenSet // the queue, or a set in memory
 	log   *slog.Logger
 
 	// sharing is set while share runs (one at a time).
 	sharing atomic.Bool
-	// tooFar holds the hosts each taker refused as too far (ErrTooFar),
+	// tooFar holds the hosts each taker refused as too far (admission.ErrTooFar),
 	// so share offers them elsewhere; safe for concurrent use.
 	tooFar *lru.Cache[farRefusal, struct{}]
 
@@ -137,10 +138,10 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		kick:     make(chan struct{}, 1),
 		seq:      uint64(time.Now().UnixNano()),
 	}
-	if s, ok := q.(SeenSet); ok {
+	if s, ok := q.(admission.SeenSet); ok {
 		n.seen = s
 	} else {
-		n.seen = newMemSeen()
+		n.seen = admission.NewMemory()
 		n.log.Warn("Task queue keeps no record of tasks seen; replayed tasks are refused only until this peer restarts")
 	}
 	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)

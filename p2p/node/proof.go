@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -25,7 +26,7 @@ func (n *Node) ownProof(t *task.Task, target can.Point) ([]byte, error) {
 	c, ok := n.ownCertLocked(target)
 	n.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("task %s: %w: this peer no longer holds its target", t.ID, ErrMisaimed)
+		return nil, fmt.Errorf("task %s: %w: this peer no longer holds its target", t.ID, admission.ErrMisaimed)
 	}
 	return zonecert.OwnerProof(c).MarshalBinary()
 }
@@ -62,17 +63,4 @@ func (n *Node) pass(p zonecert.Proof, t *task.Task, to peer.ID) ([]byte, error) 
 		return nil, err
 	}
 	return p.MarshalBinary()
-}
-
-// checkProof checks that raw shows this node may claim t's lease; the
-// error wraps ErrMisaimed.
-func (n *Node) checkProof(raw []byte, t *task.Task, target can.Point) error {
-	p, err := zonecert.DecodeProof(raw)
-	if err == nil {
-		err = p.Verify(n.cfg.Manager, zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Claimer: n.h.ID()})
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrMisaimed, err)
-	}
-	return nil
 }

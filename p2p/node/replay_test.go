@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -59,8 +60,8 @@ func TestReplayedTasksQueuedOnce(t *testing.T) {
 		from := c.members[1+i%(len(c.members)-1)]
 		_, _, err := from.n.Insert(ctx, envs[tk.ID], tk.Target)
 		switch {
-		case tk == ancient && !errors.Is(err, ErrNoLease):
-			t.Errorf("genuine insert of the expired task: %v, want %v", err, ErrNoLease)
+		case tk == ancient && !errors.Is(err, admission.ErrNoLease):
+			t.Errorf("genuine insert of the expired task: %v, want %v", err, admission.ErrNoLease)
 		case tk != ancient && err != nil:
 			t.Errorf("genuine insert of %s: %v", tk.ID, err)
 		}

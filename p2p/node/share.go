@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
@@ -27,14 +28,15 @@ import (
 // neighbour has one, to a peer two hops away that a neighbour says has
 // (a cluster's neighbours are often as busy as its owner). The offer
 // carries this peer's certificate of the zone holding the task's
-// target, which the taker's admission checks (checkPath), so only the
-// owner of a target shares its tasks and a task moves once; and the
-// taker checks that a thread of its own is free for it
+// target, which the taker's admission checks (admission.CheckPath), so
+// only the owner of a target shares its tasks and a task moves once; and
+// the taker checks that a thread of its own is free for it
 // (freeThreadLocked), since the idle threads the sharer heard of may
-// have been taken since, and that it is not more than shareReach times
-// as far from the task's host as the sharer (nearEnough). One crawler
-// per host still holds: a task shared is no longer here, and should
-// both copies survive a crash, only one can claim the host's lease.
+// have been taken since, and that it is not more than admission.Reach
+// times as far from the task's host as the sharer (admission.CheckNear).
+// One crawler per host still holds: a task shared is no longer here, and
+// should both copies survive a crash, only one can claim the host's
+// lease.
 type Sharer interface {
 	// Spare returns the tasks that wait for a crawl thread and the
 	// threads that wait for a task. Like Load, it is called with the
@@ -128,7 +130,7 @@ func (n *Node) share(ctx context.Context) {
 		taken, err := n.offer(ctx, to, t, env, target)
 		n.mu.Lock()
 		switch nb, ok := n.nbrs[to]; {
-		case errors.Is(err, ErrTooFar):
+		case errors.Is(err, admission.ErrTooFar):
 			// Its threads are still idle, for other hosts.
 			n.tooFar.Add(farRefusal{to, t.Lease.Host}, struct{}{})
 		case far:
@@ -193,22 +195,10 @@ func (n *Node) hostRTT(t *task.Task) (time.Duration, bool) {
 	return n.cfg.HostRTT(t.Lease.Host)
 }
 
-// shareReach is how many times as far from a shared task's host as its
-// sharer a taker may be (nearEnough). The sharer holds the task because
-// the manager measured it nearest the host, or a neighbour balancing
-// load passed it on; sharing may at most double the round trip a host
-// is crawled at, where it trades a crawl thread idle now against every
-// page of the host fetched from farther. Which host is large is not
-// known before its first crawl: in the default demo, the 284-page host
-// 128 ms from its nearest member went to an idle volunteer 308 ms away
-// in 4 of 10 runs, which took the crawls' round trip from about 0.45 to
-// 0.66 of a random volunteer's.
-const shareReach = 2
-
 // farRefusals bounds the refusals for distance share remembers.
 const farRefusals = 4096
 
-// farRefusal is a host a taker refused as too far from it (ErrTooFar):
+// farRefusal is a host a taker refused as too far from it (admission.ErrTooFar):
 // its round trip to the host does not change, so it is not offered that
 // host's tasks again.
 type farRefusal struct {
@@ -222,22 +212,6 @@ func (n *Node) within(takers []taker, t *task.Task) []taker {
 	return slices.DeleteFunc(slices.Clone(takers), func(k taker) bool {
 		return n.tooFar.Contains(farRefusal{peer.ID(k.ID), t.Lease.Host})
 	})
-}
-
-// nearEnough refuses shared task t (ErrTooFar) when this peer measured
-// its host more than shareReach times as far as its sharer says it did,
-// sharer (0 when the task was not shared, or the sharer has not measured
-// the host). A host not measured here is taken. A sharer that understates
-// its round trip only keeps its own task.
-func (n *Node) nearEnough(t *task.Task, sharer time.Duration) error {
-	if sharer <= 0 {
-		return nil
-	}
-	d, ok := n.hostRTT(t)
-	if !ok || d <= shareReach*sharer {
-		return nil
-	}
-	return fmt.Errorf("%w: task %s: %v from here, %v from its sharer", ErrTooFar, t.ID, d.Round(time.Millisecond), sharer.Round(time.Millisecond))
 }
 
 // farTakersLocked returns the peers two hops away with idle crawl threads
@@ -313,7 +287,7 @@ func (n *Node) freeThreadLocked() bool {
 
 // offer sends a waiting task to neighbour to as a load-balanced insert
 // marked as a share, and reports whether it took the task. Any refusal keeps the task here,
-// a neighbour that has seen it (ErrSeen) included, as with balancing.
+// a neighbour that has seen it (admission.ErrSeen) included, as with balancing.
 func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, target can.Point) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, shareTimeout)
 	defer cancel()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -379,31 +380,6 @@ func TestShareStaysNearTheHost(t *testing.T) {
 	})
 }
 
-// TestNearEnough: a taker refuses a shared task only when it measured the
-// host more than twice as far as the sharer says it did; a sharer that
-// says nothing, or a host not measured here, is taken as before.
-func TestNearEnough(t *testing.T) {
-	n := &Node{cfg: Config{HostRTT: func(h string) (time.Duration, bool) {
-		return 30 * time.Millisecond, h == "near.example"
-	}}}
-	for _, tc := range []struct {
-		host   string
-		sharer time.Duration
-		far    bool
-	}{
-		{"near.example", 15 * time.Millisecond, false},
-		{"near.example", 14 * time.Millisecond, true},
-		{"near.example", 1 * time.Microsecond, true}, // understated: the sharer keeps its task
-		{"near.example", 0, false},                   // not a share, or not measured by the sharer
-		{"other.example", time.Millisecond, false},   // not measured here
-	} {
-		tk := &task.Task{ID: "t", Lease: task.Lease{Host: tc.host}}
-		if err := n.nearEnough(tk, tc.sharer); errors.Is(err, ErrTooFar) != tc.far {
-			t.Errorf("%s shared from %v: %v, want too far %v", tc.host, tc.sharer, err, tc.far)
-		}
-	}
-}
-
 // When no neighbour has an idle crawl thread, an owner whose tasks wait
 // shares them with a peer two hops away that its neighbours say has, one
 // per idle thread relayed, and no more once the relayed count falls; that
@@ -483,7 +459,7 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 		t.Fatal("the second peer does not hold its own point")
 	}
 	resp, err := a.n.forward(ctx, far.h.ID(), &wire.Insert{Envelope: c.envelope("not-a", other), Target: other, Hops: 1, Lbi: true})
-	if err != nil || resp.Accepted || !errors.Is(refusal(resp.Error), ErrMisaimed) {
+	if err != nil || resp.Accepted || !errors.Is(refusal(resp.Error), admission.ErrMisaimed) {
 		t.Fatalf("a balanced task for an area A does not hold: %+v, %v; want refused as misaimed", resp, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
@@ -171,8 +172,8 @@ func TestLBIDoesNotBounce(t *testing.T) {
 	}
 
 	// B recorded the task it balanced as seen: a replay to it is refused.
-	if _, _, err := a.n.Insert(ctx, c.envelope("hot", target), target); !errors.Is(err, ErrSeen) {
-		t.Fatalf("replay to the balancing owner: %v, want %v", err, ErrSeen)
+	if _, _, err := a.n.Insert(ctx, c.envelope("hot", target), target); !errors.Is(err, admission.ErrSeen) {
+		t.Fatalf("replay to the balancing owner: %v, want %v", err, admission.ErrSeen)
 	}
 	if st := b.n.Stats(); st.Replayed != 1 {
 		t.Fatalf("B counted %d replays, want 1", st.Replayed)
@@ -187,8 +188,8 @@ func TestLBIDoesNotBounce(t *testing.T) {
 	if resp, err := send(ctx, b.h, cc.h.AddrInfo(), &wire.Insert{Envelope: pre, Target: target, Lbi: true, Path: c.path(b, target), Proof: c.handoffs(pre, nil, b, cc)}); err != nil || !resp.Accepted {
 		t.Fatalf("balanced by the owner's host: %+v, %v", resp, err)
 	}
-	if _, _, err := a.n.Insert(ctx, pre, target); !errors.Is(err, ErrSeen) {
-		t.Fatalf("insert of a task C holds: %v, want C's %v passed on", err, ErrSeen)
+	if _, _, err := a.n.Insert(ctx, pre, target); !errors.Is(err, admission.ErrSeen) {
+		t.Fatalf("insert of a task C holds: %v, want C's %v passed on", err, admission.ErrSeen)
 	}
 	if n := c.countTasks()["pre"]; n != 1 || slices.Contains(b.q.ids(), "pre") {
 		t.Fatalf("pre queued on %d peers (B holds it: %v), want only on C", n, slices.Contains(b.q.ids(), "pre"))
