@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // DefaultDim is the dimension of the CAN space unless configured otherwise.
@@ -235,6 +236,33 @@ func Abuts(a, b Zone) bool {
 		}
 	}
 	return touch == 1
+}
+
+// AbutsAny reports whether some zone of a abuts some zone of b: whether
+// the holders of a and b are neighbours.
+func AbutsAny(a, b []Zone) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if Abuts(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Holds reports whether one of zones contains p.
+func Holds(zones []Zone, p Point) bool {
+	return slices.ContainsFunc(zones, func(z Zone) bool { return z.Contains(p) })
+}
+
+// Volume returns the volume zones cover together (they do not overlap).
+func Volume(zones []Zone) float64 {
+	v := 0.0
+	for _, z := range zones {
+		v += z.Volume()
+	}
+	return v
 }
 
 // Overlaps reports whether a and b share interior points.

@@ -232,3 +232,23 @@ func TestSplitApart(t *testing.T) {
 		t.Fatal("points a millionth apart parted in 4 halvings")
 	}
 }
+
+// TestZoneSets: a holder's zones as one set: whether they hold a point,
+// abut another holder's, and their volume together.
+func TestZoneSets(t *testing.T) {
+	lo, hi := Unit(2).Split() // x below and above 0.5
+	hilo, hihi := hi.Split()  // hi split along y
+	mine := []Zone{lo}
+	if !Holds(mine, Point{0.25, 0.9}) || Holds(mine, Point{0.75, 0.25}) || Holds(nil, Point{0.1, 0.1}) {
+		t.Error("Holds: wrong answer for a point inside, outside, or no zone")
+	}
+	if !AbutsAny(mine, []Zone{hihi}) || !AbutsAny([]Zone{hilo}, []Zone{hihi}) || AbutsAny(mine, nil) {
+		t.Error("AbutsAny: wrong answer for abutting zones or none")
+	}
+	if AbutsAny([]Zone{lo}, []Zone{lo}) {
+		t.Error("AbutsAny: a zone abuts itself")
+	}
+	if v := Volume([]Zone{lo, hilo}); v != 0.75 {
+		t.Errorf("Volume = %v, want 0.75", v)
+	}
+}

@@ -94,7 +94,7 @@ func (n *Node) refreshLocked(now time.Time) {
 		byHolder[c.Holder] = append(byHolder[c.Holder], z)
 	}
 	for id, zones := range byHolder {
-		if !abutsAny(n.zones, zones) {
+		if !can.AbutsAny(n.zones, zones) {
 			continue
 		}
 		nb, ok := n.nbrs[id]
@@ -107,7 +107,7 @@ func (n *Node) refreshLocked(now time.Time) {
 		nb.zones = zones
 	}
 	for id := range n.nbrs {
-		if zones, ok := byHolder[id]; !ok || !abutsAny(n.zones, zones) {
+		if zones, ok := byHolder[id]; !ok || !can.AbutsAny(n.zones, zones) {
 			n.log.Debug("Neighbour dropped", "neighbour", id.String(), "zones", fmt.Sprint(zones), "certified", ok)
 			n.removeLocked(id)
 		}

@@ -450,7 +450,7 @@ func (c *cluster) neighboursComplete() string {
 			nbrs[id] = true
 		}
 		for _, b := range live {
-			if a != b && abutsAny(a.n.Zones(), b.n.Zones()) && !nbrs[b.h.ID()] {
+			if a != b && can.AbutsAny(a.n.Zones(), b.n.Zones()) && !nbrs[b.h.ID()] {
 				return fmt.Sprintf("%s does not list its neighbour %s", a.h.ID().ShortString(), b.h.ID().ShortString())
 			}
 			delete(nbrs, b.h.ID())

@@ -217,7 +217,7 @@ func (n *Node) wideLocked() []peer.ID {
 		more := map[peer.ID][]ma.Multiaddr{} // a peer two neighbours list is one candidate
 		for _, nb := range n.nbrs {
 			for _, p := range nb.nbrs {
-				id, addrs := peerAddrs(p)
+				id, addrs := p.Decode()
 				_, known := n.nbrs[id]
 				_, taken := n.wide[id]
 				if id != "" && id != n.h.ID() && !known && !taken {
@@ -289,7 +289,7 @@ func (n *Node) handleHeartbeat(s network.Stream) {
 // signature and an epoch, not the sender), and, from a neighbour, its
 // load and neighbour list.
 func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
-	id, addrs := peerAddrs(hb.Self)
+	id, addrs := hb.Self.Decode()
 	if id != from {
 		return // a peer speaks only for itself
 	}
@@ -300,7 +300,7 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 	// carries may be a neighbour of ours that we know no other way. A
 	// wrong address only fails a dial: the handshake proves the peer ID.
 	for _, p := range hb.Neighbours {
-		if lid, laddrs := peerAddrs(p); lid != "" && lid != n.h.ID() && len(laddrs) > 0 {
+		if lid, laddrs := p.Decode(); lid != "" && lid != n.h.ID() && len(laddrs) > 0 {
 			n.h.Peerstore().AddAddrs(lid, laddrs, peerstore.RecentlyConnectedAddrTTL)
 		}
 	}

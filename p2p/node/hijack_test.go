@@ -77,7 +77,7 @@ func TestHijackerClaimsRefused(t *testing.T) {
 	}
 	for _, m := range []*member{victim, third} {
 		for _, nb := range m.n.View().Neighbours {
-			if nb.ID == attacker.h.ID() && holds(nb.Zones, target) {
+			if nb.ID == attacker.h.ID() && can.Holds(nb.Zones, target) {
 				t.Errorf("%s believes the attacker holds %v", m.h.ID().ShortString(), target)
 			}
 		}

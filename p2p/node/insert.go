@@ -314,7 +314,7 @@ func (n *Node) pathLocked(ins *wire.Insert, target can.Point, to peer.ID) ([][]b
 			continue
 		}
 		nb := n.nbrs[to]
-		if nb == nil || !abutsAny([]can.Zone{z}, nb.zones) {
+		if nb == nil || !can.AbutsAny([]can.Zone{z}, nb.zones) {
 			continue // the next peer checks that our zone abuts its own
 		}
 		b, err := c.MarshalBinary()

@@ -16,10 +16,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// handoverBatchBytes bounds the task bytes of one handover batch, well
-// under wire.MaxHandoverSize.
-const handoverBatchBytes = 8 << 20
-
 // Leave asks the manager to give this node's zones to their heirs, then
 // hands each heir the queued and running tasks whose targets lie in the
 // zones it received. After Leave the node holds nothing; Serve may be
@@ -80,13 +76,13 @@ func (n *Node) Leave(ctx context.Context) error {
 			continue
 		}
 		all := append(append([][]byte(nil), q...), r...) // in the order sent
-		declined, err := n.handOver(ctx, h.id, batch(&wire.Handover{Certs: proof}, q, r))
+		declined, err := n.handOver(ctx, h.id, wire.SplitHandover(&wire.Handover{Certs: proof}, q, r))
 		if err != nil {
 			errs = append(errs, err)
 			back = append(back, all...)
 			continue
 		}
-		back = append(back, declinedTasks(all, declined)...)
+		back = append(back, wire.DeclinedOf(all, declined)...)
 	}
 	backErr := n.giveBack(ctx, back)
 	if err := errors.Join(append(errs, backErr)...); err != nil {
@@ -129,7 +125,7 @@ func (n *Node) heirsLocked(old []zonecert.Cert) []heir {
 		out = append(out, *h)
 	}
 	slices.SortFunc(out, func(a, b heir) int {
-		if va, vb := volume(a.zones), volume(b.zones); va != vb {
+		if va, vb := can.Volume(a.zones), can.Volume(b.zones); va != vb {
 			if va > vb {
 				return -1
 			}
@@ -159,7 +155,7 @@ func (n *Node) divide(heirs []heir, queued, running [][]byte) (shares []heirShar
 			target, ok := n.envelopeTarget(e)
 			i := -1
 			if ok {
-				i = slices.IndexFunc(heirs, func(h heir) bool { return holds(h.zones, target) })
+				i = slices.IndexFunc(heirs, func(h heir) bool { return can.Holds(h.zones, target) })
 			}
 			switch {
 			case i < 0:
@@ -184,22 +180,6 @@ func (n *Node) envelopeTarget(env []byte) (can.Point, bool) {
 	return can.Clamp(t.Target), true
 }
 
-// declinedTasks returns the tasks of all (in the order sent) at the
-// positions an heir declined, each once: an heir that names a position
-// twice, or one it was never sent, gets nothing more given back for it.
-func declinedTasks(all [][]byte, declined []uint32) [][]byte {
-	seen := make(map[uint32]bool, len(declined))
-	var out [][]byte
-	for _, i := range declined {
-		if int64(i) >= int64(len(all)) || seen[i] {
-			continue
-		}
-		seen[i] = true
-		out = append(out, all[i])
-	}
-	return out
-}
-
 // giveBack gives tasks no neighbour queued back to the manager, when the
 // queue can (Returner); without it they wait for their deadline.
 func (n *Node) giveBack(ctx context.Context, envelopes [][]byte) error {
@@ -218,36 +198,6 @@ func (n *Node) giveBack(ctx context.Context, envelopes [][]byte) error {
 	n.mu.Unlock()
 	n.log.Info("Tasks no neighbour could queue given back to the manager", "count", len(envelopes))
 	return nil
-}
-
-// batch splits the tasks into handover messages; the first carries the
-// certificates, all but the last set More.
-func batch(first *wire.Handover, queued, running [][]byte) []*wire.Handover {
-	out := []*wire.Handover{first}
-	cur, size := first, 0
-	add := func(e []byte, run bool) {
-		if len(cur.Queued)+len(cur.Running) == wire.MaxHandoverTasks || size+len(e) > handoverBatchBytes {
-			cur = &wire.Handover{}
-			out = append(out, cur)
-			size = 0
-		}
-		if run {
-			cur.Running = append(cur.Running, e)
-		} else {
-			cur.Queued = append(cur.Queued, e)
-		}
-		size += len(e)
-	}
-	for _, e := range queued {
-		add(e, false)
-	}
-	for _, e := range running {
-		add(e, true)
-	}
-	for _, b := range out[:len(out)-1] {
-		b.More = true
-	}
-	return out
 }
 
 // handOver sends the batches to heir to and returns the positions of

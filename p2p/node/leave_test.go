@@ -113,18 +113,3 @@ func TestLeaveHandsBackWhatNoOneQueues(t *testing.T) {
 		})
 	}
 }
-
-// TestDeclinedTasksFromALyingHeir: an heir's list of the tasks it did not
-// queue is its word. Positions it was never sent are ignored, and one
-// named many times is given back once: a lying heir cannot make a
-// leaving peer send the manager more reports than it has tasks.
-func TestDeclinedTasksFromALyingHeir(t *testing.T) {
-	all := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
-	got := declinedTasks(all, []uint32{2, 0, 2, 7, 0, 4096, 2, ^uint32(0)})
-	if fmt.Sprintf("%s", got) != "[c a]" {
-		t.Fatalf("given back %s, want [c a]", got)
-	}
-	if got := declinedTasks(all, nil); len(got) != 0 {
-		t.Fatalf("nothing declined, %d given back", len(got))
-	}
-}

@@ -9,7 +9,7 @@ import (
 func (n *Node) selfLocked() *wire.Peer {
 	return &wire.Peer{
 		Id:    []byte(n.h.ID()),
-		Addrs: addrBytes(n.h.Addrs()),
+		Addrs: wire.AddrBytes(n.h.Addrs()),
 		Load:  n.loadWire(),
 		Coord: n.viv.Coord().Wire(),
 	}
@@ -62,7 +62,7 @@ func (n *Node) neighbourRecordsLocked() []*wire.Peer {
 func (n *Node) recordLocked(nb *neighbour) *wire.Peer {
 	return &wire.Peer{
 		Id:    []byte(nb.id),
-		Addrs: addrBytes(n.h.Peerstore().Addrs(nb.id)),
+		Addrs: wire.AddrBytes(n.h.Peerstore().Addrs(nb.id)),
 		Load:  &wire.Load{Rtl: nb.load.RTL, Rpl: nb.load.RPL, Idle: slots(nb.idle)},
 	}
 }

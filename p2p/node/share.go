@@ -113,7 +113,7 @@ func (n *Node) share(ctx context.Context) {
 		}
 		t, env, err := sh.Offer(ctx, func(t *task.Task) (float64, bool) {
 			target := can.Clamp(t.Target)
-			if len(target) != n.cfg.Dim || !holds(zones, target) || len(n.within(takers, t)) == 0 {
+			if len(target) != n.cfg.Dim || !can.Holds(zones, target) || len(n.within(takers, t)) == 0 {
 				return 0, false
 			}
 			return n.farness(t), true
@@ -245,7 +245,7 @@ func (n *Node) farTakersLocked(now time.Time) ([]taker, map[peer.ID]int) {
 				continue // no certificate of its: it holds nothing we know
 			}
 			relayed[id], zones[id] = k, zs
-			_, addrs := peerAddrs(p)
+			_, addrs := p.Decode()
 			n.h.Peerstore().AddAddrs(id, addrs, peerstore.RecentlyConnectedAddrTTL)
 		}
 	}

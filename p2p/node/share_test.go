@@ -405,7 +405,7 @@ func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
 	far.n.mu.Lock()
 	fz := slices.Clone(far.n.zones)
 	far.n.mu.Unlock()
-	if c.owner(mine) != a || abutsAny(az, fz) {
+	if c.owner(mine) != a || can.AbutsAny(az, fz) {
 		t.Fatalf("the zones are not where the test wants them: A %v, far %v", az, fz)
 	}
 	aq, fq := a.n.queue.(*threadQueue), far.n.queue.(*threadQueue)

@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"net"
 	"slices"
@@ -195,5 +196,22 @@ func TestWriteRefusesOversized(t *testing.T) {
 	err := NewConn(a, 0).Write(context.Background(), &Insert{Envelope: make([]byte, 100), Target: []float64{0.5}}, 50)
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Write = %v, want ErrTooLarge", err)
+	}
+}
+
+// TestPeerAddrs: a peer record carries at most MaxAddrs addresses, and
+// reads back its ID and every address it carries.
+func TestPeerAddrs(t *testing.T) {
+	var as []ma.Multiaddr
+	for i := range MaxAddrs + 3 {
+		as = append(as, ma.StringCast(fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", 4000+i)))
+	}
+	p := &Peer{Id: testPeerID, Addrs: AddrBytes(as)}
+	if err := p.Validate(); err != nil {
+		t.Fatalf("a record of AddrBytes: %v", err)
+	}
+	id, got := p.Decode()
+	if string(id) != string(testPeerID) || len(got) != MaxAddrs || !got[MaxAddrs-1].Equal(as[MaxAddrs-1]) {
+		t.Fatalf("Decode = %s, %v; want the ID and the first %d addresses", id, got, MaxAddrs)
 	}
 }
