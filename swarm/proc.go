@@ -124,14 +124,6 @@ func (p *Proc) Runs() int {
 	return p.runs
 }
 
-// Done returns a channel closed when the current run exits (nil if never
-// started).
-func (p *Proc) Done() <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.done
-}
-
 // Err returns the exit error of the last run once it has exited.
 func (p *Proc) Err() error {
 	p.mu.Lock()

@@ -103,15 +103,6 @@ type Change struct {
 	Value string `json:"value"`
 }
 
-// ParseChange splits "KEY=VALUE".
-func ParseChange(s string) (Change, error) {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || strings.TrimSpace(k) == "" {
-		return Change{}, invalidf("%q is not KEY=VALUE", s)
-	}
-	return Change{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)}, nil
-}
-
 // Apply sets the named settings on c in order and validates the result; c
 // is left unchanged on error. Keys are case-insensitive; "-" may stand for
 // "_".

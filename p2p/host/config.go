@@ -50,13 +50,6 @@ type Config struct {
 	Logger *slog.Logger `json:"-"`
 }
 
-func (c Config) maxConns() int {
-	if c.MaxConns <= 0 {
-		return DefaultMaxConns
-	}
-	return c.MaxConns
-}
-
 func (c Config) listenAddrs() []string {
 	if len(c.ListenAddrs) == 0 {
 		return DefaultListenAddrs

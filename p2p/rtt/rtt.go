@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"slices"
-	"strconv"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -159,9 +158,4 @@ func Median(ds []time.Duration) time.Duration {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// HostPort joins a host and port for Measure.
-func HostPort(host string, port uint16) string {
-	return net.JoinHostPort(host, strconv.Itoa(int(port)))
 }

@@ -77,15 +77,6 @@ func (h History) Interval() (time.Duration, bool) {
 	return h.GapSum / time.Duration(h.Gaps), true
 }
 
-// counted returns the successes and submissions a success rate is made of
-// under rule c.
-func (h History) counted(c Counting) (suc, sub int) {
-	if c == CountLoadOnly {
-		return h.SucCount + h.LostFailures, h.SubCount
-	}
-	return h.SucCount, h.SubCount
-}
-
 // tracker is the state every strategy shares: channels, their histories, the
 // groups' intervals and the trigger. Intervals are kept in float64
 // nanoseconds so repeated multiplications do not accumulate rounding.

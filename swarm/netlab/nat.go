@@ -233,12 +233,6 @@ func (l *Lab) Close() error {
 	return errors.Join(errs...)
 }
 
-// Command returns the command line that runs name with args inside
-// namespace ns.
-func Command(ns, name string, args ...string) []string {
-	return append([]string{"ip", "netns", "exec", ns, name}, args...)
-}
-
 // DialerIn returns a dial function (for http.Transport.DialContext) whose
 // connections are made inside namespace ns: a process's local API on
 // 127.0.0.1 there is reached this way.

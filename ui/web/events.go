@@ -34,13 +34,6 @@ func (u *UI) unsubscribe(ch chan []byte) {
 	delete(u.subs, ch)
 }
 
-// Subscribers returns how many pages are listening.
-func (u *UI) Subscribers() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return len(u.subs)
-}
-
 // events streams the history once, then every tick, until the page goes
 // away or the server shuts down.
 func (u *UI) events(w http.ResponseWriter, r *http.Request) {
