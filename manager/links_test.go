@@ -139,3 +139,41 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 		t.Fatalf("check after the sybil's claim: %s %q, %v; want cancelled as misrouted", ended.State, ended.Reason, err)
 	}
 }
+
+// TestCheckAimFollowsTheMap: a spot-check is aimed at a point the zone map
+// routes to its checker now. The member registry keeps the zones a member
+// had at its own last request; a join since can split them, and the
+// centre of the zone a checker reported went to the joiner. Aimed there,
+// the check reached the joiner, here the crawler it checks, and ended as
+// misrouted.
+func TestCheckAimFollowsTheMap(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	checker := linkedHost(ctx, t, m, "127.0.1.1")
+	crawler := linkedHost(ctx, t, m, "127.0.2.1")
+	at := func(x float64) []float64 {
+		p := along(m, 0, 1)
+		p[0] = x
+		return p
+	}
+	// The checker holds the whole space, its point below the middle; the
+	// crawler's join splits it along the first axis and takes the upper
+	// half, the middle included.
+	for _, j := range []struct {
+		h *host.Host
+		x float64
+	}{{checker, 0.3}, {crawler, 0.7}} {
+		if a := m.members.Answer(j.h.ID(), entry.Request{Op: entry.OpJoin, Point: at(j.x)}); a.Refused != "" {
+			t.Fatalf("join answered %+v", a)
+		}
+	}
+	aim, ok := m.dispatch.CheckAim(channels.Task{ID: channels.CheckPrefix + "x", Avoid: []string{crawler.ID().String()}})
+	if !ok || aim.Direct != checker.ID() {
+		t.Fatalf("check aimed at %v (%v), want the checker %s", aim.Direct, ok, checker.ID())
+	}
+	if owner, _ := m.zones.Owner(aim.Target); owner != checker.ID() {
+		t.Fatalf("check aimed at %v, which the map routes to %s (the crawler is %s), not to the checker", aim.Target, owner, crawler.ID())
+	}
+}

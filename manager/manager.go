@@ -287,7 +287,7 @@ func New(ctx context.Context, opts Options) (_ *Manager, err error) {
 	m.dispatch = dispatch.New(dispatch.Config{
 		DB: m.db, Submitter: m.sub, Key: m.key, Policy: func() task.Policy { return m.opts.Politeness.Policy }, StoreRaw: opts.Storage.StoreRaw,
 		Times: opts.leaseTimes, Now: opts.Now, Logger: m.log, Mine: m.mine,
-		Members: m.members, Withdrawn: m.withdrawn, Linked: m.nets.Linked, Record: m.store.PeerRecord,
+		Members: m.members, Anchor: m.mapAnchor, Withdrawn: m.withdrawn, Linked: m.nets.Linked, Record: m.store.PeerRecord,
 	})
 	if _, err := m.WriteProfile(); err != nil {
 		return nil, fmt.Errorf("new manager: %w", err)

@@ -55,8 +55,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Mine says whether a channel is this manager's to send.
 	Mine func(channel string) bool
-	// Members are the overlay's members, a spot-check's candidates.
+	// Members are the overlay's members, a spot-check's candidates;
+	// Anchor is the point the zone map routes to a member now (the
+	// manager's map, zones.Authority.Anchor), false for a member that
+	// holds no zone in it.
 	Members *members.Registry
+	Anchor  func(peer.ID) (can.Point, bool)
 	// Withdrawn says whether a peer's request-signing key was withdrawn;
 	// Linked whether a peer connects from the network of one of others
 	// (manager/peernets); Record is a peer's validation record.
@@ -293,19 +297,27 @@ func (d *Dispatcher) awayFromLapse(id, host string, now time.Time) (submit.Aim, 
 // its validation record if any is, else one with nothing against it (no
 // failed result or check, no lapsed lease);
 // among those the same one for t while members stay (the highest hash of
-// task and peer); with a target point in its first zone so it queues the
-// task itself.
+// task and peer); with its anchor in the zone map as the target, so it
+// queues the task itself. The map, not the zones a member reported at its
+// last renewal, is the authority: a join since may have split the
+// member's zone and given away the half a reported zone's centre lies
+// in, and the check then went on to that half's holder, the checked
+// crawler itself at times, which may not claim it (misrouted).
 func (d *Dispatcher) CheckAim(t channels.Task) (submit.Aim, bool) {
 	type cand struct {
-		id    peer.ID
-		rank  int // 2 trusted, 1 no record against it, 0 suspect
-		score uint64
-		zone  can.Zone
+		id     peer.ID
+		rank   int // 2 trusted, 1 no record against it, 0 suspect
+		score  uint64
+		anchor can.Point
 	}
 	var cs []cand
 	for _, mb := range d.cfg.Members.Reported() {
-		if len(mb.Zones) == 0 || slices.Contains(t.Avoid, mb.ID.String()) {
+		if slices.Contains(t.Avoid, mb.ID.String()) {
 			continue
+		}
+		anchor, ok := d.cfg.Anchor(mb.ID)
+		if !ok {
+			continue // holds no zone now
 		}
 		if w, err := d.cfg.Withdrawn(mb.ID); w || err != nil {
 			continue // unknown counts as withdrawn: another member can check
@@ -314,8 +326,7 @@ func (d *Dispatcher) CheckAim(t channels.Task) (submit.Aim, bool) {
 			continue // on the network of the crawler or an earlier checker
 		}
 		h := sha256.Sum256([]byte(t.ID + "\x00" + mb.ID.String()))
-		z := mb.Zones[0]
-		c := cand{id: mb.ID, rank: 1, score: binary.BigEndian.Uint64(h[:8]), zone: can.Zone{Lo: z.Lo, Hi: z.Hi}}
+		c := cand{id: mb.ID, rank: 1, score: binary.BigEndian.Uint64(h[:8]), anchor: anchor}
 		if rec, err := d.cfg.Record(mb.ID.String()); err == nil {
 			switch {
 			case rec.Trusted():
@@ -338,5 +349,5 @@ func (d *Dispatcher) CheckAim(t channels.Task) (submit.Aim, bool) {
 		}
 		return cmp.Compare(a.score, b.score)
 	})
-	return submit.Aim{Target: best.zone.Centre(), Direct: best.id}, true
+	return submit.Aim{Target: best.anchor, Direct: best.id}, true
 }
