@@ -74,9 +74,10 @@ type Node struct {
 	// passing holds the peers dialled only to sample, to close once no
 	// stream runs on their connections (heartbeat.go); value: since when.
 	passing map[peer.ID]time.Time
-	// left holds the deliveries (seenKey) this node balanced or shared to
-	// a neighbour, until their lease ends: one handed back by that
-	// neighbour's leave is this node's again, not a replay (admit.go).
+	// left holds the deliveries (admission.Key) this node balanced or
+	// shared to a neighbour, until their lease ends: one handed back by
+	// that neighbour's leave is this node's again, not a replay
+	// (admit.go).
 	left map[string]time.Time
 	// farGiven counts the tasks this node shared with each peer two hops
 	// away since it last did so (share.go), against the idle threads a
