@@ -6,12 +6,13 @@ type Stats struct {
 	Accepted  int64 // tasks queued here
 	Forwarded int64 // inserts routed or balanced onward
 	Refused   int64 // tasks refused: forged, altered or invalid
-	// Genuine tasks refused (admit.go), by reason.
-	Expired     int64 // no lease on the host, or the lease ended (admission.ErrNoLease)
-	IssuedAhead int64 // issued more than admission.MaxClockSkew after our clock (admission.ErrIssuedAhead)
-	Mistargeted int64 // signed target missing or not the insert's (admission.ErrTargetMismatch)
-	Misaimed    int64 // balanced here by a peer not holding the target (admission.ErrMisaimed)
-	Replayed    int64 // seen here before (admission.ErrSeen)
+	// Genuine tasks refused (admit.go), by reason, named by
+	// p2p/admission's sentinels.
+	Expired     int64 // no lease on the host, or the lease ended (ErrNoLease)
+	IssuedAhead int64 // issued more than MaxClockSkew after our clock (ErrIssuedAhead)
+	Mistargeted int64 // signed target missing or not the insert's (ErrTargetMismatch)
+	Misaimed    int64 // balanced here by a peer not holding the target (ErrMisaimed)
+	Replayed    int64 // seen here before (ErrSeen)
 	HandedIn    int64 // tasks received in handovers
 	GivenBack   int64 // tasks of a leave given back to the manager (Returner)
 	// HandoversRefused counts handovers refused whole: the sender shows
