@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -358,7 +357,7 @@ func (n *Node) observe(id peer.ID, c *wire.Coordinate, rtt time.Duration) {
 	if c == nil || len(c.Vec) != n.cfg.Dim {
 		return
 	}
-	if _, err := n.viv.Observe(id.String(), coord.FromWire(c), rtt); err != nil {
+	if _, err := n.viv.Observe(id.String(), c.Coord(), rtt); err != nil {
 		n.log.Debug("Coordinate update refused", "neighbour", id.String(), "err", err)
 	}
 }

@@ -11,7 +11,7 @@ func (n *Node) selfLocked() *wire.Peer {
 		Id:    []byte(n.h.ID()),
 		Addrs: wire.AddrBytes(n.h.Addrs()),
 		Load:  n.loadWire(),
-		Coord: n.viv.Coord().Wire(),
+		Coord: wire.CoordinateOf(n.viv.Coord()),
 	}
 }
 

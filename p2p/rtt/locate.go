@@ -94,7 +94,7 @@ func (l *Locator) Solve(ctx context.Context, hostPort string, probers []peer.ID)
 		if a.resp.Coord == nil {
 			continue
 		}
-		c := coord.FromWire(a.resp.Coord)
+		c := a.resp.Coord.Coord()
 		probes = append(probes, coord.Probe{Peer: c, RTT: float64(a.resp.MedianMicros) / 1000})
 		by = append(by, probers[i])
 	}

@@ -41,7 +41,7 @@ func Handler(m *Measurer, self func() coord.Coord, asker func(peer.ID) bool, log
 		}
 		resp := &wire.MeasureResponse{}
 		if self != nil {
-			resp.Coord = self().Wire()
+			resp.Coord = wire.CoordinateOf(self())
 		}
 		res, err := m.Measure(ctx, req.HostPort, int(req.Samples))
 		switch {
