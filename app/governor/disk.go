@@ -37,25 +37,21 @@ const diskHeadroom = 0.1
 // start stores a result's worth nearer the limit.
 const diskRelease = 2 * diskHeadroom
 
-// diskAfterTask is how soon after a task ended Holding reads the disk
-// again rather than wait for Tick: an ended task stored its result, and
-// tasks on a fast site end many to a diskEvery.
-const diskAfterTask = diskEvery / 8
-
 // readDisk reads the disk when diskEvery has passed since the last
-// reading, or diskAfterTask when a task ended since (force). A failed
-// reading keeps the last one, logged when it first fails: the limits
-// hold on what was last known.
+// reading, or at once when a task ended since (force): its result is on
+// disk, and the next start must not rest on a reading from before it. A
+// failed reading keeps the last one, logged when it first fails: the
+// limits hold on what was last known.
 func (g *Governor) readDisk(ctx context.Context, now time.Time, force bool) {
 	if g.opts.Disk == nil {
 		return
 	}
 	g.diskMu.Lock()
 	defer g.diskMu.Unlock()
-	if now.Before(g.nextDisk) && !(force && !now.Before(g.lastDisk.Add(diskAfterTask))) {
+	if now.Before(g.nextDisk) && !force {
 		return
 	}
-	g.lastDisk, g.nextDisk = now, now.Add(diskEvery)
+	g.nextDisk = now.Add(diskEvery)
 	g.mu.Lock()
 	g.diskStale = false
 	g.mu.Unlock()
@@ -114,9 +110,11 @@ func (p *policy) diskLimits(cfg config.Config, held bool) (full, near string) {
 // Holding returns why no new task may start although crawling goes on
 // ("" = tasks may start): Hivecrawl's disk use near its limits. While a
 // disk limit is reached it is the pause's reason. When a task ended since
-// the last reading, it reads the disk first (at most every
-// diskAfterTask), so that a fast crawl does not store diskEvery's worth
-// of results past the limits between two readings.
+// the last reading, it reads the disk first, so that no start rests on a
+// reading taken before the last result was stored: with a reading at
+// most diskEvery old, a fast crawl stored that much past the limits, and
+// one taken just before a task ended missed its result. A reading is a
+// walk of the client's files, once per task that ended.
 func (g *Governor) Holding() string {
 	g.mu.Lock()
 	stale := g.diskStale

@@ -107,11 +107,11 @@ type Governor struct {
 	hold string
 	wake chan struct{} // closed and replaced when reasons may have cleared
 	// diskMu serialises readings of Options.Disk (Tick, Holding) and
-	// guards lastDisk, nextDisk (when Tick reads it next) and diskFailed
-	// (set while readings fail). It is taken before mu, never inside it.
-	diskMu             sync.Mutex
-	lastDisk, nextDisk time.Time
-	diskFailed         bool
+	// guards nextDisk (when Tick reads it next) and diskFailed (set
+	// while readings fail). It is taken before mu, never inside it.
+	diskMu     sync.Mutex
+	nextDisk   time.Time
+	diskFailed bool
 	// slow is set while Serve samples every idleSampling Intervals;
 	// active tells it that a crawl asked to go meanwhile.
 	slow   bool
