@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -241,12 +243,24 @@ func TestLocalUploaderIsIdempotent(t *testing.T) {
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	u := &LocalUploader{Dir: filepath.Join(dir, "results"), Now: func() time.Time { return now }}
 	d := taskmgr.Delivery{TaskID: "a/b", Channel: "x.example/", Spool: spool, Result: &task.Result{Stats: task.Stats{PagesFetched: 1}}}
+	info, err := os.Stat(spool)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r1, err := u.Upload(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Moved, not copied: a delivery adds nothing to what the client
+	// keeps, which the disk limits read once the crawl ended.
+	kept := filepath.Join(dir, "results", resultName("a/b")+".spool")
+	if _, err := os.Stat(spool); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the delivered spool is still in the spool folder: %v", err)
+	}
+	if k, err := os.Stat(kept); err != nil || k.Size() != info.Size() {
+		t.Fatalf("kept spool: %v, %v; want %d bytes", k, err, info.Size())
+	}
 	now = now.Add(time.Hour)
-	os.Remove(spool) // a repeat after a crash may find the spool gone
 	r2, err := u.Upload(context.Background(), d)
 	if err != nil || string(r1) != string(r2) {
 		t.Fatalf("repeated delivery: receipt %s then %s (%v); want the first again", r1, r2, err)
@@ -256,8 +270,20 @@ func TestLocalUploaderIsIdempotent(t *testing.T) {
 		t.Fatalf("receipt %s", r1)
 	}
 	n := 0
-	if err := crawler.ReadSpool(filepath.Join(dir, "results", resultName("a/b")+".spool"), func(*task.Page) error { n++; return nil }); err != nil || n != 1 {
+	if err := crawler.ReadSpool(kept, func(*task.Page) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("kept spool: %d pages, %v", n, err)
+	}
+	// A delivery cut short after the move, before its JSON file: the
+	// next one finds the spool moved and completes.
+	if err := os.Remove(filepath.Join(dir, "results", resultName("a/b")+".json")); err != nil {
+		t.Fatal(err)
+	}
+	r3, err := u.Upload(context.Background(), d)
+	if err != nil {
+		t.Fatalf("a delivery after one cut short past the move: %v", err)
+	}
+	if err := json.Unmarshal(r3, &rc); err != nil || rc.Bytes != info.Size() || rc.Pages != 1 {
+		t.Fatalf("receipt after a delivery cut short: %s", r3)
 	}
 	if _, err := u.Upload(context.Background(), taskmgr.Delivery{TaskID: "missing", Spool: filepath.Join(dir, "none")}); err == nil {
 		t.Fatal("upload of a missing spool succeeded")

@@ -7,13 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
+	"github.com/hivecrawl/hivecrawl/internal/atomicfile"
 )
 
 // LocalReceiptKind labels the receipts a LocalUploader issues: they are not
@@ -36,7 +37,7 @@ type LocalResult struct {
 	Receipt LocalReceipt `json:"receipt"`
 }
 
-// LocalUploader stands in for the storage module (issue 5): it copies each
+// LocalUploader stands in for the storage module (issue 5): it moves each
 // result's spool to Dir and writes a JSON file with the task, its result
 // and a local receipt. A repeated delivery of a task ID returns the first
 // receipt and writes nothing.
@@ -68,7 +69,7 @@ func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte,
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
-	n, err := copyFile(d.Spool, stem+".spool")
+	n, err := keep(d.Spool, stem+".spool")
 	if err != nil {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
@@ -91,6 +92,30 @@ func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte,
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
 	return json.Marshal(rc)
+}
+
+// keep moves the spool src to dst, where the result is kept, and returns
+// its size. A rename adds nothing to what the client keeps on disk: the
+// disk limits (app/governor) read it once the crawl ends, and a copy
+// doubled the spool while the next task started on that reading. A spool
+// an earlier delivery moved before it was cut short is found at dst; one
+// on another volume is copied.
+func keep(src, dst string) (int64, error) {
+	switch err := os.Rename(src, dst); {
+	case err == nil:
+		if err := atomicfile.SyncDir(filepath.Dir(dst)); err != nil {
+			return 0, err
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		// Moved already, or missing: dst says which.
+	default:
+		return copyFile(src, dst)
+	}
+	info, err := os.Stat(dst)
+	if err != nil {
+		return 0, fmt.Errorf("keep spool %s: %w", src, err)
+	}
+	return info.Size(), nil
 }
 
 // copyFile copies src to dst through a synced temporary file.
