@@ -115,6 +115,12 @@ type Task struct {
 	// whose signals refuse it is not stored. Empty means PurposeSearch;
 	// a client refuses a task of a purpose it does not know.
 	Purpose string `json:"purpose,omitempty"`
+	// Pinned says the manager aimed the task at one member, the holder
+	// of its target (a spot-check at the checker it chose): that member
+	// queues it and never balances or shares it, and the manager grants
+	// its lease to that holder alone, not to a peer it was passed on to.
+	// Clients older than the field refuse such tasks.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Purposes (Task.Purpose), named as content signal categories name them.

@@ -144,9 +144,10 @@ func (d *Desk) Decide(_ context.Context, from peer.ID, r lease.Request) lease.An
 // (p2p/zonecert.Proof) does not show that it holds the task, as the
 // holder of the zone holding the task's target when or after the task
 // was issued, or as a peer that holder handed the task to (load balancing,
-// sharing), every hand-off signed by the peer that made it. A peer that
-// only saw the task's envelope, on its routing path or as a neighbour it
-// was balanced past, cannot show one, so it cannot squat the host.
+// sharing), every hand-off signed by the peer that made it; a pinned task
+// (task.Task.Pinned) by its holder alone. A peer that only saw the task's
+// envelope, on its routing path or as a neighbour it was balanced past,
+// cannot show one, so it cannot squat the host.
 func (d *Desk) mayNotHold(from peer.ID, t *task.Task, raw []byte) string {
 	if len(raw) == 0 {
 		return "the claim shows no proof that this peer may hold the task (clients of earlier releases send none)"
@@ -156,9 +157,12 @@ func (d *Desk) mayNotHold(from peer.ID, t *task.Task, raw []byte) string {
 		return fmt.Sprintf("the task's target has %d dimensions, the overlay %d", len(target), d.cfg.Dim)
 	}
 	p, err := zonecert.DecodeProof(raw)
-	if err != nil {
+	switch {
+	case err != nil:
 		err = fmt.Errorf("%w: %v", zonecert.ErrNoProof, err)
-	} else {
+	case t.Pinned && len(p.Handoffs) > 0:
+		err = fmt.Errorf("%w: the task is pinned to the holder of its target, and %s holds it passed on %d times", zonecert.ErrNoProof, from, len(p.Handoffs))
+	default:
 		c := zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Claimer: from}
 		if owner, ok := d.cfg.Owner(target); ok && owner == p.Owner.Holder {
 			// The map has it hold the target now, after the task was

@@ -203,6 +203,9 @@ func (b *Book) IssueCheck(_ context.Context, of string, urls []string, avoid []s
 		Delay:    task.Duration(b.cfg.Delay),
 		Interval: task.Duration(iv),
 		Issued:   now,
+		// The manager chose its checker (dispatch.CheckAim): a peer it
+		// is passed on to may be the crawler it checks or its twin.
+		Pinned: true,
 	}
 	if err := spec.Validate(); err != nil {
 		return "", fmt.Errorf("spot-check of task %s: %w", of, err)

@@ -175,7 +175,8 @@ func TestExpireWaitsOutTheGraceAndCostsTheHolder(t *testing.T) {
 }
 
 // TestIssueCheckRecordsACheckOfTheTask: a spot-check is a task of its
-// own on the checked task's host, naming it, with the peers to avoid.
+// own on the checked task's host, naming it, with the peers to avoid,
+// pinned to the checker it is aimed at.
 func TestIssueCheckRecordsACheckOfTheTask(t *testing.T) {
 	f := newFixture(t, t0)
 	id, err := f.book.IssueCheck(context.Background(), f.rec.ID, []string{"http://h.example/a"}, []string{f.holder.String()})
@@ -188,6 +189,9 @@ func TestIssueCheckRecordsACheckOfTheTask(t *testing.T) {
 	}
 	if rec.Checks != f.rec.ID || rec.Host != f.rec.Host || len(rec.Avoid) != 1 || rec.Avoid[0] != f.holder.String() || f.counts.checks != 1 {
 		t.Fatalf("check %+v (counted %d); want a check of %s on %s avoiding the holder", rec, f.counts.checks, f.rec.ID, f.rec.Host)
+	}
+	if spec, err := task.Decode(rec.Spec); err != nil || !spec.Pinned {
+		t.Fatalf("the check's task: %+v, %v; want it pinned", spec, err)
 	}
 	if _, err := f.book.IssueCheck(context.Background(), "no-such-task", []string{"http://h.example/a"}, nil); err == nil {
 		t.Error("a check of a task never issued was issued")

@@ -65,7 +65,9 @@ func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom 
 		err = admission.CheckTarget(t, target, n.cfg.Dim)
 	}
 	if err == nil && lbiFrom != "" {
-		if perr := n.checkPath(path, target, lbiFrom); perr != nil {
+		if perr := admission.CheckPinned(t); perr != nil {
+			err = perr
+		} else if perr := n.checkPath(path, target, lbiFrom); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)
 		} else if perr := admission.CheckProof(proof, n.cfg.Manager, n.claim(t, target)); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)

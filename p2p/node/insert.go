@@ -213,6 +213,10 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}
+	if t.Pinned {
+		// Aimed at this peer: never balanced (task.Task.Pinned).
+		return n.queued(ins, t, n.queue.Enqueue(ctx, t, ins.Envelope, proof))
+	}
 	if !dec.Accept {
 		if resp := n.balance(ctx, ins, target, t, dec); resp != nil {
 			return resp

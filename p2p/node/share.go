@@ -113,7 +113,7 @@ func (n *Node) share(ctx context.Context) {
 		}
 		t, env, err := sh.Offer(ctx, func(t *task.Task) (float64, bool) {
 			target := can.Clamp(t.Target)
-			if len(target) != n.cfg.Dim || !can.Holds(zones, target) || len(n.within(takers, t)) == 0 {
+			if t.Pinned || len(target) != n.cfg.Dim || !can.Holds(zones, target) || len(n.within(takers, t)) == 0 {
 				return 0, false
 			}
 			return n.farness(t), true
