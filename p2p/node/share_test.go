@@ -307,6 +307,23 @@ func sharePair(ctx context.Context, c *cluster, idle, tasks int) (b, cc *member)
 	return b, cc
 }
 
+// takesOnly waits until taker q holds exactly want, then ten heartbeats
+// more, and fails the test if it took anything else by then; why says
+// why it should not have.
+func takesOnly(c *cluster, q *threadQueue, why string, want ...string) {
+	c.t.Helper()
+	c.waitUntil(10*time.Second, fmt.Sprintf("the taker never held %v", want), func() string {
+		if got := q.ids(); !slices.Equal(got, want) {
+			return fmt.Sprintf("it holds %v", got)
+		}
+		return ""
+	})
+	time.Sleep(10 * c.cfg.Heartbeat)
+	if got := q.ids(); !slices.Equal(got, want) {
+		c.t.Fatalf("the taker holds %v, want %v alone: %s", got, want, why)
+	}
+}
+
 // TestPinnedTaskStays: a task the manager aimed at its target's holder
 // (task.Task.Pinned, a spot-check at the checker it chose) is neither
 // shared with an idle neighbour nor taken by one it is balanced to. In
@@ -334,16 +351,7 @@ func TestPinnedTaskStays(t *testing.T) {
 	}
 	cq := cc.n.queue.(*threadQueue)
 	cq.threads(2, false)
-	c.waitUntil(10*time.Second, "C never took the free task", func() string {
-		if got := cq.ids(); !slices.Equal(got, []string{"free"}) {
-			return fmt.Sprintf("C holds %v", got)
-		}
-		return ""
-	})
-	time.Sleep(10 * c.cfg.Heartbeat) // C's other idle thread stays idle
-	if got := cq.ids(); !slices.Equal(got, []string{"free"}) {
-		t.Fatalf("C holds %v, want the free task alone: the pinned one stays at B", got)
-	}
+	takesOnly(c, cq, "the pinned one stays at B", "free") // C's other idle thread stays idle
 	ids, settled := b.n.queue.(*threadQueue).state()
 	if !slices.Equal(ids, []string{"b-0", "pinned"}) {
 		t.Fatalf("B's queue: %v, want b-0 running and the pinned task waiting", ids)
@@ -395,16 +403,7 @@ func TestShareStaysNearTheHost(t *testing.T) {
 	cq.threads(3, false)
 	// b-3 is offered first (farthest from B) and refused, 300 ms from C
 	// against 120 from B; b-2, 150 against 100, is taken; b-1 is refused.
-	c.waitUntil(10*time.Second, "C never took b-2", func() string {
-		if got := cq.ids(); !slices.Equal(got, []string{"b-2"}) {
-			return fmt.Sprintf("C holds %v", got)
-		}
-		return ""
-	})
-	time.Sleep(10 * c.cfg.Heartbeat) // C's two idle threads stay idle
-	if got := cq.ids(); !slices.Equal(got, []string{"b-2"}) {
-		t.Fatalf("C holds %v, want b-2 alone: the others' hosts are more than twice as far from C as from B", got)
-	}
+	takesOnly(c, cq, "the others' hosts are more than twice as far from C as from B", "b-2") // C's two idle threads stay idle
 	if ids, _ := bq.state(); !slices.Equal(ids, []string{"b-0", "b-1", "b-3"}) {
 		t.Fatalf("B's queue after sharing: %v, want b-0 running, b-1 and b-3 waiting", ids)
 	}
