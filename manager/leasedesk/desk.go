@@ -157,13 +157,10 @@ func (d *Desk) mayNotHold(from peer.ID, t *task.Task, raw []byte) string {
 		return fmt.Sprintf("the task's target has %d dimensions, the overlay %d", len(target), d.cfg.Dim)
 	}
 	p, err := zonecert.DecodeProof(raw)
-	switch {
-	case err != nil:
+	if err != nil {
 		err = fmt.Errorf("%w: %v", zonecert.ErrNoProof, err)
-	case t.Pinned && len(p.Handoffs) > 0:
-		err = fmt.Errorf("%w: the task is pinned to the holder of its target, and %s holds it passed on %d times", zonecert.ErrNoProof, from, len(p.Handoffs))
-	default:
-		c := zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Claimer: from}
+	} else {
+		c := zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Pinned: t.Pinned, Claimer: from}
 		if owner, ok := d.cfg.Owner(target); ok && owner == p.Owner.Holder {
 			// The map has it hold the target now, after the task was
 			// issued: the expiry of the certificate it kept with the

@@ -147,16 +147,6 @@ func CheckProof(raw []byte, manager crypto.PubKey, claim zonecert.Claim) error {
 	return nil
 }
 
-// CheckPinned refuses a pinned task (task.Task.Pinned) that was passed
-// on, by load balancing or sharing (ErrMisaimed): the manager aimed it at
-// the holder of its target and grants its lease to that holder alone.
-func CheckPinned(t *task.Task) error {
-	if t.Pinned {
-		return fmt.Errorf("%w: task %s is pinned to the holder of its target", ErrMisaimed, t.ID)
-	}
-	return nil
-}
-
 // CheckNear refuses shared task t (ErrTooFar) when here, this peer's own
 // measured round trip to its host, is more than Reach times sharer, the
 // round trip its sharer says it measured (0 when the task was not shared,

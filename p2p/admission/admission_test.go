@@ -215,15 +215,6 @@ func TestCheckNear(t *testing.T) {
 	}
 }
 
-func TestCheckPinned(t *testing.T) {
-	if err := CheckPinned(&task.Task{ID: "t"}); err != nil {
-		t.Errorf("a task not pinned: %v", err)
-	}
-	if err := CheckPinned(&task.Task{ID: "t", Pinned: true}); !errors.Is(err, ErrMisaimed) {
-		t.Errorf("a pinned task passed on: %v, want %v", err, ErrMisaimed)
-	}
-}
-
 // TestRefusal: each reason survives the trip through a refusal's text,
 // and a reason the caller adds is matched too.
 func TestRefusal(t *testing.T) {

@@ -10,9 +10,8 @@
 //     ErrTargetMismatch): routing follows the signed point;
 //   - a load-balanced insert does not carry the certificates of the peers
 //     that passed it on from its target's owner (CheckPath), or a proof
-//     that the receiver may claim the task's lease (CheckProof), or the
-//     task is pinned to its target's holder (CheckPinned), all
-//     ErrMisaimed;
+//     that the receiver may claim the task's lease (CheckProof: none
+//     does for a task pinned to its target's holder), both ErrMisaimed;
 //   - it was shared by a peer that measured its host less than 1/Reach as
 //     far as the receiver did (CheckNear, ErrTooFar);
 //   - it was seen here before (Record, ErrSeen).

@@ -37,7 +37,7 @@ func (n *Node) checkPath(raw [][]byte, target can.Point, from peer.ID) error {
 
 // claim is this node's claim on the lease of task t, aimed at target.
 func (n *Node) claim(t *task.Task, target can.Point) zonecert.Claim {
-	return zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Claimer: n.h.ID()}
+	return zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Pinned: t.Pinned, Claimer: n.h.ID()}
 }
 
 // admit opens an insert's task where it would be queued or balanced onward
@@ -65,9 +65,7 @@ func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom 
 		err = admission.CheckTarget(t, target, n.cfg.Dim)
 	}
 	if err == nil && lbiFrom != "" {
-		if perr := admission.CheckPinned(t); perr != nil {
-			err = perr
-		} else if perr := n.checkPath(path, target, lbiFrom); perr != nil {
+		if perr := n.checkPath(path, target, lbiFrom); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)
 		} else if perr := admission.CheckProof(proof, n.cfg.Manager, n.claim(t, target)); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)

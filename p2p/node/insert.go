@@ -215,7 +215,7 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 	}
 	if t.Pinned {
 		// Aimed at this peer: never balanced (task.Task.Pinned).
-		return n.queued(ins, t, n.queue.Enqueue(ctx, t, ins.Envelope, proof))
+		return n.enqueue(ctx, ins, t, proof)
 	}
 	if !dec.Accept {
 		if resp := n.balance(ctx, ins, target, t, dec); resp != nil {

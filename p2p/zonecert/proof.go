@@ -88,12 +88,14 @@ func handoffBody(id string, epoch uint64, i int, from, to peer.ID) []byte {
 }
 
 // Claim is what a proof is checked against: the signed task's ID, lease
-// epoch, target and issue time, and the peer claiming it.
+// epoch, target and issue time, whether it is pinned to its target's
+// holder (task.Task.Pinned), and the peer claiming it.
 type Claim struct {
 	Task    string
 	Epoch   uint64
 	Target  can.Point
 	Issued  time.Time
+	Pinned  bool
 	Claimer peer.ID
 }
 
@@ -101,7 +103,8 @@ type Claim struct {
 // certificate is the manager's, its zone holds the target, and it was
 // valid after the task was issued (a peer whose zone passed on before the
 // task existed proves nothing); every hand-off is signed by the peer that
-// held the task then; the last one reaches the claimer. Errors wrap
+// held the task then, and a pinned task has none; the last one reaches
+// the claimer. Errors wrap
 // ErrNoProof.
 func (p Proof) Verify(manager crypto.PubKey, c Claim) error {
 	fail := func(format string, args ...any) error {
@@ -117,8 +120,11 @@ func (p Proof) Verify(manager crypto.PubKey, c Claim) error {
 		return fail("the owner's certificate expired at %s, before the task was issued at %s",
 			p.Owner.Expiry.Format(time.RFC3339), c.Issued.Format(time.RFC3339))
 	}
-	if len(p.Handoffs) > MaxHandoffs {
+	switch {
+	case len(p.Handoffs) > MaxHandoffs:
 		return fail("%d hand-offs, more than %d", len(p.Handoffs), MaxHandoffs)
+	case c.Pinned && len(p.Handoffs) > 0:
+		return fail("the task is pinned to the holder of its target, and was passed on %d times", len(p.Handoffs))
 	}
 	from := p.Owner.Holder
 	for i, h := range p.Handoffs {

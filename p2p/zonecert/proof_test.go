@@ -22,8 +22,12 @@ func TestProofVerify(t *testing.T) {
 	claim := Claim{Task: "task-1", Epoch: 7, Target: []float64{0.9, 0.2, 0.2}, Issued: t0.Add(30 * time.Second), Claimer: b}
 	as := func(id peer.ID, cl Claim) Claim { cl.Claimer = id; return cl }
 
-	if err := OwnerProof(owner).Verify(mgr.GetPublic(), claim); err != nil {
-		t.Fatalf("the owner's own proof: %v", err)
+	pinned := claim
+	pinned.Pinned = true
+	for _, cl := range []Claim{claim, pinned} {
+		if err := OwnerProof(owner).Verify(mgr.GetPublic(), cl); err != nil {
+			t.Fatalf("the owner's own proof, pinned %v: %v", cl.Pinned, err)
+		}
 	}
 	toC, err := OwnerProof(owner).Pass(claim.Task, claim.Epoch, c, bKey)
 	if err != nil {
@@ -76,6 +80,7 @@ func TestProofVerify(t *testing.T) {
 		{"a hand-off under another lease epoch", otherEpoch, as(thief, claim)},
 		{"a chain that reaches another peer", toD, as(c, claim)},
 		{"the owner after passing the task on, claiming by the chain", toC, claim},
+		{"a pinned task passed on, claimed by the peer it was passed to", toC, as(c, pinned)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.proof.Verify(mgr.GetPublic(), tt.claim)
