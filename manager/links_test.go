@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,56 @@ func TestCheckAimFollowsTheMap(t *testing.T) {
 	}
 	if owner, _ := m.zones.Owner(aim.Target); owner != checker.ID() {
 		t.Fatalf("check aimed at %v, which the map routes to %s (the crawler is %s), not to the checker", aim.Target, owner, crawler.ID())
+	}
+}
+
+// TestCheckAimFillsTheIdle: a spot-check goes to the less loaded of its
+// two candidates, so checks go to the members with the fewest open tasks
+// (those placement by round trip left idle). By the hash alone a member
+// with thirty queued tasks got a third of them.
+func TestCheckAimFillsTheIdle(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	crawler := linkedHost(ctx, t, m, "127.0.1.1")
+	busy := linkedHost(ctx, t, m, "127.0.2.1")
+	idle := []*host.Host{linkedHost(ctx, t, m, "127.0.3.1"), linkedHost(ctx, t, m, "127.0.4.1")}
+	stripes(t, m, crawler, busy, idle[0], idle[1])
+	chs, err := m.AddSeeds([]string{"http://shop.example/"})
+	if err != nil || len(chs) != 1 {
+		t.Fatalf("channels %v, %v", chs, err)
+	}
+	// busy has queued the tasks the manager sent it; the idle two none.
+	const queued = 30
+	var tasks []channels.Task
+	for i := range queued {
+		tasks = append(tasks, channels.Task{ID: fmt.Sprintf("%s/1/%d", chs[0].ID, i), Channel: chs[0].ID, Round: 1, Issued: clk.now(), Deadline: clk.now().Add(time.Hour),
+			Spec: []byte("{}"), Host: "shop.example"})
+	}
+	if err := m.db.Issue(chs[0].ID, 1, tasks, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range tasks {
+		if err := m.db.MarkSent(tk.ID, busy.ID().String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.dispatch.Send(ctx); err != nil { // counts the load
+		t.Fatal(err)
+	}
+	// Each check adds to its checker's load: until an idle member has
+	// as many as busy (not before the 30th check), busy is the more
+	// loaded of any two.
+	got := map[peer.ID]int{}
+	for i := range queued - 1 {
+		aim, ok := m.dispatch.CheckAim(channels.Task{ID: fmt.Sprintf("%sc%d", channels.CheckPrefix, i), Avoid: []string{crawler.ID().String()}})
+		if !ok {
+			t.Fatal("no member to aim a check at")
+		}
+		got[aim.Direct]++
+	}
+	if got[busy.ID()] != 0 || got[idle[0].ID()]+got[idle[1].ID()] != queued-1 {
+		t.Fatalf("checks aimed %v; want none at the busy member %s", got, busy.ID())
 	}
 }

@@ -75,8 +75,11 @@ type Dispatcher struct {
 	cfg Config
 	log *slog.Logger
 
-	mu           sync.Mutex // guards the counts
+	mu           sync.Mutex // guards the fields below
 	sent, failed int
+	// load is each member's open tasks, claimed or queued, as the last
+	// Send read them, plus the spot-checks aimed since (CheckAim).
+	load map[peer.ID]int
 }
 
 // New returns a Dispatcher over cfg.
@@ -114,6 +117,7 @@ func (d *Dispatcher) Send(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	d.countLoad(open)
 	var (
 		byHost = map[string][]channels.Task{}
 		hosts  []string // in the order of their first open task
@@ -292,17 +296,43 @@ func (d *Dispatcher) awayFromLapse(id, host string, now time.Time) (submit.Aim, 
 	return aim, ok
 }
 
+// countLoad sets each member's load from the open tasks: one for each
+// task it claimed (Holder) or, unclaimed, queued (Owner).
+func (d *Dispatcher) countLoad(open []channels.Task) {
+	load := map[peer.ID]int{}
+	for _, t := range open {
+		if who := cmp.Or(t.Holder, t.Owner); who != "" {
+			if id, err := peer.Decode(who); err == nil {
+				load[id]++
+			}
+		}
+	}
+	d.mu.Lock()
+	d.load = load
+	d.mu.Unlock()
+}
+
 // CheckAim picks the member that runs spot-check t: a member holding a
-// zone, not in t.Avoid nor linked to one of them (manager/peernets), trusted by
-// its validation record if any is, else one with nothing against it (no
-// failed result or check, no lapsed lease);
-// among those the same one for t while members stay (the highest hash of
-// task and peer); with its anchor in the zone map as the target, so it
-// queues the task itself. The map, not the zones a member reported at its
-// last renewal, is the authority: a join since may have split the
-// member's zone and given away the half a reported zone's centre lies
-// in, and the check then went on to that half's holder, the checked
-// crawler itself at times, which may not claim it (misrouted).
+// zone, not in t.Avoid nor linked to one of them (manager/peernets),
+// trusted by its validation record if any is, else one with nothing
+// against it (no failed result or check, no lapsed lease); of those, the
+// two with the highest hash of task and peer, and of the two the one
+// with the smaller load (its open tasks), the higher hash on a tie; with its
+// anchor in the zone map as the target, so it queues the task itself.
+//
+// Two choices, not the least loaded of all: the checks fill the members
+// that placement by round trip left idle (the power of two choices
+// balances nearly as well as the least loaded of all), while a member
+// cannot make itself every check's checker by keeping idle, a cheater's
+// twin waiting for its partner's results: at most it doubles its share.
+// Each check chosen adds to its checker's load until the next Send counts
+// again.
+//
+// The map, not the zones a member reported at its last renewal, is the
+// authority: a join since may have split the member's zone and given
+// away the half a reported zone's centre lies in, and the check then
+// went on to that half's holder, the checked crawler itself at times,
+// which may not claim it (misrouted).
 func (d *Dispatcher) CheckAim(t channels.Task) (submit.Aim, bool) {
 	type cand struct {
 		id     peer.ID
@@ -343,11 +373,21 @@ func (d *Dispatcher) CheckAim(t channels.Task) (submit.Aim, bool) {
 	if len(cs) == 0 {
 		return submit.Aim{}, false
 	}
-	best := slices.MaxFunc(cs, func(a, b cand) int {
+	slices.SortFunc(cs, func(a, b cand) int {
 		if a.rank != b.rank {
-			return cmp.Compare(a.rank, b.rank)
+			return cmp.Compare(b.rank, a.rank)
 		}
-		return cmp.Compare(a.score, b.score)
+		return cmp.Compare(b.score, a.score)
 	})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	best := cs[0]
+	if len(cs) > 1 && cs[1].rank == best.rank && d.load[cs[1].id] < d.load[best.id] {
+		best = cs[1]
+	}
+	if d.load == nil {
+		d.load = map[peer.ID]int{}
+	}
+	d.load[best.id]++
 	return submit.Aim{Target: best.anchor, Direct: best.id}, true
 }
