@@ -27,10 +27,9 @@ func TestCheckersOfAnotherAS(t *testing.T) {
 				o.Checks.ASN = table
 			}
 		})
-		cheater := linkedHost(ctx, t, m, "127.0.1.1")
-		sybil := linkedHost(ctx, t, m, "127.0.2.1") // another /24, the same AS
-		honest := linkedHost(ctx, t, m, "127.1.0.1")
-		stripes(t, m, cheater, sybil, honest)
+		// The sybil on another /24 of the cheater's AS.
+		hs := stripedHosts(ctx, t, m, "127.0.1.1", "127.0.2.1", "127.1.0.1")
+		cheater, sybil, honest := hs[0], hs[1], hs[2]
 		_, linked := m.nets.Linked(sybil.ID().String(), []string{cheater.ID().String()})
 		if linked != withTable {
 			t.Fatalf("with the table %v: sybil linked to the cheater %v", withTable, linked)

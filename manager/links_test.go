@@ -32,6 +32,19 @@ func linkedHost(ctx context.Context, t *testing.T, m *Manager, ip string) *host.
 	return h
 }
 
+// stripedHosts starts a libp2p host on each of ips, connected to m
+// (linkedHost), and makes them members of m's overlay in that order
+// (stripes).
+func stripedHosts(ctx context.Context, t *testing.T, m *Manager, ips ...string) []*host.Host {
+	t.Helper()
+	hs := make([]*host.Host, len(ips))
+	for i, ip := range ips {
+		hs[i] = linkedHost(ctx, t, m, ip)
+	}
+	stripes(t, m, hs...)
+	return hs
+}
+
 // stripes makes hosts members of m's overlay through its zone map, each
 // joining at a point further along the first axis, in order.
 func stripes(t *testing.T, m *Manager, hosts ...*host.Host) {
@@ -81,10 +94,8 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	m := newManager(t, t.TempDir(), clk)
-	cheater := linkedHost(ctx, t, m, "127.0.1.1")
-	sybil := linkedHost(ctx, t, m, "127.0.1.2")
-	honest := linkedHost(ctx, t, m, "127.0.2.1")
-	stripes(t, m, cheater, sybil, honest)
+	hs := stripedHosts(ctx, t, m, "127.0.1.1", "127.0.1.2", "127.0.2.1")
+	cheater, sybil, honest := hs[0], hs[1], hs[2]
 	if _, linked := m.nets.Linked(sybil.ID().String(), []string{cheater.ID().String()}); !linked {
 		t.Fatal("the manager did not see the sybil and the cheater connect from one network")
 	}
@@ -188,10 +199,8 @@ func TestCheckAimFillsTheIdle(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	m := newManager(t, t.TempDir(), clk)
-	crawler := linkedHost(ctx, t, m, "127.0.1.1")
-	busy := linkedHost(ctx, t, m, "127.0.2.1")
-	idle := []*host.Host{linkedHost(ctx, t, m, "127.0.3.1"), linkedHost(ctx, t, m, "127.0.4.1")}
-	stripes(t, m, crawler, busy, idle[0], idle[1])
+	hs := stripedHosts(ctx, t, m, "127.0.1.1", "127.0.2.1", "127.0.3.1", "127.0.4.1")
+	crawler, busy, idle := hs[0], hs[1], hs[2:]
 	chs, err := m.AddSeeds([]string{"http://shop.example/"})
 	if err != nil || len(chs) != 1 {
 		t.Fatalf("channels %v, %v", chs, err)

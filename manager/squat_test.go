@@ -269,10 +269,8 @@ func TestAimAvoidsPeersThatLapsed(t *testing.T) {
 	defer cancel()
 	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	m := newManager(t, t.TempDir(), clk)
-	squatter := linkedHost(ctx, t, m, "127.0.1.1")
-	twin := linkedHost(ctx, t, m, "127.0.2.1")
-	honest := linkedHost(ctx, t, m, "127.0.3.1")
-	stripes(t, m, squatter, twin, honest)
+	hs := stripedHosts(ctx, t, m, "127.0.1.1", "127.0.2.1", "127.0.3.1")
+	squatter, twin, honest := hs[0], hs[1], hs[2]
 	next := channels.Task{ID: "task", Avoid: []string{squatter.ID().String()}}
 	if got := aims(t, m, next); got[twin.ID()] == 0 {
 		t.Fatalf("before any lapse the twin was never chosen (%v): the test shows nothing", got)
