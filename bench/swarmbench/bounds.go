@@ -32,6 +32,12 @@ import (
 //     every host at its nearest client, and at random (mean of the
 //     draws): what placement by round trip costs the spread before any
 //     balancing.
+//   - the RTT per page when no client may take more than its even share
+//     of hosts (⌈hosts/clients⌉, hosts CV 0): each host to its nearest
+//     client with room, the host–client pairs taken shortest first (a
+//     planner that knows every RTT), and the hosts in the order they
+//     came (one that places each as it comes): what a perfect spread
+//     costs in round trips.
 //
 // An assignment that knows neither sizes nor RTTs, as the overlay does
 // not, can only approach these ratios.
@@ -134,7 +140,28 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 		}
 	}
 	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.rtt, b.rtt) })
-	busy, used := make([]int, peers), make([]bool, len(hosts))
+	share := (len(hosts) + peers - 1) / peers
+	taken, used := make([]int, peers), make([]bool, len(hosts))
+	var capPlanned, capOnline float64
+	for _, p := range pairs {
+		if !used[p.host] && taken[p.client] < share {
+			used[p.host], taken[p.client] = true, taken[p.client]+1
+			capPlanned += float64(hosts[p.host].pages) * p.rtt
+		}
+	}
+	clear(taken)
+	for _, i := range r.Perm(len(hosts)) { // the order they came
+		h, at := hosts[i], -1
+		for c, rt := range h.rtt {
+			if taken[c] < share && (at < 0 || rt < h.rtt[at]) {
+				at = c
+			}
+		}
+		taken[at]++
+		capOnline += float64(h.pages) * h.rtt[at]
+	}
+	busy := make([]int, peers)
+	clear(used)
 	var rate float64
 	conns := 0
 	for _, p := range pairs {
@@ -146,6 +173,6 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 		conns++
 	}
 	anyRate = anyRate / float64(len(pairs)) * float64(conns)
-	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f); hosts per client CV %.2f with each host at its nearest client, %.2f at random",
-		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate, nearCV, randomCV)
+	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f); hosts per client CV %.2f with each host at its nearest client, %.2f at random; with at most %d hosts a client (CV 0), RTT per page %.1f ms planned, %.1f ms placed as they come",
+		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate, nearCV, randomCV, share, capPlanned/pages, capOnline/pages)
 }
