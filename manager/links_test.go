@@ -2,6 +2,8 @@ package manager
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -190,6 +192,51 @@ func TestCheckAimFollowsTheMap(t *testing.T) {
 	}
 }
 
+// loadEach gives each of owners n open tasks the manager sent it and it
+// queued, and has m's dispatcher count them.
+func loadEach(ctx context.Context, t *testing.T, m *Manager, clk *clock, n int, owners ...*host.Host) {
+	t.Helper()
+	chs, err := m.AddSeeds([]string{"http://shop.example/"})
+	if err != nil || len(chs) != 1 {
+		t.Fatalf("channels %v, %v", chs, err)
+	}
+	var tasks []channels.Task
+	for i := range n * len(owners) {
+		tasks = append(tasks, channels.Task{ID: fmt.Sprintf("%s/1/%d", chs[0].ID, i), Channel: chs[0].ID, Round: 1, Issued: clk.now(), Deadline: clk.now().Add(time.Hour),
+			Spec: []byte("{}"), Host: "shop.example"})
+	}
+	if err := m.db.Issue(chs[0].ID, 1, tasks, clk.now()); err != nil {
+		t.Fatal(err)
+	}
+	for i, tk := range tasks {
+		if err := m.db.MarkSent(tk.ID, owners[i/n].ID().String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.dispatch.Send(ctx); err != nil { // counts the load
+		t.Fatal(err)
+	}
+}
+
+// checkAims aims n checks of crawler's result and counts their checkers.
+func checkAims(t *testing.T, m *Manager, crawler *host.Host, n int) map[peer.ID]int {
+	t.Helper()
+	got := map[peer.ID]int{}
+	for i := range n {
+		aim, ok := m.dispatch.CheckAim(checkOf(crawler, i))
+		if !ok {
+			t.Fatal("no member to aim a check at")
+		}
+		got[aim.Direct]++
+	}
+	return got
+}
+
+// checkOf is the i-th check of crawler's result.
+func checkOf(crawler *host.Host, i int) channels.Task {
+	return channels.Task{ID: fmt.Sprintf("%sc%d", channels.CheckPrefix, i), Avoid: []string{crawler.ID().String()}}
+}
+
 // TestCheckAimFillsTheIdle: a spot-check goes to the less loaded of its
 // two candidates, so checks go to the members with the fewest open tasks
 // (those placement by round trip left idle). By the hash alone a member
@@ -201,40 +248,49 @@ func TestCheckAimFillsTheIdle(t *testing.T) {
 	m := newManager(t, t.TempDir(), clk)
 	hs := stripedHosts(ctx, t, m, "127.0.1.1", "127.0.2.1", "127.0.3.1", "127.0.4.1")
 	crawler, busy, idle := hs[0], hs[1], hs[2:]
-	chs, err := m.AddSeeds([]string{"http://shop.example/"})
-	if err != nil || len(chs) != 1 {
-		t.Fatalf("channels %v, %v", chs, err)
-	}
-	// busy has queued the tasks the manager sent it; the idle two none.
 	const queued = 30
-	var tasks []channels.Task
-	for i := range queued {
-		tasks = append(tasks, channels.Task{ID: fmt.Sprintf("%s/1/%d", chs[0].ID, i), Channel: chs[0].ID, Round: 1, Issued: clk.now(), Deadline: clk.now().Add(time.Hour),
-			Spec: []byte("{}"), Host: "shop.example"})
-	}
-	if err := m.db.Issue(chs[0].ID, 1, tasks, clk.now()); err != nil {
-		t.Fatal(err)
-	}
-	for _, tk := range tasks {
-		if err := m.db.MarkSent(tk.ID, busy.ID().String()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := m.dispatch.Send(ctx); err != nil { // counts the load
-		t.Fatal(err)
-	}
+	loadEach(ctx, t, m, clk, queued, busy)
 	// Each check adds to its checker's load: until an idle member has
 	// as many as busy (not before the 30th check), busy is the more
 	// loaded of any two.
-	got := map[peer.ID]int{}
-	for i := range queued - 1 {
-		aim, ok := m.dispatch.CheckAim(channels.Task{ID: fmt.Sprintf("%sc%d", channels.CheckPrefix, i), Avoid: []string{crawler.ID().String()}})
-		if !ok {
-			t.Fatal("no member to aim a check at")
-		}
-		got[aim.Direct]++
-	}
+	got := checkAims(t, m, crawler, queued-1)
 	if got[busy.ID()] != 0 || got[idle[0].ID()]+got[idle[1].ID()] != queued-1 {
 		t.Fatalf("checks aimed %v; want none at the busy member %s", got, busy.ID())
+	}
+}
+
+// TestCheckAimIdleTwinDrawsOnlyItsDraws: a member that keeps idle to draw
+// its twin's checks gets a check only when the hash makes it one of the
+// two candidates (about two in five here), not every check, however
+// loaded the others are.
+func TestCheckAimIdleTwinDrawsOnlyItsDraws(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	m := newManager(t, t.TempDir(), clk)
+	hs := stripedHosts(ctx, t, m, "127.0.1.1", "127.0.2.1", "127.0.3.1", "127.0.4.1", "127.0.5.1", "127.0.6.1")
+	crawler, twin, others := hs[0], hs[1], hs[2:]
+	const queued, checks = 30, 29
+	loadEach(ctx, t, m, clk, queued, others...)
+	got := checkAims(t, m, crawler, checks)
+	drawn := 0 // the checks whose two candidates include the twin
+	for i := range checks {
+		id := checkOf(crawler, i).ID
+		score := func(h *host.Host) uint64 {
+			sum := sha256.Sum256([]byte(id + "\x00" + h.ID().String()))
+			return binary.BigEndian.Uint64(sum[:8])
+		}
+		above := 0
+		for _, o := range others {
+			if score(o) > score(twin) {
+				above++
+			}
+		}
+		if above < 2 {
+			drawn++
+		}
+	}
+	if got[twin.ID()] != drawn || drawn == checks {
+		t.Fatalf("the idle twin got %d of %d checks, drawn as a candidate for %d", got[twin.ID()], checks, drawn)
 	}
 }
