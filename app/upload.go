@@ -54,6 +54,12 @@ func resultName(id string) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// SpoolPath is where u keeps task id's spool once its delivery moved it
+// there.
+func (u *LocalUploader) SpoolPath(id string) string {
+	return filepath.Join(u.Dir, resultName(id)+".spool")
+}
+
 // Upload keeps d under u.Dir and returns a local receipt.
 func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte, error) {
 	if err := os.MkdirAll(u.Dir, 0o700); err != nil {
@@ -69,7 +75,7 @@ func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte,
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
-	n, err := keep(d.Spool, stem+".spool")
+	n, err := keep(d.Spool, u.SpoolPath(d.TaskID))
 	if err != nil {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
@@ -82,7 +88,7 @@ func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte,
 		rc.Pages = d.Result.Stats.PagesFetched
 	}
 	res := LocalResult{Delivery: d, Receipt: rc}
-	res.Spool = filepath.Base(stem + ".spool")
+	res.Spool = filepath.Base(u.SpoolPath(d.TaskID))
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)

@@ -306,7 +306,14 @@ func checkCrashState(t *testing.T, dirs paths.Dirs, run int) (running int) {
 		}
 		switch r.Upload {
 		case queue.UploadPending:
-			if n := spoolPages(t, r.Spool); n != pagesPerSite {
+			// A delivery the kill cut short may have moved the spool
+			// to where its result is kept; the next start finds it
+			// there (app.LocalUploader).
+			spool := r.Spool
+			if _, err := os.Stat(spool); errors.Is(err, fs.ErrNotExist) {
+				spool = (&app.LocalUploader{Dir: filepath.Join(dirs.Data, "results")}).SpoolPath(r.ID)
+			}
+			if n := spoolPages(t, spool); n != pagesPerSite {
 				t.Fatalf("after kill %d: done task %s has a spool of %d pages, want %d", run, r.ID, n, pagesPerSite)
 			}
 		case queue.UploadDelivered, queue.UploadRecorded:
