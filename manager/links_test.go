@@ -69,21 +69,26 @@ func along(m *Manager, i, n int) []float64 {
 	return p
 }
 
-// aims counts the members m aims task tk at, and 19 copies of it under
-// other IDs, whatever the hash ranks first; it fails when no member can
-// take them.
-func aims(t *testing.T, m *Manager, tk channels.Task) map[peer.ID]int {
+// aims counts the members m aims n copies of task tk at, each under an
+// ID of its own (copyOf), whatever the hash ranks first; it fails when no
+// member can take them.
+func aims(t *testing.T, m *Manager, tk channels.Task, n int) map[peer.ID]int {
 	t.Helper()
 	got := map[peer.ID]int{}
-	for range 20 {
-		aim, ok := m.dispatch.CheckAim(tk)
+	for i := range n {
+		aim, ok := m.dispatch.CheckAim(copyOf(tk, i))
 		if !ok {
 			t.Fatalf("no member to aim %s at", tk.ID)
 		}
 		got[aim.Direct]++
-		tk.ID += "x"
 	}
 	return got
+}
+
+// copyOf is task tk under the i-th ID of its own.
+func copyOf(tk channels.Task, i int) channels.Task {
+	tk.ID = fmt.Sprintf("%s/%d", tk.ID, i)
+	return tk
 }
 
 // TestCheckersOfAnotherNetwork: a cheater's second identity on its own
@@ -123,7 +128,7 @@ func TestCheckersOfAnotherNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := aims(t, m, check); got[honest.ID()] != 20 {
+	if got := aims(t, m, check, 20); got[honest.ID()] != 20 {
 		t.Fatalf("check aimed at %v, want only the volunteer of another network %v", got, honest.ID())
 	}
 
@@ -218,23 +223,9 @@ func loadEach(ctx context.Context, t *testing.T, m *Manager, clk *clock, n int, 
 	}
 }
 
-// checkAims aims n checks of crawler's result and counts their checkers.
-func checkAims(t *testing.T, m *Manager, crawler *host.Host, n int) map[peer.ID]int {
-	t.Helper()
-	got := map[peer.ID]int{}
-	for i := range n {
-		aim, ok := m.dispatch.CheckAim(checkOf(crawler, i))
-		if !ok {
-			t.Fatal("no member to aim a check at")
-		}
-		got[aim.Direct]++
-	}
-	return got
-}
-
-// checkOf is the i-th check of crawler's result.
-func checkOf(crawler *host.Host, i int) channels.Task {
-	return channels.Task{ID: fmt.Sprintf("%sc%d", channels.CheckPrefix, i), Avoid: []string{crawler.ID().String()}}
+// checkOf is a check of crawler's result.
+func checkOf(crawler *host.Host) channels.Task {
+	return channels.Task{ID: channels.CheckPrefix + "c", Avoid: []string{crawler.ID().String()}}
 }
 
 // TestCheckAimFillsTheIdle: a spot-check goes to the less loaded of its
@@ -253,7 +244,7 @@ func TestCheckAimFillsTheIdle(t *testing.T) {
 	// Each check adds to its checker's load: until an idle member has
 	// as many as busy (not before the 30th check), busy is the more
 	// loaded of any two.
-	got := checkAims(t, m, crawler, queued-1)
+	got := aims(t, m, checkOf(crawler), queued-1)
 	if got[busy.ID()] != 0 || got[idle[0].ID()]+got[idle[1].ID()] != queued-1 {
 		t.Fatalf("checks aimed %v; want none at the busy member %s", got, busy.ID())
 	}
@@ -272,10 +263,10 @@ func TestCheckAimIdleTwinDrawsOnlyItsDraws(t *testing.T) {
 	crawler, twin, others := hs[0], hs[1], hs[2:]
 	const queued, checks = 30, 29
 	loadEach(ctx, t, m, clk, queued, others...)
-	got := checkAims(t, m, crawler, checks)
+	got := aims(t, m, checkOf(crawler), checks)
 	drawn := 0 // the checks whose two candidates include the twin
 	for i := range checks {
-		id := checkOf(crawler, i).ID
+		id := copyOf(checkOf(crawler), i).ID
 		score := func(h *host.Host) uint64 {
 			sum := sha256.Sum256([]byte(id + "\x00" + h.ID().String()))
 			return binary.BigEndian.Uint64(sum[:8])

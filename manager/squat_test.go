@@ -272,13 +272,13 @@ func TestAimAvoidsPeersThatLapsed(t *testing.T) {
 	hs := stripedHosts(ctx, t, m, "127.0.1.1", "127.0.2.1", "127.0.3.1")
 	squatter, twin, honest := hs[0], hs[1], hs[2]
 	next := channels.Task{ID: "task", Avoid: []string{squatter.ID().String()}}
-	if got := aims(t, m, next); got[twin.ID()] == 0 {
+	if got := aims(t, m, next, 20); got[twin.ID()] == 0 {
 		t.Fatalf("before any lapse the twin was never chosen (%v): the test shows nothing", got)
 	}
 	if err := m.store.Forfeit(twin.ID().String(), "its crawl stalled under the lease"); err != nil {
 		t.Fatal(err)
 	}
-	if got := aims(t, m, next); got[twin.ID()] != 0 || got[honest.ID()] != 20 {
+	if got := aims(t, m, next, 20); got[twin.ID()] != 0 || got[honest.ID()] != 20 {
 		t.Fatalf("after the twin's lapse, aims %v; want every one at the honest member", got)
 	}
 }
