@@ -253,7 +253,7 @@ func TestLocalUploaderIsIdempotent(t *testing.T) {
 	}
 	// Moved, not copied: a delivery adds nothing to what the client
 	// keeps, which the disk limits read once the crawl ended.
-	kept := filepath.Join(dir, "results", resultName("a/b")+".spool")
+	kept := u.SpoolPath("a/b")
 	if _, err := os.Stat(spool); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the delivered spool is still in the spool folder: %v", err)
 	}

@@ -75,7 +75,8 @@ func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte,
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
-	n, err := keep(d.Spool, u.SpoolPath(d.TaskID))
+	spool := u.SpoolPath(d.TaskID)
+	n, err := keep(d.Spool, spool)
 	if err != nil {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
 	}
@@ -88,7 +89,7 @@ func (u *LocalUploader) Upload(ctx context.Context, d taskmgr.Delivery) ([]byte,
 		rc.Pages = d.Result.Stats.PagesFetched
 	}
 	res := LocalResult{Delivery: d, Receipt: rc}
-	res.Spool = filepath.Base(u.SpoolPath(d.TaskID))
+	res.Spool = filepath.Base(spool)
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("local upload of task %s: %w", d.TaskID, err)
