@@ -21,6 +21,18 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
+// openDB opens a channel database in a temporary directory, closed with
+// the test.
+func openDB(t *testing.T) *channels.DB {
+	t.Helper()
+	d, err := channels.Open(filepath.Join(t.TempDir(), "channels.db"), channels.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 func newKey(t *testing.T) crypto.PrivKey {
 	t.Helper()
 	k, _, err := crypto.GenerateEd25519Key(rand.Reader)
@@ -36,11 +48,7 @@ func newKey(t *testing.T) crypto.PrivKey {
 // when the claimer shows no proof that it may hold the task; a peer the
 // manager refuses gets that refusal for claims and renewals alike.
 func TestDeskRefusesWhatItCannotCheck(t *testing.T) {
-	d, err := channels.Open(filepath.Join(t.TempDir(), "channels.db"), channels.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	d := openDB(t)
 	mgr, other := newKey(t), newKey(t)
 	claimer, err := peer.IDFromPrivateKey(newKey(t))
 	if err != nil {
@@ -100,11 +108,7 @@ func TestDeskRefusesWhatItCannotCheck(t *testing.T) {
 // spot-check at the checker it chose): then only the holder's own claim
 // shows a proof.
 func TestDeskPinnedTaskByItsHolderAlone(t *testing.T) {
-	d, err := channels.Open(filepath.Join(t.TempDir(), "channels.db"), channels.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
+	d := openDB(t)
 	mgr, ownerKey := newKey(t), newKey(t)
 	owner, _ := peer.IDFromPrivateKey(ownerKey)
 	taker, _ := peer.IDFromPrivateKey(newKey(t))
