@@ -83,7 +83,9 @@ type Dispatcher struct {
 }
 
 // New returns a Dispatcher over cfg.
-func New(cfg Config) *Dispatcher { return &Dispatcher{cfg: cfg, log: cfg.Logger} }
+func New(cfg Config) *Dispatcher {
+	return &Dispatcher{cfg: cfg, log: cfg.Logger, load: map[peer.ID]int{}}
+}
 
 // Counts returns how many sends the overlay took and how many failed,
 // since the Dispatcher was made.
@@ -384,9 +386,6 @@ func (d *Dispatcher) CheckAim(t channels.Task) (submit.Aim, bool) {
 	best := cs[0]
 	if len(cs) > 1 && cs[1].rank == best.rank && d.load[cs[1].id] < d.load[best.id] {
 		best = cs[1]
-	}
-	if d.load == nil {
-		d.load = map[peer.ID]int{}
 	}
 	d.load[best.id]++
 	return submit.Aim{Target: best.anchor, Direct: best.id}, true
