@@ -127,10 +127,6 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 		random += end / draws
 	}
 
-	type pair struct {
-		host, client int
-		rtt          float64
-	}
 	var pairs []pair
 	var anyRate float64
 	for i, h := range hosts {
@@ -141,15 +137,9 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 	}
 	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.rtt, b.rtt) })
 	share := (len(hosts) + peers - 1) / peers
-	taken, used := make([]int, peers), make([]bool, len(hosts))
 	var capPlanned, capOnline float64
-	for _, p := range pairs {
-		if !used[p.host] && taken[p.client] < share {
-			used[p.host], taken[p.client] = true, taken[p.client]+1
-			capPlanned += float64(hosts[p.host].pages) * p.rtt
-		}
-	}
-	clear(taken)
+	matchShortest(pairs, len(hosts), peers, share, func(p pair) { capPlanned += float64(hosts[p.host].pages) * p.rtt })
+	taken := make([]int, peers)
 	for _, i := range r.Perm(len(hosts)) { // the order they came
 		h, at := hosts[i], -1
 		for c, rt := range h.rtt {
@@ -160,19 +150,34 @@ func bounds(s *swarm.Swarm, wait time.Duration) string {
 		taken[at]++
 		capOnline += float64(h.pages) * h.rtt[at]
 	}
-	busy := make([]int, peers)
-	clear(used)
 	var rate float64
 	conns := 0
-	for _, p := range pairs {
-		if used[p.host] || busy[p.client] == cl {
-			continue
-		}
-		used[p.host], busy[p.client] = true, busy[p.client]+1
+	matchShortest(pairs, len(hosts), peers, cl, func(p pair) {
 		rate += 1000 / (w + p.rtt)
 		conns++
-	}
+	})
 	anyRate = anyRate / float64(len(pairs)) * float64(conns)
 	return fmt.Sprintf("bounds on this web and layout (%d connections a client, %v wait): RTT per page %.1f ms from each host's nearest client, %.1f ms at random; the web crawled once in %.1f s by an omniscient schedule against %.1f s on random clients (ratio %.2f); with every host always due, %.1f pages/s from the best matching against %.1f at random (ratio %.2f); hosts per client CV %.2f with each host at its nearest client, %.2f at random; with at most %d hosts a client (CV 0), RTT per page %.1f ms planned, %.1f ms placed as they come",
 		cl, wait, nearSum/pages, allSum/pages, best, random, random/best, rate, anyRate, rate/anyRate, nearCV, randomCV, share, capPlanned/pages, capOnline/pages)
+}
+
+// pair is a host and a client, by index, and their round trip in ms.
+type pair struct {
+	host, client int
+	rtt          float64
+}
+
+// matchShortest matches hosts to clients greedily: it goes through pairs
+// in their order (shortest round trip first, as sorted), takes each whose
+// host is not matched yet and whose client has fewer than limit hosts,
+// and calls take with it.
+func matchShortest(pairs []pair, hosts, clients, limit int, take func(pair)) {
+	used, n := make([]bool, hosts), make([]int, clients)
+	for _, p := range pairs {
+		if used[p.host] || n[p.client] == limit {
+			continue
+		}
+		used[p.host], n[p.client] = true, n[p.client]+1
+		take(p)
+	}
 }
