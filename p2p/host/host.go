@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/libp2p/go-libp2p"
 	dht "github.com/libp2p/go-libp2p-kad-dht"
@@ -55,6 +56,10 @@ type Host struct {
 	known   []peer.AddrInfo
 	// stop ends the host's own goroutines (the relay advertisement).
 	stop context.CancelFunc
+	// passingMu guards passing: the peers dialled for one purpose only,
+	// with when each was marked (Passing).
+	passingMu sync.Mutex
+	passing   map[peer.ID]time.Time
 }
 
 // New builds and starts a host from cfg. The caller owns it and must Close
@@ -128,6 +133,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		nat:       nat,
 		reachSub:  sub,
 		log:       cfg.logger().With("peer", lh.ID().String()),
+		passing:   map[peer.ID]time.Time{},
 	}
 	h.maxConns.Store(int64(limits.MaxConns))
 	self.Store(h)

@@ -48,9 +48,7 @@ func (n *Node) claim(t *task.Task, target can.Point) zonecert.Claim {
 func (n *Node) admit(ctx context.Context, env []byte, target can.Point, lbiFrom peer.ID, path [][]byte, proof []byte, sharerRTT time.Duration) (*task.Task, error) {
 	t, err := envelope.Open(env, n.cfg.Manager)
 	if err != nil {
-		n.mu.Lock()
-		n.stats.Refused++
-		n.mu.Unlock()
+		n.count(&n.stats.Refused, 1)
 		kind := "invalid"
 		for _, e := range []error{envelope.ErrUnsigned, envelope.ErrForged, envelope.ErrAltered} {
 			if errors.Is(err, e) {

@@ -71,32 +71,11 @@ func (n *Node) adoptGrant(g zonecert.Grant) {
 // neighbours are the holders of certificates whose zones abut them. n.mu
 // must be held.
 func (n *Node) refreshLocked(now time.Time) {
-	self := n.h.ID()
-	var held []zonecert.Cert
-	byHolder := map[peer.ID][]can.Zone{}
-	certs := n.book.Certs(now)
-	for _, c := range certs {
-		if c.Holder == self {
-			held = append(held, c)
-		}
-	}
-	n.own = held
 	had := len(n.zones) > 0
-	n.zones = nil
-	for _, c := range held {
-		n.zones = append(n.zones, c.Path.Zone(n.cfg.Dim))
-	}
-	for _, c := range certs {
-		if c.Holder == self {
-			continue
-		}
-		z := c.Path.Zone(n.cfg.Dim)
-		byHolder[c.Holder] = append(byHolder[c.Holder], z)
-	}
-	for id, zones := range byHolder {
-		if !can.AbutsAny(n.zones, zones) {
-			continue
-		}
+	var nbrs map[peer.ID][]can.Zone
+	n.own, nbrs = n.book.Around(n.h.ID(), n.cfg.Dim, now)
+	n.zones = zonecert.Zones(n.own, n.cfg.Dim)
+	for id, zones := range nbrs {
 		nb, ok := n.nbrs[id]
 		if !ok {
 			nb = &neighbour{id: id}
@@ -107,8 +86,8 @@ func (n *Node) refreshLocked(now time.Time) {
 		nb.zones = zones
 	}
 	for id := range n.nbrs {
-		if zones, ok := byHolder[id]; !ok || !can.AbutsAny(n.zones, zones) {
-			n.log.Debug("Neighbour dropped", "neighbour", id.String(), "zones", fmt.Sprint(zones), "certified", ok)
+		if _, ok := nbrs[id]; !ok {
+			n.log.Debug("Neighbour dropped", "neighbour", id.String())
 			n.removeLocked(id)
 		}
 	}
@@ -162,18 +141,6 @@ func (n *Node) ownCertLocked(p can.Point) (zonecert.Cert, bool) {
 // maxHeartbeatCerts bounds the certificates one heartbeat carries, below
 // wire.MaxCerts.
 const maxHeartbeatCerts = 256
-
-// decodeCerts decodes certificates from the wire, dropping what does not
-// decode (the book refuses what does not verify).
-func decodeCerts(raw [][]byte) []zonecert.Cert {
-	out := make([]zonecert.Cert, 0, len(raw))
-	for _, b := range raw {
-		if c, err := zonecert.Decode(b); err == nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
 
 // ask sends one request to the Authority and adopts its grant.
 func (n *Node) ask(ctx context.Context, req zonecert.Request) error {

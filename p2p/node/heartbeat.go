@@ -10,6 +10,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
@@ -64,28 +65,14 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	now := time.Now()
 	young := n.viv.Samples() < firstMoveSamples
 	all = all || young
-	var (
-		wide []peer.ID
-		done []passing
-	)
+	var wide []peer.ID
 	if young {
 		wide = n.wideLocked()
 	} else {
 		for id := range n.wide {
-			if _, nb := n.nbrs[id]; !nb {
-				n.passing[id] = now
-			}
+			n.h.Passing(id) // unless a neighbour: ClosePassing keeps those
 		}
 		clear(n.wide)
-	}
-	for id, since := range n.passing {
-		_, nb := n.nbrs[id]
-		_, sampled := n.wide[id]
-		if nb || sampled {
-			delete(n.passing, id) // heartbeated anyway
-			continue
-		}
-		done = append(done, passing{id, now.Sub(since) > n.passingFor()})
 	}
 	ids := make([]peer.ID, 0, len(n.nbrs))
 	var notify []peer.ID
@@ -107,18 +94,15 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}
 	}
 	n.mu.Unlock()
-	for _, p := range done {
-		// Dialled only to sample: an idle connection would count
-		// against the volunteer's connection cap on both sides. One that
-		// carries a stream (the peer measuring a host for a locator,
-		// forwarding an insert) is closed when that is done, or after
-		// passingFor.
-		if n.closeIdle(p.id, p.force) {
-			n.mu.Lock()
-			delete(n.passing, p.id)
-			n.mu.Unlock()
-		}
-	}
+	// Dialled only to sample or to tell: closed once idle, or after ten
+	// intervals whatever they carry.
+	n.h.ClosePassing(10*n.cfg.Heartbeat, func(id peer.ID) bool {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		_, nb := n.nbrs[id]
+		_, sampled := n.wide[id]
+		return nb || sampled
+	})
 	var wg sync.WaitGroup
 	for _, id := range notify {
 		wg.Add(1)
@@ -130,11 +114,7 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 				return
 			}
 			n.onHeartbeat(resp, id)
-			n.mu.Lock()
-			if _, nb := n.nbrs[id]; !nb {
-				n.passing[id] = time.Now() // dialled only to tell it
-			}
-			n.mu.Unlock()
+			n.h.Passing(id) // dialled only to tell it, unless a neighbour
 		}()
 	}
 	for _, id := range wide {
@@ -174,32 +154,6 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}()
 	}
 	wg.Wait()
-}
-
-// passing is a peer dialled only to sample, to close; force:
-// whatever streams its connections carry.
-type passing struct {
-	id    peer.ID
-	force bool
-}
-
-// passingFor is how long a connection dialled only to sample may
-// stay open for the streams it carries: a stream that runs longer is
-// stuck.
-func (n *Node) passingFor() time.Duration { return 10 * n.cfg.Heartbeat }
-
-// closeIdle closes the connections to id that carry no stream, every one
-// when force is set, and reports whether none is left.
-func (n *Node) closeIdle(id peer.ID, force bool) bool {
-	left := false
-	for _, c := range n.h.Network().ConnsToPeer(id) {
-		if !force && len(c.GetStreams()) > 0 {
-			left = true
-			continue
-		}
-		c.Close()
-	}
-	return !left
 }
 
 // wideLocked returns the wide sample for this round: the peers kept from
@@ -303,7 +257,7 @@ func (n *Node) onHeartbeat(hb *wire.Heartbeat, from peer.ID) {
 			n.h.Peerstore().AddAddrs(lid, laddrs, peerstore.RecentlyConnectedAddrTTL)
 		}
 	}
-	certs := decodeCerts(hb.Certs)
+	certs := zonecert.DecodeEach(hb.Certs)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.adoptLocked(certs, time.Now())

@@ -181,9 +181,7 @@ func balanceTo(infos []can.NeighbourInfo, from peer.ID) []can.NeighbourInfo {
 }
 
 func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire.InsertResponse, error) {
-	n.mu.Lock()
-	n.stats.Forwarded++
-	n.mu.Unlock()
+	n.count(&n.stats.Forwarded, 1)
 	s, err := n.h.NewStream(wire.AllowRelayed(ctx), to, wire.InsertProtocol)
 	if err != nil {
 		return nil, err
@@ -334,7 +332,7 @@ func (n *Node) pathLocked(ins *wire.Insert, target can.Point, to peer.ID) ([][]b
 // to: not the peers on its path. n.mu must be held.
 func (n *Node) balanceInfosLocked(path [][]byte) []can.NeighbourInfo {
 	on := map[can.PeerID]bool{}
-	for _, c := range decodeCerts(path) {
+	for _, c := range zonecert.DecodeEach(path) {
 		on[can.PeerID(c.Holder)] = true
 	}
 	return slices.DeleteFunc(n.infosLocked(), func(i can.NeighbourInfo) bool { return on[i.ID] })
@@ -352,9 +350,7 @@ func (n *Node) queued(ins *wire.Insert, t *task.Task, err error) *wire.InsertRes
 	if err != nil {
 		return refuse(ins, "queue task %s: %v", t.ID, err)
 	}
-	n.mu.Lock()
-	n.stats.Accepted++
-	n.mu.Unlock()
+	n.count(&n.stats.Accepted, 1)
 	return &wire.InsertResponse{Accepted: true, Owner: []byte(n.h.ID()), Hops: ins.Hops}
 }
 

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -102,34 +103,13 @@ type heir struct {
 // certificates) by the book, after the manager's grant: the heirs, the one
 // taking the most volume first. n.mu must be held.
 func (n *Node) heirsLocked(old []zonecert.Cert) []heir {
-	by := map[peer.ID]*heir{}
-	for _, c := range n.book.Certs(time.Now()) {
-		if c.Holder == n.h.ID() {
-			continue
-		}
-		for _, o := range old {
-			if c.Path.Overlaps(o.Path) {
-				h := by[c.Holder]
-				if h == nil {
-					h = &heir{id: c.Holder}
-					by[c.Holder] = h
-				}
-				h.certs = append(h.certs, c)
-				h.zones = append(h.zones, c.Path.Zone(n.cfg.Dim))
-				break
-			}
-		}
-	}
-	out := make([]heir, 0, len(by))
-	for _, h := range by {
-		out = append(out, *h)
+	var out []heir
+	for id, certs := range n.book.Successors(old, n.h.ID(), time.Now()) {
+		out = append(out, heir{id, certs, zonecert.Zones(certs, n.cfg.Dim)})
 	}
 	slices.SortFunc(out, func(a, b heir) int {
-		if va, vb := can.Volume(a.zones), can.Volume(b.zones); va != vb {
-			if va > vb {
-				return -1
-			}
-			return 1
+		if c := cmp.Compare(can.Volume(b.zones), can.Volume(a.zones)); c != 0 {
+			return c
 		}
 		return strings.Compare(string(a.id), string(b.id))
 	})
@@ -193,9 +173,7 @@ func (n *Node) giveBack(ctx context.Context, envelopes [][]byte) error {
 	if err := r.Return(ctx, envelopes); err != nil {
 		return fmt.Errorf("give %d tasks back to the manager: %w", len(envelopes), err)
 	}
-	n.mu.Lock()
-	n.stats.GivenBack += int64(len(envelopes))
-	n.mu.Unlock()
+	n.count(&n.stats.GivenBack, int64(len(envelopes)))
 	n.log.Info("Tasks no neighbour could queue given back to the manager", "count", len(envelopes))
 	return nil
 }
@@ -210,22 +188,12 @@ func (n *Node) handOver(ctx context.Context, to peer.ID, batches []*wire.Handove
 		return nil, fmt.Errorf("hand over to %s: %w", to, err)
 	}
 	defer s.Close()
-	c := wire.NewConn(s, wire.MaxHandoverResponseSize)
-	for _, b := range batches[:len(batches)-1] {
-		if err := c.Write(ctx, b, wire.MaxHandoverSize); err != nil {
-			s.Reset()
-			return nil, fmt.Errorf("hand over to %s: %w", to, err)
-		}
-	}
-	var resp wire.HandoverResponse
-	if err := c.Exchange(ctx, batches[len(batches)-1], wire.MaxHandoverSize, &resp); err != nil {
+	declined, err := wire.SendHandover(ctx, wire.NewConn(s, wire.MaxHandoverResponseSize), batches)
+	if err != nil {
 		s.Reset()
 		return nil, fmt.Errorf("hand over to %s: %w", to, err)
 	}
-	if !resp.Accepted {
-		return nil, fmt.Errorf("hand over to %s: refused: %s", to, resp.Error)
-	}
-	return resp.Declined, nil
+	return declined, nil
 }
 
 func (n *Node) handleHandover(s network.Stream) {
@@ -233,74 +201,48 @@ func (n *Node) handleHandover(s network.Stream) {
 	from := s.Conn().RemotePeer()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*wire.DefaultTimeout)
 	defer cancel()
-	c := wire.NewConn(s, wire.MaxHandoverSize)
-	tasks := uint32(0)
-	var declined []uint32 // positions of the tasks not queued here
-	pos := uint32(0)
-	for first := true; ; first = false {
-		var m wire.Handover
-		if err := c.Read(ctx, &m); err != nil {
-			n.log.Debug("Handover refused", "from", from, "err", err)
-			s.Reset()
-			return
+	check := func(m *wire.Handover) error {
+		err := n.checkHandover(from, m)
+		if err != nil {
+			n.count(&n.stats.HandoversRefused, 1)
+			n.log.Info("Refused a handover", "from", from, "err", err)
 		}
-		if first {
-			if err := n.checkHandover(from, &m); err != nil {
-				n.mu.Lock()
-				n.stats.HandoversRefused++
-				n.mu.Unlock()
-				n.log.Info("Refused a handover", "from", from, "err", err)
-				c.Write(ctx, &wire.HandoverResponse{Error: err.Error()}, wire.MaxHandoverResponseSize)
-				return
-			}
-		}
-		for _, set := range [][][]byte{m.Queued, m.Running} {
-			for _, e := range set {
-				at := pos
-				pos++
-				t, err := envelope.Open(e, n.cfg.Manager)
-				if err != nil {
-					n.mu.Lock()
-					n.stats.Refused++
-					n.mu.Unlock()
-					n.log.Info("Refused a handed-over task that failed verification", "from", from, "err", err)
-					continue
-				}
-				if err := n.admitHandedOver(ctx, t, from); err != nil {
-					continue // counted and logged
-				}
-				proof, err := n.ownProof(t, can.Clamp(t.Target))
-				if err == nil {
-					err = n.queue.Enqueue(ctx, t, e, proof)
-				}
-				if err != nil {
-					// Given back, the leaving peer passes it on. Should
-					// the manager send it again, it comes under the
-					// host's next lease: not refused as seen.
-					if len(declined) < wire.MaxDeclined {
-						declined = append(declined, at)
-					}
-					n.log.Info("Handed-over task not queued; given back", "task", t.ID, "from", from, "err", err)
-					continue
-				}
-				tasks++
-			}
-		}
-		if !m.More {
-			break
-		}
+		return err
 	}
-	n.mu.Lock()
-	n.stats.HandedIn += int64(tasks)
-	n.mu.Unlock()
-	// Tasks is told up to what one batch may carry, all a response may
-	// say: a larger count failed validation and the answer was never
-	// sent, so the leaving peer took the handover for refused although
-	// this peer held its zones and tasks.
-	resp := &wire.HandoverResponse{Accepted: true, Tasks: min(tasks, wire.MaxHandoverTasks), Declined: declined}
-	if err := c.Write(ctx, resp, wire.MaxHandoverResponseSize); err != nil {
-		n.log.Warn("Handover answer not sent", "from", from, "err", err)
+	queued, err := wire.ReceiveHandover(ctx, wire.NewConn(s, wire.MaxHandoverSize), check, func(e []byte) wire.Taken {
+		return n.takeHandedOver(ctx, from, e)
+	})
+	if err != nil {
+		n.log.Debug("Handover failed", "from", from, "err", err)
+		s.Reset()
 	}
+	n.count(&n.stats.HandedIn, int64(queued))
+}
+
+// takeHandedOver queues one task a leaving neighbour handed over, if it
+// verifies and passes admission (admitHandedOver).
+func (n *Node) takeHandedOver(ctx context.Context, from peer.ID, e []byte) wire.Taken {
+	t, err := envelope.Open(e, n.cfg.Manager)
+	if err != nil {
+		n.count(&n.stats.Refused, 1)
+		n.log.Info("Refused a handed-over task that failed verification", "from", from, "err", err)
+		return wire.Dropped
+	}
+	if err := n.admitHandedOver(ctx, t, from); err != nil {
+		return wire.Dropped // counted and logged
+	}
+	proof, err := n.ownProof(t, can.Clamp(t.Target))
+	if err == nil {
+		err = n.queue.Enqueue(ctx, t, e, proof)
+	}
+	if err != nil {
+		// Given back, the leaving peer passes it on. Should the manager
+		// send it again, it comes under the host's next lease: not
+		// refused as seen.
+		n.log.Info("Handed-over task not queued; given back", "task", t.ID, "from", from, "err", err)
+		return wire.Declined
+	}
+	return wire.Queued
 }
 
 // checkHandover accepts the certificates a leaving peer sends with its
@@ -309,7 +251,7 @@ func (n *Node) handleHandover(s network.Stream) {
 // since certified, under a newer epoch, to this node. Anyone else's tasks
 // are refused whole.
 func (n *Node) checkHandover(from peer.ID, m *wire.Handover) error {
-	certs := decodeCerts(m.Certs)
+	certs := zonecert.DecodeEach(m.Certs)
 	now := time.Now()
 	n.mu.Lock()
 	defer n.mu.Unlock()

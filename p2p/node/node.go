@@ -71,9 +71,6 @@ type Node struct {
 	suspects map[peer.ID]bool
 	reported map[peer.ID]time.Time
 	wide     map[peer.ID]struct{} // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
-	// passing holds the peers dialled only to sample, to close once no
-	// stream runs on their connections (heartbeat.go); value: since when.
-	passing map[peer.ID]time.Time
 	// left holds the deliveries (admission.Key) this node balanced or
 	// shared to a neighbour, until their lease ends: one handed back by
 	// that neighbour's leave is this node's again, not a replay
@@ -134,7 +131,6 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		left:     map[string]time.Time{},
 		farGiven: map[peer.ID]farGift{},
 		wide:     map[peer.ID]struct{}{},
-		passing:  map[peer.ID]time.Time{},
 		notify:   map[peer.ID]bool{},
 		kick:     make(chan struct{}, 1),
 		seq:      uint64(time.Now().UnixNano()),

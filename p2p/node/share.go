@@ -240,7 +240,7 @@ func (n *Node) farTakersLocked(now time.Time) ([]taker, map[peer.ID]int) {
 				relayed[id] = min(prev, k)
 				continue
 			}
-			zs := n.heldByLocked(id)
+			zs := zonecert.Zones(n.book.HeldBy(id, now), n.cfg.Dim)
 			if len(zs) == 0 {
 				continue // no certificate of its: it holds nothing we know
 			}
@@ -257,18 +257,6 @@ func (n *Node) farTakersLocked(now time.Time) ([]taker, map[peer.ID]int) {
 		}
 	}
 	return out, relayed
-}
-
-// heldByLocked returns the zones peer id holds by the certificates in
-// the book. n.mu must be held.
-func (n *Node) heldByLocked(id peer.ID) []can.Zone {
-	var out []can.Zone
-	for _, c := range n.book.Certs(time.Now()) {
-		if c.Holder == id {
-			out = append(out, c.Path.Zone(n.cfg.Dim))
-		}
-	}
-	return out
 }
 
 // freeThreadLocked reports whether a crawl thread here is free for one

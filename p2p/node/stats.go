@@ -52,3 +52,10 @@ func (n *Node) Stats() Stats {
 	defer n.mu.Unlock()
 	return n.stats
 }
+
+// count adds k to counter c, one of n.stats's.
+func (n *Node) count(c *int64, k int64) {
+	n.mu.Lock()
+	*c += k
+	n.mu.Unlock()
+}

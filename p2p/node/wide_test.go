@@ -75,7 +75,7 @@ func TestYoungCoordinateSamplesWide(t *testing.T) {
 	c.waitUntil(time.Minute, "wide samples dropped", func() string {
 		for _, m := range c.members {
 			m.n.mu.Lock()
-			n := len(m.n.wide) + len(m.n.passing)
+			n := len(m.n.wide) + m.h.PassingPeers()
 			m.n.mu.Unlock()
 			if n > 0 {
 				return m.h.ID().String() + " still keeps its wide sample or has yet to close it"
@@ -223,9 +223,7 @@ func TestWideCloseSparesStreams(t *testing.T) {
 	if a.h.Network().Connectedness(x.h.ID()) == network.Connected {
 		t.Error("the connection dialled for the wide sample is still open after its stream ended")
 	}
-	a.n.mu.Lock()
-	defer a.n.mu.Unlock()
-	if len(a.n.passing) > 0 {
-		t.Errorf("%d peers still to close", len(a.n.passing))
+	if k := a.h.PassingPeers(); k > 0 {
+		t.Errorf("%d peers still to close", k)
 	}
 }

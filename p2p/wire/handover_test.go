@@ -2,8 +2,13 @@ package wire
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"net"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestDeclinedOfALyingHeir: an heir's list of the tasks it did not queue
@@ -64,5 +69,85 @@ func TestSplitHandover(t *testing.T) {
 	}
 	if gotQ != len(queued) || gotR != len(running) || msgs[0] != first {
 		t.Fatalf("%d queued and %d running sent, want %d and %d, starting with first", gotQ, gotR, len(queued), len(running))
+	}
+}
+
+// TestHandoverBothSides runs a handover of three batches between
+// SendHandover and ReceiveHandover: the heir sees every task once, in
+// the order sent, and its answer counts the tasks it queued and names
+// the positions it declined, not the ones it dropped. A handover whose
+// first batch the heir's check refuses gets the reason back, and none of
+// its tasks is taken.
+func TestHandoverBothSides(t *testing.T) {
+	var queued, running [][]byte
+	for i := range MaxHandoverTasks + 3 {
+		queued = append(queued, fmt.Appendf(nil, "q%d", i))
+	}
+	running = append(running, []byte("r0"), []byte("r1"))
+	batches := SplitHandover(&Handover{Certs: [][]byte{[]byte("cert")}}, queued, running)
+	if len(batches) < 2 {
+		t.Fatalf("%d batches, want several", len(batches))
+	}
+	run := func(batches []*Handover, check func(*Handover) error, take func([]byte) Taken) ([]uint32, uint32, error, error) {
+		a, b := net.Pipe()
+		defer a.Close()
+		defer b.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		type result struct {
+			n   uint32
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			n, err := ReceiveHandover(ctx, NewConn(b, MaxHandoverSize), check, take)
+			done <- result{n, err}
+		}()
+		declined, err := SendHandover(ctx, NewConn(a, MaxHandoverResponseSize), batches)
+		r := <-done
+		return declined, r.n, r.err, err
+	}
+
+	var seen []string
+	take := func(e []byte) Taken {
+		seen = append(seen, string(e))
+		switch string(e) {
+		case "q1", "r1":
+			return Declined
+		case "q2":
+			return Dropped
+		}
+		return Queued
+	}
+	declined, n, rerr, serr := run(batches, func(m *Handover) error {
+		if len(m.Certs) != 1 {
+			return fmt.Errorf("no certificate")
+		}
+		return nil
+	}, take)
+	if rerr != nil || serr != nil {
+		t.Fatalf("receive: %v, send: %v", rerr, serr)
+	}
+	all := append(slices.Clone(queued), running...)
+	if fmt.Sprintf("%s", seen) != fmt.Sprintf("%s", all) {
+		t.Fatalf("the heir saw %d tasks, want the %d sent in order", len(seen), len(all))
+	}
+	if want := uint32(len(all) - 3); n != want {
+		t.Errorf("the heir queued %d, want %d", n, want)
+	}
+	if got := DeclinedOf(all, declined); fmt.Sprintf("%s", got) != "[q1 r1]" {
+		t.Errorf("declined %s, want [q1 r1]", got)
+	}
+
+	// Refused at its first batch (a longer handover's sender learns it
+	// as a failed write: the heir has closed the stream).
+	seen = nil
+	one := SplitHandover(&Handover{}, queued[:3], nil)
+	_, n, rerr, serr = run(one, func(*Handover) error { return fmt.Errorf("not yours to hand over") }, take)
+	if rerr != nil || serr == nil || !strings.Contains(serr.Error(), "not yours to hand over") {
+		t.Errorf("a refused handover: receive %v, send %v, want the heir's reason", rerr, serr)
+	}
+	if n != 0 || len(seen) != 0 {
+		t.Errorf("a refused handover had %d tasks taken, %d queued", len(seen), n)
 	}
 }

@@ -3,11 +3,13 @@ package zonecert
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 )
@@ -141,3 +143,59 @@ func (b *Book) Certs(now time.Time) []Cert {
 
 // Len returns the number of certificates held.
 func (b *Book) Len() int { return len(b.certs) }
+
+// Around returns self's place in the map as the book has it at now: the
+// certificates self holds, and the zones of every other holder whose
+// zones abut one of them (self's neighbours).
+func (b *Book) Around(self peer.ID, dim int, now time.Time) (own []Cert, nbrs map[peer.ID][]can.Zone) {
+	nbrs = map[peer.ID][]can.Zone{}
+	for _, c := range b.Certs(now) {
+		if c.Holder == self {
+			own = append(own, c)
+		} else {
+			nbrs[c.Holder] = append(nbrs[c.Holder], c.Path.Zone(dim))
+		}
+	}
+	mine := Zones(own, dim)
+	maps.DeleteFunc(nbrs, func(_ peer.ID, zs []can.Zone) bool { return !can.AbutsAny(mine, zs) })
+	return own, nbrs
+}
+
+// Successors returns, by holder, the unexpired certificates of zones
+// overlapping one of old's held by others than self: after self left or
+// moved, who holds what was its.
+func (b *Book) Successors(old []Cert, self peer.ID, now time.Time) map[peer.ID][]Cert {
+	out := map[peer.ID][]Cert{}
+	for _, c := range b.Certs(now) {
+		if c.Holder != self && slices.ContainsFunc(old, func(o Cert) bool { return o.Path.Overlaps(c.Path) }) {
+			out[c.Holder] = append(out[c.Holder], c)
+		}
+	}
+	return out
+}
+
+// HeldBy returns the unexpired certificates of holder id.
+func (b *Book) HeldBy(id peer.ID, now time.Time) []Cert {
+	return slices.DeleteFunc(b.Certs(now), func(c Cert) bool { return c.Holder != id })
+}
+
+// Zones returns the zones of certs, in a space of dim dimensions.
+func Zones(certs []Cert, dim int) []can.Zone {
+	out := make([]can.Zone, len(certs))
+	for i, c := range certs {
+		out[i] = c.Path.Zone(dim)
+	}
+	return out
+}
+
+// DecodeEach decodes certificates heard from a peer, dropping what does
+// not decode: the book refuses what does not verify.
+func DecodeEach(raw [][]byte) []Cert {
+	out := make([]Cert, 0, len(raw))
+	for _, b := range raw {
+		if c, err := Decode(b); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}

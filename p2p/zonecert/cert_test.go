@@ -310,3 +310,52 @@ func FuzzDecode(f *testing.F) {
 		_ = c.Verify(mgr.GetPublic()) // must not panic
 	})
 }
+
+// TestBookAround: a peer's zones and neighbours are what the book's
+// unexpired certificates say, and after it left, who holds what was its.
+// In a 2-d space a holds "00", b "01" (abutting a), c "1" (abutting both);
+// d's "11" is what c held first.
+func TestBookAround(t *testing.T) {
+	book, sign, a, b := newBook(t)
+	_, c := key(t, 4)
+	const dim = 2
+	for _, x := range []Cert{
+		{Path: "00", Holder: a, Epoch: 3, Expiry: t0.Add(time.Minute)},
+		{Path: "01", Holder: b, Epoch: 3, Expiry: t0.Add(time.Minute)},
+		{Path: "1", Holder: c, Epoch: 2, Expiry: t0.Add(2 * time.Minute)},
+	} {
+		if err := book.Accept(sign(x), t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	own, nbrs := book.Around(a, dim, t0)
+	if len(own) != 1 || own[0].Path != "00" || len(nbrs) != 2 || len(nbrs[b]) != 1 || len(nbrs[c]) != 1 {
+		t.Fatalf("a holds %v with neighbours %v, want 00 beside b and c", own, nbrs)
+	}
+	if got := book.HeldBy(c, t0); len(got) != 1 || got[0].Path != "1" {
+		t.Errorf("c holds %v, want 1", got)
+	}
+	// After a minute a's and b's certificates expired: c holds no
+	// neighbour, and a nothing.
+	later := t0.Add(90 * time.Second)
+	if own, nbrs := book.Around(c, dim, later); len(own) != 1 || len(nbrs) != 0 {
+		t.Errorf("after a and b expired c holds %v with neighbours %v", own, nbrs)
+	}
+	if own, _ := book.Around(a, dim, later); len(own) != 0 {
+		t.Errorf("a still holds %v after its certificate expired", own)
+	}
+
+	// a leaves: the manager gives "00" to b, which now holds "0"; c's
+	// zone, untouched, is no successor of a's.
+	old := own
+	if err := book.Accept(sign(Cert{Path: "0", Holder: b, Epoch: 4, Expiry: t0.Add(time.Minute)}), t0); err != nil {
+		t.Fatal(err)
+	}
+	succ := book.Successors(old, a, t0)
+	if len(succ) != 1 || len(succ[b]) != 1 || succ[b][0].Path != "0" {
+		t.Errorf("successors of a's %v: %v, want b holding 0", old, succ)
+	}
+	if got := book.Successors(old, b, t0); len(got) != 0 {
+		t.Errorf("b counts itself among its own successors: %v", got)
+	}
+}
