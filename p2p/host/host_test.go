@@ -274,3 +274,68 @@ func TestTestNetsPublic(t *testing.T) {
 		t.Error("198.18.1.2, a home LAN in the lab, became public")
 	}
 }
+
+// TestClosePassing: a connection dialled for one purpose stays open
+// while it carries a stream, closes once idle, and closes whatever it
+// carries once marked longer than the stuck bound; a peer in use again
+// (keep) is unmarked and left open.
+func TestClosePassing(t *testing.T) {
+	h := newTestHost(t, Config{ListenAddrs: loopback[:1]})
+	other := newTestHost(t, Config{ListenAddrs: loopback[:1]})
+	other.SetStreamHandler(echoProto, func(s network.Stream) { io.Copy(s, s); s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dial := func() network.Stream {
+		t.Helper()
+		if err := h.Connect(ctx, other.AddrInfo()); err != nil {
+			t.Fatal(err)
+		}
+		s, err := h.NewStream(ctx, other.ID(), echoProto)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	connected := func() bool { return h.Network().Connectedness(other.ID()) == network.Connected }
+	never := func(peer.ID) bool { return false }
+
+	s := dial()
+	h.Passing(other.ID())
+	if left := h.ClosePassing(time.Hour, never); left != 1 || !connected() {
+		t.Fatalf("a connection carrying a stream: %d marked, connected %v; want it kept", left, connected())
+	}
+	s.Close()
+	if err := pollUntil(ctx, func() bool {
+		return len(h.Network().ConnsToPeer(other.ID())) > 0 && len(h.Network().ConnsToPeer(other.ID())[0].GetStreams()) == 0
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if left := h.ClosePassing(time.Hour, never); left != 0 || connected() {
+		t.Fatalf("an idle connection: %d marked, connected %v; want it closed", left, connected())
+	}
+
+	s = dial()
+	defer s.Close()
+	h.Passing(other.ID())
+	if left := h.ClosePassing(0, never); left != 0 || connected() {
+		t.Fatalf("a stuck stream: %d marked, connected %v; want it closed", left, connected())
+	}
+
+	dial().Close()
+	h.Passing(other.ID())
+	if left := h.ClosePassing(0, func(peer.ID) bool { return true }); left != 0 || !connected() {
+		t.Fatalf("a peer in use again: %d marked, connected %v; want it unmarked and open", left, connected())
+	}
+}
+
+// pollUntil polls ok every 10 ms until it holds or ctx ends.
+func pollUntil(ctx context.Context, ok func() bool) error {
+	for !ok() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return nil
+}
