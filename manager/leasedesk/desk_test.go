@@ -3,7 +3,6 @@ package leasedesk
 import (
 	"context"
 	"crypto/rand"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/channels/channelstest"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
@@ -20,18 +20,6 @@ import (
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// openDB opens a channel database in a temporary directory, closed with
-// the test.
-func openDB(t *testing.T) *channels.DB {
-	t.Helper()
-	d, err := channels.Open(filepath.Join(t.TempDir(), "channels.db"), channels.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
 
 func newKey(t *testing.T) crypto.PrivKey {
 	t.Helper()
@@ -48,7 +36,7 @@ func newKey(t *testing.T) crypto.PrivKey {
 // when the claimer shows no proof that it may hold the task; a peer the
 // manager refuses gets that refusal for claims and renewals alike.
 func TestDeskRefusesWhatItCannotCheck(t *testing.T) {
-	d := openDB(t)
+	d := channelstest.Open(t)
 	mgr, other := newKey(t), newKey(t)
 	claimer, err := peer.IDFromPrivateKey(newKey(t))
 	if err != nil {
@@ -108,7 +96,7 @@ func TestDeskRefusesWhatItCannotCheck(t *testing.T) {
 // spot-check at the checker it chose): then only the holder's own claim
 // shows a proof.
 func TestDeskPinnedTaskByItsHolderAlone(t *testing.T) {
-	d := openDB(t)
+	d := channelstest.Open(t)
 	mgr, ownerKey := newKey(t), newKey(t)
 	owner, _ := peer.IDFromPrivateKey(ownerKey)
 	taker, _ := peer.IDFromPrivateKey(newKey(t))

@@ -1,24 +1,13 @@
 package rounds
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/hivecrawl/hivecrawl/manager/channels"
+	"github.com/hivecrawl/hivecrawl/manager/channels/channelstest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-func openDB(t *testing.T) *channels.DB {
-	t.Helper()
-	d, err := channels.Open(filepath.Join(t.TempDir(), "channels.db"), channels.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
-}
 
 func testOptions(issued *int) Options {
 	return Options{Strategy: StrategyFixed, PieceAbove: 5000, Pieces: 3, Delay: time.Second, Slack: 10 * time.Minute,
@@ -31,7 +20,7 @@ func all(string) bool { return true }
 // the Sync after it was added, gets one round when due and no second
 // while that round is open; its next crawl is one interval after.
 func TestScheduleStartsDueRounds(t *testing.T) {
-	d := openDB(t)
+	d := channelstest.Open(t)
 	if _, err := d.AddSeeds([]string{"http://a.example/"}, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +71,7 @@ func TestScheduleRefusesAnUnknownStrategy(t *testing.T) {
 	var issued int
 	o := testOptions(&issued)
 	o.Strategy = "fastest"
-	if _, err := New(openDB(t), o, t0); err == nil {
+	if _, err := New(channelstest.Open(t), o, t0); err == nil {
 		t.Fatal("New accepted strategy \"fastest\"")
 	}
 }
