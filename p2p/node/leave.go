@@ -209,14 +209,13 @@ func (n *Node) handleHandover(s network.Stream) {
 		}
 		return err
 	}
-	queued, err := wire.ReceiveHandover(ctx, wire.NewConn(s, wire.MaxHandoverSize), check, func(e []byte) wire.Taken {
+	_, err := wire.ReceiveHandover(ctx, wire.NewConn(s, wire.MaxHandoverSize), check, func(e []byte) wire.Taken {
 		return n.takeHandedOver(ctx, from, e)
 	})
 	if err != nil {
 		n.log.Debug("Handover failed", "from", from, "err", err)
 		s.Reset()
 	}
-	n.count(&n.stats.HandedIn, int64(queued))
 }
 
 // takeHandedOver queues one task a leaving neighbour handed over, if it
@@ -242,6 +241,8 @@ func (n *Node) takeHandedOver(ctx context.Context, from peer.ID, e []byte) wire.
 		n.log.Info("Handed-over task not queued; given back", "task", t.ID, "from", from, "err", err)
 		return wire.Declined
 	}
+	// Counted as queued, before the answer tells the leaving peer.
+	n.count(&n.stats.HandedIn, 1)
 	return wire.Queued
 }
 
