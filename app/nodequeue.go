@@ -11,6 +11,7 @@ import (
 	"github.com/hivecrawl/hivecrawl/crawler/taskmgr"
 	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/node"
+	"github.com/hivecrawl/hivecrawl/p2p/share"
 	"github.com/hivecrawl/hivecrawl/task"
 )
 
@@ -39,7 +40,7 @@ var (
 	_ node.Queue        = nodeQueue{}
 	_ admission.SeenSet = nodeQueue{}
 	_ node.Fuller       = nodeQueue{}
-	_ node.Sharer       = nodeQueue{}
+	_ share.Queue       = nodeQueue{}
 	_ node.Returner     = nodeQueue{}
 )
 

@@ -8,14 +8,13 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/coord"
 	"github.com/hivecrawl/hivecrawl/p2p/host"
+	"github.com/hivecrawl/hivecrawl/p2p/share"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/libp2p/go-libp2p/core/network"
@@ -32,11 +31,9 @@ type Node struct {
 	seen  admission.SeenSet // the queue, or a set in memory
 	log   *slog.Logger
 
-	// sharing is set while share runs (one at a time).
-	sharing atomic.Bool
-	// tooFar holds the hosts each taker refused as too far (admission.ErrTooFar),
-	// so share offers them elsewhere; safe for concurrent use.
-	tooFar *lru.Cache[farRefusal, struct{}]
+	// sharer gives waiting tasks to idle peers (share.go); nil when the
+	// queue cannot give tasks away or load balancing is off.
+	sharer *share.Sharer
 
 	mu sync.Mutex // guards the fields below
 	// book holds every zone certificate this node accepted; own and
@@ -76,10 +73,6 @@ type Node struct {
 	// that neighbour's leave is this node's again, not a replay
 	// (admit.go).
 	left map[string]time.Time
-	// farGiven counts the tasks this node shared with each peer two hops
-	// away since it last did so (share.go), against the idle threads a
-	// neighbour relayed for it.
-	farGiven map[peer.ID]farGift
 	// placed is set once the node has moved to its mapped coordinate
 	// (drift.go); until then it moves as soon as that point lies outside
 	// its zones.
@@ -112,12 +105,7 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("new node: %w", err)
 	}
-	tooFar, err := lru.New[farRefusal, struct{}](farRefusals)
-	if err != nil {
-		return nil, fmt.Errorf("new node: %w", err)
-	}
 	n := &Node{
-		tooFar:   tooFar,
 		viv:      viv,
 		h:        h,
 		cfg:      cfg,
@@ -129,7 +117,6 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		suspects: map[peer.ID]bool{},
 		reported: map[peer.ID]time.Time{},
 		left:     map[string]time.Time{},
-		farGiven: map[peer.ID]farGift{},
 		wide:     map[peer.ID]struct{}{},
 		notify:   map[peer.ID]bool{},
 		kick:     make(chan struct{}, 1),
@@ -140,6 +127,11 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 	} else {
 		n.seen = admission.NewMemory()
 		n.log.Warn("Task queue keeps no record of tasks seen; replayed tasks are refused only until this peer restarts")
+	}
+	if sq, ok := q.(share.Queue); ok && cfg.MaxPieces > 0 {
+		if n.sharer, err = share.New(sharing{n}, sq, cfg.Dim, cfg.HostRTT, cfg.Heartbeat, n.log); err != nil {
+			return nil, fmt.Errorf("new node: %w", err)
+		}
 	}
 	h.SetStreamHandler(wire.HeartbeatProtocol, n.handleHeartbeat)
 	h.SetStreamHandler(wire.InsertProtocol, n.handleInsert)
@@ -204,7 +196,9 @@ func (n *Node) Serve(ctx context.Context) error {
 		n.refreshLocked(now) // certificates expire
 		n.mu.Unlock()
 		n.heartbeatRound(ctx, all)
-		wg.Go(func() { n.share(ctx) }) // offers wait on neighbours; heartbeats must not
+		if n.sharer != nil {
+			wg.Go(func() { n.sharer.Round(ctx) }) // offers wait on takers; heartbeats must not
+		}
 	}
 }
 

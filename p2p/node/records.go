@@ -2,6 +2,7 @@ package node
 
 import (
 	"github.com/hivecrawl/hivecrawl/p2p/can"
+	"github.com/hivecrawl/hivecrawl/p2p/share"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 )
 
@@ -28,7 +29,7 @@ func (n *Node) load() can.Load {
 func (n *Node) loadWire() *wire.Load {
 	l := n.load()
 	w := &wire.Load{Rtl: l.RTL, Rpl: l.RPL}
-	if sh, ok := n.queue.(Sharer); ok {
+	if sh, ok := n.queue.(share.Queue); ok {
 		waiting, idle := sh.Spare()
 		w.Waiting, w.Idle = slots(waiting), slots(idle)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
-	"github.com/hivecrawl/hivecrawl/p2p/wire"
+	"github.com/hivecrawl/hivecrawl/p2p/share"
 	"github.com/hivecrawl/hivecrawl/task"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -35,7 +35,7 @@ type offered struct {
 	env []byte
 }
 
-var _ Sharer = (*threadQueue)(nil)
+var _ share.Queue = (*threadQueue)(nil)
 
 func newThreadQueue(q *memQueue) Queue {
 	return &threadQueue{memQueue: q, offered: map[string]offered{}, settled: map[string]bool{}}
@@ -105,6 +105,18 @@ func (q *threadQueue) Settle(_ context.Context, id string, taken bool) error {
 
 // state returns the queue's tasks (running ones first), with a task out
 // on offer in its place, and the offers settled so far.
+// task returns the queued task id and its envelope.
+func (q *threadQueue) task(id string) (*task.Task, []byte) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, t := range q.tasks {
+		if t.ID == id {
+			return t, q.envs[i]
+		}
+	}
+	return nil, nil
+}
+
 func (q *threadQueue) state() ([]string, map[string]bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -407,139 +419,18 @@ func TestShareStaysNearTheHost(t *testing.T) {
 	if ids, _ := bq.state(); !slices.Equal(ids, []string{"b-0", "b-1", "b-3"}) {
 		t.Fatalf("B's queue after sharing: %v, want b-0 running, b-1 and b-3 waiting", ids)
 	}
-	for _, h := range []string{"b-1.example", "b-3.example"} {
-		if !b.n.tooFar.Contains(farRefusal{cc.n.h.ID(), h}) {
-			t.Errorf("B does not remember that C refused %s", h)
-		}
-	}
-
 	// C measures b-1 again, nearer: offered once more, it is taken, so the
-	// refusal was not recorded as seen.
+	// refusal was not recorded as seen. (B remembers C's refusals,
+	// p2p/share's TestTooFarRemembered: offered here by hand.)
 	mu.Lock()
 	measured["C"]["b-1.example"] = 15 * time.Millisecond
 	mu.Unlock()
-	b.n.tooFar.Purge()
-	c.waitUntil(10*time.Second, "C never took b-1", func() string {
-		got := cq.ids()
-		slices.Sort(got)
-		if !slices.Equal(got, []string{"b-1", "b-2"}) {
-			return fmt.Sprintf("C holds %v", got)
-		}
-		return ""
-	})
-}
-
-// When no neighbour has an idle crawl thread, an owner whose tasks wait
-// shares them with a peer two hops away that its neighbours say has, one
-// per idle thread relayed, and no more once the relayed count falls; that
-// peer takes them on its neighbours' word that the owner holds their
-// targets, and refuses a task the owner sends it for an area the owner
-// does not hold.
-func TestShareWithIdlePeerTwoHopsAway(t *testing.T) {
-	if testing.Short() {
-		t.Skip("libp2p swarm")
+	b1, env := bq.task("b-1")
+	if taken, err := b.n.offer(ctx, cc.n.h.ID(), b1, env, can.Clamp(b1.Target)); !taken {
+		t.Fatalf("b-1 offered again, nearer: refused, %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := newCluster(t, Config{Heartbeat: 100 * time.Millisecond, DeadAfter: shareDeadAfter, MaxPieces: 100, Capacity: can.Capacity{BWDownload: 1, MemoryGB: 1}})
-	c.wrap = newThreadQueue
-	// A holds x < 0.5; the others split x ≥ 0.5, the last of them its
-	// far corner [0.75, 1] × [0.5, 1] × [0.5, 1], which abuts no zone of A.
-	mine := can.Point{0.25, 0.75, 0.75}
-	ps := c.addSettled(ctx, mine, can.Point{0.75, 0.25, 0.5}, can.Point{0.75, 0.75, 0.25}, can.Point{0.6, 0.75, 0.75}, can.Point{0.9, 0.75, 0.75})
-	a, far := ps[0], ps[4]
-	a.n.mu.Lock()
-	az := slices.Clone(a.n.zones)
-	a.n.mu.Unlock()
-	far.n.mu.Lock()
-	fz := slices.Clone(far.n.zones)
-	far.n.mu.Unlock()
-	if c.owner(mine) != a || can.AbutsAny(az, fz) {
-		t.Fatalf("the zones are not where the test wants them: A %v, far %v", az, fz)
-	}
-	aq, fq := a.n.queue.(*threadQueue), far.n.queue.(*threadQueue)
-
-	// A runs nothing and four of its tasks wait; every neighbour of A is
-	// as busy (no idle thread). Nothing moves while the far peer has none
-	// either.
-	for i := range 4 {
-		if _, _, err := a.n.Insert(ctx, c.envelope(fmt.Sprintf("a-%d", i), mine), mine); err != nil {
-			t.Fatal(err)
-		}
-	}
-	time.Sleep(10 * c.cfg.Heartbeat)
-	if ids, settled := aq.state(); len(ids) != 4 || len(settled) != 0 {
-		t.Fatalf("tasks moved with no idle thread anywhere: A holds %v, offers %v", ids, settled)
-	}
-
-	fq.mu.Lock()
-	fq.idle = 2
-	fq.mu.Unlock()
-	c.waitUntil(10*time.Second, "the far peer never took two tasks", func() string {
-		if got := fq.ids(); len(got) != 2 {
-			return fmt.Sprintf("far peer holds %v", got)
-		}
-		return ""
-	})
-	time.Sleep(20 * c.cfg.Heartbeat) // its idle threads are taken: nothing more moves
-	got := fq.ids()
-	slices.Sort(got)
-	if want := []string{"a-2", "a-3"}; !slices.Equal(got, want) {
-		t.Fatalf("far peer holds %v, want the two of A's tasks that would start last, %v", got, want)
-	}
-	if ids, _ := aq.state(); !slices.Equal(ids, []string{"a-0", "a-1"}) {
-		t.Fatalf("A's queue after sharing: %v, want a-0 and a-1", ids)
-	}
-	if n := c.countTasks(); n["a-2"] != 1 || n["a-3"] != 1 {
-		t.Fatalf("shared tasks held %d and %d times, want once each", n["a-2"], n["a-3"])
-	}
-
-	// Its idle threads taken, the far peer refuses another share, whatever
-	// A last heard of them: A's word on them is two heartbeats old.
-	taken, err := a.n.offer(ctx, far.h.ID(), c.task("a-4", mine), c.envelope("a-4", mine), mine)
-	if taken || !errors.Is(err, ErrNoIdleThread) {
-		t.Fatalf("a share to a peer with no idle thread: taken %v, err %v; want refused for want of a thread", taken, err)
-	}
-
-	// A task for an area A does not hold (the second peer's), sent by A
-	// balanced, is refused: no neighbour of the far peer says A holds it.
-	other := can.Point{0.75, 0.25, 0.5}
-	if c.owner(other) != ps[1] {
-		t.Fatal("the second peer does not hold its own point")
-	}
-	resp, err := a.n.forward(ctx, far.h.ID(), &wire.Insert{Envelope: c.envelope("not-a", other), Target: other, Hops: 1, Lbi: true})
-	if err != nil || resp.Accepted || !errors.Is(refusal(resp.Error), admission.ErrMisaimed) {
-		t.Fatalf("a balanced task for an area A does not hold: %+v, %v; want refused as misaimed", resp, err)
-	}
-}
-
-// TestShareGoesToTheNearestTaker: of the idle peers a waiting task may go
-// to, the one the sharer, which measured the task's host nearest,
-// measured nearest itself; the zones decide only while no taker's round
-// trip is known. Before, a volunteer still standing at the hash of its
-// peer ID shared with the neighbour whose zone lay nearest the target:
-// anywhere on the network.
-func TestShareGoesToTheNearestTaker(t *testing.T) {
-	target := can.Point{0.3, 0.3}
-	// a's zone abuts the target's; b's lies across the space but b sits
-	// 5 ms from the sharer on the network, a 150 ms.
-	a := taker{can.NeighbourInfo{ID: "a", Zones: []can.Zone{{Lo: can.Point{0.5, 0}, Hi: can.Point{1, 0.5}}}}, 150 * time.Millisecond}
-	b := taker{can.NeighbourInfo{ID: "b", Zones: []can.Zone{{Lo: can.Point{0.5, 0.5}, Hi: can.Point{1, 1}}}}, 5 * time.Millisecond}
-	for _, tc := range []struct {
-		name   string
-		takers []taker
-		want   peer.ID
-	}{
-		{"measured", []taker{a, b}, "b"},
-		{"in either order", []taker{b, a}, "b"},
-		{"a tie to the smaller ID", []taker{{b.NeighbourInfo, a.rtt}, a}, "a"},
-		{"one unmeasured", []taker{{a.NeighbourInfo, 0}, {b.NeighbourInfo, a.rtt}}, "b"},
-		{"none measured", []taker{{a.NeighbourInfo, 0}, {b.NeighbourInfo, 0}}, "a"},
-		{"none", nil, ""},
-	} {
-		if got := nearestTaker(tc.takers, target); got != tc.want {
-			t.Errorf("%s: shared with %s, want %s", tc.name, got, tc.want)
-		}
+	if got := cq.ids(); !slices.Contains(got, "b-1") {
+		t.Fatalf("C holds %v, want b-1 among them", got)
 	}
 }
 

@@ -38,6 +38,9 @@ var rules = []rule{
 	// The scheduling cores serve the manager and the simulator alike, so
 	// they live apart from both and depend on neither.
 	{"sched", []string{mod + "/"}, false},
+	// Sharing waiting tasks is the overlay's client, not part of it: the
+	// node names the takers and carries the offers.
+	{"p2p/share", []string{mod + "/p2p/node"}, false},
 	// Pure cores: no network, no disk, no libp2p.
 	{"p2p/can", pure, true},
 	{"p2p/coord", pure, true},
