@@ -17,10 +17,13 @@
 //   - it was seen here before (Record, ErrSeen).
 //
 // The checks are pure but for Record, which writes to the peer's SeenSet.
-// The node (p2p/node) applies them and records a task as seen only once
-// every other rule has passed: refusals are not recorded, or a member
-// could fill a peer's set with misaimed copies of tasks that peer may
-// later inherit in a handover. The reasons' text travels in the insert
+// A peer's Gate applies them where the overlay node (p2p/node) would queue
+// a task or balance it onward, counts its refusals by reason, and records
+// a task as seen only once every other rule has passed: refusals are not
+// recorded, or a member could fill a peer's set with misaimed copies of
+// tasks that peer may later inherit in a handover. The Gate also
+// remembers the tasks the peer passed on, which may come back once with a
+// leaving neighbour's zone. The reasons' text travels in the insert
 // protocol's refusals, so a refusal read back (Refusal) wraps the reason
 // it names.
 package admission

@@ -51,7 +51,7 @@ type Config struct {
 	MaxPieces int `json:"max_pieces,omitempty"`
 	// TTL is the load-balancing TTL given to new inserts; 0 means
 	// can.DefaultTTL, negative means 0: how many peers may pass a task on
-	// to a lighter neighbour, the owner first (admit.go).
+	// to a lighter neighbour, the owner first (insert.go).
 	TTL int `json:"ttl,omitempty"`
 	// Bounds, when set, map the node's Vivaldi coordinate into the CAN
 	// space: a node whose mapped point drifts further than its zone's

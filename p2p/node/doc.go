@@ -30,7 +30,7 @@
 //   - Insert: greedy routing to the owner of the target point, then load
 //     balancing on insert (can.DecideInsert) up to Config.TTL hops. The
 //     owner, and every peer it is balanced to, verify the manager's
-//     signature (p2p/envelope) and admit the task (admit.go): a live
+//     signature (p2p/envelope) and admit the task (admission.Gate): a live
 //     lease, not issued in the future, the signed target the insert was
 //     routed to, never seen here before, and for a balanced insert, the
 //     certificates of the peers that passed it on from the target's

@@ -88,12 +88,8 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 		}
 		ids = append(ids, id)
 	}
-	for k, until := range n.left {
-		if now.After(until) {
-			delete(n.left, k)
-		}
-	}
 	n.mu.Unlock()
+	n.gate.Forget(now)
 	// Dialled only to sample or to tell: closed once idle, or after ten
 	// intervals whatever they carry.
 	n.h.ClosePassing(10*n.cfg.Heartbeat, func(id peer.ID) bool {

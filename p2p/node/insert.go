@@ -109,11 +109,12 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 			if ins.Share && !free {
 				return refuse(ins, "%v", ErrNoIdleThread)
 			}
-			var sharerRTT time.Duration
+			in := admission.Insert{Envelope: ins.Envelope, Target: target, From: from, Proof: ins.Proof,
+				Path: func() error { return n.checkPath(ins.Path, target, from) }}
 			if ins.Share {
-				sharerRTT = time.Duration(ins.HostRttUs) * time.Microsecond
+				in.Sharer = time.Duration(ins.HostRttUs) * time.Microsecond
 			}
-			t, err := n.admit(ctx, ins.Envelope, target, from, ins.Path, ins.Proof, sharerRTT)
+			t, err := n.gate.Admit(ctx, in)
 			if err != nil {
 				return refuse(ins, "%v", err)
 			}
@@ -203,7 +204,7 @@ func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire
 // tasks come faster than they start, since the threshold counts running
 // tasks and the queue's limit only waiting ones.
 func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec can.Decision, from peer.ID) *wire.InsertResponse {
-	t, err := n.admit(ctx, ins.Envelope, target, "", nil, nil, 0)
+	t, err := n.gate.Admit(ctx, admission.Insert{Envelope: ins.Envelope, Target: target})
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}
@@ -282,7 +283,7 @@ func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, 
 	switch {
 	case err == nil && resp.Accepted:
 		n.noteBalanced(peer.ID(dec.To), t)
-		n.noteLeft(t)
+		n.gate.Passed(t)
 		return resp
 	case err == nil && strings.Contains(resp.Error, admission.ErrSeen.Error()):
 		// The neighbour took this task before and holds it, or

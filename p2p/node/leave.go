@@ -219,15 +219,10 @@ func (n *Node) handleHandover(s network.Stream) {
 }
 
 // takeHandedOver queues one task a leaving neighbour handed over, if it
-// verifies and passes admission (admitHandedOver).
+// verifies and passes admission (admission.Gate.AdmitHandedOver).
 func (n *Node) takeHandedOver(ctx context.Context, from peer.ID, e []byte) wire.Taken {
-	t, err := envelope.Open(e, n.cfg.Manager)
+	t, err := n.gate.AdmitHandedOver(ctx, e, from)
 	if err != nil {
-		n.count(&n.stats.Refused, 1)
-		n.log.Info("Refused a handed-over task that failed verification", "from", from, "err", err)
-		return wire.Dropped
-	}
-	if err := n.admitHandedOver(ctx, t, from); err != nil {
 		return wire.Dropped // counted and logged
 	}
 	proof, err := n.ownProof(t, can.Clamp(t.Target))

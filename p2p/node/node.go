@@ -28,7 +28,7 @@ type Node struct {
 	h     *host.Host
 	cfg   Config
 	queue Queue
-	seen  admission.SeenSet // the queue, or a set in memory
+	gate  *admission.Gate // over the queue's record of tasks seen, or one in memory
 	log   *slog.Logger
 
 	// sharer gives waiting tasks to idle peers (share.go); nil when the
@@ -68,11 +68,6 @@ type Node struct {
 	suspects map[peer.ID]bool
 	reported map[peer.ID]time.Time
 	wide     map[peer.ID]struct{} // peers beyond the neighbours sampled while the coordinate is young (heartbeat.go)
-	// left holds the deliveries (admission.Key) this node balanced or
-	// shared to a neighbour, until their lease ends: one handed back by
-	// that neighbour's leave is this node's again, not a replay
-	// (admit.go).
-	left map[string]time.Time
 	// placed is set once the node has moved to its mapped coordinate
 	// (drift.go); until then it moves as soon as that point lies outside
 	// its zones.
@@ -116,18 +111,17 @@ func New(h *host.Host, q Queue, cfg Config) (*Node, error) {
 		nbrs:     map[peer.ID]*neighbour{},
 		suspects: map[peer.ID]bool{},
 		reported: map[peer.ID]time.Time{},
-		left:     map[string]time.Time{},
 		wide:     map[peer.ID]struct{}{},
 		notify:   map[peer.ID]bool{},
 		kick:     make(chan struct{}, 1),
 		seq:      uint64(time.Now().UnixNano()),
 	}
-	if s, ok := q.(admission.SeenSet); ok {
-		n.seen = s
-	} else {
-		n.seen = admission.NewMemory()
+	seen, ok := q.(admission.SeenSet)
+	if !ok {
+		seen = admission.NewMemory()
 		n.log.Warn("Task queue keeps no record of tasks seen; replayed tasks are refused only until this peer restarts")
 	}
+	n.gate = admission.NewGate(h.ID(), cfg.Manager, seen, cfg.Dim, cfg.HostRTT, n.log)
 	if sq, ok := q.(share.Queue); ok && cfg.MaxPieces > 0 {
 		if n.sharer, err = share.New(sharing{n}, sq, cfg.Dim, cfg.HostRTT, cfg.Heartbeat, n.log); err != nil {
 			return nil, fmt.Errorf("new node: %w", err)

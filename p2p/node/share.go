@@ -113,7 +113,7 @@ func (s sharing) Offer(ctx context.Context, to share.Taker, t *task.Task, env []
 	}
 	n.mu.Unlock()
 	if taken {
-		n.noteLeft(t)
+		n.gate.Passed(t)
 	}
 	return taken, err
 }

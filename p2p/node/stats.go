@@ -6,7 +6,7 @@ type Stats struct {
 	Accepted  int64 // tasks queued here
 	Forwarded int64 // inserts routed or balanced onward
 	Refused   int64 // tasks refused: forged, altered or invalid
-	// Genuine tasks refused (admit.go), by reason, named by
+	// Genuine tasks refused (admission.Gate), by reason, named by
 	// p2p/admission's sentinels.
 	Expired     int64 // no lease on the host, or the lease ended (ErrNoLease)
 	IssuedAhead int64 // issued more than MaxClockSkew after our clock (ErrIssuedAhead)
@@ -50,7 +50,16 @@ func (s Stats) Drifts() int64 { return max(s.Moves-1, 0) }
 func (n *Node) Stats() Stats {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.stats
+	return n.statsLocked()
+}
+
+// statsLocked returns the node's counters with its gate's. n.mu must be
+// held.
+func (n *Node) statsLocked() Stats {
+	s, c := n.stats, n.gate.Counts()
+	s.Refused, s.Expired, s.IssuedAhead, s.Mistargeted = c.Invalid, c.Expired, c.IssuedAhead, c.Mistargeted
+	s.Misaimed, s.Replayed, s.Returned = c.Misaimed, c.Replayed, c.Returned
+	return s
 }
 
 // count adds k to counter c, one of n.stats's.

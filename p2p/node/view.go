@@ -44,7 +44,7 @@ func (n *Node) View() View {
 		Coordinate:  c,
 		Samples:     int(samples),
 		BoundsEpoch: n.boundsEpoch,
-		Stats:       n.stats,
+		Stats:       n.statsLocked(),
 	}
 	if n.bounds != nil {
 		v.Mapped = n.bounds.Map(c)
