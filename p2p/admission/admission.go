@@ -133,6 +133,36 @@ func CheckPath(book *zonecert.Book, raw [][]byte, target can.Point, dim int, sel
 	return nil
 }
 
+// ExtendPath returns the path of certificates a peer passes a balanced
+// insert on with, so that the next peer's CheckPath accepts it: raw, the
+// path the insert came with (nil at the target's owner), and one of own,
+// the peer's certificates, holding target at the owner, else abutting the
+// zone of the path's last certificate, and abutting one of next, the
+// zones of the peer it goes to. ok is false when own holds no such zone
+// (the peer's zones changed meanwhile).
+func ExtendPath(raw [][]byte, own []zonecert.Cert, target can.Point, next []can.Zone, dim int) ([][]byte, bool) {
+	var last can.Zone
+	if len(raw) > 0 {
+		c, err := zonecert.Decode(raw[len(raw)-1])
+		if err != nil {
+			return nil, false
+		}
+		last = c.Path.Zone(dim)
+	}
+	for _, c := range own {
+		z := c.Path.Zone(dim)
+		if len(raw) == 0 && !z.Contains(target) || len(raw) > 0 && !can.Abuts(last, z) || !can.AbutsAny([]can.Zone{z}, next) {
+			continue
+		}
+		b, err := c.MarshalBinary()
+		if err != nil {
+			return nil, false
+		}
+		return append(slices.Clone(raw), b), true
+	}
+	return nil, false
+}
+
 // CheckProof checks that raw, an encoded zonecert.Proof, shows that
 // claim's claimer may claim the lease of claim's task, by manager's
 // certificates; the error wraps ErrMisaimed.

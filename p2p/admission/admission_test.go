@@ -158,6 +158,60 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
+// TestExtendPath: the path a peer passes a balanced insert on with is
+// one the next peer's CheckPath accepts, from the owner on; a peer whose
+// zones cannot extend it (not holding the target at the owner, not
+// abutting the path's last zone or the next peer's) sends nothing.
+func TestExtendPath(t *testing.T) {
+	c := newCertified(t)
+	owner, next, apart, _ := c.roles(t)
+	target := c.zone(owner).Centre()
+	check := func(raw [][]byte, self, from peer.ID) error {
+		return CheckPath(zonecert.NewBook(c.manager.GetPublic()), raw, target, 2, self, from, c.now)
+	}
+	first, ok := ExtendPath(nil, []zonecert.Cert{c.certs[next], c.certs[owner]}, target, []can.Zone{c.zone(next)}, 2)
+	if !ok || len(first) != 1 {
+		t.Fatalf("at the owner: %d certificates, ok %v; want its own", len(first), ok)
+	}
+	if err := check(first, next, owner); err != nil {
+		t.Fatalf("the owner's path, at the next peer: %v", err)
+	}
+	var third can.Zone // a zone abutting next's, not the owner's
+	for _, id := range c.ids {
+		if z := c.zone(id); id != owner && id != next && can.Abuts(z, c.zone(next)) {
+			third = z
+			if err := func() error {
+				second, ok := ExtendPath(first, []zonecert.Cert{c.certs[next]}, target, []can.Zone{z}, 2)
+				if !ok || len(second) != 2 {
+					return fmt.Errorf("%d certificates, ok %v", len(second), ok)
+				}
+				return check(second, id, next)
+			}(); err != nil {
+				t.Fatalf("passed on again, to %s: %v", id, err)
+			}
+			break
+		}
+	}
+	if third.Lo == nil {
+		t.Fatal("no third zone abutting the next peer's")
+	}
+	for _, tc := range []struct {
+		name string
+		raw  [][]byte
+		own  zonecert.Cert
+		next can.Zone
+	}{
+		{"the owner's zone does not hold the target", nil, c.certs[next], c.zone(owner)},
+		{"the next peer's zone does not abut", nil, c.certs[owner], c.zone(apart)},
+		{"not abutting the path's last zone", first, c.certs[apart], c.zone(next)},
+		{"a broken path", [][]byte{[]byte("not a certificate")}, c.certs[next], c.zone(owner)},
+	} {
+		if raw, ok := ExtendPath(tc.raw, []zonecert.Cert{tc.own}, target, []can.Zone{tc.next}, 2); ok {
+			t.Errorf("%s: extended to %d certificates", tc.name, len(raw))
+		}
+	}
+}
+
 func TestCheckLeaseAndTarget(t *testing.T) {
 	now := time.Now()
 	live := task.Lease{Host: "a.example", Expires: now.Add(time.Minute)}

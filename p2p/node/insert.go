@@ -208,7 +208,7 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}
-	proof, err := n.ownProof(t, target)
+	proof, err := n.proof(nil, t, target, "")
 	if err != nil {
 		return refuse(ins, "%v", err)
 	}
@@ -263,17 +263,24 @@ func (n *Node) queueFull() bool {
 // neighbour is gone or refused it for another reason than having seen it,
 // so the caller keeps the task.
 func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, t *task.Task, dec can.Decision) *wire.InsertResponse {
+	var (
+		came  [][]byte // the path and proof the task came with; none at its owner
+		proof []byte
+	)
+	if ins.Lbi {
+		came, proof = ins.Path, ins.Proof
+	}
 	n.mu.Lock()
-	path, ok := n.pathLocked(ins, target, peer.ID(dec.To))
+	var next []can.Zone
+	if nb := n.nbrs[peer.ID(dec.To)]; nb != nil {
+		next = nb.zones
+	}
+	path, ok := admission.ExtendPath(came, n.own, target, next, n.cfg.Dim)
 	n.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	var came []byte // the proof the task came with; nil at its owner
-	if ins.Lbi {
-		came = ins.Proof
-	}
-	proof, err := n.passProof(came, t, target, peer.ID(dec.To))
+	proof, err := n.proof(proof, t, target, peer.ID(dec.To))
 	if err != nil {
 		n.log.Warn("Task not balanced: no proof to pass on", "task", t.ID, "err", err)
 		return nil
@@ -291,42 +298,6 @@ func (n *Node) balance(ctx context.Context, ins *wire.Insert, target can.Point, 
 		return resp
 	}
 	return nil
-}
-
-// pathLocked returns the path of certificates to send a balanced insert
-// on with: the path it came with, or none at its owner, and one of this
-// node's certificates, holding target at the owner, else abutting the
-// path's last zone; ok is false when this node holds no such zone (its
-// zones changed meanwhile). n.mu must be held.
-func (n *Node) pathLocked(ins *wire.Insert, target can.Point, to peer.ID) ([][]byte, bool) {
-	path := slices.Clone(ins.Path)
-	if !ins.Lbi {
-		path = nil
-	}
-	var last can.Zone
-	if len(path) > 0 {
-		c, err := zonecert.Decode(path[len(path)-1])
-		if err != nil {
-			return nil, false
-		}
-		last = c.Path.Zone(n.cfg.Dim)
-	}
-	for _, c := range n.own {
-		z := c.Path.Zone(n.cfg.Dim)
-		if len(path) == 0 && !z.Contains(target) || len(path) > 0 && !can.Abuts(last, z) {
-			continue
-		}
-		nb := n.nbrs[to]
-		if nb == nil || !can.AbutsAny([]can.Zone{z}, nb.zones) {
-			continue // the next peer checks that our zone abuts its own
-		}
-		b, err := c.MarshalBinary()
-		if err != nil {
-			return nil, false
-		}
-		return append(path, b), true
-	}
-	return nil, false
 }
 
 // balanceInfosLocked returns the neighbours a balanced insert may go on

@@ -225,7 +225,7 @@ func (n *Node) takeHandedOver(ctx context.Context, from peer.ID, e []byte) wire.
 	if err != nil {
 		return wire.Dropped // counted and logged
 	}
-	proof, err := n.ownProof(t, can.Clamp(t.Target))
+	proof, err := n.proof(nil, t, can.Clamp(t.Target), "")
 	if err == nil {
 		err = n.queue.Enqueue(ctx, t, e, proof)
 	}

@@ -129,7 +129,7 @@ func (n *Node) offer(ctx context.Context, to peer.ID, t *task.Task, env []byte, 
 	if err != nil {
 		return false, fmt.Errorf("share: %w", err)
 	}
-	proof, err := n.pass(zonecert.OwnerProof(c), t, to)
+	proof, err := n.proof(nil, t, target, to)
 	if err != nil {
 		return false, fmt.Errorf("share: %w", err)
 	}
