@@ -207,22 +207,17 @@ func (n *Node) sendHeartbeat(ctx context.Context, id peer.ID, hb *wire.Heartbeat
 	// Two intervals: a busy peer is slow, not dead; rounds never overlap.
 	ctx, cancel := context.WithTimeout(ctx, 2*n.cfg.Heartbeat)
 	defer cancel()
-	s, err := n.h.NewStream(wire.AllowRelayed(ctx), id, wire.HeartbeatProtocol)
+	var resp wire.Heartbeat
+	relayed, err := wire.Call(ctx, n.h, id, wire.HeartbeatProtocol, hb, wire.MaxHeartbeatSize, &resp, wire.MaxHeartbeatSize)
 	if err != nil {
 		return nil, false, err
 	}
-	defer s.Close()
-	var resp wire.Heartbeat
-	if err := wire.NewConn(s, wire.MaxHeartbeatSize).Exchange(ctx, hb, wire.MaxHeartbeatSize, &resp); err != nil {
-		s.Reset()
-		return nil, false, err
-	}
-	return &resp, wire.Relayed(s.Conn()), nil
+	return &resp, relayed, nil
 }
 
 func (n *Node) handleHeartbeat(s network.Stream) {
 	var hb wire.Heartbeat
-	n.serve(s, "Heartbeat", &hb, wire.MaxHeartbeatSize, wire.MaxHeartbeatSize, func(_ context.Context, from peer.ID) wire.Message {
+	n.answer(s, "Heartbeat", &hb, wire.MaxHeartbeatSize, wire.MaxHeartbeatSize, func(_ context.Context, from peer.ID) wire.Message {
 		n.onHeartbeat(&hb, from)
 		n.mu.Lock()
 		defer n.mu.Unlock()

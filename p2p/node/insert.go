@@ -43,7 +43,7 @@ func (n *Node) Insert(ctx context.Context, env []byte, target can.Point) (owner 
 
 func (n *Node) handleInsert(s network.Stream) {
 	var ins wire.Insert
-	n.serve(s, "Insert", &ins, wire.MaxInsertSize, wire.MaxInsertResponseSize, func(ctx context.Context, from peer.ID) wire.Message {
+	n.answer(s, "Insert", &ins, wire.MaxInsertSize, wire.MaxInsertResponseSize, func(ctx context.Context, from peer.ID) wire.Message {
 		return n.route(ctx, &ins, from)
 	})
 }
@@ -183,14 +183,8 @@ func balanceTo(infos []can.NeighbourInfo, from peer.ID) []can.NeighbourInfo {
 
 func (n *Node) forward(ctx context.Context, to peer.ID, ins *wire.Insert) (*wire.InsertResponse, error) {
 	n.count(&n.stats.Forwarded, 1)
-	s, err := n.h.NewStream(wire.AllowRelayed(ctx), to, wire.InsertProtocol)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
 	var resp wire.InsertResponse
-	if err := wire.NewConn(s, wire.MaxInsertResponseSize).Exchange(ctx, ins, wire.MaxInsertSize, &resp); err != nil {
-		s.Reset()
+	if _, err := wire.Call(ctx, n.h, to, wire.InsertProtocol, ins, wire.MaxInsertSize, &resp, wire.MaxInsertResponseSize); err != nil {
 		return nil, err
 	}
 	return &resp, nil

@@ -204,24 +204,11 @@ func (n *Node) poke() {
 	}
 }
 
-// serve answers one request on stream s, as the join, heartbeat, insert
-// and lookup protocols do: it reads a request of at most maxReq bytes into
-// req, then writes what answer returns for it (at most maxResp bytes),
-// within wire.DefaultTimeout. A request that does not read resets the
-// stream; either failure is logged at Debug under kind.
-func (n *Node) serve(s network.Stream, kind string, req wire.Message, maxReq, maxResp int, answer func(ctx context.Context, from peer.ID) wire.Message) {
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), wire.DefaultTimeout)
-	defer cancel()
-	from := s.Conn().RemotePeer()
-	c := wire.NewConn(s, maxReq)
-	if err := c.Read(ctx, req); err != nil {
-		n.log.Debug(kind+" refused", "from", from, "err", err)
-		s.Reset()
-		return
-	}
-	if err := c.Write(ctx, answer(ctx, from), maxResp); err != nil {
-		n.log.Debug(kind+" answer not sent", "to", from, "err", err)
+// answer answers one request of protocol kind on stream s (wire.Answer),
+// and logs a failure at Debug.
+func (n *Node) answer(s network.Stream, kind string, req wire.Message, maxReq, maxResp int, answer func(ctx context.Context, from peer.ID) wire.Message) {
+	if err := wire.Answer(s, req, maxReq, maxResp, answer); err != nil {
+		n.log.Debug(kind+" not answered", "peer", s.Conn().RemotePeer(), "err", err)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/protocol"
 )
 
 // maxMicros is the largest median a response may carry (wire's limit).
@@ -65,23 +64,14 @@ func truncate(s string, n int) string {
 }
 
 // StreamOpener opens a stream to a peer; a libp2p host is one.
-type StreamOpener interface {
-	NewStream(ctx context.Context, p peer.ID, pids ...protocol.ID) (network.Stream, error)
-}
+type StreamOpener = wire.Opener
 
 // Ask asks peer p to measure hostPort and returns its answer. A measurement
 // the peer could not make is returned as an error naming the peer.
 func Ask(ctx context.Context, h StreamOpener, p peer.ID, hostPort string, samples int) (*wire.MeasureResponse, error) {
-	s, err := h.NewStream(wire.AllowRelayed(ctx), p, wire.MeasureProtocol)
-	if err != nil {
-		return nil, fmt.Errorf("ask %s to measure %s: %w", p, hostPort, err)
-	}
-	defer s.Close()
-	c := wire.NewConn(s, wire.MaxMeasureResponseSize)
 	var resp wire.MeasureResponse
 	req := &wire.MeasureRequest{HostPort: hostPort, Samples: uint32(max(0, min(samples, wire.MaxSamples)))}
-	if err := c.Exchange(ctx, req, wire.MaxMeasureRequestSize, &resp); err != nil {
-		s.Reset()
+	if _, err := wire.Call(ctx, h, p, wire.MeasureProtocol, req, wire.MaxMeasureRequestSize, &resp, wire.MaxMeasureResponseSize); err != nil {
 		return nil, fmt.Errorf("ask %s to measure %s: %w", p, hostPort, err)
 	}
 	if resp.Error != "" {

@@ -115,14 +115,8 @@ func (j *Hijacker) claim(ctx context.Context, id peer.ID) bool {
 	hb := &wire.Heartbeat{Self: &wire.Peer{Id: []byte(self)}, Certs: certs}
 	cctx, cancel := context.WithTimeout(ctx, 2*j.Every)
 	defer cancel()
-	s, err := j.Host.NewStream(wire.AllowRelayed(cctx), id, wire.HeartbeatProtocol)
-	if err != nil {
-		return false
-	}
-	defer s.Close()
 	var resp wire.Heartbeat
-	if err := wire.NewConn(s, wire.MaxHeartbeatSize).Exchange(cctx, hb, wire.MaxHeartbeatSize, &resp); err != nil {
-		s.Reset()
+	if _, err := wire.Call(cctx, j.Host, id, wire.HeartbeatProtocol, hb, wire.MaxHeartbeatSize, &resp, wire.MaxHeartbeatSize); err != nil {
 		return false
 	}
 	j.mu.Lock()
