@@ -58,6 +58,9 @@ var (
 	// Reach times as far as the sharer did. The sharer keeps the task and
 	// offers it elsewhere.
 	ErrTooFar = errors.New("host too far for a shared task")
+	// ErrNotHeir: a handover from a peer that shows no zone of its the
+	// manager has since certified to this peer.
+	ErrNotHeir = errors.New("the sender shows no zone of its that the manager has since certified to this peer")
 )
 
 // CheckLease refuses a task that may not start at now.
@@ -161,6 +164,26 @@ func ExtendPath(raw [][]byte, own []zonecert.Cert, target can.Point, next []can.
 		return append(slices.Clone(raw), b), true
 	}
 	return nil, false
+}
+
+// CheckHandover checks that peer from, leaving, may hand its tasks to the
+// holder of own (this peer's certificates): one of sent, from's
+// certificates signed by manager (expired or not), names a zone that own
+// certifies here under a newer epoch, as the manager's grant of a
+// leaver's zones to their heir does. Anyone else's tasks are refused
+// whole (ErrNotHeir).
+func CheckHandover(sent []zonecert.Cert, from peer.ID, own []zonecert.Cert, manager crypto.PubKey) error {
+	for _, c := range sent {
+		if c.Holder != from || c.Verify(manager) != nil {
+			continue
+		}
+		for _, o := range own {
+			if o.Epoch > c.Epoch && o.Path.Overlaps(c.Path) {
+				return nil
+			}
+		}
+	}
+	return ErrNotHeir
 }
 
 // CheckProof checks that raw, an encoded zonecert.Proof, shows that

@@ -158,6 +158,42 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
+// TestCheckHandover: a leaving peer's tasks are taken only from the peer
+// whose certificate, signed by the manager, names a zone the receiver now
+// holds under a newer epoch; every other handover is refused whole.
+func TestCheckHandover(t *testing.T) {
+	c := newCertified(t)
+	owner, next, apart, _ := c.roles(t)
+	resign := func(cert zonecert.Cert, holder peer.ID, epoch uint64, key crypto.PrivKey) zonecert.Cert {
+		cert.Holder, cert.Epoch = holder, epoch
+		if err := cert.Sign(key); err != nil {
+			t.Fatal(err)
+		}
+		return cert
+	}
+	left := c.certs[owner]
+	heir := resign(left, next, left.Epoch+1, c.manager)
+	otherKey, _ := key(t)
+	for _, tc := range []struct {
+		name string
+		sent zonecert.Cert
+		from peer.ID
+		own  zonecert.Cert
+		ok   bool
+	}{
+		{"the heir of the sender's zone", left, owner, heir, true},
+		{"a certificate of another peer", left, apart, heir, false},
+		{"not newer here", left, owner, resign(left, next, left.Epoch, c.manager), false},
+		{"another zone here", left, owner, c.certs[apart], false},
+		{"a forged certificate", resign(left, owner, left.Epoch, otherKey), owner, heir, false},
+	} {
+		err := CheckHandover([]zonecert.Cert{tc.sent}, tc.from, []zonecert.Cert{tc.own}, c.manager.GetPublic())
+		if tc.ok && err != nil || !tc.ok && !errors.Is(err, ErrNotHeir) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}
+
 // TestExtendPath: the path a peer passes a balanced insert on with is
 // one the next peer's CheckPath accepts, from the owner on; a peer whose
 // zones cannot extend it (not holding the target at the owner, not

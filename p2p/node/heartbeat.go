@@ -101,53 +101,39 @@ func (n *Node) heartbeatRound(ctx context.Context, all bool) {
 	})
 	var wg sync.WaitGroup
 	for _, id := range notify {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, err := n.exchange(ctx, id, hb, false)
-			if err != nil {
+		wg.Go(func() {
+			if err := n.exchange(ctx, id, hb, false); err != nil {
 				n.log.Debug("A peer a grant named did not answer", "peer", id.String(), "err", err)
 				return
 			}
-			n.onHeartbeat(resp, id)
 			n.h.Passing(id) // dialled only to tell it, unless a neighbour
-		}()
+		})
 	}
 	for _, id := range wide {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			// The first exchange dials, and a dial's handshakes say
 			// nothing of the distance: only later ones are samples.
-			connected := n.h.Network().Connectedness(id) == network.Connected
-			resp, err := n.exchange(ctx, id, hb, connected)
-			if err != nil {
+			if n.exchange(ctx, id, hb, n.h.Network().Connectedness(id) == network.Connected) != nil {
 				n.mu.Lock()
 				delete(n.wide, id)
 				n.mu.Unlock()
-				return
 			}
-			n.onHeartbeat(resp, id)
-		}()
+		})
 	}
 	for _, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, err := n.exchange(ctx, id, hb, true)
-			if err != nil {
+		wg.Go(func() {
+			if err := n.exchange(ctx, id, hb, true); err != nil {
 				n.log.Debug("Heartbeat missed", "neighbour", id.String(), "err", err)
 				n.missed(id)
 				return
 			}
-			n.onHeartbeat(resp, id)
 			n.mu.Lock()
 			n.stats.Heartbeats++
 			if nb, ok := n.nbrs[id]; ok {
 				nb.told = time.Now()
 			}
 			n.mu.Unlock()
-		}()
+		})
 	}
 	wg.Wait()
 }
@@ -186,33 +172,25 @@ func (n *Node) wideLocked() []peer.ID {
 	return slices.Collect(maps.Keys(n.wide))
 }
 
-// exchange exchanges heartbeats with id and returns its reply; with
-// sample set, the round trip feeds the coordinate, unless it went through
-// a relay, whose detour says nothing of the distance between us.
-func (n *Node) exchange(ctx context.Context, id peer.ID, hb *wire.Heartbeat, sample bool) (*wire.Heartbeat, error) {
+// exchange exchanges heartbeats with id and applies its reply
+// (onHeartbeat); with sample set, the round trip feeds the coordinate,
+// unless it went through a relay, whose detour says nothing of the
+// distance between us.
+func (n *Node) exchange(ctx context.Context, id peer.ID, hb *wire.Heartbeat, sample bool) error {
+	// Two intervals: a busy peer is slow, not dead; rounds never overlap.
+	ctx, cancel := context.WithTimeout(ctx, 2*n.cfg.Heartbeat)
+	defer cancel()
 	start := time.Now()
-	resp, relayed, err := n.sendHeartbeat(ctx, id, hb)
+	var resp wire.Heartbeat
+	relayed, err := wire.Call(ctx, n.h, id, wire.HeartbeatProtocol, hb, wire.MaxHeartbeatSize, &resp, wire.MaxHeartbeatSize)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if sample && !relayed {
 		n.observe(id, resp.Self.Coord, time.Since(start))
 	}
-	return resp, nil
-}
-
-// sendHeartbeat exchanges heartbeats with id, and says whether the
-// exchange went through a relay.
-func (n *Node) sendHeartbeat(ctx context.Context, id peer.ID, hb *wire.Heartbeat) (*wire.Heartbeat, bool, error) {
-	// Two intervals: a busy peer is slow, not dead; rounds never overlap.
-	ctx, cancel := context.WithTimeout(ctx, 2*n.cfg.Heartbeat)
-	defer cancel()
-	var resp wire.Heartbeat
-	relayed, err := wire.Call(ctx, n.h, id, wire.HeartbeatProtocol, hb, wire.MaxHeartbeatSize, &resp, wire.MaxHeartbeatSize)
-	if err != nil {
-		return nil, false, err
-	}
-	return &resp, relayed, nil
+	n.onHeartbeat(&resp, id)
+	return nil
 }
 
 func (n *Node) handleHeartbeat(s network.Stream) {

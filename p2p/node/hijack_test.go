@@ -62,7 +62,7 @@ func TestHijackerClaimsRefused(t *testing.T) {
 			hb := attacker.n.heartbeatLocked()
 			attacker.n.mu.Unlock()
 			hb.Certs = append(hb.Certs, claims...)
-			if _, _, err := attacker.n.sendHeartbeat(ctx, to.h.ID(), hb); err != nil {
+			if err := attacker.n.exchange(ctx, to.h.ID(), hb, false); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hivecrawl/hivecrawl/p2p/admission"
 	"github.com/hivecrawl/hivecrawl/p2p/can"
 	"github.com/hivecrawl/hivecrawl/p2p/envelope"
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
@@ -242,10 +243,7 @@ func (n *Node) takeHandedOver(ctx context.Context, from peer.ID, e []byte) wire.
 }
 
 // checkHandover accepts the certificates a leaving peer sends with its
-// tasks and checks that it may hand them to us: one of its certificates
-// (signed by the manager, expired or not) names a zone that the manager has
-// since certified, under a newer epoch, to this node. Anyone else's tasks
-// are refused whole.
+// tasks and checks that it may hand them to us (admission.CheckHandover).
 func (n *Node) checkHandover(from peer.ID, m *wire.Handover) error {
 	certs := zonecert.DecodeEach(m.Certs)
 	now := time.Now()
@@ -255,15 +253,5 @@ func (n *Node) checkHandover(from peer.ID, m *wire.Handover) error {
 		return ErrLeaving
 	}
 	n.adoptLocked(certs, now) // ours among them: the grant the leaver received
-	for _, c := range certs {
-		if c.Holder != from || c.Verify(n.cfg.Manager) != nil {
-			continue
-		}
-		for _, o := range n.own {
-			if o.Epoch > c.Epoch && o.Path.Overlaps(c.Path) {
-				return nil
-			}
-		}
-	}
-	return fmt.Errorf("the sender shows no zone of its that the manager has since certified to this peer")
+	return admission.CheckHandover(certs, from, n.own, n.cfg.Manager)
 }
