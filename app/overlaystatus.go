@@ -17,7 +17,7 @@ func (nw *network) status(mode Mode) *localapi.Overlay {
 		Zones: apiZones(v.Zones), Coordinate: v.Coordinate.Vec, Mapped: v.Mapped, BoundsEpoch: v.BoundsEpoch, Moves: v.Stats.Moves, Drifts: v.Stats.Drifts(),
 		RTL: v.Load.RTL, RPL: v.Load.RPL,
 		Neighbours: []localapi.Neighbour{},
-		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Refused,
+		Accepted:   v.Stats.Accepted, Forwarded: v.Stats.Forwarded, Refused: v.Stats.Invalid,
 		HandedIn: v.Stats.HandedIn, Shared: v.Stats.Shared, Reports: v.Stats.Reports,
 		NAT: localapi.NAT(nw.h.NAT()),
 	}

@@ -409,7 +409,7 @@ func TestHandoverAdmission(t *testing.T) {
 		t.Fatalf("heir holds %v, want its own task seen, good and elsewhere", got)
 	}
 	st := a.n.Stats()
-	want := Stats{Accepted: 1, Expired: 2, IssuedAhead: 1, Replayed: 1, HandedIn: 2, HandoversRefused: 2}
+	want := Stats{Counts: admission.Counts{Expired: 2, IssuedAhead: 1, Replayed: 1}, Accepted: 1, HandedIn: 2, HandoversRefused: 2}
 	if st.Accepted != want.Accepted || st.Expired != want.Expired || st.IssuedAhead != want.IssuedAhead ||
 		st.Replayed != want.Replayed || st.HandedIn != want.HandedIn || st.HandoversRefused != want.HandoversRefused {
 		t.Fatalf("heir stats %+v, want %+v", st, want)

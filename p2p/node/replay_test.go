@@ -108,7 +108,7 @@ func TestReplayedTasksQueuedOnce(t *testing.T) {
 		sum.Misaimed += st.Misaimed
 		sum.Replayed += st.Replayed
 		sum.IssuedAhead += st.IssuedAhead
-		sum.Refused += st.Refused
+		sum.Invalid += st.Invalid
 		m.q.mu.Lock()
 		late := m.q.late
 		m.q.mu.Unlock()

@@ -62,7 +62,7 @@ func TestInsertRefusesUnverifiedTasks(t *testing.T) {
 			}
 		})
 	}
-	if st := owner.n.Stats(); st.Refused != int64(len(tests)) || st.Accepted != 0 {
+	if st := owner.n.Stats(); st.Invalid != int64(len(tests)) || st.Accepted != 0 {
 		t.Fatalf("owner stats %+v, want %d refused and none accepted", st, len(tests))
 	}
 	if got, _, err := c.members[0].n.Insert(ctx, good, target); err != nil || got != owner.h.ID() {
