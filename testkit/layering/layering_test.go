@@ -41,6 +41,8 @@ var rules = []rule{
 	// Sharing waiting tasks is the overlay's client, not part of it: the
 	// node names the takers and carries the offers.
 	{"p2p/share", []string{mod + "/p2p/node"}, false},
+	// So is handing a leaving peer's tasks to the heirs the node names.
+	{"p2p/handover", []string{mod + "/p2p/node"}, false},
 	// Pure cores: no network, no disk, no libp2p.
 	{"p2p/can", pure, true},
 	{"p2p/coord", pure, true},
