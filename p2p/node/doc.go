@@ -36,15 +36,16 @@
 //     certificates of the peers that passed it on from the target's
 //     owner. The seen set (SeenSet, the client's bbolt queue) outlives
 //     restarts. Each refusal is counted in Stats by reason.
-//   - Share (share.go): a peer whose queue holds waiting tasks passes the
-//     ones that would start last to a neighbour with an idle crawl thread,
-//     or to a peer two hops away that a neighbour names, with its
-//     certificate of the target's zone.
+//   - Share (p2p/share, the node's side in share.go): a peer whose queue
+//     holds waiting tasks passes those whose hosts it is farthest from to
+//     a neighbour with an idle crawl thread, or to a peer two hops away
+//     that a neighbour names, with its certificate of the target's zone.
+//     The node names the takers and carries each offer.
 //   - Leave: a graceful peer asks the manager to give its zones to their
 //     heirs, then hands each heir its queued and running tasks whose
-//     targets lie in what it received, with its old certificates: an heir
-//     takes tasks only from a peer whose zone the manager has since
-//     certified to it.
+//     targets lie in what it received, with its old certificates
+//     (p2p/handover): an heir takes tasks only from a peer whose zone the
+//     manager has since certified to it (admission.CheckHandover).
 //
 // Caveats: while the manager cannot be reached, peers route on the
 // certificates they hold until those expire; a newcomer cannot join and a
