@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
-
 	"github.com/hivecrawl/hivecrawl/manager"
 	"github.com/hivecrawl/hivecrawl/p2p/rtt"
+	"github.com/hivecrawl/hivecrawl/testkit/p2ptest"
 )
 
 // TestNetworkMeasuresLoopbackHosts asks a network client started with
@@ -35,11 +34,7 @@ func TestNetworkMeasuresLoopbackHosts(t *testing.T) {
 	hostPort := strings.TrimPrefix(web.URL, "http://")
 	// Another peer's request is refused: a volunteer measures for its
 	// manager alone.
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := p2ptest.Host(t)
 	if err := h.Connect(ctx, client.AddrInfo()); err != nil {
 		t.Fatal(err)
 	}

@@ -13,21 +13,11 @@ import (
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
 	"github.com/hivecrawl/hivecrawl/p2p/zonecert"
 	"github.com/hivecrawl/hivecrawl/task"
-	"github.com/libp2p/go-libp2p"
+	"github.com/hivecrawl/hivecrawl/testkit/p2ptest"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 )
-
-func newHost(t *testing.T) host.Host {
-	t.Helper()
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
 
 // heir answers handovers on h: it takes every task but those decline
 // names, which it declines, and records what it was sent and the
@@ -78,7 +68,7 @@ func TestHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaver, a, b := newHost(t), newHost(t), newHost(t)
+	leaver, a, b := p2ptest.Host(t), p2ptest.Host(t), p2ptest.Host(t)
 	for _, h := range []host.Host{a, b} {
 		leaver.Peerstore().AddAddrs(h.ID(), h.Addrs(), time.Minute)
 	}

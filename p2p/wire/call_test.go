@@ -8,29 +8,18 @@ import (
 	"time"
 
 	"github.com/hivecrawl/hivecrawl/p2p/wire"
-	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/hivecrawl/hivecrawl/testkit/p2ptest"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 const echoProtocol = "/hivecrawl/test/echo/1.0.0"
 
-func newHost(t *testing.T) host.Host {
-	t.Helper()
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
-
 // TestCallAnswer: a request Call sends is answered by Answer on the other
 // peer, which learns who asked; a request over the answerer's limit and
 // an answer over the caller's fail at both ends and reset the stream.
 func TestCallAnswer(t *testing.T) {
-	a, b := newHost(t), newHost(t)
+	a, b := p2ptest.Host(t), p2ptest.Host(t)
 	answered := make(chan error, 1)
 	b.SetStreamHandler(echoProtocol, func(s network.Stream) {
 		var req wire.InsertResponse
