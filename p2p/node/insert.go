@@ -82,7 +82,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 		)
 		if local {
 			full = n.queueFull()
-			dec = n.decideLocked(infos, from, ins.Ttl, full)
+			dec = n.decideLocked(infos, nil, target, from, ins.Ttl, full)
 		}
 		n.mu.Unlock()
 
@@ -120,7 +120,7 @@ func (n *Node) route(ctx context.Context, ins *wire.Insert, from peer.ID) *wire.
 			}
 			if !ins.Share && ins.Ttl > 0 {
 				n.mu.Lock()
-				dec := n.decideLocked(n.balanceInfosLocked(ins.Path), from, ins.Ttl, full)
+				dec := n.decideLocked(n.balanceInfosLocked(ins.Path), ins.Path, target, from, ins.Ttl, full)
 				n.mu.Unlock()
 				if !dec.Accept {
 					if resp := n.balance(ctx, ins, target, t, dec); resp != nil {
@@ -220,7 +220,7 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 	err = n.queue.Enqueue(ctx, t, ins.Envelope, proof)
 	if errors.Is(err, ErrQueueFull) {
 		n.mu.Lock()
-		full := n.decideLocked(n.infosLocked(), from, ins.Ttl, true)
+		full := n.decideLocked(n.infosLocked(), nil, target, from, ins.Ttl, true)
 		n.mu.Unlock()
 		if !full.Accept {
 			if resp := n.balance(ctx, ins, target, t, full); resp != nil {
@@ -232,15 +232,24 @@ func (n *Node) take(ctx context.Context, ins *wire.Insert, target can.Point, dec
 }
 
 // decideLocked is load balancing on insert at the owner of an insert's
-// target, received from peer from with ttl forwards left. A full queue
-// counts as overloaded: the task is balanced if a neighbour is lighter
-// (with balancing off, Config.MaxPieces 0, the threshold is infinite and
-// the task stays). n.mu must be held.
-func (n *Node) decideLocked(infos []can.NeighbourInfo, from peer.ID, ttl uint32, full bool) can.Decision {
+// target, or at a peer it was balanced to with the path came, received
+// from peer from with ttl forwards left. Only the neighbours the path can
+// reach are candidates: one of this node's zones that extends the path
+// (at the owner, the zone holding target) must abut theirs
+// (admission.ExtendPath), and a peer holding several zones abuts some
+// neighbours with other zones than that one. A full queue counts as
+// overloaded: the task is balanced if a neighbour is lighter (with
+// balancing off, Config.MaxPieces 0, the threshold is infinite and the
+// task stays). n.mu must be held.
+func (n *Node) decideLocked(infos []can.NeighbourInfo, came [][]byte, target can.Point, from peer.ID, ttl uint32, full bool) can.Decision {
 	ot := n.cfg.threshold()
 	if full && n.cfg.MaxPieces > 0 {
 		ot = math.Inf(-1)
 	}
+	infos = slices.DeleteFunc(infos, func(i can.NeighbourInfo) bool {
+		_, ok := admission.ExtendPath(came, n.own, target, i.Zones, n.cfg.Dim)
+		return !ok
+	})
 	return can.DecideInsert(n.load(), ot, balanceTo(infos, from), int(ttl))
 }
 

@@ -72,7 +72,10 @@ func TestInsertRefusesUnverifiedTasks(t *testing.T) {
 
 // TestLBISpreadsLoad inserts tasks for a few hot spots with a small
 // overloading threshold, with and without load balancing on insert, and
-// compares the coefficient of variation of queue lengths.
+// compares the coefficient of variation of queue lengths. The members
+// join at random points, so owners hold several zones (a join parts the
+// joiner's point from the holder's), not all abutting the same
+// neighbours.
 func TestLBISpreadsLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("libp2p swarm")
@@ -107,8 +110,12 @@ func TestLBISpreadsLoad(t *testing.T) {
 	}
 	without, with := run(0), run(2)
 	t.Logf("queue-length CV over 10 peers, 60 tasks at 2 hot spots: %.2f without LBI, %.2f with LBI (OT = 2, TTL 3)", without, with)
-	if !(with < without) {
-		t.Fatalf("LBI did not lower the CV: %.2f with, %.2f without", with, without)
+	// Balanced up to three hops, the hot spots' tasks spread over the ten
+	// peers: 0.07-0.25 in every run measured. A balancing decision that
+	// picks neighbours the insert's path of certificates cannot reach
+	// keeps the tasks at the owners: 1.44-1.70.
+	if with > 0.5 || with >= without {
+		t.Fatalf("LBI spread the hot spots' tasks with a queue-length CV of %.2f (%.2f without); want at most 0.5", with, without)
 	}
 }
 
