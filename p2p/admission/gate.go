@@ -100,7 +100,7 @@ func (g *Gate) Admit(ctx context.Context, in Insert) (*task.Task, error) {
 	if err == nil && in.From != "" {
 		if perr := in.Path(); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)
-		} else if perr := CheckProof(in.Proof, g.manager, g.Claim(t, in.Target)); perr != nil {
+		} else if perr := CheckProof(in.Proof, g.manager, g.claim(t, in.Target)); perr != nil {
 			err = fmt.Errorf("task %s: %w", t.ID, perr)
 		}
 	}
@@ -144,8 +144,8 @@ func (g *Gate) AdmitHandedOver(ctx context.Context, env []byte, from peer.ID) (*
 	return t, nil
 }
 
-// Claim is this peer's claim on the lease of task t, aimed at target.
-func (g *Gate) Claim(t *task.Task, target can.Point) zonecert.Claim {
+// claim is this peer's claim on the lease of task t, aimed at target.
+func (g *Gate) claim(t *task.Task, target can.Point) zonecert.Claim {
 	return zonecert.Claim{Task: t.ID, Epoch: t.Lease.Epoch, Target: target, Issued: t.Issued, Pinned: t.Pinned, Claimer: g.self}
 }
 
