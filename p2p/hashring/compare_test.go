@@ -134,11 +134,16 @@ func TestCoordinateCANBeatsHashing(t *testing.T) {
 		t.Logf("%s: mean crawler–host RTT %.1f ms, hosts per crawler CV %.2f, max %d", s.name, mean, cv, maxLoad(s.load))
 	}
 	hash, plain, balanced := results["consistent hashing"], results["coordinate CAN"], results["coordinate CAN + LBI"]
-	if !(plain[0] < hash[0]) {
-		t.Errorf("coordinate CAN mean RTT %.1f ms not below consistent hashing's %.1f ms", plain[0], hash[0])
+	// Bounds, not directions: a rule that loses half its effect still
+	// goes the right way. Seeded, this run gives 0.45× and 0.50× hashing's
+	// RTT and an LBI CV of 0.19 against 1.39 without it.
+	for name, got := range map[string]float64{"coordinate CAN": plain[0], "coordinate CAN + LBI": balanced[0]} {
+		if got > 0.6*hash[0] {
+			t.Errorf("%s: mean RTT %.1f ms, more than 0.6× consistent hashing's %.1f ms", name, got, hash[0])
+		}
 	}
-	if !(balanced[1] < plain[1]) {
-		t.Errorf("LBI load CV %.2f not below the plain CAN's %.2f", balanced[1], plain[1])
+	if balanced[1] > 0.5 || balanced[1] >= plain[1] {
+		t.Errorf("LBI load CV %.2f (plain CAN %.2f); want at most 0.5", balanced[1], plain[1])
 	}
 }
 
