@@ -1,7 +1,9 @@
 package taskmgr
 
 import (
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hivecrawl/hivecrawl/crawler/queue"
 	"github.com/hivecrawl/hivecrawl/task"
@@ -68,5 +70,48 @@ func TestShareWaitingTasks(t *testing.T) {
 	}
 	if r.calls["d1"] != 0 || r.calls["c1"] != 1 {
 		t.Fatalf("runs: d1 %d, c1 %d; want 0 and 1", r.calls["d1"], r.calls["c1"])
+	}
+}
+
+// A task started here is not offered after a restart, though it waits
+// like any other: its host's lease is this peer's until released or
+// lapsed, so a taker could not claim it (in the hijackers' demo two
+// channels went uncrawled that way: the taker left, its hand-back changed
+// nothing at the manager, and the task waited for its deadline). A task
+// that never started here is offered as before.
+func TestStartedTaskNotShared(t *testing.T) {
+	dir := t.TempDir()
+	q, err := queue.Open(filepath.Join(dir, "queue.db"), queue.Options{MaxLen: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Queue: q, Runner: &fakeRunner{pages: 1}, Uploader: &fakeUploader{}, SpoolDir: dir, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	submitTasks(t, m, leased("started.example"))
+	if r, _, err := q.Next(time.Now(), nil); err != nil || r == nil || r.ID != "started.example" {
+		t.Fatalf("Next = %v, %v", r, err)
+	}
+	// The process ends mid-task (killed or stopped, the queue puts a
+	// running task back at the next Open alike).
+	if err := q.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	q = openQueue(t, dir, 10)
+	m, err = New(Options{Queue: q, Runner: &fakeRunner{pages: 1}, Uploader: &fakeUploader{}, SpoolDir: dir, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := states(t, q)["started.example"]; st.State != queue.Queued || st.Attempts != 1 {
+		t.Fatalf("after the restart the started task is %s, attempts %d; want queued, 1", st.State, st.Attempts)
+	}
+	if off, err := m.Offer(nil); err != nil || off != nil {
+		t.Fatalf("Offer = %v, %v; want none: the only waiting task was started here", off, err)
+	}
+	submitTasks(t, m, leased("new.example"))
+	if off, err := m.Offer(nil); err != nil || off == nil || off.ID != "new.example" {
+		t.Fatalf("Offer = %v, %v; want new.example, never started here", off, err)
 	}
 }

@@ -138,14 +138,19 @@ func (m *Manager) Spare() (waiting, idle int, err error) {
 
 // Offer takes the waiting task that rank ranks highest, among those that
 // could start now (no other task of their host runs here, and they do not
-// wait to claim their lease again) and rank accepts (nil: any, all alike),
-// ties to the one that would start last, out of the queue to hand to
-// another peer; nil when there is none. End the offer with Shared or
-// Unoffer.
+// wait to claim their lease again), were never started here, and rank
+// accepts (nil: any, all alike), ties to the one that would start last,
+// out of the queue to hand to another peer; nil when there is none. End
+// the offer with Shared or Unoffer.
+//
+// A task started here stays: its host's lease is this peer's, or may be
+// (granted as the process died), until released or lapsed, so a taker's
+// claim would be refused, and a hand-back from the taker, which holds no
+// lease, changes nothing at the manager; its checkpoint is here too.
 func (m *Manager) Offer(rank func(*queue.Record) (float64, bool)) (*queue.Record, error) {
 	may := m.startable()
 	r, err := m.q.Offer(m.opts.Now(), func(r *queue.Record) (float64, bool) {
-		if !may(r) {
+		if !may(r) || r.Attempts > 0 {
 			return 0, false
 		}
 		if rank == nil {
